@@ -1,0 +1,385 @@
+package wire
+
+// MaxPlayers is the number of players in a game (4.1).
+const MaxPlayers = 4
+
+// PlayerState is a player record of a snapshot (4.3).
+type PlayerState struct {
+	Player  uint8  // 0 to 3
+	HasShip bool   // whether the player still has a ship
+	Ship    uint32 // network id of the ship, NoEntity without one
+	Lives   uint8
+	Score   uint32
+}
+
+// Change says what an entity record of a snapshot carries (4.3).
+type Change uint8
+
+// Record changes.
+const (
+	Updated Change = 0 // the fields of Fields
+	Added   Change = 1 // the kind and every field
+	Removed Change = 2 // nothing
+)
+
+// Record is an entity record of a snapshot. Kind and the fields of Entity
+// are meaningful for an added record; for an updated one, only the fields
+// whose mask bit is in Fields.
+type Record struct {
+	Change Change
+	Fields uint8 // fields mask of an updated record, never 0
+	Entity
+}
+
+// minRecordBits is the size of the smallest record: a removed one with a
+// one-group gap (8 + 8 + 2 bits).
+const minRecordBits = 18
+
+// Snapshot is one Snapshot datagram's payload (4.3).
+type Snapshot struct {
+	Tick        uint32
+	NumPlayers  int
+	Players     [MaxPlayers]PlayerState
+	HasBaseline bool
+	BaselineAge uint32 // tick minus the baseline's tick, with HasBaseline
+	Records     []Record
+}
+
+// PlayerStates returns the player records.
+func (s *Snapshot) PlayerStates() []PlayerState { return s.Players[:s.NumPlayers] }
+
+// Decode parses a Snapshot payload into s, reusing s.Records, and checks
+// every rule of 1.4 and 6.3 that needs no baseline. On error s holds
+// garbage.
+func (s *Snapshot) Decode(p []byte) error {
+	var r BitReader
+	r.Reset(p)
+	s.Tick = r.ReadBits(32)
+	n := int(r.ReadBits(3))
+	if n > MaxPlayers {
+		return ErrPlayerCount
+	}
+	s.NumPlayers = n
+	var seen uint8
+	for i := 0; i < n; i++ {
+		ps := &s.Players[i]
+		ps.Player = uint8(r.ReadBits(2))
+		if seen&(1<<ps.Player) != 0 {
+			return ErrPlayerTwice
+		}
+		seen |= 1 << ps.Player
+		ps.HasShip = r.ReadBool()
+		ps.Ship = NoEntity
+		if ps.HasShip {
+			ps.Ship = r.ReadVarint()
+		}
+		ps.Lives = uint8(r.ReadBits(8))
+		ps.Score = r.ReadVarint()
+	}
+	s.HasBaseline = r.ReadBool()
+	s.BaselineAge = 0
+	if s.HasBaseline {
+		s.BaselineAge = r.ReadVarint()
+		if r.Err() == nil && (s.BaselineAge == 0 || s.BaselineAge > s.Tick) {
+			return ErrBaselineAge
+		}
+	}
+	count := int(r.ReadBits(16))
+	if err := r.Err(); err != nil {
+		return err
+	}
+	if count*minRecordBits > r.Remaining() {
+		return ErrEntityCount
+	}
+	if cap(s.Records) < count {
+		s.Records = make([]Record, 0, count) // bounded by the payload's size
+	}
+	s.Records = s.Records[:count]
+	var index uint32
+	var gens [4]uint64 // generations seen at the current index
+	for i := range s.Records {
+		rec := &s.Records[i]
+		gap := r.ReadVarint()
+		if i == 0 {
+			index = gap
+		} else {
+			index += gap
+		}
+		if gap > 0xFFFFFF || index > 0xFFFFFF {
+			if r.Err() == nil {
+				return ErrIndex
+			}
+		}
+		if i == 0 || gap != 0 {
+			gens = [4]uint64{}
+		}
+		gen := uint8(r.ReadBits(8))
+		if gens[gen>>6]&(1<<(gen&63)) != 0 {
+			return ErrIDTwice
+		}
+		gens[gen>>6] |= 1 << (gen & 63)
+		rec.ID = MakeID(index, gen)
+		rec.Change = Change(r.ReadBits(2))
+		switch rec.Change {
+		case Added:
+			rec.Kind = uint8(r.ReadBits(3))
+			rec.Fields = 0
+			for f := range fields {
+				rec.F[f] = readField(&r, f)
+			}
+		case Updated:
+			if !s.HasBaseline {
+				return ErrFullDelta
+			}
+			rec.Kind = 0
+			rec.Fields = uint8(r.ReadBits(4))
+			if rec.Fields == 0 {
+				if err := r.Err(); err != nil {
+					return err
+				}
+				return ErrFields
+			}
+			for f := range fields {
+				if rec.Fields&fields[f].mask != 0 {
+					rec.F[f] = readField(&r, f)
+				} else {
+					rec.F[f] = 0
+				}
+			}
+		case Removed:
+			if !s.HasBaseline {
+				return ErrFullDelta
+			}
+			rec.Kind, rec.Fields, rec.F = 0, 0, [NumFields]int32{}
+		default:
+			if err := r.Err(); err != nil {
+				return err
+			}
+			return ErrChange
+		}
+		if err := r.Err(); err != nil {
+			return err
+		}
+	}
+	return r.Finish()
+}
+
+func readField(r *BitReader, f int) int32 {
+	if fields[f].signed {
+		return r.ReadSigned(fields[f].bits)
+	}
+	return int32(r.ReadBits(fields[f].bits))
+}
+
+func writeField(w *BitWriter, f int, v int32) {
+	w.WriteBits(uint32(v), fields[f].bits)
+}
+
+// recordBits returns the size in bits of a record after the gap.
+func recordBits(rec *Record) int {
+	n := 8 + 2
+	switch rec.Change {
+	case Added:
+		n += 3
+		for f := range fields {
+			n += fields[f].bits
+		}
+	case Updated:
+		n += 4
+		for f := range fields {
+			if rec.Fields&fields[f].mask != 0 {
+				n += fields[f].bits
+			}
+		}
+	}
+	return n
+}
+
+func writeRecord(w *BitWriter, gap uint32, rec *Record) {
+	w.WriteVarint(gap)
+	w.WriteBits(uint32(Generation(rec.ID)), 8)
+	w.WriteBits(uint32(rec.Change), 2)
+	switch rec.Change {
+	case Added:
+		w.WriteBits(uint32(rec.Kind), 3)
+		for f := range fields {
+			writeField(w, f, rec.F[f])
+		}
+	case Updated:
+		w.WriteBits(uint32(rec.Fields), 4)
+		for f := range fields {
+			if rec.Fields&fields[f].mask != 0 {
+				writeField(w, f, rec.F[f])
+			}
+		}
+	}
+}
+
+// SnapshotEncoder turns a world state into the payloads of its Snapshot
+// datagrams, each at most MaxPayload bytes, against a baseline or full
+// (4.3, 4.8). It keeps its buffers between calls: in steady state,
+// encoding allocates nothing.
+type SnapshotEncoder struct {
+	// MaxPayload is the largest payload in bytes; 0 means MaxPayload.
+	MaxPayload int
+
+	records  []Record
+	w        BitWriter
+	bufs     [][]byte
+	payloads [][]byte
+	counts   []int
+}
+
+// Diff computes the records of cur against base (4.8), both sorted by Less.
+// With base nil, every entity is added. The result is valid until the next
+// call.
+func (e *SnapshotEncoder) Diff(base, cur []Entity) []Record {
+	recs := e.records[:0]
+	i, j := 0, 0
+	for i < len(base) || j < len(cur) {
+		switch {
+		case j == len(cur) || (i < len(base) && order(base[i].ID) < order(cur[j].ID)):
+			recs = append(recs, Record{Change: Removed, Entity: Entity{ID: base[i].ID}})
+			i++
+		case i == len(base) || order(cur[j].ID) < order(base[i].ID):
+			recs = append(recs, Record{Change: Added, Entity: cur[j]})
+			j++
+		default: // the same network id
+			b, c := &base[i], &cur[j]
+			if b.Kind != c.Kind {
+				recs = append(recs, Record{Change: Added, Entity: *c})
+			} else if m := Diff(b, c); m != 0 {
+				recs = append(recs, Record{Change: Updated, Fields: m, Entity: *c})
+			}
+			i++
+			j++
+		}
+	}
+	e.records = recs
+	return recs
+}
+
+// Encode encodes the snapshot of tick with its players and the records of
+// cur against base (nil for a full snapshot; baseTick is then ignored), cur
+// and base sorted by Less. It returns the payloads, one per datagram, valid
+// until the next call.
+func (e *SnapshotEncoder) Encode(tick uint32, players []PlayerState, base []Entity, baseTick uint32, cur []Entity) [][]byte {
+	hasBase := base != nil
+	recs := e.Diff(base, cur) // with no base, every entity is added
+	limit := e.MaxPayload
+	if limit <= 0 {
+		limit = MaxPayload
+	}
+	limitBits := limit * 8
+	e.payloads = e.payloads[:0]
+	k := 0
+	for {
+		w := &e.w
+		w.Reset()
+		if len(e.bufs) > len(e.payloads) {
+			w.buf = e.bufs[len(e.payloads)][:0]
+		} else {
+			w.buf = make([]byte, 0, limit)
+		}
+		w.WriteBits(tick, 32)
+		w.WriteBits(uint32(len(players)), 3)
+		for p := range players {
+			ps := &players[p]
+			w.WriteBits(uint32(ps.Player), 2)
+			w.WriteBool(ps.HasShip)
+			if ps.HasShip {
+				w.WriteVarint(ps.Ship)
+			}
+			w.WriteBits(uint32(ps.Lives), 8)
+			w.WriteVarint(ps.Score)
+		}
+		w.WriteBool(hasBase)
+		if hasBase {
+			w.WriteVarint(tick - baseTick)
+		}
+		countAt := w.Len()
+		w.WriteBits(0, 16)
+		n := 0
+		var prev uint32
+		for ; k < len(recs) && n < 0xFFFF; k++ {
+			rec := &recs[k]
+			gap := Index(rec.ID) - prev
+			if n == 0 {
+				gap = Index(rec.ID)
+			}
+			if w.Len()+VarintBits(gap)+recordBits(rec) > limitBits && n > 0 {
+				break
+			}
+			writeRecord(w, gap, rec)
+			prev = Index(rec.ID)
+			n++
+		}
+		w.patch(countAt, uint32(n), 16)
+		if len(e.bufs) <= len(e.payloads) {
+			e.bufs = append(e.bufs, w.buf)
+		} else {
+			e.bufs[len(e.payloads)] = w.buf
+		}
+		e.payloads = append(e.payloads, w.buf)
+		if k == len(recs) {
+			return e.payloads
+		}
+	}
+}
+
+// patch overwrites n bits at bit offset pos with v.
+func (w *BitWriter) patch(pos int, v uint32, n int) {
+	for i := 0; i < n; i++ {
+		p := pos + i
+		b := &w.buf[p>>3]
+		*b = *b&^(1<<(p&7)) | byte(v>>i&1)<<(p&7)
+	}
+}
+
+// ApplyRecords rebuilds a snapshot (4.8 step 2): it appends to dst the
+// entities of base, sorted by Less, with recs applied, and returns it. An
+// updated or removed record of an id that base lacks is ErrMissingBase.
+// recs must come from Decode (no id twice); their order within one index is
+// fixed up in place.
+func ApplyRecords(dst, base []Entity, recs []Record) ([]Entity, error) {
+	// Decode guarantees non-decreasing indices; sort each index's records
+	// by generation so that records and base merge in one pass.
+	for k := 1; k < len(recs); k++ {
+		for m := k; m > 0 && order(recs[m].ID) < order(recs[m-1].ID); m-- {
+			recs[m], recs[m-1] = recs[m-1], recs[m]
+		}
+	}
+	i := 0
+	for k := range recs {
+		rec := &recs[k]
+		key := order(rec.ID)
+		for i < len(base) && order(base[i].ID) < key {
+			dst = append(dst, base[i])
+			i++
+		}
+		have := i < len(base) && base[i].ID == rec.ID
+		switch rec.Change {
+		case Added:
+			dst = append(dst, rec.Entity)
+		case Updated:
+			if !have {
+				return dst, ErrMissingBase
+			}
+			e := base[i]
+			for f := range fields {
+				if rec.Fields&fields[f].mask != 0 {
+					e.F[f] = rec.F[f]
+				}
+			}
+			dst = append(dst, e)
+		case Removed:
+			if !have {
+				return dst, ErrMissingBase
+			}
+		}
+		if have {
+			i++
+		}
+	}
+	return append(dst, base[i:]...), nil
+}
