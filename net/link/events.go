@@ -1,0 +1,142 @@
+package link
+
+import (
+	"time"
+
+	"rtype/net/wire"
+)
+
+// outEvent is an event waiting for its acknowledgement.
+type outEvent struct {
+	data     [wire.MaxEventSize]byte
+	n        uint8
+	sent     bool
+	acked    bool
+	lastSent time.Time
+}
+
+// pending reports whether event id is queued and not yet acknowledged.
+func (l *Link) pending(id uint16) bool { return id-l.head < l.tail-l.head }
+
+// Unacked returns the number of events queued and not acknowledged.
+func (l *Link) Unacked() int { return int(l.tail - l.head) }
+
+// QueueEvent numbers ev and queues it for sending (5.2, 5.3). It fails
+// with ErrTooManyEvents when MaxUnacked events are already waiting: the
+// peer is gone or hostile, and the session ends.
+func (l *Link) QueueEvent(ev *wire.Event) error {
+	if l.Unacked() >= MaxUnacked {
+		return ErrTooManyEvents
+	}
+	o := &l.out[l.tail%MaxUnacked]
+	b := wire.AppendEvent(o.data[:0], ev)
+	o.n, o.sent, o.acked = uint8(len(b)), false, false
+	l.tail++
+	return nil
+}
+
+// ResendAfter returns R of 5.3: max(50 ms, 1.25 x smoothed RTT), 100 ms
+// before any RTT sample.
+func (l *Link) ResendAfter() time.Duration {
+	if !l.hasRTT {
+		return 100 * time.Millisecond
+	}
+	return max(50*time.Millisecond, l.srtt*5/4)
+}
+
+// AppendEvents appends to dst one Event datagram holding, oldest first, as
+// many as fit of the events never sent and of those whose last sending is
+// older than ResendAfter (5.3). It returns dst unchanged and false when no
+// event is due; callers repeat until then, at the end of every tick.
+func (l *Link) AppendEvents(dst []byte, now time.Time) ([]byte, bool) {
+	r := l.ResendAfter()
+	start := len(dst)
+	count := 0
+	var s *sent
+	for id := l.head; id != l.tail && count < 255; id++ {
+		o := &l.out[id%MaxUnacked]
+		if o.acked || (o.sent && now.Sub(o.lastSent) < r) {
+			continue
+		}
+		if len(dst)-start+wire.FrameOverhead+int(o.n)+1 > wire.MaxPayload {
+			if count == 0 {
+				continue // cannot happen: an event is at most 255 bytes
+			}
+			break
+		}
+		if count == 0 {
+			seq := l.begin(now)
+			s = &l.ring[seq%sentRing]
+			dst = wire.AppendHeader(dst, l.header(wire.TypeEvent, seq))
+			dst = append(dst, 0) // count, patched below
+		}
+		dst = wire.AppendEventFrame(dst, id, o.data[:o.n])
+		if o.sent {
+			l.stats.EventsResent++
+		} else {
+			l.stats.EventsSent++
+		}
+		o.sent, o.lastSent = true, now
+		s.events = append(s.events, id)
+		count++
+	}
+	if count == 0 {
+		return dst, false
+	}
+	dst[start+wire.HeaderSize] = byte(count)
+	l.stats.SentBytes += uint64(len(dst) - start)
+	return dst, true
+}
+
+// ReceiveEvents checks the framing of an Event payload (5.2) and appends
+// to fresh the frames whose ids it had not received before, marking them
+// received: each event id is delivered once (5.3). On a framing error it
+// appends nothing and the datagram is to be dropped without
+// acknowledgement. The frames' data alias payload.
+func (l *Link) ReceiveEvents(payload []byte, fresh []wire.EventFrame) ([]wire.EventFrame, error) {
+	start := len(fresh)
+	all, err := wire.ParseEventFrames(payload, fresh)
+	if err != nil {
+		return fresh, err
+	}
+	fresh = all[:start]
+	for _, f := range all[start:] {
+		if l.eventSeen(f.ID) {
+			continue
+		}
+		l.markEvent(f.ID)
+		l.stats.EventsDelivered++
+		fresh = append(fresh, f)
+	}
+	return fresh, nil
+}
+
+// eventSeen reports whether event id was received, or is EventWindow or
+// more older than the newest received (5.3).
+func (l *Link) eventSeen(id uint16) bool {
+	if !l.inHas || wire.SeqNewer(id, l.inNew) {
+		return false
+	}
+	if l.inNew-id >= EventWindow {
+		return true
+	}
+	return l.inSet[id%EventWindow/64]&(1<<(id%64)) != 0
+}
+
+func (l *Link) markEvent(id uint16) {
+	if !l.inHas {
+		l.inHas, l.inNew = true, id
+		l.inSet = [EventWindow / 64]uint64{}
+	} else if wire.SeqNewer(id, l.inNew) {
+		// Forget the ids that fall out of the window.
+		for k := l.inNew + 1; k != id+1; k++ {
+			l.inSet[k%EventWindow/64] &^= 1 << (k % 64)
+			if k-l.inNew >= EventWindow {
+				l.inSet = [EventWindow / 64]uint64{}
+				break
+			}
+		}
+		l.inNew = id
+	}
+	l.inSet[id%EventWindow/64] |= 1 << (id % 64)
+}

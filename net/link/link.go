@@ -1,0 +1,201 @@
+package link
+
+import (
+	"errors"
+	"time"
+
+	"rtype/net/wire"
+)
+
+// Limits and timings of section 5.
+const (
+	// MaxUnacked is the number of unacknowledged events a sender holds;
+	// one more ends the session (5.3).
+	MaxUnacked = 1024
+	// EventWindow is the number of event ids a receiver remembers (5.3).
+	EventWindow = 1024
+	// Timeout is the silence after which a session is over (5.5).
+	Timeout = 5 * time.Second
+	// sentRing is how many sent datagrams are remembered for their
+	// acknowledgement: at 60 + 20 datagrams a second, over 12 seconds.
+	sentRing = 1024
+)
+
+// ErrTooManyEvents reports a peer that left more than MaxUnacked events
+// unacknowledged: the session ends (TimedOut, 5.3).
+var ErrTooManyEvents = errors.New("link: more than 1024 events unacknowledged (5.3)")
+
+// sent is what a Link remembers of a datagram it sent.
+type sent struct {
+	seq      uint16
+	valid    bool
+	acked    bool
+	at       time.Time
+	snapshot bool   // it carried a part of the snapshot of tick snapTick
+	snapTick uint32 //
+	events   []uint16
+}
+
+// Stats are a Link's counters since it was made.
+type Stats struct {
+	SentDatagrams, RecvDatagrams uint64
+	SentBytes, RecvBytes         uint64
+	Acked                        uint64 // datagrams of ours the peer acknowledged
+	EventsSent, EventsResent     uint64
+	EventsDelivered              uint64 // distinct events received
+}
+
+// Link is one end of a session's datagram stream: it numbers what it
+// sends, acknowledges what it accepted, measures the round trip, and
+// carries reliable events (section 5). The server has one per client and
+// sets History; the client has one.
+type Link struct {
+	// Session goes into every header.
+	Session uint32
+	// History, when set, learns which snapshots the peer acknowledged.
+	History *History
+
+	next     uint16 // sequence of the next datagram sent
+	recv     recvWindow
+	ring     [sentRing]sent
+	srtt     time.Duration
+	hasRTT   bool
+	lastRecv time.Time
+	stats    Stats
+
+	out   [MaxUnacked]outEvent
+	head  uint16 // oldest unacknowledged event id
+	tail  uint16 // next event id
+	inNew uint16 // newest event id received
+	inHas bool
+	inSet [EventWindow / 64]uint64 // bit (id % 1024): received within the window
+}
+
+// New returns a Link for a session, with its clock started at now.
+func New(session uint32, now time.Time) *Link {
+	return &Link{Session: session, lastRecv: now}
+}
+
+// Seen reports whether a datagram of sequence seq is a duplicate to be
+// ignored whole: already accepted, or too old to tell (5.1).
+func (l *Link) Seen(seq uint16) bool { return l.recv.seen(seq) }
+
+// Accept records a datagram that was valid and processed (5.1): its
+// sequence goes into the acknowledgements, its acknowledgements mark ours,
+// and the session's silence timer restarts. Call it only for datagrams
+// that were accepted, a Snapshot only once rebuilt.
+func (l *Link) Accept(h wire.Header, size int, now time.Time) {
+	l.recv.record(h.Seq)
+	l.lastRecv = now
+	l.stats.RecvDatagrams++
+	l.stats.RecvBytes += uint64(size)
+	l.acknowledge(h.Ack, now)
+	for i := 0; i < 32; i++ {
+		if h.AckBits&(1<<i) != 0 {
+			l.acknowledge(h.Ack-1-uint16(i), now)
+		}
+	}
+}
+
+// acknowledge marks our datagram seq as received by the peer.
+func (l *Link) acknowledge(seq uint16, now time.Time) {
+	s := &l.ring[seq%sentRing]
+	if !s.valid || s.seq != seq || s.acked {
+		return
+	}
+	s.acked = true
+	l.stats.Acked++
+	sample := now.Sub(s.at)
+	if !l.hasRTT {
+		l.srtt, l.hasRTT = sample, true
+	} else {
+		l.srtt += (sample - l.srtt) / 10
+	}
+	if s.snapshot && l.History != nil {
+		l.History.acked(s.snapTick)
+	}
+	for _, id := range s.events {
+		if l.pending(id) {
+			l.out[id%MaxUnacked].acked = true
+		}
+	}
+	for l.head != l.tail && l.out[l.head%MaxUnacked].acked {
+		l.head++
+	}
+}
+
+// RTT returns the smoothed round-trip time, and false before any sample.
+func (l *Link) RTT() (time.Duration, bool) { return l.srtt, l.hasRTT }
+
+// Silence returns how long the peer has sent nothing accepted.
+func (l *Link) Silence(now time.Time) time.Duration { return now.Sub(l.lastRecv) }
+
+// TimedOut reports a peer silent for Timeout or more (5.5).
+func (l *Link) TimedOut(now time.Time) bool { return l.Silence(now) >= Timeout }
+
+// Stats returns the counters.
+func (l *Link) Stats() Stats { return l.stats }
+
+// Loss returns the fraction of our datagrams sent between 3 s and 1 s
+// before now that the peer has not acknowledged, or 0 when none were
+// sent then.
+func (l *Link) Loss(now time.Time) float64 {
+	var n, lost int
+	for i := range l.ring {
+		s := &l.ring[i]
+		if !s.valid {
+			continue
+		}
+		age := now.Sub(s.at)
+		if age < time.Second || age > 3*time.Second {
+			continue
+		}
+		n++
+		if !s.acked {
+			lost++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(lost) / float64(n)
+}
+
+// AppendDatagram appends a datagram of type t with payload to dst: the
+// header with the next sequence and our acknowledgements, then the
+// payload. It returns the datagram and its sequence.
+func (l *Link) AppendDatagram(dst []byte, t wire.Type, payload []byte, now time.Time) ([]byte, uint16) {
+	seq := l.begin(now)
+	dst = wire.AppendHeader(dst, l.header(t, seq))
+	dst = append(dst, payload...)
+	l.stats.SentBytes += uint64(wire.HeaderSize + len(payload))
+	return dst, seq
+}
+
+// AppendSnapshot is AppendDatagram for one Snapshot datagram of tick: once
+// the peer acknowledges every datagram of the tick, History holds it as a
+// baseline.
+func (l *Link) AppendSnapshot(dst []byte, payload []byte, tick uint32, now time.Time) []byte {
+	dst, seq := l.AppendDatagram(dst, wire.TypeSnapshot, payload, now)
+	s := &l.ring[seq%sentRing]
+	s.snapshot, s.snapTick = true, tick
+	if l.History != nil {
+		l.History.carried(tick)
+	}
+	return dst
+}
+
+// begin takes the next sequence and resets its ring entry.
+func (l *Link) begin(now time.Time) uint16 {
+	seq := l.next
+	l.next++
+	s := &l.ring[seq%sentRing]
+	*s = sent{seq: seq, valid: true, at: now, events: s.events[:0]}
+	l.stats.SentDatagrams++
+	return seq
+}
+
+func (l *Link) header(t wire.Type, seq uint16) wire.Header {
+	ack, bits := l.recv.ack()
+	return wire.Header{Type: t, Seq: seq, Ack: ack, AckBits: bits, Session: l.Session}
+}
