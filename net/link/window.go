@@ -76,5 +76,5 @@ func (w *recvWindow) ack() (uint16, uint32) {
 	if !w.has {
 		return 0xFFFF, 0
 	}
-	return w.newest, uint32(w.bits[0]>>1) // bit i: newest-1-i
+	return w.newest, uint32(w.bits[0] >> 1) // bit i: newest-1-i
 }
