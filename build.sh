@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# build.sh: the one entry point for building, running and testing R-Type.
+#
+#   ./build.sh run [args]   install what is missing, build, start the game
+#   ./build.sh test         install what is missing, then every check CI runs
+#   ./build.sh build        put bin/rtype, bin/rtype-server and the tools in bin/
+#   ./build.sh deps         install the Debian packages the build needs
+#   ./build.sh cross        build the game for windows/amd64
+#   ./build.sh soak         the long robustness runs (fuzzing 10 min per target)
+#   ./build.sh bench [-quick]  the measurements of BENCHMARKS.md
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Debian packages: a cgo Ebitengine build (C toolchain, X11/GL headers,
+# ALSA headers, pkg-config) and the windowed tests (Xvfb, xauth, Mesa,
+# xdotool to press keys, ImageMagick's import to take screenshots).
+DEB_PACKAGES=(gcc libc6-dev libgl1-mesa-dev libxcursor-dev libxi-dev
+	libxinerama-dev libxrandr-dev libxxf86vm-dev libasound2-dev pkg-config
+	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick)
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
+
+deps() {
+	command -v go >/dev/null || die "Go is not installed: install Go 1.26 (https://go.dev/dl/) and put it on PATH"
+	local missing=()
+	for p in "${DEB_PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	command -v apt-get >/dev/null || die "missing packages (${missing[*]}) and no apt-get: install them with your package manager"
+	local sudo=()
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null || die "missing packages (${missing[*]}): run as root or install sudo"
+		sudo=(sudo)
+	fi
+	log "installing ${missing[*]}"
+	"${sudo[@]}" apt-get update -qq >/dev/null
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get could not install: ${missing[*]}"
+}
+
+build() {
+	mkdir -p bin
+	log "building bin/rtype and the cmd/ binaries"
+	go build -o bin/rtype .
+	for d in cmd/*/; do
+		go build -o "bin/$(basename "$d")" "./$d"
+	done
+}
+
+# headless_pkgs lists the packages that do not link Ebitengine; gui_pkgs
+# the ones that do (they need a display, even in tests).
+headless_pkgs() { go list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep -v 'hajimehoshi/ebiten' | cut -d' ' -f1; }
+gui_pkgs() { go list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep 'hajimehoshi/ebiten' | cut -d' ' -f1; }
+
+# with_display runs a command with an X display: the current one, or a
+# virtual one from xvfb-run. Sound goes to ALSA's null device.
+with_display() {
+	local alsa
+	alsa=$(mktemp)
+	printf 'pcm.!default { type null }\nctl.!default { type hw card 0 }\n' >"$alsa"
+	if [ -n "${DISPLAY:-}" ] && [ -z "${CI:-}" ]; then
+		ALSA_CONFIG_PATH="$alsa" "$@"
+	else
+		ALSA_CONFIG_PATH="$alsa" xvfb-run -a -s "-screen 0 1280x720x24" "$@"
+	fi
+	local rc=$?
+	rm -f "$alsa"
+	return $rc
+}
+
+# fuzz runs every fuzz target for the given time each.
+fuzz() {
+	local t=$1 pkg name
+	for pkg in $(headless_pkgs); do
+		for name in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
+			log "fuzz $pkg $name ($t)"
+			go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg"
+		done
+	done
+}
+
+test_all() {
+	deps
+	log "gofmt"
+	local unformatted
+	unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+	[ -z "$unformatted" ] || die "gofmt would change: $unformatted"
+	log "go vet"
+	go vet ./...
+	log "headless packages must not link Ebitengine"
+	local bad
+	bad=$(go list -f '{{.ImportPath}} {{join .Deps " "}}' ./net/... ./server/... ./cmd/... | grep 'hajimehoshi/ebiten' | cut -d' ' -f1 || true)
+	[ -z "$bad" ] || die "these packages link Ebitengine and would panic without a display: $bad"
+	log "go test -race (headless packages, no display)"
+	# shellcheck disable=SC2046
+	env -u DISPLAY go test -race -count=1 -timeout 10m $(headless_pkgs)
+	local gui
+	gui=$(gui_pkgs)
+	if [ -n "$gui" ]; then
+		log "go test -race (Ebitengine packages, under a display)"
+		# shellcheck disable=SC2086
+		with_display go test -race -count=1 -timeout 10m $gui
+	fi
+	log "fuzz targets: committed corpus plus a short run each"
+	fuzz "${FUZZTIME:-2s}"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+deps) deps ;;
+build) deps; build ;;
+run) deps; build; exec ./bin/rtype "$@" ;;
+test) test_all ;;
+cross)
+	mkdir -p bin
+	log "windows/amd64"
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -ldflags -H=windowsgui -o bin/rtype.exe . && log "built bin/rtype.exe"
+	log "darwin and cgo-less linux are not built: Ebitengine needs cgo (or a macOS SDK) there"
+	;;
+soak) deps; fuzz "${FUZZTIME:-10m}"; go test -count=1 -timeout 60m -tags soak -run Soak ./... ;;
+bench) deps; go run ./cmd/rtype-bench "$@" ;;
+*)
+	sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+	[ -z "$cmd" ] || die "unknown command: $cmd"
+	;;
+esac

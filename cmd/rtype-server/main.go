@@ -1,0 +1,51 @@
+// Command rtype-server is the dedicated R-Type server: it hosts up to
+// -max-games games of up to 4 players each on one TCP and UDP port, with
+// no display and no sound.
+//
+//	rtype-server -listen :4242 -max-games 8 -log-level info
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"rtype/server"
+)
+
+func main() {
+	listen := flag.String("listen", ":4242", "TCP and UDP address to serve on (same port)")
+	maxGames := flag.Int("max-games", 8, "games that may run at once")
+	seed := flag.Uint64("seed", 0, "simulation seed (0: random)")
+	level := flag.String("log-level", "info", "log level: debug, info, warn or error")
+	jsonLogs := flag.Bool("log-json", false, "write logs as JSON")
+	flag.Parse()
+
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(*level)); err != nil {
+		fmt.Fprintf(os.Stderr, "rtype-server: -log-level %q: %v\n", *level, err)
+		os.Exit(2)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
+	if *jsonLogs {
+		h = slog.NewJSONHandler(os.Stderr, opts)
+	}
+	log := slog.New(h)
+
+	srv, err := server.New(server.Config{Listen: *listen, MaxGames: *maxGames, Seed: *seed, Logger: log})
+	if err != nil {
+		log.Error("cannot start", "err", err)
+		os.Exit(1)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := srv.Run(ctx); err != nil {
+		log.Error("server failed", "err", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,117 @@
+// Package server is the authoritative game server of protocol v1
+// (PROTOCOL.md): TCP sessions with their login rules, UDP binding, several
+// games per process each with its own simulation (package sim), reliable
+// events and delta snapshots to every client (package link).
+//
+// The same Server runs inside the game client (a listen server, one game)
+// and alone as the dedicated server (cmd/rtype-server). It never touches a
+// display.
+package server
+
+import (
+	"log/slog"
+	"time"
+
+	"rtype/net/wire"
+	"rtype/server/sim"
+)
+
+// Config is the server's configuration. The zero value of a field means its
+// default.
+type Config struct {
+	// Listen is the TCP and UDP address (same port). Default ":4242";
+	// port 0 picks a free port for both.
+	Listen string
+	// MaxGames is how many games may run at once. Default 8; a listen
+	// server uses 1.
+	MaxGames int
+	// Seed seeds every game's simulation (game n gets Seed+n). Default 0:
+	// a random seed per server.
+	Seed uint64
+	// Rules are the gameplay rules. Default sim.DefaultRules().
+	Rules *sim.Rules
+	// LoginTimeout is how long a new TCP connection has to send its
+	// LoginRequest (3.2). Default 5 s.
+	LoginTimeout time.Duration
+	// BindTimeout is how long an accepted login has to bind its UDP
+	// address (3.4). Default 5 s.
+	BindTimeout time.Duration
+	// SessionTimeout is the silence that ends a bound session (5.5).
+	// Default 5 s.
+	SessionTimeout time.Duration
+	// LoginLimit logins per IP address are allowed within LoginWindow; the
+	// next one is refused (3.3). Defaults 5 and 10 s.
+	LoginLimit  int
+	LoginWindow time.Duration
+	// MaxPending caps TCP connections that have not logged in yet; more
+	// are closed at once. Default 64.
+	MaxPending int
+	// MaxSessions caps logged-in sessions across all games. Default
+	// 4 x MaxGames.
+	MaxSessions int
+	// GameOverLinger is how long after GameOver a session waits for the
+	// event's acknowledgement before its Logout(GameOver) (4.4). Default
+	// 3 s.
+	GameOverLinger time.Duration
+	// SnapshotInterval is the number of ticks between snapshots: 3 is 20
+	// per second. Default 3.
+	SnapshotInterval int
+	// Logger receives the server's structured logs. Default slog.Default().
+	Logger *slog.Logger
+	// OnSnapshot, when set, is called from the tick loop with each game's
+	// state at every snapshot tick, before it is sent. Tests use it to
+	// compare clients' rebuilt worlds with the server's. The slices are
+	// only valid during the call.
+	OnSnapshot func(game int, snap Snapshot)
+}
+
+// Snapshot is a game's state at a snapshot tick, as the clients get it.
+type Snapshot struct {
+	Tick     uint32
+	Players  []wire.PlayerState
+	Entities []wire.Entity
+}
+
+func (c Config) withDefaults() Config {
+	if c.Listen == "" {
+		c.Listen = ":4242"
+	}
+	if c.MaxGames <= 0 {
+		c.MaxGames = 8
+	}
+	if c.Rules == nil {
+		r := sim.DefaultRules()
+		c.Rules = &r
+	}
+	if c.LoginTimeout <= 0 {
+		c.LoginTimeout = 5 * time.Second
+	}
+	if c.BindTimeout <= 0 {
+		c.BindTimeout = 5 * time.Second
+	}
+	if c.SessionTimeout <= 0 {
+		c.SessionTimeout = 5 * time.Second
+	}
+	if c.LoginLimit <= 0 {
+		c.LoginLimit = 5
+	}
+	if c.LoginWindow <= 0 {
+		c.LoginWindow = 10 * time.Second
+	}
+	if c.MaxPending <= 0 {
+		c.MaxPending = 64
+	}
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = 4 * c.MaxGames
+	}
+	if c.GameOverLinger <= 0 {
+		c.GameOverLinger = 3 * time.Second
+	}
+	if c.SnapshotInterval <= 0 {
+		c.SnapshotInterval = 3
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}

@@ -1,0 +1,219 @@
+package server
+
+import (
+	"time"
+
+	"rtype/net/wire"
+	"rtype/server/sim"
+)
+
+// TickRate is the simulation rate (4.1).
+const TickRate = 60
+
+// game is one running game: its world and the sessions of its players.
+type game struct {
+	id       int
+	world    *sim.World
+	sessions [wire.MaxPlayers]*session
+	over     bool
+	overAt   time.Time
+
+	// Buffers reused every tick.
+	events   []wire.Event // the world's, valid until its next change
+	spawns   []wire.Event
+	entities []wire.Entity
+	players  []wire.PlayerState
+	enc      wire.SnapshotEncoder
+}
+
+// freePlayer returns the lowest free player number, or wire.NoPlayer.
+func (g *game) freePlayer() uint8 {
+	for p, ss := range g.sessions {
+		if ss == nil {
+			return uint8(p)
+		}
+	}
+	return wire.NoPlayer
+}
+
+// hasName reports whether a player of the game has name, ignoring case.
+func (g *game) hasName(name string) bool {
+	for _, ss := range g.sessions {
+		if ss != nil && equalFold(ss.name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// tickLoop steps every game at TickRate, on a clock of its own: a late
+// wake-up runs the ticks it missed (at most a quarter second of them).
+func (s *Server) tickLoop() {
+	const period = time.Second / TickRate
+	start := time.Now()
+	var done uint64
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case now := <-t.C:
+			due := uint64(now.Sub(start) / period)
+			if due-done > TickRate/4 {
+				done = due - TickRate/4
+			}
+			for ; done < due; done++ {
+				s.tick(time.Now())
+			}
+		}
+	}
+}
+
+// tick advances every game by one tick and sends what it produced.
+func (s *Server) tick(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var lost []*session
+	kept := s.games[:0]
+	for _, g := range s.games {
+		lost = s.stepGame(g, now, lost)
+		if g.empty() {
+			s.log.Info("game ended", "game", g.id, "ticks", g.world.Tick())
+			continue
+		}
+		kept = append(kept, g)
+	}
+	clear(s.games[len(kept):])
+	s.games = kept
+	for _, ss := range lost {
+		go ss.logout(ss.logoutReason)
+	}
+}
+
+// empty reports whether no session is left in the game.
+func (g *game) empty() bool { return g.freePlayerCount() == wire.MaxPlayers }
+
+func (g *game) freePlayerCount() int {
+	n := 0
+	for _, ss := range g.sessions {
+		if ss == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// stepGame runs one tick of g: timeouts, the simulation step, events to
+// every joined session, snapshots every SnapshotInterval ticks.
+func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
+	// Sessions that end: silent too long, never bound, too many events
+	// unacknowledged, or done with a finished game.
+	for _, ss := range g.sessions {
+		if ss == nil {
+			continue
+		}
+		var why uint8
+		var logout uint8
+		switch {
+		case ss.overflow || (ss.bound && ss.link.Silence(now) >= s.cfg.SessionTimeout):
+			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
+		case !ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
+			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
+		case g.over && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
+			s.dropLocked(ss)
+			ss.logoutReason = wire.LogoutGameOver
+			lost = append(lost, ss)
+			s.log.Info("game over for player", "session", ss.id, "name", ss.name, "game", g.id)
+			continue
+		default:
+			continue
+		}
+		s.log.Info("player timed out", "session", ss.id, "name", ss.name, "game", g.id, "bound", ss.bound)
+		s.dropLocked(ss)
+		if ss.joined && !g.over {
+			g.world.RemovePlayer(ss.player, why)
+		}
+		ss.logoutReason = logout
+		lost = append(lost, ss)
+	}
+	if !g.over && g.hasJoined() {
+		g.world.Step()
+	}
+	g.events = g.world.TakeEvents()
+	for i := range g.events {
+		for _, ss := range g.sessions {
+			if ss != nil && ss.joined {
+				queue(ss, &g.events[i])
+			}
+		}
+	}
+	if !g.over && g.world.Over() {
+		g.over, g.overAt = true, now
+		s.log.Info("game over", "game", g.id, "tick", g.world.Tick())
+	}
+	tick := g.world.Tick()
+	if tick%uint32(s.cfg.SnapshotInterval) == 0 && g.hasJoined() {
+		s.sendSnapshots(g, now)
+	}
+	for _, ss := range g.sessions {
+		if ss != nil && ss.bound {
+			s.flushEvents(ss, now)
+		}
+	}
+	return lost
+}
+
+// hasJoined reports whether any session of g is in its world.
+func (g *game) hasJoined() bool {
+	for _, ss := range g.sessions {
+		if ss != nil && ss.joined {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyBaseline stands for a baseline without entities: Encode takes a nil
+// baseline to mean a full snapshot.
+var emptyBaseline = []wire.Entity{}
+
+// sendSnapshots sends the state of g to every bound session, each against
+// its newest fully acknowledged snapshot (4.8).
+func (s *Server) sendSnapshots(g *game, now time.Time) {
+	tick := g.world.Tick()
+	g.entities = g.world.AppendEntities(g.entities[:0])
+	g.players = g.world.AppendPlayers(g.players[:0])
+	if s.cfg.OnSnapshot != nil {
+		s.cfg.OnSnapshot(g.id, Snapshot{Tick: tick, Players: g.players, Entities: g.entities})
+	}
+	for _, ss := range g.sessions {
+		if ss == nil || !ss.bound {
+			continue
+		}
+		baseTick, base, ok := ss.hist.Baseline()
+		if !ok {
+			base = nil
+		} else if base == nil {
+			base = emptyBaseline
+		}
+		payloads := g.enc.Encode(tick, g.players, base, baseTick, g.entities)
+		ss.hist.Add(tick, g.entities)
+		for _, p := range payloads {
+			s.sendBuf = ss.link.AppendSnapshot(s.sendBuf[:0], p, tick, now)
+			s.udp.WriteToUDPAddrPort(s.sendBuf, ss.addr)
+		}
+	}
+}
+
+// flushEvents sends the session's due events (5.3).
+func (s *Server) flushEvents(ss *session, now time.Time) {
+	for {
+		var ok bool
+		s.sendBuf, ok = ss.link.AppendEvents(s.sendBuf[:0], now)
+		if !ok {
+			return
+		}
+		s.udp.WriteToUDPAddrPort(s.sendBuf, ss.addr)
+	}
+}

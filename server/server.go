@@ -1,0 +1,338 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"rtype/net/link"
+	"rtype/net/wire"
+	"rtype/server/sim"
+)
+
+// Server hosts games over TCP sessions and UDP datagrams on one port.
+type Server struct {
+	cfg Config
+	log *slog.Logger
+	tcp *net.TCPListener
+	udp *net.UDPConn
+
+	mu       sync.Mutex
+	sessions map[uint32]*session // by session id
+	games    []*game
+	nextGame int
+	pending  int
+	limiter  *loginLimiter
+	closed   bool
+	seed     uint64
+
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+	sendBuf   []byte
+}
+
+// New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
+// and returns a server ready to Run.
+func New(cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	tcp, udp, err := listen(cfg.Listen)
+	if err != nil {
+		return nil, err
+	}
+	seed := cfg.Seed
+	if seed == 0 {
+		var b [8]byte
+		rand.Read(b[:])
+		seed = binary.LittleEndian.Uint64(b[:])
+	}
+	return &Server{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		tcp:      tcp,
+		udp:      udp,
+		sessions: make(map[uint32]*session),
+		limiter:  newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, 100000),
+		seed:     seed,
+		done:     make(chan struct{}),
+	}, nil
+}
+
+// listen opens TCP and UDP on the same port. With port 0 it takes the
+// port TCP got, trying again when UDP's is taken.
+func listen(addr string) (*net.TCPListener, *net.UDPConn, error) {
+	for try := 0; ; try++ {
+		ta, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("server: listen address %q: %w", addr, err)
+		}
+		tcp, err := net.ListenTCP("tcp", ta)
+		if err != nil {
+			return nil, nil, fmt.Errorf("server: TCP listen on %s: %w", addr, err)
+		}
+		port := tcp.Addr().(*net.TCPAddr).Port
+		udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: ta.IP, Port: port, Zone: ta.Zone})
+		if err == nil {
+			return tcp, udp, nil
+		}
+		tcp.Close()
+		if ta.Port != 0 || try == 10 {
+			return nil, nil, fmt.Errorf("server: UDP listen on port %d: %w", port, err)
+		}
+	}
+}
+
+// Addr returns the bound address, TCP and UDP alike ("host:port").
+func (s *Server) Addr() string { return s.tcp.Addr().String() }
+
+// Port returns the bound port.
+func (s *Server) Port() int { return s.tcp.Addr().(*net.TCPAddr).Port }
+
+// Run serves until ctx is done or Close is called, then ends every session
+// with Logout(ServerShutdown). It returns nil after a clean stop.
+func (s *Server) Run(ctx context.Context) error {
+	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames)
+	s.wg.Add(3)
+	go func() { defer s.wg.Done(); s.acceptLoop() }()
+	go func() { defer s.wg.Done(); s.readLoop() }()
+	go func() { defer s.wg.Done(); s.tickLoop() }()
+	select {
+	case <-ctx.Done():
+	case <-s.done:
+	}
+	s.shutdown()
+	s.wg.Wait()
+	s.log.Info("server stopped")
+	return nil
+}
+
+// Close stops the server: every session gets Logout(ServerShutdown).
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { close(s.done) })
+	return nil
+}
+
+func (s *Server) shutdown() {
+	s.closeOnce.Do(func() { close(s.done) })
+	s.mu.Lock()
+	s.closed = true
+	var conns []*session
+	for _, ss := range s.sessions {
+		conns = append(conns, ss)
+	}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, ss := range conns {
+		wg.Add(1)
+		go func() { defer wg.Done(); ss.logout(wire.LogoutServerShutdown) }()
+	}
+	wg.Wait()
+	s.tcp.Close()
+	s.udp.Close()
+}
+
+// acceptLoop takes TCP connections and hands each to its session reader.
+func (s *Server) acceptLoop() {
+	for {
+		c, err := s.tcp.AcceptTCP()
+		if err != nil {
+			select {
+			case <-s.done:
+				return
+			default:
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.log.Warn("accept", "err", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		s.mu.Lock()
+		full := s.pending >= s.cfg.MaxPending || s.closed
+		if !full {
+			s.pending++
+		}
+		s.mu.Unlock()
+		if full {
+			c.Close()
+			continue
+		}
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); s.serveConn(c) }()
+	}
+}
+
+// serveConn runs one TCP connection: the login, then the reading of
+// Logout or protocol errors until the session ends.
+func (s *Server) serveConn(c *net.TCPConn) {
+	ss, ok := s.login(c)
+	s.mu.Lock()
+	s.pending--
+	s.mu.Unlock()
+	if !ok {
+		c.Close()
+		return
+	}
+	c.SetReadDeadline(time.Time{})
+	fr := wire.FrameReader{R: c}
+	for {
+		m, err := fr.ReadMessage()
+		switch {
+		case err == nil && m.Type == wire.MsgLogout:
+			s.leave(ss, wire.LeftLeft, -1)
+			return
+		case err == nil || errors.Is(err, wire.ErrFrameLength) || errors.Is(err, wire.ErrMessageType) || errors.Is(err, wire.ErrMessageBody):
+			s.log.Info("kicked", "session", ss.id, "name", ss.name, "reason", "protocol error on TCP", "err", err)
+			s.leave(ss, wire.LeftKicked, int(wire.LogoutKicked))
+			return
+		default: // the connection closed without a Logout: Left (1.2)
+			s.leave(ss, wire.LeftLeft, -1)
+			return
+		}
+	}
+}
+
+// reject answers LoginRejected and reports false.
+func reject(c net.Conn, reason uint8, text string) (*session, bool) {
+	c.SetWriteDeadline(time.Now().Add(time.Second))
+	c.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRejected, Reason: reason, Text: text}))
+	return nil, false
+}
+
+// login reads the LoginRequest and applies 3.2 and 3.3 in order: rate
+// limit, version, body, name, room in a game.
+func (s *Server) login(c *net.TCPConn) (*session, bool) {
+	c.SetReadDeadline(time.Now().Add(s.cfg.LoginTimeout))
+	fr := wire.FrameReader{R: c}
+	frame, err := fr.ReadFrame()
+	if err != nil {
+		if errors.Is(err, wire.ErrFrameLength) {
+			kick(c)
+		}
+		return nil, false
+	}
+	ap, _ := netip.ParseAddrPort(c.RemoteAddr().String())
+	ip := ap.Addr().Unmap()
+	s.mu.Lock()
+	allowed := s.limiter.allow(ip, time.Now())
+	s.mu.Unlock()
+	if !allowed {
+		s.log.Info("login refused", "addr", ip, "reason", "rate limited")
+		return reject(c, wire.RejectRateLimited, "too many logins from your address: wait 10 seconds")
+	}
+	if len(frame) >= 2 && frame[0] == byte(wire.MsgLoginRequest) && frame[1] != wire.Version {
+		return reject(c, wire.RejectVersionMismatch, fmt.Sprintf("this server speaks protocol version %d", wire.Version))
+	}
+	m, err := wire.ParseMessage(frame)
+	if err != nil || m.Type != wire.MsgLoginRequest {
+		s.log.Info("kicked", "addr", ip, "reason", "bad LoginRequest", "err", err)
+		kick(c)
+		return nil, false
+	}
+	name, err := NormalizeName(m.Name)
+	if err != nil {
+		return reject(c, wire.RejectInvalidName, err.Error())
+	}
+	var tok wire.Token
+	rand.Read(tok[:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return reject(c, wire.RejectGameEnding, "the server is shutting down")
+	}
+	g, why, reason := s.findGame(name)
+	if g == nil {
+		s.log.Info("login refused", "addr", ip, "name", name, "reason", why)
+		return reject(c, reason, why)
+	}
+	ss := &session{
+		srv:    s,
+		id:     s.newSessionID(),
+		token:  tok,
+		name:   name,
+		conn:   c,
+		game:   g,
+		player: g.freePlayer(),
+		start:  time.Now(),
+	}
+	ss.link = link.New(ss.id, ss.start)
+	ss.link.History = &ss.hist
+	g.sessions[ss.player] = ss
+	s.sessions[ss.id] = ss
+	acc := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginAccepted, Player: ss.player,
+		Session: ss.id, Token: tok, Tick: g.world.Tick()})
+	c.SetWriteDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write(acc); err != nil {
+		s.dropLocked(ss)
+		return nil, false
+	}
+	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap)
+	return ss, true
+}
+
+// kick ends a connection with Logout(Kicked).
+func kick(c net.Conn) {
+	c.SetWriteDeadline(time.Now().Add(time.Second))
+	c.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: wire.LogoutKicked}))
+}
+
+// findGame returns a running game with a free player number and no player
+// of that name, else a new game; or a reason to refuse.
+func (s *Server) findGame(name string) (*game, string, uint8) {
+	if len(s.sessions) >= s.cfg.MaxSessions {
+		return nil, "the server is full", wire.RejectGameFull
+	}
+	taken, ending := false, false
+	for _, g := range s.games {
+		if g.over {
+			ending = true
+			continue
+		}
+		if g.hasName(name) {
+			taken = true
+			continue
+		}
+		if g.freePlayer() != wire.NoPlayer {
+			return g, "", 0
+		}
+	}
+	if len(s.games) < s.cfg.MaxGames {
+		return s.newGame(), "", 0
+	}
+	switch {
+	case taken:
+		return nil, "that name is already taken in this game", wire.RejectNameTaken
+	case ending:
+		return nil, "the game is ending: try again in a few seconds", wire.RejectGameEnding
+	}
+	return nil, "every game is full", wire.RejectGameFull
+}
+
+func (s *Server) newGame() *game {
+	id := s.nextGame
+	s.nextGame++
+	g := &game{id: id, world: sim.New(*s.cfg.Rules, s.seed+uint64(id))}
+	s.games = append(s.games, g)
+	s.log.Info("game started", "game", id)
+	return g
+}
+
+// newSessionID returns a random session id, not 0, not in use.
+func (s *Server) newSessionID() uint32 {
+	var b [4]byte
+	for {
+		rand.Read(b[:])
+		id := binary.LittleEndian.Uint32(b[:])
+		if _, used := s.sessions[id]; id != 0 && !used {
+			return id
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package server
+
+import (
+	"crypto/subtle"
+	"errors"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"rtype/net/link"
+	"rtype/net/wire"
+)
+
+// session is one logged-in player: its TCP connection, its bound UDP
+// address, its link and its snapshot history. Its fields are guarded by
+// the server's mutex, except conn writes, which logoutOnce serializes.
+type session struct {
+	srv    *Server
+	id     uint32
+	token  wire.Token
+	name   string
+	player uint8
+	game   *game
+	conn   net.Conn
+	start  time.Time
+
+	bound        bool
+	joined       bool // in the game's world (after its first Bind)
+	addr         netip.AddrPort
+	link         *link.Link
+	hist         link.History
+	hasInput     bool
+	inputSeq     uint16
+	overSince    time.Time // when its game ended
+	gone         bool
+	logoutReason uint8 // the Logout to send when the tick loop ends it
+	overflow     bool  // more than link.MaxUnacked events unacknowledged
+
+	logoutOnce sync.Once
+}
+
+// logout sends Logout(reason) on the TCP connection and closes it, once.
+// It blocks for at most a second; the reader goroutine then ends.
+func (ss *session) logout(reason uint8) {
+	ss.logoutOnce.Do(func() {
+		ss.conn.SetWriteDeadline(time.Now().Add(time.Second))
+		ss.conn.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: reason}))
+		ss.conn.Close()
+	})
+}
+
+// leave removes a session from its game and the server: the other players
+// get PlayerLeft and the Destroy of its ship (4.6). With logout >= 0 the
+// session is also told why with Logout (in the background).
+func (s *Server) leave(ss *session, why uint8, logout int) {
+	s.mu.Lock()
+	already := ss.gone
+	s.dropLocked(ss)
+	if !already && ss.joined && !ss.game.over {
+		ss.game.world.RemovePlayer(ss.player, why)
+	}
+	s.mu.Unlock()
+	if already {
+		return
+	}
+	s.log.Info("player left", "session", ss.id, "name", ss.name, "game", ss.game.id, "reason", leftReason(why))
+	if logout >= 0 {
+		go ss.logout(uint8(logout))
+	} else {
+		ss.conn.Close()
+	}
+}
+
+func leftReason(r uint8) string {
+	switch r {
+	case wire.LeftTimedOut:
+		return "timed out"
+	case wire.LeftKicked:
+		return "kicked"
+	}
+	return "left"
+}
+
+// dropLocked forgets a session; s.mu is held.
+func (s *Server) dropLocked(ss *session) {
+	if ss.gone {
+		return
+	}
+	ss.gone = true
+	delete(s.sessions, ss.id)
+	if ss.game.sessions[ss.player] == ss {
+		ss.game.sessions[ss.player] = nil
+	}
+}
+
+// readLoop receives every datagram, checks it (6.1) and routes it to its
+// session. Nothing is ever answered but a matching Bind.
+func (s *Server) readLoop() {
+	buf := make([]byte, wire.MaxDatagram+1)
+	var reply []byte
+	var frames []wire.EventFrame
+	for {
+		n, from, err := s.udp.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			select {
+			case <-s.done:
+				return
+			default:
+				continue
+			}
+		}
+		h, payload, err := wire.ParseHeader(buf[:n], wire.ToServer)
+		if err != nil {
+			continue
+		}
+		from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+		now := time.Now()
+		s.mu.Lock()
+		ss := s.sessions[h.Session]
+		switch {
+		case ss == nil:
+		case h.Type == wire.TypeBind:
+			reply = s.bindLocked(ss, h, payload, from, n, now, reply[:0])
+		case !ss.bound || from != ss.addr || ss.link.Seen(h.Seq):
+		case h.Type == wire.TypeInput:
+			if !ss.hasInput || wire.SeqNewer(h.Seq, ss.inputSeq) {
+				ss.hasInput, ss.inputSeq = true, h.Seq
+				if ss.joined && !ss.game.over {
+					ss.game.world.SetInput(ss.player, payload[0])
+				}
+			}
+			ss.link.Accept(h, n, now)
+		case h.Type == wire.TypeEvent:
+			// Version 1 clients send no events; a well-framed Event
+			// datagram is acknowledged and its events ignored (4.4).
+			frames, err = ss.link.ReceiveEvents(payload, frames[:0])
+			if err == nil {
+				ss.link.Accept(h, n, now)
+			}
+		case h.Type == wire.TypeAck:
+			ss.link.Accept(h, n, now)
+		}
+		s.mu.Unlock()
+		if len(reply) > 0 {
+			s.udp.WriteToUDPAddrPort(reply, from)
+			reply = reply[:0]
+		}
+	}
+}
+
+// bindLocked handles a Bind (3.4): a matching token binds the session to
+// the datagram's source, replacing an earlier address, and is answered
+// with Accept (smaller than the Bind). The first binding brings the
+// player into the game and sends it the joining events (4.6).
+func (s *Server) bindLocked(ss *session, h wire.Header, token []byte, from netip.AddrPort, n int, now time.Time, reply []byte) []byte {
+	if subtle.ConstantTimeCompare(token, ss.token[:]) != 1 || ss.game.over {
+		return reply
+	}
+	if ss.bound && ss.addr != from {
+		s.log.Info("rebind", "session", ss.id, "name", ss.name, "from", ss.addr, "to", from)
+	}
+	ss.bound, ss.addr = true, from
+	if !ss.link.Seen(h.Seq) {
+		ss.link.Accept(h, n, now)
+	}
+	g := ss.game
+	if !ss.joined {
+		ss.joined = true
+		g.spawns = g.world.AppendJoins(g.spawns[:0])
+		g.spawns = g.world.AppendSpawns(g.spawns)
+		for i := range g.spawns {
+			queue(ss, &g.spawns[i])
+		}
+		// The player enters the world: everyone, itself included, gets
+		// its PlayerJoined and the Spawn of its ship with the tick's
+		// events.
+		g.world.AddPlayer(ss.player, ss.name)
+		s.log.Info("player joined", "session", ss.id, "name", ss.name, "player", ss.player, "game", g.id, "addr", from)
+	}
+	reply, _ = ss.link.AppendDatagram(reply, wire.TypeAccept,
+		wire.AppendAccept(nil, wire.Accept{Player: ss.player, Tick: g.world.Tick()}), now)
+	return reply
+}
+
+// queue queues an event for a session; too many unacknowledged events
+// end it (5.3), which the tick loop notices.
+func queue(ss *session, ev *wire.Event) {
+	if err := ss.link.QueueEvent(ev); err != nil {
+		ss.overflow = true
+	}
+}
+
+// equalFold compares two names ignoring case (3.2).
+func equalFold(a, b string) bool { return strings.EqualFold(a, b) }
