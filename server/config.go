@@ -63,6 +63,11 @@ type Config struct {
 	// compare clients' rebuilt worlds with the server's. The slices are
 	// only valid during the call.
 	OnSnapshot func(game int, snap Snapshot)
+	// OnEvents, when set, is called from the tick loop with the events a
+	// game's world produced, in order, before they are queued to the
+	// clients. Tests use it to check that every client gets each event
+	// once. The slice is only valid during the call.
+	OnEvents func(game int, events []wire.Event)
 }
 
 // Snapshot is a game's state at a snapshot tick, as the clients get it.

@@ -64,7 +64,11 @@ func (s *Server) tickLoop() {
 				done = due - TickRate/4
 			}
 			for ; done < due; done++ {
-				s.tick(time.Now())
+				begin := time.Now()
+				s.tick(begin)
+				s.mu.Lock()
+				s.ticks.add(time.Since(begin))
+				s.mu.Unlock()
 			}
 		}
 	}
@@ -137,10 +141,16 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 		ss.logoutReason = logout
 		lost = append(lost, ss)
 	}
-	if !g.over && g.hasJoined() {
+	// After GameOver the world steps on too (entities fly on, no wave
+	// comes: sim.World.Over), so that snapshots keep coming 20 times a
+	// second with increasing ticks until the Logouts (5.5, 4.8).
+	if g.hasJoined() {
 		g.world.Step()
 	}
 	g.events = g.world.TakeEvents()
+	if s.cfg.OnEvents != nil && len(g.events) > 0 {
+		s.cfg.OnEvents(g.id, g.events)
+	}
 	for i := range g.events {
 		for _, ss := range g.sessions {
 			if ss != nil && ss.joined {

@@ -1,0 +1,790 @@
+// Package sim is the authoritative game simulation of R-Type: a pure,
+// deterministic step over the world's state and the players' held inputs
+// (design/gameplay.md, protocol section 4). It has no sockets, clocks,
+// goroutines or global state; every random draw comes from one PCG
+// generator seeded by New, so the same seed and the same calls give the
+// same entities and events, tick for tick.
+//
+// A server drives it so, at 60 ticks per second:
+//
+//	w := sim.New(sim.DefaultRules(), seed)
+//	w.AddPlayer(0, "Alice")          // PlayerJoined, Spawn of the ship
+//	broadcast(w.TakeEvents())
+//	for !w.Over() {
+//		w.SetInput(0, actions)       // latest Input of each player
+//		w.Step()                     // tick + 1
+//		broadcast(w.TakeEvents())    // Spawn, Destroy, Death, GameOver...
+//		if w.Tick()%3 == 0 {
+//			ents = w.AppendEntities(ents[:0])  // snapshot, sorted by wire.Less
+//			pls = w.AppendPlayers(pls[:0])
+//		}
+//	}
+//
+// Network ids are slot indices with a generation (4.1): index 0 is never
+// used, the lowest free index is reused first, never within
+// Rules.IDReuseTicks of its Destroy (4.5), and always with a new
+// generation. A World is not safe for concurrent use.
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"rtype/net/wire"
+)
+
+// entity is one slot of the world.
+type entity struct {
+	alive bool
+	gen   uint8 // generation of the slot's current or next entity
+	kind  uint8
+	owner uint8 // player of a ship or player missile, else wire.NoPlayer
+	frame uint8
+	epoch uint32 // the owner's join serial, for the score of a missile
+
+	x, y, vx, vy float64
+	px, py       float64 // position at the start of the current step
+
+	// BydosSlave: y = baseY + amp*sin(phase + 2*pi*age/BydosPeriod).
+	baseY, amp, phase float64
+	age               int32 // ticks since its spawn
+	fireIn            int32 // ticks until its next shot
+}
+
+// player is one player number of the game.
+type player struct {
+	in          bool // in the game (joined, not left), with or without a ship
+	name        string
+	lives       uint8
+	score       uint32
+	slot        int32 // slot of its ship, 0 without one
+	actions     uint8
+	cooldown    int32 // ticks until it may fire again
+	invuln      int32 // ticks of invulnerability left, counting this one
+	invulnStart uint32
+	epoch       uint32 // join serial: missiles of an earlier session score nothing
+}
+
+// World is the state of one game. Create it with New.
+type World struct {
+	r      Rules
+	rng    *rand.Rand
+	tick   uint32
+	omega  float64 // Bydos sine wave, radians per tick
+	ents   []entity
+	hi     int32 // 1 + the highest slot ever handed out
+	ids    idAlloc
+	pl     [wire.MaxPlayers]player
+	epoch  uint32
+	events []wire.Event
+
+	halfW, halfH [8]float64 // by kind
+
+	// The live entities of each kind at the start of the collisions, by
+	// slot; rebuilt at each step in preallocated buffers.
+	ships, pmis, bydos, emis []int32
+
+	// Waves.
+	started   bool   // a player has joined: the wave clock runs
+	wave      int    // the next wave's number
+	nextWave  uint32 // tick of the next wave
+	pending   int    // Bydos of the current wave still to enter
+	stagger   uint32 // ticks between two of them
+	nextEnter uint32 // tick at which the next one enters
+	speed     float64
+
+	over    bool
+	noWaves bool // tests only
+}
+
+// New returns a world at tick 0 with no player and no entity, following
+// rules, with all its randomness drawn from a PCG generator seeded with
+// seed. It panics if rules cannot work (a non-positive size or rate,
+// MaxEntities below 5, an empty range...).
+func New(rules Rules, seed uint64) *World {
+	if err := rules.validate(); err != nil {
+		panic(err)
+	}
+	n := rules.MaxEntities
+	w := &World{
+		r:      rules,
+		rng:    rand.New(rand.NewPCG(seed, seed^0x9E3779B97F4A7C15)),
+		omega:  2 * math.Pi / float64(rules.BydosPeriod),
+		ents:   make([]entity, n+1),
+		hi:     1,
+		ids:    newIDAlloc(n, rules.IDReuseTicks),
+		events: make([]wire.Event, 0, 1024),
+		ships:  make([]int32, 0, n),
+		pmis:   make([]int32, 0, n),
+		bydos:  make([]int32, 0, n),
+		emis:   make([]int32, 0, n),
+	}
+	set := func(k uint8, wd, ht float64) { w.halfW[k], w.halfH[k] = wd/2, ht/2 }
+	set(wire.KindPlayerShip, rules.ShipW, rules.ShipH)
+	set(wire.KindPlayerMissile, rules.MissileW, rules.MissileH)
+	set(wire.KindBydosSlave, rules.BydosW, rules.BydosH)
+	set(wire.KindEnemyMissile, rules.EnemyMissileW, rules.EnemyMissileH)
+	return w
+}
+
+// Rules returns the rules the world was created with.
+func (w *World) Rules() Rules { return w.r }
+
+// Tick returns the current tick: 0 for a new world, plus one for each Step.
+// Entities, players and events stamped with it describe the state after
+// the last Step.
+func (w *World) Tick() uint32 { return w.tick }
+
+// Over reports whether the game is over: GameOver was emitted because at
+// least one player is in the game and none of them has a life left. It
+// stays true; the world still steps (entities fly on) but no wave comes.
+func (w *World) Over() bool { return w.over }
+
+// id returns the network id of the entity in slot s.
+func (w *World) id(s int32) uint32 { return wire.MakeID(uint32(s), w.ents[s].gen) }
+
+func (w *World) emit(ev wire.Event) {
+	ev.Tick = w.tick
+	w.events = append(w.events, ev)
+}
+
+// Events returns the events not taken yet (see TakeEvents), in the order
+// they happened, each stamped with the tick at which it happened. The
+// slice is the world's buffer: valid until the next Step, AddPlayer,
+// RemovePlayer or TakeEvents.
+func (w *World) Events() []wire.Event { return w.events }
+
+// TakeEvents returns the events produced since the last TakeEvents, by
+// Step, AddPlayer and RemovePlayer, in the order they happened, each
+// stamped with its tick, and forgets them. Step does not clear them: call
+// TakeEvents after every Step, AddPlayer and RemovePlayer (or at least
+// once per tick) so none is lost and the buffer does not grow. The slice
+// is the world's buffer: valid until the next Step, AddPlayer or
+// RemovePlayer, which overwrite it.
+func (w *World) TakeEvents() []wire.Event {
+	ev := w.events
+	w.events = w.events[:0]
+	return ev
+}
+
+// AddPlayer makes player p (0 to 3) join the game with name and
+// Rules.Lives lives: it emits PlayerJoined, then spawns its ship at its
+// spawn point, invulnerable for Rules.JoinInvulnTicks, and emits its
+// Spawn (owner p). The first AddPlayer starts the wave clock. A game that
+// is over stays over (the server starts a new World instead). The caller
+// guarantees that p is free: AddPlayer panics if p > 3 or p is in the game.
+func (w *World) AddPlayer(p uint8, name string) {
+	if int(p) >= wire.MaxPlayers || w.pl[p].in {
+		panic("sim: AddPlayer of a player number that is taken or above 3")
+	}
+	w.epoch++
+	w.pl[p] = player{
+		in:          true,
+		name:        name,
+		lives:       w.r.Lives,
+		epoch:       w.epoch,
+		invuln:      int32(w.r.JoinInvulnTicks),
+		invulnStart: w.tick,
+	}
+	w.emit(wire.Event{Type: wire.EventPlayerJoined, Player: p, Name: name})
+	if w.r.Lives > 0 {
+		x, y := w.spawnPoint(p)
+		w.ids.ripen(w.tick)
+		s := w.spawn(wire.KindPlayerShip, x, y, 0, 0, p)
+		w.pl[p].slot = s
+		if s != 0 {
+			w.ents[s].epoch = w.epoch
+			w.ents[s].frame = w.shipFrame(&w.pl[p], &w.ents[s])
+		}
+	}
+	if !w.started {
+		w.started = true
+		w.nextWave = w.tick + uint32(w.r.FirstWave)
+	}
+}
+
+// RemovePlayer makes player p leave the game: it emits PlayerLeft with
+// reason (wire.LeftLeft, LeftTimedOut or LeftKicked), then the Destroy of
+// its ship (reason wire.DestroyPlayerLeft) if it still had one (4.6). Its
+// missiles in flight fly on but score for nobody. Nothing happens if p is
+// not in the game. A game whose remaining players have no life left is
+// over at the next Step; a game left by every player never is (the server
+// starts a new one, 3.3).
+func (w *World) RemovePlayer(p uint8, reason uint8) {
+	if int(p) >= wire.MaxPlayers || !w.pl[p].in {
+		return
+	}
+	w.emit(wire.Event{Type: wire.EventPlayerLeft, Player: p, Reason: reason})
+	if s := w.pl[p].slot; s != 0 {
+		w.destroy(s, wire.DestroyPlayerLeft)
+	}
+	w.pl[p] = player{}
+}
+
+// SetInput sets the actions player p holds (wire.ActionUp... ActionFire,
+// masked with wire.ActionsMask); each Step applies them until the next
+// SetInput. It is ignored for a player not in the game; AddPlayer starts
+// with no action held.
+func (w *World) SetInput(p uint8, actions uint8) {
+	if int(p) < wire.MaxPlayers && w.pl[p].in {
+		w.pl[p].actions = actions & wire.ActionsMask
+	}
+}
+
+// InGame reports whether player p is in the game (joined and not left),
+// with lives left or out and watching.
+func (w *World) InGame(p uint8) bool { return int(p) < wire.MaxPlayers && w.pl[p].in }
+
+// Name returns the name of player p, "" if not in the game.
+func (w *World) Name(p uint8) string {
+	if !w.InGame(p) {
+		return ""
+	}
+	return w.pl[p].name
+}
+
+// Lives returns the lives left of player p, 0 if not in the game.
+func (w *World) Lives(p uint8) uint8 {
+	if !w.InGame(p) {
+		return 0
+	}
+	return w.pl[p].lives
+}
+
+// Score returns the score of player p, 0 if not in the game.
+func (w *World) Score(p uint8) uint32 {
+	if !w.InGame(p) {
+		return 0
+	}
+	return w.pl[p].score
+}
+
+// Ship returns the network id of player p's ship, wire.NoEntity if it has
+// none (out of lives, or not in the game).
+func (w *World) Ship(p uint8) uint32 {
+	if !w.InGame(p) || w.pl[p].slot == 0 {
+		return wire.NoEntity
+	}
+	return w.id(w.pl[p].slot)
+}
+
+// NumEntities returns the number of live entities.
+func (w *World) NumEntities() int {
+	n := 0
+	for s := int32(1); s < w.hi; s++ {
+		if w.ents[s].alive {
+			n++
+		}
+	}
+	return n
+}
+
+// AppendEntities appends every live entity as a snapshot carries it
+// (quantized by wire.MakeEntity), sorted by wire.Less (index ascending),
+// and returns the extended slice. It allocates nothing when dst has room.
+func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
+	for s := int32(1); s < w.hi; s++ {
+		e := &w.ents[s]
+		if !e.alive {
+			continue
+		}
+		dst = append(dst, wire.MakeEntity(w.id(s), e.kind,
+			float32(e.x), float32(e.y), float32(e.vx), float32(e.vy), int(e.frame)))
+	}
+	return dst
+}
+
+// AppendPlayers appends a record for each player in the game, by player
+// number, as a snapshot carries it: a player out of lives (or whose ship
+// is gone) has HasShip false and Ship wire.NoEntity.
+func (w *World) AppendPlayers(dst []wire.PlayerState) []wire.PlayerState {
+	for p := range w.pl {
+		pl := &w.pl[p]
+		if !pl.in {
+			continue
+		}
+		ps := wire.PlayerState{Player: uint8(p), Ship: wire.NoEntity, Lives: pl.lives, Score: pl.score}
+		if pl.slot != 0 {
+			ps.HasShip, ps.Ship = true, w.id(pl.slot)
+		}
+		dst = append(dst, ps)
+	}
+	return dst
+}
+
+// AppendJoins appends a PlayerJoined event for every player in the game,
+// by player number, stamped with the current tick: the first events a
+// joining client gets (4.6), before AppendSpawns.
+func (w *World) AppendJoins(dst []wire.Event) []wire.Event {
+	for p := range w.pl {
+		if w.pl[p].in {
+			dst = append(dst, wire.Event{Type: wire.EventPlayerJoined, Tick: w.tick, Player: uint8(p), Name: w.pl[p].name})
+		}
+	}
+	return dst
+}
+
+// AppendSpawns appends a Spawn event for every live entity, by index,
+// stamped with the current tick, with its current position and velocity:
+// the world as a joining client starts from it (4.6).
+func (w *World) AppendSpawns(dst []wire.Event) []wire.Event {
+	for s := int32(1); s < w.hi; s++ {
+		if w.ents[s].alive {
+			dst = append(dst, w.spawnEvent(s))
+		}
+	}
+	return dst
+}
+
+func (w *World) spawnEvent(s int32) wire.Event {
+	e := &w.ents[s]
+	return wire.Event{Type: wire.EventSpawn, Tick: w.tick, ID: w.id(s), Kind: e.kind,
+		X: float32(e.x), Y: float32(e.y), VX: float32(e.vx), VY: float32(e.vy), Owner: e.owner}
+}
+
+func (w *World) spawnPoint(p uint8) (x, y float64) {
+	return w.r.SpawnX, w.r.SpawnY + w.r.SpawnDY*float64(p)
+}
+
+// spawn puts a new entity in a free slot and emits its Spawn. It returns
+// the slot, or 0 when none is free: a missile or a Bydos is then skipped,
+// while a ship takes, as a last resort, the slot that waited longest
+// (with a new generation, so a new id). Slots for the missing ships stay
+// reserved.
+func (w *World) spawn(kind uint8, x, y, vx, vy float64, owner uint8) int32 {
+	var s int32
+	if kind == wire.KindPlayerShip {
+		if s = w.ids.alloc(); s == 0 {
+			s = w.ids.allocUnripe()
+		}
+	} else {
+		ships := 0
+		for p := range w.pl {
+			if w.pl[p].slot != 0 {
+				ships++
+			}
+		}
+		if w.ids.free() > wire.MaxPlayers-ships {
+			s = w.ids.alloc()
+		}
+	}
+	if s == 0 {
+		return 0
+	}
+	e := &w.ents[s]
+	*e = entity{alive: true, gen: e.gen, kind: kind, owner: owner,
+		x: x, y: y, vx: vx, vy: vy, px: x, py: y}
+	if s >= w.hi {
+		w.hi = s + 1
+	}
+	w.emit(w.spawnEvent(s))
+	return s
+}
+
+// destroy emits the Destroy of the entity in slot s and frees the slot.
+func (w *World) destroy(s int32, reason uint8) {
+	e := &w.ents[s]
+	w.emit(wire.Event{Type: wire.EventDestroy, ID: w.id(s), Reason: reason, X: float32(e.x), Y: float32(e.y)})
+	e.alive = false
+	e.gen++ // the slot's next entity gets a new id
+	w.ids.release(s, w.tick)
+}
+
+// Step advances the world by one tick (1/TickRate s). In order: the tick
+// counter; ships move by their held inputs, within the area; missiles and
+// Bydos move; player missiles hit Bydos (swept); ships hit Bydos and enemy
+// missiles (swept), with Death, respawn or Destroy; ships fire; Bydos
+// animate and fire; the waves bring Bydos in; entities far outside the
+// area despawn; ship frames; GameOver. Collisions are resolved by slot
+// index, each against its earliest contact in the tick. Step allocates
+// nothing once the event buffer has room (see TakeEvents).
+func (w *World) Step() {
+	w.tick++
+	w.ids.ripen(w.tick)
+	w.moveShips()
+	w.moveOthers()
+	w.collect()
+	w.hitBydos()
+	w.hitShips()
+	w.fireShips()
+	w.bydosAI()
+	w.runWaves()
+	w.despawn()
+	w.shipFrames()
+	w.checkOver()
+}
+
+func (w *World) moveShips() {
+	r := &w.r
+	for p := range w.pl {
+		pl := &w.pl[p]
+		if pl.slot == 0 {
+			continue
+		}
+		if pl.invuln > 0 {
+			pl.invuln--
+		}
+		e := &w.ents[pl.slot]
+		e.px, e.py = e.x, e.y
+		var dx, dy float64
+		a := pl.actions
+		if a&wire.ActionLeft != 0 {
+			dx--
+		}
+		if a&wire.ActionRight != 0 {
+			dx++
+		}
+		if a&wire.ActionUp != 0 {
+			dy--
+		}
+		if a&wire.ActionDown != 0 {
+			dy++
+		}
+		step := r.ShipSpeed / float64(r.TickRate)
+		if dx != 0 && dy != 0 {
+			step *= math.Sqrt2 / 2
+		}
+		hw, hh := w.halfW[wire.KindPlayerShip], w.halfH[wire.KindPlayerShip]
+		x := min(max(e.x+dx*step, hw), r.AreaW-hw)
+		y := min(max(e.y+dy*step, hh), r.AreaH-hh)
+		e.vx = (x - e.x) * float64(r.TickRate)
+		e.vy = (y - e.y) * float64(r.TickRate)
+		e.x, e.y = x, y
+	}
+}
+
+func (w *World) moveOthers() {
+	r := &w.r
+	for s := int32(1); s < w.hi; s++ {
+		e := &w.ents[s]
+		if !e.alive || e.kind == wire.KindPlayerShip {
+			continue
+		}
+		e.px, e.py = e.x, e.y
+		e.x += e.vx / float64(r.TickRate)
+		if e.kind == wire.KindBydosSlave {
+			e.age++
+			w.bydosY(e)
+			e.frame = uint8((int(e.age) / r.BydosFrameTicks) % r.BydosFrames)
+		} else {
+			e.y += e.vy / float64(r.TickRate)
+		}
+	}
+}
+
+// bydosY sets a Bydos's y and vy from its age on its sine wave.
+func (w *World) bydosY(e *entity) {
+	th := e.phase + w.omega*float64(e.age)
+	e.y = e.baseY + e.amp*math.Sin(th)
+	e.vy = e.amp * w.omega * float64(w.r.TickRate) * math.Cos(th)
+}
+
+// collect lists the live entities of each kind, by slot.
+func (w *World) collect() {
+	w.ships, w.pmis, w.bydos, w.emis = w.ships[:0], w.pmis[:0], w.bydos[:0], w.emis[:0]
+	for s := int32(1); s < w.hi; s++ {
+		e := &w.ents[s]
+		if !e.alive {
+			continue
+		}
+		switch e.kind {
+		case wire.KindPlayerShip:
+			w.ships = append(w.ships, s)
+		case wire.KindPlayerMissile:
+			w.pmis = append(w.pmis, s)
+		case wire.KindBydosSlave:
+			w.bydos = append(w.bydos, s)
+		case wire.KindEnemyMissile:
+			w.emis = append(w.emis, s)
+		}
+	}
+}
+
+// sweep reports whether the boxes of a and b, each moving in a straight
+// line from its position at the start of the step to its current one,
+// overlap during the step, and the earliest such time in [0, 1]. Touching
+// edges do not overlap.
+func (w *World) sweep(a, b *entity) (float64, bool) {
+	hx := w.halfW[a.kind] + w.halfW[b.kind]
+	hy := w.halfH[a.kind] + w.halfH[b.kind]
+	t0, t1 := 0.0, 1.0
+	if !slab(a.px-b.px, (a.x-a.px)-(b.x-b.px), hx, &t0, &t1) ||
+		!slab(a.py-b.py, (a.y-a.py)-(b.y-b.py), hy, &t0, &t1) {
+		return 0, false
+	}
+	return t0, true
+}
+
+// slab narrows [t0, t1] to the times at which r + d*t lies in (-h, h).
+func slab(r, d, h float64, t0, t1 *float64) bool {
+	if d == 0 {
+		return r > -h && r < h
+	}
+	in, out := (-h-r)/d, (h-r)/d
+	if in > out {
+		in, out = out, in
+	}
+	*t0 = max(*t0, in)
+	*t1 = min(*t1, out)
+	return *t0 < *t1
+}
+
+// hitBydos: each player missile, by slot, hits the Bydos it touches first
+// in the tick (the lowest slot on a tie): the Bydos is Killed, the missile
+// Consumed, and the shooter scores if it is still in the game.
+func (w *World) hitBydos() {
+	for _, m := range w.pmis {
+		me := &w.ents[m]
+		var best int32
+		bestT := 2.0
+		for _, b := range w.bydos {
+			be := &w.ents[b]
+			if !be.alive {
+				continue
+			}
+			if t, ok := w.sweep(me, be); ok && t < bestT {
+				best, bestT = b, t
+			}
+		}
+		if best == 0 {
+			continue
+		}
+		if p := me.owner; int(p) < wire.MaxPlayers && w.pl[p].in && w.pl[p].epoch == me.epoch {
+			w.pl[p].score += w.r.ScorePerBydos
+		}
+		w.destroy(best, wire.DestroyKilled)
+		w.destroy(m, wire.DestroyConsumed)
+	}
+}
+
+// hitShips: each vulnerable ship, by slot, dies on the Bydos or enemy
+// missile it touches first in the tick (the lowest slot on a tie). Death,
+// then the Destroy of the ship if it was its last life (else it respawns
+// at once), then the Destroy of what hit it: a Bydos Killed (no score), a
+// missile Consumed.
+func (w *World) hitShips() {
+	for _, s := range w.ships {
+		se := &w.ents[s]
+		p := se.owner
+		pl := &w.pl[p]
+		if !se.alive || pl.invuln > 0 {
+			continue
+		}
+		var best int32
+		bestT := 2.0
+		for _, list := range [2][]int32{w.bydos, w.emis} {
+			for _, h := range list {
+				he := &w.ents[h]
+				if !he.alive {
+					continue
+				}
+				if t, ok := w.sweep(se, he); ok && (t < bestT || t == bestT && h < best) {
+					best, bestT = h, t
+				}
+			}
+		}
+		if best == 0 {
+			continue
+		}
+		pl.lives--
+		w.emit(wire.Event{Type: wire.EventDeath, Player: p, Lives: pl.lives, X: float32(se.x), Y: float32(se.y)})
+		if pl.lives == 0 {
+			w.destroy(s, wire.DestroyKilled)
+			pl.slot = 0
+		} else {
+			x, y := w.spawnPoint(p)
+			se.x, se.y, se.px, se.py, se.vx, se.vy = x, y, x, y, 0, 0
+			pl.invuln = int32(w.r.RespawnInvulnTicks)
+			pl.invulnStart = w.tick
+		}
+		reason := wire.DestroyConsumed
+		if w.ents[best].kind == wire.KindBydosSlave {
+			reason = wire.DestroyKilled
+		}
+		w.destroy(best, reason)
+	}
+}
+
+// fireShips: a ship whose player holds Fire fires when its cooldown is
+// over, then waits FireInterval ticks.
+func (w *World) fireShips() {
+	r := &w.r
+	for p := range w.pl {
+		pl := &w.pl[p]
+		if pl.slot == 0 {
+			continue
+		}
+		if pl.cooldown > 0 {
+			pl.cooldown--
+		}
+		if pl.actions&wire.ActionFire == 0 || pl.cooldown > 0 {
+			continue
+		}
+		e := &w.ents[pl.slot]
+		if m := w.spawn(wire.KindPlayerMissile, e.x+r.MissileDX, e.y+r.MissileDY, r.MissileSpeed, 0, uint8(p)); m != 0 {
+			w.ents[m].epoch = pl.epoch
+		}
+		pl.cooldown = int32(r.FireInterval)
+	}
+}
+
+func (w *World) fireDelay() int32 {
+	return int32(w.r.BydosFireMin + w.rng.IntN(w.r.BydosFireMax-w.r.BydosFireMin+1))
+}
+
+// bydosAI: each Bydos, by slot, fires at the nearest ship when its delay
+// is over and its center is inside the area, then draws its next delay.
+func (w *World) bydosAI() {
+	r := &w.r
+	for _, b := range w.bydos {
+		e := &w.ents[b]
+		if !e.alive {
+			continue
+		}
+		if e.fireIn--; e.fireIn > 0 {
+			continue
+		}
+		e.fireIn = w.fireDelay()
+		if e.x < 0 || e.x > r.AreaW || e.y < 0 || e.y > r.AreaH {
+			continue
+		}
+		var tx, ty float64
+		bestD := math.Inf(1)
+		for p := range w.pl {
+			if s := w.pl[p].slot; s != 0 {
+				t := &w.ents[s]
+				if d := (t.x-e.x)*(t.x-e.x) + (t.y-e.y)*(t.y-e.y); d < bestD {
+					tx, ty, bestD = t.x, t.y, d
+				}
+			}
+		}
+		if math.IsInf(bestD, 1) {
+			continue
+		}
+		vx, vy := -r.EnemyMissileSpeed, 0.0
+		if bestD > 0 {
+			d := math.Sqrt(bestD)
+			vx, vy = (tx-e.x)/d*r.EnemyMissileSpeed, (ty-e.y)/d*r.EnemyMissileSpeed
+		}
+		w.spawn(wire.KindEnemyMissile, e.x, e.y, vx, vy, wire.NoPlayer)
+	}
+}
+
+// runWaves starts the waves on time and lets their Bydos enter.
+func (w *World) runWaves() {
+	if !w.started || w.over || w.noWaves {
+		return
+	}
+	r := &w.r
+	if w.tick >= w.nextWave {
+		k := w.wave
+		size, iv := r.waveSize(k), r.waveInterval(k)
+		w.pending = size
+		w.speed = r.waveSpeed(k)
+		w.stagger = uint32(max(1, min(r.WaveStagger, iv/size)))
+		w.nextEnter = w.tick
+		w.nextWave += uint32(iv)
+		w.wave++
+	}
+	if w.pending > 0 && w.tick >= w.nextEnter {
+		w.pending--
+		w.nextEnter = w.tick + w.stagger
+		w.spawnWaveBydos()
+	}
+}
+
+func (w *World) uniform(lo, hi float64) float64 { return lo + (hi-lo)*w.rng.Float64() }
+
+// spawnWaveBydos brings in one Bydos of the current wave at a random
+// height, speed and phase.
+func (w *World) spawnWaveBydos() {
+	r := &w.r
+	amp := w.uniform(r.BydosAmplitudeMin, r.BydosAmplitudeMax)
+	hh := r.BydosH / 2
+	baseY := w.uniform(hh+amp, r.AreaH-hh-amp)
+	vx := -w.uniform(r.BydosSpeedMin, r.BydosSpeedMax) * w.speed
+	phase := 2 * math.Pi * w.rng.Float64()
+	fireIn := w.fireDelay()
+	w.spawnBydos(r.BydosEntryX, baseY, vx, amp, phase, fireIn)
+}
+
+// spawnBydos spawns a Bydos on the sine wave of (baseY, amp, phase) at x.
+func (w *World) spawnBydos(x, baseY, vx, amp, phase float64, fireIn int32) int32 {
+	th := phase
+	y := baseY + amp*math.Sin(th)
+	vy := amp * w.omega * float64(w.r.TickRate) * math.Cos(th)
+	s := w.spawn(wire.KindBydosSlave, x, y, vx, vy, wire.NoPlayer)
+	if s != 0 {
+		e := &w.ents[s]
+		e.baseY, e.amp, e.phase, e.fireIn = baseY, amp, phase, fireIn
+	}
+	return s
+}
+
+// despawn destroys (Despawned) every entity but ships whose box is
+// entirely outside the area by more than DespawnMargin.
+func (w *World) despawn() {
+	r := &w.r
+	m := r.DespawnMargin
+	for s := int32(1); s < w.hi; s++ {
+		e := &w.ents[s]
+		if !e.alive || e.kind == wire.KindPlayerShip {
+			continue
+		}
+		hw, hh := w.halfW[e.kind], w.halfH[e.kind]
+		if e.x+hw < -m || e.x-hw > r.AreaW+m || e.y+hh < -m || e.y-hh > r.AreaH+m {
+			w.destroy(s, wire.DestroyDespawned)
+		}
+	}
+}
+
+// shipFrame is a ship's frame: level, climbing or diving by its vertical
+// velocity; while invulnerable, ShipFrameInvuln during the even
+// BlinkTicks-long phases since its invulnerability began.
+func (w *World) shipFrame(pl *player, e *entity) uint8 {
+	if pl.invuln > 0 && (w.tick-pl.invulnStart)/uint32(w.r.BlinkTicks)%2 == 0 {
+		return ShipFrameInvuln
+	}
+	switch {
+	case e.vy < 0:
+		return ShipFrameClimb
+	case e.vy > 0:
+		return ShipFrameDive
+	}
+	return ShipFrameLevel
+}
+
+func (w *World) shipFrames() {
+	for p := range w.pl {
+		if pl := &w.pl[p]; pl.slot != 0 {
+			e := &w.ents[pl.slot]
+			e.frame = w.shipFrame(pl, e)
+		}
+	}
+}
+
+// checkOver emits GameOver, once, when players are in the game and none
+// has a life left. It lists the players in the game, by number, with
+// their scores; players who left are not in it.
+func (w *World) checkOver() {
+	if w.over {
+		return
+	}
+	ev := wire.Event{Type: wire.EventGameOver}
+	for p := range w.pl {
+		pl := &w.pl[p]
+		if !pl.in {
+			continue
+		}
+		if pl.lives > 0 {
+			return
+		}
+		ev.Scores[ev.NumScores] = wire.Score{Player: uint8(p), Score: pl.score}
+		ev.NumScores++
+	}
+	if ev.NumScores == 0 {
+		return
+	}
+	w.over = true
+	w.emit(ev)
+}
