@@ -101,10 +101,11 @@ func AppendMessage(dst []byte, m *Message) []byte {
 
 func appendString(dst []byte, s string, maxLen int) []byte {
 	if len(s) > maxLen {
-		s = s[:maxLen]
-		for len(s) > 0 && !utf8.ValidString(s) {
-			s = s[:len(s)-1]
+		i := maxLen // cut at the start of the rune that crosses the limit
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
 		}
+		s = s[:i]
 	}
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(s)))
 	return append(dst, s...)

@@ -64,7 +64,7 @@ func (s *Snapshot) Decode(p []byte) error {
 	for i := 0; i < n; i++ {
 		ps := &s.Players[i]
 		ps.Player = uint8(r.ReadBits(2))
-		if seen&(1<<ps.Player) != 0 {
+		if seen&(1<<ps.Player) != 0 && r.Err() == nil {
 			return ErrPlayerTwice
 		}
 		seen |= 1 << ps.Player
@@ -114,12 +114,15 @@ func (s *Snapshot) Decode(p []byte) error {
 			gens = [4]uint64{}
 		}
 		gen := uint8(r.ReadBits(8))
+		rec.Change = Change(r.ReadBits(2))
+		if err := r.Err(); err != nil {
+			return err // before the checks below misread its zeros
+		}
 		if gens[gen>>6]&(1<<(gen&63)) != 0 {
 			return ErrIDTwice
 		}
 		gens[gen>>6] |= 1 << (gen & 63)
 		rec.ID = MakeID(index, gen)
-		rec.Change = Change(r.ReadBits(2))
 		switch rec.Change {
 		case Added:
 			rec.Kind = uint8(r.ReadBits(3))

@@ -1,0 +1,353 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// docExample is one worked example of PROTOCOL.md: how our codec encodes
+// it, the bytes the rules give (worked out by hand, independently of the
+// codec), and a check that decoding the bytes gives the example back.
+type docExample struct {
+	name   string
+	want   string // hex
+	encode func() []byte
+	decode func(b []byte) error
+}
+
+var (
+	exToken   = Token{1, 2, 3, 4, 5, 6, 7, 8}
+	exSpawn   = Event{Type: EventSpawn, Tick: 612, ID: 9, Kind: KindPlayerMissile, X: 120, Y: 360, VX: 900, Owner: 0}
+	exDestroy = Event{Type: EventDestroy, Tick: 650, ID: 9, Reason: DestroyConsumed, X: 1000, Y: 360}
+	exH48     = Header{Type: TypeSnapshot, Seq: 0x25, Ack: 0x40, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}
+	exInputH  = Header{Type: TypeInput, Seq: 0x0102, Ack: 0x0025, AckBits: 1, Session: 0xDEADBEEF}
+	exBindH   = Header{Type: TypeBind, Seq: 0, Ack: 0xFFFF, AckBits: 0, Session: 0xDEADBEEF}
+	exAcceptH = Header{Type: TypeAccept, Seq: 0, Ack: 0, AckBits: 0, Session: 0xDEADBEEF}
+	exLogin   = Message{Type: MsgLoginRequest, Version: 1, Name: "Ripley"}
+	exLoginOK = Message{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: exToken, Tick: 600}
+)
+
+func docExamples() []docExample {
+	ship603 := MakeEntity(2, KindPlayerShip, 105, 360, 300, 0, 0)
+	bydos := MakeEntity(5, KindBydosSlave, 1300, 200, -120, 0, 1)
+	checkHeader := func(b []byte, d Direction, want Header, payload []byte) error {
+		h, p, err := ParseHeader(b, d)
+		if err != nil {
+			return err
+		}
+		if h != want || !bytes.Equal(p, payload) {
+			return fmt.Errorf("decoded %+v payload % X", h, p)
+		}
+		return nil
+	}
+	checkMessage := func(b []byte, want Message) error {
+		fr := FrameReader{R: bytes.NewReader(b)}
+		m, err := fr.ReadMessage()
+		if err != nil {
+			return err
+		}
+		if m != want {
+			return fmt.Errorf("decoded %+v", m)
+		}
+		if _, err := fr.ReadMessage(); err != io.EOF {
+			return fmt.Errorf("after the frame: %v, want io.EOF", err)
+		}
+		return nil
+	}
+	return []docExample{
+		{
+			name: "snapshot-4.7",
+			want: seed47,
+			encode: func() []byte {
+				var enc SnapshotEncoder
+				p := enc.Encode(600, seedPlayers, nil, 0, []Entity{seedShip600})
+				if len(p) != 1 {
+					return nil
+				}
+				return p[0]
+			},
+			decode: func(b []byte) error {
+				var s Snapshot
+				if err := s.Decode(b); err != nil {
+					return err
+				}
+				if s.Tick != 600 || !slices.Equal(s.PlayerStates(), seedPlayers) || s.HasBaseline ||
+					len(s.Records) != 1 || s.Records[0].Change != Added || s.Records[0].Entity != seedShip600 {
+					return fmt.Errorf("decoded %+v", s)
+				}
+				return nil
+			},
+		},
+		{
+			name:   "spawn-4.7",
+			want:   seedSpwn,
+			encode: func() []byte { return AppendEvent(nil, &exSpawn) },
+			decode: func(b []byte) error {
+				var ev Event
+				if err := ParseEvent(b, &ev); err != nil {
+					return err
+				}
+				if ev != exSpawn {
+					return fmt.Errorf("decoded %+v", ev)
+				}
+				return nil
+			},
+		},
+		{
+			name:   "header-4.8",
+			want:   seed48h,
+			encode: func() []byte { return AppendHeader(nil, exH48) },
+			decode: func(b []byte) error { return checkHeader(b, ToClient, exH48, nil) },
+		},
+		{
+			name: "snapshot-4.8",
+			want: seed48p,
+			encode: func() []byte {
+				var enc SnapshotEncoder
+				p := enc.Encode(603, seedPlayers, []Entity{seedShip600}, 600, []Entity{ship603, bydos})
+				if len(p) != 1 {
+					return nil
+				}
+				return p[0]
+			},
+			decode: func(b []byte) error {
+				var s Snapshot
+				if err := s.Decode(b); err != nil {
+					return err
+				}
+				if s.Tick != 603 || !s.HasBaseline || s.BaselineAge != 3 || !slices.Equal(s.PlayerStates(), seedPlayers) {
+					return fmt.Errorf("decoded %+v", s)
+				}
+				w, err := ApplyRecords(nil, []Entity{seedShip600}, s.Records)
+				if err != nil {
+					return err
+				}
+				if !slices.Equal(w, []Entity{ship603, bydos}) {
+					return fmt.Errorf("rebuilt %+v", w)
+				}
+				return nil
+			},
+		},
+		{
+			name:   "input",
+			want:   "52 54 59 50 01 03 02 01 25 00 01 00 00 00 EF BE AD DE 18",
+			encode: func() []byte { return append(AppendHeader(nil, exInputH), ActionRight|ActionFire) },
+			decode: func(b []byte) error { return checkHeader(b, ToServer, exInputH, []byte{0x18}) },
+		},
+		{
+			name: "events",
+			want: "02 07 00 1B" + seedSpwn +
+				"08 00 12 02 8A 02 00 00 09 00 00 00 02 00 00 7A 44 00 00 B4 43",
+			encode: func() []byte {
+				p := AppendEventFrame([]byte{2}, 7, AppendEvent(nil, &exSpawn))
+				return AppendEventFrame(p, 8, AppendEvent(nil, &exDestroy))
+			},
+			decode: func(b []byte) error {
+				frames, err := ParseEventFrames(b, nil)
+				if err != nil {
+					return err
+				}
+				if len(frames) != 2 || frames[0].ID != 7 || frames[1].ID != 8 {
+					return fmt.Errorf("frames %+v", frames)
+				}
+				for i, want := range []Event{exSpawn, exDestroy} {
+					var ev Event
+					if err := ParseEvent(frames[i].Data, &ev); err != nil {
+						return err
+					}
+					if ev != want {
+						return fmt.Errorf("event %d decoded %+v", i, ev)
+					}
+				}
+				return nil
+			},
+		},
+		{
+			name:   "bind",
+			want:   "52 54 59 50 01 01 00 00 FF FF 00 00 00 00 EF BE AD DE 01 02 03 04 05 06 07 08",
+			encode: func() []byte { return append(AppendHeader(nil, exBindH), exToken[:]...) },
+			decode: func(b []byte) error { return checkHeader(b, ToServer, exBindH, exToken[:]) },
+		},
+		{
+			name: "accept",
+			want: "52 54 59 50 01 02 00 00 00 00 00 00 00 00 EF BE AD DE 00 58 02 00 00",
+			encode: func() []byte {
+				return AppendAccept(AppendHeader(nil, exAcceptH), Accept{Player: 0, Tick: 600})
+			},
+			decode: func(b []byte) error {
+				if err := checkHeader(b, ToClient, exAcceptH, []byte{0, 0x58, 2, 0, 0}); err != nil {
+					return err
+				}
+				a, err := ParseAccept(b[HeaderSize:])
+				if err != nil {
+					return err
+				}
+				if a != (Accept{Player: 0, Tick: 600}) {
+					return fmt.Errorf("decoded %+v", a)
+				}
+				return nil
+			},
+		},
+		{
+			name:   "login-request",
+			want:   "0A 00 01 01 06 00 52 69 70 6C 65 79",
+			encode: func() []byte { return AppendMessage(nil, &exLogin) },
+			decode: func(b []byte) error { return checkMessage(b, exLogin) },
+		},
+		{
+			name:   "login-accepted",
+			want:   "12 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00",
+			encode: func() []byte { return AppendMessage(nil, &exLoginOK) },
+			decode: func(b []byte) error { return checkMessage(b, exLoginOK) },
+		},
+	}
+}
+
+// TestKnownBytes checks the codec against the bytes of each example as
+// the rules give them, whether PROTOCOL.md exists or not.
+func TestKnownBytes(t *testing.T) {
+	for _, ex := range docExamples() {
+		want := unhex(t, ex.want)
+		if got := ex.encode(); !bytes.Equal(got, want) {
+			t.Errorf("%s: encoded\n got % X\nwant % X", ex.name, got, want)
+		}
+		if err := ex.decode(want); err != nil {
+			t.Errorf("%s: decoding % X: %v", ex.name, want, err)
+		}
+	}
+}
+
+var (
+	exampleMarker = regexp.MustCompile(`^\s*<!--\s*example:\s*(\S+)\s*-->\s*$`)
+	fenceLine     = regexp.MustCompile("^\\s*(```+|~~~+)")
+	hexByte       = regexp.MustCompile(`^[0-9A-Fa-f]{2}$`)
+)
+
+// docBlocks returns the fenced code blocks of a Markdown document that are
+// immediately preceded (blank lines aside) by a line
+// `<!-- example: NAME -->`, by NAME, as their lines.
+func docBlocks(md []byte) (map[string][]string, error) {
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(md))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	blocks := map[string][]string{}
+	for i := 0; i < len(lines); i++ {
+		m := exampleMarker.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		name := m[1]
+		j := i + 1
+		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+			j++
+		}
+		f := []string(nil)
+		if j < len(lines) {
+			f = fenceLine.FindStringSubmatch(lines[j])
+		}
+		if f == nil {
+			return nil, fmt.Errorf("line %d: example %q is not followed by a fenced code block", i+1, name)
+		}
+		if _, dup := blocks[name]; dup {
+			return nil, fmt.Errorf("line %d: example %q given twice", i+1, name)
+		}
+		var body []string
+		k := j + 1
+		for ; k < len(lines); k++ {
+			if strings.HasPrefix(strings.TrimSpace(lines[k]), f[1]) {
+				break
+			}
+			body = append(body, lines[k])
+		}
+		if k == len(lines) {
+			return nil, fmt.Errorf("line %d: the code block of example %q is not closed", j+1, name)
+		}
+		blocks[name] = body
+		i = k
+	}
+	return blocks, nil
+}
+
+// docHex reads the bytes of a block: on each line, the leading tokens of
+// two hex digits. What follows them on the line (a comment, a label), and
+// lines that start with anything else (field names under the bytes), are
+// not bytes.
+func docHex(lines []string) []byte {
+	var b []byte
+	for _, l := range lines {
+		for _, tok := range strings.Fields(l) {
+			if !hexByte.MatchString(tok) {
+				break
+			}
+			v, _ := hex.DecodeString(tok)
+			b = append(b, v...)
+		}
+	}
+	return b
+}
+
+func TestDocHexParsing(t *testing.T) {
+	md := "text\n<!-- example: a -->\n\n```text\n01  64 02 00 00  09\ntyp tick 612     id\n0A 0b   count\n```\n" +
+		"<!-- example: b -->\n~~~\nFF\n~~~\nno marker:\n```\n00\n```\n"
+	blocks, err := docBlocks([]byte(md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := docHex(blocks["a"]); !bytes.Equal(got, []byte{1, 0x64, 2, 0, 0, 9, 0x0A, 0x0B}) {
+		t.Fatalf("a: % X", got)
+	}
+	if got := docHex(blocks["b"]); !bytes.Equal(got, []byte{0xFF}) {
+		t.Fatalf("b: % X", got)
+	}
+	if len(blocks) != 2 {
+		t.Fatalf("blocks %v", blocks)
+	}
+	if _, err := docBlocks([]byte("<!-- example: x -->\ntext\n```\n00\n```\n")); err == nil {
+		t.Fatal("a marker without its block")
+	}
+}
+
+// TestProtocolDoc checks every worked example of PROTOCOL.md: our codec
+// must produce exactly its bytes, and decode them back.
+func TestProtocolDoc(t *testing.T) {
+	md, err := os.ReadFile("../../PROTOCOL.md")
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skip("PROTOCOL.md does not exist yet")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := docBlocks(md)
+	if err != nil {
+		t.Fatalf("PROTOCOL.md: %v", err)
+	}
+	for _, ex := range docExamples() {
+		lines, ok := blocks[ex.name]
+		if !ok {
+			t.Errorf("PROTOCOL.md has no example %q (a fenced code block right after `<!-- example: %s -->`)", ex.name, ex.name)
+			continue
+		}
+		doc := docHex(lines)
+		if got := ex.encode(); !bytes.Equal(got, doc) {
+			t.Errorf("PROTOCOL.md example %q:\n   doc % X\ncodec % X", ex.name, doc, got)
+		}
+		if err := ex.decode(doc); err != nil {
+			t.Errorf("PROTOCOL.md example %q: decoding the doc's bytes: %v", ex.name, err)
+		}
+	}
+}
