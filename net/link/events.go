@@ -58,7 +58,11 @@ func (l *Link) AppendEvents(dst []byte, now time.Time) ([]byte, bool) {
 		if o.acked || (o.sent && now.Sub(o.lastSent) < r) {
 			continue
 		}
-		if len(dst)-start+wire.FrameOverhead+int(o.n)+1 > wire.MaxPayload {
+		used := len(dst) - start // header and count byte included
+		if count == 0 {
+			used = wire.HeaderSize + 1
+		}
+		if used+wire.FrameOverhead+int(o.n) > wire.MaxDatagram {
 			if count == 0 {
 				continue // cannot happen: an event is at most 255 bytes
 			}
