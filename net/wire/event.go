@@ -131,8 +131,7 @@ func ParseEvent(b []byte, ev *Event) error {
 		return ErrEventLength
 	}
 	le := binary.LittleEndian
-	ev.Type = EventType(b[0])
-	ev.Tick = le.Uint32(b[1:])
+	*ev = Event{Type: EventType(b[0]), Tick: le.Uint32(b[1:])} // no field of an earlier event survives
 	if ev.Type < EventSpawn || ev.Type > EventGameOver {
 		return ErrEventType
 	}

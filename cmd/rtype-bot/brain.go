@@ -1,0 +1,173 @@
+package main
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"rtype/net/client"
+	"rtype/net/wire"
+)
+
+// The play area and the sizes of section 4.1, in logical pixels.
+const (
+	areaW = 1280
+	areaH = 720
+)
+
+// brain decides a bot's actions from the world it sees.
+type brain struct {
+	player uint8
+	homeX  float32 // the x the bot keeps, in the left third
+	lookY  float32 // how far from a Bydos' y the bot may be and still fire
+}
+
+func newBrain(player uint8, rng *rand.Rand) *brain {
+	return &brain{
+		player: player,
+		homeX:  float32(90 + rng.IntN(areaW/3-90-60)), // 90 to 336
+		lookY:  float32(14 + rng.IntN(12)),
+	}
+}
+
+// horizon is how far ahead, in seconds, the bot looks for threats.
+const horizon = 1.0
+
+// radius is how close the center of an entity of kind may come to the
+// ship's center before it hits, with a margin.
+func radius(kind uint8) float32 {
+	switch kind {
+	case wire.KindBydosSlave:
+		return 16 + 12 + 14
+	case wire.KindEnemyMissile:
+		return 4 + 12 + 14
+	}
+	return 0
+}
+
+// threat describes the most urgent danger: when it comes closest, and
+// where it passes relative to the ship (its y minus the ship's, then).
+type threat struct {
+	t, dy float32
+}
+
+// decide returns the actions to hold, given the newest frame.
+func (b *brain) decide(f *client.Frame) uint8 {
+	ship, ok := b.ship(f)
+	if !ok {
+		return 0
+	}
+	var act uint8
+	danger, found := b.nearestThreat(f, ship)
+	switch {
+	case found:
+		// Dodge: go to the side the threat does not pass on, unless the
+		// screen's edge is there.
+		up := danger.dy >= 0
+		if danger.dy == 0 {
+			up = ship.Y > areaH/2
+		}
+		if up && ship.Y < 40 {
+			up = false
+		} else if !up && ship.Y > areaH-40 {
+			up = true
+		}
+		if up {
+			act |= wire.ActionUp
+		} else {
+			act |= wire.ActionDown
+		}
+	default:
+		// Line up with the nearest Bydos ahead.
+		if target, ok := nearestBydos(f, ship); ok {
+			dy := target.Y - ship.Y
+			if dy < -4 {
+				act |= wire.ActionUp
+			} else if dy > 4 {
+				act |= wire.ActionDown
+			}
+		}
+	}
+	// Stay near home, in the left third of the screen.
+	if ship.X < b.homeX-16 {
+		act |= wire.ActionRight
+	} else if ship.X > b.homeX+16 || ship.X > areaW/3 {
+		act |= wire.ActionLeft
+	}
+	// Fire when a Bydos is roughly ahead.
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		if e.Kind == wire.KindBydosSlave && e.X > ship.X && e.X < areaW+20 && abs(e.Y-ship.Y) < b.lookY+16 {
+			act |= wire.ActionFire
+			break
+		}
+	}
+	return act
+}
+
+// ship returns the bot's ship.
+func (b *brain) ship(f *client.Frame) (client.Entity, bool) {
+	p := f.Players[b.player]
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		if e.Kind == wire.KindPlayerShip && (e.Owner == b.player || (p.HasShip && e.ID == p.Ship)) {
+			return *e, true
+		}
+	}
+	return client.Entity{}, false
+}
+
+// nearestThreat finds the Bydos or enemy missile that will pass closest
+// to the ship soonest within the horizon, the ship standing still.
+func (b *brain) nearestThreat(f *client.Frame, ship client.Entity) (threat, bool) {
+	best, found := threat{t: math.MaxFloat32}, false
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		r := radius(e.Kind)
+		if r == 0 {
+			continue
+		}
+		dx, dy := e.X-ship.X, e.Y-ship.Y
+		vv := e.VX*e.VX + e.VY*e.VY
+		var t float32
+		if vv > 1 {
+			t = -(dx*e.VX + dy*e.VY) / vv // time of the closest approach
+		}
+		if t < 0 {
+			t = 0 // moving away: only a threat if already close
+		}
+		if t > horizon {
+			continue
+		}
+		cx, cy := dx+e.VX*t, dy+e.VY*t
+		if cx*cx+cy*cy > r*r {
+			continue
+		}
+		if t < best.t {
+			best, found = threat{t: t, dy: cy}, true
+		}
+	}
+	return best, found
+}
+
+// nearestBydos returns the Bydos ahead of the ship closest in x.
+func nearestBydos(f *client.Frame, ship client.Entity) (client.Entity, bool) {
+	var best client.Entity
+	found := false
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		if e.Kind != wire.KindBydosSlave || e.X <= ship.X+20 || e.X > areaW+40 {
+			continue
+		}
+		if !found || e.X < best.X {
+			best, found = *e, true
+		}
+	}
+	return best, found
+}
+
+func abs(v float32) float32 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

@@ -1,0 +1,302 @@
+// Command rtype-bot plays the game headless: each bot logs in, dodges the
+// Bydos and their missiles coming its way, lines up with the nearest Bydos
+// and fires at it, staying in the left third of the screen. It is used to
+// load a server and to test it end to end.
+//
+// Usage:
+//
+//	rtype-bot [-addr 127.0.0.1:4242] [-n 1] [-name bot] [-duration 0] [-seed 0] [-log-level info]
+//
+// The bots are named bot1..botN (with -name bot). They log in 100 ms apart
+// and at most 5 per 10 seconds, the server's limit per IP address; a login
+// refused as rate limited is tried again after the window. The command
+// ends when the game is over for every bot, or after -duration, and prints
+// each bot's final score. Its exit status is 0 when every bot played until
+// the game was over (or until -duration or an interrupt), 1 otherwise.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"rtype/net/client"
+	"rtype/net/wire"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the command line's.
+type options struct {
+	addr     string
+	n        int
+	name     string
+	duration time.Duration
+	seed     uint64
+	level    slog.Level
+}
+
+func parse(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("rtype-bot", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:4242", "server address, host:port (TCP and UDP)")
+	fs.IntVar(&o.n, "n", 1, "number of bots in this process")
+	fs.StringVar(&o.name, "name", "bot", "name prefix: the bots are named <prefix>1..<prefix>N")
+	fs.DurationVar(&o.duration, "duration", 0, "how long to play; 0 plays until the game is over")
+	fs.Uint64Var(&o.seed, "seed", 0, "seed of the bots' choices; 0 picks one at random")
+	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.n < 1 {
+		return o, fmt.Errorf("-n must be at least 1")
+	}
+	if first, last := fmt.Sprintf("%s1", o.name), fmt.Sprintf("%s%d", o.name, o.n); len([]rune(first)) < 3 || len([]rune(last)) > 20 {
+		return o, fmt.Errorf("-name: the names %s..%s must have 3 to 20 characters", first, last)
+	}
+	if o.duration < 0 {
+		return o, fmt.Errorf("-duration must not be negative")
+	}
+	if err := o.level.UnmarshalText([]byte(*level)); err != nil {
+		return o, fmt.Errorf("-log-level: %v", err)
+	}
+	if o.seed == 0 {
+		o.seed = rand.Uint64()
+	}
+	return o, nil
+}
+
+// result is how one bot's game ended.
+type result struct {
+	name  string
+	score uint32
+	over  bool // the game ended with GameOver
+	err   error
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parse(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "rtype-bot:", err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.level}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.duration)
+		defer cancel()
+	}
+	results := playAll(ctx, o, log)
+	status := 0
+	for _, r := range results {
+		switch {
+		case r.err != nil:
+			fmt.Fprintf(stdout, "%s: error: %v (score %d)\n", r.name, r.err, r.score)
+			status = 1
+		case r.over:
+			fmt.Fprintf(stdout, "%s: final score %d (game over)\n", r.name, r.score)
+		default:
+			fmt.Fprintf(stdout, "%s: score %d (stopped before the game was over)\n", r.name, r.score)
+		}
+	}
+	return status
+}
+
+// playAll runs o.n bots and waits for them.
+func playAll(ctx context.Context, o options, log *slog.Logger) []result {
+	gate := newLoginGate(5, 10*time.Second+500*time.Millisecond, 100*time.Millisecond)
+	results := make([]result, o.n)
+	var wg sync.WaitGroup
+	for i := range o.n {
+		slot := gate.reserve() // in order: bot1 first
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := fmt.Sprintf("%s%d", o.name, i+1)
+			rng := rand.New(rand.NewPCG(o.seed, uint64(i)))
+			results[i] = playBot(ctx, o.addr, name, gate, slot, rng, log.With("bot", name))
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// playBot logs one bot in and plays until the game is over, ctx is done,
+// or the session fails.
+func playBot(ctx context.Context, addr, name string, gate *loginGate, slot time.Time, rng *rand.Rand, log *slog.Logger) result {
+	res := result{name: name}
+	c, err := login(ctx, addr, name, gate, slot, log)
+	if err != nil {
+		if ctx.Err() == nil {
+			res.err = err
+		}
+		return res
+	}
+	defer c.Close()
+	b := newBrain(c.Player(), rng)
+	tick := time.NewTicker(time.Second / 60)
+	defer tick.Stop()
+	report := time.NewTicker(10 * time.Second)
+	defer report.Stop()
+	var frames []client.Frame
+	last := uint8(0xFF)
+	for {
+		select {
+		case <-ctx.Done():
+			res.score = c.Players()[c.Player()].Score
+			log.Info("stopping", "score", res.score)
+			return res
+		case <-c.Done():
+			res.score = finalScore(c)
+			var lo *client.LogoutError
+			if errors.As(c.Err(), &lo) && lo.Reason == wire.LogoutGameOver {
+				res.over = true
+				log.Info("game over", "score", res.score)
+			} else {
+				res.err = c.Err()
+				log.Error("session ended", "err", res.err, "score", res.score)
+			}
+			return res
+		case <-report.C:
+			st := c.Stats()
+			log.Info("playing", "score", c.Players()[c.Player()].Score, "lives", c.Players()[c.Player()].Lives,
+				"rtt", st.RTT.Round(time.Millisecond), "loss", st.Loss, "kbit_in", int(st.KbitIn), "kbit_out", int(st.KbitOut))
+		case <-tick.C:
+			frames = c.Frames(frames)
+			if len(frames) == 0 {
+				continue
+			}
+			act := b.decide(&frames[len(frames)-1])
+			if act != last {
+				c.SetInput(act)
+				last = act
+			}
+		}
+	}
+}
+
+// finalScore returns the bot's score of GameOver, else of the player
+// table.
+func finalScore(c *client.Client) uint32 {
+	if scores, over := c.GameOver(); over {
+		for _, s := range scores {
+			if s.Player == c.Player() {
+				return s.Score
+			}
+		}
+	}
+	return c.Players()[c.Player()].Score
+}
+
+// login dials at its slot of the gate, trying again when the server says the
+// address logged in too often.
+func login(ctx context.Context, addr, name string, gate *loginGate, slot time.Time, log *slog.Logger) (*client.Client, error) {
+	for attempt := 1; ; attempt++ {
+		if attempt > 1 {
+			slot = gate.reserve()
+		}
+		if err := sleepUntil(ctx, slot); err != nil {
+			return nil, err
+		}
+		c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: log})
+		var rej *client.RejectedError
+		if errors.As(err, &rej) && rej.Reason == wire.RejectRateLimited && attempt < 10 {
+			log.Info("login rate limited: waiting for the window to pass", "attempt", attempt)
+			gate.backOff()
+			continue
+		}
+		if err != nil {
+			log.Error("login failed", "err", err)
+			return nil, err
+		}
+		log.Info("logged in", "player", c.Player())
+		return c, nil
+	}
+}
+
+// loginGate spaces the process's logins: at most limit within any
+// window, and stagger apart, so that the bots stay under the server's rate
+// limit (3.3: 5 per IP address per 10 seconds, refused ones included).
+// Logins go in the order of their reservations.
+type loginGate struct {
+	limit   int
+	window  time.Duration
+	stagger time.Duration
+
+	mu    sync.Mutex
+	times []time.Time // of the logins reserved, within the window or to come
+	until time.Time   // no login before this
+}
+
+func newLoginGate(limit int, window, stagger time.Duration) *loginGate {
+	return &loginGate{limit: limit, window: window, stagger: stagger}
+}
+
+// reserve returns the time of the next free login slot, and takes it.
+func (g *loginGate) reserve() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := time.Now()
+	for len(g.times) > 0 && !g.times[0].Add(g.window).After(now) {
+		g.times = g.times[1:]
+	}
+	next := now
+	if g.until.After(next) {
+		next = g.until
+	}
+	if n := len(g.times); n > 0 && g.times[n-1].Add(g.stagger).After(next) {
+		next = g.times[n-1].Add(g.stagger)
+	}
+	if n := len(g.times); n >= g.limit && g.times[n-g.limit].Add(g.window).After(next) {
+		next = g.times[n-g.limit].Add(g.window)
+	}
+	g.times = append(g.times, next)
+	return next
+}
+
+// sleepUntil waits for t or for ctx to be done.
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// backOff holds the logins not reserved yet for a whole window: the
+// server refused one as rate limited, so other logins from this address
+// (another process) count too.
+func (g *loginGate) backOff() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if t := time.Now().Add(g.window); t.After(g.until) {
+		g.until = t
+	}
+}

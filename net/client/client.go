@@ -1,0 +1,611 @@
+// Package client is the client side of protocol v1 (PROTOCOL.md): it logs
+// in over TCP, binds its UDP endpoint, then sends the player's inputs 60
+// times per second and keeps a World up to date from the server's events
+// and snapshots, for a game loop (or a bot) to read.
+//
+// It never touches a display: the renderer and the bots share it.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"rtype/net/link"
+	"rtype/net/wire"
+)
+
+// Defaults of Config.
+const (
+	// DefaultBindInterval is the time between two Binds (3.4).
+	DefaultBindInterval = 100 * time.Millisecond
+	// DefaultBindTimeout is how long Binds are sent before giving up (3.4).
+	DefaultBindTimeout = 5 * time.Second
+	// DefaultLoginTimeout is how long the server has to answer the login.
+	DefaultLoginTimeout = 5 * time.Second
+	// DefaultTimeout is the silence after which the connection is lost
+	// (5.5).
+	DefaultTimeout = link.Timeout
+	// DefaultSendInterval is the time between two Inputs: one per tick.
+	DefaultSendInterval = time.Second / 60
+	// DefaultAckInterval is the longest time between two Acks when no
+	// Input is sent: 20 per second, twice the minimum of 5.5.
+	DefaultAckInterval = 50 * time.Millisecond
+)
+
+// Config is a client's configuration. A zero duration means its default.
+type Config struct {
+	// Addr is the server's "host:port", TCP and UDP on the same port.
+	Addr string
+	// Name is the player's name, sent in LoginRequest.
+	Name string
+	// Logger receives the client's logs. Default slog.Default().
+	Logger *slog.Logger
+	// BindInterval is the time between two Binds (3.4). Default 100 ms.
+	BindInterval time.Duration
+	// BindTimeout is how long Binds are sent before giving up with
+	// ErrBindTimeout (3.4). Default 5 s.
+	BindTimeout time.Duration
+	// LoginTimeout is how long the server has to answer the LoginRequest.
+	// Default 5 s.
+	LoginTimeout time.Duration
+	// Timeout is the silence after which the connection is lost (5.5).
+	// Default 5 s; tests shorten it.
+	Timeout time.Duration
+	// SendInterval is the time between two Inputs (4.2). Default 1/60 s.
+	SendInterval time.Duration
+	// AckInterval is the longest time between two Acks while no Input is
+	// sent (5.5); an Ack also goes out at the next send tick after a
+	// Snapshot or an Event arrived. Default 50 ms.
+	AckInterval time.Duration
+	// OnSnapshot, when set, is called with each snapshot datagram once
+	// rebuilt and applied to the world (4.8), from the receiving goroutine
+	// with the client's lock held: it must be quick and must not call the
+	// Client's methods. r is only valid during the call.
+	OnSnapshot func(r *link.Rebuilt)
+}
+
+func (c Config) withDefaults() Config {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.BindInterval, DefaultBindInterval)
+	def(&c.BindTimeout, DefaultBindTimeout)
+	def(&c.LoginTimeout, DefaultLoginTimeout)
+	def(&c.Timeout, DefaultTimeout)
+	def(&c.SendInterval, DefaultSendInterval)
+	def(&c.AckInterval, DefaultAckInterval)
+	return c
+}
+
+// Stats are measurements of a client's connection.
+type Stats struct {
+	// RTT is the smoothed round-trip time (5.4); HasRTT is false before
+	// the first measurement.
+	RTT    time.Duration
+	HasRTT bool
+	// Loss is the fraction of the client's datagrams sent between 3 s and
+	// 1 s ago that the server has not acknowledged.
+	Loss float64
+	// KbitIn and KbitOut are the UDP payload rates, in kbit/s, over the
+	// last second.
+	KbitIn, KbitOut float64
+	// SnapshotsPerSec is the number of new snapshot ticks received per
+	// second over the last second.
+	SnapshotsPerSec float64
+	// BaselineAge is the baseline_age of the last snapshot datagram
+	// applied, in ticks: 0 for a full snapshot.
+	BaselineAge uint32
+	// SnapshotTick is the tick of the newest snapshot applied.
+	SnapshotTick uint32
+	// EventsDelivered is the number of distinct events received.
+	EventsDelivered uint64
+	// Dropped counts received datagrams dropped: invalid, of another
+	// session, or a snapshot that could not be rebuilt. Duplicates counts
+	// the duplicates ignored (5.1).
+	Dropped, Duplicates uint64
+	// Link are the link's counters.
+	Link link.Stats
+}
+
+// maxPending is how many applied events wait for DrainEvents; beyond it
+// the oldest half is dropped.
+const maxPending = 4096
+
+// rateSample is a reading of the counters, for the rates of Stats.
+type rateSample struct {
+	at        time.Time
+	in, out   uint64
+	snapshots uint64
+}
+
+const rateSamples = 10 // one per 100 ms
+
+// Client is a player's connection to a server. Its methods are safe for
+// concurrent use.
+type Client struct {
+	cfg     Config
+	log     *slog.Logger
+	tcp     net.Conn
+	udp     *net.UDPConn
+	player  uint8
+	session uint32
+	token   wire.Token
+
+	mu       sync.Mutex // guards what follows
+	link     *link.Link
+	rb       link.Rebuilder
+	world    *World
+	snap     wire.Snapshot
+	frames   []wire.EventFrame
+	pending  []wire.Event
+	actions  uint8
+	bound    bool
+	ackDue   bool
+	lastSend time.Time
+	hasSnap  bool
+	snapTick uint32
+	baseAge  uint32
+	in, out  uint64 // UDP bytes received and sent
+	nsnaps   uint64 // new snapshot ticks
+	dropped  uint64
+	dups     uint64
+	samples  [rateSamples]rateSample
+	nsample  int // samples taken
+
+	boundCh chan struct{}
+	done    chan struct{}
+	endOnce sync.Once
+	err     error // written before done is closed
+	wg      sync.WaitGroup
+}
+
+// Dial logs in to the server of cfg.Addr as cfg.Name, binds the UDP
+// endpoint (3.4), starts the client's goroutines and returns the client.
+// ctx bounds Dial only; Close ends the session. The errors are meant for
+// people: *ReachError, *RejectedError, *LogoutError, ErrLoginTimeout,
+// ErrBindTimeout, ErrProtocol (wrapped).
+func Dial(ctx context.Context, cfg Config) (*Client, error) {
+	cfg = cfg.withDefaults()
+	log := cfg.Logger.With("server", cfg.Addr, "name", cfg.Name)
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", cfg.Addr)
+	if err != nil {
+		return nil, &ReachError{Addr: cfg.Addr, Err: err}
+	}
+	acc, err := login(ctx, conn, cfg)
+	if err != nil {
+		conn.Close()
+		log.Info("login failed", "err", err)
+		return nil, err
+	}
+	ta, _ := conn.RemoteAddr().(*net.TCPAddr)
+	if ta == nil {
+		conn.Close()
+		return nil, fmt.Errorf("cannot open the game's UDP socket: the TCP connection has no IP address")
+	}
+	udp, err := net.DialUDP("udp", nil, &net.UDPAddr{IP: ta.IP, Port: ta.Port, Zone: ta.Zone})
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("cannot open the game's UDP socket to %s: %w", ta, err)
+	}
+	now := time.Now()
+	c := &Client{
+		cfg:     cfg,
+		log:     log.With("player", acc.Player, "session", acc.Session),
+		tcp:     conn,
+		udp:     udp,
+		player:  acc.Player,
+		session: acc.Session,
+		token:   acc.Token,
+		link:    link.New(acc.Session, now),
+		world:   NewWorld(),
+		boundCh: make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	c.log.Info("login accepted", "tick", acc.Tick)
+	c.wg.Add(2)
+	go func() { defer c.wg.Done(); c.readUDP() }()
+	go func() { defer c.wg.Done(); c.readTCP() }()
+	if err := c.bind(ctx); err != nil {
+		c.end(err, true)
+		c.wg.Wait()
+		return nil, c.err
+	}
+	c.wg.Add(1)
+	go func() { defer c.wg.Done(); c.send() }()
+	return c, nil
+}
+
+// login sends the LoginRequest and reads the answer.
+func login(ctx context.Context, conn net.Conn, cfg Config) (wire.Message, error) {
+	deadline := time.Now().Add(cfg.LoginTimeout)
+	conn.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version, Name: cfg.Name})
+	_, err := conn.Write(req)
+	var m wire.Message
+	if err == nil {
+		fr := wire.FrameReader{R: conn}
+		m, err = fr.ReadMessage()
+	}
+	if err != nil {
+		var ne net.Error
+		switch {
+		case ctx.Err() != nil:
+			return m, fmt.Errorf("login to %s: %w", cfg.Addr, ctx.Err())
+		case errors.As(err, &ne) && ne.Timeout():
+			return m, loginTimeout(cfg.LoginTimeout)
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return m, fmt.Errorf("the server %s closed the connection during the login", cfg.Addr)
+		case errors.Is(err, wire.ErrFrameLength), errors.Is(err, wire.ErrMessageType), errors.Is(err, wire.ErrMessageBody):
+			return m, protocolError("bad answer to the login: %v", err)
+		}
+		return m, fmt.Errorf("the login to %s failed: %w", cfg.Addr, err)
+	}
+	conn.SetDeadline(time.Time{})
+	switch m.Type {
+	case wire.MsgLoginAccepted:
+		return m, nil
+	case wire.MsgLoginRejected:
+		return m, &RejectedError{Reason: m.Reason, Text: m.Text}
+	case wire.MsgLogout:
+		return m, &LogoutError{Reason: m.Reason}
+	}
+	return m, protocolError("%v in answer to the login", m.Type)
+}
+
+// bind sends Binds until the UDP reader sees an Accept (3.4).
+func (c *Client) bind(ctx context.Context) error {
+	timer := time.NewTimer(c.cfg.BindTimeout)
+	defer timer.Stop()
+	tick := time.NewTicker(c.cfg.BindInterval)
+	defer tick.Stop()
+	var buf []byte
+	binds := 0
+	for {
+		c.mu.Lock()
+		buf, _ = c.link.AppendDatagram(buf[:0], wire.TypeBind, c.token[:], time.Now())
+		c.out += uint64(len(buf))
+		c.mu.Unlock()
+		if _, err := c.udp.Write(buf); err != nil {
+			c.log.Debug("bind not sent", "err", err)
+		}
+		binds++
+		select {
+		case <-c.boundCh:
+			c.log.Info("bound", "binds", binds)
+			return nil
+		case <-c.done:
+			return c.err
+		case <-tick.C:
+		case <-timer.C:
+			return bindTimeout(c.cfg.BindTimeout)
+		case <-ctx.Done():
+			return fmt.Errorf("binding to %s: %w", c.cfg.Addr, ctx.Err())
+		}
+	}
+}
+
+// end ends the session with err, once: it sends Logout(Left) when logout
+// is set, closes both sockets (which stops the readers) and Done.
+func (c *Client) end(err error, logout bool) {
+	c.endOnce.Do(func() {
+		c.err = err
+		if logout {
+			c.tcp.SetWriteDeadline(time.Now().Add(time.Second))
+			c.tcp.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: wire.LogoutLeft}))
+		}
+		c.tcp.Close()
+		c.udp.Close()
+		close(c.done)
+		if err == ErrClosed {
+			c.log.Info("session closed")
+		} else {
+			c.log.Info("session ended", "err", err)
+		}
+	})
+}
+
+// ended reports whether the session has ended.
+func (c *Client) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// readTCP reads the session stream: the server's Logout, or its closing.
+func (c *Client) readTCP() {
+	fr := wire.FrameReader{R: c.tcp}
+	for {
+		m, err := fr.ReadMessage()
+		if c.ended() {
+			return
+		}
+		switch {
+		case err == nil && m.Type == wire.MsgLogout:
+			c.end(&LogoutError{Reason: m.Reason}, false)
+			return
+		case err == nil:
+			c.end(protocolError("unexpected %v during the session", m.Type), true)
+			return
+		case errors.Is(err, wire.ErrFrameLength), errors.Is(err, wire.ErrMessageType), errors.Is(err, wire.ErrMessageBody):
+			c.end(protocolError("%v", err), true)
+			return
+		default:
+			c.log.Debug("TCP read", "err", err)
+			c.end(errHungUp, false)
+			return
+		}
+	}
+}
+
+// readUDP reads the datagrams until the socket is closed.
+func (c *Client) readUDP() {
+	buf := make([]byte, wire.MaxDatagram+1) // one more byte to see the too large
+	for {
+		n, err := c.udp.Read(buf)
+		if err != nil {
+			if c.ended() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// A connected UDP socket reports ICMP errors (port
+			// unreachable while the server starts): not fatal.
+			c.log.Debug("UDP read", "err", err)
+			time.Sleep(5 * time.Millisecond)
+			continue
+		}
+		c.receive(buf[:n], time.Now())
+	}
+}
+
+// receive processes one datagram (5.1, 4.8, 5.2, 6).
+func (c *Client) receive(b []byte, now time.Time) {
+	h, p, err := wire.ParseHeader(b, wire.ToClient)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.in += uint64(len(b))
+	if err != nil || h.Session != c.session {
+		c.dropped++
+		return
+	}
+	if c.link.Seen(h.Seq) {
+		c.dups++
+		return
+	}
+	switch h.Type {
+	case wire.TypeAccept:
+		a, err := wire.ParseAccept(p)
+		if err != nil || a.Player != c.player {
+			c.dropped++
+			return
+		}
+		c.link.Accept(h, len(b), now)
+		if !c.bound {
+			c.bound = true
+			close(c.boundCh)
+		}
+	case wire.TypeSnapshot:
+		if err := c.snap.Decode(p); err != nil {
+			c.dropped++
+			c.log.Debug("snapshot dropped", "err", err)
+			return
+		}
+		r, err := c.rb.Rebuild(&c.snap)
+		if err != nil {
+			c.dropped++
+			c.log.Debug("snapshot not rebuilt", "tick", c.snap.Tick, "err", err)
+			return
+		}
+		c.world.ApplySnapshot(r)
+		if c.cfg.OnSnapshot != nil {
+			c.cfg.OnSnapshot(r)
+		}
+		c.link.Accept(h, len(b), now)
+		if !c.hasSnap || r.Tick > c.snapTick {
+			c.hasSnap, c.snapTick = true, r.Tick
+			c.nsnaps++
+		}
+		c.baseAge = c.snap.BaselineAge
+		c.ackDue = true
+	case wire.TypeEvent:
+		frames, err := c.link.ReceiveEvents(p, c.frames[:0])
+		c.frames = frames
+		if err != nil {
+			c.dropped++
+			return
+		}
+		c.link.Accept(h, len(b), now)
+		for _, f := range frames {
+			var ev wire.Event
+			if err := wire.ParseEvent(f.Data, &ev); err != nil {
+				c.log.Debug("event ignored", "id", f.ID, "err", err)
+				continue // 6.4
+			}
+			if c.world.ApplyEvent(&ev) {
+				if len(c.pending) >= maxPending {
+					c.pending = append(c.pending[:0], c.pending[maxPending/2:]...)
+				}
+				c.pending = append(c.pending, ev)
+			}
+		}
+		c.ackDue = true
+	case wire.TypeAck:
+		c.link.Accept(h, len(b), now)
+	}
+}
+
+// send runs the sending clock: an Input per tick while the player has a
+// ship, Acks otherwise (5.5), and the silence timeout.
+func (c *Client) send() {
+	t := time.NewTicker(c.cfg.SendInterval)
+	defer t.Stop()
+	var buf []byte
+	var input [1]byte
+	var prev time.Time
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		// After a stall of this goroutine (a suspended laptop, an
+		// overloaded machine) the datagrams that arrived meanwhile may
+		// still wait in the socket: judge the silence at the next tick.
+		stalled := !prev.IsZero() && now.Sub(prev) > c.cfg.Timeout/4
+		prev = now
+		c.mu.Lock()
+		if !stalled && c.link.Silence(now) >= c.cfg.Timeout {
+			c.mu.Unlock()
+			c.end(silenceError(c.cfg.Timeout), true)
+			return
+		}
+		buf = buf[:0]
+		switch {
+		case c.world.HasShip(c.player) && !c.world.over:
+			input[0] = c.actions
+			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, input[:], now)
+		case c.ackDue || now.Sub(c.lastSend) >= c.cfg.AckInterval-c.cfg.SendInterval/2:
+			buf, _ = c.link.AppendDatagram(buf, wire.TypeAck, nil, now)
+		}
+		if len(buf) > 0 {
+			c.ackDue, c.lastSend = false, now
+			c.out += uint64(len(buf))
+		}
+		c.sample(now)
+		c.mu.Unlock()
+		if len(buf) > 0 {
+			if _, err := c.udp.Write(buf); err != nil && !c.ended() {
+				c.log.Debug("UDP write", "err", err)
+			}
+		}
+	}
+}
+
+// sample takes a reading of the counters every 100 ms, for Stats.
+func (c *Client) sample(now time.Time) {
+	if c.nsample > 0 && now.Sub(c.samples[(c.nsample-1)%rateSamples].at) < 100*time.Millisecond {
+		return
+	}
+	c.samples[c.nsample%rateSamples] = rateSample{at: now, in: c.in, out: c.out, snapshots: c.nsnaps}
+	c.nsample++
+}
+
+// Player returns the player number of LoginAccepted, 0 to 3.
+func (c *Client) Player() uint8 { return c.player }
+
+// Session returns the session number of LoginAccepted.
+func (c *Client) Session() uint32 { return c.session }
+
+// SetInput sets the actions held (wire.Action* bits), sent with every
+// Input from the next tick on. Bits 5 to 7 are cleared.
+func (c *Client) SetInput(actions uint8) {
+	c.mu.Lock()
+	c.actions = actions & wire.ActionsMask
+	c.mu.Unlock()
+}
+
+// Frames sets dst to a copy of the frames of the last second, oldest
+// first, and returns it. The entity slices of dst's elements are reused:
+// passing the same dst every time allocates nothing once it has grown.
+func (c *Client) Frames(dst []Frame) []Frame {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.world.Frames(dst)
+}
+
+// DrainEvents appends to dst the events applied to the world since the
+// last call, oldest first (for effects and sounds), and returns it. Events
+// the ordering rules ignored are not included.
+func (c *Client) DrainEvents(dst []wire.Event) []wire.Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dst = append(dst, c.pending...)
+	clear(c.pending) // drop the names
+	c.pending = c.pending[:0]
+	return dst
+}
+
+// Players returns the player table.
+func (c *Client) Players() [wire.MaxPlayers]Player {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.world.Players()
+}
+
+// GameOver returns the final scores and true once the GameOver event has
+// arrived.
+func (c *Client) GameOver() (scores []wire.Score, over bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.world.GameOver()
+}
+
+// Stats returns measurements of the connection.
+func (c *Client) Stats() Stats {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ls := c.link.Stats()
+	s := Stats{
+		Loss:            c.link.Loss(now),
+		BaselineAge:     c.baseAge,
+		SnapshotTick:    c.snapTick,
+		EventsDelivered: ls.EventsDelivered,
+		Dropped:         c.dropped,
+		Duplicates:      c.dups,
+		Link:            ls,
+	}
+	s.RTT, s.HasRTT = c.link.RTT()
+	if c.nsample > 0 {
+		old := c.samples[0]
+		if c.nsample >= rateSamples {
+			old = c.samples[c.nsample%rateSamples]
+		}
+		if dt := now.Sub(old.at).Seconds(); dt > 0.05 {
+			s.KbitIn = float64(c.in-old.in) * 8 / 1000 / dt
+			s.KbitOut = float64(c.out-old.out) * 8 / 1000 / dt
+			s.SnapshotsPerSec = float64(c.nsnaps-old.snapshots) / dt
+		}
+	}
+	return s
+}
+
+// Done is closed when the session ends; Err then says why.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err returns why the session ended: nil while it runs, ErrClosed after
+// Close, a *LogoutError when the server ended it (GameOver at the end of
+// a game), an error matching ErrConnectionLost, or another error.
+func (c *Client) Err() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// Close leaves the game: it sends Logout(Left), closes the sockets and
+// waits for the client's goroutines. It is idempotent and always returns
+// nil.
+func (c *Client) Close() error {
+	c.end(ErrClosed, true)
+	c.wg.Wait()
+	return nil
+}

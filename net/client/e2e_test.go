@@ -1,0 +1,203 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"rtype/net/link"
+	"rtype/net/wire"
+	"rtype/server"
+)
+
+// snapRecord is a snapshot's entities and players at one tick.
+type snapRecord struct {
+	entities []wire.Entity
+	players  []wire.PlayerState
+}
+
+// snapLog collects snapshots by tick, from any goroutine.
+type snapLog struct {
+	mu    sync.Mutex
+	ticks map[uint32]snapRecord
+}
+
+func (l *snapLog) add(tick uint32, ents []wire.Entity, players []wire.PlayerState) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ticks == nil {
+		l.ticks = make(map[uint32]snapRecord)
+	}
+	l.ticks[tick] = snapRecord{slices.Clone(ents), slices.Clone(players)}
+}
+
+// latest returns the newest frame, or false before any.
+func latest(c *Client) (Frame, bool) {
+	f := c.Frames(nil)
+	if len(f) == 0 {
+		return Frame{}, false
+	}
+	return f[len(f)-1], true
+}
+
+// shipOf returns the ship of player p in the newest frame.
+func shipOf(c *Client, p uint8) (Entity, uint32, bool) {
+	f, ok := latest(c)
+	if !ok {
+		return Entity{}, 0, false
+	}
+	for _, e := range f.Entities {
+		if e.Kind == wire.KindPlayerShip && e.Owner == p {
+			return e, f.Tick, true
+		}
+	}
+	return Entity{}, f.Tick, false
+}
+
+// TestEndToEnd runs the real server and two clients: they see each other
+// join, their ships spawn, a held Right moves a ship, every snapshot a
+// client rebuilt equals the server's state at that tick, Close makes the
+// other see PlayerLeft, and the server's shutdown ends the last session.
+func TestEndToEnd(t *testing.T) {
+	var srvLog, c1Log, c2Log snapLog
+	srv, err := server.New(server.Config{
+		Listen:   "127.0.0.1:0",
+		MaxGames: 1,
+		Seed:     7,
+		Logger:   testLogger(),
+		OnSnapshot: func(game int, s server.Snapshot) {
+			srvLog.add(s.Tick, s.Entities, s.Players)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	runDone := make(chan error, 1)
+	go func() { runDone <- srv.Run(ctx) }()
+	defer func() {
+		stop()
+		select {
+		case <-runDone:
+		case <-time.After(5 * time.Second):
+			t.Error("server did not stop")
+		}
+	}()
+
+	onSnap := func(l *snapLog) func(r *link.Rebuilt) {
+		return func(r *link.Rebuilt) { l.add(r.Tick, r.Entities, r.PlayerStates()) }
+	}
+	dialCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c1, err := Dial(dialCtx, Config{Addr: srv.Addr(), Name: "alice", Logger: testLogger(), OnSnapshot: onSnap(&c1Log)})
+	if err != nil {
+		t.Fatalf("alice: %v", err)
+	}
+	defer c1.Close()
+	c2, err := Dial(dialCtx, Config{Addr: srv.Addr(), Name: "bob", Logger: testLogger(), OnSnapshot: onSnap(&c2Log)})
+	if err != nil {
+		t.Fatalf("bob: %v", err)
+	}
+	defer c2.Close()
+	p1, p2 := c1.Player(), c2.Player()
+	if p1 == p2 {
+		t.Fatalf("both players are %d", p1)
+	}
+
+	// Each sees the other join.
+	waitFor(t, 5*time.Second, "the PlayerJoined of both players", func() bool {
+		a, b := c1.Players(), c2.Players()
+		return a[p1].Name == "alice" && a[p2].Present && a[p2].Name == "bob" &&
+			b[p1].Present && b[p1].Name == "alice" && b[p2].Name == "bob"
+	})
+	// Both ships spawn, in both worlds.
+	waitFor(t, 5*time.Second, "both ships in both worlds", func() bool {
+		_, _, a1 := shipOf(c1, p1)
+		_, _, a2 := shipOf(c1, p2)
+		_, _, b1 := shipOf(c2, p1)
+		_, _, b2 := shipOf(c2, p2)
+		return a1 && a2 && b1 && b2
+	})
+
+	// Holding Right moves alice's ship right, as both clients see it.
+	start, startTick, _ := shipOf(c1, p1)
+	c1.SetInput(wire.ActionRight)
+	waitFor(t, 5*time.Second, "alice's ship moving right", func() bool {
+		s, tick, ok := shipOf(c1, p1)
+		return ok && tick >= startTick+30 && s.X > start.X+60
+	})
+	waitFor(t, 5*time.Second, "bob seeing alice's ship move right", func() bool {
+		s, _, ok := shipOf(c2, p1)
+		return ok && s.X > start.X+60
+	})
+	c1.SetInput(0)
+	if s, _, _ := shipOf(c1, p1); s.X > 1280 {
+		t.Fatalf("ship left the screen: %+v", s)
+	}
+
+	// Every snapshot a client rebuilt is the server's state at its tick.
+	time.Sleep(200 * time.Millisecond)
+	srvLog.mu.Lock()
+	for name, l := range map[string]*snapLog{"alice": &c1Log, "bob": &c2Log} {
+		l.mu.Lock()
+		if len(l.ticks) < 10 {
+			t.Errorf("%s rebuilt only %d snapshots", name, len(l.ticks))
+		}
+		for tick, got := range l.ticks {
+			want, ok := srvLog.ticks[tick]
+			if !ok {
+				t.Errorf("%s rebuilt a snapshot of tick %d the server did not make", name, tick)
+				continue
+			}
+			if !slices.Equal(got.entities, want.entities) {
+				t.Errorf("%s, tick %d: entities\n%v\nserver\n%v", name, tick, got.entities, want.entities)
+			}
+			if !slices.Equal(got.players, want.players) {
+				t.Errorf("%s, tick %d: players %v, server %v", name, tick, got.players, want.players)
+			}
+		}
+		l.mu.Unlock()
+	}
+	srvLog.mu.Unlock()
+	if st := c1.Stats(); st.BaselineAge == 0 || st.SnapshotsPerSec == 0 || !st.HasRTT {
+		t.Errorf("alice's stats: %+v", st)
+	}
+
+	// Alice leaves: bob sees PlayerLeft, then the Destroy of her ship.
+	ship1, _, _ := shipOf(c2, p1)
+	c2.DrainEvents(nil)
+	c1.Close()
+	var evs []wire.Event
+	waitFor(t, 5*time.Second, "alice's PlayerLeft and ship Destroy", func() bool {
+		evs = c2.DrainEvents(evs)
+		left, gone := false, false
+		for _, ev := range evs {
+			left = left || (ev.Type == wire.EventPlayerLeft && ev.Player == p1 && ev.Reason == wire.LeftLeft)
+			gone = gone || (ev.Type == wire.EventDestroy && ev.ID == ship1.ID && ev.Reason == wire.DestroyPlayerLeft)
+		}
+		return left && gone
+	})
+	if p := c2.Players()[p1]; p.Present {
+		t.Fatalf("alice still present for bob: %+v", p)
+	}
+	if _, _, ok := shipOf(c2, p1); ok {
+		waitFor(t, time.Second, "alice's ship gone from bob's frames", func() bool {
+			_, _, ok := shipOf(c2, p1)
+			return !ok
+		})
+	}
+	if err := c2.Err(); err != nil {
+		t.Fatalf("bob's session ended: %v", err)
+	}
+
+	// The server shuts down: bob is told so.
+	stop()
+	err = waitDone(t, c2, 5*time.Second)
+	var lo *LogoutError
+	if !errors.As(err, &lo) || lo.Reason != wire.LogoutServerShutdown {
+		t.Fatalf("bob's session ended with %v, want Logout(ServerShutdown)", err)
+	}
+}
