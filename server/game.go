@@ -147,17 +147,7 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 	if g.hasJoined() {
 		g.world.Step()
 	}
-	g.events = g.world.TakeEvents()
-	if s.cfg.OnEvents != nil && len(g.events) > 0 {
-		s.cfg.OnEvents(g.id, g.events)
-	}
-	for i := range g.events {
-		for _, ss := range g.sessions {
-			if ss != nil && ss.joined {
-				queue(ss, &g.events[i])
-			}
-		}
-	}
+	s.distribute(g)
 	if !g.over && g.world.Over() {
 		g.over, g.overAt = true, now
 		s.log.Info("game over", "game", g.id, "tick", g.world.Tick())
@@ -172,6 +162,25 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 		}
 	}
 	return lost
+}
+
+// distribute queues the events the world produced since the last call to
+// every session in the world.
+func (s *Server) distribute(g *game) {
+	g.events = g.world.TakeEvents()
+	if len(g.events) == 0 {
+		return
+	}
+	if s.cfg.OnEvents != nil {
+		s.cfg.OnEvents(g.id, g.events)
+	}
+	for i := range g.events {
+		for _, ss := range g.sessions {
+			if ss != nil && ss.joined {
+				queue(ss, &g.events[i])
+			}
+		}
+	}
 }
 
 // hasJoined reports whether any session of g is in its world.

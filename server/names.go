@@ -1,12 +1,15 @@
 package server
 
 import (
+	"encoding/binary"
 	"errors"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"rtype/net/wire"
 )
 
 // Name limits of 3.2, in characters after normalization.
@@ -52,4 +55,14 @@ func NormalizeName(raw string) (string, error) {
 		return "", errNameEmpty
 	}
 	return s, nil
+}
+
+// badUTF8Name reports a LoginRequest frame (type and body) that is well
+// formed but for its name, which is not valid UTF-8: InvalidName (3.2).
+func badUTF8Name(frame []byte) bool {
+	if len(frame) < 4 || frame[0] != byte(wire.MsgLoginRequest) {
+		return false
+	}
+	n := int(binary.LittleEndian.Uint16(frame[2:]))
+	return n == len(frame)-4 && !utf8.Valid(frame[4:])
 }

@@ -29,9 +29,11 @@ type Server struct {
 	games    []*game
 	nextGame int
 	pending  int
+	waiting  map[*net.TCPConn]bool // the pending connections, closed by shutdown
 	limiter  *loginLimiter
 	closed   bool
 	seed     uint64
+	ticks    tickTimes
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -59,6 +61,7 @@ func New(cfg Config) (*Server, error) {
 		tcp:      tcp,
 		udp:      udp,
 		sessions: make(map[uint32]*session),
+		waiting:  make(map[*net.TCPConn]bool),
 		limiter:  newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, 100000),
 		seed:     seed,
 		done:     make(chan struct{}),
@@ -127,6 +130,11 @@ func (s *Server) shutdown() {
 	for _, ss := range s.sessions {
 		conns = append(conns, ss)
 	}
+	// Connections still before their LoginRequest would otherwise hold
+	// Run until their LoginTimeout.
+	for c := range s.waiting {
+		c.Close()
+	}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, ss := range conns {
@@ -159,6 +167,7 @@ func (s *Server) acceptLoop() {
 		full := s.pending >= s.cfg.MaxPending || s.closed
 		if !full {
 			s.pending++
+			s.waiting[c] = true
 		}
 		s.mu.Unlock()
 		if full {
@@ -176,6 +185,7 @@ func (s *Server) serveConn(c *net.TCPConn) {
 	ss, ok := s.login(c)
 	s.mu.Lock()
 	s.pending--
+	delete(s.waiting, c)
 	s.mu.Unlock()
 	if !ok {
 		c.Close()
@@ -232,6 +242,11 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		return reject(c, wire.RejectVersionMismatch, fmt.Sprintf("this server speaks protocol version %d", wire.Version))
 	}
 	m, err := wire.ParseMessage(frame)
+	if err != nil && badUTF8Name(frame) {
+		// A well-framed name that is not UTF-8 is an invalid name, not a
+		// protocol error (3.1 LoginRejected reasons, 3.2 names rule 1).
+		return reject(c, wire.RejectInvalidName, errNameChars.Error())
+	}
 	if err != nil || m.Type != wire.MsgLoginRequest {
 		s.log.Info("kicked", "addr", ip, "reason", "bad LoginRequest", "err", err)
 		kick(c)
@@ -290,8 +305,14 @@ func (s *Server) findGame(name string) (*game, string, uint8) {
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		return nil, "the server is full", wire.RejectGameFull
 	}
-	taken, ending := false, false
+	taken, ending, running := false, false, 0
 	for _, g := range s.games {
+		if g.empty() {
+			// Its last player left: the tick loop drops it, and the
+			// next login starts a new game (3.3), even before that.
+			continue
+		}
+		running++
 		if g.over {
 			ending = true
 			continue
@@ -304,7 +325,7 @@ func (s *Server) findGame(name string) (*game, string, uint8) {
 			return g, "", 0
 		}
 	}
-	if len(s.games) < s.cfg.MaxGames {
+	if running < s.cfg.MaxGames {
 		return s.newGame(), "", 0
 	}
 	switch {

@@ -161,15 +161,19 @@ func (s *Server) bindLocked(ss *session, h wire.Header, token []byte, from netip
 	if subtle.ConstantTimeCompare(token, ss.token[:]) != 1 || ss.game.over {
 		return reply
 	}
+	if ss.link.Seen(h.Seq) {
+		return reply // a duplicate, replayed or not, is ignored whole (5.1, 6.1)
+	}
 	if ss.bound && ss.addr != from {
 		s.log.Info("rebind", "session", ss.id, "name", ss.name, "from", ss.addr, "to", from)
 	}
 	ss.bound, ss.addr = true, from
-	if !ss.link.Seen(h.Seq) {
-		ss.link.Accept(h, n, now)
-	}
+	ss.link.Accept(h, n, now)
 	g := ss.game
 	if !ss.joined {
+		// Events still pending belong to the world before this player:
+		// they go to the others, and the burst below covers them for it.
+		s.distribute(g)
 		ss.joined = true
 		g.spawns = g.world.AppendJoins(g.spawns[:0])
 		g.spawns = g.world.AppendSpawns(g.spawns)

@@ -29,6 +29,7 @@ import (
 	"syscall"
 	"time"
 
+	"rtype/bot"
 	"rtype/net/client"
 	"rtype/net/wire"
 )
@@ -153,7 +154,7 @@ func playBot(ctx context.Context, addr, name string, gate *loginGate, slot time.
 		return res
 	}
 	defer c.Close()
-	b := newBrain(c.Player(), rng)
+	b := bot.New(c.Player(), rng)
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
 	report := time.NewTicker(10 * time.Second)
@@ -186,7 +187,7 @@ func playBot(ctx context.Context, addr, name string, gate *loginGate, slot time.
 			if len(frames) == 0 {
 				continue
 			}
-			act := b.decide(&frames[len(frames)-1])
+			act := b.Decide(&frames[len(frames)-1])
 			if act != last {
 				c.SetInput(act)
 				last = act

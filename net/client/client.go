@@ -68,6 +68,11 @@ type Config struct {
 	// with the client's lock held: it must be quick and must not call the
 	// Client's methods. r is only valid during the call.
 	OnSnapshot func(r *link.Rebuilt)
+	// OnEvent, when set, is called with each event delivered for the first
+	// time and valid (5.3, 6.4), before the world applies it, from the
+	// receiving goroutine with the client's lock held, under the same
+	// rules as OnSnapshot.
+	OnEvent func(ev *wire.Event)
 }
 
 func (c Config) withDefaults() Config {
@@ -435,6 +440,9 @@ func (c *Client) receive(b []byte, now time.Time) {
 			if err := wire.ParseEvent(f.Data, &ev); err != nil {
 				c.log.Debug("event ignored", "id", f.ID, "err", err)
 				continue // 6.4
+			}
+			if c.cfg.OnEvent != nil {
+				c.cfg.OnEvent(&ev)
 			}
 			if c.world.ApplyEvent(&ev) {
 				if len(c.pending) >= maxPending {

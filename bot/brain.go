@@ -1,4 +1,8 @@
-package main
+// Package bot is a computer player: from the newest frame of its client's
+// world it decides which actions to hold, dodging Bydos and enemy
+// missiles, lining up with a Bydos and firing. The bots of cmd/rtype-bot,
+// the end-to-end tests and the benchmarks all play with it.
+package bot
 
 import (
 	"math"
@@ -14,15 +18,16 @@ const (
 	areaH = 720
 )
 
-// brain decides a bot's actions from the world it sees.
-type brain struct {
+// Brain decides a bot's actions from the world it sees.
+type Brain struct {
 	player uint8
 	homeX  float32 // the x the bot keeps, in the left third
 	lookY  float32 // how far from a Bydos' y the bot may be and still fire
 }
 
-func newBrain(player uint8, rng *rand.Rand) *brain {
-	return &brain{
+// New returns the brain of player, its habits drawn from rng.
+func New(player uint8, rng *rand.Rand) *Brain {
+	return &Brain{
 		player: player,
 		homeX:  float32(90 + rng.IntN(areaW/3-90-60)), // 90 to 336
 		lookY:  float32(14 + rng.IntN(12)),
@@ -50,8 +55,8 @@ type threat struct {
 	t, dy float32
 }
 
-// decide returns the actions to hold, given the newest frame.
-func (b *brain) decide(f *client.Frame) uint8 {
+// Decide returns the actions to hold, given the newest frame.
+func (b *Brain) Decide(f *client.Frame) uint8 {
 	ship, ok := b.ship(f)
 	if !ok {
 		return 0
@@ -105,7 +110,7 @@ func (b *brain) decide(f *client.Frame) uint8 {
 }
 
 // ship returns the bot's ship.
-func (b *brain) ship(f *client.Frame) (client.Entity, bool) {
+func (b *Brain) ship(f *client.Frame) (client.Entity, bool) {
 	p := f.Players[b.player]
 	for i := range f.Entities {
 		e := &f.Entities[i]
@@ -118,7 +123,7 @@ func (b *brain) ship(f *client.Frame) (client.Entity, bool) {
 
 // nearestThreat finds the Bydos or enemy missile that will pass closest
 // to the ship soonest within the horizon, the ship standing still.
-func (b *brain) nearestThreat(f *client.Frame, ship client.Entity) (threat, bool) {
+func (b *Brain) nearestThreat(f *client.Frame, ship client.Entity) (threat, bool) {
 	best, found := threat{t: math.MaxFloat32}, false
 	for i := range f.Entities {
 		e := &f.Entities[i]

@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"rtype/bot"
+	"rtype/net/client"
+	"rtype/server"
+)
+
+// TestFourBotsPlayToGameOver plays a whole game: four bots against the
+// real server until GameOver. Every client must have received every event
+// of the game exactly once, and every snapshot it rebuilt must equal the
+// server's state at that tick.
+func TestFourBotsPlayToGameOver(t *testing.T) {
+	rules := fastRules()
+	sl := newServerLog()
+	srv := startServer(t, server.Config{MaxGames: 1, Seed: 7, Rules: &rules,
+		OnSnapshot: sl.onSnapshot, OnEvents: sl.onEvents})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	type player struct {
+		name string
+		c    *client.Client
+		log  *clientLog
+		err  error
+	}
+	players := make([]*player, 4)
+	var wg sync.WaitGroup
+	for i := range players {
+		p := &player{name: fmt.Sprintf("bot%d", i+1), log: newClientLog()}
+		p.c = dial(t, srv.Addr(), p.name, p.log)
+		players[i] = p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.err = bot.Play(ctx, p.c, rand.New(rand.NewPCG(uint64(i), 99)))
+		}()
+	}
+	wg.Wait()
+	for _, p := range players {
+		if p.err != nil {
+			t.Fatalf("%s did not reach game over: %v", p.name, p.err)
+		}
+		scores, over := p.c.GameOver()
+		if !over || len(scores) != 4 {
+			t.Fatalf("%s: game over %v with scores %+v", p.name, over, scores)
+		}
+	}
+	for _, p := range players {
+		snaps := checkWorlds(t, p.name, sl, p.log)
+		events := checkEvents(t, p.name, p.c.Player(), sl, p.log)
+		st := p.c.Stats()
+		t.Logf("%s: %d snapshots equal to the server's, %d events exactly once, score %d, %.1f kbit/s in",
+			p.name, snaps, events, p.c.Players()[p.c.Player()].Score, st.KbitIn)
+		if snaps < 100 {
+			t.Errorf("%s compared only %d snapshots", p.name, snaps)
+		}
+	}
+}
