@@ -35,16 +35,25 @@ type TickStats struct {
 }
 
 // TickStats returns the distribution of recent tick durations.
-func (s *Server) TickStats() TickStats {
+func (s *Server) TickStats() TickStats { return s.TickStatsSince(0) }
+
+// TickStatsSince is TickStats over the ticks run after the first from
+// (the Ticks of an earlier TickStats), at most the last 4096: the
+// distribution of a time window, such as a load test. Ticks and Overruns
+// still count from the start.
+func (s *Server) TickStatsSince(from int) TickStats {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := min(s.ticks.n, tickSamples)
+	n := min(max(s.ticks.n-max(from, 0), 0), tickSamples)
 	st := TickStats{Ticks: s.ticks.n, Overruns: s.ticks.over, Games: len(s.games), Sessions: len(s.sessions)}
+	d := make([]time.Duration, n)
+	for i := range d {
+		d[i] = s.ticks.d[(s.ticks.n-n+i)%tickSamples]
+	}
+	s.mu.Unlock()
 	if n == 0 {
 		return st
 	}
-	d := slices.Clone(s.ticks.d[:n])
-	slices.Sort(d)
+	slices.Sort(d) // outside the lock, which the ticks need
 	st.P50, st.P99, st.Max = d[n/2], d[min(n-1, n*99/100)], d[n-1]
 	return st
 }

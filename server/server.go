@@ -127,13 +127,17 @@ func (s *Server) shutdown() {
 	s.mu.Lock()
 	s.closed = true
 	var conns []*session
+	logged := make(map[net.Conn]bool, len(s.sessions))
 	for _, ss := range s.sessions {
 		conns = append(conns, ss)
+		logged[ss.conn] = true
 	}
 	// Connections still before their LoginRequest would otherwise hold
 	// Run until their LoginTimeout.
 	for c := range s.waiting {
-		c.Close()
+		if !logged[c] {
+			c.Close()
+		}
 	}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
