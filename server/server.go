@@ -62,7 +62,7 @@ func New(cfg Config) (*Server, error) {
 		udp:      udp,
 		sessions: make(map[uint32]*session),
 		waiting:  make(map[*net.TCPConn]bool),
-		limiter:  newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, 100000),
+		limiter:  newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.LoginAddrs),
 		seed:     seed,
 		done:     make(chan struct{}),
 	}, nil
@@ -192,7 +192,7 @@ func (s *Server) serveConn(c *net.TCPConn) {
 	delete(s.waiting, c)
 	s.mu.Unlock()
 	if !ok {
-		c.Close()
+		closeGently(c)
 		return
 	}
 	c.SetReadDeadline(time.Time{})
@@ -212,6 +212,20 @@ func (s *Server) serveConn(c *net.TCPConn) {
 			return
 		}
 	}
+}
+
+// closeGently closes a connection so that what was written last reaches
+// the peer: it shuts the sending side at once (the peer reads our last
+// message, then EOF) and closes the socket a second later, so input the
+// peer sent and we did not read cannot turn the close into a reset that
+// would discard that message.
+func closeGently(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.CloseWrite()
+		time.AfterFunc(time.Second, func() { tc.Close() })
+		return
+	}
+	c.Close()
 }
 
 // reject answers LoginRejected and reports false.

@@ -47,7 +47,7 @@ func (ss *session) logout(reason uint8) {
 	ss.logoutOnce.Do(func() {
 		ss.conn.SetWriteDeadline(time.Now().Add(time.Second))
 		ss.conn.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: reason}))
-		ss.conn.Close()
+		closeGently(ss.conn)
 	})
 }
 

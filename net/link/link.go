@@ -89,6 +89,9 @@ func (l *Link) Accept(h wire.Header, size int, now time.Time) {
 	l.lastRecv = now
 	l.stats.RecvDatagrams++
 	l.stats.RecvBytes += uint64(size)
+	if h.Ack == 0xFFFF && h.AckBits == 0 {
+		return // the peer has recorded nothing yet (5.1)
+	}
 	l.acknowledge(h.Ack, now)
 	for i := 0; i < 32; i++ {
 		if h.AckBits&(1<<i) != 0 {

@@ -245,3 +245,21 @@ func TestAckOfOverwrittenRingEntry(t *testing.T) {
 		t.Fatalf("Acked = %d, want 1", st.Acked)
 	}
 }
+
+// TestNothingRecordedIsNoAck: ack 65535 with ack_bits 0 means the peer has
+// recorded nothing yet (5.1); it must not acknowledge our sequence 65535.
+func TestNothingRecordedIsNoAck(t *testing.T) {
+	now := time.Unix(100, 0)
+	l := New(1, now)
+	for range 65536 {
+		l.AppendDatagram(nil, wire.TypeAck, nil, now) // the last one is 65535
+	}
+	l.Accept(wire.Header{Type: wire.TypeAck, Seq: 0, Ack: 0xFFFF, AckBits: 0, Session: 1}, 18, now)
+	if st := l.Stats(); st.Acked != 0 {
+		t.Fatalf("the 'nothing recorded' ack acknowledged %d datagrams", st.Acked)
+	}
+	l.Accept(wire.Header{Type: wire.TypeAck, Seq: 1, Ack: 0xFFFF, AckBits: 1, Session: 1}, 18, now)
+	if st := l.Stats(); st.Acked != 2 {
+		t.Fatalf("a real ack of 65535 and 65534 acknowledged %d datagrams", st.Acked)
+	}
+}
