@@ -1,0 +1,122 @@
+package server
+
+import (
+	"testing"
+	"time"
+
+	"rtype/net/link"
+	"rtype/net/wire"
+	"rtype/server/sim"
+)
+
+// busyWorld returns a game in full swing, through the public API only: 4
+// ships holding fire and dense, slow waves, stepped until some 40 Bydos
+// and 100 missiles fly.
+func busyWorld(tb testing.TB) *sim.World {
+	r := sim.DefaultRules()
+	r.Lives = 255
+	r.JoinInvulnTicks = 1 << 30 // nobody dies: the game stays busy however long the benchmark runs
+	r.FirstWave, r.WaveInterval, r.WaveIntervalMin, r.WaveIntervalStep = 1, 240, 240, 0
+	r.WaveSize, r.WaveSizeMax, r.WaveSizeEvery, r.WaveStagger = 10, 10, 1000, 6
+	r.BydosSpeedMin, r.BydosSpeedMax, r.WaveSpeedStep = 60, 70, 0
+	r.BydosFireMin, r.BydosFireMax = 60, 120
+	w := sim.New(r, 1)
+	for p := range uint8(4) {
+		w.AddPlayer(p, "pilot"+string('A'+rune(p)))
+	}
+	for i := 0; i < 900; i++ {
+		for p := range uint8(4) {
+			w.SetInput(p, wire.ActionFire|[]uint8{wire.ActionUp, wire.ActionDown}[(i/40+int(p))%2])
+		}
+		w.Step()
+		w.TakeEvents()
+	}
+	return w
+}
+
+// BenchmarkTick is one tick of a busy game: the simulation step and the
+// events it produced.
+func BenchmarkTick(b *testing.B) {
+	w := busyWorld(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Step()
+		w.TakeEvents()
+	}
+	reportKinds(b, w)
+}
+
+// reportKinds reports how many entities of each kind the world holds.
+func reportKinds(b *testing.B, w *sim.World) {
+	var n [5]int
+	for _, e := range w.AppendEntities(nil) {
+		n[e.Kind]++
+	}
+	b.ReportMetric(float64(n[wire.KindBydosSlave]), "bydos")
+	b.ReportMetric(float64(n[wire.KindPlayerMissile]+n[wire.KindEnemyMissile]), "missiles")
+}
+
+// BenchmarkSnapshots4Clients builds and encodes the snapshots of a busy
+// game for 4 clients, each against its newest acknowledged snapshot, as
+// the server does every third tick: entities, players, then per client
+// baseline, delta encoding, history and datagram headers.
+func BenchmarkSnapshots4Clients(b *testing.B) {
+	w := busyWorld(b)
+	type cl struct {
+		link *link.Link
+		hist link.History
+		seq  uint16
+	}
+	now := time.Unix(0, 0)
+	clients := make([]*cl, 4)
+	for i := range clients {
+		c := &cl{link: link.New(uint32(i+1), now)}
+		c.link.History = &c.hist
+		clients[i] = c
+	}
+	var (
+		enc      wire.SnapshotEncoder
+		entities []wire.Entity
+		players  []wire.PlayerState
+		buf      []byte
+		bytes    int
+	)
+	step := func() {
+		for range 3 {
+			w.Step()
+			w.TakeEvents()
+		}
+		tick := w.Tick()
+		entities = w.AppendEntities(entities[:0])
+		players = w.AppendPlayers(players[:0])
+		bytes = 0
+		for _, c := range clients {
+			baseTick, base, ok := c.hist.Baseline()
+			if !ok {
+				base = nil
+			} else if base == nil {
+				base = emptyBaseline
+			}
+			payloads := enc.Encode(tick, players, base, baseTick, entities)
+			c.hist.Add(tick, entities)
+			for _, p := range payloads {
+				buf = c.link.AppendSnapshot(buf[:0], p, tick, now)
+				bytes += len(buf)
+			}
+			// The client acknowledges everything it got.
+			h, _, _ := wire.ParseHeader(buf, wire.ToClient)
+			c.link.Accept(wire.Header{Type: wire.TypeAck, Seq: c.seq, Ack: h.Seq, AckBits: 0xFFFFFFFF, Session: 1}, 18, now)
+			c.seq++
+		}
+	}
+	for range 40 {
+		step()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		step()
+	}
+	reportKinds(b, w)
+	b.ReportMetric(float64(bytes)/4, "bytes/client")
+}
