@@ -1,0 +1,332 @@
+// Package game is the game client: the scenes (title, name entry, join,
+// connecting, hosting, play, game over, settings, errors), the input, the
+// session with a server (and the in-process server when hosting), sounds
+// and effects driven by the server's events. Drawing goes through package
+// render; pure logic lives in game/core.
+//
+// As in Ebitengine's examples/blocks, Game holds a current Scene with
+// Update and Draw; state changes only in Update, Draw only draws.
+package game
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
+
+	"rtype/game/core"
+	"rtype/game/sound"
+	"rtype/render"
+)
+
+// Options are the command line's choices.
+type Options struct {
+	// Host starts hosting at once; Join joins that address at once.
+	Host bool
+	Join string
+	// Name is the player's name for this run ("" uses the saved one).
+	Name string
+	// Port is the hosting port (tried first, then the next ten, then any).
+	Port int
+	// Mute never opens an audio device, whatever the settings say.
+	Mute bool
+	// Fullscreen starts fullscreen.
+	Fullscreen bool
+	// SettingsPath is the settings file ("" for the default place).
+	SettingsPath string
+	// Autotest hooks: a PNG of the screen ScreenshotAfter after the play
+	// starts (or at the quit, if it never does); quit after QuitAfter from
+	// the start; actions held by a script during play.
+	Screenshot      string
+	ScreenshotAfter time.Duration
+	QuitAfter       time.Duration
+	InputScript     []core.InputStep
+	// Context ends the game when done (signals).
+	Context context.Context
+	Logger  *slog.Logger
+}
+
+// Scene is a screen of the game.
+type Scene interface {
+	Update(g *Game) error
+	Draw(screen *ebiten.Image, g *Game)
+}
+
+// Game is the ebiten.Game.
+type Game struct {
+	opt   Options
+	log   *slog.Logger
+	atlas *render.Atlas
+	fonts *render.Fonts
+	stars *render.Starfield
+
+	settings     core.Settings
+	settingsPath string
+	in           Input
+	snd          sound.Sound
+	noSound      bool // no sound device was found
+
+	scene     Scene
+	sceneAt   uint64 // tick the scene started
+	ticks     uint64
+	start     time.Time
+	session   *Session // the game joined, if any
+	host      *Host    // the in-process server, if hosting
+	quit      bool
+	leaving   bool
+	shotDue   bool
+	shotDone  bool
+	playStart time.Time
+}
+
+// New prepares the game: settings, atlas, fonts, sound, first scene.
+func New(opt Options) (*Game, error) {
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.Context == nil {
+		opt.Context = context.Background()
+	}
+	g := &Game{opt: opt, log: opt.Logger, start: time.Now()}
+	var err error
+	if g.atlas, err = render.LoadAtlas(); err != nil {
+		return nil, err
+	}
+	if g.fonts, err = render.LoadFonts(); err != nil {
+		return nil, err
+	}
+	g.stars = render.NewStarfield()
+
+	g.settingsPath = opt.SettingsPath
+	if g.settingsPath == "" {
+		if g.settingsPath, err = core.DefaultSettingsPath(); err != nil {
+			g.log.Warn("no settings directory: settings will not be saved", "err", err)
+		}
+	}
+	g.settings = core.DefaultSettings()
+	if g.settingsPath != "" {
+		s, err := core.LoadSettings(g.settingsPath, ValidKeyName)
+		if err != nil {
+			g.log.Warn("settings not loaded", "err", err)
+		}
+		g.settings = s
+	}
+	if opt.Name != "" {
+		n, err := core.NormalizeName(opt.Name)
+		if err != nil {
+			return nil, fmt.Errorf("-name %q: %w", opt.Name, err)
+		}
+		if g.settings.Name == "" {
+			g.settings.Name = n
+			g.saveSettings()
+		}
+		g.opt.Name = n
+	}
+	if opt.Fullscreen {
+		g.settings.Fullscreen = true
+	}
+	ebiten.SetFullscreen(g.settings.Fullscreen)
+	g.in.SetKeymap(g.settings.Keys)
+	g.snd = sound.New(opt.Mute || g.settings.Mute, g.settings.MusicVolume, g.settings.EffectsVolume, g.log)
+	g.noSound = !opt.Mute && !g.settings.Mute && !g.snd.Enabled()
+
+	switch {
+	case opt.Host:
+		g.setScene(g.withName(func() Scene { return NewHostingScene(g) }))
+	case opt.Join != "":
+		addr, err := core.NormalizeAddr(opt.Join)
+		if err != nil {
+			return nil, fmt.Errorf("-join: %w", err)
+		}
+		g.setScene(g.withName(func() Scene { return NewConnectingScene(g, addr, false) }))
+	default:
+		g.setScene(NewTitleScene(g))
+	}
+	return g, nil
+}
+
+// Name is the player's name for this run.
+func (g *Game) Name() string {
+	if g.opt.Name != "" {
+		return g.opt.Name
+	}
+	return g.settings.Name
+}
+
+// withName returns next(), or the name entry first when no name is known.
+func (g *Game) withName(next func() Scene) Scene {
+	if g.Name() == "" {
+		return NewNameScene(g, next, func() Scene { return NewTitleScene(g) })
+	}
+	return next()
+}
+
+// T is the game time in seconds, from the ticks (animations, effects).
+func (g *Game) T() float64 { return float64(g.ticks) / 60 }
+
+// SceneTime is the time in seconds since the current scene started.
+func (g *Game) SceneTime() float64 { return float64(g.ticks-g.sceneAt) / 60 }
+
+func (g *Game) setScene(s Scene) {
+	g.scene = s
+	g.sceneAt = g.ticks
+	g.in.TextMode = false
+	if _, ok := s.(*PlayScene); ok && g.playStart.IsZero() {
+		g.playStart = time.Now()
+	}
+}
+
+// saveSettings writes the settings file, logging a failure.
+func (g *Game) saveSettings() {
+	if g.settingsPath == "" {
+		return
+	}
+	if err := core.SaveSettings(g.settingsPath, g.settings); err != nil {
+		g.log.Warn("settings not saved", "err", err)
+	}
+}
+
+// applySound applies the volumes and the mute setting; unmuting opens the
+// audio device if there is one and none was opened yet.
+func (g *Game) applySound() {
+	mute := g.opt.Mute || g.settings.Mute
+	if !mute && !g.snd.Enabled() && !g.noSound {
+		g.snd = sound.New(false, g.settings.MusicVolume, g.settings.EffectsVolume, g.log)
+		g.noSound = !g.snd.Enabled() // no device: do not probe (and log) again
+	}
+	if mute {
+		g.snd.SetVolumes(0, 0)
+		return
+	}
+	g.snd.SetVolumes(g.settings.MusicVolume, g.settings.EffectsVolume)
+}
+
+// toggleFullscreen flips fullscreen and remembers it.
+func (g *Game) toggleFullscreen() {
+	g.settings.Fullscreen = !ebiten.IsFullscreen()
+	ebiten.SetFullscreen(g.settings.Fullscreen)
+	g.saveSettings()
+}
+
+// Update implements ebiten.Game.
+func (g *Game) Update() error {
+	g.ticks++
+	if ebiten.IsWindowBeingClosed() || g.opt.Context.Err() != nil || g.quit {
+		return g.shutdown()
+	}
+	if g.opt.QuitAfter > 0 && time.Since(g.start) >= g.opt.QuitAfter {
+		if g.opt.Screenshot != "" && !g.shotDone {
+			g.shotDue = true // taken by the next Draw, then we quit
+			g.leaving = true
+			return nil
+		}
+		return g.shutdown()
+	}
+	if g.leaving {
+		return nil
+	}
+	if g.opt.Screenshot != "" && !g.shotDone && !g.playStart.IsZero() && time.Since(g.playStart) >= g.opt.ScreenshotAfter {
+		g.shotDue = true
+	}
+	g.in.Update()
+	if inpututil.IsKeyJustPressed(ebiten.KeyF11) ||
+		(ebiten.IsKeyPressed(ebiten.KeyAlt) && (inpututil.IsKeyJustPressed(ebiten.KeyEnter) || inpututil.IsKeyJustPressed(ebiten.KeyNumpadEnter))) {
+		g.toggleFullscreen()
+	}
+	g.snd.Update()
+	return g.scene.Update(g)
+}
+
+// shutdown leaves cleanly: Logout to the server, the in-process server
+// stopped, then the end of the game loop.
+func (g *Game) shutdown() error {
+	g.endSession()
+	g.stopHost()
+	g.log.Info("bye")
+	return ebiten.Termination
+}
+
+// endSession closes the session with the server, if any (Logout Left).
+func (g *Game) endSession() {
+	if g.session != nil {
+		g.session.Close()
+		g.session = nil
+	}
+}
+
+// stopHost stops the in-process server, if any.
+func (g *Game) stopHost() {
+	if g.host != nil {
+		g.host.Stop()
+		g.host = nil
+	}
+}
+
+// toMenu ends any session and hosting and shows the title.
+func (g *Game) toMenu() {
+	g.endSession()
+	g.stopHost()
+	g.setScene(NewTitleScene(g))
+}
+
+// Draw implements ebiten.Game.
+func (g *Game) Draw(screen *ebiten.Image) {
+	screen.Fill(render.ColBackground)
+	g.scene.Draw(screen, g)
+	// Fade in each new scene.
+	if st := g.SceneTime(); st < 0.2 {
+		g.atlas.Dim(screen, 1-st/0.2)
+	}
+	if g.shotDue && !g.shotDone {
+		g.shotDone = true
+		g.saveScreenshot(screen)
+		g.leaving = false
+	}
+}
+
+// saveScreenshot writes the screen to the autotest PNG (ReadPixels works
+// in Draw only).
+func (g *Game) saveScreenshot(screen *ebiten.Image) {
+	b := screen.Bounds()
+	pix := make([]byte, 4*b.Dx()*b.Dy())
+	screen.ReadPixels(pix)
+	img := &image.RGBA{Pix: pix, Stride: 4 * b.Dx(), Rect: image.Rect(0, 0, b.Dx(), b.Dy())}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		g.log.Error("screenshot", "err", err)
+		return
+	}
+	path := g.opt.Screenshot
+	if dir := filepath.Dir(path); dir != "" {
+		os.MkdirAll(dir, 0o755)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		g.log.Error("screenshot", "err", err)
+		return
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		g.log.Error("screenshot", "err", err)
+		return
+	}
+	g.log.Info("screenshot saved", "path", path, "size", fmt.Sprintf("%dx%d", b.Dx(), b.Dy()))
+}
+
+// Layout implements ebiten.Game: a fixed logical screen, letterboxed.
+func (g *Game) Layout(int, int) (int, int) { return render.Width, render.Height }
+
+// errorsAs is errors.As for a pointer target type.
+func errorsAs[T error](err error) (T, bool) {
+	var t T
+	ok := errors.As(err, &t)
+	return t, ok
+}

@@ -1,0 +1,119 @@
+package game
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"time"
+
+	"rtype/game/core"
+	"rtype/game/interp"
+	"rtype/net/client"
+	"rtype/net/wire"
+	"rtype/server"
+)
+
+// Host is the in-process server of a hosted game.
+type Host struct {
+	srv    *server.Server
+	cancel context.CancelFunc
+	done   chan struct{}
+	// Port is the port it listens on (TCP and UDP); Addrs the addresses
+	// friends can join (LAN first, then 127.0.0.1).
+	Port  int
+	Addrs []string
+}
+
+// StartHost starts a one-game server on port, or the next free one of the
+// ten after it, or any free port; port 0 takes any free port at once.
+func StartHost(port int, log *slog.Logger) (*Host, error) {
+	var ports []int
+	if port > 0 {
+		for p := port; p <= port+10 && p <= 65535; p++ {
+			ports = append(ports, p)
+		}
+	}
+	ports = append(ports, 0)
+	var firstErr error
+	for _, p := range ports {
+		srv, err := server.New(server.Config{
+			Listen:   net.JoinHostPort("", strconv.Itoa(p)),
+			MaxGames: 1,
+			Logger:   log.With("component", "server"),
+		})
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			log.Debug("port taken", "port", p, "err", err)
+			continue
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port()}
+		h.Addrs = core.JoinAddrs(h.Port)
+		go func() {
+			defer close(h.done)
+			if err := srv.Run(ctx); err != nil {
+				log.Error("server", "err", err)
+			}
+		}()
+		if p != port && port > 0 {
+			log.Info("hosting port taken, using another", "wanted", port, "port", h.Port)
+		}
+		log.Info("hosting", "port", h.Port, "addrs", h.Addrs)
+		return h, nil
+	}
+	return nil, fmt.Errorf("cannot open a port to host the game: %w", firstErr)
+}
+
+// LocalAddr is the address the host's own client joins.
+func (h *Host) LocalAddr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(h.Port)) }
+
+// Stop ends every session (Logout ServerShutdown) and waits, at most 2 s,
+// for the server to stop.
+func (h *Host) Stop() {
+	h.cancel()
+	h.srv.Close()
+	select {
+	case <-h.done:
+	case <-time.After(2 * time.Second):
+	}
+}
+
+// Session is this client's connection to a game, with the interpolation
+// of its world.
+type Session struct {
+	C       *client.Client
+	IP      *interp.Interpolator
+	Addr    string
+	Hosting bool
+	Started time.Time
+
+	frames []client.Frame
+	drawn  []interp.Drawn
+	events []wire.Event
+	// Names remembers every player's name, even after it left (for the
+	// final scores).
+	Names [wire.MaxPlayers]string
+}
+
+// NewSession wraps a connected client.
+func NewSession(c *client.Client, addr string, hosting bool) *Session {
+	return &Session{C: c, IP: interp.New(interp.Config{}), Addr: addr, Hosting: hosting, Started: time.Now()}
+}
+
+// Update brings the interpolation to now and returns the entities to draw
+// (valid until the next Update) and the events since the last call.
+func (s *Session) Update(now time.Time) ([]interp.Drawn, []wire.Event) {
+	s.frames = s.C.Frames(s.frames)
+	s.IP.Update(s.frames, now)
+	s.drawn = s.IP.Entities(s.drawn)
+	clear(s.events) // drop the names
+	s.events = s.C.DrainEvents(s.events[:0])
+	return s.drawn, s.events
+}
+
+// Close leaves the game (Logout Left).
+func (s *Session) Close() { s.C.Close() }

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"rtype/net/client"
+	"rtype/net/wire"
+	"rtype/render"
+)
+
+// TestEndToEnd builds the real rtype binary, starts it hosting a game on
+// the current display with a test input script (Right and Fire held for
+// 3 s) and a screenshot hook, joins a second player with net/client, and
+// checks the screenshot: a dark starfield, the HUD with both players, the
+// local ship in its colour, moved right of its spawn point. An X screenshot
+// of the whole display (ImageMagick's import) is checked too when
+// available.
+func TestEndToEnd(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no DISPLAY: the game needs an X display (run under xvfb-run -a, as ./build.sh test does)")
+	}
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	dir := t.TempDir()
+	if keep := os.Getenv("RTYPE_E2E_DIR"); keep != "" {
+		dir = keep // keep the screenshots to look at them
+		os.MkdirAll(dir, 0o755)
+	}
+	bin := filepath.Join(dir, "rtype")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race") // the test's own packages are cached that way
+	}
+	start := time.Now()
+	build := exec.Command(goTool(), append(args, ".")...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Logf("built the game in %v", time.Since(start).Round(time.Millisecond))
+
+	shot := filepath.Join(dir, "shot.png")
+	rootShot := filepath.Join(dir, "root.png")
+	os.Remove(shot)
+	os.Remove(rootShot)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	game := exec.CommandContext(ctx, bin,
+		"-host", "-port", strconv.Itoa(freePort(t)), "-name", "Tester", "-mute",
+		"-config", filepath.Join(dir, "settings.json"),
+		"-autotest-input", "right+fire",
+		"-autotest-screenshot", shot, "-autotest-screenshot-after", "2500ms",
+		"-autotest-quit-after", "12s")
+	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+	stderr, err := game.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := game.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var logMu sync.Mutex
+	var logs strings.Builder
+	// The game logs "joined addr=127.0.0.1:PORT player=N" when its play
+	// starts.
+	type joined struct{ port, player int }
+	joinCh := make(chan joined, 1)
+	logDone := make(chan struct{})
+	go func() {
+		defer close(logDone)
+		re := regexp.MustCompile(`msg=joined addr=\S+:(\d+) player=(\d+)`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			logMu.Lock()
+			logs.WriteString(line + "\n")
+			logMu.Unlock()
+			if m := re.FindStringSubmatch(line); m != nil {
+				port, _ := strconv.Atoi(m[1])
+				player, _ := strconv.Atoi(m[2])
+				joinCh <- joined{port, player}
+			}
+		}
+	}()
+	gameLogs := func() string {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logs.String()
+	}
+	var me joined
+	select {
+	case me = <-joinCh:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the game did not start playing within 30 s; its log:\n%s", gameLogs())
+	}
+	port := me.port
+
+	// A second player joins, and stays until the host quits.
+	friend, err := client.Dial(ctx, client.Config{
+		Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Name: "Bot",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatalf("the bot could not join: %v\n%s", err, gameLogs())
+	}
+	defer friend.Close()
+	friend.SetInput(wire.ActionFire)
+
+	if friend.Player() == uint8(me.player) {
+		t.Fatalf("the bot and the game are both player %d", me.player)
+	}
+
+	// The X screenshot, taken once the game's own is saved: of the game's
+	// window when xdotool finds it, else of the whole display.
+	rootTaken := false
+	_, importErr := exec.LookPath("import")
+	for deadline := time.Now().Add(40 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(shot); err == nil {
+			if importErr == nil {
+				target := "root"
+				if out, err := exec.Command("xdotool", "search", "--pid", strconv.Itoa(game.Process.Pid)).Output(); err == nil {
+					if ids := strings.Fields(string(out)); len(ids) > 0 {
+						target = ids[len(ids)-1]
+					}
+				}
+				out, err := exec.Command("import", "-window", target, rootShot).CombinedOutput()
+				rootTaken = err == nil
+				if err != nil {
+					t.Logf("import -window %s: %v %s", target, err, out)
+				}
+			}
+			break
+		}
+		if game.ProcessState != nil {
+			break
+		}
+	}
+	err = game.Wait()
+	<-logDone
+	if err != nil {
+		t.Fatalf("the game failed: %v\n%s", err, gameLogs())
+	}
+	t.Logf("the game ran %v", time.Since(start).Round(time.Millisecond))
+	log := gameLogs()
+	for _, want := range []string{"screenshot saved", "server stopped", "bye"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the game's log lacks %q:\n%s", want, log)
+		}
+	}
+	// The host quit cleanly: its server logged the bot out (or the game
+	// was over before).
+	select {
+	case <-friend.Done():
+		var le *client.LogoutError
+		if err := friend.Err(); !errors.As(err, &le) || (le.Reason != wire.LogoutServerShutdown && le.Reason != wire.LogoutGameOver) {
+			t.Errorf("the bot's session ended with %v, want Logout(ServerShutdown) or Logout(GameOver)", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the bot is still connected after the host quit")
+	}
+
+	img := loadPNG(t, shot)
+	if b := img.Bounds(); b.Dx() != render.Width || b.Dy() != render.Height {
+		t.Fatalf("screenshot is %v, want the logical %dx%d", b, render.Width, render.Height)
+	}
+	checkPlayScreen(t, img, "the game's screenshot", true, uint8(me.player), friend.Player())
+	if rootTaken {
+		x := loadPNG(t, rootShot)
+		if b := x.Bounds(); float64(b.Dx())/float64(b.Dy()) > 1.7 && float64(b.Dx())/float64(b.Dy()) < 1.86 {
+			checkPlayScreen(t, x, "the X screenshot", false, uint8(me.player), friend.Player())
+		} else {
+			t.Logf("X screenshot of %v: not the game's 16:9 window alone, not checked", b)
+		}
+	} else {
+		t.Log("no X screenshot (ImageMagick's import missing or failed)")
+	}
+}
+
+// checkPlayScreen checks a picture of the play screen. Coordinates are
+// logical, scaled to the picture when it is not 1280 x 720 (the X
+// screenshot shows the window at the top-left corner of the display).
+func checkPlayScreen(t *testing.T, img image.Image, what string, exact bool, me, bot uint8) {
+	t.Helper()
+	b := img.Bounds()
+	scale := 1.0
+	if !exact {
+		// The window, 1280 x 720 or resized.
+		scale = float64(b.Dx()) / render.Width
+	}
+	at := func(x, y int) color.RGBA {
+		r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+		return color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}
+	}
+	luma := func(c color.RGBA) int { return (299*int(c.R) + 587*int(c.G) + 114*int(c.B)) / 1000 }
+	w, h := int(render.Width*scale), int(render.Height*scale)
+	w, h = min(w, b.Dx()), min(h, b.Dy())
+	top := int(120 * scale) // below the HUD and the notices
+
+	// A dark background with many small bright stars.
+	dark, bright, total := 0, 0, 0
+	for y := top; y < h; y++ {
+		for x := 0; x < w; x++ {
+			l := luma(at(x, y))
+			total++
+			if l < 40 {
+				dark++
+			}
+			if l > 90 {
+				bright++
+			}
+		}
+	}
+	if dark < total*8/10 {
+		t.Errorf("%s: %d of %d pixels dark, want a dark background", what, dark, total)
+	}
+	if bright < 60 {
+		t.Errorf("%s: %d bright pixels, want a starfield", what, bright)
+	}
+
+	// The HUD: text in the local player's panel, the bot's panel in its
+	// colour.
+	x0, x1 := int(render.HUDSlotX(int(me))*scale), int((render.HUDSlotX(int(me))+render.HUDWidth)*scale)
+	y0, y1 := int(render.HUDTop*scale), int((render.HUDTop+render.HUDHeight)*scale)
+	text := 0
+	for y := y0; y < y1; y++ {
+		for x := x0 + int(10*scale); x < x1; x++ {
+			if luma(at(x, y)) > 150 {
+				text++
+			}
+		}
+	}
+	if text < int(60*scale*scale) {
+		t.Errorf("%s: %d text pixels in the HUD panel, want the name and score", what, text)
+	}
+	near := func(c, want color.RGBA, d int) bool {
+		abs := func(v int) int { return max(v, -v) }
+		return abs(int(c.R)-int(want.R)) <= d && abs(int(c.G)-int(want.G)) <= d && abs(int(c.B)-int(want.B)) <= d
+	}
+	swatch := 0
+	bx := int(render.HUDSlotX(int(bot)) * scale)
+	for y := y0; y < y1; y++ {
+		for x := bx; x < bx+int(6*scale)+1; x++ {
+			if near(at(x, y), render.PlayerColors[bot], 50) {
+				swatch++
+			}
+		}
+	}
+	if swatch < int(40*scale) {
+		t.Errorf("%s: the bot's HUD panel has %d pixels of its colour, want its colour swatch", what, swatch)
+	}
+
+	// The local ship: pixels of its colour (its tinted accents), to the
+	// right of its spawn point (x = 100), below the HUD. The colours are
+	// far apart: cyan, magenta, yellow, green.
+	col := render.PlayerColors[me]
+	var n, sx int
+	for y := top; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if near(at(x, y), col, 70) {
+				n++
+				sx += x
+			}
+		}
+	}
+	if n < 5 {
+		t.Fatalf("%s: %d pixels of the local ship's colour %v", what, n, col)
+	}
+	cx := float64(sx) / float64(n) / scale
+	if cx <= 100+40 {
+		t.Errorf("%s: the local ship's centroid is at x=%.0f, want it moved right of its spawn x=100", what, cx)
+	}
+	t.Logf("%s: %d dark / %d bright pixels, %d HUD text pixels, %d swatch pixels, ship centroid x=%.0f (%d pixels of %v)", what, dark, bright, text, swatch, cx, n, col)
+}
+
+func loadPNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return img
+}
+
+// freePort returns a port free for TCP and UDP right now.
+func freePort(t *testing.T) int {
+	for range 20 {
+		l, err := net.Listen("tcp", ":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		u, err := net.ListenPacket("udp", fmt.Sprintf(":%d", p))
+		l.Close()
+		if err == nil {
+			u.Close()
+			return p
+		}
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+// goTool is the go command that runs this test.
+func goTool() string {
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p
+	}
+	return "go"
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

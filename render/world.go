@@ -1,0 +1,130 @@
+package render
+
+import (
+	"image/color"
+	"math"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"rtype/game/core"
+	"rtype/net/wire"
+)
+
+// Sprite is an entity to draw: what it is and where, in logical pixels.
+type Sprite struct {
+	ID                 uint32
+	Kind, Owner, Frame uint8
+	X, Y               float64
+}
+
+// Starfield is the parallax background: three layers of stars scrolling
+// left at different speeds, laid out the same on every run.
+type Starfield struct {
+	Layers [3]core.StarLayer
+}
+
+// NewStarfield lays out the stars of the 1280 x 720 area.
+func NewStarfield() *Starfield {
+	return &Starfield{Layers: core.Starfield(Width, Height)}
+}
+
+var starTints = [3]color.RGBA{
+	{0x8c, 0x9c, 0xd8, 0xff},
+	{0xc4, 0xd2, 0xff, 0xff},
+	{0xff, 0xff, 0xff, 0xff},
+}
+
+// Draw draws the stars at time t (seconds), far layer first.
+func (sf *Starfield) Draw(dst *ebiten.Image, a *Atlas, t float64) {
+	for i := range sf.Layers {
+		l := &sf.Layers[i]
+		img := a.Star[l.Size]
+		for k := range l.Stars {
+			s := &l.Stars[k]
+			x, y := l.Pos(s, t, Width)
+			var op ebiten.DrawImageOptions
+			b := img.Bounds()
+			op.GeoM.Translate(math.Round(x)-float64(b.Dx()/2), math.Round(y)-float64(b.Dy()/2))
+			op.ColorScale.ScaleWithColor(starTints[i])
+			op.ColorScale.Scale(float32(s.Twinkle(t)), float32(s.Twinkle(t)), float32(s.Twinkle(t)), 1)
+			dst.DrawImage(img, &op)
+		}
+	}
+}
+
+// Invulnerable is the ship frame the server sends while a ship is
+// invulnerable after a respawn (it blinks).
+const Invulnerable = 3
+
+// DrawWorld draws the entities in layers: enemy missiles, enemies,
+// player missiles, ships. t is the game time in seconds (animations).
+func (a *Atlas) DrawWorld(dst *ebiten.Image, sprites []Sprite, t float64) {
+	for _, kind := range [...]uint8{wire.KindEnemyMissile, wire.KindBydosSlave, wire.KindPlayerMissile, wire.KindPlayerShip} {
+		for i := range sprites {
+			s := &sprites[i]
+			if s.Kind != kind {
+				continue
+			}
+			switch kind {
+			case wire.KindEnemyMissile:
+				f := (int(t*12) + int(s.ID)) & 1
+				DrawSprite(dst, a.EnemyMissile[f], s.X, s.Y, DrawOpts{})
+			case wire.KindBydosSlave:
+				DrawSprite(dst, a.Bydos[s.Frame&7], s.X, s.Y, DrawOpts{})
+			case wire.KindPlayerMissile:
+				f := (int(t*20) + int(s.ID)) & 1
+				DrawSprite(dst, a.Missile[f], s.X, s.Y, DrawOpts{})
+			case wire.KindPlayerShip:
+				a.DrawShip(dst, s.X, s.Y, s.Frame, s.Owner, t)
+			}
+		}
+	}
+}
+
+// DrawShip draws a player's ship: its thruster, the grey body, then the
+// accent layer in the player's colour. An invulnerable ship blinks.
+func (a *Atlas) DrawShip(dst *ebiten.Image, x, y float64, frame, owner uint8, t float64) {
+	a.DrawShipScaled(dst, x, y, frame, owner, t, 1)
+}
+
+// DrawShipScaled is DrawShip at scale times the size (menus).
+func (a *Atlas) DrawShipScaled(dst *ebiten.Image, x, y float64, frame, owner uint8, t, scale float64) {
+	f := frame & 3
+	alpha := 1.0
+	if f == Invulnerable {
+		// Blink at 8 Hz between ghost and nearly solid.
+		if int(t*16)%2 == 0 {
+			alpha = 0.3
+		} else {
+			alpha = 0.85
+		}
+	}
+	col := PlayerColor(owner)
+	// Thruster flame behind the ship, flickering.
+	flick := 0.55 + 0.2*math.Sin(t*47+float64(owner))
+	DrawSprite(dst, a.Muzzle[1+int(t*30)%2], x-19*scale, y+scale, DrawOpts{Scale: flick * scale, Tint: Mix(col, color.RGBA{255, 255, 255, 255}, 0.35), Alpha: alpha * 0.9, Blend: ebiten.BlendLighter})
+	DrawSprite(dst, a.Ship[f], x, y, DrawOpts{Alpha: alpha, Scale: scale})
+	DrawSprite(dst, a.ShipAccent[f], x, y, DrawOpts{Tint: col, Alpha: alpha, Scale: scale})
+}
+
+// DrawEffects draws the explosions and muzzle flashes active at now.
+func (a *Atlas) DrawEffects(dst *ebiten.Image, fx []core.Effect, now float64) {
+	for _, e := range fx {
+		if !e.Active(now) {
+			continue
+		}
+		switch e.Kind {
+		case core.FxExplosion:
+			DrawSprite(dst, a.Explosion[e.Frame(now, 8)], e.X, e.Y, DrawOpts{})
+		case core.FxShipExplosion:
+			p := e.Progress(now)
+			// A coloured flash, then a big fireball.
+			if p < 0.35 {
+				DrawSprite(dst, a.Muzzle[0], e.X, e.Y, DrawOpts{Scale: 5 + 14*p, Tint: PlayerColor(e.Owner), Alpha: 1 - p/0.35, Blend: ebiten.BlendLighter})
+			}
+			DrawSprite(dst, a.Explosion[e.Frame(now, 8)], e.X, e.Y, DrawOpts{Scale: 2})
+		case core.FxMuzzle:
+			DrawSprite(dst, a.Muzzle[e.Frame(now, 3)], e.X, e.Y, DrawOpts{Blend: ebiten.BlendLighter})
+		}
+	}
+}
