@@ -193,10 +193,6 @@ func (g *game) hasJoined() bool {
 	return false
 }
 
-// emptyBaseline stands for a baseline without entities: Encode takes a nil
-// baseline to mean a full snapshot.
-var emptyBaseline = []wire.Entity{}
-
 // sendSnapshots sends the state of g to every bound session, each against
 // its newest fully acknowledged snapshot (4.8).
 func (s *Server) sendSnapshots(g *game, now time.Time) {
@@ -210,12 +206,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time) {
 		if ss == nil || !ss.bound {
 			continue
 		}
-		baseTick, base, ok := ss.hist.Baseline()
-		if !ok {
-			base = nil
-		} else if base == nil {
-			base = emptyBaseline
-		}
+		baseTick, base, _ := ss.hist.Baseline() // nil: a full snapshot
 		payloads := g.enc.Encode(tick, g.players, base, baseTick, g.entities)
 		ss.hist.Add(tick, g.entities)
 		for _, p := range payloads {

@@ -54,9 +54,15 @@ func (h *History) acked(tick uint32) {
 	}
 }
 
+// noEntities is the baseline of a snapshot without entities: not nil, as
+// wire.SnapshotEncoder.Encode takes a nil baseline to mean a full snapshot.
+var noEntities = []wire.Entity{}
+
 // Baseline returns the newest snapshot whose every datagram the client
-// acknowledged, and false when there is none: the next snapshot is then
-// full (4.8). The entities stay valid until the snapshot is evicted.
+// acknowledged, and false when there is none (4.8). The entities are
+// never nil when ok and nil otherwise, so they go to
+// wire.SnapshotEncoder.Encode as they are: a delta, or a full snapshot.
+// They stay valid until the snapshot is evicted, so encode before Add.
 func (h *History) Baseline() (tick uint32, entities []wire.Entity, ok bool) {
 	var best *sentSnap
 	for i := range h.snaps {
@@ -67,6 +73,9 @@ func (h *History) Baseline() (tick uint32, entities []wire.Entity, ok bool) {
 	}
 	if best == nil {
 		return 0, nil, false
+	}
+	if best.entities == nil {
+		return best.tick, noEntities, true
 	}
 	return best.tick, best.entities, true
 }

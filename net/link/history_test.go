@@ -265,3 +265,21 @@ func TestBaselineTickZero(t *testing.T) {
 		t.Fatalf("Baseline = %d %v, want 0", tick, ok)
 	}
 }
+
+// TestBaselineOfEmptyWorldIsNotNil: a snapshot without entities is still a
+// baseline, and the encoder takes nil to mean full (4.8).
+func TestBaselineOfEmptyWorldIsNotNil(t *testing.T) {
+	var h History
+	h.Add(3, nil)
+	h.carried(3)
+	h.acked(3)
+	_, base, ok := h.Baseline()
+	if !ok || base == nil || len(base) != 0 {
+		t.Fatalf("baseline of an empty world: %v %v", base, ok)
+	}
+	var enc wire.SnapshotEncoder
+	var s wire.Snapshot
+	if err := s.Decode(enc.Encode(6, nil, base, 3, nil)[0]); err != nil || !s.HasBaseline {
+		t.Fatalf("encoded against it: has_baseline %v, %v", s.HasBaseline, err)
+	}
+}
