@@ -43,9 +43,19 @@ type Config struct {
 	// next one is refused (3.3). Defaults 5 and 10 s.
 	LoginLimit  int
 	LoginWindow time.Duration
+	// LoginAddrs caps the IP addresses the rate limit tracks at once, so
+	// that its memory is bounded; past it, LoginRequests from new
+	// addresses are refused (RateLimited) until idle ones are forgotten,
+	// a LoginWindow after their last request. Default 100000.
+	LoginAddrs int
 	// MaxPending caps TCP connections that have not logged in yet; more
 	// are closed at once. Default 64.
 	MaxPending int
+	// MaxPendingPerIP caps the pending connections of one IP address, so
+	// that one host cannot take all MaxPending and keep every other
+	// player from logging in; more are closed at once. Default 8, at most
+	// MaxPending.
+	MaxPendingPerIP int
 	// MaxSessions caps logged-in sessions across all games. Default
 	// 4 x MaxGames.
 	MaxSessions int
@@ -103,9 +113,16 @@ func (c Config) withDefaults() Config {
 	if c.LoginWindow <= 0 {
 		c.LoginWindow = 10 * time.Second
 	}
+	if c.LoginAddrs <= 0 {
+		c.LoginAddrs = 100000
+	}
 	if c.MaxPending <= 0 {
 		c.MaxPending = 64
 	}
+	if c.MaxPendingPerIP <= 0 {
+		c.MaxPendingPerIP = 8
+	}
+	c.MaxPendingPerIP = min(c.MaxPendingPerIP, c.MaxPending)
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = 4 * c.MaxGames
 	}

@@ -29,6 +29,7 @@ type Server struct {
 	games    []*game
 	nextGame int
 	pending  int
+	pendIP   map[netip.Addr]int    // pending connections per IP address
 	waiting  map[*net.TCPConn]bool // the pending connections, closed by shutdown
 	limiter  *loginLimiter
 	closed   bool
@@ -61,6 +62,7 @@ func New(cfg Config) (*Server, error) {
 		tcp:      tcp,
 		udp:      udp,
 		sessions: make(map[uint32]*session),
+		pendIP:   make(map[netip.Addr]int),
 		waiting:  make(map[*net.TCPConn]bool),
 		limiter:  newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.LoginAddrs),
 		seed:     seed,
@@ -167,10 +169,15 @@ func (s *Server) acceptLoop() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
+		var ip netip.Addr
+		if ra, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+			ip = ra.AddrPort().Addr().Unmap()
+		}
 		s.mu.Lock()
-		full := s.pending >= s.cfg.MaxPending || s.closed
+		full := s.pending >= s.cfg.MaxPending || s.pendIP[ip] >= s.cfg.MaxPendingPerIP || s.closed
 		if !full {
 			s.pending++
+			s.pendIP[ip]++
 			s.waiting[c] = true
 		}
 		s.mu.Unlock()
@@ -179,16 +186,19 @@ func (s *Server) acceptLoop() {
 			continue
 		}
 		s.wg.Add(1)
-		go func() { defer s.wg.Done(); s.serveConn(c) }()
+		go func() { defer s.wg.Done(); s.serveConn(c, ip) }()
 	}
 }
 
 // serveConn runs one TCP connection: the login, then the reading of
 // Logout or protocol errors until the session ends.
-func (s *Server) serveConn(c *net.TCPConn) {
+func (s *Server) serveConn(c *net.TCPConn, ip netip.Addr) {
 	ss, ok := s.login(c)
 	s.mu.Lock()
 	s.pending--
+	if s.pendIP[ip]--; s.pendIP[ip] <= 0 {
+		delete(s.pendIP, ip)
+	}
 	delete(s.waiting, c)
 	s.mu.Unlock()
 	if !ok {

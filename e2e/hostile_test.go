@@ -1,0 +1,787 @@
+package e2e
+
+// Hostile traffic against the real server (PROTOCOL.md 3.4, 6.1, 6.5):
+// floods of datagrams it must drop without an answer while real bots play,
+// datagrams to a session not yet bound, TCP connections that break the
+// login rules, abandoned connections by the thousand, and the memory of
+// the login rate limit. The traffic comes from package rtype/net/flood,
+// the generator of cmd/rtype-flood.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"rtype/bot"
+	"rtype/net/client"
+	"rtype/net/flood"
+	"rtype/net/wire"
+	"rtype/server"
+	"rtype/server/sim"
+)
+
+// raceOn reports whether the test binary was built with -race.
+func raceOn() bool {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" {
+				return s.Value == "true"
+			}
+		}
+	}
+	return false
+}
+
+// The flood's parameters: 50,000 datagrams a second for 5 s.
+// E2E_FLOOD_RATE overrides the rate (0: as fast as the sockets go), to
+// look further; the assertions stay.
+const (
+	floodDuration = 5 * time.Second
+	floodSockets  = 4
+	// minFloodRate is what the flood must at least achieve for the test
+	// to mean anything, even with -race on this 2-core machine.
+	minFloodRate = 20000
+)
+
+func floodRate() int {
+	if v, err := strconv.Atoi(os.Getenv("E2E_FLOOD_RATE")); err == nil && v >= 0 {
+		return v
+	}
+	return 50000
+}
+
+// snapClock records the wall time of the server's snapshot ticks, to
+// measure their regularity.
+type snapClock struct {
+	mu    sync.Mutex
+	times []time.Time
+}
+
+func (c *snapClock) add() {
+	c.mu.Lock()
+	c.times = append(c.times, time.Now())
+	c.mu.Unlock()
+}
+
+// maxGap returns the longest time between two snapshot ticks within
+// [from, to], and how many there were.
+func (c *snapClock) maxGap(from, to time.Time) (time.Duration, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var gap time.Duration
+	n := 0
+	var prev time.Time
+	for _, at := range c.times {
+		if at.Before(from) || at.After(to) {
+			continue
+		}
+		if n > 0 {
+			gap = max(gap, at.Sub(prev))
+		}
+		prev = at
+		n++
+	}
+	return gap, n
+}
+
+// While four bots play, 50,000 hostile datagrams a second for 5 s: the
+// attacker hears nothing, the server keeps its 60 ticks a second, every
+// bot keeps its 20 snapshots a second, its session and a world equal to
+// the server's, and gets every event once.
+func TestHostileFloodWhileBotsPlay(t *testing.T) {
+	rules := sim.DefaultRules()
+	rules.Lives = 99 // nobody's game ends during the test
+	sl := newServerLog()
+	var clock snapClock
+	srv := startServer(t, server.Config{MaxGames: 1, Seed: 11, Rules: &rules,
+		OnSnapshot: func(g int, s server.Snapshot) { clock.add(); sl.onSnapshot(g, s) },
+		OnEvents:   sl.onEvents})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type player struct {
+		name string
+		c    *client.Client
+		log  *clientLog
+		err  error
+		done chan struct{}
+	}
+	players := make([]*player, 4)
+	for i := range players {
+		p := &player{name: fmt.Sprintf("bot%d", i+1), log: newClientLog(), done: make(chan struct{})}
+		p.c = dial(t, srv.Addr(), p.name, p.log)
+		players[i] = p
+		go func() {
+			defer close(p.done)
+			p.err = bot.Play(ctx, p.c, rand.New(rand.NewPCG(uint64(i), 5)))
+		}()
+	}
+	// Warm up: every bot at its 20 snapshots a second.
+	warm := time.Now().Add(10 * time.Second)
+	for _, p := range players {
+		for p.c.Stats().SnapshotsPerSec < 15 {
+			if time.Now().After(warm) {
+				t.Fatalf("%s: %.1f snapshots a second before the flood", p.name, p.c.Stats().SnapshotsPerSec)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	var sessions []uint32
+	for _, p := range players {
+		sessions = append(sessions, p.c.Session())
+	}
+
+	// sample watches the bots for d: the lowest snapshot rate of each
+	// (once a second of the window has passed, as Stats measures over the
+	// last second) and that no session ended.
+	sample := func(d time.Duration) []float64 {
+		lowest := make([]float64, len(players))
+		for i := range lowest {
+			lowest[i] = 1e9
+		}
+		start := time.Now()
+		for time.Since(start) < d {
+			time.Sleep(200 * time.Millisecond)
+			for i, p := range players {
+				if err := p.c.Err(); err != nil {
+					t.Fatalf("%s: session ended: %v", p.name, err)
+				}
+				if time.Since(start) >= time.Second {
+					lowest[i] = min(lowest[i], p.c.Stats().SnapshotsPerSec)
+				}
+			}
+		}
+		return lowest
+	}
+
+	// Without the flood.
+	q0, qStart := srv.TickStats(), time.Now()
+	quietLow := sample(3 * time.Second)
+	quiet, qEnd := srv.TickStatsSince(q0.Ticks), time.Now()
+	qGap, _ := clock.maxGap(qStart, qEnd)
+
+	// The flood.
+	in0, drop0, snmp := udpCounters()
+	f0, fStart := srv.TickStats(), time.Now()
+	var res flood.Result
+	var floodErr error
+	floodDone := make(chan struct{})
+	go func() {
+		defer close(floodDone)
+		res, floodErr = flood.Run(ctx, flood.Config{Target: srv.Addr(), Rate: floodRate(), Duration: floodDuration,
+			Sockets: floodSockets, Sessions: sessions, Seed: 1, Linger: 500 * time.Millisecond})
+	}()
+	floodLow := sample(floodDuration)
+	fs, fEnd := srv.TickStatsSince(f0.Ticks), time.Now()
+	<-floodDone
+	if floodErr != nil {
+		t.Fatal(floodErr)
+	}
+	fGap, fSnaps := clock.maxGap(fStart, fEnd)
+	if in1, drop1, _ := udpCounters(); snmp {
+		t.Logf("kernel (whole machine) during the flood: %d datagrams delivered to sockets, %d dropped on full receive buffers",
+			in1-in0, drop1-drop0)
+	}
+
+	t.Logf("flood: %v (race %v)", res, raceOn())
+	t.Logf("flood kinds: %v", kindCounts(res))
+	t.Logf("ticks without flood: %d in %v, P50 %v, P99 %v, max %v, longest gap between snapshot ticks %v; bots' lowest snapshots/s %.1f",
+		quiet.Ticks-q0.Ticks, qEnd.Sub(qStart).Round(time.Millisecond), quiet.P50, quiet.P99, quiet.Max, qGap, quietLow)
+	t.Logf("ticks under flood:   %d in %v, P50 %v, P99 %v, max %v, overruns %d, longest gap between snapshot ticks %v (%d snapshot ticks); bots' lowest snapshots/s %.1f",
+		fs.Ticks-f0.Ticks, fEnd.Sub(fStart).Round(time.Millisecond), fs.P50, fs.P99, fs.Max, fs.Overruns-f0.Overruns, fGap, fSnaps, floodLow)
+
+	if res.ReceivedBytes != 0 || res.Received != 0 {
+		t.Errorf("the attacker's sockets received %d datagrams, %d bytes", res.Received, res.ReceivedBytes)
+	}
+	if r := res.Rate(); r < minFloodRate {
+		t.Errorf("the flood reached only %.0f datagrams a second (want >= %d)", r, minFloodRate)
+	}
+	want := 60 * fEnd.Sub(fStart).Seconds()
+	if got := float64(fs.Ticks - f0.Ticks); got < 0.95*want || got > 1.05*want {
+		t.Errorf("%.0f ticks during the flood, want %.0f +- 5%%", got, want)
+	}
+	if fs.P99 >= time.Second/60 {
+		t.Errorf("P99 tick time %v under the flood, want < 16.6 ms", fs.P99)
+	}
+	for i, p := range players {
+		if floodLow[i] < 15 {
+			t.Errorf("%s: %.1f snapshots a second during the flood, want >= 15", p.name, floodLow[i])
+		}
+	}
+
+	// The bots play on; every event the server made until now must reach
+	// every bot once, which takes a few resends at most.
+	time.Sleep(500 * time.Millisecond)
+	sl.mu.Lock()
+	cut := len(sl.events)
+	sl.mu.Unlock()
+	time.Sleep(1500 * time.Millisecond)
+	if st := srv.TickStats(); st.Sessions != 4 {
+		t.Errorf("%d sessions on the server after the flood, want 4", st.Sessions)
+	}
+	cancel()
+	for _, p := range players {
+		<-p.done
+		if !errors.Is(p.err, context.Canceled) {
+			t.Errorf("%s stopped playing: %v", p.name, p.err)
+		}
+	}
+	for _, p := range players {
+		snaps := checkWorlds(t, p.name, sl, p.log)
+		events := checkEventsUpTo(t, p.name, p.c.Player(), sl, p.log, cut)
+		st := p.c.Stats()
+		t.Logf("%s: %d snapshots equal to the server's, %d events exactly once, %d datagrams dropped, %.0f ms RTT",
+			p.name, snaps, events, st.Dropped, float64(st.RTT)/1e6)
+		if snaps < 150 {
+			t.Errorf("%s compared only %d snapshots", p.name, snaps)
+		}
+	}
+}
+
+// udpCounters reads the machine's UDP InDatagrams and RcvbufErrors
+// (Linux), to tell how much of a flood reached the server's socket.
+func udpCounters() (in, rcvbufErrors uint64, ok bool) {
+	b, err := os.ReadFile("/proc/net/snmp")
+	if err != nil {
+		return 0, 0, false
+	}
+	var names []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != "Udp:" {
+			continue
+		}
+		if names == nil {
+			names = f
+			continue
+		}
+		for i := 1; i < len(f) && i < len(names); i++ {
+			v, _ := strconv.ParseUint(f[i], 10, 64)
+			switch names[i] {
+			case "InDatagrams":
+				in = v
+			case "RcvbufErrors":
+				rcvbufErrors = v
+			}
+		}
+		return in, rcvbufErrors, true
+	}
+	return 0, 0, false
+}
+
+func kindCounts(r flood.Result) string {
+	s := ""
+	for k, n := range r.Kinds {
+		s += fmt.Sprintf("%s %d  ", flood.Kind(k), n)
+	}
+	return s
+}
+
+// checkEventsUpTo is checkEvents for the first cut events the server
+// made: the events after them may still be on their way, and are left out
+// of the client's log too.
+func checkEventsUpTo(t testing.TB, name string, player uint8, sl *serverLog, cl *clientLog, cut int) int {
+	t.Helper()
+	sl.mu.Lock()
+	later := map[wire.Event]int{}
+	for _, e := range sl.events[cut:] {
+		later[e]++
+	}
+	ssl := &serverLog{snaps: sl.snaps, events: slices.Clone(sl.events[:cut])}
+	sl.mu.Unlock()
+	cl.mu.Lock()
+	ccl := &clientLog{snaps: cl.snaps}
+	for _, e := range cl.events {
+		if later[e] > 0 {
+			later[e]--
+			continue
+		}
+		ccl.events = append(ccl.events, e)
+	}
+	cl.mu.Unlock()
+	return checkEvents(t, name, player, ssl, ccl)
+}
+
+// rawLogin logs in over TCP without binding: it returns the connection
+// and the LoginAccepted.
+func rawLogin(t *testing.T, addr, name string) (net.Conn, wire.Message) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write(flood.LoginFrame(name)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := (&wire.FrameReader{R: c}).ReadMessage()
+	if err != nil || m.Type != wire.MsgLoginAccepted {
+		t.Fatalf("login %s: %+v, %v", name, m, err)
+	}
+	c.SetDeadline(time.Time{})
+	return c, m
+}
+
+// udpProbe sends datagrams from a fresh socket and returns the bytes that
+// came back within wait.
+func udpProbe(t *testing.T, addr string, wait time.Duration, datagrams ...[]byte) (sent, got int, replies [][]byte) {
+	t.Helper()
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i, d := range datagrams {
+		if _, err := c.WriteToUDP(d, ua); err != nil {
+			t.Fatal(err)
+		}
+		sent += len(d)
+		if i%64 == 63 {
+			time.Sleep(time.Millisecond) // not a flood: every datagram reaches the server
+		}
+	}
+	c.SetReadDeadline(time.Now().Add(wait))
+	buf := make([]byte, 2048)
+	for {
+		n, err := c.Read(buf)
+		if err != nil {
+			return sent, got, replies
+		}
+		got += n
+		replies = append(replies, slices.Clone(buf[:n]))
+	}
+}
+
+// 3.4: the server never answers with more bytes than it was sent. Every
+// kind of the flood aimed at a session that is logged in but not bound,
+// and at a bound one from another address, gets nothing; only a matching
+// Bind gets an answer, its 23-byte Accept.
+func TestHostileAmplification(t *testing.T) {
+	srv := startServer(t, server.Config{MaxGames: 1, BindTimeout: 30 * time.Second})
+	_, acc := rawLogin(t, srv.Addr(), "Unbound")
+	bound := dial(t, srv.Addr(), "Bound", newClientLog())
+	sessions := []uint32{acc.Session, bound.Session()}
+
+	for k := flood.Kind(0); k < flood.NumKinds; k++ {
+		var mix flood.Mix
+		mix[k] = 1
+		gen := flood.NewGenerator(uint64(k)+100, mix, sessions)
+		var dgs [][]byte
+		for range 300 {
+			_, b := gen.Next(nil)
+			dgs = append(dgs, b)
+		}
+		sent, got, _ := udpProbe(t, srv.Addr(), 300*time.Millisecond, dgs...)
+		t.Logf("%-9s %3d datagrams, %6d bytes sent: %d bytes back", k, len(dgs), sent, got)
+		if got > sent || got != 0 {
+			t.Errorf("%s: %d bytes sent, %d bytes back: only a matching Bind is answered (3.4, 6.1)", k, sent, got)
+		}
+	}
+
+	// Near-valid datagrams of the unbound session: the right token, but
+	// not a matching Bind.
+	h := func(typ wire.Type, seq uint16, payload []byte) []byte {
+		return append(wire.AppendHeader(nil, wire.Header{Type: typ, Seq: seq, Ack: 0xFFFF, Session: acc.Session}), payload...)
+	}
+	tok := acc.Token[:]
+	bad := map[string][]byte{
+		"bind, token + 1 byte":   h(wire.TypeBind, 1, append(slices.Clone(tok), 0)),
+		"bind, 7 token bytes":    h(wire.TypeBind, 2, tok[:7]),
+		"bind, version 2":        func() []byte { b := h(wire.TypeBind, 3, tok); b[4] = 2; return b }(),
+		"bind, 1500 bytes":       append(h(wire.TypeBind, 4, tok), make([]byte, 1500-26)...),
+		"input with the token":   h(wire.TypeInput, 5, tok[:1]),
+		"ack of the session":     h(wire.TypeAck, 6, nil),
+		"event of the session":   h(wire.TypeEvent, 7, wire.AppendEventFrame([]byte{1}, 1, []byte{5, 0, 0, 0, 0, 0, 0})),
+		"accept (server's type)": h(wire.TypeAccept, 8, []byte{0, 0, 0, 0, 0}),
+	}
+	for name, d := range bad {
+		sent, got, _ := udpProbe(t, srv.Addr(), 100*time.Millisecond, d)
+		if got != 0 {
+			t.Errorf("%s: %d bytes sent, %d bytes back", name, sent, got)
+		}
+	}
+
+	// The matching Bind: one Accept of 23 bytes for the Bind's 26.
+	bind := h(wire.TypeBind, 100, tok)
+	sent, _, replies := udpProbe(t, srv.Addr(), 300*time.Millisecond, bind)
+	if len(replies) == 0 {
+		t.Fatal("no Accept for the matching Bind")
+	}
+	hd, p, err := wire.ParseHeader(replies[0], wire.ToClient)
+	if err != nil || hd.Type != wire.TypeAccept || len(replies[0]) != 23 || len(replies[0]) >= sent {
+		t.Fatalf("first answer to the matching Bind (%d bytes): %d bytes, %+v %v", sent, len(replies[0]), hd, err)
+	}
+	if a, err := wire.ParseAccept(p); err != nil || a.Player != acc.Player {
+		t.Fatalf("Accept %+v %v, want player %d", a, err, acc.Player)
+	}
+	t.Logf("matching Bind: %d bytes, answered by an Accept of %d bytes (then the session's game, %d datagrams, to the proven address)",
+		sent, len(replies[0]), len(replies)-1)
+	// The same Bind replayed from another address is a duplicate (5.1):
+	// no answer, and the session stays where it is.
+	if _, got, _ := udpProbe(t, srv.Addr(), 200*time.Millisecond, bind); got != 0 {
+		t.Errorf("a replayed Bind got %d bytes back", got)
+	}
+	if err := bound.Err(); err != nil {
+		t.Errorf("the bound client's session ended: %v", err)
+	}
+}
+
+// After a matching Bind the server sends the session's game to the bound
+// address, which proved nothing but knowing the token: a client that
+// could forge its source address would aim that stream at a victim (3.4
+// bounds only the Accept). A victim that never answers stops receiving
+// after SessionTimeout (5.5): the reflection is bounded in time, and this
+// measures it.
+func TestHostileBindReflection(t *testing.T) {
+	const timeout = 2 * time.Second
+	srv := startServer(t, server.Config{MaxGames: 1, SessionTimeout: timeout})
+	conn, acc := rawLogin(t, srv.Addr(), "Reflector")
+	victim, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer victim.Close()
+	bind := append(wire.AppendHeader(nil, wire.Header{Type: wire.TypeBind, Ack: 0xFFFF, Session: acc.Session}), acc.Token[:]...)
+	if _, err := victim.WriteToUDP(bind, net.UDPAddrFromAddrPort(tcpAddr(t, srv.Addr()).AddrPort())); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var n, bytes int
+	var last time.Time
+	buf := make([]byte, 2048)
+	victim.SetReadDeadline(start.Add(timeout + 1500*time.Millisecond))
+	for {
+		k, err := victim.Read(buf)
+		if err != nil {
+			break
+		}
+		n, bytes, last = n+1, bytes+k, time.Now()
+	}
+	m, err := (&wire.FrameReader{R: conn}).ReadMessage()
+	t.Logf("one %d-byte Bind from a silent address: %d datagrams, %d bytes (x%d) over %v; then TCP %v reason %d",
+		len(bind), n, bytes, bytes/len(bind), last.Sub(start).Round(time.Millisecond), m.Type, m.Reason)
+	if last.Sub(start) > timeout+500*time.Millisecond {
+		t.Errorf("the silent address still received datagrams %v after its Bind (SessionTimeout %v)", last.Sub(start), timeout)
+	}
+	if err != nil || m.Type != wire.MsgLogout || m.Reason != wire.LogoutTimedOut {
+		t.Errorf("the session's TCP connection got %+v, %v; want Logout(TimedOut)", m, err)
+	}
+}
+
+// tcpConfig is a server whose logins are not rate limited, so that the
+// cases get the answers of their own rule.
+func tcpConfig() server.Config {
+	return server.Config{MaxGames: 2, LoginTimeout: time.Second, BindTimeout: 2 * time.Second, LoginLimit: 1 << 20}
+}
+
+func tcpAddr(t *testing.T, addr string) *net.TCPAddr {
+	t.Helper()
+	a, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// readAll reads c until it is closed or wait passes: the bytes, and
+// whether the server closed it.
+func readAll(c net.Conn, wait time.Duration) (int, bool) {
+	c.SetReadDeadline(time.Now().Add(wait))
+	buf := make([]byte, 1024)
+	n := 0
+	for {
+		k, err := c.Read(buf)
+		n += k
+		if err != nil {
+			return n, !errors.Is(err, os.ErrDeadlineExceeded)
+		}
+	}
+}
+
+// TCP (3.1, 3.2, 6.5): MaxPending silent connections are closed after
+// LoginTimeout and the ones beyond at once; every malformed case gets
+// the answer of PROTOCOL.md; the server still takes a real player.
+func TestHostileTCP(t *testing.T) {
+	t.Run("MaxPending", func(t *testing.T) {
+		// MaxPending silent connections, from as many addresses (one
+		// address holds at most MaxPendingPerIP).
+		const maxPending = 16
+		cfg := tcpConfig()
+		cfg.MaxPending = maxPending
+		srv := startServer(t, cfg)
+		to := tcpAddr(t, srv.Addr())
+		from := func(i int) *net.TCPAddr { return &net.TCPAddr{IP: net.IPv4(127, 0, 5, byte(1+i))} }
+		var conns []net.Conn
+		opened := time.Now()
+		for i := range maxPending {
+			c, err := net.DialTCP("tcp", from(i), to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			conns = append(conns, c)
+		}
+		time.Sleep(200 * time.Millisecond) // all of them pending
+		for i := range 8 {
+			c, err := net.DialTCP("tcp", from(100+i), to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			n, closed := readAll(c, 3*time.Second)
+			c.Close()
+			if !closed || n != 0 || time.Since(start) > 500*time.Millisecond {
+				t.Errorf("extra connection %d: %d bytes, closed %v after %v: want closed at once", i, n, closed, time.Since(start))
+			}
+		}
+		var first, last time.Duration
+		for i, c := range conns {
+			n, closed := readAll(c, 5*time.Second)
+			d := time.Since(opened)
+			if i == 0 {
+				first = d
+			}
+			last = d
+			if !closed || n != 0 {
+				t.Errorf("silent connection %d: %d bytes, closed %v", i, n, closed)
+			}
+		}
+		t.Logf("%d silent connections closed %v..%v after opening (LoginTimeout %v); 8 beyond MaxPending closed at once",
+			maxPending, first.Round(time.Millisecond), last.Round(time.Millisecond), cfg.LoginTimeout)
+		if first < 900*time.Millisecond || last > 3*time.Second {
+			t.Errorf("silent connections closed %v..%v after opening, want about LoginTimeout (%v)", first, last, cfg.LoginTimeout)
+		}
+	})
+
+	t.Run("Lockout", func(t *testing.T) {
+		// One host opens all the connections it can and sends nothing:
+		// a player from another address must still log in.
+		cfg := tcpConfig()
+		cfg.LoginTimeout = 3 * time.Second
+		srv := startServer(t, cfg)
+		attacker := net.IPv4(127, 0, 4, 1)
+		var held, refused int
+		for range 64 + 16 { // MaxPending (64) and more
+			c, err := net.DialTCP("tcp", &net.TCPAddr{IP: attacker}, tcpAddr(t, srv.Addr()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, closed := readAll(c, 20*time.Millisecond); closed {
+				refused++
+			} else {
+				held++
+			}
+		}
+		o := flood.Dialer{Local: net.IPv4(127, 0, 4, 2)}.RunCase(context.Background(), srv.Addr(),
+			flood.Case{Send: flood.LoginFrame("Player"), LeaveAfterFirst: true}, 2*time.Second)
+		t.Logf("one address holds %d pending connections (%d more closed at once); a player from another address: %s", held, refused, o)
+		if o.String() != "LoginAccepted, left" {
+			t.Errorf("a player from another address: %s, want LoginAccepted: one host locks everyone out", o)
+		}
+	})
+
+	t.Run("Cases", func(t *testing.T) {
+		cfg := tcpConfig()
+		srv := startServer(t, cfg)
+		cases := flood.Cases("X")
+		out := make([]flood.Outcome, len(cases))
+		var wg sync.WaitGroup
+		for i, c := range cases {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d := flood.Dialer{Local: net.IPv4(127, 0, 6, byte(1+i))} // within MaxPendingPerIP
+				out[i] = d.RunCase(context.Background(), srv.Addr(), c, 5*time.Second)
+			}()
+		}
+		wg.Wait()
+		for i, c := range cases {
+			o := out[i]
+			t.Logf("%-18s %-40s after %-6v resets %v  (%s)", c.Name, o, o.After.Round(time.Millisecond), o.Reset, c.Why)
+			if o.String() != c.Want {
+				t.Errorf("%s: got %q, want %q (%s)", c.Name, o, c.Want, c.Why)
+			}
+			if c.Late && o.After < 900*time.Millisecond {
+				t.Errorf("%s: closed after %v, before LoginTimeout %v", c.Name, o.After, cfg.LoginTimeout)
+			}
+			if !c.Late && o.After >= cfg.LoginTimeout {
+				t.Errorf("%s: answered after %v, not at once", c.Name, o.After)
+			}
+		}
+		// Nothing crashed: a real player still logs in and plays.
+		cl := dial(t, srv.Addr(), "Survivor", newClientLog())
+		deadline := time.Now().Add(5 * time.Second)
+		for cl.Stats().SnapshotTick == 0 {
+			if time.Now().After(deadline) || cl.Err() != nil {
+				t.Fatalf("the survivor got no snapshot: %v", cl.Err())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
+// memStats returns the goroutines and the heap in use after a collection.
+func memStats() (int, uint64) {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return runtime.NumGoroutine(), ms.HeapInuse
+}
+
+// 2000 connections opened and abandoned in waves: the server holds at
+// most MaxPending of them, drops the rest after LoginTimeout, and its
+// goroutines and heap come back to where they were.
+func TestHostileTCPMemory(t *testing.T) {
+	cfg := tcpConfig()
+	srv := startServer(t, cfg)
+	time.Sleep(100 * time.Millisecond)
+	baseG, baseHeap := memStats()
+
+	// Watch the peak while the waves come.
+	stop := make(chan struct{})
+	var peakG int
+	var peakHeap uint64
+	var watch sync.WaitGroup
+	watch.Add(1)
+	go func() {
+		defer watch.Done()
+		var ms runtime.MemStats
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			peakG = max(peakG, runtime.NumGoroutine())
+			if i%5 == 0 {
+				runtime.ReadMemStats(&ms)
+				peakHeap = max(peakHeap, ms.HeapInuse)
+			}
+		}
+	}()
+	const waves, perWave = 5, 400
+	var held []*net.TCPConn
+	partial := flood.LoginFrame("Abandoned")[:6]
+	start := time.Now()
+	to := tcpAddr(t, srv.Addr())
+	for w := range waves {
+		for j := range perWave {
+			// From 250 addresses, so that MaxPending, not
+			// MaxPendingPerIP, is the cap.
+			from := &net.TCPAddr{IP: net.IPv4(127, 0, 7, byte(1+j%250))}
+			c, err := net.DialTCP("tcp", from, to)
+			if err != nil {
+				t.Fatalf("wave %d, connection %d: %v", w, j, err)
+			}
+			switch j % 4 {
+			case 0: // silent, left open
+				held = append(held, c)
+			case 1: // part of a frame, left open
+				c.Write(partial)
+				held = append(held, c)
+			case 2: // part of a frame, then gone
+				c.Write(partial)
+				c.Close()
+			default: // gone at once
+				c.Close()
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	opened := time.Since(start)
+	// Every connection left open is closed by the server: the ones past
+	// MaxPending at once, the others at their LoginTimeout.
+	time.Sleep(cfg.LoginTimeout + 500*time.Millisecond)
+	closed := 0
+	for _, c := range held {
+		if n, ok := readAll(c, 2*time.Second); ok && n == 0 {
+			closed++
+		}
+		c.Close()
+	}
+	close(stop)
+	watch.Wait()
+	held = nil
+	time.Sleep(200 * time.Millisecond)
+	endG, endHeap := memStats()
+	t.Logf("%d connections in %d waves in %v (%d left open); goroutines: %d before, peak %d, %d after; heap in use: %.1f MB before, peak %.1f MB, %.1f MB after",
+		waves*perWave, waves, opened.Round(time.Millisecond), closed, baseG, peakG, endG,
+		float64(baseHeap)/1e6, float64(peakHeap)/1e6, float64(endHeap)/1e6)
+	if closed != waves*perWave/2 {
+		t.Errorf("the server closed %d of the %d connections left open", closed, waves*perWave/2)
+	}
+	if peakG > baseG+64+16 { // MaxPending readers, and some slack
+		t.Errorf("peak of %d goroutines, %d before: the pending connections are not capped", peakG, baseG)
+	}
+	if endG > baseG+2 {
+		t.Errorf("%d goroutines after, %d before", endG, baseG)
+	}
+	if endHeap > baseHeap+4<<20 {
+		t.Errorf("heap in use %d bytes after, %d before", endHeap, baseHeap)
+	}
+	if st := srv.TickStats(); st.Sessions != 0 {
+		t.Errorf("%d sessions left", st.Sessions)
+	}
+}
+
+// 3.3: the login rate limit tracks at most LoginAddrs addresses, so its
+// memory is bounded: past them, new addresses are refused until idle ones
+// are a window old; tracked addresses keep their own count.
+func TestHostileLoginLimiter(t *testing.T) {
+	const addrs = 16
+	const window = 2 * time.Second
+	srv := startServer(t, server.Config{MaxGames: 1, LoginAddrs: addrs, LoginWindow: window})
+	login := func(ip net.IP) string {
+		o := flood.Dialer{Local: ip}.RunCase(context.Background(), srv.Addr(),
+			flood.Case{Name: "bad name", Send: flood.LoginFrame("!!")}, 3*time.Second)
+		return o.String()
+	}
+	const valid, limited = "LoginRejected(InvalidName), closed", "LoginRejected(RateLimited), closed"
+	ip := func(i int) net.IP { return net.IPv4(127, 0, 1, byte(i)) }
+	start := time.Now()
+	for i := range addrs {
+		if got := login(ip(i)); got != valid {
+			t.Fatalf("address %d: %s", i, got)
+		}
+	}
+	// The table is full: 200 new addresses are refused, and not tracked.
+	for i := addrs; i < addrs+200; i++ {
+		if got := login(ip(i)); got != limited {
+			t.Fatalf("new address %d past the cap: %s, want %s", i, got, limited)
+		}
+	}
+	if got := login(ip(0)); got != valid { // a tracked address: its second request
+		t.Fatalf("tracked address: %s", got)
+	}
+	filled := time.Since(start)
+	if filled > window {
+		t.Skipf("filling took %v, longer than the window: the table may have been swept meanwhile", filled)
+	}
+	// A window after the last requests, the idle addresses are forgotten.
+	time.Sleep(window + 200*time.Millisecond)
+	for i := addrs + 100; i < addrs+100+addrs; i++ {
+		if got := login(ip(i)); got != valid {
+			t.Fatalf("new address %d after the window: %s", i, got)
+		}
+	}
+	t.Logf("%d addresses tracked, 200 more refused (RateLimited) in %v; a window later %d new ones pass",
+		addrs, filled.Round(time.Millisecond), addrs)
+}
