@@ -119,6 +119,12 @@ type Stats struct {
 	// session, or a snapshot that could not be rebuilt. Duplicates counts
 	// the duplicates ignored (5.1).
 	Dropped, Duplicates uint64
+	// NoBaseline counts the snapshot datagrams dropped, among Dropped,
+	// because their baseline was not held (4.8 step 1). The server only
+	// builds on snapshots the client acknowledged, and the client keeps
+	// more than the server may use, so it stays 0 unless a datagram
+	// arrives seconds late.
+	NoBaseline uint64
 	// Link are the link's counters.
 	Link link.Stats
 }
@@ -142,12 +148,16 @@ type Client struct {
 	cfg     Config
 	log     *slog.Logger
 	tcp     net.Conn
-	udp     *net.UDPConn
 	player  uint8
 	session uint32
 	token   wire.Token
 
-	mu       sync.Mutex // guards what follows
+	rebindMu sync.Mutex // one Rebind at a time
+
+	mu       sync.Mutex   // guards what follows
+	udp      *net.UDPConn // the game's socket; Rebind replaces it
+	rebind   *rebinding   // a Rebind in progress, or nil
+	closing  bool         // end has taken the sockets to close them
 	link     *link.Link
 	rb       link.Rebuilder
 	world    *World
@@ -165,6 +175,7 @@ type Client struct {
 	nsnaps   uint64 // new snapshot ticks
 	dropped  uint64
 	dups     uint64
+	noBase   uint64 // snapshots dropped for want of their baseline
 	samples  [rateSamples]rateSample
 	nsample  int // samples taken
 
@@ -220,7 +231,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c.log.Info("login accepted", "tick", acc.Tick)
 	c.wg.Add(2)
-	go func() { defer c.wg.Done(); c.readUDP() }()
+	go func() { defer c.wg.Done(); c.readUDP(udp) }()
 	go func() { defer c.wg.Done(); c.readTCP() }()
 	if err := c.bind(ctx); err != nil {
 		c.end(err, true)
@@ -271,7 +282,8 @@ func login(ctx context.Context, conn net.Conn, cfg Config) (wire.Message, error)
 	return m, protocolError("%v in answer to the login", m.Type)
 }
 
-// bind sends Binds until the UDP reader sees an Accept (3.4).
+// bind sends Binds until the UDP reader sees an Accept (3.4). It runs
+// inside Dial, before anything else uses the socket.
 func (c *Client) bind(ctx context.Context) error {
 	timer := time.NewTimer(c.cfg.BindTimeout)
 	defer timer.Stop()
@@ -304,7 +316,8 @@ func (c *Client) bind(ctx context.Context) error {
 }
 
 // end ends the session with err, once: it sends Logout(Left) when logout
-// is set, closes both sockets (which stops the readers) and Done.
+// is set, closes the sockets (which stops the readers) and Done. It must
+// not be called with c.mu held.
 func (c *Client) end(err error, logout bool) {
 	c.endOnce.Do(func() {
 		c.err = err
@@ -313,7 +326,14 @@ func (c *Client) end(err error, logout bool) {
 			c.tcp.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: wire.LogoutLeft}))
 		}
 		c.tcp.Close()
-		c.udp.Close()
+		c.mu.Lock()
+		c.closing = true
+		udp, rb := c.udp, c.rebind
+		c.mu.Unlock()
+		udp.Close()
+		if rb != nil {
+			rb.conn.Close()
+		}
 		close(c.done)
 		if err == ErrClosed {
 			c.log.Info("session closed")
@@ -359,11 +379,12 @@ func (c *Client) readTCP() {
 	}
 }
 
-// readUDP reads the datagrams until the socket is closed.
-func (c *Client) readUDP() {
+// readUDP reads the datagrams of one socket until it is closed: the
+// socket of Dial, or the new one of a Rebind.
+func (c *Client) readUDP(udp *net.UDPConn) {
 	buf := make([]byte, wire.MaxDatagram+1) // one more byte to see the too large
 	for {
-		n, err := c.udp.Read(buf)
+		n, err := udp.Read(buf)
 		if err != nil {
 			if c.ended() || errors.Is(err, net.ErrClosed) {
 				return
@@ -374,12 +395,13 @@ func (c *Client) readUDP() {
 			time.Sleep(5 * time.Millisecond)
 			continue
 		}
-		c.receive(buf[:n], time.Now())
+		c.receive(udp, buf[:n], time.Now())
 	}
 }
 
-// receive processes one datagram (5.1, 4.8, 5.2, 6).
-func (c *Client) receive(b []byte, now time.Time) {
+// receive processes one datagram that arrived on socket udp (5.1, 4.8,
+// 5.2, 6).
+func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) {
 	h, p, err := wire.ParseHeader(b, wire.ToClient)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -404,6 +426,10 @@ func (c *Client) receive(b []byte, now time.Time) {
 			c.bound = true
 			close(c.boundCh)
 		}
+		if rb := c.rebind; rb != nil && rb.conn == udp && !rb.accepted {
+			rb.accepted = true
+			close(rb.done)
+		}
 	case wire.TypeSnapshot:
 		if err := c.snap.Decode(p); err != nil {
 			c.dropped++
@@ -413,6 +439,9 @@ func (c *Client) receive(b []byte, now time.Time) {
 		r, err := c.rb.Rebuild(&c.snap)
 		if err != nil {
 			c.dropped++
+			if errors.Is(err, link.ErrNoBaseline) {
+				c.noBase++
+			}
 			c.log.Debug("snapshot not rebuilt", "tick", c.snap.Tick, "err", err)
 			return
 		}
@@ -496,9 +525,10 @@ func (c *Client) send() {
 			c.out += uint64(len(buf))
 		}
 		c.sample(now)
+		udp := c.udp
 		c.mu.Unlock()
 		if len(buf) > 0 {
-			if _, err := c.udp.Write(buf); err != nil && !c.ended() {
+			if _, err := udp.Write(buf); err != nil && !c.ended() {
 				c.log.Debug("UDP write", "err", err)
 			}
 		}
@@ -577,6 +607,7 @@ func (c *Client) Stats() Stats {
 		EventsDelivered: ls.EventsDelivered,
 		Dropped:         c.dropped,
 		Duplicates:      c.dups,
+		NoBaseline:      c.noBase,
 		Link:            ls,
 	}
 	s.RTT, s.HasRTT = c.link.RTT()
@@ -616,4 +647,119 @@ func (c *Client) Close() error {
 	c.end(ErrClosed, true)
 	c.wg.Wait()
 	return nil
+}
+
+// Abandon ends the session without a word, as a crashed process would: it
+// closes the TCP connection and the UDP socket without sending anything
+// (no Logout), then waits for the client's goroutines. The server sees the
+// TCP connection drop, which counts as Logout(Left) (1.2, 3.2). Err then
+// returns ErrClosed. It is meant for tests: vanish as a crashed process
+// would; a player's client calls Close.
+func (c *Client) Abandon() {
+	c.end(ErrClosed, false)
+	c.wg.Wait()
+}
+
+// LocalAddr returns the local address of the client's UDP socket, the
+// address the server sees the game's datagrams come from. Rebind changes
+// it.
+func (c *Client) LocalAddr() net.Addr {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.udp.LocalAddr()
+}
+
+// rebinding is a Rebind in progress: its new socket, and done, closed by
+// the UDP reader when an Accept arrives on that socket.
+type rebinding struct {
+	conn     *net.UDPConn
+	done     chan struct{}
+	accepted bool // done is closed
+}
+
+// Rebind moves the session to a new UDP socket, so to a new local port, as
+// a client whose address changed does (3.4, Rebinding: a NAT rebinding, a
+// new network). It opens the socket and sends Binds with the session's
+// token from it every Config.BindInterval until an Accept arrives on it,
+// for at most Config.BindTimeout. Then every datagram goes out of the new
+// socket and the old one is closed. The session goes on unchanged:
+// sequences, acknowledgements, events and snapshots continue (the Binds
+// take their sequences like any datagram, 2.2). Meanwhile the Inputs keep
+// going out of the old socket, and datagrams are read from both.
+//
+// When no Accept comes in time, Rebind closes the new socket, keeps the
+// old one and returns an error matching ErrBindTimeout; when the session
+// ends meanwhile, it returns the session's error. Concurrent calls run one
+// after the other.
+func (c *Client) Rebind() error {
+	c.rebindMu.Lock()
+	defer c.rebindMu.Unlock()
+	c.mu.Lock()
+	raddr, _ := c.udp.RemoteAddr().(*net.UDPAddr)
+	c.mu.Unlock()
+	conn, err := net.DialUDP("udp", nil, raddr)
+	if err != nil {
+		return fmt.Errorf("cannot open a new UDP socket to %s: %w", raddr, err)
+	}
+	rb := &rebinding{conn: conn, done: make(chan struct{})}
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		conn.Close()
+		<-c.done
+		return c.err
+	}
+	c.rebind = rb
+	// The send goroutine runs until Done is closed, and end sets closing
+	// before that: the group's counter is not zero here.
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go func() { defer c.wg.Done(); c.readUDP(conn) }()
+
+	fail := func(err error) error {
+		c.mu.Lock()
+		if c.rebind == rb {
+			c.rebind = nil
+		}
+		c.mu.Unlock()
+		conn.Close()
+		return err
+	}
+	timer := time.NewTimer(c.cfg.BindTimeout)
+	defer timer.Stop()
+	tick := time.NewTicker(c.cfg.BindInterval)
+	defer tick.Stop()
+	var buf []byte
+	binds := 0
+	for {
+		c.mu.Lock()
+		buf, _ = c.link.AppendDatagram(buf[:0], wire.TypeBind, c.token[:], time.Now())
+		c.out += uint64(len(buf))
+		c.mu.Unlock()
+		if _, err := conn.Write(buf); err != nil {
+			c.log.Debug("rebind: bind not sent", "err", err)
+		}
+		binds++
+		select {
+		case <-rb.done:
+			c.mu.Lock()
+			if c.closing {
+				c.mu.Unlock()
+				<-c.done
+				return c.err // end closed both sockets
+			}
+			old := c.udp
+			c.udp, c.rebind = conn, nil
+			c.mu.Unlock()
+			old.Close()
+			c.log.Info("rebound", "binds", binds, "from", old.LocalAddr(), "to", conn.LocalAddr())
+			return nil
+		case <-c.done:
+			return fail(c.err)
+		case <-tick.C:
+		case <-timer.C:
+			c.log.Info("rebind failed", "binds", binds)
+			return fail(bindTimeout(c.cfg.BindTimeout))
+		}
+	}
 }

@@ -1,0 +1,598 @@
+//go:build unix
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"rtype/bot"
+	"rtype/net/client"
+	"rtype/net/netsim"
+	"rtype/net/wire"
+	"rtype/server"
+)
+
+// The fault tests run the real server with its real timings: a bound
+// session ends after 5 s without a valid datagram (5.5), and so does a
+// client's connection.
+const (
+	sessionTimeout = 5 * time.Second
+	// timeoutMin and timeoutMax bound when a 5-second timeout may be seen
+	// to fire: a tick, a snapshot interval and a loaded machine of slack.
+	timeoutMin = 4500 * time.Millisecond
+	timeoutMax = 7 * time.Second
+	// promptly is how soon what needs no timeout must happen.
+	promptly = time.Second
+)
+
+// childEnv makes the test binary a server process (serveChild).
+const childEnv = "RTYPE_E2E_SERVER_CHILD"
+
+// TestMain lets the test binary run as the server process that
+// TestServerKilled kills.
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		serveChild()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// serveChild runs a server on 127.0.0.1:0 and prints its address, until
+// the process is killed.
+func serveChild() {
+	rules := soakRules()
+	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 1, Rules: &rules, Logger: logger()})
+	if err != nil {
+		fmt.Println("ERROR", err)
+		os.Exit(1)
+	}
+	fmt.Println("ADDR", srv.Addr())
+	srv.Run(context.Background())
+}
+
+// startServerProcess runs serveChild in a process of its own and returns
+// its address.
+func startServerProcess(t *testing.T) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line := make(chan string, 1)
+	go func() {
+		s := bufio.NewScanner(out)
+		s.Scan()
+		line <- s.Text()
+		for s.Scan() { // keep the pipe drained
+		}
+	}()
+	select {
+	case l := <-line:
+		addr, ok := strings.CutPrefix(l, "ADDR ")
+		if !ok {
+			t.Fatalf("server process: %q", l)
+		}
+		return cmd, addr
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server process did not start")
+	}
+	return nil, ""
+}
+
+// seen is an event with when a client got it.
+type seen struct {
+	at time.Time
+	ev wire.Event
+}
+
+// faultGame is a game on the real server with recorded clients: the
+// recorder of TestSoak checks their events and snapshots.
+type faultGame struct {
+	t       *testing.T
+	srv     *server.Server
+	rec     *soakRecorder
+	names   []string
+	clients []*client.Client
+
+	mu    sync.Mutex
+	leave map[string][]seen // PlayerLeft and Destroy(PlayerLeft) each client got
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	bots   map[string]chan error
+}
+
+func newFaultGame(t *testing.T, cfg server.Config) *faultGame {
+	g := &faultGame{t: t, rec: newSoakRecorder(), leave: map[string][]seen{}, bots: map[string]chan error{}}
+	if cfg.Rules == nil {
+		rules := soakRules()
+		cfg.Rules = &rules
+	}
+	cfg.MaxGames, cfg.OnSnapshot, cfg.OnEvents = 1, g.rec.onSnapshot, g.rec.onEvents
+	g.srv = startServer(t, cfg)
+	g.ctx, g.cancel = context.WithCancel(context.Background())
+	t.Cleanup(func() { g.cancel(); g.wg.Wait() })
+	return g
+}
+
+// join dials name to addr (the server's, or a relay's) as a recorded
+// client.
+func (g *faultGame) join(addr, name string) *client.Client {
+	g.t.Helper()
+	sc := g.rec.addClient(name)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: logger(),
+		OnSnapshot: sc.onSnapshot,
+		OnEvent: func(ev *wire.Event) {
+			sc.onEvent(ev)
+			if ev.Type == wire.EventPlayerLeft || (ev.Type == wire.EventDestroy && ev.Reason == wire.DestroyPlayerLeft) {
+				g.mu.Lock()
+				g.leave[name] = append(g.leave[name], seen{time.Now(), *ev})
+				g.mu.Unlock()
+			}
+		}})
+	if err != nil {
+		g.t.Fatalf("%s: %v", name, err)
+	}
+	g.t.Cleanup(func() { c.Close() })
+	g.names = append(g.names, name)
+	g.clients = append(g.clients, c)
+	return c
+}
+
+// play starts a bot on c.
+func (g *faultGame) play(c *client.Client, seed uint64) {
+	res := make(chan error, 1)
+	g.bots[g.names[len(g.names)-1]] = res
+	g.wg.Add(2)
+	go func() { defer g.wg.Done(); res <- bot.Play(g.ctx, c, rand.New(rand.NewPCG(seed, 1))) }()
+	go func() { defer g.wg.Done(); drainEvents(g.ctx, c) }()
+}
+
+// shipOf returns the network id of player p's ship in the server's newest
+// snapshot.
+func (g *faultGame) shipOf(p uint8) (uint32, bool) {
+	g.rec.mu.Lock()
+	defer g.rec.mu.Unlock()
+	for _, ps := range g.rec.snaps[g.rec.newest].Players {
+		if ps.Player == p && ps.HasShip {
+			return ps.Ship, true
+		}
+	}
+	return 0, false
+}
+
+// shipPos returns the tick of the server's newest snapshot and where
+// player p's ship is in it, in eighths of a pixel.
+func (g *faultGame) shipPos(p uint8) (tick uint32, x, y int32, ok bool) {
+	id, ok := g.shipOf(p)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	g.rec.mu.Lock()
+	defer g.rec.mu.Unlock()
+	s := g.rec.snaps[g.rec.newest]
+	for _, e := range s.Entities {
+		if e.ID == id {
+			return s.Tick, e.F[wire.FieldX], e.F[wire.FieldY], true
+		}
+	}
+	return s.Tick, 0, 0, false
+}
+
+// waitAllShips waits until every client sees every player's ship.
+func (g *faultGame) waitAllShips() {
+	g.t.Helper()
+	waitUntil(g.t, 10*time.Second, "every ship in every world", func() bool {
+		for _, c := range g.clients {
+			ps := c.Players()
+			for _, o := range g.clients {
+				if !ps[o.Player()].Present || !ps[o.Player()].HasShip {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
+
+// leftAt returns when name got the PlayerLeft of player p with reason, and
+// the Destroy of ship with reason PlayerLeft.
+func (g *faultGame) leftAt(name string, p uint8, reason uint8, ship uint32) (left, destroyed time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, s := range g.leave[name] {
+		switch {
+		case s.ev.Type == wire.EventPlayerLeft && s.ev.Player == p && s.ev.Reason == reason:
+			left = s.at
+		case s.ev.Type == wire.EventDestroy && s.ev.ID == ship:
+			destroyed = s.at
+		}
+	}
+	return left, destroyed
+}
+
+// checkSurvivors checks, for the clients whose session runs, that the
+// game goes on (snapshots keep coming, the bots still play), then that
+// they got every event up to now exactly once and rebuilt every snapshot
+// exactly.
+func (g *faultGame) checkSurvivors() {
+	g.t.Helper()
+	t := g.t
+	lost := lostSessions(g.clients)
+	for i, c := range g.clients {
+		if lost[i] != nil {
+			continue
+		}
+		before := c.Stats().SnapshotTick
+		waitUntil(t, 2*time.Second, g.names[i]+"'s snapshots going on", func() bool {
+			return c.Stats().SnapshotTick >= before+30
+		})
+	}
+	for name, res := range g.bots {
+		select {
+		case err := <-res:
+			if i := indexOf(g.names, name); lost[i] == nil {
+				t.Errorf("%s's bot stopped: %v", name, err)
+			}
+		default:
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	waited, missing := g.rec.waitDelivered(g.rec.cut(), lost, g.names, 5*time.Second)
+	for _, m := range missing {
+		t.Error(m)
+	}
+	for _, e := range g.rec.errors() {
+		t.Error(e)
+	}
+	for i, name := range g.names {
+		sc := g.rec.client(name)
+		sc.mu.Lock()
+		t.Logf("%s: %d events owed, %d delivered once (all within %v of the cut); %d snapshots equal to the server's",
+			name, sc.owed, sc.delivered, waited, sc.compared)
+		if lost[i] == nil && sc.compared < 10 {
+			t.Errorf("%s: only %d snapshots compared", name, sc.compared)
+		}
+		sc.mu.Unlock()
+	}
+}
+
+func indexOf(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// waitUntil polls cond every 10 ms until it holds, for at most d.
+func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting after %v for %s", d, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitDone returns when c's session ended, measured from t0, or fails
+// after max.
+func waitDone(t testing.TB, name string, c *client.Client, t0 time.Time, max time.Duration) time.Duration {
+	t.Helper()
+	select {
+	case <-c.Done():
+		return time.Since(t0)
+	case <-time.After(time.Until(t0.Add(max))):
+		t.Fatalf("%s: session still running %v after the fault", name, max)
+		return 0
+	}
+}
+
+// TestClientGoesSilent: a client whose datagrams stop reaching the server
+// while its TCP connection stays up (UDP blocked on its way, a dead
+// path) is timed out after 5 s (5.5): the others see PlayerLeft(TimedOut)
+// then the Destroy of its ship, it gets Logout(TimedOut) on its TCP
+// connection, and the game goes on for the others.
+func TestClientGoesSilent(t *testing.T) {
+	g := newFaultGame(t, server.Config{Seed: 11})
+	relay := startRelay(t, g.srv.Addr(), netsim.Impairment{}, 11)
+	victim := g.join(relay.Addr(), "silent")
+	for i, name := range []string{"stays-1", "stays-2", "stays-3"} {
+		g.play(g.join(g.srv.Addr(), name), uint64(i))
+	}
+	g.waitAllShips()
+	ship, ok := g.shipOf(victim.Player())
+	if !ok {
+		t.Fatal("the victim has no ship")
+	}
+
+	// Nothing from the victim reaches the server any more; the server's
+	// datagrams still reach it, and TCP is untouched.
+	t0 := time.Now()
+	relay.SetImpairment(netsim.Impairment{Loss: 1}, netsim.Impairment{})
+	d := waitDone(t, "silent", victim, t0, timeoutMax)
+	var lo *client.LogoutError
+	if err := victim.Err(); !errors.As(err, &lo) || lo.Reason != wire.LogoutTimedOut {
+		t.Errorf("the victim's session ended with %v, want Logout(TimedOut)", err)
+	}
+	t.Logf("the victim got %v after %v", victim.Err(), d.Round(time.Millisecond))
+	if d < timeoutMin {
+		t.Errorf("the victim was timed out after %v, before %v", d, sessionTimeout)
+	}
+	waitUntil(t, 2*time.Second, "the others' PlayerLeft and Destroy", func() bool {
+		for _, name := range g.names[1:] {
+			l, k := g.leftAt(name, victim.Player(), wire.LeftTimedOut, ship)
+			if l.IsZero() || k.IsZero() {
+				return false
+			}
+		}
+		return true
+	})
+	for _, name := range g.names[1:] {
+		l, k := g.leftAt(name, victim.Player(), wire.LeftTimedOut, ship)
+		t.Logf("%s got PlayerLeft(TimedOut) %v and the Destroy of the ship %v after the silence began",
+			name, l.Sub(t0).Round(time.Millisecond), k.Sub(t0).Round(time.Millisecond))
+		for _, at := range []time.Time{l, k} {
+			if d := at.Sub(t0); d < timeoutMin || d > timeoutMax {
+				t.Errorf("%s: PlayerLeft or Destroy %v after the silence began, want about %v", name, d, sessionTimeout)
+			}
+		}
+		if k.Before(l) {
+			t.Errorf("%s got the Destroy before the PlayerLeft", name)
+		}
+	}
+	if n := g.srv.TickStats().Sessions; n != 3 {
+		t.Errorf("%d sessions on the server, want 3", n)
+	}
+	g.checkSurvivors()
+}
+
+// TestClientConnectionDrops: a client that vanishes without a word, as a
+// crashed process does (the system closes its sockets: the server sees
+// its TCP connection drop without a Logout), leaves at once with reason
+// Left (1.2, 3.2); the game goes on for the others.
+func TestClientConnectionDrops(t *testing.T) {
+	g := newFaultGame(t, server.Config{Seed: 12})
+	victim := g.join(g.srv.Addr(), "crasher")
+	for i, name := range []string{"stays-1", "stays-2", "stays-3"} {
+		g.play(g.join(g.srv.Addr(), name), uint64(i))
+	}
+	g.waitAllShips()
+	ship, ok := g.shipOf(victim.Player())
+	if !ok {
+		t.Fatal("the victim has no ship")
+	}
+	t0 := time.Now()
+	victim.Abandon()
+	waitUntil(t, promptly, "the others' PlayerLeft(Left) and Destroy", func() bool {
+		for _, name := range g.names[1:] {
+			l, k := g.leftAt(name, victim.Player(), wire.LeftLeft, ship)
+			if l.IsZero() || k.IsZero() {
+				return false
+			}
+		}
+		return true
+	})
+	for _, name := range g.names[1:] {
+		l, k := g.leftAt(name, victim.Player(), wire.LeftLeft, ship)
+		t.Logf("%s got PlayerLeft(Left) %v and the Destroy of the ship %v after the crash",
+			name, l.Sub(t0).Round(time.Millisecond), k.Sub(t0).Round(time.Millisecond))
+	}
+	g.checkSurvivors()
+}
+
+// TestServerKilled: the server process dies (SIGKILL: no Logout, the
+// system closes its sockets) or freezes (SIGSTOP: its sockets stay open
+// but nothing comes, as when its host vanishes). Every client reports the
+// connection lost, at once or after the 5 s of silence of 5.5, and its
+// bot stops with that error: nothing hangs or crashes.
+func TestServerKilled(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		sig      syscall.Signal
+		min, max time.Duration
+	}{
+		{"SIGKILL", syscall.SIGKILL, 0, promptly},
+		{"SIGSTOP", syscall.SIGSTOP, timeoutMin, timeoutMax},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, addr := startServerProcess(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var cs []*client.Client
+			bots := make([]chan error, 3)
+			for i := range bots {
+				dctx, dcancel := context.WithTimeout(context.Background(), 10*time.Second)
+				c, err := client.Dial(dctx, client.Config{Addr: addr, Name: fmt.Sprintf("orphan-%d", i), Logger: logger()})
+				dcancel()
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { c.Close() })
+				cs = append(cs, c)
+				bots[i] = make(chan error, 1)
+				go func() { bots[i] <- bot.Play(ctx, c, rand.New(rand.NewPCG(uint64(i), 2))) }()
+			}
+			waitUntil(t, 5*time.Second, "snapshots", func() bool {
+				for _, c := range cs {
+					if c.Stats().SnapshotsPerSec == 0 {
+						return false
+					}
+				}
+				return true
+			})
+			t0 := time.Now()
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			for i, c := range cs {
+				d := waitDone(t, fmt.Sprintf("orphan-%d", i), c, t0, tc.max)
+				err := c.Err()
+				t.Logf("orphan-%d: %v after %v", i, err, d.Round(time.Millisecond))
+				if !errors.Is(err, client.ErrConnectionLost) {
+					t.Errorf("orphan-%d: %v, want the connection lost", i, err)
+				}
+				if d < tc.min {
+					t.Errorf("orphan-%d: lost after %v, before %v of silence", i, d, sessionTimeout)
+				}
+				select {
+				case berr := <-bots[i]:
+					if !errors.Is(berr, client.ErrConnectionLost) {
+						t.Errorf("orphan-%d's bot returned %v", i, berr)
+					}
+				case <-time.After(promptly):
+					t.Errorf("orphan-%d's bot still running after its session ended", i)
+				}
+				start := time.Now()
+				c.Close()
+				if d := time.Since(start); d > promptly {
+					t.Errorf("orphan-%d: Close took %v", i, d)
+				}
+			}
+		})
+	}
+}
+
+// TestRebindMidGame: a client whose address changes in the middle of a
+// game binds again from its new socket (3.4), three times. Its path goes
+// through the relay, like a NAT whose old mapping stays open, with some
+// loss and jitter so that datagrams are in flight to the old socket when
+// it closes. The client keeps playing (its Inputs move its ship,
+// snapshots keep coming, no event is lost), and the server drops what
+// still comes from an old address.
+func TestRebindMidGame(t *testing.T) {
+	rules := soakRules()
+	rules.FirstWave = 1 << 30 // no Bydos: nothing may kill the mover's ship
+	g := newFaultGame(t, server.Config{Seed: 13, Rules: &rules})
+	relay := startRelay(t, g.srv.Addr(), netsim.Impairment{Loss: 0.05, Delay: 30 * time.Millisecond, Jitter: 10 * time.Millisecond}, 13)
+	mover := g.join(relay.Addr(), "mover")
+	for i, name := range []string{"bot-1", "bot-2", "bot-3"} {
+		g.play(g.join(g.srv.Addr(), name), uint64(i))
+	}
+	g.waitAllShips()
+	p := mover.Player()
+	// Its shots keep events coming through the rebindings.
+	mover.SetInput(wire.ActionFire)
+	time.Sleep(500 * time.Millisecond)
+
+	var olds []*net.UDPAddr
+	for range 3 {
+		old := mover.LocalAddr().(*net.UDPAddr)
+		sent := mover.Stats().Link.SentDatagrams
+		start := time.Now()
+		if err := mover.Rebind(); err != nil {
+			t.Fatalf("Rebind: %v", err)
+		}
+		now := mover.LocalAddr().(*net.UDPAddr)
+		t.Logf("rebound from %v to %v in %v", old, now, time.Since(start).Round(time.Millisecond))
+		if now.Port == old.Port {
+			t.Fatalf("still on %v", now)
+		}
+		if st := mover.Stats(); st.Link.SentDatagrams <= sent {
+			t.Fatalf("the link restarted: %d datagrams sent before, %d after", sent, st.Link.SentDatagrams)
+		}
+		olds = append(olds, old)
+		time.Sleep(300 * time.Millisecond)
+	}
+
+	// Its Inputs move its ship.
+	_, _, y0, ok := g.shipPos(p)
+	if !ok {
+		t.Fatal("no ship")
+	}
+	mover.SetInput(wire.ActionDown | wire.ActionFire)
+	waitUntil(t, 3*time.Second, "the ship moving down", func() bool {
+		_, _, y, ok := g.shipPos(p)
+		return ok && y > y0+8*60
+	})
+	mover.SetInput(wire.ActionFire)
+	time.Sleep(300 * time.Millisecond)
+
+	// Inputs holding Up, well formed, of its session, numbered ahead of
+	// its own, from its old addresses: dropped (3.4, 6.1).
+	relayAddr, err := net.ResolveUDPAddr("udp", relay.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick1, _, y1, _ := g.shipPos(p)
+	seq := uint16(mover.Stats().Link.SentDatagrams) + 200
+	for _, old := range olds {
+		spoof, err := net.ListenUDP("udp", old)
+		if err != nil {
+			t.Fatalf("cannot send from the old address %v: %v", old, err)
+		}
+		for i := range 20 {
+			b := wire.AppendHeader(nil, wire.Header{Type: wire.TypeInput, Seq: seq + uint16(i), Ack: 0xFFFF, Session: mover.Session()})
+			if _, err := spoof.WriteToUDP(append(b, wire.ActionUp), relayAddr); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		spoof.Close()
+	}
+	waitUntil(t, 2*time.Second, "snapshots after the spoofed Inputs", func() bool {
+		tick, _, _, _ := g.shipPos(p)
+		return tick > tick1+30
+	})
+	if _, _, y, _ := g.shipPos(p); y != y1 {
+		t.Fatalf("the ship moved from y %v to %v: the server took Inputs from an old address", float64(y1)/8, float64(y)/8)
+	}
+	// And it still answers its player.
+	mover.SetInput(wire.ActionUp | wire.ActionFire)
+	waitUntil(t, 3*time.Second, "the ship moving up", func() bool {
+		_, _, y, ok := g.shipPos(p)
+		return ok && y < y1-8*60
+	})
+	mover.SetInput(0)
+	if err := mover.Err(); err != nil {
+		t.Fatalf("the mover's session ended: %v", err)
+	}
+	relay.SetImpairment(netsim.Impairment{}, netsim.Impairment{})
+	g.checkSurvivors()
+}
+
+// TestListenServerQuits: the host of a listen server quits (Close, a clean
+// stop): every guest gets Logout(ServerShutdown) at once.
+func TestListenServerQuits(t *testing.T) {
+	g := newFaultGame(t, server.Config{Seed: 14})
+	for i, name := range []string{"guest-1", "guest-2", "guest-3"} {
+		g.play(g.join(g.srv.Addr(), name), uint64(i))
+	}
+	g.waitAllShips()
+	t0 := time.Now()
+	g.srv.Close()
+	for i, c := range g.clients {
+		d := waitDone(t, g.names[i], c, t0, promptly)
+		var lo *client.LogoutError
+		if err := c.Err(); !errors.As(err, &lo) || lo.Reason != wire.LogoutServerShutdown {
+			t.Errorf("%s: %v, want Logout(ServerShutdown)", g.names[i], err)
+		}
+		t.Logf("%s: %v after %v", g.names[i], c.Err(), d.Round(time.Millisecond))
+	}
+}

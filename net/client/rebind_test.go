@@ -1,0 +1,244 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"rtype/net/wire"
+	"rtype/server"
+)
+
+// shipY is the y of player p's ship in the server's snapshots, by tick.
+type shipY struct {
+	mu   sync.Mutex
+	p    uint8
+	tick uint32
+	y    int32
+	ok   bool
+}
+
+func (s *shipY) onSnapshot(_ int, snap server.Snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ship uint32
+	found := false
+	for _, ps := range snap.Players {
+		if ps.Player == s.p && ps.HasShip {
+			ship, found = ps.Ship, true
+		}
+	}
+	s.ok = false
+	for _, e := range snap.Entities {
+		if found && e.ID == ship {
+			s.tick, s.y, s.ok = snap.Tick, e.F[wire.FieldY], true
+		}
+	}
+}
+
+func (s *shipY) get() (uint32, int32, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tick, s.y, s.ok
+}
+
+// TestRebind moves a client to a new UDP socket in the middle of a game
+// on the real server (3.4, Rebinding): the session goes on from the new
+// address with the same link (its sequences continue), its Inputs move its
+// ship, and the server ignores what still comes from the old address.
+func TestRebind(t *testing.T) {
+	sy := &shipY{p: 0}
+	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 1, Seed: 3,
+		Logger: testLogger(), OnSnapshot: sy.onSnapshot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	runDone := make(chan error, 1)
+	go func() { runDone <- srv.Run(ctx) }()
+	defer func() { stop(); <-runDone }()
+
+	dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := Dial(dctx, Config{Addr: srv.Addr(), Name: "mover", Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Player() != 0 {
+		t.Fatalf("player %d", c.Player())
+	}
+	waitFor(t, 5*time.Second, "the ship", func() bool { _, _, ok := sy.get(); return ok })
+
+	oldAddr := c.LocalAddr().(*net.UDPAddr)
+	before := c.Stats().Link.SentDatagrams
+	if err := c.Rebind(); err != nil {
+		t.Fatalf("Rebind: %v", err)
+	}
+	newAddr := c.LocalAddr().(*net.UDPAddr)
+	if newAddr.Port == oldAddr.Port {
+		t.Fatalf("still on %v after Rebind", newAddr)
+	}
+	// The link went on: the Binds took the next sequences.
+	if after := c.Stats().Link.SentDatagrams; after <= before {
+		t.Fatalf("sent datagrams %d before Rebind, %d after", before, after)
+	}
+
+	// Down moves the ship down: the server takes the Inputs of the new
+	// address.
+	_, y0, _ := sy.get()
+	c.SetInput(wire.ActionDown)
+	waitFor(t, 5*time.Second, "the ship moving down", func() bool {
+		_, y, ok := sy.get()
+		return ok && y > y0+8*40
+	})
+	c.SetInput(0)
+	time.Sleep(100 * time.Millisecond)
+
+	// Well-formed Inputs holding Up, of the session, with sequences ahead
+	// of the client's, from the old address: the server drops them (6.1).
+	old, err := net.ListenUDP("udp", oldAddr)
+	if err != nil {
+		t.Skipf("cannot take the old address %v again: %v", oldAddr, err)
+	}
+	defer old.Close()
+	srvAddr, _ := net.ResolveUDPAddr("udp", srv.Addr())
+	tick0, y1, _ := sy.get()
+	seq := uint16(c.Stats().Link.SentDatagrams) + 100
+	for i := range 30 {
+		b := wire.AppendHeader(nil, wire.Header{Type: wire.TypeInput, Seq: seq + uint16(i), Ack: 0xFFFF, Session: c.Session()})
+		b = append(b, wire.ActionUp)
+		if _, err := old.WriteToUDP(b, srvAddr); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	waitFor(t, 2*time.Second, "snapshots after the spoofed Inputs", func() bool {
+		tick, _, _ := sy.get()
+		return tick > tick0+30
+	})
+	if _, y, _ := sy.get(); y != y1 {
+		t.Fatalf("the ship moved from y %d to %d: the server took Inputs from the old address", y1, y)
+	}
+	// The client still holds the session.
+	c.SetInput(wire.ActionUp)
+	waitFor(t, 5*time.Second, "the ship moving up", func() bool {
+		_, y, ok := sy.get()
+		return ok && y < y1-8*40
+	})
+	if err := c.Err(); err != nil {
+		t.Fatalf("session ended: %v", err)
+	}
+	if st := c.Stats(); st.SnapshotsPerSec == 0 {
+		t.Fatalf("no snapshots after Rebind: %+v", st)
+	}
+}
+
+// TestRebindTimeout: without an Accept, Rebind gives up after BindTimeout,
+// and the session goes on from the old socket.
+func TestRebindTimeout(t *testing.T) {
+	s := newFakeServer(t)
+	c := mustDial(t, s, func(cfg *Config) { cfg.BindTimeout = 300 * time.Millisecond })
+	s.mu.Lock()
+	s.ignoreBinds = -1
+	s.mu.Unlock()
+	addr := c.LocalAddr().String()
+	start := time.Now()
+	err := c.Rebind()
+	if !errors.Is(err, ErrBindTimeout) {
+		t.Fatalf("Rebind: %v, want ErrBindTimeout", err)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond || d > 2*time.Second {
+		t.Fatalf("Rebind gave up after %v, want about 300ms", d)
+	}
+	if got := c.LocalAddr().String(); got != addr {
+		t.Fatalf("socket changed from %s to %s", addr, got)
+	}
+	_, acks, _ := s.counts()
+	waitFor(t, 2*time.Second, "Acks from the old socket", func() bool {
+		_, n, _ := s.counts()
+		return n > acks+5
+	})
+	if err := c.Err(); err != nil {
+		t.Fatalf("session ended: %v", err)
+	}
+}
+
+// TestRebindAfterClose returns the session's error.
+func TestRebindAfterClose(t *testing.T) {
+	s := newFakeServer(t)
+	c := mustDial(t, s, nil)
+	c.Close()
+	if err := c.Rebind(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Rebind after Close: %v", err)
+	}
+}
+
+// TestRebindDuringClose: Close while Rebind waits ends both.
+func TestRebindDuringClose(t *testing.T) {
+	s := newFakeServer(t)
+	c := mustDial(t, s, nil)
+	s.mu.Lock()
+	s.ignoreBinds = -1
+	s.mu.Unlock()
+	res := make(chan error, 1)
+	go func() { res <- c.Rebind() }()
+	time.Sleep(150 * time.Millisecond)
+	c.Close()
+	select {
+	case err := <-res:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("Rebind: %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Rebind still running after Close")
+	}
+}
+
+// TestAbandonSendsNothing: Abandon closes the session without a Logout.
+func TestAbandonSendsNothing(t *testing.T) {
+	s := newFakeServer(t)
+	c := mustDial(t, s, nil)
+	c.Abandon()
+	select {
+	case <-c.Done():
+	default:
+		t.Fatal("Done not closed")
+	}
+	if !errors.Is(c.Err(), ErrClosed) {
+		t.Fatalf("Err = %v", c.Err())
+	}
+	select {
+	case m := <-s.logouts:
+		t.Fatalf("Abandon sent %+v", m)
+	case <-time.After(300 * time.Millisecond):
+	}
+	c.Close() // idempotent after Abandon
+}
+
+// TestNoBaselineCounted: a snapshot against a baseline the client never
+// had is dropped and counted apart (4.8 step 1).
+func TestNoBaselineCounted(t *testing.T) {
+	s := newFakeServer(t)
+	c := mustDial(t, s, nil)
+	s.mu.Lock()
+	ents := []wire.Entity{{ID: 5, Kind: wire.KindBydosSlave}}
+	payloads := s.enc.Encode(90, nil, []wire.Entity{}, 60, ents)
+	for _, p := range payloads {
+		s.buf = s.link.AppendSnapshot(s.buf[:0], p, 90, time.Now())
+		s.sendRaw(s.buf)
+	}
+	s.mu.Unlock()
+	waitFor(t, 2*time.Second, "the snapshot dropped", func() bool { return c.Stats().NoBaseline == 1 })
+	if st := c.Stats(); st.Dropped != 1 || st.SnapshotTick != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	s.snapshot(93) // a full one is rebuilt
+	waitFor(t, 2*time.Second, "the full snapshot", func() bool { return c.Stats().SnapshotTick == 93 })
+	if st := c.Stats(); st.NoBaseline != 1 {
+		t.Fatalf("NoBaseline %d", st.NoBaseline)
+	}
+}
