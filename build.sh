@@ -120,7 +120,13 @@ cross)
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -ldflags -H=windowsgui -o bin/rtype.exe . && log "built bin/rtype.exe"
 	log "darwin and cgo-less linux are not built: Ebitengine needs cgo (or a macOS SDK) there"
 	;;
-soak) deps; fuzz "${FUZZTIME:-10m}"; go test -count=1 -timeout 60m -tags soak -run Soak ./... ;;
+soak)
+	deps
+	log "impairment profiles, 60 s each"
+	go test -count=1 -timeout 30m -run '^TestSoak$' ./e2e/ -soak "${SOAKTIME:-60s}"
+	log "fuzz targets, ${FUZZTIME:-10m} each"
+	fuzz "${FUZZTIME:-10m}"
+	;;
 bench) deps; go run ./cmd/rtype-bench "$@" ;;
 *)
 	sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'

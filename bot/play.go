@@ -19,6 +19,7 @@ func Play(ctx context.Context, c *client.Client, rng *rand.Rand) error {
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
 	var frames []client.Frame
+	var events []wire.Event
 	last := uint8(0xFF)
 	for {
 		select {
@@ -31,6 +32,7 @@ func Play(ctx context.Context, c *client.Client, rng *rand.Rand) error {
 			}
 			return c.Err()
 		case <-tick.C:
+			events = c.DrainEvents(events[:0]) // a bot shows no effects, but takes them like a game
 			frames = c.Frames(frames)
 			if len(frames) == 0 {
 				continue

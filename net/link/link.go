@@ -139,10 +139,14 @@ func (l *Link) TimedOut(now time.Time) bool { return l.Silence(now) >= Timeout }
 // Stats returns the counters.
 func (l *Link) Stats() Stats { return l.stats }
 
-// Loss returns the fraction of our datagrams sent between 3 s and 1 s
-// before now that the peer has not acknowledged, or 0 when none were
-// sent then.
+// Loss returns the fraction of our datagrams the peer has not
+// acknowledged among those sent during 2 s ending 1 s before now, or 0
+// when none were sent then. On a slow link the window ends two smoothed
+// round trips before now instead, so that acknowledgements still on their
+// way do not count as losses.
 func (l *Link) Loss(now time.Time) float64 {
+	newest := max(time.Second, 2*l.srtt)
+	oldest := newest + 2*time.Second
 	var n, lost int
 	for i := range l.ring {
 		s := &l.ring[i]
@@ -150,7 +154,7 @@ func (l *Link) Loss(now time.Time) float64 {
 			continue
 		}
 		age := now.Sub(s.at)
-		if age < time.Second || age > 3*time.Second {
+		if age < newest || age > oldest {
 			continue
 		}
 		n++

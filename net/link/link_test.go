@@ -263,3 +263,22 @@ func TestNothingRecordedIsNoAck(t *testing.T) {
 		t.Fatalf("a real ack of 65535 and 65534 acknowledged %d datagrams", st.Acked)
 	}
 }
+
+// TestLossWaitsForSlowAcks: with a 2 s round trip, datagrams sent 1.5 s
+// ago cannot have been acknowledged yet and are not counted as lost.
+func TestLossWaitsForSlowAcks(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	l := New(1, t0)
+	// A first exchange sets the smoothed RTT to 2 s.
+	l.AppendDatagram(nil, wire.TypeAck, nil, t0)
+	l.Accept(wire.Header{Type: wire.TypeAck, Seq: 0, Ack: 0, Session: 1}, 18, t0.Add(2*time.Second))
+	for i := range 200 { // 100 datagrams a second for 2 s, none acknowledged yet
+		l.AppendDatagram(nil, wire.TypeAck, nil, t0.Add(2*time.Second+time.Duration(i)*10*time.Millisecond))
+	}
+	if got := l.Loss(t0.Add(4 * time.Second)); got != 0 {
+		t.Fatalf("Loss = %v with every unacknowledged datagram younger than two round trips", got)
+	}
+	if got := l.Loss(t0.Add(8 * time.Second)); got != 1 {
+		t.Fatalf("Loss = %v once they are older than two round trips", got)
+	}
+}
