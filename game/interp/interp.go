@@ -223,21 +223,22 @@ func (ip *Interpolator) arrivals(t float64) {
 		if float64(tick)+windowTicks < float64(ip.newest) {
 			continue // too old to tell anything about the link
 		}
-		off := t - float64(tick)/ip.tps
+		at := ip.arrivedAt(ip.frames[i].Received, t)
+		off := at - float64(tick)/ip.tps
 		step := ip.sN > 0 && off < ip.minOff-stepIntervals*ip.interval
 		if step {
 			// The latency stepped down: the older arrivals tell nothing
 			// about the link any more.
 			ip.sN = 0
 		}
-		ip.addSample(t, off)
+		ip.addSample(at, off)
 		ip.minOff = min(ip.minOff, off)
 		if ip.hasPrev && !step {
 			// RFC 3550: the change of transit time between two arrivals.
-			d := (t - ip.prevAt) - float64(int64(tick)-int64(ip.prevTick))/ip.tps
+			d := (at - ip.prevAt) - float64(int64(tick)-int64(ip.prevTick))/ip.tps
 			ip.jitter += (math.Abs(d) - ip.jitter) * jitterGain
 		}
-		ip.hasPrev, ip.prevAt, ip.prevTick = true, t, tick
+		ip.hasPrev, ip.prevAt, ip.prevTick = true, at, tick
 		if tick > ip.newest {
 			st := uint32(ip.cfg.SnapshotTicks)
 			slots := (tick - ip.newest + st/2) / st
@@ -250,6 +251,16 @@ func (ip *Interpolator) arrivals(t float64) {
 			ip.newest = tick
 		}
 	}
+}
+
+// arrivedAt returns when a snapshot arrived, in seconds since base: the
+// client's stamp when it has one, else t, the Update that first saw it.
+// A stamp is never taken as later than t, nor as earlier than base.
+func (ip *Interpolator) arrivedAt(received time.Time, t float64) float64 {
+	if received.IsZero() {
+		return t
+	}
+	return min(t, max(received.Sub(ip.base).Seconds(), 0))
 }
 
 // addSample appends an arrival to the ring, dropping the oldest when full.

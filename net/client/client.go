@@ -445,7 +445,7 @@ func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) {
 			c.log.Debug("snapshot not rebuilt", "tick", c.snap.Tick, "err", err)
 			return
 		}
-		c.world.ApplySnapshot(r)
+		c.world.ApplySnapshotAt(r, now)
 		if c.cfg.OnSnapshot != nil {
 			c.cfg.OnSnapshot(r)
 		}

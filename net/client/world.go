@@ -3,6 +3,7 @@ package client
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	"rtype/net/link"
 	"rtype/net/wire"
@@ -67,6 +68,11 @@ type Frame struct {
 	Entities []Entity
 	// Players is the player table.
 	Players [wire.MaxPlayers]Player
+	// Received is when the first datagram of the snapshot arrived, on the
+	// local monotonic clock; zero when unknown. A renderer measures the
+	// link's jitter from it rather than from when it first drew the frame,
+	// which on a slow machine is late by up to a whole frame.
+	Received time.Time
 }
 
 // ent is an entity of the world with its ordering state (4.3, 4.5).
@@ -274,7 +280,11 @@ func (w *World) death(ev *wire.Event) bool {
 // ApplySnapshot applies a rebuilt snapshot (4.8 step 5): its entity
 // records update the known entities (4.3, 4.5), its player records the
 // player table, then the world is recorded as a frame of r.Tick.
-func (w *World) ApplySnapshot(r *link.Rebuilt) {
+func (w *World) ApplySnapshot(r *link.Rebuilt) { w.ApplySnapshotAt(r, time.Time{}) }
+
+// ApplySnapshotAt is ApplySnapshot for a snapshot that arrived at
+// received: its frame records that time.
+func (w *World) ApplySnapshotAt(r *link.Rebuilt, received time.Time) {
 	t := r.Tick
 	w.advance(t)
 	for k := range r.Entities {
@@ -314,12 +324,13 @@ func (w *World) ApplySnapshot(r *link.Rebuilt) {
 		}
 		w.hasPlayers, w.playersTick = true, t
 	}
-	w.record(t)
+	w.record(t, received)
 }
 
 // record stores the world as the frame of tick, unless a newer frame is
 // already stored.
-func (w *World) record(tick uint32) {
+func (w *World) record(tick uint32, received time.Time) {
+	fresh := true
 	if w.count > 0 {
 		newest := w.frames[w.head].Tick
 		if tick < newest {
@@ -328,11 +339,16 @@ func (w *World) record(tick uint32) {
 		if tick > newest {
 			w.head = (w.head + 1) % HistoryLen
 			w.count = min(w.count+1, HistoryLen)
+		} else {
+			fresh = false // another datagram of the same snapshot
 		}
 	} else {
 		w.head, w.count = 0, 1
 	}
 	f := &w.frames[w.head]
+	if fresh {
+		f.Received = received
+	}
 	f.Tick = tick
 	f.Players = w.players
 	f.Entities = w.appendEntities(f.Entities[:0])
@@ -382,7 +398,7 @@ func (w *World) Frames(dst []Frame) []Frame {
 			dst = append(dst, Frame{})
 		}
 		f := &dst[len(dst)-1]
-		f.Tick, f.Players = src.Tick, src.Players
+		f.Tick, f.Players, f.Received = src.Tick, src.Players, src.Received
 		f.Entities = append(f.Entities[:0], src.Entities...)
 	}
 	return dst
