@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"rtype/net/link"
@@ -229,14 +230,26 @@ func (s *Server) serveConn(c *net.TCPConn, ip netip.Addr) {
 // message, then EOF) and closes the socket a second later, so input the
 // peer sent and we did not read cannot turn the close into a reset that
 // would discard that message.
+//
+// At most maxLingering connections linger at once: past that, as under a
+// flood of bad logins, they are closed at once.
 func closeGently(c net.Conn) {
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.CloseWrite()
-		time.AfterFunc(time.Second, func() { tc.Close() })
+	tc, ok := c.(*net.TCPConn)
+	if !ok || lingering.Add(1) > maxLingering {
+		if ok {
+			lingering.Add(-1)
+		}
+		c.Close()
 		return
 	}
-	c.Close()
+	tc.CloseWrite()
+	time.AfterFunc(time.Second, func() { tc.Close(); lingering.Add(-1) })
 }
+
+// maxLingering bounds the sockets closeGently keeps open, process-wide.
+const maxLingering = 256
+
+var lingering atomic.Int32
 
 // reject answers LoginRejected and reports false.
 func reject(c net.Conn, reason uint8, text string) (*session, bool) {
