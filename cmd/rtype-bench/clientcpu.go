@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"rtype/game/interp"
+	"rtype/net/client"
+	"rtype/net/link"
+	"rtype/net/wire"
+	"rtype/server/sim"
+)
+
+// Section 3: the client's CPU per drawn frame, headless. A busy world of
+// about 300 entities runs in process with the server's side of the link
+// (events, History, Encode, AppendSnapshot: not timed); its datagrams go
+// straight to the client's side, which does what net/client does with
+// them and what the game does every frame:
+//
+//	rebuild: ParseHeader, Seen, Snapshot.Decode, Rebuilder.Rebuild,
+//	         World.ApplySnapshot, Link.Accept (every third frame)
+//	events:  ParseHeader, Seen, Link.ReceiveEvents, ParseEvent,
+//	         World.ApplyEvent, Link.Accept
+//	frames:  World.Frames (what Client.Frames copies under its lock)
+//	interp:  Interpolator.Update, Interpolator.Entities
+//
+// The client's Input datagram goes back to the server's link at every
+// frame, so that its baselines are 3 ticks old, as on a good network.
+// Frames are 1/60 s apart on a simulated clock: one tick per frame.
+
+// clientStage names the timed stages.
+const (
+	stRebuild = iota
+	stEvents
+	stFrames
+	stInterp
+	numStages
+)
+
+var stageNames = [numStages]string{"rebuild", "events", "frames", "interp"}
+
+// clientPipe is the in-process server and client of section 3.
+type clientPipe struct {
+	w     *sim.World
+	i     int // input step
+	sl    *link.Link
+	hist  link.History
+	enc   wire.SnapshotEncoder
+	ents  []wire.Entity
+	pls   []wire.PlayerState
+	inbox [][]byte // datagrams of this frame
+	nin   int
+	out   []byte
+
+	cl     *link.Link
+	world  *client.World
+	rb     link.Rebuilder
+	snap   wire.Snapshot
+	fr     []wire.EventFrame
+	ev     wire.Event
+	frames []client.Frame
+	ip     *interp.Interpolator
+	drawn  []interp.Drawn
+	now    time.Time
+
+	// Counters.
+	snapshots, records, snapBytes, events int
+}
+
+func newClientPipe(seed uint64) *clientPipe {
+	now := time.Unix(1_000_000, 0)
+	p := &clientPipe{
+		w:     newBusyWorld(busyRules(3, 3), seed, 1200),
+		i:     1200,
+		sl:    link.New(1, now),
+		cl:    link.New(1, now),
+		world: client.NewWorld(),
+		ip:    interp.New(interp.Config{}),
+		now:   now,
+		out:   make([]byte, 0, wire.MaxDatagram),
+	}
+	p.sl.History = &p.hist
+	// The joining client gets the world as events (4.6).
+	var evs []wire.Event
+	evs = p.w.AppendJoins(evs)
+	evs = p.w.AppendSpawns(evs)
+	for k := range evs {
+		p.sl.QueueEvent(&evs[k])
+	}
+	return p
+}
+
+// push queues a datagram for the client.
+func (p *clientPipe) push(d []byte) {
+	if p.nin == len(p.inbox) {
+		p.inbox = append(p.inbox, make([]byte, 0, wire.MaxDatagram))
+	}
+	p.inbox[p.nin] = append(p.inbox[p.nin][:0], d...)
+	p.nin++
+}
+
+// serve runs one server tick and queues its datagrams: the snapshot every
+// third tick, then the events, as server.stepGame does.
+func (p *clientPipe) serve() {
+	busyInput(p.w, p.i)
+	p.i++
+	p.w.Step()
+	evs := p.w.TakeEvents()
+	for k := range evs {
+		p.sl.QueueEvent(&evs[k])
+	}
+	p.nin = 0
+	if tick := p.w.Tick(); tick%3 == 0 {
+		p.ents = p.w.AppendEntities(p.ents[:0])
+		p.pls = p.w.AppendPlayers(p.pls[:0])
+		baseTick, base, _ := p.hist.Baseline() // nil: a full snapshot
+		payloads := p.enc.Encode(tick, p.pls, base, baseTick, p.ents)
+		p.hist.Add(tick, p.ents)
+		for _, pl := range payloads {
+			p.out = p.sl.AppendSnapshot(p.out[:0], pl, tick, p.now)
+			p.push(p.out)
+		}
+	}
+	for {
+		var ok bool
+		p.out, ok = p.sl.AppendEvents(p.out[:0], p.now)
+		if !ok {
+			break
+		}
+		p.push(p.out)
+	}
+}
+
+// receive is the client's handling of one datagram (net/client's receive
+// without its lock and counters). It returns its stage.
+func (p *clientPipe) receive(d []byte) int {
+	h, pl, err := wire.ParseHeader(d, wire.ToClient)
+	if err != nil || p.cl.Seen(h.Seq) {
+		return stEvents
+	}
+	switch h.Type {
+	case wire.TypeSnapshot:
+		if p.snap.Decode(pl) != nil {
+			return stRebuild
+		}
+		r, err := p.rb.Rebuild(&p.snap)
+		if err != nil {
+			return stRebuild
+		}
+		p.world.ApplySnapshot(r)
+		p.cl.Accept(h, len(d), p.now)
+		p.snapshots++
+		p.records += len(p.snap.Records)
+		p.snapBytes += len(d)
+		return stRebuild
+	case wire.TypeEvent:
+		p.fr, err = p.cl.ReceiveEvents(pl, p.fr[:0])
+		if err != nil {
+			return stEvents
+		}
+		p.cl.Accept(h, len(d), p.now)
+		for _, f := range p.fr {
+			if wire.ParseEvent(f.Data, &p.ev) == nil {
+				p.world.ApplyEvent(&p.ev)
+				p.events++
+			}
+		}
+	}
+	return stEvents
+}
+
+// ack sends the client's Input of the frame to the server's link.
+func (p *clientPipe) ack() {
+	p.out, _ = p.cl.AppendDatagram(p.out[:0], wire.TypeInput, []byte{0}, p.now)
+	if h, _, err := wire.ParseHeader(p.out, wire.ToServer); err == nil {
+		p.sl.Accept(h, len(p.out), p.now)
+	}
+}
+
+// frame runs one frame. With timed, it adds each stage's time to t; with
+// allocs, each stage's allocations to a (reading the memory statistics
+// around each stage: slow, so not together with timed).
+func (p *clientPipe) frame(t *[numStages]time.Duration, a *[numStages]uint64) {
+	var ms runtime.MemStats
+	mark := func() uint64 {
+		if a == nil {
+			return 0
+		}
+		runtime.ReadMemStats(&ms)
+		return ms.Mallocs
+	}
+	p.serve()
+	for k := range p.inbox[:p.nin] {
+		m0 := mark()
+		t0 := time.Now()
+		st := p.receive(p.inbox[k])
+		if t != nil {
+			t[st] += time.Since(t0)
+		}
+		if a != nil {
+			a[st] += mark() - m0
+		}
+	}
+	m0, t0 := mark(), time.Now()
+	p.frames = p.world.Frames(p.frames)
+	t1, m1 := time.Now(), mark()
+	p.ip.Update(p.frames, p.now)
+	p.drawn = p.ip.Entities(p.drawn)
+	t2, m2 := time.Now(), mark()
+	if t != nil {
+		t[stFrames] += t1.Sub(t0)
+		t[stInterp] += t2.Sub(t1)
+	}
+	if a != nil {
+		a[stFrames] += m1 - m0
+		a[stInterp] += m2 - m1
+	}
+	p.ack()
+	p.now = p.now.Add(time.Second / 60)
+}
+
+func runClientCPU(ctx context.Context, o *opts) ([]row, error) {
+	warm, timed, counted := 1200, 3600, 600
+	if o.quick {
+		warm, timed, counted = 300, 300, 60
+	}
+	p := newClientPipe(o.seed)
+	for range warm {
+		p.frame(nil, nil)
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	// Timing pass.
+	p.snapshots, p.records, p.snapBytes, p.events = 0, 0, 0, 0
+	var t [numStages]time.Duration
+	totals := make([]time.Duration, 0, timed)
+	drawnSum := 0
+	for range timed {
+		var ft [numStages]time.Duration
+		p.frame(&ft, nil)
+		var sum time.Duration
+		for s := range ft {
+			t[s] += ft[s]
+			sum += ft[s]
+		}
+		totals = append(totals, sum)
+		drawnSum += len(p.drawn)
+	}
+	snaps, recs, bytes, evs := p.snapshots, p.records, p.snapBytes, p.events
+	// Allocation pass.
+	var a [numStages]uint64
+	for range counted {
+		p.frame(nil, &a)
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	f := float64(timed)
+	per := func(s int) time.Duration { return t[s] / time.Duration(timed) }
+	var total time.Duration
+	for s := range t {
+		total += t[s]
+	}
+	mean := total / time.Duration(timed)
+	allocs := ""
+	var allocSum uint64
+	for s := range a {
+		allocs += fmt.Sprintf("%s %s, ", stageNames[s], frac(float64(a[s])/float64(counted)))
+		allocSum += a[s]
+	}
+	cond := fmt.Sprintf("%.0f entities drawn", float64(drawnSum)/f)
+	snapPer := time.Duration(0)
+	if snaps > 0 {
+		snapPer = t[stRebuild] / time.Duration(snaps)
+	}
+	return []row{
+		{"Rebuild: Decode, Rebuild, ApplySnapshot (+ header, Accept)", cond,
+			fmt.Sprintf("%s per frame (%s per snapshot)", dur(per(stRebuild)), dur(snapPer)),
+			fmt.Sprintf("%.1f records, %.0f B per snapshot datagram (3-tick baselines)", float64(recs)/float64(max(1, snaps)), float64(bytes)/float64(max(1, snaps)))},
+		{"Event application: ReceiveEvents, ParseEvent, ApplyEvent", cond, fmt.Sprintf("%s per frame", dur(per(stEvents))),
+			fmt.Sprintf("%.1f events per frame", float64(evs)/f)},
+		{"Frame history copy (World.Frames, as Client.Frames)", cond, fmt.Sprintf("%s per frame", dur(per(stFrames))), "20 frames of the last second"},
+		{"Interpolation: Update + Entities", cond, fmt.Sprintf("%s per frame", dur(per(stInterp))), ""},
+		{"Total per frame, headless", cond,
+			fmt.Sprintf("mean %s, p50 %s, p99 %s, max %s", dur(mean), dur(quantile(totals, 0.5)), dur(quantile(totals, 0.99)), dur(quantile(totals, 1))),
+			fmt.Sprintf("%.1f%% of a 16.7 ms frame; %d frames of 1/60 s", 100*mean.Seconds()*60, timed)},
+		{"Allocations per frame in steady state", cond,
+			fmt.Sprintf("%s (%s)", frac(float64(allocSum)/float64(counted)), allocs[:len(allocs)-2]),
+			fmt.Sprintf("over %d frames after %d of warm-up; target 0", counted, warm+timed)},
+		{"CPU side of drawing 300 entities", "not measured here",
+			"see the benchmarks of package game", "cmd/ must not link Ebitengine"},
+	}, nil
+}

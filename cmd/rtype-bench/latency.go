@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"rtype/bot"
+	"rtype/net/client"
+	"rtype/net/netsim"
+	"rtype/net/wire"
+	"rtype/server"
+	"rtype/server/sim"
+)
+
+// Section 4: latency, measured in a client as the game runs it (frame
+// history, interpolation, one drawn frame every 1/60 s), with three bots
+// in the game and the waves running. The measured player's ship cannot be
+// hit, so that it stays where the test moves it.
+//
+// Key to screen: at a frame, the player presses right (or left, in turn);
+// the time until the first frame that draws the own ship moved by half a
+// pixel or more in that direction. The press is released then, and the
+// next one waits until the ship has stood still for a third of a second.
+//
+// Behind the server: at every frame, the server's present tick (its last
+// snapshot's tick plus the time since, in process) minus the render tick
+// the entities are drawn at.
+
+// latResult is one condition's measures.
+type latResult struct {
+	keys     []time.Duration // key to screen
+	timeouts int
+	behind   []time.Duration // behind the server's present
+	behindNF []time.Duration // interp.Behind: behind the newest frame received
+	delay    time.Duration   // the interpolation delay at the end
+	missed   int
+}
+
+// latencyRules: default waves, no death for anyone.
+func latencyRules() *sim.Rules {
+	r := fullStrengthRules()
+	r.WaveSize, r.WaveSizeMax, r.WaveInterval, r.WaveIntervalMin = 6, 6, 120, 120
+	r.JoinInvulnTicks = 1 << 30
+	return &r
+}
+
+func measureLatency(ctx context.Context, o *opts, im *netsim.Impairment, presses int) (*latResult, error) {
+	var mu sync.Mutex
+	var clk serverClock
+	srv, stop, err := startServer(ctx, server.Config{MaxGames: 1, Seed: o.seed, Rules: latencyRules(),
+		OnSnapshot: func(_ int, s server.Snapshot) {
+			mu.Lock()
+			clk = serverClock{s.Tick, time.Now()}
+			mu.Unlock()
+		}})
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	addr, stopRelay, err := via(ctx, srv, im, o.seed)
+	if err != nil {
+		return nil, err
+	}
+	defer stopRelay()
+
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	c, err := client.Dial(dctx, client.Config{Addr: addr, Name: "player", Logger: quiet()})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	bctx, bcancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() { bcancel(); wg.Wait() }()
+	for i := range 3 {
+		b, err := client.Dial(dctx, client.Config{Addr: addr, Name: fmt.Sprintf("bot%d", i+1), Logger: quiet()})
+		if err != nil {
+			return nil, err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer b.Close()
+			bot.Play(bctx, b, rand.New(rand.NewPCG(o.seed, uint64(i))))
+		}()
+	}
+
+	res := &latResult{}
+	v := newViewer(c)
+	const (
+		settle   = 2 * time.Second // the interpolation delay finds its level
+		still    = 20              // frames standing still before a press
+		moved    = 0.5             // pixels
+		giveUp   = 2 * time.Second
+		tickTime = float64(time.Second) / server.TickRate
+	)
+	start := time.Now()
+	var (
+		stillFor int
+		lastX    float32
+		pressed  bool
+		dir      float32
+		x0       float32
+		t0       time.Time
+	)
+	me := c.Player()
+	res.missed, err = renderLoop(ctx, start, func(_ int64, now time.Time) bool {
+		drawn := v.frame(now)
+		var ship *float32
+		for i := range drawn {
+			if d := &drawn[i]; d.Kind == wire.KindPlayerShip && d.Owner == me {
+				ship = &d.DrawX
+				break
+			}
+		}
+		if now.Sub(start) < settle || ship == nil {
+			return true
+		}
+		mu.Lock()
+		present := float64(clk.tick) + float64(time.Since(clk.at))/tickTime
+		mu.Unlock()
+		res.behind = append(res.behind, time.Duration((present-v.ip.RenderTick())*tickTime))
+		res.behindNF = append(res.behindNF, v.ip.Behind())
+		x := *ship
+		switch {
+		case pressed && (x-x0)*dir >= moved:
+			res.keys = append(res.keys, now.Sub(t0))
+			c.SetInput(0)
+			pressed, stillFor = false, 0
+		case pressed && now.Sub(t0) > giveUp:
+			res.timeouts++
+			c.SetInput(0)
+			pressed, stillFor = false, 0
+		case !pressed:
+			if math.Abs(float64(x-lastX)) < 0.01 {
+				stillFor++
+			} else {
+				stillFor = 0
+			}
+			if stillFor >= still {
+				if len(res.keys)+res.timeouts >= presses {
+					return false
+				}
+				dir = 1
+				act := wire.ActionRight
+				if (len(res.keys)+res.timeouts)%2 == 1 {
+					dir, act = -1, wire.ActionLeft
+				}
+				c.SetInput(act)
+				pressed, x0, t0 = true, x, now
+			}
+		}
+		lastX = x
+		return true
+	})
+	res.delay = v.ip.Delay()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Err(); err != nil {
+		return nil, fmt.Errorf("the session ended: %w", err)
+	}
+	return res, nil
+}
+
+func runLatency(ctx context.Context, o *opts) ([]row, error) {
+	presses := 40
+	if o.quick {
+		presses = 3
+	}
+	im := link40(0)
+	conds := []struct {
+		name string
+		im   *netsim.Impairment
+	}{
+		{"loopback", nil},
+		{"40 ± 20 ms each way", &im},
+	}
+	var rows [2][]row
+	for i, cd := range conds {
+		logf(o, "%s: %d key presses", cd.name, presses)
+		r, err := measureLatency(ctx, o, cd.im, presses)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cd.name, err)
+		}
+		keys := append([]time.Duration(nil), r.keys...)
+		var mean time.Duration
+		for _, k := range keys {
+			mean += k
+		}
+		if len(keys) > 0 {
+			mean /= time.Duration(len(keys))
+		}
+		rows[i] = []row{
+			{"Key press to the first frame showing the own ship moved", cd.name,
+				fmt.Sprintf("p50 %s, p90 %s, max %s (mean %s)", ms(quantile(keys, 0.5)), ms(quantile(keys, 0.9)), ms(quantile(keys, 1)), ms(mean)),
+				fmt.Sprintf("%d presses, %d not seen within 2 s; frames on a 60 Hz grid, %d missed by the loop (machine load)", len(keys), r.timeouts, r.missed)},
+			{"Other entities drawn behind the server's present", cd.name,
+				fmt.Sprintf("p50 %s, p90 %s, max %s", ms(quantile(r.behind, 0.5)), ms(quantile(r.behind, 0.9)), ms(quantile(r.behind, 1))),
+				fmt.Sprintf("behind the newest snapshot received (interp.Behind): p50 %s; interpolation delay at the end %s", ms(quantile(r.behindNF, 0.5)), ms(r.delay))},
+		}
+	}
+	return []row{rows[0][0], rows[1][0], rows[0][1], rows[1][1]}, nil
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"rtype/game/interp"
+	"rtype/net/client"
+	"rtype/net/netsim"
+	"rtype/net/wire"
+	"rtype/server"
+)
+
+// Section 5: smoothness. Bydos fly at a constant velocity (no sine wave,
+// 120 px/s to the left) across the screen; a client draws them every 1/60 s
+// through the interpolation, on loopback and through 40 ± 20 ms of delay
+// with 5% loss each way. For each Bydos, the frames it is visible on
+// screen give its drawn path, against the straight line x = x0 + v t:
+//
+//   - the largest deviation, in pixels, of the drawn x from the best line
+//     of slope v (half the spread of x - v t), and of y from its first y;
+//   - from interp.Smoothness: the largest deviation of a frame's step from
+//     v/60, and the frames where it stood still or jumped back.
+
+const smoothSpeed = 120 // px/s
+
+// smoothPath is the drawn path of one Bydos: frame numbers and positions.
+type smoothPath struct {
+	k    []int64
+	x, y []float32
+}
+
+type smoothResult struct {
+	paths       int
+	frames      int
+	lineDev     float64 // px, whole path
+	flightDev   float64 // px, after the entry
+	yDev        float64
+	stepDev     float32
+	stalls      int
+	entryStalls int
+	backJumps   int
+	missed      int
+	delayAtEnd  time.Duration
+}
+
+func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment) (*smoothResult, error) {
+	rules := fullStrengthRules()
+	rules.JoinInvulnTicks = 1 << 30
+	rules.BydosAmplitudeMin, rules.BydosAmplitudeMax = 0, 0
+	rules.BydosSpeedMin, rules.BydosSpeedMax = smoothSpeed, smoothSpeed
+	rules.WaveSpeedStep = 0
+	rules.FirstWave = 180 // 3 s for the interpolation to settle
+	rules.WaveSize, rules.WaveSizeMax, rules.WaveSizeEvery = 4, 4, 1000
+	rules.WaveInterval, rules.WaveIntervalMin = 1<<20, 1<<20 // one wave
+	visibleFor := 30 * time.Second                           // the whole crossing: 11 s
+	if o.quick {
+		rules.FirstWave = 120
+		rules.WaveSize, rules.WaveSizeMax = 1, 1
+		visibleFor = 2 * time.Second
+	}
+	srv, stop, err := startServer(ctx, server.Config{MaxGames: 1, Seed: o.seed, Rules: &rules})
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	addr, stopRelay, err := via(ctx, srv, im, o.seed)
+	if err != nil {
+		return nil, err
+	}
+	defer stopRelay()
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	c, err := client.Dial(dctx, client.Config{Addr: addr, Name: "watcher", Logger: quiet()})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+
+	v := newViewer(c)
+	paths := map[uint32]*smoothPath{}
+	var firstSeen time.Time
+	start := time.Now()
+	deadline := start.Add(time.Duration(rules.FirstWave)*time.Second/60 + visibleFor + 15*time.Second)
+	const half = 16 // a Bydos is 32 px wide
+	missed, err := renderLoop(ctx, start, func(k int64, now time.Time) bool {
+		drawn := v.frame(now)
+		visible := 0
+		for i := range drawn {
+			d := &drawn[i]
+			if d.Kind != wire.KindBydosSlave || d.DrawX-half >= 1280 || d.DrawX+half <= 0 {
+				continue
+			}
+			visible++
+			p := paths[d.ID]
+			if p == nil {
+				p = &smoothPath{}
+				paths[d.ID] = p
+			}
+			p.k = append(p.k, k)
+			p.x = append(p.x, d.DrawX)
+			p.y = append(p.y, d.DrawY)
+		}
+		if visible > 0 && firstSeen.IsZero() {
+			firstSeen = now
+		}
+		switch {
+		case !firstSeen.IsZero() && now.Sub(firstSeen) >= visibleFor:
+			return false
+		case !firstSeen.IsZero() && visible == 0 && now.Sub(firstSeen) > time.Second:
+			return false // every Bydos crossed
+		}
+		return time.Now().Before(deadline)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Err(); err != nil {
+		return nil, fmt.Errorf("the session ended: %w", err)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no Bydos was drawn")
+	}
+	res := &smoothResult{missed: missed, delayAtEnd: v.ip.Delay()}
+	for _, p := range paths {
+		res.add(p)
+	}
+	return res, nil
+}
+
+// add measures one path. Its entry, the first frames where the Bydos
+// stands still (drawn at the first state received until the render time
+// reaches it) and the step where it starts moving, is counted apart: "in
+// flight" is the path after it.
+func (r *smoothResult) add(p *smoothPath) {
+	r.paths++
+	r.frames += len(p.k)
+	const still = smoothSpeed / 60.0 / 10 // interp.Smoothness's stall
+	e := 0
+	for e+1 < len(p.k) && p.k[e+1] == p.k[e]+1 && math.Abs(float64(p.x[e+1]-p.x[e])) < still {
+		e++
+	}
+	r.entryStalls += e
+	if e > 0 {
+		e++ // and its first step, a part of one: it starts moving mid-frame
+	}
+	r.lineDev = max(r.lineDev, lineDev(p, 0))
+	r.flightDev = max(r.flightDev, lineDev(p, e))
+	for i := range p.k {
+		r.yDev = max(r.yDev, math.Abs(float64(p.y[i]-p.y[0])))
+	}
+	// Smoothness needs frames 1/60 s apart: each run of consecutive frames.
+	for i := 0; i < len(p.k); {
+		j := i + 1
+		for j < len(p.k) && p.k[j] == p.k[j-1]+1 {
+			j++
+		}
+		_, stalls, back := interp.Smoothness(p.x[i:j], 1.0/60, -smoothSpeed)
+		r.stalls += stalls
+		r.backJumps += back
+		if j > e+1 {
+			dev, _, _ := interp.Smoothness(p.x[max(i, e):j], 1.0/60, -smoothSpeed)
+			r.stepDev = max(r.stepDev, dev)
+		}
+		i = j
+	}
+}
+
+// lineDev returns the largest deviation of the path's x from its best
+// line of slope -smoothSpeed, from point i on: half the spread of x + v t.
+func lineDev(p *smoothPath, i int) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for ; i < len(p.k); i++ {
+		res := float64(p.x[i]) + smoothSpeed*float64(p.k[i])/60
+		lo, hi = min(lo, res), max(hi, res)
+	}
+	if hi < lo {
+		return 0
+	}
+	return (hi - lo) / 2
+}
+
+func runSmoothness(ctx context.Context, o *opts) ([]row, error) {
+	im := link40(0.05)
+	conds := []struct {
+		name string
+		im   *netsim.Impairment
+	}{
+		{"loopback", nil},
+		{"40 ± 20 ms, 5% loss each way", &im},
+	}
+	res := make([]*smoothResult, len(conds))
+	errs := make([]error, len(conds))
+	var wg sync.WaitGroup
+	logf(o, "Bydos at %d px/s, on loopback and through jitter and loss, in parallel", smoothSpeed)
+	for i, cd := range conds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i], errs[i] = measureSmoothness(ctx, o, cd.im)
+		}()
+	}
+	wg.Wait()
+	var rows [3][]row
+	for i, cd := range conds {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("%s: %w", cd.name, errs[i])
+		}
+		r := res[i]
+		rows[0] = append(rows[0], row{"Largest deviation of the drawn path from the straight line", cd.name,
+			fmt.Sprintf("%.2f px in flight, %.2f px with the entry", r.flightDev, r.lineDev),
+			fmt.Sprintf("x against the best line of slope %d px/s; y within %.2f px; %d Bydos, %d drawn frames on screen", smoothSpeed, r.yDev, r.paths, r.frames)})
+		rows[1] = append(rows[1], row{"Largest deviation of one frame's step from v/60 (2 px), in flight", cd.name,
+			fmt.Sprintf("%.2f px", r.stepDev), fmt.Sprintf("interp.Smoothness; interpolation delay at the end %s", ms(r.delayAtEnd))})
+		rows[2] = append(rows[2], row{"Frames standing still / jumping back", cd.name,
+			fmt.Sprintf("%d / %d", r.stalls, r.backJumps),
+			fmt.Sprintf("of %d frames; %d of the stills at the entry (drawn at the first state received until the render time reaches it); %d frames missed by the render loop (machine load, not counted as steps)", r.frames, r.entryStalls, r.missed)})
+	}
+	var out []row
+	for _, rs := range rows {
+		out = append(out, rs...)
+	}
+	return out, nil
+}

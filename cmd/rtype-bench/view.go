@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"rtype/game/interp"
+	"rtype/net/client"
+	"rtype/net/netsim"
+	"rtype/server"
+)
+
+// viewer is what the game does with a client every drawn frame (package
+// game's Session.Update, headless): the frame history, the interpolator,
+// the entities to draw.
+type viewer struct {
+	c      *client.Client
+	ip     *interp.Interpolator
+	frames []client.Frame
+	drawn  []interp.Drawn
+}
+
+func newViewer(c *client.Client) *viewer {
+	return &viewer{c: c, ip: interp.New(interp.Config{})}
+}
+
+// frame returns the entities to draw at now, valid until the next call.
+func (v *viewer) frame(now time.Time) []interp.Drawn {
+	v.frames = v.c.Frames(v.frames)
+	v.ip.Update(v.frames, now)
+	v.drawn = v.ip.Entities(v.drawn)
+	return v.drawn
+}
+
+// renderLoop calls fn at every frame of a 60 Hz display that started at
+// start, with the frame's number and its time on that grid (as a vsync
+// timestamp), until fn returns false or ctx ends. A frame the loop was too
+// late for is skipped and counted in missed.
+func renderLoop(ctx context.Context, start time.Time, fn func(k int64, now time.Time) bool) (missed int, err error) {
+	const period = time.Second / 60
+	tk := time.NewTicker(period / 4)
+	defer tk.Stop()
+	last := int64(-1)
+	for {
+		select {
+		case <-ctx.Done():
+			return missed, ctx.Err()
+		case <-tk.C:
+		}
+		k := int64(time.Since(start) / period)
+		if k <= last {
+			continue
+		}
+		if last >= 0 {
+			missed += int(k - last - 1)
+		}
+		last = k
+		if !fn(k, start.Add(time.Duration(k)*period)) {
+			return missed, nil
+		}
+	}
+}
+
+// link40 is the impaired network of sections 4 and 5: 40 ms ± 20 ms each
+// way (uniform), plus loss.
+func link40(loss float64) netsim.Impairment {
+	return netsim.Impairment{Delay: 40 * time.Millisecond, Jitter: 20 * time.Millisecond, Loss: loss}
+}
+
+// serverClock estimates the server's present tick from its snapshots.
+type serverClock struct {
+	tick uint32
+	at   time.Time
+}
+
+// via starts an impairment relay in front of srv when im is not nil, and
+// returns the address a client dials and the relay's stop.
+func via(ctx context.Context, srv *server.Server, im *netsim.Impairment, seed uint64) (string, func(), error) {
+	if im == nil {
+		return srv.Addr(), func() {}, nil
+	}
+	r, err := netsim.New(netsim.Config{To: srv.Addr(), Up: *im, Down: *im, Seed: int64(seed), Logger: quiet()})
+	if err != nil {
+		return "", nil, err
+	}
+	go r.Run(ctx)
+	return r.Addr(), func() { r.Close() }, nil
+}
