@@ -28,8 +28,10 @@ func Lerp(a, b client.Entity, t float32) (x, y float32) {
 //
 // The entities are those of the frame at or just after the render time
 // (the newest frame when the render time is past them all), in its order:
-// an entity already destroyed in that frame is not drawn, one spawned in it
-// is drawn at its position there until the render time reaches its tick.
+// an entity already destroyed in that frame is not drawn, nor one whose
+// Spawn tick the render time has not reached; one new in that frame is
+// moved back along its velocity from its first known state, to no earlier
+// than its Spawn tick, so it enters moving instead of waiting in place.
 // Each is placed with the states of the entity in that frame and in the
 // frame before, at the server ticks of those states (their Tick field):
 //
@@ -83,6 +85,9 @@ func (ip *Interpolator) Entities(dst []Drawn) []Drawn {
 			if e != nil && e.Kind == b.Kind && e.Respawned > b.Respawned {
 				resp[1] = e.Respawned // a Death known since
 			}
+		}
+		if r < float64(b.Spawned) {
+			continue // not in the world yet at the render time
 		}
 		x, y, frame := ip.place(a, b, resp, r)
 		dst = append(dst, Drawn{Entity: *b, DrawX: x, DrawY: y})
@@ -176,13 +181,23 @@ func after(resp [2]uint32, tick uint32) uint32 {
 
 // extrapolate returns e's position moved along its velocity from its tick
 // to r, by at most MaxExtrapolation and not past a Respawned tick after
-// its own; before its tick, its position.
+// its own. Before its tick, it is moved back along the velocity to r, but
+// to no earlier than its Spawn, where it was not anywhere before; when its
+// Spawn is unknown (0), it is held at its position.
 func (ip *Interpolator) extrapolate(e *client.Entity, r float64, resp uint32) (x, y float32) {
 	d := min(r-float64(e.Tick), ip.maxExtrap)
 	if resp > e.Tick {
 		d = min(d, float64(resp-e.Tick))
 	}
-	if d <= 0 {
+	if d < 0 {
+		if e.Spawned == 0 || (e.Respawned > e.Spawned && e.Respawned <= e.Tick) {
+			// Spawn unknown, or a ship back at its spawn point, which
+			// it did not fly to: held where it was first known.
+			return e.X, e.Y
+		}
+		d = max(d, float64(e.Spawned)-float64(e.Tick))
+	}
+	if d == 0 {
 		return e.X, e.Y
 	}
 	s := float32(d / ip.tps)

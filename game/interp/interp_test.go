@@ -326,6 +326,7 @@ func TestSpawnAndDestroy(t *testing.T) {
 		es := []client.Entity{base(tick)}
 		if tick >= spawn && tick < destroy {
 			e := five(tick)
+			e.Spawned = spawn
 			es = append(es, e)
 		}
 		return es
@@ -347,11 +348,19 @@ func TestSpawnAndDestroy(t *testing.T) {
 					t.Fatalf("%+v at %v: live entity not drawn (render %.2f)", l, r.at, r.render)
 				}
 			}
+			if ok && r.render < spawn {
+				t.Fatalf("%+v at %v: drawn at render tick %.2f, before its Spawn at %d", l, r.at, r.render, spawn)
+			}
 			if ok && first {
+				// It enters at its spawn position, moved by at most the
+				// frame's worth of render time past the Spawn: moving,
+				// not waiting for its first snapshot.
 				first = false
 				sp := five(spawn)
-				if r.render < spawn && (d.DrawX != sp.X || d.DrawY != sp.Y) {
-					t.Fatalf("%+v: first drawn at (%.2f, %.2f), want its spawn position (%.2f, %.2f)", l, d.DrawX, d.DrawY, sp.X, sp.Y)
+				s := float32(r.render-spawn) / tickRate
+				if dx, dy := d.DrawX-(sp.X+sp.VX*s), d.DrawY-(sp.Y+sp.VY*s); dx*dx+dy*dy > 0.25 {
+					t.Fatalf("%+v: first drawn at (%.2f, %.2f) at render tick %.2f, want (%.2f, %.2f) on its path from the spawn",
+						l, d.DrawX, d.DrawY, r.render, sp.X+sp.VX*s, sp.Y+sp.VY*s)
 				}
 			}
 		}

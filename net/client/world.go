@@ -36,6 +36,8 @@ type Entity struct {
 	// Tick is the server tick of these values: that of the Spawn, then that
 	// of the last snapshot record applied.
 	Tick uint32
+	// Spawned is the tick of the entity's Spawn: it did not exist before.
+	Spawned uint32
 	// Respawned is the tick of the last Death of the ship's player (4.4),
 	// 0 if none: the ship was moved to its spawn point then, so a renderer
 	// must not interpolate between a frame older than Respawned and a newer
@@ -78,10 +80,9 @@ type Frame struct {
 // ent is an entity of the world with its ordering state (4.3, 4.5).
 type ent struct {
 	Entity
-	spawnTick uint32 // tick of the Spawn applied
-	recTick   uint32 // tick of the last snapshot record applied
-	hasRec    bool
-	hidden    bool // a kind this client does not know: never shown
+	recTick uint32 // tick of the last snapshot record applied
+	hasRec  bool
+	hidden  bool // a kind this client does not know: never shown
 }
 
 // World is the client's copy of the game world: it applies events and
@@ -222,14 +223,13 @@ func (w *World) spawn(ev *wire.Event) bool {
 		delete(w.dead, ev.ID) // the id was reused
 	}
 	i, ok := w.find(ev.ID)
-	if ok && ev.Tick < w.live[i].spawnTick {
+	if ok && ev.Tick < w.live[i].Spawned {
 		return false
 	}
 	e := ent{
 		Entity: Entity{ID: ev.ID, Kind: ev.Kind, Owner: ev.Owner, X: ev.X, Y: ev.Y,
-			VX: ev.VX, VY: ev.VY, Tick: ev.Tick},
-		spawnTick: ev.Tick,
-		hidden:    !knownKind(ev.Kind),
+			VX: ev.VX, VY: ev.VY, Tick: ev.Tick, Spawned: ev.Tick},
+		hidden: !knownKind(ev.Kind),
 	}
 	if ok {
 		w.live[i] = e
@@ -242,7 +242,7 @@ func (w *World) spawn(ev *wire.Event) bool {
 func (w *World) destroy(ev *wire.Event) bool {
 	if i, ok := w.find(ev.ID); ok {
 		e := &w.live[i]
-		if ev.Tick < e.spawnTick {
+		if ev.Tick < e.Spawned {
 			return false // the Destroy of an earlier entity of this id
 		}
 		hidden := e.hidden
@@ -270,7 +270,7 @@ func (w *World) death(ev *wire.Event) bool {
 	// The ship moved to its spawn point at once: no interpolation across.
 	for i := range w.live {
 		e := &w.live[i]
-		if e.Kind == wire.KindPlayerShip && e.Owner == p && ev.Tick >= e.spawnTick && ev.Tick > e.Respawned {
+		if e.Kind == wire.KindPlayerShip && e.Owner == p && ev.Tick >= e.Spawned && ev.Tick > e.Respawned {
 			e.Respawned = ev.Tick
 		}
 	}
@@ -294,7 +294,7 @@ func (w *World) ApplySnapshotAt(r *link.Rebuilt, received time.Time) {
 			continue // unknown, or destroyed (4.3)
 		}
 		e := &w.live[i]
-		if e.hidden || re.Kind != e.Kind || t < e.spawnTick || (e.hasRec && t < e.recTick) {
+		if e.hidden || re.Kind != e.Kind || t < e.Spawned || (e.hasRec && t < e.recTick) {
 			continue
 		}
 		e.X, e.Y, e.VX, e.VY = re.X(), re.Y(), re.VX(), re.VY()

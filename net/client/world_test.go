@@ -46,7 +46,7 @@ func TestSpawnCreatesAndDestroyRemoves(t *testing.T) {
 		t.Fatal("spawn not applied")
 	}
 	e := mustEntity(t, w, 7)
-	want := Entity{ID: 7, Kind: wire.KindBydosSlave, Owner: wire.NoPlayer, X: 1300, Y: 200, VX: -100, Tick: 10}
+	want := Entity{ID: 7, Kind: wire.KindBydosSlave, Owner: wire.NoPlayer, X: 1300, Y: 200, VX: -100, Tick: 10, Spawned: 10}
 	if e != want {
 		t.Fatalf("got %+v, want %+v", e, want)
 	}
