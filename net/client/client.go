@@ -285,32 +285,41 @@ func login(ctx context.Context, conn net.Conn, cfg Config) (wire.Message, error)
 // bind sends Binds until the UDP reader sees an Accept (3.4). It runs
 // inside Dial, before anything else uses the socket.
 func (c *Client) bind(ctx context.Context) error {
+	binds, err := c.sendBinds(ctx, c.udp, c.boundCh)
+	if err == nil {
+		c.log.Info("bound", "binds", binds)
+	}
+	return err
+}
+
+// sendBinds sends a Bind on conn every BindInterval until accepted is
+// closed (the reader of conn saw an Accept), for at most BindTimeout
+// (3.4). It returns the number of Binds sent, and the session's error
+// when it ended meanwhile.
+func (c *Client) sendBinds(ctx context.Context, conn *net.UDPConn, accepted <-chan struct{}) (int, error) {
 	timer := time.NewTimer(c.cfg.BindTimeout)
 	defer timer.Stop()
 	tick := time.NewTicker(c.cfg.BindInterval)
 	defer tick.Stop()
 	var buf []byte
-	binds := 0
-	for {
+	for binds := 1; ; binds++ {
 		c.mu.Lock()
 		buf, _ = c.link.AppendDatagram(buf[:0], wire.TypeBind, c.token[:], time.Now())
 		c.out += uint64(len(buf))
 		c.mu.Unlock()
-		if _, err := c.udp.Write(buf); err != nil {
+		if _, err := conn.Write(buf); err != nil {
 			c.log.Debug("bind not sent", "err", err)
 		}
-		binds++
 		select {
-		case <-c.boundCh:
-			c.log.Info("bound", "binds", binds)
-			return nil
+		case <-accepted:
+			return binds, nil
 		case <-c.done:
-			return c.err
+			return binds, c.err
 		case <-tick.C:
 		case <-timer.C:
-			return bindTimeout(c.cfg.BindTimeout)
+			return binds, bindTimeout(c.cfg.BindTimeout)
 		case <-ctx.Done():
-			return fmt.Errorf("binding to %s: %w", c.cfg.Addr, ctx.Err())
+			return binds, fmt.Errorf("binding to %s: %w", c.cfg.Addr, ctx.Err())
 		}
 	}
 }
@@ -725,41 +734,23 @@ func (c *Client) Rebind() error {
 		conn.Close()
 		return err
 	}
-	timer := time.NewTimer(c.cfg.BindTimeout)
-	defer timer.Stop()
-	tick := time.NewTicker(c.cfg.BindInterval)
-	defer tick.Stop()
-	var buf []byte
-	binds := 0
-	for {
-		c.mu.Lock()
-		buf, _ = c.link.AppendDatagram(buf[:0], wire.TypeBind, c.token[:], time.Now())
-		c.out += uint64(len(buf))
-		c.mu.Unlock()
-		if _, err := conn.Write(buf); err != nil {
-			c.log.Debug("rebind: bind not sent", "err", err)
-		}
-		binds++
-		select {
-		case <-rb.done:
-			c.mu.Lock()
-			if c.closing {
-				c.mu.Unlock()
-				<-c.done
-				return c.err // end closed both sockets
-			}
-			old := c.udp
-			c.udp, c.rebind = conn, nil
-			c.mu.Unlock()
-			old.Close()
-			c.log.Info("rebound", "binds", binds, "from", old.LocalAddr(), "to", conn.LocalAddr())
-			return nil
-		case <-c.done:
-			return fail(c.err)
-		case <-tick.C:
-		case <-timer.C:
+	binds, err := c.sendBinds(context.Background(), conn, rb.done)
+	if err != nil {
+		if errors.Is(err, ErrBindTimeout) {
 			c.log.Info("rebind failed", "binds", binds)
-			return fail(bindTimeout(c.cfg.BindTimeout))
 		}
+		return fail(err)
 	}
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		<-c.done
+		return c.err // end closed both sockets
+	}
+	old := c.udp
+	c.udp, c.rebind = conn, nil
+	c.mu.Unlock()
+	old.Close()
+	c.log.Info("rebound", "binds", binds, "from", old.LocalAddr(), "to", conn.LocalAddr())
+	return nil
 }
