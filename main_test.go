@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/bot"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
@@ -123,7 +125,9 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("the bot could not join: %v\n%s", err, gameLogs())
 	}
 	defer friend.Close()
-	friend.SetInput(wire.ActionFire)
+	// It plays as a bot: moves, dodges and fires, until the host quits.
+	botDone := make(chan error, 1)
+	go func() { botDone <- bot.Play(context.Background(), friend, rand.New(rand.NewPCG(1, 2))) }()
 
 	if friend.Player() == uint8(me.player) {
 		t.Fatalf("the bot and the game are both player %d", me.player)
@@ -176,6 +180,11 @@ func TestEndToEnd(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Error("the bot is still connected after the host quit")
+	}
+	select {
+	case <-botDone:
+	case <-time.After(5 * time.Second):
+		t.Error("the bot still plays after its session ended")
 	}
 
 	img := loadPNG(t, shot)
