@@ -231,16 +231,27 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 		t.Fatal("not hosting")
 	}
 	// The script holds Right and Fire: the ship moves right and shoots.
+	// The own ship is drawn at the prediction, ahead of where the
+	// interpolation would draw it.
 	sawMissile := false
+	lead, predicted := 0.0, 0
 	if !run(t, g, screen, 10*time.Second, func() bool {
 		for _, s := range play().sprites {
 			sawMissile = sawMissile || s.Kind == wire.KindPlayerMissile
 		}
 		s, _ := myShip()
+		if p := play(); p.ownPredicted && s.X < 1200 {
+			predicted++
+			lead = max(lead, s.X-p.ownInterpX)
+		}
 		return s.X > 300 && sawMissile
 	}) {
 		s, _ := myShip()
 		t.Fatalf("ship at x=%v (spawn 100), missile seen %v", s.X, sawMissile)
+	}
+	t.Logf("own ship drawn up to %.1f px ahead of its interpolated position (%d predicted frames)", lead, predicted)
+	if predicted == 0 || lead < 6 {
+		t.Errorf("the own ship is not drawn ahead of the interpolation while holding right: lead %.1f px over %d predicted frames", lead, predicted)
 	}
 
 	// A friend joins: the HUD and a notice show it.

@@ -1,18 +1,22 @@
 package game
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"rtype/game/core"
+	"rtype/game/predict"
 	"rtype/game/sound"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
+	"rtype/server/sim"
 )
 
 // pendingFx is an effect of an event, shown when the interpolated world
@@ -27,6 +31,11 @@ type pendingFx struct {
 	hasSnd   bool
 	vol      float64
 }
+
+// muzzleDX places the own ship's muzzle flash: the missile leaves from
+// the nose (sim.Rules.MissileDX ahead of the ship's center), and the
+// flash's bright core sits 4 px behind the sprite's center.
+var muzzleDX = float32(sim.DefaultRules().MissileDX) - 4
 
 // controlsHint is how long the controls show at the start of the play.
 const controlsHint = 7.0
@@ -88,11 +97,23 @@ type PlayScene struct {
 	joinSeen bool
 	present  [wire.MaxPlayers]bool // joined and not left, from the events
 	actions  uint8
+
+	// pred predicts the own ship from the inputs the server has not
+	// applied yet; predTick is the tick of the last snapshot fed to it,
+	// predFed whether one was fed since the ship appeared.
+	pred     *predict.Predictor
+	predTick uint32
+	predFed  bool
+	// ownInterpX is where the interpolation would have drawn the own ship
+	// in the last Update (for tests), ownPredicted whether it was drawn at
+	// the prediction instead.
+	ownInterpX   float64
+	ownPredicted bool
 }
 
 // NewPlayScene starts showing the session's game.
 func NewPlayScene(g *Game) *PlayScene {
-	s := &PlayScene{me: g.session.C.Player(), kinds: map[uint32]uint8{}, started: g.T()}
+	s := &PlayScene{me: g.session.C.Player(), kinds: map[uint32]uint8{}, started: g.T(), pred: predict.New(predict.Config{})}
 	if g.session.Names[s.me] == "" {
 		// Our own name, until the server's PlayerJoined says it.
 		g.session.Names[s.me] = g.Name()
@@ -161,13 +182,42 @@ func (s *PlayScene) Update(g *Game) error {
 	}
 	s.actions = actions
 	ss.C.SetInput(actions)
+	wall := time.Now()
+	s.pred.Input(actions, wall)
 
 	// The world, interpolated, and the events since the last tick.
-	drawn, events := ss.Update(time.Now())
+	drawn, events := ss.Update(wall)
+	s.feedPrediction(ss, wall)
+	px, py, pframe, predicted := s.pred.Position(wall)
+	// The own missiles are drawn at their present position on the
+	// server's clock: the interpolation shows them as they were
+	// Behind() + one way (rtt/2) ago, while the own ship is drawn at the
+	// prediction, ahead of the interpolation; moved forward along their
+	// velocity (straight lines), they leave from the predicted ship's nose
+	// rather than from where the ship was ~100 ms ago.
+	lead := float32((ss.IP.Behind() + s.stats.RTT/2).Seconds())
 	s.sprites = s.sprites[:0]
+	s.ownPredicted = false
 	for i := range drawn {
 		d := &drawn[i]
-		s.sprites = append(s.sprites, render.Sprite{ID: d.ID, Kind: d.Kind, Owner: d.Owner, Frame: d.Frame, X: float64(d.DrawX), Y: float64(d.DrawY)})
+		sp := render.Sprite{ID: d.ID, Kind: d.Kind, Owner: d.Owner, Frame: d.Frame, X: float64(d.DrawX), Y: float64(d.DrawY)}
+		if d.Owner == s.me {
+			switch d.Kind {
+			case wire.KindPlayerShip:
+				s.ownInterpX = sp.X
+				if predicted {
+					s.ownPredicted = true
+					sp.X, sp.Y = float64(px), float64(py)
+					if sp.Frame != sim.ShipFrameInvuln { // the blink is the server's
+						sp.Frame = pframe
+					}
+				}
+			case wire.KindPlayerMissile:
+				sp.X += float64(d.VX * lead)
+				sp.Y += float64(d.VY * lead)
+			}
+		}
+		s.sprites = append(s.sprites, sp)
 	}
 	s.players = ss.C.Players()
 	for _, ev := range events {
@@ -216,6 +266,42 @@ func (s *PlayScene) Update(g *Game) error {
 		s.delay, s.behind, s.extrap = ss.IP.Delay(), ss.IP.Behind(), ss.IP.Extrapolating()
 	}
 	return nil
+}
+
+// feedPrediction gives the predictor the own ship's position in the newest
+// frame when its tick is newer than the last one fed, and forgets the ship
+// when the newest frame has none.
+func (s *PlayScene) feedPrediction(ss *Session, now time.Time) {
+	if len(ss.frames) == 0 {
+		return
+	}
+	f := &ss.frames[len(ss.frames)-1] // oldest first
+	for i := range ss.frames {
+		if ss.frames[i].Tick > f.Tick {
+			f = &ss.frames[i]
+		}
+	}
+	if f.Tick <= s.predTick && s.predFed {
+		return
+	}
+	pl := f.Players[s.me]
+	if !pl.HasShip {
+		s.pred.Reset()
+		s.predFed = false
+		return
+	}
+	i, ok := slices.BinarySearchFunc(f.Entities, pl.Ship, func(e client.Entity, id uint32) int { return cmp.Compare(e.ID, id) })
+	if !ok {
+		return
+	}
+	e := &f.Entities[i]
+	received := f.Received
+	if received.IsZero() {
+		received = now
+	}
+	respawned := s.predFed && e.Respawned > s.predTick
+	s.pred.Snapshot(e.X, e.Y, f.Tick, received, s.stats.RTT, respawned)
+	s.predTick, s.predFed = f.Tick, true
 }
 
 // updateHUD builds the HUD's lines from the player table.
@@ -282,6 +368,15 @@ func (s *PlayScene) event(g *Game, ev *wire.Event, now float64) {
 				fx:    core.Effect{Kind: core.FxMuzzle, X: float64(ev.X) - 4, Y: float64(ev.Y), Owner: ev.Owner},
 				hasFx: true, snd: sound.Shot, hasSnd: true, vol: vol,
 			})
+			if x, y, _, ok := s.pred.Position(time.Now()); ev.Owner == s.me && ok {
+				// The own ship is drawn ahead of the world, at the
+				// prediction: its shot flashes (and sounds) at once, at
+				// that ship's nose, not where the ship was when the
+				// interpolated world reaches the shot.
+				p := &s.pending[len(s.pending)-1]
+				p.tick = 0
+				p.fx.X, p.fx.Y = float64(x+muzzleDX), float64(y)
+			}
 		}
 	case wire.EventDestroy:
 		kind := s.kinds[ev.ID]

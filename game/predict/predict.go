@@ -1,0 +1,269 @@
+// Package predict predicts the local player's own ship: it replays the
+// inputs the server has not applied yet on top of the server's newest
+// position, with the server's movement rules, so that the ship answers a
+// key press at once instead of ~100 ms later through the interpolation.
+//
+// It is headless (no Ebitengine), pure and deterministic: no goroutines,
+// no clock (every time is passed in), and no allocation per call.
+package predict
+
+import (
+	"math"
+	"time"
+
+	"rtype/net/wire"
+	"rtype/server/sim"
+)
+
+// ringSize is the number of input steps kept: a little over 2 s at 60 per
+// second (a power of 2).
+const ringSize = 128
+
+// Ship frames returned by Position (those of sim).
+const (
+	frameLevel = sim.ShipFrameLevel
+	frameClimb = sim.ShipFrameClimb
+	frameDive  = sim.ShipFrameDive
+)
+
+// Config holds the movement rules and the smoothing of a Predictor. Zero
+// fields take the defaults given with each field.
+type Config struct {
+	// TickRate is the number of movement steps per second, one per Input
+	// call (sim.DefaultRules().TickRate: 60).
+	TickRate int
+	// ShipSpeed is the ship's speed along each axis in px/s; diagonal
+	// moves are normalized to ShipSpeed/sqrt(2) per axis
+	// (sim.DefaultRules().ShipSpeed: 360).
+	ShipSpeed float64
+	// AreaW and AreaH are the size of the play area in px
+	// (sim.DefaultRules(): 1280 x 720).
+	AreaW, AreaH float64
+	// ShipW and ShipH are the size of the ship in px; its box never leaves
+	// the area, so its center stays within [ShipW/2, AreaW-ShipW/2] x
+	// [ShipH/2, AreaH-ShipH/2] (sim.DefaultRules(): 33 x 17).
+	ShipW, ShipH float64
+	// CorrectionTime is the time constant of the exponential decay of a
+	// prediction error: when a snapshot changes the prediction, the
+	// difference is drawn as an offset that falls by a factor e every
+	// CorrectionTime (100 ms).
+	CorrectionTime time.Duration
+	// SnapTo is the prediction change, in px, above which the ship snaps
+	// to the new prediction instead of gliding to it (64).
+	SnapTo float64
+}
+
+// DefaultConfig returns the configuration with every default filled in.
+func DefaultConfig() Config { return Config{}.withDefaults() }
+
+// withDefaults fills in the zero fields.
+func (c Config) withDefaults() Config {
+	r := sim.DefaultRules()
+	if c.TickRate <= 0 {
+		c.TickRate = r.TickRate
+	}
+	if c.ShipSpeed <= 0 {
+		c.ShipSpeed = r.ShipSpeed
+	}
+	if c.AreaW <= 0 {
+		c.AreaW = r.AreaW
+	}
+	if c.AreaH <= 0 {
+		c.AreaH = r.AreaH
+	}
+	if c.ShipW <= 0 {
+		c.ShipW = r.ShipW
+	}
+	if c.ShipH <= 0 {
+		c.ShipH = r.ShipH
+	}
+	if c.CorrectionTime <= 0 {
+		c.CorrectionTime = 100 * time.Millisecond
+	}
+	if c.SnapTo <= 0 {
+		c.SnapTo = 64
+	}
+	return c
+}
+
+// step is one recorded input: the actions held at one 1/TickRate step.
+type step struct {
+	at      time.Time
+	actions uint8
+}
+
+// Predictor predicts the own ship's present position. It is not safe for
+// concurrent use; the zero value is not ready: use New.
+type Predictor struct {
+	cfg            Config
+	stepLen        float64 // px per step along one axis
+	minX, maxX     float64
+	minY, maxY     float64
+	correctionSecs float64
+
+	ring  [ringSize]step
+	head  int // index of the next step to write
+	n     int // steps held
+	lastT time.Time
+
+	has        bool    // a snapshot was fed since New or Reset
+	tick       uint32  // tick of the last snapshot fed
+	px, py     float64 // the prediction at lastT
+	frame      uint8   // frame of the last step of the prediction
+	offX, offY float64 // correction offset at offAt
+	offAt      time.Time
+}
+
+// New returns a Predictor with cfg (zero fields take their defaults).
+func New(cfg Config) *Predictor {
+	p := &Predictor{cfg: cfg.withDefaults()}
+	c := &p.cfg
+	p.stepLen = c.ShipSpeed / float64(c.TickRate)
+	p.minX, p.maxX = c.ShipW/2, c.AreaW-c.ShipW/2
+	p.minY, p.maxY = c.ShipH/2, c.AreaH-c.ShipH/2
+	p.correctionSecs = c.CorrectionTime.Seconds()
+	return p
+}
+
+// Config returns the configuration in use, defaults filled in.
+func (p *Predictor) Config() Config { return p.cfg }
+
+// Reset forgets the ship (it is gone): Position reports nothing until the
+// next Snapshot, which places the ship without smoothing. The inputs are
+// kept.
+func (p *Predictor) Reset() {
+	p.has = false
+	p.offX, p.offY = 0, 0
+}
+
+// Input records the actions (wire.Action* bits) held during one step, at
+// local time now; the game calls it once per tick, with the actions it
+// gives the client. It advances the prediction by that step.
+func (p *Predictor) Input(actions uint8, now time.Time) {
+	p.ring[p.head] = step{at: now, actions: actions}
+	p.head = (p.head + 1) % ringSize
+	if p.n < ringSize {
+		p.n++
+	}
+	p.lastT = now
+	if p.has {
+		p.px, p.py, p.frame = p.move(p.px, p.py, actions)
+	}
+}
+
+// move applies one step of actions to (x, y) with the server's rules and
+// returns the new position and the frame it shows.
+func (p *Predictor) move(x, y float64, a uint8) (nx, ny float64, frame uint8) {
+	var dx, dy float64
+	if a&wire.ActionLeft != 0 {
+		dx--
+	}
+	if a&wire.ActionRight != 0 {
+		dx++
+	}
+	if a&wire.ActionUp != 0 {
+		dy--
+	}
+	if a&wire.ActionDown != 0 {
+		dy++
+	}
+	s := p.stepLen
+	if dx != 0 && dy != 0 {
+		s *= math.Sqrt2 / 2
+	}
+	nx = min(max(x+dx*s, p.minX), p.maxX)
+	ny = min(max(y+dy*s, p.minY), p.maxY)
+	switch {
+	case ny < y:
+		frame = frameClimb
+	case ny > y:
+		frame = frameDive
+	default:
+		frame = frameLevel
+	}
+	return nx, ny, frame
+}
+
+// Snapshot feeds the server's position (x, y) of the own ship at a new
+// snapshot tick, the local time the snapshot was received
+// (client.Frame.Received), the round-trip time, and whether the ship was
+// respawned (a Death teleport) since the previous snapshot fed. Snapshots
+// not newer than the last one fed are ignored.
+//
+// The server's state at that snapshot includes the inputs that reached it
+// before: those recorded before about received - rtt (one way up, one way
+// down). The prediction becomes (x, y) plus the replay of the inputs
+// recorded after that, up to the last Input. The change from the previous
+// prediction becomes a correction offset decaying over CorrectionTime,
+// unless the ship respawned or the change exceeds SnapTo: the ship then
+// snaps to the new prediction.
+func (p *Predictor) Snapshot(x, y float32, tick uint32, received time.Time, rtt time.Duration, respawned bool) {
+	if p.has && tick <= p.tick {
+		return
+	}
+	cutoff := received.Add(-rtt)
+	nx, ny := float64(x), float64(y)
+	frame := uint8(frameLevel)
+	// Replay the steps recorded after cutoff, oldest first.
+	first := -1 // nothing to replay
+	for k := p.n - 1; k >= 0; k-- {
+		if !p.ring[(p.head-1-k+2*ringSize)%ringSize].at.After(cutoff) {
+			continue
+		}
+		first = k
+		break
+	}
+	for k := first; k >= 0; k-- {
+		nx, ny, frame = p.move(nx, ny, p.ring[(p.head-1-k+2*ringSize)%ringSize].actions)
+	}
+	now := p.lastT
+	if now.Before(received) {
+		now = received
+	}
+	if p.has && !respawned {
+		ox, oy := p.offset(now)
+		ex, ey := p.px+ox-nx, p.py+oy-ny
+		if math.Hypot(p.px-nx, p.py-ny) <= p.cfg.SnapTo {
+			p.offX, p.offY, p.offAt = ex, ey, now
+		} else {
+			p.offX, p.offY = 0, 0
+		}
+	} else {
+		p.offX, p.offY = 0, 0
+	}
+	p.has, p.tick = true, tick
+	p.px, p.py, p.frame = nx, ny, frame
+}
+
+// offset returns the correction offset at now.
+func (p *Predictor) offset(now time.Time) (x, y float64) {
+	if p.offX == 0 && p.offY == 0 {
+		return 0, 0
+	}
+	dt := now.Sub(p.offAt).Seconds()
+	if dt <= 0 {
+		return p.offX, p.offY
+	}
+	k := math.Exp(-dt / p.correctionSecs)
+	return p.offX * k, p.offY * k
+}
+
+// Position returns where to draw the own ship at now: the prediction plus
+// the decaying correction offset, kept inside the area, and its frame (1
+// moving up, 2 down, 0 level, from the last step). ok is false before the
+// first Snapshot (or after Reset).
+func (p *Predictor) Position(now time.Time) (x, y float32, frame uint8, ok bool) {
+	if !p.has {
+		return 0, 0, 0, false
+	}
+	ox, oy := p.offset(now)
+	dx := min(max(p.px+ox, p.minX), p.maxX)
+	dy := min(max(p.py+oy, p.minY), p.maxY)
+	return float32(dx), float32(dy), p.frame, true
+}
+
+// Predicted returns the prediction without the correction offset (for
+// measures and tests); ok as for Position.
+func (p *Predictor) Predicted() (x, y float32, ok bool) {
+	return float32(p.px), float32(p.py), p.has
+}
