@@ -11,7 +11,6 @@ import (
 	"math"
 	"time"
 
-	"rtype/net/wire"
 	"rtype/server/sim"
 )
 
@@ -29,20 +28,10 @@ const (
 // Config holds the movement rules and the smoothing of a Predictor. Zero
 // fields take the defaults given with each field.
 type Config struct {
-	// TickRate is the number of movement steps per second, one per Input
-	// call (sim.DefaultRules().TickRate: 60).
-	TickRate int
-	// ShipSpeed is the ship's speed along each axis in px/s; diagonal
-	// moves are normalized to ShipSpeed/sqrt(2) per axis
-	// (sim.DefaultRules().ShipSpeed: 360).
-	ShipSpeed float64
-	// AreaW and AreaH are the size of the play area in px
-	// (sim.DefaultRules(): 1280 x 720).
-	AreaW, AreaH float64
-	// ShipW and ShipH are the size of the ship in px; its box never leaves
-	// the area, so its center stays within [ShipW/2, AreaW-ShipW/2] x
-	// [ShipH/2, AreaH-ShipH/2] (sim.DefaultRules(): 33 x 17).
-	ShipW, ShipH float64
+	// Rules are the server's gameplay rules; the ship moves as
+	// Rules.MoveShip says, one step per Input call. The zero value means
+	// sim.DefaultRules().
+	Rules sim.Rules
 	// CorrectionTime is the time constant of the exponential decay of a
 	// prediction error: when a snapshot changes the prediction, the
 	// difference is drawn as an offset that falls by a factor e every
@@ -58,24 +47,8 @@ func DefaultConfig() Config { return Config{}.withDefaults() }
 
 // withDefaults fills in the zero fields.
 func (c Config) withDefaults() Config {
-	r := sim.DefaultRules()
-	if c.TickRate <= 0 {
-		c.TickRate = r.TickRate
-	}
-	if c.ShipSpeed <= 0 {
-		c.ShipSpeed = r.ShipSpeed
-	}
-	if c.AreaW <= 0 {
-		c.AreaW = r.AreaW
-	}
-	if c.AreaH <= 0 {
-		c.AreaH = r.AreaH
-	}
-	if c.ShipW <= 0 {
-		c.ShipW = r.ShipW
-	}
-	if c.ShipH <= 0 {
-		c.ShipH = r.ShipH
+	if c.Rules.TickRate <= 0 {
+		c.Rules = sim.DefaultRules()
 	}
 	if c.CorrectionTime <= 0 {
 		c.CorrectionTime = 100 * time.Millisecond
@@ -96,9 +69,6 @@ type step struct {
 // concurrent use; the zero value is not ready: use New.
 type Predictor struct {
 	cfg            Config
-	stepLen        float64 // px per step along one axis
-	minX, maxX     float64
-	minY, maxY     float64
 	correctionSecs float64
 
 	ring  [ringSize]step
@@ -117,11 +87,7 @@ type Predictor struct {
 // New returns a Predictor with cfg (zero fields take their defaults).
 func New(cfg Config) *Predictor {
 	p := &Predictor{cfg: cfg.withDefaults()}
-	c := &p.cfg
-	p.stepLen = c.ShipSpeed / float64(c.TickRate)
-	p.minX, p.maxX = c.ShipW/2, c.AreaW-c.ShipW/2
-	p.minY, p.maxY = c.ShipH/2, c.AreaH-c.ShipH/2
-	p.correctionSecs = c.CorrectionTime.Seconds()
+	p.correctionSecs = p.cfg.CorrectionTime.Seconds()
 	return p
 }
 
@@ -154,25 +120,7 @@ func (p *Predictor) Input(actions uint8, now time.Time) {
 // move applies one step of actions to (x, y) with the server's rules and
 // returns the new position and the frame it shows.
 func (p *Predictor) move(x, y float64, a uint8) (nx, ny float64, frame uint8) {
-	var dx, dy float64
-	if a&wire.ActionLeft != 0 {
-		dx--
-	}
-	if a&wire.ActionRight != 0 {
-		dx++
-	}
-	if a&wire.ActionUp != 0 {
-		dy--
-	}
-	if a&wire.ActionDown != 0 {
-		dy++
-	}
-	s := p.stepLen
-	if dx != 0 && dy != 0 {
-		s *= math.Sqrt2 / 2
-	}
-	nx = min(max(x+dx*s, p.minX), p.maxX)
-	ny = min(max(y+dy*s, p.minY), p.maxY)
+	nx, ny = p.cfg.Rules.MoveShip(x, y, a)
 	switch {
 	case ny < y:
 		frame = frameClimb
@@ -257,8 +205,7 @@ func (p *Predictor) Position(now time.Time) (x, y float32, frame uint8, ok bool)
 		return 0, 0, 0, false
 	}
 	ox, oy := p.offset(now)
-	dx := min(max(p.px+ox, p.minX), p.maxX)
-	dy := min(max(p.py+oy, p.minY), p.maxY)
+	dx, dy := p.cfg.Rules.MoveShip(p.px+ox, p.py+oy, 0) // kept inside the area
 	return float32(dx), float32(dy), p.frame, true
 }
 

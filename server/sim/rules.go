@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"rtype/net/wire"
 )
@@ -231,4 +232,30 @@ func (r *Rules) waveSize(k int) int {
 
 func (r *Rules) waveSpeed(k int) float64 {
 	return min(r.WaveSpeedMax, 1+float64(k)*r.WaveSpeedStep)
+}
+
+// MoveShip returns where a ship at (x, y) holding actions is one tick
+// later: ShipSpeed along each axis, diagonal moves normalized, its box
+// kept inside the play area. The server moves ships with it, and a client
+// predicting its own ship replays its inputs with it, so both agree.
+func (r *Rules) MoveShip(x, y float64, actions uint8) (nx, ny float64) {
+	var dx, dy float64
+	if actions&wire.ActionLeft != 0 {
+		dx--
+	}
+	if actions&wire.ActionRight != 0 {
+		dx++
+	}
+	if actions&wire.ActionUp != 0 {
+		dy--
+	}
+	if actions&wire.ActionDown != 0 {
+		dy++
+	}
+	step := r.ShipSpeed / float64(r.TickRate)
+	if dx != 0 && dy != 0 {
+		step *= math.Sqrt2 / 2
+	}
+	hw, hh := r.ShipW/2, r.ShipH/2
+	return min(max(x+dx*step, hw), r.AreaW-hw), min(max(y+dy*step, hh), r.AreaH-hh)
 }

@@ -426,27 +426,7 @@ func (w *World) moveShips() {
 		}
 		e := &w.ents[pl.slot]
 		e.px, e.py = e.x, e.y
-		var dx, dy float64
-		a := pl.actions
-		if a&wire.ActionLeft != 0 {
-			dx--
-		}
-		if a&wire.ActionRight != 0 {
-			dx++
-		}
-		if a&wire.ActionUp != 0 {
-			dy--
-		}
-		if a&wire.ActionDown != 0 {
-			dy++
-		}
-		step := r.ShipSpeed / float64(r.TickRate)
-		if dx != 0 && dy != 0 {
-			step *= math.Sqrt2 / 2
-		}
-		hw, hh := w.halfW[wire.KindPlayerShip], w.halfH[wire.KindPlayerShip]
-		x := min(max(e.x+dx*step, hw), r.AreaW-hw)
-		y := min(max(e.y+dy*step, hh), r.AreaH-hh)
+		x, y := r.MoveShip(e.x, e.y, pl.actions)
 		e.vx = (x - e.x) * float64(r.TickRate)
 		e.vy = (y - e.y) * float64(r.TickRate)
 		e.x, e.y = x, y
