@@ -26,6 +26,7 @@ import (
 
 	"rtype/game"
 	"rtype/game/core"
+	"rtype/net/wire"
 	"rtype/render"
 )
 
@@ -41,7 +42,7 @@ func run() error {
 		host       = flag.Bool("host", false, "host a game at once (the server runs inside the game)")
 		join       = flag.String("join", "", "join the game at `ADDR` (host or host:port) at once")
 		name       = flag.String("name", "", "your pilot `NAME` (3 to 20 letters, digits, spaces, _ or -)")
-		port       = flag.Int("port", core.DefaultPort, "the `port` to host on (TCP and UDP; if taken, the next free one; 0 for any)")
+		port       = flag.Int("port", wire.DefaultPort, "the `port` to host on (TCP and UDP; if taken, the next free one; 0 for any)")
 		mute       = flag.Bool("mute", false, "no sound: never open an audio device")
 		fullscreen = flag.Bool("fullscreen", false, "start fullscreen")
 		config     = flag.String("config", "", "the settings `file` (default: the user's config directory, rtype/settings.json)")

@@ -15,7 +15,7 @@ import (
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/server"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 func logger() *slog.Logger {

@@ -28,7 +28,7 @@ import (
 	"rtype/net/flood"
 	"rtype/net/wire"
 	"rtype/server"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // raceOn reports whether the test binary was built with -race.

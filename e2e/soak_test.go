@@ -18,7 +18,7 @@ import (
 	"rtype/net/netsim"
 	"rtype/net/wire"
 	"rtype/server"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // soakFor is how long each impairment profile of TestSoak runs. The long
@@ -50,11 +50,11 @@ const (
 	// client rebuilds no snapshot older than the longest delay of the
 	// relay (1.1 s, plus 0.62 s for a reordered datagram) plus the oldest
 	// baseline the server may use (32 snapshots, 1.6 s).
-	soakKeep = 5 * server.TickRate
+	soakKeep = 5 * wire.TickRate
 	// soakMaxLag is the largest distance, in ticks, from the server's
 	// newest snapshot to a client's newest once the network is clean
 	// (250 ms).
-	soakMaxLag = server.TickRate / 4
+	soakMaxLag = wire.TickRate / 4
 	// soakHeapGrowth is the largest heap growth allowed over a profile.
 	soakHeapGrowth = 4 << 20
 	// soakMaxErrors bounds the errors a recorder keeps.
@@ -164,7 +164,7 @@ func runSoak(t *testing.T, p soakProfile, seed uint64) {
 			continue
 		}
 		lag := rec.lag(c)
-		t.Logf("%s: newest snapshot at most %d ticks (%v) behind the server's", names[i], lag, time.Duration(lag)*time.Second/server.TickRate)
+		t.Logf("%s: newest snapshot at most %d ticks (%v) behind the server's", names[i], lag, time.Duration(lag)*time.Second/wire.TickRate)
 		if lag > soakMaxLag {
 			t.Errorf("%s: newest snapshot %d ticks behind the server's after settling, want at most %d", names[i], lag, soakMaxLag)
 		}

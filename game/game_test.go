@@ -20,7 +20,7 @@ import (
 	"rtype/net/wire"
 	"rtype/render"
 	"rtype/server"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // The tests run inside Ebitengine's game loop (images, input and pixels

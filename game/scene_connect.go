@@ -170,7 +170,7 @@ func (g *Game) hostPort() int {
 	if g.opt.Port >= 0 {
 		return g.opt.Port
 	}
-	return core.DefaultPort
+	return wire.DefaultPort
 }
 
 // Update implements Scene.

@@ -16,7 +16,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // pendingFx is an effect of an event, shown when the interpolated world

@@ -6,7 +6,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // busyWorld returns a game in full swing, through the public API only: 4

@@ -309,7 +309,7 @@ func TestInputMovesShip(t *testing.T) {
 	if !ok {
 		t.Fatal("ship gone")
 	}
-	speed := float64(e1.X()-e0.X()) / (float64(last.tick-first.tick) / TickRate)
+	speed := float64(e1.X()-e0.X()) / (float64(last.tick-first.tick) / wire.TickRate)
 	if math.Abs(speed-360) > 10 {
 		t.Fatalf("ship speed %.1f px/s, want 360 (x %v at tick %d, %v at %d)", speed, e0.X(), first.tick, e1.X(), last.tick)
 	}

@@ -9,11 +9,12 @@
 package server
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
 	"rtype/net/wire"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // Config is the server's configuration. The zero value of a field means its
@@ -89,7 +90,7 @@ type Snapshot struct {
 
 func (c Config) withDefaults() Config {
 	if c.Listen == "" {
-		c.Listen = ":4242"
+		c.Listen = fmt.Sprintf(":%d", wire.DefaultPort)
 	}
 	if c.MaxGames <= 0 {
 		c.MaxGames = 8
@@ -130,7 +131,7 @@ func (c Config) withDefaults() Config {
 		c.GameOverLinger = 3 * time.Second
 	}
 	if c.SnapshotInterval <= 0 {
-		c.SnapshotInterval = 3
+		c.SnapshotInterval = wire.SnapshotTicks
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -4,11 +4,8 @@ import (
 	"time"
 
 	"rtype/net/wire"
-	"rtype/server/sim"
+	"rtype/sim"
 )
-
-// TickRate is the simulation rate (4.1).
-const TickRate = 60
 
 // game is one running game: its world and the sessions of its players.
 type game struct {
@@ -46,10 +43,10 @@ func (g *game) hasName(name string) bool {
 	return false
 }
 
-// tickLoop steps every game at TickRate, on a clock of its own: a late
+// tickLoop steps every game at wire.TickRate, on a clock of its own: a late
 // wake-up runs the ticks it missed (at most a quarter second of them).
 func (s *Server) tickLoop() {
-	const period = time.Second / TickRate
+	const period = time.Second / wire.TickRate
 	start := time.Now()
 	var done uint64
 	t := time.NewTicker(period)
@@ -60,8 +57,8 @@ func (s *Server) tickLoop() {
 			return
 		case now := <-t.C:
 			due := uint64(now.Sub(start) / period)
-			if due-done > TickRate/4 {
-				done = due - TickRate/4
+			if due-done > wire.TickRate/4 {
+				done = due - wire.TickRate/4
 			}
 			for ; done < due; done++ {
 				begin := time.Now()

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // 3.3: with MaxGames 2, the fifth login starts a second game (player 0,

@@ -18,7 +18,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // wait is the generous deadline of every "eventually" check: far above

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"rtype/net/wire"
 	"slices"
 	"time"
 )
@@ -19,7 +20,7 @@ type tickTimes struct {
 func (t *tickTimes) add(d time.Duration) {
 	t.d[t.n%tickSamples] = d
 	t.n++
-	if d > time.Second/TickRate {
+	if d > time.Second/wire.TickRate {
 		t.over++
 	}
 }

@@ -12,10 +12,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"rtype/net/link"
 	"rtype/net/wire"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // Server hosts games over TCP sessions and UDP datagrams on one port.
@@ -286,14 +287,14 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	if err != nil && badUTF8Name(frame) {
 		// A well-framed name that is not UTF-8 is an invalid name, not a
 		// protocol error (3.1 LoginRejected reasons, 3.2 names rule 1).
-		return reject(c, wire.RejectInvalidName, errNameChars.Error())
+		return reject(c, wire.RejectInvalidName, wire.ErrNameChars.Error())
 	}
 	if err != nil || m.Type != wire.MsgLoginRequest {
 		s.log.Info("kicked", "addr", ip, "reason", "bad LoginRequest", "err", err)
 		kick(c)
 		return nil, false
 	}
-	name, err := NormalizeName(m.Name)
+	name, err := wire.NormalizeName(m.Name)
 	if err != nil {
 		return reject(c, wire.RejectInvalidName, err.Error())
 	}
@@ -397,4 +398,14 @@ func (s *Server) newSessionID() uint32 {
 			return id
 		}
 	}
+}
+
+// badUTF8Name reports a LoginRequest frame (type and body) that is well
+// formed but for its name, which is not valid UTF-8: InvalidName (3.2).
+func badUTF8Name(frame []byte) bool {
+	if len(frame) < 4 || frame[0] != byte(wire.MsgLoginRequest) {
+		return false
+	}
+	n := int(binary.LittleEndian.Uint16(frame[2:]))
+	return n == len(frame)-4 && !utf8.Valid(frame[4:])
 }

@@ -10,7 +10,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/link"
 	"rtype/net/wire"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // Section 3: the client's CPU per drawn frame, headless. A busy world of

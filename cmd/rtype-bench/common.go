@@ -14,7 +14,7 @@ import (
 
 	"rtype/net/wire"
 	"rtype/server"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // quiet is the logger of every server, client and relay of the bench.

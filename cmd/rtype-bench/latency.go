@@ -13,7 +13,7 @@ import (
 	"rtype/net/netsim"
 	"rtype/net/wire"
 	"rtype/server"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // Section 4: latency, measured in a client as the game runs it (frame
@@ -97,7 +97,7 @@ func measureLatency(ctx context.Context, o *opts, im *netsim.Impairment, presses
 		still    = 20              // frames standing still before a press
 		moved    = 0.5             // pixels
 		giveUp   = 2 * time.Second
-		tickTime = float64(time.Second) / server.TickRate
+		tickTime = float64(time.Second) / wire.TickRate
 	)
 	start := time.Now()
 	var (

@@ -10,7 +10,7 @@ import (
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/server"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // Section 2: the server's CPU. In process: the simulation step of one busy
@@ -252,12 +252,12 @@ func busyGames(ctx context.Context, o *opts, n int, warm, window time.Duration) 
 	mu.Lock()
 	measuring = false
 	mu.Unlock()
-	g.ticks, g.expected = g.st.Ticks-st0.Ticks, int(el.Seconds()*server.TickRate)
+	g.ticks, g.expected = g.st.Ticks-st0.Ticks, int(el.Seconds()*wire.TickRate)
 	g.overruns = g.st.Overruns - st0.Overruns
 	switch {
 	case g.st.Sessions < 4*n:
 		g.why = fmt.Sprintf("%d of %d bots left", 4*n-g.st.Sessions, 4*n)
-	case g.st.P99 > time.Second/server.TickRate:
+	case g.st.P99 > time.Second/wire.TickRate:
 		g.why = "p99 above 16.7 ms"
 	case g.ticks < g.expected-2:
 		g.why = fmt.Sprintf("%d ticks late", g.expected-g.ticks)

@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"rtype/net/wire"
 	"slices"
 	"strconv"
 	"strings"
 )
-
-// DefaultPort is the protocol's default port (1.1).
-const DefaultPort = 4242
 
 // MaxRecent is how many recent servers are remembered.
 const MaxRecent = 8
@@ -51,7 +49,7 @@ func NormalizeAddr(s string) (string, error) {
 		if strings.HasSuffix(s, ":") {
 			return "", fmt.Errorf("%q has an empty port", s)
 		}
-		port = strconv.Itoa(DefaultPort)
+		port = strconv.Itoa(wire.DefaultPort)
 	}
 	n, err := strconv.Atoi(port)
 	if err != nil || n < 1 || n > 65535 {

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"unicode"
 
-	"rtype/server"
+	"rtype/net/wire"
 )
 
 // NormalizeName checks a player's name as the server will (3.2) and
 // returns it normalized, or an error a player can read.
-func NormalizeName(s string) (string, error) { return server.NormalizeName(s) }
+func NormalizeName(s string) (string, error) { return wire.NormalizeName(s) }
 
 // SuggestedName is a name to offer on the first run: the login name of the
 // user when it makes a valid name, else "Pilot".

@@ -36,7 +36,10 @@
 // MaxDelay].
 package interp
 
-import "time"
+import (
+	"rtype/net/wire"
+	"time"
+)
 
 // Defaults of Config, used for its zero fields.
 const (
@@ -51,9 +54,9 @@ const (
 	// velocity past the newest snapshot before they freeze.
 	DefaultMaxExtrapolation = 250 * time.Millisecond
 	// DefaultTickRate is the server's simulation rate, in ticks per second.
-	DefaultTickRate = 60
+	DefaultTickRate = wire.TickRate
 	// DefaultSnapshotTicks is the number of ticks between two snapshots.
-	DefaultSnapshotTicks = 3
+	DefaultSnapshotTicks = wire.SnapshotTicks
 	// DefaultOffsetWindow is how long the arrival times of the snapshots
 	// are remembered to estimate the server clock and the jitter.
 	DefaultOffsetWindow = 2 * time.Second

@@ -11,7 +11,7 @@ import (
 	"math"
 	"time"
 
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // ringSize is the number of input steps kept: a little over 2 s at 60 per

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 const (

@@ -1,6 +1,6 @@
 // Package sim is the authoritative game simulation of R-Type: a pure,
 // deterministic step over the world's state and the players' held inputs
-// (design/gameplay.md, protocol section 4). It has no sockets, clocks,
+// (the rules of README.md, "How the game plays", and PROTOCOL.md section 4). It has no sockets, clocks,
 // goroutines or global state; every random draw comes from one PCG
 // generator seeded by New, so the same seed and the same calls give the
 // same entities and events, tick for tick.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"rtype/net/wire"
-	"rtype/server/sim"
+	"rtype/sim"
 )
 
 // quiet returns a world without waves and without join invulnerability,

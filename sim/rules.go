@@ -7,7 +7,7 @@ import (
 	"rtype/net/wire"
 )
 
-// Rules holds every tunable of the gameplay (design/gameplay.md) in one
+// Rules holds every tunable of the gameplay (README.md, "How the game plays") in one
 // place. Distances are logical pixels, speeds pixels per second, durations
 // ticks unless a name says otherwise. DefaultRules returns the values of
 // gameplay.md; keep that table and this struct in step.
@@ -127,10 +127,10 @@ const (
 	ShipFrameInvuln = 3 // invulnerable, blinking with the normal frame
 )
 
-// DefaultRules returns the rules of design/gameplay.md.
+// DefaultRules returns the rules of README.md, "How the game plays".
 func DefaultRules() Rules {
 	return Rules{
-		TickRate:      60,
+		TickRate:      wire.TickRate,
 		AreaW:         1280,
 		AreaH:         720,
 		DespawnMargin: 64,

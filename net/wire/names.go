@@ -1,15 +1,12 @@
-package server
+package wire
 
 import (
-	"encoding/binary"
 	"errors"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
-
-	"rtype/net/wire"
 )
 
 // Name limits of 3.2, in characters after normalization.
@@ -18,10 +15,11 @@ const (
 	MaxNameLen = 20
 )
 
+// Errors of NormalizeName, readable by a player.
 var (
-	errNameLength = errors.New("a name has 3 to 20 characters")
-	errNameChars  = errors.New("a name uses only letters, digits, spaces, '_' and '-'")
-	errNameEmpty  = errors.New("a name needs at least one letter or digit")
+	ErrNameLength = errors.New("a name has 3 to 20 characters")
+	ErrNameChars  = errors.New("a name uses only letters, digits, spaces, '_' and '-'")
+	ErrNameEmpty  = errors.New("a name needs at least one letter or digit")
 )
 
 // NormalizeName applies 3.2 to a requested name: Unicode NFKC, runs of
@@ -31,15 +29,15 @@ var (
 // returns the normalized name or an error that a player can read.
 func NormalizeName(raw string) (string, error) {
 	if !utf8.ValidString(raw) {
-		return "", errNameChars
+		return "", ErrNameChars
 	}
 	if len(raw) > 4*MaxNameLen*4 { // far too long whatever it normalizes to
-		return "", errNameLength
+		return "", ErrNameLength
 	}
 	s := strings.Join(strings.Fields(norm.NFKC.String(raw)), " ")
 	n := utf8.RuneCountInString(s)
 	if n < MinNameLen || n > MaxNameLen {
-		return "", errNameLength
+		return "", ErrNameLength
 	}
 	alnum := false
 	for _, r := range s {
@@ -48,21 +46,11 @@ func NormalizeName(raw string) (string, error) {
 			alnum = true
 		case unicode.Is(unicode.M, r), r == ' ', r == '_', r == '-':
 		default:
-			return "", errNameChars
+			return "", ErrNameChars
 		}
 	}
 	if !alnum {
-		return "", errNameEmpty
+		return "", ErrNameEmpty
 	}
 	return s, nil
-}
-
-// badUTF8Name reports a LoginRequest frame (type and body) that is well
-// formed but for its name, which is not valid UTF-8: InvalidName (3.2).
-func badUTF8Name(frame []byte) bool {
-	if len(frame) < 4 || frame[0] != byte(wire.MsgLoginRequest) {
-		return false
-	}
-	n := int(binary.LittleEndian.Uint16(frame[2:]))
-	return n == len(frame)-4 && !utf8.Valid(frame[4:])
 }
