@@ -33,7 +33,6 @@ type session struct {
 	hist         link.History
 	hasInput     bool
 	inputSeq     uint16
-	overSince    time.Time // when its game ended
 	gone         bool
 	logoutReason uint8 // the Logout to send when the tick loop ends it
 	overflow     bool  // more than link.MaxUnacked events unacknowledged
