@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"rtype/bot"
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/netsim"
 	"rtype/net/wire"
@@ -54,7 +55,7 @@ func TestMain(m *testing.M) {
 // the process is killed.
 func serveChild() {
 	rules := soakRules()
-	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 1, Rules: &rules, Logger: logger()})
+	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 1, Rules: &rules, Logger: testutil.ProcessLogger()})
 	if err != nil {
 		fmt.Println("ERROR", err)
 		os.Exit(1)
@@ -143,7 +144,7 @@ func (g *faultGame) join(addr, name string) *client.Client {
 	sc := g.rec.addClient(name)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: logger(),
+	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(g.t),
 		OnSnapshot: sc.onSnapshot,
 		OnEvent: func(ev *wire.Event) {
 			sc.onEvent(ev)
@@ -205,7 +206,7 @@ func (g *faultGame) shipPos(p uint8) (tick uint32, x, y int32, ok bool) {
 // waitAllShips waits until every client sees every player's ship.
 func (g *faultGame) waitAllShips() {
 	g.t.Helper()
-	waitUntil(g.t, 10*time.Second, "every ship in every world", func() bool {
+	testutil.WaitFor(g.t, 10*time.Second, "every ship in every world", func() bool {
 		for _, c := range g.clients {
 			ps := c.Players()
 			for _, o := range g.clients {
@@ -247,7 +248,7 @@ func (g *faultGame) checkSurvivors() {
 			continue
 		}
 		before := c.Stats().SnapshotTick
-		waitUntil(t, 2*time.Second, g.names[i]+"'s snapshots going on", func() bool {
+		testutil.WaitFor(t, 2*time.Second, g.names[i]+"'s snapshots going on", func() bool {
 			return c.Stats().SnapshotTick >= before+30
 		})
 	}
@@ -260,7 +261,6 @@ func (g *faultGame) checkSurvivors() {
 		default:
 		}
 	}
-	time.Sleep(500 * time.Millisecond)
 	waited, missing := g.rec.waitDelivered(g.rec.cut(), lost, g.names, 5*time.Second)
 	for _, m := range missing {
 		t.Error(m)
@@ -287,18 +287,6 @@ func indexOf(names []string, name string) int {
 		}
 	}
 	return -1
-}
-
-// waitUntil polls cond every 10 ms until it holds, for at most d.
-func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("still waiting after %v for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // waitDone returns when c's session ended, measured from t0, or fails
@@ -345,7 +333,7 @@ func TestClientGoesSilent(t *testing.T) {
 	if d < timeoutMin {
 		t.Errorf("the victim was timed out after %v, before %v", d, sessionTimeout)
 	}
-	waitUntil(t, 2*time.Second, "the others' PlayerLeft and Destroy", func() bool {
+	testutil.WaitFor(t, 2*time.Second, "the others' PlayerLeft and Destroy", func() bool {
 		for _, name := range g.names[1:] {
 			l, k := g.leftAt(name, victim.Player(), wire.LeftTimedOut, ship)
 			if l.IsZero() || k.IsZero() {
@@ -390,7 +378,7 @@ func TestClientConnectionDrops(t *testing.T) {
 	}
 	t0 := time.Now()
 	victim.Abandon()
-	waitUntil(t, promptly, "the others' PlayerLeft(Left) and Destroy", func() bool {
+	testutil.WaitFor(t, promptly, "the others' PlayerLeft(Left) and Destroy", func() bool {
 		for _, name := range g.names[1:] {
 			l, k := g.leftAt(name, victim.Player(), wire.LeftLeft, ship)
 			if l.IsZero() || k.IsZero() {
@@ -429,7 +417,7 @@ func TestServerKilled(t *testing.T) {
 			bots := make([]chan error, 3)
 			for i := range bots {
 				dctx, dcancel := context.WithTimeout(context.Background(), 10*time.Second)
-				c, err := client.Dial(dctx, client.Config{Addr: addr, Name: fmt.Sprintf("orphan-%d", i), Logger: logger()})
+				c, err := client.Dial(dctx, client.Config{Addr: addr, Name: fmt.Sprintf("orphan-%d", i), Logger: testutil.Logger(t)})
 				dcancel()
 				if err != nil {
 					t.Fatal(err)
@@ -439,7 +427,7 @@ func TestServerKilled(t *testing.T) {
 				bots[i] = make(chan error, 1)
 				go func() { bots[i] <- bot.Play(ctx, c, rand.New(rand.NewPCG(uint64(i), 2))) }()
 			}
-			waitUntil(t, 5*time.Second, "snapshots", func() bool {
+			testutil.WaitFor(t, 5*time.Second, "snapshots", func() bool {
 				for _, c := range cs {
 					if c.Stats().SnapshotsPerSec == 0 {
 						return false
@@ -527,7 +515,7 @@ func TestRebindMidGame(t *testing.T) {
 		t.Fatal("no ship")
 	}
 	mover.SetInput(wire.ActionDown | wire.ActionFire)
-	waitUntil(t, 3*time.Second, "the ship moving down", func() bool {
+	testutil.WaitFor(t, 3*time.Second, "the ship moving down", func() bool {
 		_, _, y, ok := g.shipPos(p)
 		return ok && y > y0+8*60
 	})
@@ -556,7 +544,7 @@ func TestRebindMidGame(t *testing.T) {
 		}
 		spoof.Close()
 	}
-	waitUntil(t, 2*time.Second, "snapshots after the spoofed Inputs", func() bool {
+	testutil.WaitFor(t, 2*time.Second, "snapshots after the spoofed Inputs", func() bool {
 		tick, _, _, _ := g.shipPos(p)
 		return tick > tick1+30
 	})
@@ -565,7 +553,7 @@ func TestRebindMidGame(t *testing.T) {
 	}
 	// And it still answers its player.
 	mover.SetInput(wire.ActionUp | wire.ActionFire)
-	waitUntil(t, 3*time.Second, "the ship moving up", func() bool {
+	testutil.WaitFor(t, 3*time.Second, "the ship moving up", func() bool {
 		_, _, y, ok := g.shipPos(p)
 		return ok && y < y1-8*60
 	})

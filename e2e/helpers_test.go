@@ -3,27 +3,19 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"os"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
+	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/server"
 	"rtype/sim"
 )
-
-func logger() *slog.Logger {
-	if os.Getenv("E2E_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
 
 // fastRules makes a game that the bots lose within a minute.
 func fastRules() sim.Rules {
@@ -87,19 +79,7 @@ func (l *clientLog) onEvent(ev *wire.Event) {
 // startServer runs a server on 127.0.0.1:0 until the test ends.
 func startServer(t testing.TB, cfg server.Config) *server.Server {
 	t.Helper()
-	cfg.Listen = "127.0.0.1:0"
-	if cfg.Logger == nil {
-		cfg.Logger = logger()
-	}
-	s, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return s
+	return testserver.Start(t, cfg)
 }
 
 // dial connects a recorded client named name to addr.
@@ -107,7 +87,7 @@ func dial(t testing.TB, addr, name string, l *clientLog) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: logger(),
+	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(t),
 		OnSnapshot: l.onSnapshot, OnEvent: l.onEvent})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"rtype/bot"
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/flood"
 	"rtype/net/wire"
@@ -128,14 +129,10 @@ func TestHostileFloodWhileBotsPlay(t *testing.T) {
 		}()
 	}
 	// Warm up: every bot at its 20 snapshots a second.
-	warm := time.Now().Add(10 * time.Second)
 	for _, p := range players {
-		for p.c.Stats().SnapshotsPerSec < 15 {
-			if time.Now().After(warm) {
-				t.Fatalf("%s: %.1f snapshots a second before the flood", p.name, p.c.Stats().SnapshotsPerSec)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		testutil.WaitFor(t, 10*time.Second, p.name+" at 15 snapshots a second before the flood", func() bool {
+			return p.c.Stats().SnapshotsPerSec >= 15
+		})
 	}
 	var sessions []uint32
 	for _, p := range players {
@@ -222,11 +219,14 @@ func TestHostileFloodWhileBotsPlay(t *testing.T) {
 
 	// The bots play on; every event the server made until now must reach
 	// every bot once, which takes a few resends at most.
-	time.Sleep(500 * time.Millisecond)
 	sl.mu.Lock()
 	cut := len(sl.events)
 	sl.mu.Unlock()
-	time.Sleep(1500 * time.Millisecond)
+	for _, p := range players {
+		testutil.WaitFor(t, testutil.Wait, p.name+" to receive the events made before the end of the flood", func() bool {
+			return receivedUpTo(p.name, p.c.Player(), sl, p.log, cut)
+		})
+	}
 	if st := srv.TickStats(); st.Sessions != 4 {
 		t.Errorf("%d sessions on the server after the flood, want 4", st.Sessions)
 	}
@@ -311,6 +311,31 @@ func checkEventsUpTo(t testing.TB, name string, player uint8, sl *serverLog, cl 
 	}
 	cl.mu.Unlock()
 	return checkEvents(t, name, player, ssl, ccl)
+}
+
+// receivedUpTo reports whether a client received every one of the first
+// cut events the server made from its own PlayerJoined on.
+func receivedUpTo(name string, player uint8, sl *serverLog, cl *clientLog, cut int) bool {
+	cl.mu.Lock()
+	got := make(map[wire.Event]bool, len(cl.events))
+	for _, e := range cl.events {
+		got[e] = true
+	}
+	cl.mu.Unlock()
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	from := slices.IndexFunc(sl.events[:cut], func(e wire.Event) bool {
+		return e.Type == wire.EventPlayerJoined && e.Player == player && e.Name == name
+	})
+	if from < 0 {
+		return false
+	}
+	for _, e := range sl.events[from:cut] {
+		if !got[e] {
+			return false
+		}
+	}
+	return true
 }
 
 // rawLogin logs in over TCP without binding: it returns the connection
@@ -537,7 +562,9 @@ func TestHostileTCP(t *testing.T) {
 			defer c.Close()
 			conns = append(conns, c)
 		}
-		time.Sleep(200 * time.Millisecond) // all of them pending
+		testutil.WaitFor(t, testutil.Wait, fmt.Sprintf("%d pending connections", maxPending), func() bool {
+			return srv.TickStats().Pending == maxPending
+		})
 		for i := range 8 {
 			c, err := net.DialTCP("tcp", from(100+i), to)
 			if err != nil {
@@ -627,12 +654,9 @@ func TestHostileTCP(t *testing.T) {
 		}
 		// Nothing crashed: a real player still logs in and plays.
 		cl := dial(t, srv.Addr(), "Survivor", newClientLog())
-		deadline := time.Now().Add(5 * time.Second)
-		for cl.Stats().SnapshotTick == 0 {
-			if time.Now().After(deadline) || cl.Err() != nil {
-				t.Fatalf("the survivor got no snapshot: %v", cl.Err())
-			}
-			time.Sleep(20 * time.Millisecond)
+		testutil.WaitFor(t, testutil.Wait, "a snapshot for the survivor", func() bool { return cl.Stats().SnapshotTick != 0 || cl.Err() != nil })
+		if err := cl.Err(); err != nil {
+			t.Fatalf("the survivor got no snapshot: %v", err)
 		}
 	})
 }
@@ -652,7 +676,8 @@ func memStats() (int, uint64) {
 func TestHostileTCPMemory(t *testing.T) {
 	cfg := tcpConfig()
 	srv := startServer(t, cfg)
-	time.Sleep(100 * time.Millisecond)
+	// Its goroutines are all running once it ticks.
+	testutil.WaitFor(t, testutil.Wait, "the server's first tick", func() bool { return srv.TickStats().Ticks > 0 })
 	baseG, baseHeap := memStats()
 
 	// Watch the peak while the waves come.
@@ -709,7 +734,7 @@ func TestHostileTCPMemory(t *testing.T) {
 	opened := time.Since(start)
 	// Every connection left open is closed by the server: the ones past
 	// MaxPending at once, the others at their LoginTimeout.
-	time.Sleep(cfg.LoginTimeout + 500*time.Millisecond)
+	testutil.WaitFor(t, cfg.LoginTimeout+testutil.Wait, "no pending connection", func() bool { return srv.TickStats().Pending == 0 })
 	closed := 0
 	for _, c := range held {
 		if n, ok := readAll(c, 2*time.Second); ok && n == 0 {
@@ -720,7 +745,8 @@ func TestHostileTCPMemory(t *testing.T) {
 	close(stop)
 	watch.Wait()
 	held = nil
-	time.Sleep(200 * time.Millisecond)
+	// The server's goroutines of the connections end after their close.
+	testutil.Eventually(testutil.Wait, func() bool { g, _ := memStats(); return g <= baseG+2 })
 	endG, endHeap := memStats()
 	t.Logf("%d connections in %d waves in %v (%d left open); goroutines: %d before, peak %d, %d after; heap in use: %.1f MB before, peak %.1f MB, %.1f MB after",
 		waves*perWave, waves, opened.Round(time.Millisecond), closed, baseG, peakG, endG,
@@ -775,11 +801,13 @@ func TestHostileLoginLimiter(t *testing.T) {
 	if filled > window {
 		t.Skipf("filling took %v, longer than the window: the table may have been swept meanwhile", filled)
 	}
-	// A window after the last requests, the idle addresses are forgotten.
-	time.Sleep(window + 200*time.Millisecond)
+	// An idle address is forgotten a window after its last request, not
+	// before: each new address passes once one more tracked address is
+	// (a refused new address is not tracked: asking again is harmless).
 	for i := addrs + 100; i < addrs+100+addrs; i++ {
-		if got := login(ip(i)); got != valid {
-			t.Fatalf("new address %d after the window: %s", i, got)
+		testutil.WaitFor(t, window+testutil.Wait, fmt.Sprintf("new address %d to pass", i), func() bool { return login(ip(i)) == valid })
+		if d := time.Since(start); d < window*9/10 {
+			t.Fatalf("new address %d passed %v after the first requests, before the window (%v)", i, d, window)
 		}
 	}
 	t.Logf("%d addresses tracked, 200 more refused (RateLimited) in %v; a window later %d new ones pass",

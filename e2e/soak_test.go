@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rtype/bot"
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/link"
 	"rtype/net/netsim"
@@ -108,7 +109,7 @@ func runSoak(t *testing.T, p soakProfile, seed uint64) {
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
 			clients[i], errs[i] = client.Dial(ctx, client.Config{Addr: relay.Addr(), Name: name,
-				Logger: logger(), OnSnapshot: sc.onSnapshot, OnEvent: sc.onEvent})
+				Logger: testutil.Logger(t), OnSnapshot: sc.onSnapshot, OnEvent: sc.onEvent})
 		}()
 	}
 	wg.Wait()
@@ -283,13 +284,11 @@ func mb(n uint64) float64 { return float64(n) / (1 << 20) }
 // startRelay runs an impairment relay to addr until the test ends.
 func startRelay(t testing.TB, addr string, imp netsim.Impairment, seed int64) *netsim.Relay {
 	t.Helper()
-	r, err := netsim.New(netsim.Config{Listen: "127.0.0.1:0", To: addr, Up: imp, Down: imp, Seed: seed, Logger: logger()})
+	r, err := netsim.New(netsim.Config{Listen: "127.0.0.1:0", To: addr, Up: imp, Down: imp, Seed: seed, Logger: testutil.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { r.Run(context.Background()); close(done) }()
-	t.Cleanup(func() { r.Close(); <-done })
+	testutil.Run(t, r)
 	return r
 }
 

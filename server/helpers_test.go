@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/sim"
@@ -23,7 +24,24 @@ import (
 
 // wait is the generous deadline of every "eventually" check: far above
 // what a loopback needs, even under -race with the other tests running.
-const wait = 5 * time.Second
+const wait = testutil.Wait
+
+// startServer runs a server on 127.0.0.1:0 until the test ends, logging
+// to the test's log if it fails. (testserver.Start cannot serve here: it
+// imports this package.)
+func startServer(t testing.TB, cfg Config) *Server {
+	t.Helper()
+	cfg.Listen = "127.0.0.1:0"
+	if cfg.Logger == nil {
+		cfg.Logger = testutil.Logger(t)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Run(t, s)
+	return s
+}
 
 // testConfig is the base configuration of the tests: the login rate limit
 // is out of the way (every test logs in from 127.0.0.1) unless a test

@@ -5,6 +5,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"rtype/internal/testutil"
 )
 
 // TestCloseGentlyBounded: a kicked connection's socket lingers a second so
@@ -43,11 +45,7 @@ func TestCloseGentlyBounded(t *testing.T) {
 			t.Fatalf("client %d read %q, %v", i, b, err)
 		}
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for lingering.Load() != 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if l := lingering.Load(); l != 0 {
-		t.Fatalf("%d sockets still lingering after the second", l)
+	if !testutil.Eventually(3*time.Second, func() bool { return lingering.Load() == 0 }) {
+		t.Fatalf("%d sockets still lingering after the second", lingering.Load())
 	}
 }

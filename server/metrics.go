@@ -33,6 +33,7 @@ type TickStats struct {
 	Overruns      int           // ticks since start longer than 1/60 s
 	Games         int           // games running now
 	Sessions      int           // sessions logged in now
+	Pending       int           // TCP connections accepted and not logged in yet (MaxPending caps them)
 }
 
 // TickStats returns the distribution of recent tick durations.
@@ -45,7 +46,7 @@ func (s *Server) TickStats() TickStats { return s.TickStatsSince(0) }
 func (s *Server) TickStatsSince(from int) TickStats {
 	s.mu.Lock()
 	n := min(max(s.ticks.n-max(from, 0), 0), tickSamples)
-	st := TickStats{Ticks: s.ticks.n, Overruns: s.ticks.over, Games: len(s.games), Sessions: len(s.sessions)}
+	st := TickStats{Ticks: s.ticks.n, Overruns: s.ticks.over, Games: len(s.games), Sessions: len(s.sessions), Pending: s.pending}
 	d := make([]time.Duration, n)
 	for i := range d {
 		d[i] = s.ticks.d[(s.ticks.n-n+i)%tickSamples]

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 )
 
@@ -311,46 +312,22 @@ func TestLoginMaxPending(t *testing.T) {
 	s := startServer(t, cfg)
 	p1 := dialTCP(t, s.Addr())
 	p2 := dialTCP(t, s.Addr())
-	// The server counts them once accepted: poll with extra connections
-	// until one is refused.
-	refused := false
-	deadline := time.Now().Add(wait)
-	for !refused && time.Now().Before(deadline) {
-		c := dialTCP(t, s.Addr())
-		start := time.Now()
-		c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-		var b [1]byte
-		_, err := c.Read(b[:])
-		if isClosed(err) {
-			if time.Since(start) > time.Second {
-				t.Fatal("closed, but not at once")
-			}
-			refused = true
-		}
-		c.Close()
-	}
-	if !refused {
-		t.Fatal("no connection refused with 2 pending")
+	testutil.WaitFor(t, wait, "2 pending connections", func() bool { return s.TickStats().Pending == 2 })
+	c := dialTCP(t, s.Addr())
+	start := time.Now()
+	expectClosed(t, c, wait)
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("a connection past MaxPending closed after %v, not at once", d)
 	}
 	// The pending ones still log in.
 	writeAll(t, p1, loginRequest(1, "Alpha"))
 	expectMsg(t, p1, wire.MsgLoginAccepted, -1)
 	p2.Close()
-	// Room again: a new connection logs in (the server notices p2's
-	// close asynchronously, so retry a few times).
-	var m wire.Message
-	for time.Now().Before(deadline) {
-		c := dialTCP(t, s.Addr())
-		writeAll(t, c, loginRequest(1, "Bravo"))
-		var err error
-		if m, err = readMsg(c, time.Second); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if m.Type != wire.MsgLoginAccepted {
-		t.Fatalf("after the pending connections left: %+v", m)
-	}
+	// Room again once the server has seen p2 go: a new connection logs in.
+	testutil.WaitFor(t, wait, "no pending connection", func() bool { return s.TickStats().Pending == 0 })
+	c = dialTCP(t, s.Addr())
+	writeAll(t, c, loginRequest(1, "Bravo"))
+	expectMsg(t, c, wire.MsgLoginAccepted, -1)
 }
 
 // 3.1 Malformed messages before login: Logout(Kicked), then close.
@@ -603,7 +580,7 @@ func TestShutdownClosesPending(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig()
 	cfg.Listen = "127.0.0.1:0"
-	cfg.Logger = quietLogger()
+	cfg.Logger = testutil.Logger(t)
 	cfg.LoginTimeout = 20 * time.Second
 	s, err := New(cfg)
 	if err != nil {
@@ -615,7 +592,9 @@ func TestShutdownClosesPending(t *testing.T) {
 	pending := dialTCP(t, s.Addr())
 	partial := dialTCP(t, s.Addr())
 	writeAll(t, partial, []byte{10, 0, 1})
-	time.Sleep(100 * time.Millisecond) // let the server take them
+	// The server has taken them: Close must end them, not the listen
+	// queue's reset.
+	testutil.WaitFor(t, wait, "2 pending connections", func() bool { return s.TickStats().Pending == 2 })
 	start := time.Now()
 	s.Close()
 	expectLogout(t, a.tcp, wire.LogoutServerShutdown)

@@ -1,9 +1,6 @@
 package server
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"net"
 	"testing"
 	"time"
@@ -20,25 +17,6 @@ type rawClient struct {
 	acc  wire.Message
 	link *link.Link
 	buf  []byte
-}
-
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-func startServer(t testing.TB, cfg Config) *Server {
-	t.Helper()
-	cfg.Listen = "127.0.0.1:0"
-	if cfg.Logger == nil {
-		cfg.Logger = quietLogger()
-	}
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return s
 }
 
 func login(t testing.TB, addr, name string) (net.Conn, wire.Message) {

@@ -1,0 +1,31 @@
+// Package testserver starts a real game server for a test: server.New on
+// 127.0.0.1 port 0, Run until the test ends. It is apart from package
+// testutil because it imports package server, whose own tests use
+// testutil.
+package testserver
+
+import (
+	"testing"
+
+	"rtype/internal/testutil"
+	"rtype/server"
+)
+
+// Start runs a server.Server on 127.0.0.1 port 0 (TCP and UDP) until the
+// test ends; the cleanup stops it and waits for Run to return. cfg.Listen
+// is ignored; a nil cfg.Logger becomes testutil.Logger(t). The other
+// defaults are the server's: a test whose clients log in more than 5
+// times in 10 s from 127.0.0.1 raises cfg.LoginLimit.
+func Start(t testing.TB, cfg server.Config) *server.Server {
+	t.Helper()
+	cfg.Listen = "127.0.0.1:0"
+	if cfg.Logger == nil {
+		cfg.Logger = testutil.Logger(t)
+	}
+	s, err := server.New(cfg)
+	if err != nil {
+		t.Fatalf("testserver: %v", err)
+	}
+	testutil.Run(t, s)
+	return s
+}
