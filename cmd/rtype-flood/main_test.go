@@ -3,12 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"rtype/internal/testutil/testserver"
 	"rtype/server"
 )
 
@@ -16,15 +15,7 @@ import (
 // from spread addresses; the server answers the flood with nothing and
 // each case as the protocol says, so the exit status is 0.
 func TestRunAgainstServer(t *testing.T) {
-	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", LoginTimeout: 500 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { srv.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	srv := testserver.Start(t, server.Config{LoginTimeout: 500 * time.Millisecond})
 
 	var out, errs bytes.Buffer
 	code := run(context.Background(), []string{"-target", srv.Addr(), "-rate", "5000", "-duration", "300ms",

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/wire"
 )
@@ -74,7 +73,7 @@ func TestServesWithoutDisplayAndStopsOnSIGTERM(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: "Ripley", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: "Ripley", Logger: testutil.Logger(t)})
 	if err != nil {
 		t.Fatalf("dial the dedicated server: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil/testserver"
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/server"
@@ -63,29 +64,13 @@ func shipOf(c *Client, p uint8) (Entity, uint32, bool) {
 // other see PlayerLeft, and the server's shutdown ends the last session.
 func TestEndToEnd(t *testing.T) {
 	var srvLog, c1Log, c2Log snapLog
-	srv, err := server.New(server.Config{
-		Listen:   "127.0.0.1:0",
+	srv := testserver.Start(t, server.Config{
 		MaxGames: 1,
 		Seed:     7,
-		Logger:   testLogger(),
 		OnSnapshot: func(game int, s server.Snapshot) {
 			srvLog.add(s.Tick, s.Entities, s.Players)
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	runDone := make(chan error, 1)
-	go func() { runDone <- srv.Run(ctx) }()
-	defer func() {
-		stop()
-		select {
-		case <-runDone:
-		case <-time.After(5 * time.Second):
-			t.Error("server did not stop")
-		}
-	}()
 
 	onSnap := func(l *snapLog) func(r *link.Rebuilt) {
 		return func(r *link.Rebuilt) { l.add(r.Tick, r.Entities, r.PlayerStates()) }
@@ -194,7 +179,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// The server shuts down: bob is told so.
-	stop()
+	srv.Close()
 	err = waitDone(t, c2, 5*time.Second)
 	var lo *LogoutError
 	if !errors.As(err, &lo) || lo.Reason != wire.LogoutServerShutdown {

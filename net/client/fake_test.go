@@ -1,15 +1,14 @@
 package client
 
 import (
-	"io"
 	"log/slog"
 	"net"
-	"os"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/link"
 	"rtype/net/wire"
 )
@@ -366,13 +365,9 @@ func loadProbe() func() int {
 	return func() int { close(stop); return <-res }
 }
 
-// testLogger logs to stderr when -v is given, else nowhere.
-func testLogger() *slog.Logger {
-	if testing.Verbose() {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
+// testLogger is the logger of the clients and servers of these tests:
+// none, or stderr with RTYPE_TEST_LOG set (testutil.ProcessLogger).
+func testLogger() *slog.Logger { return testutil.ProcessLogger() }
 
 // waitDone waits for the client's session to end.
 func waitDone(t *testing.T, c *Client, d time.Duration) error {
@@ -386,14 +381,8 @@ func waitDone(t *testing.T, c *Client, d time.Duration) error {
 	}
 }
 
-// waitFor polls cond until it holds.
+// waitFor waits until cond holds (testutil.WaitFor).
 func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.WaitFor(t, d, what, cond)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
 	"rtype/server"
 )
@@ -51,15 +52,7 @@ func (s *shipY) get() (uint32, int32, bool) {
 // ship, and the server ignores what still comes from the old address.
 func TestRebind(t *testing.T) {
 	sy := &shipY{p: 0}
-	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 1, Seed: 3,
-		Logger: testLogger(), OnSnapshot: sy.onSnapshot})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	runDone := make(chan error, 1)
-	go func() { runDone <- srv.Run(ctx) }()
-	defer func() { stop(); <-runDone }()
+	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: 3, OnSnapshot: sy.onSnapshot})
 
 	dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -1,16 +1,16 @@
 package netsim
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"net/netip"
 	"sync"
 	"testing"
 	"time"
+
+	"rtype/internal/testutil"
 )
 
 // arrival is one datagram received by a test endpoint.
@@ -91,35 +91,21 @@ func (s *testServer) close() {
 	s.wg.Wait()
 }
 
-// testLogger returns a logger that discards everything below Warn.
-func testLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
-// startRelay creates and runs a relay toward to; it is closed at cleanup.
+// startRelay creates and runs a relay toward cfg.To until the test ends.
 func startRelay(t testing.TB, cfg Config) *Relay {
 	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
 	if cfg.Logger == nil {
-		cfg.Logger = testLogger()
+		cfg.Logger = testutil.Logger(t)
 	}
 	r, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- r.Run(context.Background()) }()
+	testutil.Run(t, r)
 	t.Cleanup(func() {
 		if err := r.Close(); err != nil {
 			t.Errorf("Close: %v", err)
-		}
-		select {
-		case err := <-errc:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Errorf("Run did not return after Close")
 		}
 	})
 	return r
@@ -194,20 +180,6 @@ func readSeqs(c *net.UDPConn, n int, quiet time.Duration) []uint64 {
 		}
 	}
 	return out
-}
-
-// waitFor polls cond every few milliseconds until it holds or timeout passes.
-func waitFor(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // readSeqsAsync runs readSeqs in a goroutine, so that the socket is drained

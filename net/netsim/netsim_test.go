@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"rtype/internal/testutil"
 )
 
 func TestNewValidation(t *testing.T) {
@@ -22,7 +24,7 @@ func TestNewValidation(t *testing.T) {
 		{To: "127.0.0.1:1", Listen: "nonsense"},
 	}
 	for i, cfg := range bad {
-		cfg.Logger = testLogger()
+		cfg.Logger = testutil.Logger(t)
 		if r, err := New(cfg); err == nil {
 			r.Close()
 			t.Errorf("config %d: New succeeded, want error", i)
@@ -57,7 +59,7 @@ func TestTCPEcho(t *testing.T) {
 	if n, err := c.Read(got); err != io.EOF {
 		t.Fatalf("after close: n=%d err=%v, want EOF", n, err)
 	}
-	if !waitFor(2*time.Second, func() bool {
+	if !testutil.Eventually(2*time.Second, func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return len(r.conns) == 0
@@ -107,7 +109,7 @@ func TestUDPLoss(t *testing.T) {
 	const n = 5000
 	echoCh := readSeqsAsync(c, n, time.Second)
 	sendSeq(t, c, 0, n, 50, time.Millisecond)
-	if !waitFor(5*time.Second, func() bool { up, _ := r.Stats(); return up.Forwarded+up.Dropped == n }) {
+	if !testutil.Eventually(5*time.Second, func() bool { up, _ := r.Stats(); return up.Forwarded+up.Dropped == n }) {
 		up, _ := r.Stats()
 		t.Fatalf("relay accounted for %d of %d datagrams", up.Forwarded+up.Dropped, n)
 	}
@@ -128,7 +130,7 @@ func TestUDPLoss(t *testing.T) {
 		t.Errorf("up drop fraction %.3f, want 0.2 +/- 0.03", frac)
 	}
 
-	if !waitFor(5*time.Second, func() bool { _, d := r.Stats(); return d.Forwarded+d.Dropped == up.Forwarded }) {
+	if !testutil.Eventually(5*time.Second, func() bool { _, d := r.Stats(); return d.Forwarded+d.Dropped == up.Forwarded }) {
 		_, d := r.Stats()
 		t.Fatalf("down accounted for %d of %d echoes", d.Forwarded+d.Dropped, up.Forwarded)
 	}
@@ -154,7 +156,7 @@ func TestUDPDup(t *testing.T) {
 
 	const n = 1000
 	sendSeq(t, c, 0, n, 50, time.Millisecond)
-	if !waitFor(5*time.Second, func() bool { up, _ := r.Stats(); return up.Forwarded == n+up.Duplicated }) {
+	if !testutil.Eventually(5*time.Second, func() bool { up, _ := r.Stats(); return up.Forwarded == n+up.Duplicated }) {
 		up, _ := r.Stats()
 		t.Fatalf("stats %v, want Forwarded = %d + Duplicated", up, n)
 	}
@@ -274,7 +276,7 @@ func TestSetImpairmentAtRunTime(t *testing.T) {
 	c := dialUDP(t, r)
 
 	sendSeq(t, c, 0, 50, 0, 0)
-	if !waitFor(3*time.Second, func() bool { up, _ := r.Stats(); return up.Dropped == 50 }) {
+	if !testutil.Eventually(3*time.Second, func() bool { up, _ := r.Stats(); return up.Dropped == 50 }) {
 		up, _ := r.Stats()
 		t.Fatalf("stats %v, want 50 dropped", up)
 	}
@@ -308,7 +310,7 @@ func TestIdleTimeout(t *testing.T) {
 	if n := r.numClients(); n != 1 {
 		t.Fatalf("%d mappings, want 1", n)
 	}
-	if !waitFor(3*time.Second, func() bool { return r.numClients() == 0 }) {
+	if !testutil.Eventually(3*time.Second, func() bool { return r.numClients() == 0 }) {
 		t.Fatal("idle mapping not forgotten")
 	}
 	sendSeq(t, c, 1, 2, 0, 0)
@@ -326,7 +328,7 @@ func TestSeedReproducible(t *testing.T) {
 	runOnce := func(seed int64) map[uint64]bool {
 		srv := newTestServer(t, false)
 		r, err := New(Config{Listen: "127.0.0.1:0", To: srv.addr(), Seed: seed,
-			Up: Impairment{Loss: 0.3}, Logger: testLogger()})
+			Up: Impairment{Loss: 0.3}, Logger: testutil.Logger(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,7 +337,7 @@ func TestSeedReproducible(t *testing.T) {
 		c := dialUDP(t, r)
 		const n = 500
 		sendSeq(t, c, 0, n, 50, time.Millisecond)
-		if !waitFor(5*time.Second, func() bool { up, _ := r.Stats(); return up.Forwarded+up.Dropped == n }) {
+		if !testutil.Eventually(5*time.Second, func() bool { up, _ := r.Stats(); return up.Forwarded+up.Dropped == n }) {
 			t.Fatal("relay did not account for all datagrams")
 		}
 		up, _ := r.Stats()
@@ -365,12 +367,11 @@ func TestSeedReproducible(t *testing.T) {
 }
 
 func TestCloseStopsEverything(t *testing.T) {
-	srv := newTestServer(t, true)
-	time.Sleep(10 * time.Millisecond) // let the server's goroutines settle
+	srv := newTestServer(t, true) // its goroutines run once it returns
 	baseline := runtime.NumGoroutine()
 
 	for _, useCtx := range []bool{false, true} {
-		r, err := New(Config{Listen: "127.0.0.1:0", To: srv.addr(), Logger: testLogger(),
+		r, err := New(Config{Listen: "127.0.0.1:0", To: srv.addr(), Logger: testutil.Logger(t),
 			Up: Impairment{Delay: 200 * time.Millisecond, Dup: 0.5}, Down: Impairment{Delay: 100 * time.Millisecond}})
 		if err != nil {
 			t.Fatal(err)
@@ -400,7 +401,7 @@ func TestCloseStopsEverything(t *testing.T) {
 			c := dialUDP(t, r)
 			sendSeq(t, c, uint64(i*100), uint64(i*100+20), 0, 0)
 		}
-		if !waitFor(2*time.Second, func() bool { return r.numClients() == 4 }) {
+		if !testutil.Eventually(2*time.Second, func() bool { return r.numClients() == 4 }) {
 			t.Fatalf("%d UDP mappings, want 4", r.numClients())
 		}
 		if r.upSched.pending() == 0 {
@@ -443,7 +444,7 @@ func TestCloseStopsEverything(t *testing.T) {
 		}
 	}
 
-	if !waitFor(3*time.Second, func() bool { return runtime.NumGoroutine() <= baseline }) {
+	if !testutil.Eventually(3*time.Second, func() bool { return runtime.NumGoroutine() <= baseline }) {
 		buf := make([]byte, 1<<16)
 		t.Fatalf("goroutines: %d, baseline %d\n%s", runtime.NumGoroutine(), baseline,
 			buf[:runtime.Stack(buf, true)])
