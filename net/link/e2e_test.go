@@ -2,21 +2,22 @@ package link
 
 import (
 	"bytes"
-	"container/heap"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"rtype/net/netsim"
 	"rtype/net/wire"
 )
 
 // This file runs a server-like and a client-like end of the link against
 // each other. The endpoints (e2eServer, e2eClient) only see datagrams and
-// times; the in-memory test below carries the datagrams through a seeded
-// lossy channel on simulated time, relay_test.go through real sockets and
-// the netsim relay on the wall clock.
+// times; the in-memory test below carries the datagrams through the netsim
+// impairment model in memory (netsim.Pipe) on simulated time,
+// relay_test.go through real sockets and the netsim relay on the wall
+// clock: the same model both ways.
 
 // ---- The simulated world of the server ----
 
@@ -360,77 +361,6 @@ func (c *e2eClient) inSync(ents []wire.Entity, players []wire.PlayerState) bool 
 	return true
 }
 
-// ---- An impaired channel on simulated time ----
-
-type impairment struct {
-	loss, dup, reorder float64
-	delay, jitter      time.Duration
-}
-
-type packet struct {
-	at  time.Time
-	ord uint64
-	b   []byte
-}
-
-type packets []packet
-
-func (q packets) Len() int { return len(q) }
-func (q packets) Less(i, j int) bool {
-	if !q[i].at.Equal(q[j].at) {
-		return q[i].at.Before(q[j].at)
-	}
-	return q[i].ord < q[j].ord
-}
-func (q packets) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *packets) Push(x any)   { *q = append(*q, x.(packet)) }
-func (q *packets) Pop() any {
-	old := *q
-	p := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return p
-}
-
-type lossyChan struct {
-	r                          *rand.Rand
-	imp                        impairment
-	q                          packets
-	ord                        uint64
-	sent, lost, dup, reordered int
-}
-
-func (c *lossyChan) send(b []byte, now time.Time) {
-	c.sent++
-	im := c.imp
-	if c.r.Float64() < im.loss {
-		c.lost++
-		return
-	}
-	copies := 1
-	if c.r.Float64() < im.dup {
-		copies = 2
-		c.dup++
-	}
-	var hold time.Duration
-	if c.r.Float64() < im.reorder {
-		hold = im.delay/2 + im.jitter + 20*time.Millisecond
-		c.reordered++
-	}
-	for k := 0; k < copies; k++ {
-		d := im.delay + time.Duration((2*c.r.Float64()-1)*float64(im.jitter)) + hold
-		c.ord++
-		heap.Push(&c.q, packet{at: now.Add(max(d, 0)), ord: c.ord, b: append([]byte(nil), b...)})
-	}
-}
-
-// next pops a datagram due at now.
-func (c *lossyChan) next(now time.Time) ([]byte, bool) {
-	if len(c.q) == 0 || c.q[0].at.After(now) {
-		return nil, false
-	}
-	return heap.Pop(&c.q).(packet).b, true
-}
-
 // ---- The in-memory test ----
 
 func TestEndToEndInMemory(t *testing.T) {
@@ -444,15 +374,16 @@ func TestEndToEndInMemory(t *testing.T) {
 
 func runInMemory(t *testing.T, seed uint64, total int) {
 	r := rand.New(rand.NewPCG(seed, 0xE2E))
-	bad := impairment{loss: 0.2, dup: 0.05, reorder: 0.1, delay: 40 * time.Millisecond, jitter: 20 * time.Millisecond}
-	down := &lossyChan{r: rand.New(rand.NewPCG(seed, 1)), imp: bad}
-	up := &lossyChan{r: rand.New(rand.NewPCG(seed, 2)), imp: bad}
+	bad := netsim.Impairment{Loss: 0.2, Dup: 0.05, Reorder: 0.1, Delay: 40 * time.Millisecond, Jitter: 20 * time.Millisecond}
+	down := netsim.NewPipe(bad, int64(2*seed))
+	up := netsim.NewPipe(bad, int64(2*seed+1))
 	// 10 a tick on average: at 20 (1200/s), five losses in a row of one
 	// event (0.2^5) stall the window near its 1024 limit (5.3).
 	srv := newE2EServer(t, r, t0, total, func() int { return r.IntN(21) })
 	cli := newE2EClient(t, t0, total)
 	srv.client, cli.server = cli, srv
-	srv.send, cli.send = down.send, up.send
+	srv.send, cli.send = down.Send, up.Send
+	buf := make([]byte, 0, wire.MaxDatagram)
 
 	tickAt := func(k int) time.Time { return t0.Add(time.Duration(k) * time.Second / 60) }
 	srvTicks, cliTicks := 0, 0
@@ -467,10 +398,10 @@ func runInMemory(t *testing.T, seed uint64, total int) {
 			t.Fatalf("not done after 60 s of simulated time: %d/%d events delivered (queued %d, unacked %d), stopped %v synced %v",
 				cli.got, total, srv.queued, srv.link.Unacked(), stopped, synced)
 		}
-		for b, ok := down.next(now); ok; b, ok = down.next(now) {
+		for b, ok := down.Receive(buf[:0], now); ok; b, ok = down.Receive(buf[:0], now) {
 			cli.receive(b, now)
 		}
-		for b, ok := up.next(now); ok; b, ok = up.next(now) {
+		for b, ok := up.Receive(buf[:0], now); ok; b, ok = up.Receive(buf[:0], now) {
 			srv.receive(b, now)
 		}
 		for !tickAt(srvTicks).After(now) {
@@ -488,7 +419,8 @@ func runInMemory(t *testing.T, seed uint64, total int) {
 			stopped, stopAt = true, now
 			rttAtStop, _ = srv.link.RTT()
 			srv.changing = false
-			down.imp, up.imp = impairment{}, impairment{}
+			down.SetImpairment(netsim.Impairment{})
+			up.SetImpairment(netsim.Impairment{})
 			final = srv.world.entities(nil)
 			finalPlayers = append([]wire.PlayerState(nil), srv.world.players...)
 		}
@@ -514,8 +446,8 @@ func runInMemory(t *testing.T, seed uint64, total int) {
 		t.Fatalf("%d events unacknowledged at the end", srv.link.Unacked())
 	}
 	// The run must have exercised what it claims to.
-	if srv.deltas == 0 || srv.fulls == 0 || srv.multi == 0 || down.lost == 0 || down.dup == 0 || down.reordered == 0 || cli.dups == 0 {
-		t.Fatalf("weak run: %d deltas, %d fulls, %d multi-datagram, down %+v, %d duplicates seen", srv.deltas, srv.fulls, srv.multi, *down, cli.dups)
+	if ds := down.Stats(); srv.deltas == 0 || srv.fulls == 0 || srv.multi == 0 || ds.Dropped == 0 || ds.Duplicated == 0 || ds.Reordered == 0 || cli.dups == 0 {
+		t.Fatalf("weak run: %d deltas, %d fulls, %d multi-datagram, down %v, %d duplicates seen", srv.deltas, srv.fulls, srv.multi, ds, cli.dups)
 	}
 	st := srv.link.Stats()
 	t.Logf("seed %d: events in %v, synced %v after stop; snapshots %d delta / %d full / %d multi-datagram, max baseline age %d; "+
