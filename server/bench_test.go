@@ -59,7 +59,8 @@ func reportKinds(b *testing.B, w *sim.World) {
 // BenchmarkSnapshots4Clients builds and encodes the snapshots of a busy
 // game for 4 clients, each against its newest acknowledged snapshot, as
 // the server does every third tick: entities, players, then per client
-// baseline, delta encoding, history and datagram headers.
+// link.SnapshotSender (baseline, delta encoding, history and datagram
+// headers).
 func BenchmarkSnapshots4Clients(b *testing.B) {
 	w := busyWorld(b)
 	type cl struct {
@@ -75,10 +76,9 @@ func BenchmarkSnapshots4Clients(b *testing.B) {
 		clients[i] = c
 	}
 	var (
-		enc      wire.SnapshotEncoder
+		snd      link.SnapshotSender
 		entities []wire.Entity
 		players  []wire.PlayerState
-		buf      []byte
 		bytes    int
 	)
 	step := func() {
@@ -91,15 +91,13 @@ func BenchmarkSnapshots4Clients(b *testing.B) {
 		players = w.AppendPlayers(players[:0])
 		bytes = 0
 		for _, c := range clients {
-			baseTick, base, _ := c.hist.Baseline() // nil: a full snapshot
-			payloads := enc.Encode(tick, players, base, baseTick, entities)
-			c.hist.Add(tick, entities)
-			for _, p := range payloads {
-				buf = c.link.AppendSnapshot(buf[:0], p, tick, now)
-				bytes += len(buf)
+			var last []byte
+			for _, d := range snd.Datagrams(c.link, tick, players, entities, now) {
+				bytes += len(d)
+				last = d
 			}
 			// The client acknowledges everything it got.
-			h, _, _ := wire.ParseHeader(buf, wire.ToClient)
+			h, _, _ := wire.ParseHeader(last, wire.ToClient)
 			c.link.Accept(wire.Header{Type: wire.TypeAck, Seq: c.seq, Ack: h.Seq, AckBits: 0xFFFFFFFF, Session: 1}, 18, now)
 			c.seq++
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/sim"
 )
@@ -20,7 +21,7 @@ type game struct {
 	spawns   []wire.Event
 	entities []wire.Entity
 	players  []wire.PlayerState
-	enc      wire.SnapshotEncoder
+	snaps    link.SnapshotSender
 }
 
 // freePlayer returns the lowest free player number, or wire.NoPlayer.
@@ -203,12 +204,8 @@ func (s *Server) sendSnapshots(g *game, now time.Time) {
 		if ss == nil || !ss.bound {
 			continue
 		}
-		baseTick, base, _ := ss.hist.Baseline() // nil: a full snapshot
-		payloads := g.enc.Encode(tick, g.players, base, baseTick, g.entities)
-		ss.hist.Add(tick, g.entities)
-		for _, p := range payloads {
-			s.sendBuf = ss.link.AppendSnapshot(s.sendBuf[:0], p, tick, now)
-			s.udp.WriteToUDPAddrPort(s.sendBuf, ss.addr)
+		for _, d := range g.snaps.Datagrams(ss.link, tick, g.players, g.entities, now) {
+			s.udp.WriteToUDPAddrPort(d, ss.addr)
 		}
 	}
 }

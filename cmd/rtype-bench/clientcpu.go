@@ -15,9 +15,10 @@ import (
 
 // Section 3: the client's CPU per drawn frame, headless. A busy world of
 // about 300 entities runs in process with the server's side of the link
-// (events, History, Encode, AppendSnapshot: not timed); its datagrams go
-// straight to the client's side, which does what net/client does with
-// them and what the game does every frame:
+// (its events, and its snapshots through link.SnapshotSender as the server
+// sends them: not timed); its datagrams go straight to the client's side,
+// which does what net/client does with them and what the game does every
+// frame:
 //
 //	rebuild: ParseHeader, Seen, Snapshot.Decode, Rebuilder.Rebuild,
 //	         World.ApplySnapshot, Link.Accept (every third frame)
@@ -47,7 +48,7 @@ type clientPipe struct {
 	i     int // input step
 	sl    *link.Link
 	hist  link.History
-	enc   wire.SnapshotEncoder
+	snd   link.SnapshotSender
 	ents  []wire.Entity
 	pls   []wire.PlayerState
 	inbox [][]byte // datagrams of this frame
@@ -115,12 +116,8 @@ func (p *clientPipe) serve() {
 	if tick := p.w.Tick(); tick%3 == 0 {
 		p.ents = p.w.AppendEntities(p.ents[:0])
 		p.pls = p.w.AppendPlayers(p.pls[:0])
-		baseTick, base, _ := p.hist.Baseline() // nil: a full snapshot
-		payloads := p.enc.Encode(tick, p.pls, base, baseTick, p.ents)
-		p.hist.Add(tick, p.ents)
-		for _, pl := range payloads {
-			p.out = p.sl.AppendSnapshot(p.out[:0], pl, tick, p.now)
-			p.push(p.out)
+		for _, d := range p.snd.Datagrams(p.sl, tick, p.pls, p.ents, p.now) {
+			p.push(d)
 		}
 	}
 	for {

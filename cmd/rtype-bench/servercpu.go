@@ -52,34 +52,30 @@ func pingPong(j, k int) int {
 }
 
 // perClientSnapshot is the server's work for one client and one snapshot,
-// as server.sendSnapshots does it without the socket: its baseline from
-// History, Encode against it, History.Add, Link.AppendSnapshot; then the
-// client's acknowledgement (an Input header naming the datagram), so that
-// the next baseline is this snapshot, 3 ticks old.
+// as server.sendSnapshots does it without the socket: the same
+// link.SnapshotSender (baseline from History, Encode against it,
+// History.Add, Link.AppendSnapshot); then the client's acknowledgement
+// (an Input header naming the datagram), so that the next baseline is
+// this snapshot, 3 ticks old.
 type perClientSnapshot struct {
 	l    *link.Link
 	hist link.History
-	enc  wire.SnapshotEncoder
-	buf  []byte
+	snd  link.SnapshotSender
 	cseq uint16
 	now  time.Time
 }
 
 func newPerClientSnapshot() *perClientSnapshot {
-	p := &perClientSnapshot{now: time.Now(), buf: make([]byte, 0, wire.MaxDatagram)}
+	p := &perClientSnapshot{now: time.Now()}
 	p.l = link.New(1, p.now)
 	p.l.History = &p.hist
 	return p
 }
 
 func (p *perClientSnapshot) send(tick uint32, st *snapState) (bytes int) {
-	baseTick, base, _ := p.hist.Baseline() // nil: a full snapshot
-	payloads := p.enc.Encode(tick, st.pls, base, baseTick, st.ents)
-	p.hist.Add(tick, st.ents)
-	for _, pl := range payloads {
-		p.buf = p.l.AppendSnapshot(p.buf[:0], pl, tick, p.now)
-		bytes += len(p.buf)
-		seq := uint16(p.buf[6]) | uint16(p.buf[7])<<8
+	for _, d := range p.snd.Datagrams(p.l, tick, st.pls, st.ents, p.now) {
+		bytes += len(d)
+		seq := uint16(d[6]) | uint16(d[7])<<8
 		p.l.Accept(wire.Header{Type: wire.TypeInput, Seq: p.cseq, Ack: seq, AckBits: 0xFFFFFFFF, Session: 1}, wire.HeaderSize+1, p.now)
 		p.cseq++
 	}
