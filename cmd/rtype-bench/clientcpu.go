@@ -288,6 +288,6 @@ func runClientCPU(ctx context.Context, o *opts) ([]row, error) {
 			fmt.Sprintf("%s (%s)", frac(float64(allocSum)/float64(counted)), allocs[:len(allocs)-2]),
 			fmt.Sprintf("over %d frames after %d of warm-up; target 0", counted, warm+timed)},
 		{"CPU side of drawing 300 entities", "not measured here",
-			"see the benchmarks of package game", "cmd/ must not link Ebitengine"},
+			"see `BenchmarkDrawFrame300` in package render (below)", "cmd/ must not link Ebitengine"},
 	}, nil
 }

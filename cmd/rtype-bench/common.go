@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 	"rtype/server"
 	"rtype/sim"
 )
 
 // quiet is the logger of every server, client and relay of the bench.
-func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+func quiet() *slog.Logger { return testutil.Discard() }
 
 // fullStrengthRules are the default rules with the waves at the strength
 // they reach at their maximum from the start (24 Bydos every 2 s, from
@@ -129,10 +130,8 @@ func startServer(ctx context.Context, cfg server.Config) (*server.Server, func()
 	if err != nil {
 		return nil, nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { s.Run(ctx); close(done) }()
-	return s, func() { cancel(); <-done }, nil
+	stop := testutil.Go(ctx, s)
+	return s, func() { stop() }, nil
 }
 
 // setBenchTime sets how long testing.Benchmark runs each benchmark: the
@@ -150,14 +149,14 @@ func setBenchTime(quick bool) {
 // benchRes is the figures of one benchmark.
 type benchRes struct {
 	testing.BenchmarkResult
-	allocs float64 // testing.AllocsPerRun: the average, rounded down
+	allocs float64 // MemAllocs / N, exact (BenchmarkResult.AllocsPerOp rounds down)
 }
 
 // bench measures body after warm calls of it (buffers at their size: the
-// steady state): the time per call with testing.Benchmark, the
-// allocations per call with testing.AllocsPerRun over 1000 calls, as Go's
-// allocation tests count them (a stray allocation of the runtime or of
-// another goroutine during a run does not make a whole one per call).
+// steady state) with testing.Benchmark: the time per call, and the exact
+// mean allocations per call over the same calls (testutil.AllocsPerOp:
+// MemAllocs / N as a float, so that one allocation in ten calls shows as
+// 0.1 and not, as Go's integer division has it, 0).
 func bench(warm int, body func()) benchRes {
 	for range warm {
 		body()
@@ -168,7 +167,7 @@ func bench(warm int, body func()) benchRes {
 			body()
 		}
 	})
-	return benchRes{r, testing.AllocsPerRun(1000, body)}
+	return benchRes{r, testutil.AllocsPerOp(r)}
 }
 
 // benchResult is a benchmark in the table's words.

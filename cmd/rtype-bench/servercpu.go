@@ -151,7 +151,7 @@ func runServerCPU(ctx context.Context, o *opts) ([]row, error) {
 			fmt.Sprintf("per tick; mean %s; %.1f events/tick", kc.String(), float64(events)/600)},
 		{"Snapshot build (AppendEntities + AppendPlayers)", "in process", benchResult(build),
 			"per snapshot and game (every 3rd tick), shared by its clients"},
-		{"Snapshot per client: baseline, Encode, History.Add, AppendSnapshot", "in process", benchResult(perClient),
+		{"Snapshot per client (link.SnapshotSender: baseline, Encode, History.Add, AppendSnapshot)", "in process", benchResult(perClient),
 			fmt.Sprintf("per snapshot and client, against a 3-tick-old acked baseline (the client's ack included); %.0f B per snapshot vs %.0f B full",
 				float64(deltaBytes)/(k-1), float64(fullBytes)/(k-1))},
 		{"Encode alone: delta (3-tick baseline) / full", "in process", benchResult(encDelta) + " / " + benchResult(encFull), ""},
@@ -265,106 +265,160 @@ func busyGames(ctx context.Context, o *opts, n int, warm, window time.Duration) 
 
 // searchGames finds the largest number of busy games that holds. Each
 // run starts a new server and a new bot process, lets the games fill up
-// (12 s: the Bydos take 11 s to cross the screen) and measures 8 s: up
-// from 8 games by doubling (down by halving if 8 fail), then by bisection
-// to within 1/16. The best is then run for 70 s, so that the server's
-// last 4096 ticks (68 s) give the tick-time distribution of the window
-// alone; if that long run fails (twice), 10% fewer games are tried once.
-// A count fails only when it fails twice in a row. -quick runs 1 game
-// for 2 s.
+// (12 s: the Bydos take 11 s to cross the screen) and measures 8 s, in
+// three phases: bracket (up from 8 games by doubling, down by halving if
+// 8 fail), bisect (to within 1/16), confirm (the best is run for 70 s, so
+// that the server's last 4096 ticks (68 s) give the tick-time
+// distribution of the window alone; if that long run fails (twice), 10%
+// fewer games are tried once). A count fails only when it fails twice in
+// a row. -quick runs 1 game for 2 s.
 func searchGames(ctx context.Context, o *opts) ([]row, error) {
-	warm, window, long := 12*time.Second, 8*time.Second, 70*time.Second
+	gs := &gameSearch{ctx: ctx, o: o, warm: 12 * time.Second, window: 8 * time.Second, long: 70 * time.Second}
 	if o.quick {
-		warm, window = 500*time.Millisecond, 2*time.Second
-	}
-	var tried []*gamesRun
-	try1 := func(n int, window time.Duration) (*gamesRun, error) {
-		logf(o, "%d busy games for %s...", n, window)
-		g, err := busyGames(ctx, o, n, warm, window)
-		if err == nil {
-			logf(o, "    %s (p50 %s, max %s, %d overruns, %d/%d ticks)", g, dur(g.st.P50), dur(g.st.Max), g.overruns, g.ticks, g.expected)
-			tried = append(tried, g)
-		}
-		return g, err
-	}
-	// A count fails when it fails twice in a row: a single stall of the
-	// shared machine (seen: 1.7 s) is not the server's doing.
-	try := func(n int, window time.Duration) (*gamesRun, error) {
-		g, err := try1(n, window)
-		if err != nil || g.ok || o.quick {
-			return g, err
-		}
-		return try1(n, window)
+		gs.warm, gs.window = 500*time.Millisecond, 2*time.Second
 	}
 	var best *gamesRun
-	below := 0 // the smallest count that failed a long run
+	var below int
+	var err error
 	if o.quick {
-		g, err := try(1, window)
-		if err != nil {
-			return nil, err
-		}
-		if g.ok {
-			best = g
-		} else {
-			below = 1
-		}
+		best, below, err = gs.once(1)
 	} else {
-		lo, hi := 0, 0 // the largest count that held, the smallest that failed (0: none yet)
-		for n := 8; hi == 0 && n <= 512; n *= 2 {
-			g, err := try(n, window)
-			if err != nil {
-				return nil, err
+		var lo, hi int
+		if lo, hi, err = gs.bracket(); err == nil {
+			if lo, err = gs.bisect(lo, hi); err == nil {
+				best, below, err = gs.confirm(lo, hi)
 			}
-			if g.ok {
-				lo = n
-			} else {
-				hi = n
-			}
-		}
-		for n := 4; lo == 0 && n >= 1; n /= 2 {
-			g, err := try(n, window)
-			if err != nil {
-				return nil, err
-			}
-			if g.ok {
-				lo = n
-			} else {
-				hi = n
-			}
-		}
-		for lo > 0 && hi > 0 && hi-lo > max(1, lo/16) {
-			m := (lo + hi) / 2
-			g, err := try(m, window)
-			if err != nil {
-				return nil, err
-			}
-			if g.ok {
-				lo = m
-			} else {
-				hi = m
-			}
-		}
-		for n, runs := lo, 0; n >= 1 && runs < 2; n, runs = n-max(1, n/10), runs+1 {
-			g, err := try(n, long)
-			if err != nil {
-				return nil, err
-			}
-			if g.ok {
-				best = g
-				break
-			}
-			below = n
 		}
 	}
+	if err != nil {
+		return nil, err
+	}
+	return gs.rows(best, below), nil
+}
+
+// gameSearch is the search of searchGames: its timings and every run so
+// far.
+type gameSearch struct {
+	ctx                context.Context
+	o                  *opts
+	warm, window, long time.Duration
+	tried              []*gamesRun
+}
+
+// try1 runs n busy games for window once, and logs and records the run.
+func (gs *gameSearch) try1(n int, window time.Duration) (*gamesRun, error) {
+	logf(gs.o, "%d busy games for %s...", n, window)
+	g, err := busyGames(gs.ctx, gs.o, n, gs.warm, window)
+	if err == nil {
+		logf(gs.o, "    %s (p50 %s, max %s, %d overruns, %d/%d ticks)", g, dur(g.st.P50), dur(g.st.Max), g.overruns, g.ticks, g.expected)
+		gs.tried = append(gs.tried, g)
+	}
+	return g, err
+}
+
+// try runs n games for window; a count fails when it fails twice in a
+// row: a single stall of the shared machine (seen: 1.7 s) is not the
+// server's doing. -quick tries once.
+func (gs *gameSearch) try(n int, window time.Duration) (*gamesRun, error) {
+	g, err := gs.try1(n, window)
+	if err != nil || g.ok || gs.o.quick {
+		return g, err
+	}
+	return gs.try1(n, window)
+}
+
+// once is the search of -quick: n games once; the best run, or the count
+// that failed.
+func (gs *gameSearch) once(n int) (best *gamesRun, below int, err error) {
+	g, err := gs.try(n, gs.window)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !g.ok {
+		return nil, n, nil
+	}
+	return g, 0, nil
+}
+
+// bracket returns the largest count that held and the smallest that
+// failed (0: none): up from 8 by doubling until a count fails (at most
+// 512), then, if none held, down from 4 by halving until one holds.
+func (gs *gameSearch) bracket() (lo, hi int, err error) {
+	record := func(n int) error {
+		g, err := gs.try(n, gs.window)
+		switch {
+		case err != nil:
+			return err
+		case g.ok:
+			lo = n
+		default:
+			hi = n
+		}
+		return nil
+	}
+	for n := 8; hi == 0 && n <= 512; n *= 2 {
+		if err := record(n); err != nil {
+			return 0, 0, err
+		}
+	}
+	for n := 4; lo == 0 && n >= 1; n /= 2 {
+		if err := record(n); err != nil {
+			return 0, 0, err
+		}
+	}
+	return lo, hi, nil
+}
+
+// bisect narrows a count that held (lo) and one that failed (hi) until
+// they are within 1/16 of lo, and returns the largest count that held.
+func (gs *gameSearch) bisect(lo, hi int) (int, error) {
+	for lo > 0 && hi > 0 && hi-lo > max(1, lo/16) {
+		m := (lo + hi) / 2
+		g, err := gs.try(m, gs.window)
+		if err != nil {
+			return 0, err
+		}
+		if g.ok {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo, nil
+}
+
+// confirm runs lo games for the long window, then 10% fewer if that
+// fails, at most twice: the best run that held, or the smallest count
+// that failed (hi, the smallest that failed the search, when no count
+// held at all).
+func (gs *gameSearch) confirm(lo, hi int) (best *gamesRun, below int, err error) {
+	if lo == 0 {
+		return nil, hi, nil
+	}
+	for n, runs := lo, 0; n >= 1 && runs < 2; n, runs = n-max(1, n/10), runs+1 {
+		g, err := gs.try(n, gs.long)
+		if err != nil {
+			return nil, 0, err
+		}
+		if g.ok {
+			return g, 0, nil
+		}
+		below = n
+	}
+	return nil, below, nil
+}
+
+// rows are the table's rows of the search.
+func (gs *gameSearch) rows(best *gamesRun, below int) []row {
 	var steps []string
-	for _, g := range tried {
+	for _, g := range gs.tried {
 		steps = append(steps, g.String())
 	}
 	cond := "real sockets, bots in another process"
-	runs := rowRuns(cond, steps, warm, window, long, o.quick)
+	runs := rowRuns(cond, steps, gs.warm, gs.window, gs.long, gs.o.quick)
 	if best == nil {
 		return []row{{"Busy games one server process sustains at 60 Hz", cond,
-			fmt.Sprintf("fewer than %d: no run held", below), "see the runs below"}, runs}, nil
+			fmt.Sprintf("fewer than %d: no run held", below), "see the runs below"}, runs}
 	}
 	return []row{
 		{"Busy games one server process sustains at 60 Hz", cond,
@@ -375,7 +429,7 @@ func searchGames(ctx context.Context, o *opts) ([]row, error) {
 			fmt.Sprintf("every game of the process per tick, sockets included; last %d ticks of a %s window; %d overruns of 16.7 ms; %d/%d ticks run",
 				min(best.st.Ticks, 4096), best.window, best.overruns, best.ticks, best.expected)},
 		runs,
-	}, nil
+	}
 }
 
 func rowRuns(cond string, steps []string, warm, window, long time.Duration, quick bool) row {
