@@ -203,6 +203,22 @@ func (g *faultGame) shipPos(p uint8) (tick uint32, x, y int32, ok bool) {
 	return s.Tick, 0, 0, false
 }
 
+// waitShipStill waits until player p's ship has kept its y in the
+// server's snapshots for 12 ticks: its last movement input is applied.
+func (g *faultGame) waitShipStill(p uint8) {
+	g.t.Helper()
+	var since uint32
+	var at int32
+	testutil.WaitFor(g.t, testutil.Wait, "the ship standing still", func() bool {
+		tick, _, y, ok := g.shipPos(p)
+		if !ok || y != at || since == 0 {
+			since, at = tick, y
+			return false
+		}
+		return tick >= since+12
+	})
+}
+
 // waitAllShips waits until every client sees every player's ship.
 func (g *faultGame) waitAllShips() {
 	g.t.Helper()
@@ -486,8 +502,9 @@ func TestRebindMidGame(t *testing.T) {
 	g.waitAllShips()
 	p := mover.Player()
 	// Its shots keep events coming through the rebindings.
+	ev0 := mover.Stats().EventsDelivered
 	mover.SetInput(wire.ActionFire)
-	time.Sleep(500 * time.Millisecond)
+	testutil.WaitFor(t, testutil.Wait, "the events of the mover's shots", func() bool { return mover.Stats().EventsDelivered >= ev0+10 })
 
 	var olds []*net.UDPAddr
 	for range 3 {
@@ -506,7 +523,9 @@ func TestRebindMidGame(t *testing.T) {
 			t.Fatalf("the link restarted: %d datagrams sent before, %d after", sent, st.Link.SentDatagrams)
 		}
 		olds = append(olds, old)
-		time.Sleep(300 * time.Millisecond)
+		// Snapshots flow to the new address before the next rebinding.
+		tick := mover.Stats().SnapshotTick
+		testutil.WaitFor(t, testutil.Wait, "snapshots at the new address", func() bool { return mover.Stats().SnapshotTick >= tick+18 })
 	}
 
 	// Its Inputs move its ship.
@@ -520,7 +539,7 @@ func TestRebindMidGame(t *testing.T) {
 		return ok && y > y0+8*60
 	})
 	mover.SetInput(wire.ActionFire)
-	time.Sleep(300 * time.Millisecond)
+	g.waitShipStill(p)
 
 	// Inputs holding Up, well formed, of its session, numbered ahead of
 	// its own, from its old addresses: dropped (3.4, 6.1).
