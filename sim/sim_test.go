@@ -873,7 +873,7 @@ func TestNewPanicsOnBadRules(t *testing.T) {
 
 // busy returns a world with 4 ships, 40 Bydos and 100 missiles, every
 // ship firing and moving.
-func busy(b *testing.B) *sim.World {
+func busy(testing.TB) *sim.World {
 	w := sim.New(sim.DefaultRules(), 1)
 	w.NoWaves()
 	for p := range uint8(4) {

@@ -212,13 +212,11 @@ func AllocsPerOp(r testing.BenchmarkResult) float64 {
 }
 
 // NoAllocs fails the test unless f allocates nothing at all over runs
-// calls after a warm-up call (AllocsPerRun is exactly 0). Under the race
-// detector, which allocates for its own bookkeeping, it checks nothing.
+// calls after a warm-up call (AllocsPerRun is exactly 0). It checks under
+// the race detector too, whose bookkeeping is not on the Go heap; a path
+// that allocates only under -race can skip its test with RaceEnabled.
 func NoAllocs(t testing.TB, runs int, what string, f func()) {
 	t.Helper()
-	if RaceEnabled {
-		return
-	}
 	if n := AllocsPerRun(runs, f); n != 0 {
 		t.Errorf("%s: %.4g allocations per call over %d calls, want 0", what, n, runs)
 	}

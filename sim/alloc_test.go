@@ -1,0 +1,40 @@
+package sim_test
+
+import (
+	"testing"
+
+	"rtype/internal/testutil"
+	"rtype/net/wire"
+)
+
+// The tick of a busy world allocates nothing in steady state: Step with
+// its events taken, and the snapshot build (AppendEntities,
+// AppendPlayers). The count is exact (testutil.AllocsPerRun): one
+// allocation in a hundred ticks fails.
+func TestBusyTickNoAllocs(t *testing.T) {
+	w := busy(nil)
+	i := 0
+	tick := func() {
+		if i%60 == 0 {
+			for p := range uint8(4) {
+				w.SetInput(p, wire.ActionFire|[]uint8{wire.ActionUp, wire.ActionDown}[(i/60+int(p))%2])
+			}
+		}
+		w.Step()
+		if i%10 == 0 {
+			w.TopUp(40, 100)
+		}
+		w.TakeEvents()
+		i++
+	}
+	for range 1000 { // buffers at their size
+		tick()
+	}
+	testutil.NoAllocs(t, 600, "Step of a busy world", tick)
+	ents := make([]wire.Entity, 0, 1024)
+	pls := make([]wire.PlayerState, 0, wire.MaxPlayers)
+	testutil.NoAllocs(t, 100, "AppendEntities and AppendPlayers", func() {
+		ents = w.AppendEntities(ents[:0])
+		pls = w.AppendPlayers(pls[:0])
+	})
+}
