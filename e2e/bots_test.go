@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rtype/bot"
+	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
 	"rtype/server"
 )
@@ -20,7 +21,7 @@ import (
 func TestFourBotsPlayToGameOver(t *testing.T) {
 	rules := fastRules()
 	sl := newServerLog()
-	srv := startServer(t, server.Config{MaxGames: 1, Seed: 7, Rules: &rules,
+	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: 7, Rules: &rules,
 		OnSnapshot: sl.onSnapshot, OnEvents: sl.onEvents})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)

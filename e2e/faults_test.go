@@ -19,6 +19,7 @@ import (
 
 	"rtype/bot"
 	"rtype/internal/testutil"
+	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
 	"rtype/net/netsim"
 	"rtype/net/wire"
@@ -131,7 +132,7 @@ func newFaultGame(t *testing.T, cfg server.Config) *faultGame {
 		cfg.Rules = &rules
 	}
 	cfg.MaxGames, cfg.OnSnapshot, cfg.OnEvents = 1, g.rec.onSnapshot, g.rec.onEvents
-	g.srv = startServer(t, cfg)
+	g.srv = testserver.Start(t, cfg)
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	t.Cleanup(func() { g.cancel(); g.wg.Wait() })
 	return g

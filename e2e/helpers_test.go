@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"rtype/internal/testutil"
-	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
 	"rtype/net/link"
 	"rtype/net/wire"
@@ -74,12 +73,6 @@ func (l *clientLog) onEvent(ev *wire.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.events = append(l.events, *ev)
-}
-
-// startServer runs a server on 127.0.0.1:0 until the test ends.
-func startServer(t testing.TB, cfg server.Config) *server.Server {
-	t.Helper()
-	return testserver.Start(t, cfg)
 }
 
 // dial connects a recorded client named name to addr.

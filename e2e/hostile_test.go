@@ -25,6 +25,7 @@ import (
 
 	"rtype/bot"
 	"rtype/internal/testutil"
+	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
 	"rtype/net/flood"
 	"rtype/net/wire"
@@ -105,7 +106,7 @@ func TestHostileFloodWhileBotsPlay(t *testing.T) {
 	rules.Lives = 99 // nobody's game ends during the test
 	sl := newServerLog()
 	var clock snapClock
-	srv := startServer(t, server.Config{MaxGames: 1, Seed: 11, Rules: &rules,
+	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: 11, Rules: &rules,
 		OnSnapshot: func(g int, s server.Snapshot) { clock.add(); sl.onSnapshot(g, s) },
 		OnEvents:   sl.onEvents})
 
@@ -398,7 +399,7 @@ func udpProbe(t *testing.T, addr string, wait time.Duration, datagrams ...[]byte
 // and at a bound one from another address, gets nothing; only a matching
 // Bind gets an answer, its 23-byte Accept.
 func TestHostileAmplification(t *testing.T) {
-	srv := startServer(t, server.Config{MaxGames: 1, BindTimeout: 30 * time.Second})
+	srv := testserver.Start(t, server.Config{MaxGames: 1, BindTimeout: 30 * time.Second})
 	_, acc := rawLogin(t, srv.Addr(), "Unbound")
 	bound := dial(t, srv.Addr(), "Bound", newClientLog())
 	sessions := []uint32{acc.Session, bound.Session()}
@@ -475,7 +476,7 @@ func TestHostileAmplification(t *testing.T) {
 // measures it.
 func TestHostileBindReflection(t *testing.T) {
 	const timeout = 2 * time.Second
-	srv := startServer(t, server.Config{MaxGames: 1, SessionTimeout: timeout})
+	srv := testserver.Start(t, server.Config{MaxGames: 1, SessionTimeout: timeout})
 	conn, acc := rawLogin(t, srv.Addr(), "Reflector")
 	victim, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -549,7 +550,7 @@ func TestHostileTCP(t *testing.T) {
 		const maxPending = 16
 		cfg := tcpConfig()
 		cfg.MaxPending = maxPending
-		srv := startServer(t, cfg)
+		srv := testserver.Start(t, cfg)
 		to := tcpAddr(t, srv.Addr())
 		from := func(i int) *net.TCPAddr { return &net.TCPAddr{IP: net.IPv4(127, 0, 5, byte(1+i))} }
 		var conns []net.Conn
@@ -601,7 +602,7 @@ func TestHostileTCP(t *testing.T) {
 		// a player from another address must still log in.
 		cfg := tcpConfig()
 		cfg.LoginTimeout = 3 * time.Second
-		srv := startServer(t, cfg)
+		srv := testserver.Start(t, cfg)
 		attacker := net.IPv4(127, 0, 4, 1)
 		var held, refused int
 		for range 64 + 16 { // MaxPending (64) and more
@@ -626,7 +627,7 @@ func TestHostileTCP(t *testing.T) {
 
 	t.Run("Cases", func(t *testing.T) {
 		cfg := tcpConfig()
-		srv := startServer(t, cfg)
+		srv := testserver.Start(t, cfg)
 		cases := flood.Cases("X")
 		out := make([]flood.Outcome, len(cases))
 		var wg sync.WaitGroup
@@ -675,7 +676,7 @@ func memStats() (int, uint64) {
 // goroutines and heap come back to where they were.
 func TestHostileTCPMemory(t *testing.T) {
 	cfg := tcpConfig()
-	srv := startServer(t, cfg)
+	srv := testserver.Start(t, cfg)
 	// Its goroutines are all running once it ticks.
 	testutil.WaitFor(t, testutil.Wait, "the server's first tick", func() bool { return srv.TickStats().Ticks > 0 })
 	baseG, baseHeap := memStats()
@@ -774,7 +775,7 @@ func TestHostileTCPMemory(t *testing.T) {
 func TestHostileLoginLimiter(t *testing.T) {
 	const addrs = 16
 	const window = 2 * time.Second
-	srv := startServer(t, server.Config{MaxGames: 1, LoginAddrs: addrs, LoginWindow: window})
+	srv := testserver.Start(t, server.Config{MaxGames: 1, LoginAddrs: addrs, LoginWindow: window})
 	login := func(ip net.IP) string {
 		o := flood.Dialer{Local: ip}.RunCase(context.Background(), srv.Addr(),
 			flood.Case{Name: "bad name", Send: flood.LoginFrame("!!")}, 3*time.Second)

@@ -14,6 +14,7 @@ import (
 
 	"rtype/bot"
 	"rtype/internal/testutil"
+	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
 	"rtype/net/link"
 	"rtype/net/netsim"
@@ -92,7 +93,7 @@ func soakRules() sim.Rules {
 func runSoak(t *testing.T, p soakProfile, seed uint64) {
 	rules := soakRules()
 	rec := newSoakRecorder()
-	srv := startServer(t, server.Config{MaxGames: 1, Seed: seed, Rules: &rules,
+	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: seed, Rules: &rules,
 		OnSnapshot: rec.onSnapshot, OnEvents: rec.onEvents})
 	relay := startRelay(t, srv.Addr(), p.imp, int64(seed))
 
