@@ -18,6 +18,10 @@
 // [Config.Seed], the direction and the client index (order of first
 // appearance), so that the sequence of decisions for a given flow is
 // reproducible. Actual delivery timing depends on the OS scheduler.
+//
+// The same impairment model runs in memory, on a clock the caller drives,
+// as a [Pipe]: for tests that run both ends of a protocol in simulated
+// time, with no sockets and exactly reproducible runs.
 package netsim
 
 import (
