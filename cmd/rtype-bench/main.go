@@ -25,7 +25,7 @@
 // exits with status 1 when a section fails or gives no row.
 //
 // The command never links Ebitengine: the CPU side of drawing is measured
-// by the benchmarks of package game.
+// by BenchmarkDrawFrame300 of package render.
 package main
 
 import (
