@@ -35,12 +35,7 @@ func startServer(t testing.TB, cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = testutil.Logger(t)
 	}
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testutil.Run(t, s)
-	return s
+	return testutil.Start(t, New, cfg)
 }
 
 // testConfig is the base configuration of the tests: the login rate limit

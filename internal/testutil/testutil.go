@@ -98,6 +98,19 @@ func Run(t testing.TB, r Runner) {
 	})
 }
 
+// Start makes a component with newR(cfg) and runs it until the test
+// ends (Run); it fails the test if newR fails. For example
+// testutil.Start(t, server.New, cfg), with cfg listening on 127.0.0.1:0.
+func Start[C any, R Runner](t testing.TB, newR func(C) (R, error), cfg C) R {
+	t.Helper()
+	r, err := newR(cfg)
+	if err != nil {
+		t.Fatalf("testutil: start %T: %v", r, err)
+	}
+	Run(t, r)
+	return r
+}
+
 // LogEnv is the environment variable that sends every test log to stderr
 // as it happens, at the Debug level: RTYPE_TEST_LOG=1 go test ./e2e.
 const LogEnv = "RTYPE_TEST_LOG"

@@ -98,11 +98,7 @@ func startRelay(t testing.TB, cfg Config) *Relay {
 	if cfg.Logger == nil {
 		cfg.Logger = testutil.Logger(t)
 	}
-	r, err := New(cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	testutil.Run(t, r)
+	r := testutil.Start(t, New, cfg)
 	t.Cleanup(func() {
 		if err := r.Close(); err != nil {
 			t.Errorf("Close: %v", err)

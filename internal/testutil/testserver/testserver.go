@@ -22,10 +22,5 @@ func Start(t testing.TB, cfg server.Config) *server.Server {
 	if cfg.Logger == nil {
 		cfg.Logger = testutil.Logger(t)
 	}
-	s, err := server.New(cfg)
-	if err != nil {
-		t.Fatalf("testserver: %v", err)
-	}
-	testutil.Run(t, s)
-	return s
+	return testutil.Start(t, server.New, cfg)
 }
