@@ -7,10 +7,11 @@ import (
 	"rtype/net/wire"
 )
 
-// Rules holds every tunable of the gameplay (README.md, "How the game plays") in one
-// place. Distances are logical pixels, speeds pixels per second, durations
-// ticks unless a name says otherwise. DefaultRules returns the values of
-// gameplay.md; keep that table and this struct in step.
+// Rules holds every tunable of the gameplay in one place. Distances are
+// logical pixels, speeds pixels per second, durations ticks unless a name
+// says otherwise. DefaultRules returns the values of the design, which
+// README.md ("How the game plays") sums up; keep that section and
+// DefaultRules in step.
 type Rules struct {
 	// TickRate is the number of simulation ticks per second (60).
 	TickRate int
