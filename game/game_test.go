@@ -84,44 +84,6 @@ func TestKeyNames(t *testing.T) {
 	}
 }
 
-// The gamepad controls of the settings are read as Ebitengine's standard
-// layout numbers them.
-func TestPadControlsAreEbitengines(t *testing.T) {
-	buttons := map[string]ebiten.StandardGamepadButton{
-		"RightBottom": ebiten.StandardGamepadButtonRightBottom, "RightRight": ebiten.StandardGamepadButtonRightRight,
-		"RightLeft": ebiten.StandardGamepadButtonRightLeft, "RightTop": ebiten.StandardGamepadButtonRightTop,
-		"FrontTopLeft": ebiten.StandardGamepadButtonFrontTopLeft, "FrontTopRight": ebiten.StandardGamepadButtonFrontTopRight,
-		"FrontBottomLeft": ebiten.StandardGamepadButtonFrontBottomLeft, "FrontBottomRight": ebiten.StandardGamepadButtonFrontBottomRight,
-		"CenterLeft": ebiten.StandardGamepadButtonCenterLeft, "CenterRight": ebiten.StandardGamepadButtonCenterRight,
-		"LeftStick": ebiten.StandardGamepadButtonLeftStick, "RightStick": ebiten.StandardGamepadButtonRightStick,
-		"LeftTop": ebiten.StandardGamepadButtonLeftTop, "LeftBottom": ebiten.StandardGamepadButtonLeftBottom,
-		"LeftLeft": ebiten.StandardGamepadButtonLeftLeft, "LeftRight": ebiten.StandardGamepadButtonLeftRight,
-		"CenterCenter": ebiten.StandardGamepadButtonCenterCenter,
-	}
-	if len(buttons) != settings.NumPadButtons || settings.NumPadButtons != int(ebiten.StandardGamepadButtonMax)+1 {
-		t.Fatalf("%d buttons named, settings has %d", len(buttons), settings.NumPadButtons)
-	}
-	for name, want := range buttons {
-		c, ok := settings.PadControlByName(name)
-		if b, isButton := c.Button(); !ok || !isButton || ebiten.StandardGamepadButton(b) != want {
-			t.Errorf("%s is button %d, Ebitengine's is %d", name, b, want)
-		}
-	}
-	axes := map[string]ebiten.StandardGamepadAxis{
-		"LeftStickLeft": ebiten.StandardGamepadAxisLeftStickHorizontal, "LeftStickDown": ebiten.StandardGamepadAxisLeftStickVertical,
-		"RightStickRight": ebiten.StandardGamepadAxisRightStickHorizontal, "RightStickUp": ebiten.StandardGamepadAxisRightStickVertical,
-	}
-	if settings.NumPadAxes != int(ebiten.StandardGamepadAxisMax)+1 {
-		t.Fatalf("settings has %d axes", settings.NumPadAxes)
-	}
-	for name, want := range axes {
-		c, _ := settings.PadControlByName(name)
-		if axis, _, ok := c.Axis(); !ok || ebiten.StandardGamepadAxis(axis) != want {
-			t.Errorf("%s is axis %d, Ebitengine's is %d", name, axis, want)
-		}
-	}
-}
-
 func TestMenu(t *testing.T) {
 	var got []string
 	var adj int

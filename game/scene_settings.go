@@ -97,11 +97,7 @@ func (s *SettingsScene) Update(g *Game) error {
 		}
 		a := settings.Action(s.binding)
 		if k, ok := g.in.JustPressedKey(a); ok {
-			g.settings.Keys = g.settings.Keys.Rebind(a, k.String())
-			g.in.SetBindings(g.settings.Keys, g.settings.Pad)
-			g.saveSettings()
-			s.msg = fmt.Sprintf("%s: %s", a.Label(), KeyLabel(k.String()))
-			s.binding = -1
+			s.bind(g, a, k.String())
 		}
 		return nil
 	}
@@ -111,6 +107,15 @@ func (s *SettingsScene) Update(g *Game) error {
 	}
 	s.menu.Update(&g.in)
 	return nil
+}
+
+// bind makes key a's first key, applies and saves it.
+func (s *SettingsScene) bind(g *Game, a settings.Action, key string) {
+	g.settings.Keys = g.settings.Keys.Rebind(a, key)
+	g.in.SetBindings(g.settings.Keys, g.settings.Pad)
+	g.saveSettings()
+	s.msg = fmt.Sprintf("%s: %s", a.Label(), KeyLabel(key))
+	s.binding = -1
 }
 
 // Draw implements Scene.
