@@ -80,12 +80,12 @@ func (s *Settings) Sanitize(c Checks) {
 // sanitizeRecent normalizes the addresses of list and drops the invalid
 // ones, the copies (ignoring case) and those beyond MaxRecent.
 func sanitizeRecent(list []string, norm func(string) (string, error)) []string {
+	if norm == nil {
+		norm = func(a string) (string, error) { return strings.TrimSpace(a), nil }
+	}
 	var out []string
 	for _, r := range list {
-		a, err := strings.TrimSpace(r), error(nil)
-		if norm != nil {
-			a, err = norm(r)
-		}
+		a, err := norm(r)
 		if err != nil || a == "" || len(out) >= MaxRecent || slices.ContainsFunc(out, func(b string) bool { return strings.EqualFold(a, b) }) {
 			continue
 		}
