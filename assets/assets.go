@@ -4,7 +4,12 @@
 // procedurally by GenerateAtlas and written by cmd/rtype-assetgen; the tests
 // check that the committed files match the generator. Sounds are synthesised
 // at run time (see sound.go). The package does not depend on Ebitengine.
+//
+// After a change to the drawing, `go generate ./assets` writes the atlas
+// again.
 package assets
+
+//go:generate go run ../cmd/rtype-assetgen -out .
 
 import (
 	"bytes"

@@ -2,7 +2,9 @@ package assets
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"go/format"
 	"image"
 	"image/png"
@@ -134,7 +136,7 @@ func TestAtlasMatchesGenerator(t *testing.T) {
 		t.Fatalf("committed atlas decodes as %T, want *image.NRGBA", committed)
 	}
 	if c.Bounds() != gen.Bounds() {
-		t.Fatalf("committed atlas is %v, generator makes %v: run go run ./cmd/rtype-assetgen", c.Bounds(), gen.Bounds())
+		t.Fatalf("committed atlas is %v, generator makes %v: run go generate ./assets", c.Bounds(), gen.Bounds())
 	}
 	// amd64 does not fuse multiply-adds, so generation there is bit-exact;
 	// other architectures may differ by a rounding step.
@@ -150,7 +152,7 @@ func TestAtlasMatchesGenerator(t *testing.T) {
 		}
 	}
 	if bad > 0 {
-		t.Errorf("committed sprites.png differs from the generator in %d bytes: run go run ./cmd/rtype-assetgen", bad)
+		t.Errorf("committed sprites.png differs from the generator in %d bytes: run go generate ./assets", bad)
 	}
 
 	src := AtlasSource(rects)
@@ -159,7 +161,7 @@ func TestAtlasMatchesGenerator(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(src, committedSrc) {
-		t.Error("atlas_gen.go differs from the generator: run go run ./cmd/rtype-assetgen")
+		t.Error("atlas_gen.go differs from the generator: run go generate ./assets")
 	}
 	formatted, err := format.Source(src)
 	if err != nil {
@@ -281,5 +283,30 @@ func TestSoundsDeterministic(t *testing.T) {
 	if !bytes.Equal(genShot(), Shot()) || !bytes.Equal(genExplosion(), Explosion()) ||
 		!bytes.Equal(genJoin(), Join()) || !bytes.Equal(genDeath(), Death()) {
 		t.Error("sound synthesis is not deterministic")
+	}
+}
+
+// The sounds are the same, sample for sample, as when they were first
+// tuned: a change to the synthesis (a split into functions, a reordered
+// sum) must not change a byte. Floating point may round differently on
+// another architecture (a fused multiply-add), so the pins hold on amd64.
+func TestSoundsPinned(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("the pins are of amd64's floating point, not %s's", runtime.GOARCH)
+	}
+	for _, c := range []struct {
+		name string
+		f    func() []byte
+		sum  string
+	}{
+		{"Shot", Shot, "95cfe9f3fac61260bae0ff8b59b9d24e275638a7ee6a5bcecb9fb2ff1c35388c"},
+		{"Explosion", Explosion, "61cf166ee5a9fdca00d2a5cbd512b67993ebecd8dfed6d5da8e583ccb778cee8"},
+		{"Death", Death, "41fe46302c71d141bcad13730a2d657e4fd744f11a2b2c985f7036638e7c861f"},
+		{"Join", Join, "6448a66b76aeb42144e9a5f0e1bac03b954936716892a1720151cc56c2c4ac17"},
+		{"Music", Music, "847d74e452e17fc2edd80a46063aa48e34e07b29ed31a060676da1f9ee682ae9"},
+	} {
+		if got := fmt.Sprintf("%x", sha256.Sum256(c.f())); got != c.sum {
+			t.Errorf("%s: sha256 %s, want %s", c.name, got, c.sum)
+		}
 	}
 }

@@ -320,15 +320,27 @@ var melody = []struct{ beat, length, note float64 }{
 	{28, 1, 81}, {29, 1, 79}, {30, 2, 74},
 }
 
+// genMusic is the music loop: each instrument played onto its bus (the
+// dry one, or the send one fed to the echo), in this order, then the echo
+// and the mix.
 func genMusic() []byte {
-	n := musicFrames
-	dry := newTrack(n)  // bass, pad, drums
-	send := newTrack(n) // arp and lead, fed to the echo
-	nz := noise(0x3A51C)
+	dry := newTrack(musicFrames)  // bass, pad, drums
+	send := newTrack(musicFrames) // arp and lead, fed to the echo
+	playBass(dry)
+	playPad(dry)
+	playArpeggio(send)
+	playLead(send)
+	playDrums(dry, noise(0x3A51C))
+	out := echo(dry, send)
+	normalize(0.5, out.l, out.r)
+	return encode(out.l, out.r)
+}
 
-	chordAt := func(beat int) int { return (beat / 8) % 4 }
+// chordAt is the chord (index into chordRoots) of a beat: two bars each.
+func chordAt(beat int) int { return (beat / 8) % 4 }
 
-	// Bass: filtered saw eighth notes with an octave bounce.
+// playBass plays filtered saw eighth notes with an octave bounce.
+func playBass(dry *track) {
 	for step := 0; step < musicBeats*2; step++ {
 		c := chordAt(step / 2)
 		note := float64(chordRoots[c])
@@ -351,8 +363,10 @@ func genMusic() []byte {
 			dry.add(start+i, v*env*0.42, 0)
 		}
 	}
+}
 
-	// Pad: detuned saws, slow attack, one chord per two bars.
+// playPad plays detuned saws, slow attack, one chord per two bars.
+func playPad(dry *track) {
 	for c := 0; c < 4; c++ {
 		start := c * 8 * beatFrames
 		length := 8 * beatFrames
@@ -377,8 +391,11 @@ func genMusic() []byte {
 			}
 		}
 	}
+}
 
-	// Arpeggio: sixteenth notes over the chord, up and down two octaves.
+// playArpeggio plays sixteenth notes over the chord, up and down two
+// octaves.
+func playArpeggio(send *track) {
 	pattern := []int{0, 1, 2, 3, 4, 3, 2, 1}
 	for step := 0; step < musicBeats*4; step++ {
 		c := chordAt(step / 4)
@@ -405,8 +422,11 @@ func genMusic() []byte {
 			send.add(start+i, v*env*0.2, pan)
 		}
 	}
+}
 
-	// Lead: soft triangle/pulse mix with delayed vibrato.
+// playLead plays the melody: a soft triangle/pulse mix with delayed
+// vibrato.
+func playLead(send *track) {
 	for _, m := range melody {
 		start := int(m.beat * beatFrames)
 		length := int(m.length*beatFrames) - beatFrames/16
@@ -426,58 +446,80 @@ func genMusic() []byte {
 			send.add(start+i, v*env*0.21, 0)
 		}
 	}
+}
 
-	// Drums: four-on-the-floor kick, snare on 2 and 4, offbeat hats.
+// playDrums plays a four-on-the-floor kick, the snare on 2 and 4 and the
+// hats, beat by beat: the snare and the hats draw from the same noise in
+// turn.
+func playDrums(dry *track, nz func() float64) {
 	for beat := 0; beat < musicBeats; beat++ {
 		bs := beat * beatFrames
-		// Kick.
-		var ko osc
-		for i := 0; i < SampleRate*35/100; i++ {
-			t := float64(i) / SampleRate
-			f := 48 + 110*math.Exp(-t*35)
-			v := ko.sine(f) * math.Exp(-t*9) * math.Min(1, t/0.001)
-			dry.add(bs+i, v*0.5, 0)
-		}
-		// Snare.
+		playKick(dry, bs)
 		if beat%2 == 1 {
-			var so osc
-			var lp1, lp2 lowpass
-			for i := 0; i < SampleRate/4; i++ {
-				t := float64(i) / SampleRate
-				w := nz()
-				hp := w - lp1.step(w, 1200)
-				body := lp2.step(hp, 6000) * math.Exp(-t*18)
-				tone := so.sine(185) * math.Exp(-t*30)
-				dry.add(bs+i, (body*0.5+tone*0.25)*math.Min(1, t/0.001), 0.1)
-			}
+			playSnare(dry, bs, nz)
 		}
-		// Hats: closed on the off-beat, soft sixteenths, open hat at bar ends.
-		for s := 0; s < 4; s++ {
-			open := beat%4 == 3 && s == 2
-			gain := 0.05
-			switch {
-			case s == 2:
-				gain = 0.12
-			case s == 0:
-				gain = 0.035
-			}
-			decay := 55.0
-			if open {
-				decay, gain = 12, 0.1
-			}
-			var lp lowpass
-			hs := bs + s*sixteenthStep
-			for i := 0; i < SampleRate/6; i++ {
-				t := float64(i) / SampleRate
-				w := nz()
-				v := (w - lp.step(w, 7000)) * math.Exp(-t*decay)
-				dry.add(hs+i, v*gain, 0.3)
-			}
+		playHats(dry, beat, nz)
+	}
+}
+
+// playKick plays a kick at frame bs.
+func playKick(dry *track, bs int) {
+	var ko osc
+	for i := 0; i < SampleRate*35/100; i++ {
+		t := float64(i) / SampleRate
+		f := 48 + 110*math.Exp(-t*35)
+		v := ko.sine(f) * math.Exp(-t*9) * math.Min(1, t/0.001)
+		dry.add(bs+i, v*0.5, 0)
+	}
+}
+
+// playSnare plays a snare at frame bs.
+func playSnare(dry *track, bs int, nz func() float64) {
+	var so osc
+	var lp1, lp2 lowpass
+	for i := 0; i < SampleRate/4; i++ {
+		t := float64(i) / SampleRate
+		w := nz()
+		hp := w - lp1.step(w, 1200)
+		body := lp2.step(hp, 6000) * math.Exp(-t*18)
+		tone := so.sine(185) * math.Exp(-t*30)
+		dry.add(bs+i, (body*0.5+tone*0.25)*math.Min(1, t/0.001), 0.1)
+	}
+}
+
+// playHats plays the hats of a beat: closed on the off-beat, soft
+// sixteenths, an open hat at bar ends.
+func playHats(dry *track, beat int, nz func() float64) {
+	bs := beat * beatFrames
+	for s := 0; s < 4; s++ {
+		open := beat%4 == 3 && s == 2
+		gain := 0.05
+		switch {
+		case s == 2:
+			gain = 0.12
+		case s == 0:
+			gain = 0.035
+		}
+		decay := 55.0
+		if open {
+			decay, gain = 12, 0.1
+		}
+		var lp lowpass
+		hs := bs + s*sixteenthStep
+		for i := 0; i < SampleRate/6; i++ {
+			t := float64(i) / SampleRate
+			w := nz()
+			v := (w - lp.step(w, 7000)) * math.Exp(-t*decay)
+			dry.add(hs+i, v*gain, 0.3)
 		}
 	}
+}
 
-	// Ping-pong echo on the send bus (dotted eighth), run over two laps of the
-	// circular buffer so the echo tail wraps seamlessly into the loop start.
+// echo mixes the dry bus, the send bus and a ping-pong echo of the send
+// bus (dotted eighth), run over two laps of the circular buffer so the
+// echo tail wraps seamlessly into the loop start.
+func echo(dry, send *track) *track {
+	n := len(dry.l)
 	d := beatFrames * 3 / 4
 	bl := make([]float64, d)
 	br := make([]float64, d)
@@ -496,6 +538,5 @@ func genMusic() []byte {
 			}
 		}
 	}
-	normalize(0.5, out.l, out.r)
-	return encode(out.l, out.r)
+	return out
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"rtype/game/core"
+	"rtype/game/settings"
 	"rtype/game/sound"
 	"rtype/render"
 )
@@ -69,7 +70,7 @@ type Game struct {
 	fonts *render.Fonts
 	stars *render.Starfield
 
-	settings     core.Settings
+	settings     settings.Settings
 	settingsPath string
 	in           Input
 	snd          sound.Sound
@@ -108,13 +109,13 @@ func New(opt Options) (*Game, error) {
 
 	g.settingsPath = opt.SettingsPath
 	if g.settingsPath == "" {
-		if g.settingsPath, err = core.DefaultSettingsPath(); err != nil {
+		if g.settingsPath, err = settings.DefaultPath(); err != nil {
 			g.log.Warn("no settings directory: settings will not be saved", "err", err)
 		}
 	}
-	g.settings = core.DefaultSettings()
+	g.settings = settings.Default()
 	if g.settingsPath != "" {
-		s, err := core.LoadSettings(g.settingsPath, ValidKeyName)
+		s, err := settings.Load(g.settingsPath, settingsChecks)
 		if err != nil {
 			g.log.Warn("settings not loaded", "err", err)
 		}
@@ -135,7 +136,7 @@ func New(opt Options) (*Game, error) {
 		g.settings.Fullscreen = true
 	}
 	ebiten.SetFullscreen(g.settings.Fullscreen)
-	g.in.SetKeymap(g.settings.Keys)
+	g.in.SetBindings(g.settings.Keys, g.settings.Pad)
 	g.snd = sound.New(opt.Mute || g.settings.Mute, g.settings.MusicVolume, g.settings.EffectsVolume, g.log)
 	g.noSound = !opt.Mute && !g.settings.Mute && !g.snd.Enabled()
 
@@ -185,12 +186,16 @@ func (g *Game) setScene(s Scene) {
 	}
 }
 
+// settingsChecks are the rules of the names in the settings file: the key
+// names Ebitengine knows, the server addresses as core normalizes them.
+var settingsChecks = settings.Checks{Key: ValidKeyName, Addr: core.NormalizeAddr}
+
 // saveSettings writes the settings file, logging a failure.
 func (g *Game) saveSettings() {
 	if g.settingsPath == "" {
 		return
 	}
-	if err := core.SaveSettings(g.settingsPath, g.settings); err != nil {
+	if err := settings.Save(g.settingsPath, g.settings); err != nil {
 		g.log.Warn("settings not saved", "err", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/game/core"
+	"rtype/game/settings"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
@@ -50,14 +51,14 @@ func TestMain(m *testing.M) {
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func TestKeyNames(t *testing.T) {
-	for _, k := range []string{"ArrowUp", "W", "Space", "J", "K", "ShiftLeft"} {
+	for _, k := range []string{"ArrowUp", "W", "Space", "J", "K", "ShiftLeft", "Escape", "Enter", "NumpadEnter", "F3"} {
 		if !ValidKeyName(k) {
-			t.Errorf("%q should be bindable", k)
+			t.Errorf("%q should be a key name", k)
 		}
 	}
-	for _, k := range []string{"Escape", "F3", "F11", "Bogus", ""} {
+	for _, k := range []string{"Bogus", ""} {
 		if ValidKeyName(k) {
-			t.Errorf("%q should not be bindable", k)
+			t.Errorf("%q should not be a key name", k)
 		}
 	}
 	if got := KeyLabel("ArrowLeft"); got != "Left" {
@@ -66,12 +67,19 @@ func TestKeyNames(t *testing.T) {
 	if got := KeyLabel("Space"); got != "Space" {
 		t.Errorf("KeyLabel(Space) = %q", got)
 	}
-	// The defaults resolve to keys.
+	// The defaults resolve to keys and controls.
 	var in Input
-	in.SetKeymap(core.DefaultKeymap())
-	for a := range core.NumActions {
-		if len(in.keys[a]) != 2 {
-			t.Errorf("%v: %d keys resolved, want 2", a, len(in.keys[a]))
+	in.SetBindings(settings.DefaultKeymap(), settings.DefaultPadmap())
+	for a := range settings.NumActions {
+		if len(in.keys[a]) != len(settings.DefaultKeymap().Keys(a)) || len(in.controls[a]) == 0 {
+			t.Errorf("%v: %d keys, %d controls resolved", a, len(in.keys[a]), len(in.controls[a]))
+		}
+	}
+	// In text mode the keys that type do not navigate.
+	for k, want := range map[ebiten.Key]bool{ebiten.KeyW: true, ebiten.KeySpace: true, ebiten.KeyDigit5: true, ebiten.KeyMinus: true,
+		ebiten.KeyArrowUp: false, ebiten.KeyEnter: false, ebiten.KeyNumpadEnter: false, ebiten.KeyEscape: false} {
+		if types(k) != want {
+			t.Errorf("types(%v) = %v", k, !want)
 		}
 	}
 }
@@ -423,7 +431,7 @@ func TestFirstRunAsksTheName(t *testing.T) {
 		t.Errorf("name %q", g.Name())
 	}
 	// Remembered in the settings file.
-	s, err := core.LoadSettings(g.settingsPath, nil)
+	s, err := settings.Load(g.settingsPath, settings.Checks{})
 	if err != nil || s.Name != "Ellen Ripley" {
 		t.Errorf("saved name %q, %v", s.Name, err)
 	}

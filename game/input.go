@@ -7,20 +7,24 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
-	"rtype/game/core"
+	"rtype/game/settings"
 )
 
 // Input is the state of the keyboard, the gamepads and the mouse for one
 // tick: menu navigation (with key repeat), typed characters, the mouse,
-// and the play actions through the key bindings.
+// and the play actions, all through the bindings of the settings.
 type Input struct {
-	pads    []ebiten.GamepadID
-	keys    [core.NumActions][]ebiten.Key
-	prevNav [4]bool // gamepad stick/d-pad directions of the last tick
-	navHeld [4]int  // ticks each gamepad direction has been held
+	pads     []ebiten.GamepadID
+	keys     [settings.NumActions][]ebiten.Key
+	controls [settings.NumActions][]settings.PadControl
+	padHeld  [settings.NumActions]int // ticks a gamepad has held each action
+	pad      settings.PadState        // the last gamepad read
 
 	// Menu navigation of this tick.
 	Up, Down, Left, Right, Confirm, Back bool
+	// Pause is set when a Pause binding went down this tick (Escape or
+	// the gamepad's Start by default).
+	Pause bool
 	// MouseX, MouseY are the cursor in logical pixels; MouseMoved is set
 	// when it moved this tick, Click when the left button went down.
 	MouseX, MouseY int
@@ -28,19 +32,22 @@ type Input struct {
 	Click          bool
 	// Chars are the characters typed this tick.
 	Chars []rune
-	// TextMode makes Space and the letters type instead of navigating.
+	// TextMode makes the keys that type (letters, digits, Space) type
+	// instead of navigating.
 	TextMode bool
 }
 
-// SetKeymap resolves the key names of km.
-func (in *Input) SetKeymap(km core.Keymap) {
-	for a := range core.NumActions {
+// SetBindings resolves the key names of keys and the gamepad control
+// names of pad.
+func (in *Input) SetBindings(keys settings.Keymap, pad settings.Padmap) {
+	for a := range settings.NumActions {
 		in.keys[a] = in.keys[a][:0]
-		for _, name := range km.Keys(a) {
+		for _, name := range keys.Keys(a) {
 			if k, ok := KeyByName(name); ok {
 				in.keys[a] = append(in.keys[a], k)
 			}
 		}
+		in.controls[a] = pad.Controls(a)
 	}
 }
 
@@ -53,20 +60,11 @@ func KeyByName(name string) (ebiten.Key, bool) {
 	return k, true
 }
 
-// ValidKeyName reports whether name is a key that can be bound.
+// ValidKeyName reports whether name is a key Ebitengine knows. Which
+// action may take it is settings.Action.CanBind.
 func ValidKeyName(name string) bool {
 	k, ok := KeyByName(name)
-	return ok && bindable(k)
-}
-
-// bindable reports whether k can be bound to an action: not the keys the
-// game keeps (Escape, F3, F11, Enter's Alt combination is fine).
-func bindable(k ebiten.Key) bool {
-	switch k {
-	case ebiten.KeyEscape, ebiten.KeyF3, ebiten.KeyF11:
-		return false
-	}
-	return k.String() != ""
+	return ok && k.String() != ""
 }
 
 // KeyLabel is how a key name shows in the settings ("ArrowUp" -> "Up").
@@ -89,72 +87,43 @@ func KeyLabel(name string) string {
 	return name
 }
 
-// repeat reports whether a key or button held for d ticks fires this
-// tick: at once, then after 18 ticks every 5.
-func repeat(d int) bool { return d == 1 || (d >= 18 && (d-18)%5 == 0) }
-
-func keyRepeat(keys ...ebiten.Key) bool {
-	for _, k := range keys {
-		if repeat(inpututil.KeyPressDuration(k)) {
-			return true
-		}
+// types reports whether k types a character in a text field: a letter, a
+// digit, Space or a punctuation key.
+func types(k ebiten.Key) bool {
+	switch {
+	case k >= ebiten.KeyA && k <= ebiten.KeyZ,
+		k >= ebiten.KeyDigit0 && k <= ebiten.KeyDigit9,
+		k >= ebiten.KeyNumpad0 && k <= ebiten.KeyNumpad9:
+		return true
+	}
+	switch k {
+	case ebiten.KeySpace, ebiten.KeyBackquote, ebiten.KeyBackslash, ebiten.KeyBracketLeft, ebiten.KeyBracketRight,
+		ebiten.KeyComma, ebiten.KeyEqual, ebiten.KeyMinus, ebiten.KeyPeriod, ebiten.KeyQuote, ebiten.KeySemicolon,
+		ebiten.KeySlash, ebiten.KeyIntlBackslash, ebiten.KeyNumpadAdd, ebiten.KeyNumpadDecimal,
+		ebiten.KeyNumpadDivide, ebiten.KeyNumpadMultiply, ebiten.KeyNumpadSubtract, ebiten.KeyNumpadEqual:
+		return true
 	}
 	return false
 }
+
+// repeat reports whether a key or button held for d ticks fires this
+// tick: at once, then after 18 ticks every 5.
+func repeat(d int) bool { return d == 1 || (d >= 18 && (d-18)%5 == 0) }
 
 // Update reads the devices for this tick.
 func (in *Input) Update() {
 	in.pads = ebiten.AppendGamepadIDs(in.pads[:0])
 	in.Chars = ebiten.AppendInputChars(in.Chars[:0])
+	in.readPads()
 
-	in.Up = keyRepeat(ebiten.KeyArrowUp)
-	in.Down = keyRepeat(ebiten.KeyArrowDown)
-	in.Left = keyRepeat(ebiten.KeyArrowLeft)
-	in.Right = keyRepeat(ebiten.KeyArrowRight)
-	in.Confirm = inpututil.IsKeyJustPressed(ebiten.KeyEnter) || inpututil.IsKeyJustPressed(ebiten.KeyNumpadEnter)
-	in.Back = inpututil.IsKeyJustPressed(ebiten.KeyEscape)
-	if !in.TextMode {
-		in.Up = in.Up || keyRepeat(ebiten.KeyW)
-		in.Down = in.Down || keyRepeat(ebiten.KeyS)
-		in.Left = in.Left || keyRepeat(ebiten.KeyA)
-		in.Right = in.Right || keyRepeat(ebiten.KeyD)
-		in.Confirm = in.Confirm || inpututil.IsKeyJustPressed(ebiten.KeySpace)
-	}
-	if ebiten.IsKeyPressed(ebiten.KeyAlt) {
-		in.Confirm = false // Alt+Enter is fullscreen
-	}
-
-	// Gamepads: d-pad or left stick, A to confirm, B to go back.
-	var nav [4]bool
-	for _, id := range in.pads {
-		if !ebiten.IsStandardGamepadLayoutAvailable(id) {
-			continue
-		}
-		p := padState(id)
-		nav[0] = nav[0] || p.Up || p.StickY < -0.5
-		nav[1] = nav[1] || p.Down || p.StickY > 0.5
-		nav[2] = nav[2] || p.Left || p.StickX < -0.5
-		nav[3] = nav[3] || p.Right || p.StickX > 0.5
-		if inpututil.IsStandardGamepadButtonJustPressed(id, ebiten.StandardGamepadButtonRightBottom) ||
-			inpututil.IsStandardGamepadButtonJustPressed(id, ebiten.StandardGamepadButtonCenterRight) {
-			in.Confirm = true
-		}
-		if inpututil.IsStandardGamepadButtonJustPressed(id, ebiten.StandardGamepadButtonRightRight) {
-			in.Back = true
-		}
-	}
-	for i := range nav {
-		if nav[i] {
-			in.navHeld[i]++
-		} else {
-			in.navHeld[i] = 0
-		}
-	}
-	in.Up = in.Up || repeat(in.navHeld[0])
-	in.Down = in.Down || repeat(in.navHeld[1])
-	in.Left = in.Left || repeat(in.navHeld[2])
-	in.Right = in.Right || repeat(in.navHeld[3])
-	in.prevNav = nav
+	in.Up = in.repeated(settings.ActMenuUp)
+	in.Down = in.repeated(settings.ActMenuDown)
+	in.Left = in.repeated(settings.ActMenuLeft)
+	in.Right = in.repeated(settings.ActMenuRight)
+	// Alt+Enter is fullscreen, not Confirm.
+	in.Confirm = in.pressed(settings.ActConfirm) && !ebiten.IsKeyPressed(ebiten.KeyAlt)
+	in.Back = in.pressed(settings.ActBack)
+	in.Pause = in.pressed(settings.ActPause)
 
 	x, y := ebiten.CursorPosition()
 	in.MouseMoved = x != in.MouseX || y != in.MouseY
@@ -162,41 +131,95 @@ func (in *Input) Update() {
 	in.Click = inpututil.IsMouseButtonJustPressed(ebiten.MouseButtonLeft)
 }
 
-func padState(id ebiten.GamepadID) core.PadState {
-	pressed := func(b ebiten.StandardGamepadButton) bool { return ebiten.IsStandardGamepadButtonPressed(id, b) }
-	return core.PadState{
-		Up:     pressed(ebiten.StandardGamepadButtonLeftTop),
-		Down:   pressed(ebiten.StandardGamepadButtonLeftBottom),
-		Left:   pressed(ebiten.StandardGamepadButtonLeftLeft),
-		Right:  pressed(ebiten.StandardGamepadButtonLeftRight),
-		StickX: ebiten.StandardGamepadAxisValue(id, ebiten.StandardGamepadAxisLeftStickHorizontal),
-		StickY: ebiten.StandardGamepadAxisValue(id, ebiten.StandardGamepadAxisLeftStickVertical),
-		Fire:   pressed(ebiten.StandardGamepadButtonRightBottom),
+// readPads counts the ticks each action has been held on a gamepad, a
+// stick counting as pushed beyond settings.MenuStickThreshold.
+func (in *Input) readPads() {
+	var held [settings.NumActions]bool
+	for _, id := range in.pads {
+		p, ok := in.readPad(id)
+		if !ok {
+			continue
+		}
+		for a := range settings.NumActions {
+			held[a] = held[a] || p.Any(in.controls[a], settings.MenuStickThreshold)
+		}
+	}
+	for a, h := range held {
+		if h {
+			in.padHeld[a]++
+		} else {
+			in.padHeld[a] = 0
+		}
 	}
 }
 
-// Actions returns the play actions held: the bound keys and every
-// standard gamepad.
+// readPad reads a gamepad of the standard layout, or reports false.
+func (in *Input) readPad(id ebiten.GamepadID) (*settings.PadState, bool) {
+	if !ebiten.IsStandardGamepadLayoutAvailable(id) {
+		return nil, false
+	}
+	p := &in.pad
+	for b := range p.Buttons {
+		p.Buttons[b] = ebiten.IsStandardGamepadButtonPressed(id, ebiten.StandardGamepadButton(b))
+	}
+	for a := range p.Axes {
+		p.Axes[a] = ebiten.StandardGamepadAxisValue(id, ebiten.StandardGamepadAxis(a))
+	}
+	return p, true
+}
+
+// navKey reports whether k counts for a menu action this tick: in text
+// mode the keys that type do not.
+func (in *Input) navKey(k ebiten.Key) bool { return !in.TextMode || !types(k) }
+
+// repeated reports whether menu action a fires this tick, with repeat.
+func (in *Input) repeated(a settings.Action) bool {
+	for _, k := range in.keys[a] {
+		if in.navKey(k) && repeat(inpututil.KeyPressDuration(k)) {
+			return true
+		}
+	}
+	return repeat(in.padHeld[a])
+}
+
+// pressed reports whether a binding of a went down this tick.
+func (in *Input) pressed(a settings.Action) bool {
+	for _, k := range in.keys[a] {
+		if in.navKey(k) && inpututil.IsKeyJustPressed(k) {
+			return true
+		}
+	}
+	return in.padHeld[a] == 1
+}
+
+// Actions returns the ship actions held: the bound keys and controls of
+// every standard gamepad, a stick counting beyond settings.StickDeadzone.
 func (in *Input) Actions() uint8 {
 	var bits uint8
-	for a := range core.NumActions {
+	for a := range settings.NumShipActions {
 		if slices.ContainsFunc(in.keys[a], ebiten.IsKeyPressed) {
 			bits |= a.Bit()
 		}
 	}
 	for _, id := range in.pads {
-		if ebiten.IsStandardGamepadLayoutAvailable(id) {
-			bits |= padState(id).Actions()
+		p, ok := in.readPad(id)
+		if !ok {
+			continue
+		}
+		for a := range settings.NumShipActions {
+			if p.Any(in.controls[a], settings.StickDeadzone) {
+				bits |= a.Bit()
+			}
 		}
 	}
 	return bits
 }
 
-// JustPressedKey returns a key pressed this tick that can be bound.
-func (in *Input) JustPressedKey() (ebiten.Key, bool) {
+// JustPressedKey returns a key pressed this tick that can be bound to a.
+func (in *Input) JustPressedKey(a settings.Action) (ebiten.Key, bool) {
 	var ks [8]ebiten.Key
 	for _, k := range inpututil.AppendJustPressedKeys(ks[:0]) {
-		if bindable(k) {
+		if k.String() != "" && a.CanBind(k.String()) {
 			return k, true
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"rtype/game/core"
+	"rtype/game/settings"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
@@ -116,7 +116,7 @@ func (g *Game) connected(r dialResult, addr string, hosting bool) {
 		return
 	}
 	if !hosting {
-		g.settings.Recent = core.AddRecent(g.settings.Recent, addr)
+		g.settings.Recent = settings.AddRecent(g.settings.Recent, addr)
 		g.saveSettings()
 	}
 	g.session = NewSession(r.c, addr, hosting)

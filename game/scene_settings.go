@@ -6,7 +6,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"rtype/game/core"
+	"rtype/game/settings"
 	"rtype/render"
 )
 
@@ -23,7 +23,7 @@ func NewSettingsScene(g *Game) *SettingsScene {
 	s := &SettingsScene{binding: -1}
 	st := &g.settings
 	changed := func() {
-		g.in.SetKeymap(st.Keys)
+		g.in.SetBindings(st.Keys, st.Pad)
 		g.applySound()
 		g.saveSettings()
 	}
@@ -56,7 +56,7 @@ func NewSettingsScene(g *Game) *SettingsScene {
 		}, Activate: func() { st.Mute = !st.Mute; changed() }},
 		{Label: "Fullscreen", Value: onOff(&st.Fullscreen), Activate: func() { g.toggleFullscreen() }},
 	}
-	for a := range core.NumActions {
+	for a := range settings.NumShipActions {
 		items = append(items, MenuItem{
 			Label: a.Label(),
 			Value: func() string {
@@ -76,7 +76,7 @@ func NewSettingsScene(g *Game) *SettingsScene {
 	items = append(items,
 		MenuItem{Label: "Reset to defaults", Activate: func() {
 			name, recent := st.Name, st.Recent
-			*st = core.DefaultSettings()
+			*st = settings.Default()
 			st.Name, st.Recent = name, recent
 			ebiten.SetFullscreen(st.Fullscreen)
 			changed()
@@ -95,13 +95,9 @@ func (s *SettingsScene) Update(g *Game) error {
 			s.binding = -1
 			return nil
 		}
-		if k, ok := g.in.JustPressedKey(); ok {
-			a := core.Action(s.binding)
-			g.settings.Keys = g.settings.Keys.Rebind(a, k.String())
-			g.in.SetKeymap(g.settings.Keys)
-			g.saveSettings()
-			s.msg = fmt.Sprintf("%s: %s", a.Label(), KeyLabel(k.String()))
-			s.binding = -1
+		a := settings.Action(s.binding)
+		if k, ok := g.in.JustPressedKey(a); ok {
+			s.bind(g, a, k.String())
 		}
 		return nil
 	}
@@ -113,6 +109,15 @@ func (s *SettingsScene) Update(g *Game) error {
 	return nil
 }
 
+// bind makes key a's first key, applies and saves it.
+func (s *SettingsScene) bind(g *Game, a settings.Action, key string) {
+	g.settings.Keys = g.settings.Keys.Rebind(a, key)
+	g.in.SetBindings(g.settings.Keys, g.settings.Pad)
+	g.saveSettings()
+	s.msg = fmt.Sprintf("%s: %s", a.Label(), KeyLabel(key))
+	s.binding = -1
+}
+
 // Draw implements Scene.
 func (s *SettingsScene) Draw(screen *ebiten.Image, g *Game) {
 	g.drawBackdrop(screen)
@@ -121,7 +126,7 @@ func (s *SettingsScene) Draw(screen *ebiten.Image, g *Game) {
 	s.menu.Draw(screen, g)
 	switch {
 	case s.binding >= 0:
-		render.Text(screen, "Press the key for "+core.Action(s.binding).Label()+"  ·  Esc to cancel", g.fonts.Small, render.Width/2, 660, render.Center, render.ColGold)
+		render.Text(screen, "Press the key for "+settings.Action(s.binding).Label()+"  ·  Esc to cancel", g.fonts.Small, render.Width/2, 660, render.Center, render.ColGold)
 	case s.msg != "":
 		render.Text(screen, s.msg, g.fonts.Small, render.Width/2, 660, render.Center, render.ColAccent)
 	default:

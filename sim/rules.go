@@ -10,8 +10,8 @@ import (
 // Rules holds every tunable of the gameplay in one place. Distances are
 // logical pixels, speeds pixels per second, durations ticks unless a name
 // says otherwise. DefaultRules returns the values of the design, which
-// README.md ("How the game plays") states; keep that section and this
-// struct in step.
+// README.md ("How the game plays") sums up; keep that section and
+// DefaultRules in step.
 type Rules struct {
 	// TickRate is the number of simulation ticks per second (60).
 	TickRate int

@@ -2,6 +2,7 @@
 // sprites.png and atlas_gen.go into the assets directory.
 //
 //	go run ./cmd/rtype-assetgen [-out assets]
+//	go generate ./assets (the same, from assets/assets.go)
 //
 // The output is deterministic; assets tests verify that the committed files
 // match what this command generates.

@@ -10,9 +10,6 @@ import (
 	"strings"
 )
 
-// MaxRecent is how many recent servers are remembered.
-const MaxRecent = 8
-
 // NormalizeAddr turns what a player typed into "host:port": "host" gets
 // the default port, "host:5000" and "[::1]:4242" stay, a bare IPv6
 // address ("::1" or "[::1]") gets brackets and the default port.
@@ -56,23 +53,6 @@ func NormalizeAddr(s string) (string, error) {
 		return "", fmt.Errorf("port %q must be a number from 1 to 65535", port)
 	}
 	return net.JoinHostPort(host, strconv.Itoa(n)), nil
-}
-
-// AddRecent returns list with addr first, any other copy of it (compared
-// ignoring case) removed, and at most MaxRecent entries. list is not
-// modified.
-func AddRecent(list []string, addr string) []string {
-	out := make([]string, 0, MaxRecent)
-	out = append(out, addr)
-	for _, a := range list {
-		if len(out) >= MaxRecent {
-			break
-		}
-		if !strings.EqualFold(a, addr) && !slices.ContainsFunc(out, func(b string) bool { return strings.EqualFold(a, b) }) {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // JoinAddrs returns the addresses friends can use to join a server on

@@ -1,8 +1,11 @@
 package flood
 
 import (
+	"context"
+	"net"
 	"slices"
 	"testing"
+	"time"
 
 	"rtype/net/wire"
 )
@@ -89,5 +92,58 @@ func TestOutcomeString(t *testing.T) {
 			t.Errorf("case %q: duplicate, or no Want or Why", c.Name)
 		}
 		names[c.Name] = true
+	}
+}
+
+// Run sends exactly Count datagrams over its sockets, paces them at Rate,
+// and counts what comes back to its sockets.
+func TestRunCountsPacesAndListens(t *testing.T) {
+	srv, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	const answers = 5
+	go func() { // answers the first datagrams, then only reads
+		buf := make([]byte, 1<<16)
+		for n := 0; ; n++ {
+			_, from, err := srv.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			if n < answers {
+				srv.WriteToUDPAddrPort([]byte("hey"), from)
+			}
+		}
+	}()
+
+	res, err := Run(context.Background(), Config{Target: srv.LocalAddr().String(), Count: 1001, Sockets: 3, Seed: 1, Linger: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds uint64
+	for _, n := range res.Kinds {
+		kinds += n
+	}
+	if res.Sent+res.Errors != 1001 || kinds != res.Sent || len(res.Sockets) != 3 {
+		t.Errorf("sent %d, %d errors, kinds %d, %d sockets", res.Sent, res.Errors, kinds, len(res.Sockets))
+	}
+	if res.Received != answers || res.ReceivedBytes != 3*answers {
+		t.Errorf("received %d datagrams, %d bytes; want %d, %d", res.Received, res.ReceivedBytes, answers, 3*answers)
+	}
+
+	// 200 datagrams at 2000/s: 100 batches of 2, 1 ms apart.
+	res, err = Run(context.Background(), Config{Target: srv.LocalAddr().String(), Count: 200, Rate: 2000, Linger: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sent != 200 || res.Elapsed < 95*time.Millisecond {
+		t.Errorf("sent %d in %v, want 200 in 99 ms or more", res.Sent, res.Elapsed)
+	}
+
+	for _, cfg := range []Config{{Target: "127.0.0.1:nope", Count: 1}, {Target: srv.LocalAddr().String()}, {Target: srv.LocalAddr().String(), Count: 1, Local: "bogus"}} {
+		if _, err := Run(context.Background(), cfg); err == nil {
+			t.Errorf("%+v: no error", cfg)
+		}
 	}
 }

@@ -336,18 +336,46 @@ type pooled struct {
 // Run floods cfg.Target until cfg.Duration passes, cfg.Count datagrams are
 // sent or ctx is done, then listens cfg.Linger more for answers.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	var res Result
-	to, err := netip.ParseAddrPort(cfg.Target)
+	to, err := resolveTarget(cfg.Target)
 	if err != nil {
-		ua, rerr := net.ResolveUDPAddr("udp", cfg.Target)
+		return Result{}, err
+	}
+	local, err := cfg.setDefaults()
+	if err != nil {
+		return Result{}, err
+	}
+	conns, err := openSockets(to, local, cfg.Sockets)
+	if err != nil {
+		return Result{}, err
+	}
+	answers := listen(conns)
+	res := sendAll(ctx, cfg, conns, to)
+	linger(ctx, cfg.Linger)
+	for _, c := range conns {
+		c.Close()
+	}
+	res.Received, res.ReceivedBytes = answers.wait()
+	return res, nil
+}
+
+// resolveTarget returns the target's address, an IPv4 one unmapped.
+func resolveTarget(target string) (netip.AddrPort, error) {
+	to, err := netip.ParseAddrPort(target)
+	if err != nil {
+		ua, rerr := net.ResolveUDPAddr("udp", target)
 		if rerr != nil {
-			return res, fmt.Errorf("flood: target %q: %w", cfg.Target, rerr)
+			return to, fmt.Errorf("flood: target %q: %w", target, rerr)
 		}
 		to = ua.AddrPort()
 	}
-	to = netip.AddrPortFrom(to.Addr().Unmap(), to.Port())
+	return netip.AddrPortFrom(to.Addr().Unmap(), to.Port()), nil
+}
+
+// setDefaults checks cfg, fills in its defaults and returns its local IP
+// address (nil for any).
+func (cfg *Config) setDefaults() (net.IP, error) {
 	if cfg.Duration <= 0 && cfg.Count <= 0 {
-		return res, errors.New("flood: neither a duration nor a count")
+		return nil, errors.New("flood: neither a duration nor a count")
 	}
 	if cfg.Sockets <= 0 {
 		cfg.Sockets = 1
@@ -361,34 +389,46 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	var local net.IP
 	if cfg.Local != "" {
 		if local = net.ParseIP(cfg.Local); local == nil {
-			return res, fmt.Errorf("flood: bad local address %q", cfg.Local)
+			return nil, fmt.Errorf("flood: bad local address %q", cfg.Local)
 		}
 	}
+	return local, nil
+}
+
+// openSockets opens n UDP sockets on local of the target's family.
+func openSockets(to netip.AddrPort, local net.IP, n int) ([]*net.UDPConn, error) {
 	network := "udp4"
 	if to.Addr().Is6() {
 		network = "udp6"
 	}
-	conns := make([]*net.UDPConn, cfg.Sockets)
+	conns := make([]*net.UDPConn, n)
 	for i := range conns {
 		c, err := net.ListenUDP(network, &net.UDPAddr{IP: local})
 		if err != nil {
 			for _, c := range conns[:i] {
 				c.Close()
 			}
-			return res, fmt.Errorf("flood: socket: %w", err)
+			return nil, fmt.Errorf("flood: socket: %w", err)
 		}
 		c.SetWriteBuffer(1 << 20)
 		conns[i] = c
-		res.Sockets = append(res.Sockets, c.LocalAddr().String())
 	}
+	return conns, nil
+}
 
-	// Every socket listens for answers until the end.
-	var recvN, recvBytes atomic.Uint64
-	var readers sync.WaitGroup
+// listener counts the datagrams that arrive on the flood's sockets.
+type listener struct {
+	n, bytes atomic.Uint64
+	readers  sync.WaitGroup
+}
+
+// listen reads every socket until it is closed.
+func listen(conns []*net.UDPConn) *listener {
+	l := &listener{}
 	for _, c := range conns {
-		readers.Add(1)
+		l.readers.Add(1)
 		go func() {
-			defer readers.Done()
+			defer l.readers.Done()
 			buf := make([]byte, 1<<16)
 			for {
 				n, _, err := c.ReadFromUDPAddrPort(buf)
@@ -398,86 +438,153 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 					}
 					continue
 				}
-				recvN.Add(1)
-				recvBytes.Add(uint64(n))
+				l.n.Add(1)
+				l.bytes.Add(uint64(n))
 			}
 		}()
 	}
+	return l
+}
 
-	type counts struct {
-		sent, bytes, errs uint64
-		kinds             [NumKinds]uint64
-		first, last       time.Time
-	}
-	per := make([]counts, cfg.Sockets)
+// wait waits for the readers of the closed sockets and returns the
+// datagrams and bytes they received.
+func (l *listener) wait() (n, bytes uint64) {
+	l.readers.Wait()
+	return l.n.Load(), l.bytes.Load()
+}
+
+// counts are what one socket sent.
+type counts struct {
+	sent, bytes, errs uint64
+	kinds             [NumKinds]uint64
+	first, last       time.Time
+}
+
+// sendAll sends from every socket at once until the end, and adds up
+// what they sent.
+func sendAll(ctx context.Context, cfg Config, conns []*net.UDPConn, to netip.AddrPort) Result {
+	per := make([]counts, len(conns))
 	var senders sync.WaitGroup
-	start := time.Now()
-	end := start.Add(cfg.Duration)
+	end := time.Now().Add(cfg.Duration)
 	for i, c := range conns {
 		senders.Add(1)
 		go func() {
 			defer senders.Done()
-			gen := NewGenerator(cfg.Seed+uint64(i), cfg.Mix, cfg.Sessions)
-			pool := make([]pooled, poolSize)
-			for j := range pool {
-				k, b := gen.Next(nil)
-				pool[j] = pooled{b: b, kind: k}
-			}
-			count := -1
-			if cfg.Count > 0 {
-				count = cfg.Count / cfg.Sockets
-				if i < cfg.Count%cfg.Sockets {
-					count++
-				}
-			}
-			// Pacing: batches of about a millisecond, then a sleep
-			// until the batch's due time; a sender that falls behind
-			// by more than 100 ms forgets the lost time.
-			var interval time.Duration
-			batch := 64
-			if cfg.Rate > 0 {
-				perSocket := float64(cfg.Rate) / float64(cfg.Sockets)
-				interval = time.Duration(float64(time.Second) / perSocket)
-				batch = max(1, int(perSocket/1000))
-			}
-			cn := &per[i]
-			cn.first = time.Now()
-			due := cn.first
-			seq := uint16(i << 12)
-			for j := 0; count != 0; j++ {
-				if j%batch == 0 {
-					if ctx.Err() != nil || (cfg.Duration > 0 && !time.Now().Before(end)) {
-						break
-					}
-					if interval > 0 && j > 0 {
-						due = due.Add(time.Duration(batch) * interval)
-						if d := time.Until(due); d > 0 {
-							time.Sleep(d)
-						} else if d < -100*time.Millisecond {
-							due = time.Now()
-						}
-					}
-				}
-				p := &pool[j%poolSize]
-				if p.kind != Random && len(p.b) >= 8 {
-					binary.LittleEndian.PutUint16(p.b[6:], seq) // a new datagram each time (2.2)
-				}
-				seq++
-				if _, err := c.WriteToUDPAddrPort(p.b, to); err != nil {
-					cn.errs++
-				} else {
-					cn.sent++
-					cn.bytes += uint64(len(p.b))
-					cn.kinds[p.kind]++
-				}
-				if count > 0 {
-					count--
-				}
-			}
-			cn.last = time.Now()
+			per[i] = send(ctx, cfg, i, c, to, end)
 		}()
 	}
 	senders.Wait()
+	res := total(per)
+	for _, c := range conns {
+		res.Sockets = append(res.Sockets, c.LocalAddr().String())
+	}
+	return res
+}
+
+// send is the sender of socket i: it prepares its pool, then sends it
+// round and round, paced, until its share of cfg.Count is sent, end
+// passes or ctx is done.
+func send(ctx context.Context, cfg Config, i int, c *net.UDPConn, to netip.AddrPort, end time.Time) counts {
+	pool := makePool(NewGenerator(cfg.Seed+uint64(i), cfg.Mix, cfg.Sessions))
+	count := share(cfg.Count, cfg.Sockets, i)
+	var cn counts
+	cn.first = time.Now()
+	pace := newPacer(cfg.Rate, cfg.Sockets, cn.first)
+	seq := uint16(i << 12)
+	for j := 0; count != 0; j++ {
+		if j%pace.batch == 0 {
+			if ctx.Err() != nil || (cfg.Duration > 0 && !time.Now().Before(end)) {
+				break
+			}
+			if j > 0 {
+				pace.wait()
+			}
+		}
+		cn.write(c, &pool[j%poolSize], seq, to)
+		seq++
+		if count > 0 {
+			count--
+		}
+	}
+	cn.last = time.Now()
+	return cn
+}
+
+// makePool draws poolSize datagrams from gen.
+func makePool(gen *Generator) []pooled {
+	pool := make([]pooled, poolSize)
+	for j := range pool {
+		k, b := gen.Next(nil)
+		pool[j] = pooled{b: b, kind: k}
+	}
+	return pool
+}
+
+// share is socket i's part of count datagrams over n sockets; -1 (no
+// limit) when count is not above 0.
+func share(count, n, i int) int {
+	if count <= 0 {
+		return -1
+	}
+	s := count / n
+	if i < count%n {
+		s++
+	}
+	return s
+}
+
+// pacer spaces a sender's datagrams: batches of about a millisecond, then
+// a sleep until the batch's due time; a sender that falls behind by more
+// than 100 ms forgets the lost time. Without a rate, batches of 64 go at
+// once.
+type pacer struct {
+	interval time.Duration // between two datagrams, 0 for no pacing
+	batch    int
+	due      time.Time
+}
+
+func newPacer(rate, sockets int, start time.Time) pacer {
+	p := pacer{batch: 64, due: start}
+	if rate > 0 {
+		perSocket := float64(rate) / float64(sockets)
+		p.interval = time.Duration(float64(time.Second) / perSocket)
+		p.batch = max(1, int(perSocket/1000))
+	}
+	return p
+}
+
+// wait sleeps until the next batch is due.
+func (p *pacer) wait() {
+	if p.interval <= 0 {
+		return
+	}
+	p.due = p.due.Add(time.Duration(p.batch) * p.interval)
+	if d := time.Until(p.due); d > 0 {
+		time.Sleep(d)
+	} else if d < -100*time.Millisecond {
+		p.due = time.Now()
+	}
+}
+
+// write writes p to the target with sequence number seq (a new datagram
+// each time, 2.2), and counts it.
+func (cn *counts) write(c *net.UDPConn, p *pooled, seq uint16, to netip.AddrPort) {
+	if p.kind != Random && len(p.b) >= 8 {
+		binary.LittleEndian.PutUint16(p.b[6:], seq)
+	}
+	if _, err := c.WriteToUDPAddrPort(p.b, to); err != nil {
+		cn.errs++
+		return
+	}
+	cn.sent++
+	cn.bytes += uint64(len(p.b))
+	cn.kinds[p.kind]++
+}
+
+// total adds up the sockets' counts; Elapsed runs from the first socket's
+// start to the last one's end.
+func total(per []counts) Result {
+	var res Result
 	var first, last time.Time
 	for i, cn := range per {
 		res.Sent += cn.sent
@@ -494,15 +601,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	res.Elapsed = last.Sub(first)
+	return res
+}
 
+// linger waits d for late answers, or until ctx is done.
+func linger(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
-	case <-time.After(cfg.Linger):
+	case <-t.C:
 	case <-ctx.Done():
 	}
-	for _, c := range conns {
-		c.Close()
-	}
-	readers.Wait()
-	res.Received, res.ReceivedBytes = recvN.Load(), recvBytes.Load()
-	return res, nil
 }

@@ -1,4 +1,10 @@
-package core
+// Package settings is what the game client remembers between runs, and
+// its file: the player's name, the volumes, the display, the recent
+// servers, and the bindings of the keyboard and the standard gamepad to
+// the actions of the play and of the menus. It never imports Ebitengine,
+// so its tests run without a display; the names of the keys it stores are
+// Ebitengine's, checked by the caller (Checks).
+package settings
 
 import (
 	"encoding/json"
@@ -25,26 +31,39 @@ type Settings struct {
 	Fullscreen bool `json:"fullscreen"`
 	// Keys are the keyboard bindings of the actions.
 	Keys Keymap `json:"keys"`
+	// Pad are the standard gamepad bindings of the actions. A file
+	// written before they existed gets the defaults.
+	Pad Padmap `json:"pad"`
 	// Recent are the servers joined last, newest first (at most MaxRecent).
 	Recent []string `json:"recent_servers"`
 	// ShowNetStats shows the network overlay (F3).
 	ShowNetStats bool `json:"show_net_stats,omitempty"`
 }
 
-// DefaultSettings returns the settings of a first run.
-func DefaultSettings() Settings {
+// Default returns the settings of a first run.
+func Default() Settings {
 	return Settings{
 		MusicVolume:   0.6,
 		EffectsVolume: 0.8,
 		Keys:          DefaultKeymap(),
+		Pad:           DefaultPadmap(),
 	}
 }
 
+// Checks are the rules of the names a settings file holds that this
+// package does not own. A nil check accepts every non-empty name.
+type Checks struct {
+	// Key reports whether a key name is a key of the keyboard.
+	Key func(name string) bool
+	// Addr normalizes a server address ("host" to "host:port"), or says
+	// why it is not one.
+	Addr func(addr string) (string, error)
+}
+
 // Sanitize brings loaded values back into range: volumes within 0 to 1,
-// every action bound (missing or unknown keys replaced by the defaults),
-// at most MaxRecent valid recent servers. validKey tells whether a key name
-// is known; nil accepts every non-empty name.
-func (s *Settings) Sanitize(validKey func(string) bool) {
+// every action bound (unknown, reserved or missing bindings replaced by
+// the defaults), at most MaxRecent valid recent servers.
+func (s *Settings) Sanitize(c Checks) {
 	clamp := func(v float64) float64 {
 		if math.IsNaN(v) {
 			return 0
@@ -53,20 +72,30 @@ func (s *Settings) Sanitize(validKey func(string) bool) {
 	}
 	s.MusicVolume = clamp(s.MusicVolume)
 	s.EffectsVolume = clamp(s.EffectsVolume)
-	s.Keys = s.Keys.Sanitized(validKey)
-	var recent []string
-	for _, r := range s.Recent {
-		a, err := NormalizeAddr(r)
-		if err != nil || len(recent) >= MaxRecent || slices.ContainsFunc(recent, func(b string) bool { return strings.EqualFold(a, b) }) {
-			continue
-		}
-		recent = append(recent, a)
-	}
-	s.Recent = recent
+	s.Keys = s.Keys.Sanitized(c.Key)
+	s.Pad = s.Pad.Sanitized()
+	s.Recent = sanitizeRecent(s.Recent, c.Addr)
 }
 
-// DefaultSettingsPath is os.UserConfigDir()/rtype/settings.json.
-func DefaultSettingsPath() (string, error) {
+// sanitizeRecent normalizes the addresses of list and drops the invalid
+// ones, the copies (ignoring case) and those beyond MaxRecent.
+func sanitizeRecent(list []string, norm func(string) (string, error)) []string {
+	if norm == nil {
+		norm = func(a string) (string, error) { return strings.TrimSpace(a), nil }
+	}
+	var out []string
+	for _, r := range list {
+		a, err := norm(r)
+		if err != nil || a == "" || len(out) >= MaxRecent || slices.ContainsFunc(out, func(b string) bool { return strings.EqualFold(a, b) }) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// DefaultPath is os.UserConfigDir()/rtype/settings.json.
+func DefaultPath() (string, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
 		return "", err
@@ -74,11 +103,13 @@ func DefaultSettingsPath() (string, error) {
 	return filepath.Join(dir, "rtype", "settings.json"), nil
 }
 
-// LoadSettings reads the settings file at path. A missing file gives the
+// Load reads the settings file at path. A missing file gives the
 // defaults and no error. A file that cannot be read or parsed gives the
 // defaults and an error saying why (the caller logs it and goes on).
-func LoadSettings(path string, validKey func(string) bool) (Settings, error) {
-	s := DefaultSettings()
+// What the file lacks (a field added since it was written) gets its
+// default.
+func Load(path string, c Checks) (Settings, error) {
+	s := Default()
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
@@ -86,17 +117,17 @@ func LoadSettings(path string, validKey func(string) bool) (Settings, error) {
 	if err != nil {
 		return s, fmt.Errorf("settings %s: %w", path, err)
 	}
-	loaded := DefaultSettings()
+	loaded := Default()
 	if err := json.Unmarshal(b, &loaded); err != nil {
 		return s, fmt.Errorf("settings %s are corrupt, using the defaults: %w", path, err)
 	}
-	loaded.Sanitize(validKey)
+	loaded.Sanitize(c)
 	return loaded, nil
 }
 
-// SaveSettings writes s to path as indented JSON, creating the directories,
+// Save writes s to path as indented JSON, creating the directories,
 // through a temporary file renamed over the old one.
-func SaveSettings(path string, s Settings) error {
+func Save(path string, s Settings) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
