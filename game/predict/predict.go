@@ -26,11 +26,12 @@ const (
 )
 
 // Config holds the movement rules and the smoothing of a Predictor. Zero
-// fields take the defaults given with each field.
+// fields take the defaults given with each field, except Rules.
 type Config struct {
 	// Rules are the server's gameplay rules; the ship moves as
-	// Rules.MoveShip says, one step per Input call. The zero value means
-	// sim.DefaultRules().
+	// Rules.MoveShip says, one step per Input call. Required: the
+	// protocol does not carry them, so the caller says which server's
+	// rules it predicts (New panics on a zero TickRate).
 	Rules sim.Rules
 	// CorrectionTime is the time constant of the exponential decay of a
 	// prediction error: when a snapshot changes the prediction, the
@@ -42,14 +43,8 @@ type Config struct {
 	SnapTo float64
 }
 
-// DefaultConfig returns the configuration with every default filled in.
-func DefaultConfig() Config { return Config{}.withDefaults() }
-
 // withDefaults fills in the zero fields.
 func (c Config) withDefaults() Config {
-	if c.Rules.TickRate <= 0 {
-		c.Rules = sim.DefaultRules()
-	}
 	if c.CorrectionTime <= 0 {
 		c.CorrectionTime = 100 * time.Millisecond
 	}
@@ -86,6 +81,9 @@ type Predictor struct {
 
 // New returns a Predictor with cfg (zero fields take their defaults).
 func New(cfg Config) *Predictor {
+	if cfg.Rules.TickRate <= 0 {
+		panic("predict: Config.Rules not set")
+	}
 	p := &Predictor{cfg: cfg.withDefaults()}
 	p.correctionSecs = p.cfg.CorrectionTime.Seconds()
 	return p

@@ -25,7 +25,7 @@ func at(k int) time.Time { return t0.Add(time.Duration(k) * time.Second / 60) }
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 func TestNoInputEqualsServer(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	if _, _, _, ok := p.Position(t0); ok {
 		t.Fatal("a position before any snapshot")
 	}
@@ -47,7 +47,7 @@ func TestNoInputEqualsServer(t *testing.T) {
 }
 
 func TestHoldRightOneSecond(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	p.Input(0, at(0))
 	p.Snapshot(100, 300, 1, at(0), 0, false)
 	for k := 1; k <= 60; k++ {
@@ -79,7 +79,7 @@ func TestHoldRightOneSecond(t *testing.T) {
 }
 
 func TestDiagonalNormalized(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	p.Input(0, at(0))
 	p.Snapshot(400, 400, 1, at(0), 0, false)
 	for k := 1; k <= 60; k++ {
@@ -93,7 +93,7 @@ func TestDiagonalNormalized(t *testing.T) {
 }
 
 func TestReplaysOnlyInputsAfterCutoff(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	for k := 0; k <= 30; k++ {
 		p.Input(right, at(k))
 	}
@@ -108,7 +108,7 @@ func TestReplaysOnlyInputsAfterCutoff(t *testing.T) {
 }
 
 func TestRespawnSnaps(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	p.Input(right, at(0))
 	p.Snapshot(600, 300, 1, at(0), 0, false)
 	for k := 1; k <= 10; k++ {
@@ -132,7 +132,7 @@ func TestRespawnSnaps(t *testing.T) {
 }
 
 func TestCorrectionDecays(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	p.Input(0, at(0))
 	p.Snapshot(300, 300, 1, at(0), 0, false)
 	// The server says 20 px further right: no jump, then a glide.
@@ -159,7 +159,7 @@ func TestCorrectionDecays(t *testing.T) {
 }
 
 func TestNoAllocs(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	k := 0
 	var tick uint32
 	allocs := testing.AllocsPerRun(1000, func() {
@@ -189,7 +189,7 @@ func simRun(t *testing.T, oneWay time.Duration, interpDelay time.Duration) (pred
 	rules.JoinInvulnTicks = 0
 	w := sim.New(rules, 1)
 	w.AddPlayer(0, "p")
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 
 	const (
 		tickNs   = int64(time.Second) / 60

@@ -1,4 +1,4 @@
-package core
+package model
 
 // EffectKind is a kind of short visual effect.
 type EffectKind uint8
