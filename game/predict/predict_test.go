@@ -178,6 +178,15 @@ func TestNoAllocs(t *testing.T) {
 	}
 }
 
+// zigzagResult are the figures of a zigzagRun.
+type zigzagResult struct {
+	predMax, interpMax, predMean, interpMean, maxJump float64
+	// predicted are the errors of Predicted (without the correction
+	// offset) at every frame measured.
+	predicted []float64
+	frames    int
+}
+
 // zigzagRun plays a zigzag against the real server simulation (sim.World)
 // with a one-way delay each way, plus a uniform jitter in [-jitter,
 // +jitter] on each Input and each snapshot (so they may arrive out of
@@ -188,15 +197,6 @@ func TestNoAllocs(t *testing.T) {
 // interpolation (modelled as the server's position interpDelay behind the
 // newest snapshot), and the largest jump of the drawn position between two
 // frames.
-// zigzagResult are the figures of a zigzagRun.
-type zigzagResult struct {
-	predMax, interpMax, predMean, interpMean, maxJump float64
-	// predicted are the errors of Predicted (without the correction
-	// offset) at every frame measured.
-	predicted []float64
-	frames    int
-}
-
 func zigzagRun(t *testing.T, oneWay, jitter time.Duration, seed uint64, interpDelay time.Duration) zigzagResult {
 	t.Helper()
 	var predErr, interpErr, maxJump float64
@@ -368,10 +368,11 @@ func zigzagRun(t *testing.T, oneWay, jitter time.Duration, seed uint64, interpDe
 	return res
 }
 
-// wirePrecision is the largest distance between a position and its value
-// on the wire, in eighths of a pixel on each axis: a prediction replayed
-// from a snapshot's position is exact only to it.
-var wirePrecision = math.Hypot(1.0/16, 1.0/16) * 2
+// wirePrecision is the largest distance between a prediction replayed from
+// a snapshot's position and the server's position as a snapshot gives it:
+// the wire rounds each coordinate to an eighth of a pixel, so both are off
+// by up to 1/16 px on each axis.
+var wirePrecision = math.Hypot(1.0/8, 1.0/8)
 
 // TestTracksTheServerWhileZigzagging: at a constant round trip, whatever
 // its length, the drawn own ship is where the server puts it once it has
