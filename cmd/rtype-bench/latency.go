@@ -133,7 +133,7 @@ func measureLatency(ctx context.Context, o *opts, im *netsim.Impairment, presses
 		if pressed {
 			if !seen && (x-x0)*dir >= moved {
 				res.keys = append(res.keys, now.Sub(t0))
-				seen, held = true, 0
+				seen = true
 			}
 			if !seenOther && (ix-ix0)*dir >= moved {
 				res.keysOther = append(res.keysOther, now.Sub(t0))
@@ -141,7 +141,7 @@ func measureLatency(ctx context.Context, o *opts, im *netsim.Impairment, presses
 			}
 			switch {
 			case seen && seenOther:
-				pressed, stillFor = false, 0
+				pressed, stillFor, held = false, 0, 0
 			case now.Sub(t0) > giveUp:
 				res.timeouts++
 				pressed, stillFor, held = false, 0, 0

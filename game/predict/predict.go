@@ -70,6 +70,7 @@ type Predictor struct {
 	head  int // index of the next step to write
 	n     int // steps held
 	lastT time.Time
+	lastA uint8 // the actions of the last Input
 
 	has        bool    // a snapshot was fed since New or Reset
 	tick       uint32  // tick of the last snapshot fed
@@ -109,7 +110,7 @@ func (p *Predictor) Input(actions uint8, now time.Time) {
 	if p.n < ringSize {
 		p.n++
 	}
-	p.lastT = now
+	p.lastT, p.lastA = now, actions
 	if p.has {
 		p.px, p.py, p.frame = p.move(p.px, p.py, actions)
 	}
@@ -198,12 +199,25 @@ func (p *Predictor) offset(now time.Time) (x, y float64) {
 // the decaying correction offset, kept inside the area, and its frame (1
 // moving up, 2 down, 0 level, from the last step). ok is false before the
 // first Snapshot (or after Reset).
+//
+// Between two Inputs the ship goes on with the last Input's actions for
+// the time since it, up to one step: a display faster than the Inputs
+// (144 Hz against 60) shows it moving at every frame rather than in
+// steps. A release is known at the next Input only: the ship then stops up
+// to a step short of where the last frames showed it going.
 func (p *Predictor) Position(now time.Time) (x, y float32, frame uint8, ok bool) {
 	if !p.has {
 		return 0, 0, 0, false
 	}
 	ox, oy := p.offset(now)
-	dx, dy := p.cfg.Rules.MoveShip(p.px+ox, p.py+oy, 0) // kept inside the area
+	px, py := p.px+ox, p.py+oy
+	if f := now.Sub(p.lastT).Seconds() * float64(p.cfg.Rules.TickRate); f > 0 && p.lastA != 0 {
+		f = min(f, 1)
+		nx, ny := p.cfg.Rules.MoveShip(p.px, p.py, p.lastA)
+		px += (nx - p.px) * f
+		py += (ny - p.py) * f
+	}
+	dx, dy := p.cfg.Rules.MoveShip(px, py, 0) // kept inside the area
 	return float32(dx), float32(dy), p.frame, true
 }
 

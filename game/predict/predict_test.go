@@ -429,3 +429,28 @@ func TestJitteredRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestBetweenInputs: between two Inputs the ship goes on with the held
+// actions for the time since, up to one step; without actions it stands;
+// a release stops it at the next Input.
+func TestBetweenInputs(t *testing.T) {
+	p := New(Config{Rules: sim.DefaultRules()})
+	p.Input(0, at(0))
+	p.Snapshot(300, 300, 1, at(0), 0, false)
+	if x, _, _, _ := p.Position(at(0).Add(8 * time.Millisecond)); x != 300 {
+		t.Fatalf("standing ship drawn at x=%v between Inputs", x)
+	}
+	p.Input(right, at(1))
+	for _, c := range []struct {
+		after time.Duration
+		want  float64
+	}{{0, 306}, {time.Second / 120, 309}, {time.Second / 60, 312}, {time.Second, 312}} {
+		if x, _, _, _ := p.Position(at(1).Add(c.after)); !near(float64(x), c.want, 1e-3) {
+			t.Errorf("%v after an Input holding right: x=%v, want %v", c.after, x, c.want)
+		}
+	}
+	p.Input(0, at(2))
+	if x, _, _, _ := p.Position(at(2).Add(time.Second / 120)); x != 306 {
+		t.Errorf("released: x=%v, want 306", x)
+	}
+}

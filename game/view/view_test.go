@@ -45,7 +45,8 @@ func drive(g *game, clk *clock, v *View, hz int, d time.Duration, actions func(t
 // Updates at 60 per second, shows it at 144 distinct positions per
 // second, each further right than the one before. Sampled at the Updates
 // (what the game did before: positions taken in Update, Draw replaying
-// them), it moved only 60 times.
+// them), it moved only 60 times. The own ship, flying right too at the
+// prediction, also shows at 144 distinct positions.
 func TestInterpolatedAt144Hz(t *testing.T) {
 	for _, jitter := range []time.Duration{0, 10 * time.Millisecond} {
 		clk := &clock{now: t0}
@@ -54,11 +55,15 @@ func TestInterpolatedAt144Hz(t *testing.T) {
 		g.w.SetInput(1, wire.ActionRight)
 		g.send(t0, nil, g.w.TakeEvents())
 		v := newView(g, clk)
-		var xs []float64
+		var xs, own []float64
 		atUpdate := map[float64]bool{}
-		drive(g, clk, v, 144, 2500*time.Millisecond, nil, func(f *Frame) {
+		right := func(time.Time) uint8 { return wire.ActionRight }
+		drive(g, clk, v, 144, 2500*time.Millisecond, right, func(f *Frame) {
 			if f.T < 1.5 || f.T >= 2.5 {
 				return
+			}
+			if f.Own.Predicted {
+				own = append(own, f.Own.X)
 			}
 			for _, sp := range f.Sprites {
 				if sp.Kind == wire.KindPlayerShip && sp.Owner == 1 {
@@ -78,6 +83,17 @@ func TestInterpolatedAt144Hz(t *testing.T) {
 			if xs[i] <= xs[i-1] {
 				t.Fatalf("jitter %v: frame %d at x=%v, frame %d at x=%v: not moving right", jitter, i-1, xs[i-1], i, xs[i])
 			}
+		}
+		if len(own) != 144 {
+			t.Fatalf("jitter %v: the own ship was drawn %d times in a second at 144 Hz, want 144", jitter, len(own))
+		}
+		for i := 1; i < len(own); i++ {
+			if own[i] <= own[i-1] {
+				t.Fatalf("jitter %v: own ship at x=%v then x=%v: not moving right", jitter, own[i-1], own[i])
+			}
+		}
+		if s := (own[len(own)-1] - own[0]) / (143.0 / 144); math.Abs(s-360) > 10 {
+			t.Errorf("jitter %v: own ship drawn at %.0f px/s, it flies at 360", jitter, s)
 		}
 		speed := (xs[len(xs)-1] - xs[0]) / (143.0 / 144)
 		t.Logf("jitter %v: 144 distinct positions from x=%.1f to %.1f (%.0f px/s); sampled at the Updates: %d distinct", jitter, xs[0], xs[len(xs)-1], speed, len(atUpdate))
