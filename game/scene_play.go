@@ -40,7 +40,10 @@ var sounds = [...]sound.Effect{
 
 // NewPlayScene starts showing the session's game.
 func NewPlayScene(g *Game) *PlayScene {
-	s := &PlayScene{view: view.New(g.session.C, view.Config{Rules: g.serverRules(), Epoch: g.start, Name: g.Name()})}
+	// The view's time goes on from the game's (the starfield does not
+	// jump), on the wall clock from here.
+	epoch := time.Now().Add(-time.Duration(g.T() * float64(time.Second)))
+	s := &PlayScene{view: view.New(g.session.C, view.Config{Rules: g.serverRules(), Epoch: epoch, Name: g.Name()})}
 	s.pause = Menu{X: render.Width/2 - 160, Y: 330, W: 320, RowH: 50, Gap: 10, Face: g.fonts.Body, Align: render.Center}
 	s.pause.Items = []MenuItem{
 		{Label: "Resume", Activate: func() { s.paused = false }},
