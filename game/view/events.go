@@ -35,8 +35,8 @@ func (v *View) timeline(t float64, now time.Time) Result {
 
 // event dispatches one event to its phase.
 func (v *View) event(ev *wire.Event, t float64, now time.Time) {
-	if v.firstEv == 0 {
-		v.firstEv = t
+	if !v.evSeen {
+		v.evSeen, v.firstEv = true, t
 	}
 	if ev.Type == wire.EventPlayerJoined && ev.Player == v.me && !v.joinSeen {
 		v.joinSeen, v.joinTick = true, ev.Tick

@@ -89,10 +89,10 @@ func (v *View) Frame(dst *Frame, now time.Time) *Frame {
 	v.hud(dst)
 	v.labels(dst)
 	dst.HitFlash, dst.Out = 0, 0
-	if v.hitAt > 0 && t >= v.hitAt && t-v.hitAt < hitFlash {
+	if t >= v.hitAt && t-v.hitAt < hitFlash {
 		dst.HitFlash = 1 - (t-v.hitAt)/hitFlash
 	}
-	if v.outAt > 0 {
+	if v.out {
 		dst.Out = min(1, max(0, (t-v.outAt)/outFadeIn))
 	}
 	dst.Net = v.net

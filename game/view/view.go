@@ -17,6 +17,7 @@ package view
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -120,7 +121,8 @@ type View struct {
 	present  [wire.MaxPlayers]bool   // joined and not left, from the events
 	joinTick uint32                  // the tick of our own PlayerJoined
 	joinSeen bool
-	firstEv  float64 // T of the first events, 0 before
+	evSeen   bool    // events came
+	firstEv  float64 // T of the first events
 
 	kinds   map[uint32]kindOf // kind of each live entity, from the Spawns
 	pending []pendingFx
@@ -128,8 +130,9 @@ type View struct {
 	notices model.Notices
 	sounds  []Cue
 
-	hitAt   float64 // T the own ship blew up, 0 if never
-	outAt   float64 // T the local player ran out of lives, 0 if not
+	hitAt   float64 // T the own ship blew up, -Inf if never
+	out     bool    // the local player is out of lives
+	outAt   float64 // T it ran out
 	actions uint8
 	stats   client.Stats
 	statsAt float64
@@ -162,7 +165,8 @@ func New(src Source, cfg Config) *View {
 		ip:       interp.New(cfg.Interp),
 		pred:     predict.New(pc),
 		kinds:    map[uint32]kindOf{},
-		statsAt:  -statsEvery,
+		statsAt:  math.Inf(-1),
+		hitAt:    math.Inf(-1),
 	}
 	v.start = v.t(now)
 	v.names[v.me] = cfg.Name
@@ -338,13 +342,11 @@ func (v *View) release(t float64) {
 func (v *View) updatePlayers(t float64) {
 	v.players = v.src.Players()
 	me := v.players[v.me]
-	if me.Present && !me.HasShip && me.Lives == 0 && t-v.start > 1 {
-		if v.outAt == 0 {
-			v.outAt = t
-		}
-	} else {
-		v.outAt = 0
+	out := me.Present && !me.HasShip && me.Lives == 0 && t-v.start > 1
+	if out && !v.out {
+		v.outAt = t
 	}
+	v.out = out
 }
 
 // measure reads the connection's measures, every statsEvery.
