@@ -91,8 +91,11 @@ test_all() {
 	go vet ./...
 	log "headless packages must not link Ebitengine"
 	local bad
-	bad=$(go list -f '{{.ImportPath}} {{join .Deps " "}}' ./net/... ./server/... ./cmd/... | grep 'hajimehoshi/ebiten' | cut -d' ' -f1 || true)
+	bad=$(go list -f '{{.ImportPath}} {{join .Deps " "}}' ./net/... ./sim/... ./server/... ./cmd/... ./game/view/... ./render/model/... | grep 'hajimehoshi/ebiten' | cut -d' ' -f1 || true)
 	[ -z "$bad" ] || die "these packages link Ebitengine and would panic without a display: $bad"
+	log "render depends on neither the server nor the game"
+	bad=$(go list -deps ./render | grep -E '^rtype/(server|game)(/|$)' || true)
+	[ -z "$bad" ] || die "package render imports $bad"
 	log "go test -race (headless packages, no display)"
 	# shellcheck disable=SC2046
 	env -u DISPLAY go test -race -count=1 -timeout 10m $(headless_pkgs)

@@ -1,11 +1,12 @@
 // Package game is the game client: the scenes (title, name entry, join,
 // connecting, hosting, play, game over, settings, errors), the input, the
-// session with a server (and the in-process server when hosting), sounds
-// and effects driven by the server's events. Drawing goes through package
-// render; pure logic lives in game/core.
+// session with a server (and the in-process server when hosting) and the
+// sounds. What the play shows comes from package game/view (headless),
+// drawing goes through package render; pure logic lives in game/core.
 //
 // As in Ebitengine's examples/blocks, Game holds a current Scene with
-// Update and Draw; state changes only in Update, Draw only draws.
+// Update and Draw; state changes only in Update, Draw only draws (the play
+// asks the view for the world at the drawn frame's own time).
 package game
 
 import (

@@ -224,8 +224,8 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 	play := func() *PlayScene { p, _ := g.scene.(*PlayScene); return p }
 	myShip := func() (render.Sprite, bool) {
 		if p := play(); p != nil {
-			for _, s := range p.sprites {
-				if s.Kind == wire.KindPlayerShip && s.Owner == p.me {
+			for _, s := range p.frame.Sprites {
+				if s.Kind == wire.KindPlayerShip && s.Owner == p.view.Me() {
 					return s, true
 				}
 			}
@@ -244,13 +244,13 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 	sawMissile := false
 	lead, predicted := 0.0, 0
 	if !run(t, g, screen, 10*time.Second, func() bool {
-		for _, s := range play().sprites {
+		for _, s := range play().frame.Sprites {
 			sawMissile = sawMissile || s.Kind == wire.KindPlayerMissile
 		}
 		s, _ := myShip()
-		if p := play(); p.ownPredicted && s.X < 1200 {
+		if p := play(); p.frame.Own.Predicted && s.X < 1200 {
 			predicted++
-			lead = max(lead, s.X-p.ownInterpX)
+			lead = max(lead, s.X-p.frame.Own.InterpX)
 		}
 		return s.X > 300 && sawMissile
 	}) {
@@ -269,29 +269,29 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 	}
 	if !run(t, g, screen, 10*time.Second, func() bool {
 		p := play()
-		if p == nil || !p.hud[friend.Player()].Present || p.hud[friend.Player()].Name != "Hicks" {
+		if p == nil || !p.frame.HUD[friend.Player()].Present || p.frame.HUD[friend.Player()].Name != "Hicks" {
 			return false
 		}
-		for _, n := range p.notices.List {
+		for _, n := range p.frame.Notices {
 			if n.Text == "Hicks joined" {
 				return true
 			}
 		}
 		return false
 	}) {
-		t.Fatalf("the friend's join is not shown; notices %+v", play().notices.List)
+		t.Fatalf("the friend's join is not shown; notices %+v", play().frame.Notices)
 	}
 	// The friend leaves: a notice says so.
 	friend.Close()
 	if !run(t, g, screen, 10*time.Second, func() bool {
-		for _, n := range play().notices.List {
+		for _, n := range play().frame.Notices {
 			if strings.HasPrefix(n.Text, "Hicks left") {
 				return true
 			}
 		}
 		return false
 	}) {
-		t.Fatalf("the friend's leaving is not shown; notices %+v", play().notices.List)
+		t.Fatalf("the friend's leaving is not shown; notices %+v", play().frame.Notices)
 	}
 	// Escape's pause menu: Leave game goes back to the title and stops the
 	// server.
@@ -313,7 +313,7 @@ func startRulesHost(t *testing.T, r sim.Rules) *Host {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port()}
+	h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: r}
 	h.Addrs = []string{h.LocalAddr()}
 	go func() { defer close(h.done); srv.Run(ctx) }()
 	return h

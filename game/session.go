@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"rtype/game/core"
-	"rtype/game/interp"
 	"rtype/net/client"
-	"rtype/net/wire"
 	"rtype/server"
+	"rtype/sim"
 )
 
 // Host is the in-process server of a hosted game.
@@ -24,6 +23,8 @@ type Host struct {
 	// friends can join (LAN first, then 127.0.0.1).
 	Port  int
 	Addrs []string
+	// Rules are the server's rules (the own ship is predicted with them).
+	Rules sim.Rules
 }
 
 // StartHost starts a one-game server on port, or the next free one of the
@@ -37,10 +38,12 @@ func StartHost(port int, log *slog.Logger) (*Host, error) {
 	}
 	ports = append(ports, 0)
 	var firstErr error
+	rules := sim.DefaultRules()
 	for _, p := range ports {
 		srv, err := server.New(server.Config{
 			Listen:   net.JoinHostPort("", strconv.Itoa(p)),
 			MaxGames: 1,
+			Rules:    &rules,
 			Logger:   log.With("component", "server"),
 		})
 		if err != nil {
@@ -51,7 +54,7 @@ func StartHost(port int, log *slog.Logger) (*Host, error) {
 			continue
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port()}
+		h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: rules}
 		h.Addrs = core.JoinAddrs(h.Port)
 		go func() {
 			defer close(h.done)
@@ -82,37 +85,17 @@ func (h *Host) Stop() {
 	}
 }
 
-// Session is this client's connection to a game, with the interpolation
-// of its world.
+// Session is this client's connection to a game.
 type Session struct {
 	C       *client.Client
-	IP      *interp.Interpolator
 	Addr    string
 	Hosting bool
 	Started time.Time
-
-	frames []client.Frame
-	drawn  []interp.Drawn
-	events []wire.Event
-	// Names remembers every player's name, even after it left (for the
-	// final scores).
-	Names [wire.MaxPlayers]string
 }
 
 // NewSession wraps a connected client.
 func NewSession(c *client.Client, addr string, hosting bool) *Session {
-	return &Session{C: c, IP: interp.New(interp.Config{}), Addr: addr, Hosting: hosting, Started: time.Now()}
-}
-
-// Update brings the interpolation to now and returns the entities to draw
-// (valid until the next Update) and the events since the last call.
-func (s *Session) Update(now time.Time) ([]interp.Drawn, []wire.Event) {
-	s.frames = s.C.Frames(s.frames)
-	s.IP.Update(s.frames, now)
-	s.drawn = s.IP.Entities(s.drawn)
-	clear(s.events) // drop the names
-	s.events = s.C.DrainEvents(s.events[:0])
-	return s.drawn, s.events
+	return &Session{C: c, Addr: addr, Hosting: hosting, Started: time.Now()}
 }
 
 // Close leaves the game (Logout Left).

@@ -14,12 +14,13 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/assets"
+	"rtype/render/model"
 )
 
 // The logical screen size (Layout's answer) and the play area's.
 const (
-	Width  = 1280
-	Height = 720
+	Width  = model.Width
+	Height = model.Height
 )
 
 // Atlas is the sprite sheet as one image and its sprites as sub-images.
@@ -101,7 +102,7 @@ func PlayerColor(p uint8) color.RGBA {
 }
 
 // PlayerColorNames name the colours, for people.
-var PlayerColorNames = [4]string{"cyan", "magenta", "yellow", "green"}
+var PlayerColorNames = model.PlayerColorNames
 
 // Palette of the interface.
 var (

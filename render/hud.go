@@ -6,49 +6,24 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"rtype/game/core"
+	"rtype/render/model"
 )
 
-// HUDPlayer is a player's line of the HUD.
-type HUDPlayer struct {
-	Present bool
-	Name    string
-	Score   uint32
-	Lives   int
-	// HasShip is false while the player has no ship.
-	HasShip bool
-	// Local marks this client's player; Leader the best score.
-	Local, Leader bool
-	// Behind is set when something of the play area is under the panel:
-	// it is then drawn see-through.
-	Behind bool
-}
+// HUDPlayer is a player's line of the HUD (model.HUDPlayer).
+type HUDPlayer = model.HUDPlayer
 
-// HUD geometry: four panels along the top edge, one per player number.
+// HUD geometry: four panels along the top edge, one per player number
+// (those of package model).
 const (
-	HUDMargin = 16
-	HUDGap    = 12
-	HUDTop    = 10
-	HUDHeight = 60
-	HUDWidth  = (Width - 2*HUDMargin - 3*HUDGap) / 4
+	HUDMargin = model.HUDMargin
+	HUDGap    = model.HUDGap
+	HUDTop    = model.HUDTop
+	HUDHeight = model.HUDHeight
+	HUDWidth  = model.HUDWidth
 )
 
 // HUDSlotX returns the left edge of player p's HUD panel.
-func HUDSlotX(p int) float64 { return float64(HUDMargin + p*(HUDWidth+HUDGap)) }
-
-// HUDSlotAt returns the HUD panel a point of the play area is under (with
-// a margin of m pixels), or -1.
-func HUDSlotAt(x, y, m float64) int {
-	if y < HUDTop-m || y >= HUDTop+HUDHeight+m {
-		return -1
-	}
-	for p := range 4 {
-		if l := HUDSlotX(p); x >= l-m && x < l+HUDWidth+m {
-			return p
-		}
-	}
-	return -1
-}
+func HUDSlotX(p int) float64 { return model.HUDSlotX(p) }
 
 // DrawHUD draws the players' panels: colour, name, score and lives, the
 // local player's outlined in its colour; an empty slot shows as open.
@@ -115,7 +90,7 @@ func (a *Atlas) DrawHUD(dst *ebiten.Image, f *Fonts, players [4]HUDPlayer) {
 
 // DrawNotices draws the notices ("Ripley joined") under the HUD, newest
 // last, each fading out.
-func (a *Atlas) DrawNotices(dst *ebiten.Image, f *Fonts, ns []core.Notice, now float64) {
+func (a *Atlas) DrawNotices(dst *ebiten.Image, f *Fonts, ns []model.Notice, now float64) {
 	y := float64(HUDTop + HUDHeight + 18)
 	for _, n := range ns {
 		al := n.Alpha(now)

@@ -225,15 +225,6 @@ func TestWrap(t *testing.T) {
 	}
 }
 
-func TestHUDSlotAt(t *testing.T) {
-	if HUDSlotAt(HUDSlotX(2)+5, HUDTop+10, 0) != 2 {
-		t.Error("point in panel 2")
-	}
-	if HUDSlotAt(640, 400, 16) != -1 {
-		t.Error("point in the middle of the screen")
-	}
-}
-
 func TestFit(t *testing.T) {
 	f, _ := LoadFonts()
 	if got := Fit("Ripley", f.Small, 500); got != "Ripley" {

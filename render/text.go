@@ -77,17 +77,6 @@ func ShadowText(dst *ebiten.Image, s string, face *text.GoTextFace, x, y float64
 	Text(dst, s, face, x, y, align, clr)
 }
 
-// GlowText draws s with a soft coloured glow around it.
-func GlowText(dst *ebiten.Image, s string, face *text.GoTextFace, x, y float64, align Align, clr, glow color.RGBA, radius float64) {
-	g := Fade(glow, 0.16)
-	for _, d := range [][2]float64{{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {-0.7, -0.7}, {0.7, 0.7}, {-0.7, 0.7}, {0.7, -0.7}} {
-		for _, r := range []float64{radius, radius / 2} {
-			Text(dst, s, face, x+d[0]*r, y+d[1]*r, align, g)
-		}
-	}
-	Text(dst, s, face, x, y, align, clr)
-}
-
 // Measure returns the width and height of s in face.
 func Measure(s string, face *text.GoTextFace) (w, h float64) {
 	return text.Measure(s, face, face.Size*1.3)

@@ -6,26 +6,22 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"rtype/game/core"
 	"rtype/net/wire"
+	"rtype/render/model"
 )
 
-// Sprite is an entity to draw: what it is and where, in logical pixels.
-type Sprite struct {
-	ID                 uint32
-	Kind, Owner, Frame uint8
-	X, Y               float64
-}
+// Sprite is an entity to draw: what it is and where (model.Sprite).
+type Sprite = model.Sprite
 
 // Starfield is the parallax background: three layers of stars scrolling
 // left at different speeds, laid out the same on every run.
 type Starfield struct {
-	Layers [3]core.StarLayer
+	Layers [3]model.StarLayer
 }
 
 // NewStarfield lays out the stars of the 1280 x 720 area.
 func NewStarfield() *Starfield {
-	return &Starfield{Layers: core.Starfield(Width, Height)}
+	return &Starfield{Layers: model.Starfield(Width, Height)}
 }
 
 var starTints = [3]color.RGBA{
@@ -108,22 +104,22 @@ func (a *Atlas) DrawShipScaled(dst *ebiten.Image, x, y float64, frame, owner uin
 }
 
 // DrawEffects draws the explosions and muzzle flashes active at now.
-func (a *Atlas) DrawEffects(dst *ebiten.Image, fx []core.Effect, now float64) {
+func (a *Atlas) DrawEffects(dst *ebiten.Image, fx []model.Effect, now float64) {
 	for _, e := range fx {
 		if !e.Active(now) {
 			continue
 		}
 		switch e.Kind {
-		case core.FxExplosion:
+		case model.FxExplosion:
 			DrawSprite(dst, a.Explosion[e.Frame(now, 8)], e.X, e.Y, DrawOpts{})
-		case core.FxShipExplosion:
+		case model.FxShipExplosion:
 			p := e.Progress(now)
 			// A coloured flash, then a big fireball.
 			if p < 0.35 {
 				DrawSprite(dst, a.Muzzle[0], e.X, e.Y, DrawOpts{Scale: 5 + 14*p, Tint: PlayerColor(e.Owner), Alpha: 1 - p/0.35, Blend: ebiten.BlendLighter})
 			}
 			DrawSprite(dst, a.Explosion[e.Frame(now, 8)], e.X, e.Y, DrawOpts{Scale: 2})
-		case core.FxMuzzle:
+		case model.FxMuzzle:
 			DrawSprite(dst, a.Muzzle[e.Frame(now, 3)], e.X, e.Y, DrawOpts{Blend: ebiten.BlendLighter})
 		}
 	}

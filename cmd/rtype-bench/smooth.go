@@ -80,18 +80,18 @@ func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment) (*sm
 	}
 	defer c.Close()
 
-	v := newViewer(c)
+	v := newViewer(c, rules)
 	paths := map[uint32]*smoothPath{}
 	var firstSeen time.Time
 	start := time.Now()
 	deadline := start.Add(time.Duration(rules.FirstWave)*time.Second/60 + visibleFor + 15*time.Second)
 	const half = 16 // a Bydos is 32 px wide
 	missed, err := renderLoop(ctx, start, func(k int64, now time.Time) bool {
-		drawn := v.frame(now)
+		drawn := v.frame(now, 0).Sprites
 		visible := 0
 		for i := range drawn {
 			d := &drawn[i]
-			if d.Kind != wire.KindBydosSlave || d.DrawX-half >= 1280 || d.DrawX+half <= 0 {
+			if d.Kind != wire.KindBydosSlave || d.X-half >= 1280 || d.X+half <= 0 {
 				continue
 			}
 			visible++
@@ -101,8 +101,8 @@ func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment) (*sm
 				paths[d.ID] = p
 			}
 			p.k = append(p.k, k)
-			p.x = append(p.x, d.DrawX)
-			p.y = append(p.y, d.DrawY)
+			p.x = append(p.x, float32(d.X))
+			p.y = append(p.y, float32(d.Y))
 		}
 		if visible > 0 && firstSeen.IsZero() {
 			firstSeen = now
@@ -124,7 +124,7 @@ func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment) (*sm
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no Bydos was drawn")
 	}
-	res := &smoothResult{missed: missed, delayAtEnd: v.ip.Delay()}
+	res := &smoothResult{missed: missed, delayAtEnd: v.f.Net.Delay}
 	for _, p := range paths {
 		res.add(p)
 	}

@@ -4,32 +4,36 @@ import (
 	"context"
 	"time"
 
-	"rtype/game/interp"
+	"rtype/game/view"
 	"rtype/net/client"
 	"rtype/net/netsim"
 	"rtype/server"
+	"rtype/sim"
 )
 
-// viewer is what the game does with a client every drawn frame (package
-// game's Session.Update, headless): the frame history, the interpolator,
-// the entities to draw.
+// viewer is what the game does with a client (package game's PlayScene,
+// without the drawing): the game's own view (rtype/game/view), updated
+// with the actions held and asked for the frame at each drawn frame's
+// time, on a clock that reads that time.
 type viewer struct {
-	c      *client.Client
-	ip     *interp.Interpolator
-	frames []client.Frame
-	drawn  []interp.Drawn
+	v   *view.View
+	now time.Time // the clock of v
+	f   view.Frame
 }
 
-func newViewer(c *client.Client) *viewer {
-	return &viewer{c: c, ip: interp.New(interp.Config{})}
+func newViewer(c *client.Client, rules sim.Rules) *viewer {
+	vw := &viewer{}
+	vw.now = time.Now()
+	vw.v = view.New(c, view.Config{Rules: rules, Clock: func() time.Time { return vw.now }, Name: "bench"})
+	return vw
 }
 
-// frame returns the entities to draw at now, valid until the next call.
-func (v *viewer) frame(now time.Time) []interp.Drawn {
-	v.frames = v.c.Frames(v.frames)
-	v.ip.Update(v.frames, now)
-	v.drawn = v.ip.Entities(v.drawn)
-	return v.drawn
+// frame runs one game frame at now: the Update with the actions held,
+// then the Frame drawn at now (valid until the next call).
+func (vw *viewer) frame(now time.Time, actions uint8) *view.Frame {
+	vw.now = now
+	vw.v.Update(actions)
+	return vw.v.Frame(&vw.f, now)
 }
 
 // renderLoop calls fn at every frame of a 60 Hz display that started at

@@ -5,12 +5,19 @@
 // at the render time.
 //
 // It works on the frame history of rtype/net/client and never imports
-// Ebitengine, so its tests run without a display. An Interpolator is driven
-// by the game once per drawn frame:
+// Ebitengine, so its tests run without a display. An Interpolator is
+// updated by the game once per game tick, and sampled at each drawn
+// frame's own time (rtype/game/view does both):
 //
-//	frames = c.Frames(frames)
+//	frames = c.Frames(frames)          // Update, 60 per second
 //	ip.Update(frames, time.Now())
-//	drawn = ip.Entities(drawn)
+//
+//	r := ip.RenderTickAt(time.Now())   // Draw, at the display's rate
+//	drawn = ip.EntitiesAt(drawn, r)
+//
+// RenderTickAt reads the render clock between two Updates at the speed the
+// last one set, and the next Update goes on from the same clock, so a
+// 144 Hz display gets 144 distinct, monotonic render times per second.
 //
 // The clock: every snapshot tick is stamped with its local arrival time (the
 // now of the first Update that sees it). The offset between local time and

@@ -48,13 +48,17 @@ func Lerp(a, b client.Entity, t float32) (x, y float32) {
 //
 // The sprite frame is that of the state nearer in time to the render time.
 // Entities uses the frames given to the last Update.
-func (ip *Interpolator) Entities(dst []Drawn) []Drawn {
+func (ip *Interpolator) Entities(dst []Drawn) []Drawn { return ip.EntitiesAt(dst, ip.render) }
+
+// EntitiesAt is Entities at render tick r instead of the render time of
+// the last Update (r is usually RenderTickAt of a drawn frame's time). It
+// changes nothing in the Interpolator.
+func (ip *Interpolator) EntitiesAt(dst []Drawn, r float64) []Drawn {
 	dst = dst[:0]
 	n := len(ip.order)
 	if n == 0 {
 		return dst
 	}
-	r := ip.render
 	bi := 0
 	for bi < n-1 && float64(ip.frames[ip.order[bi]].Tick) < r {
 		bi++

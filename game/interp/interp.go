@@ -349,13 +349,16 @@ func (ip *Interpolator) updateDelay(dt float64) {
 	ip.delay = max(target, ip.delay-ip.cfg.ShrinkPerSecond.Seconds()*dt)
 }
 
-// steer advances the render clock by dt seconds of local time, at a speed
-// steered toward the target render time, or resets it when it is off by
-// more than ResetAfter.
+// steer advances the render clock by dt seconds of local time at the
+// speed decided by the previous Update (so that RenderTickAt, which
+// reads the clock between Updates at that speed, and the next Update agree:
+// the render clock is continuous), then decides the speed until the next
+// Update, steered toward the target render time; or it resets the clock
+// when it is off by more than ResetAfter.
 func (ip *Interpolator) steer(t, dt float64) {
+	ip.render += dt * ip.tps * ip.rate
 	target := (t - ip.minOff - ip.delay) * ip.tps
-	free := ip.render + dt*ip.tps
-	e := target - free // ticks
+	e := target - ip.render // ticks
 	if math.Abs(e) > ip.resetTicks {
 		ip.render, ip.rate = target, 1
 		return
@@ -367,7 +370,6 @@ func (ip *Interpolator) steer(t, dt float64) {
 		// moves, so the clock may wait for the snapshots to catch up.
 		ip.rate = 0
 	}
-	ip.render += dt * ip.tps * ip.rate
 }
 
 // newestFrame returns the tick of the history's newest frame, 0 without one.
@@ -387,6 +389,21 @@ func (ip *Interpolator) Delay() time.Duration { return seconds(ip.delay) }
 // is reset (a new game, or an error above ResetAfter); it is 0 before the
 // first frame.
 func (ip *Interpolator) RenderTick() float64 { return ip.render }
+
+// RenderTickAt returns the render time, in server ticks, at local time
+// now: the render tick of the last Update moved on at the clock's present
+// speed (Rate) for the time since. It changes nothing, so a renderer may
+// sample the world at each drawn frame's own time (a 144 Hz display
+// between two 60 Hz Updates); the next Update continues from the same
+// clock, so the render time never goes back. A now before the last Update
+// gives RenderTick, and so does an Interpolator without frames yet.
+func (ip *Interpolator) RenderTickAt(now time.Time) float64 {
+	if !ip.started {
+		return ip.render
+	}
+	dt := max(now.Sub(ip.base).Seconds()-ip.last, 0)
+	return ip.render + dt*ip.tps*ip.rate
+}
 
 // Behind returns how far the render time is behind the newest frame of the
 // history given to the last Update; it is negative when the entities are

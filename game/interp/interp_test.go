@@ -506,3 +506,50 @@ func TestUpdateNoFrames(t *testing.T) {
 		t.Fatalf("clock going back moved the render tick from %v to %v", r, ip.RenderTick())
 	}
 }
+
+// TestRenderTickAt: between two Updates at 60 Hz, a 144 Hz display reads
+// the render clock at its own times; the readings never go back, change
+// nothing, and the next Update goes on from the same clock (its render
+// tick is the reading at its time), through jitter, loss and a step of
+// the latency.
+func TestRenderTickAt(t *testing.T) {
+	s := &sim{link: netLink{latency: 60 * ms, jitter: 20 * ms, loss: 0.05, stepAt: 4 * time.Second, step: 80 * ms},
+		world: movers(mover(1, 100, 500, 120, 0)), dur: 8 * time.Second, seed: 3}
+	ip := New(Config{})
+	arr := s.schedule()
+	var w fakeWorld
+	var frames []client.Frame
+	last, draws := -1.0, 0
+	for u := 0; ; u++ {
+		at := time.Duration(u) * time.Second / 60
+		if at > s.dur {
+			break
+		}
+		for len(arr) > 0 && arr[0].at <= at {
+			w.apply(arr[0].tick, s.world(arr[0].tick))
+			arr = arr[1:]
+		}
+		frames = append(frames[:0], w.frames...)
+		want := ip.RenderTickAt(base.Add(at))
+		if again := ip.RenderTickAt(base.Add(at)); again != want {
+			t.Fatalf("two readings at the same time: %v then %v", want, again)
+		}
+		started := ip.started
+		ip.Update(frames, base.Add(at))
+		if got := ip.RenderTick(); started && math.Abs(got-want) > 1e-9 {
+			t.Fatalf("at %v the Update set the render tick to %.6f, the clock read %.6f", at, got, want)
+		}
+		// The display's frames until the next Update.
+		for ; time.Duration(draws)*time.Second/144 < at+time.Second/60; draws++ {
+			d := time.Duration(draws) * time.Second / 144
+			if d < at {
+				continue
+			}
+			r := ip.RenderTickAt(base.Add(d))
+			if r < last {
+				t.Fatalf("at %v the render tick went back from %.4f to %.4f", d, last, r)
+			}
+			last = r
+		}
+	}
+}

@@ -26,11 +26,12 @@ const (
 )
 
 // Config holds the movement rules and the smoothing of a Predictor. Zero
-// fields take the defaults given with each field.
+// fields take the defaults given with each field, except Rules.
 type Config struct {
 	// Rules are the server's gameplay rules; the ship moves as
-	// Rules.MoveShip says, one step per Input call. The zero value means
-	// sim.DefaultRules().
+	// Rules.MoveShip says, one step per Input call. Required: the
+	// protocol does not carry them, so the caller says which server's
+	// rules it predicts (New panics on a zero TickRate).
 	Rules sim.Rules
 	// CorrectionTime is the time constant of the exponential decay of a
 	// prediction error: when a snapshot changes the prediction, the
@@ -42,14 +43,8 @@ type Config struct {
 	SnapTo float64
 }
 
-// DefaultConfig returns the configuration with every default filled in.
-func DefaultConfig() Config { return Config{}.withDefaults() }
-
 // withDefaults fills in the zero fields.
 func (c Config) withDefaults() Config {
-	if c.Rules.TickRate <= 0 {
-		c.Rules = sim.DefaultRules()
-	}
 	if c.CorrectionTime <= 0 {
 		c.CorrectionTime = 100 * time.Millisecond
 	}
@@ -75,6 +70,7 @@ type Predictor struct {
 	head  int // index of the next step to write
 	n     int // steps held
 	lastT time.Time
+	lastA uint8 // the actions of the last Input
 
 	has        bool    // a snapshot was fed since New or Reset
 	tick       uint32  // tick of the last snapshot fed
@@ -86,6 +82,9 @@ type Predictor struct {
 
 // New returns a Predictor with cfg (zero fields take their defaults).
 func New(cfg Config) *Predictor {
+	if cfg.Rules.TickRate <= 0 {
+		panic("predict: Config.Rules not set")
+	}
 	p := &Predictor{cfg: cfg.withDefaults()}
 	p.correctionSecs = p.cfg.CorrectionTime.Seconds()
 	return p
@@ -111,7 +110,7 @@ func (p *Predictor) Input(actions uint8, now time.Time) {
 	if p.n < ringSize {
 		p.n++
 	}
-	p.lastT = now
+	p.lastT, p.lastA = now, actions
 	if p.has {
 		p.px, p.py, p.frame = p.move(p.px, p.py, actions)
 	}
@@ -200,12 +199,25 @@ func (p *Predictor) offset(now time.Time) (x, y float64) {
 // the decaying correction offset, kept inside the area, and its frame (1
 // moving up, 2 down, 0 level, from the last step). ok is false before the
 // first Snapshot (or after Reset).
+//
+// Between two Inputs the ship goes on with the last Input's actions for
+// the time since it, up to one step: a display faster than the Inputs
+// (144 Hz against 60) shows it moving at every frame rather than in
+// steps. A release is known at the next Input only: the ship then stops up
+// to a step short of where the last frames showed it going.
 func (p *Predictor) Position(now time.Time) (x, y float32, frame uint8, ok bool) {
 	if !p.has {
 		return 0, 0, 0, false
 	}
 	ox, oy := p.offset(now)
-	dx, dy := p.cfg.Rules.MoveShip(p.px+ox, p.py+oy, 0) // kept inside the area
+	px, py := p.px+ox, p.py+oy
+	if f := now.Sub(p.lastT).Seconds() * float64(p.cfg.Rules.TickRate); f > 0 && p.lastA != 0 {
+		f = min(f, 1)
+		nx, ny := p.cfg.Rules.MoveShip(p.px, p.py, p.lastA)
+		px += (nx - p.px) * f
+		py += (ny - p.py) * f
+	}
+	dx, dy := p.cfg.Rules.MoveShip(px, py, 0) // kept inside the area
 	return float32(dx), float32(dy), p.frame, true
 }
 

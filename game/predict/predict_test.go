@@ -2,6 +2,8 @@ package predict
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -25,7 +27,7 @@ func at(k int) time.Time { return t0.Add(time.Duration(k) * time.Second / 60) }
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 func TestNoInputEqualsServer(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	if _, _, _, ok := p.Position(t0); ok {
 		t.Fatal("a position before any snapshot")
 	}
@@ -47,7 +49,7 @@ func TestNoInputEqualsServer(t *testing.T) {
 }
 
 func TestHoldRightOneSecond(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	p.Input(0, at(0))
 	p.Snapshot(100, 300, 1, at(0), 0, false)
 	for k := 1; k <= 60; k++ {
@@ -79,7 +81,7 @@ func TestHoldRightOneSecond(t *testing.T) {
 }
 
 func TestDiagonalNormalized(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	p.Input(0, at(0))
 	p.Snapshot(400, 400, 1, at(0), 0, false)
 	for k := 1; k <= 60; k++ {
@@ -93,7 +95,7 @@ func TestDiagonalNormalized(t *testing.T) {
 }
 
 func TestReplaysOnlyInputsAfterCutoff(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	for k := 0; k <= 30; k++ {
 		p.Input(right, at(k))
 	}
@@ -108,7 +110,7 @@ func TestReplaysOnlyInputsAfterCutoff(t *testing.T) {
 }
 
 func TestRespawnSnaps(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	p.Input(right, at(0))
 	p.Snapshot(600, 300, 1, at(0), 0, false)
 	for k := 1; k <= 10; k++ {
@@ -132,7 +134,7 @@ func TestRespawnSnaps(t *testing.T) {
 }
 
 func TestCorrectionDecays(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	p.Input(0, at(0))
 	p.Snapshot(300, 300, 1, at(0), 0, false)
 	// The server says 20 px further right: no jump, then a glide.
@@ -159,7 +161,7 @@ func TestCorrectionDecays(t *testing.T) {
 }
 
 func TestNoAllocs(t *testing.T) {
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 	k := 0
 	var tick uint32
 	allocs := testing.AllocsPerRun(1000, func() {
@@ -176,20 +178,34 @@ func TestNoAllocs(t *testing.T) {
 	}
 }
 
-// simRun plays a zigzag against the real server simulation (sim.World)
-// with a one-way delay each way, snapshots every 3 ticks, and returns the
-// largest error of the drawn own ship to the server's position once it
-// has the same inputs, with the prediction and with the interpolation
-// (modelled as the server's position interpDelay behind the newest
-// snapshot), and the largest jump of the drawn position between two frames.
-func simRun(t *testing.T, oneWay time.Duration, interpDelay time.Duration) (predErr, interpErr, meanPred, meanInterp, maxJump float64) {
+// zigzagResult are the figures of a zigzagRun.
+type zigzagResult struct {
+	predMax, interpMax, predMean, interpMean, maxJump float64
+	// predicted are the errors of Predicted (without the correction
+	// offset) at every frame measured.
+	predicted []float64
+	frames    int
+}
+
+// zigzagRun plays a zigzag against the real server simulation (sim.World)
+// with a one-way delay each way, plus a uniform jitter in [-jitter,
+// +jitter] on each Input and each snapshot (so they may arrive out of
+// order: the server keeps the newest Input it has, PROTOCOL.md 4.2), the
+// client's round-trip estimate being 2 × oneWay, and snapshots every 3
+// ticks. It measures the drawn own ship against the server's position once
+// it has applied the frame's input, with the prediction and with the
+// interpolation (modelled as the server's position interpDelay behind the
+// newest snapshot), and the largest jump of the drawn position between two
+// frames.
+func zigzagRun(t *testing.T, oneWay, jitter time.Duration, seed uint64, interpDelay time.Duration) zigzagResult {
 	t.Helper()
+	var predErr, interpErr, maxJump float64
 	rules := sim.DefaultRules()
 	rules.FirstWave = 1 << 30 // no enemies
 	rules.JoinInvulnTicks = 0
 	w := sim.New(rules, 1)
 	w.AddPlayer(0, "p")
-	p := New(Config{})
+	p := New(Config{Rules: sim.DefaultRules()})
 
 	const (
 		tickNs   = int64(time.Second) / 60
@@ -199,10 +215,18 @@ func simRun(t *testing.T, oneWay time.Duration, interpDelay time.Duration) (pred
 	)
 	ow := int64(oneWay)
 	rtt := 2 * oneWay
+	rng := rand.New(rand.NewPCG(seed, 1))
+	delay := func() int64 {
+		if jitter == 0 {
+			return ow
+		}
+		return ow + rng.Int64N(2*int64(jitter)+1) - int64(jitter)
+	}
+	var res zigzagResult
 
 	type sent struct {
-		at      int64
-		actions uint8
+		at, arrival int64
+		actions     uint8
 	}
 	type snap struct {
 		tick     uint32
@@ -251,46 +275,59 @@ func simRun(t *testing.T, oneWay time.Duration, interpDelay time.Duration) (pred
 	var n int
 	frames := int(duration / frameNs)
 	type drawnAt struct {
-		at   int64
-		x, y float64
+		at     int64
+		x, y   float64
+		px, py float64 // Predicted
+		// arrival is when the frame's input reached the server.
+		arrival int64
 	}
 	var drawn []drawnAt
 	for k := 0; k < frames; k++ {
 		now := int64(k) * frameNs
 		a := zigzag(k)
-		inputs = append(inputs, sent{now, a})
+		inputs = append(inputs, sent{now, now + delay(), a})
 		p.Input(a, t0.Add(time.Duration(now)))
 		// The server runs its ticks up to now + the one-way delay: the
 		// inputs they apply are all known.
-		for ; int64(j)*tickNs+phaseNs <= now+ow; j++ {
+		for ; int64(j)*tickNs+phaseNs <= now+ow-int64(jitter); j++ {
 			ts := int64(j)*tickNs + phaseNs
-			for srvNext < len(inputs) && inputs[srvNext].at+ow <= ts {
-				w.SetInput(0, inputs[srvNext].actions)
-				srvNext++
+			// The newest Input arrived by ts, if newer than the last one
+			// applied.
+			for k := srvNext; k < len(inputs); k++ {
+				if inputs[k].arrival <= ts {
+					w.SetInput(0, inputs[k].actions)
+					srvNext = k + 1
+				}
 			}
 			w.Step()
 			x, y := shipPos()
 			serverX, serverY = append(serverX, x), append(serverY, y)
 			if j%3 == 0 {
-				snaps = append(snaps, snap{tick: w.Tick(), x: x, y: y, arrival: ts + ow})
+				snaps = append(snaps, snap{tick: w.Tick(), x: x, y: y, arrival: ts + delay()})
 			}
 		}
 		// Deliver the snapshots arrived by now, newest only (as the game
 		// feeds the newest frame).
 		last := -1
+		for k := next; k < len(snaps); k++ {
+			if snaps[k].arrival <= now && snaps[k].tick > 0 {
+				last = k
+			}
+		}
 		for next < len(snaps) && snaps[next].arrival <= now {
-			last = next
 			next++
 		}
 		if last >= 0 {
 			s := snaps[last]
+			snaps[last].tick = 0 // delivered
 			p.Snapshot(float32(s.x), float32(s.y), s.tick, t0.Add(time.Duration(s.arrival)), rtt, false)
 		}
 		x, y, _, ok := p.Position(t0.Add(time.Duration(now)))
 		if !ok {
 			continue
 		}
-		drawn = append(drawn, drawnAt{now, float64(x), float64(y)})
+		qx, qy, _ := p.Predicted()
+		drawn = append(drawn, drawnAt{now, float64(x), float64(y), float64(qx), float64(qy), inputs[len(inputs)-1].arrival})
 		if hasPrev {
 			maxJump = max(maxJump, math.Hypot(float64(x)-prevX, float64(y)-prevY))
 		}
@@ -311,8 +348,8 @@ func simRun(t *testing.T, oneWay time.Duration, interpDelay time.Duration) (pred
 			continue
 		}
 		// The reference: the server's position once it has applied this
-		// frame's input.
-		rx, ry, ok1 := serverAfter(d.at + ow)
+		// frame's input (its first tick after the input's arrival).
+		rx, ry, ok1 := serverAfter(d.arrival)
 		// The interpolation shows the server as it was interpDelay before
 		// the newest snapshot, itself one way old.
 		ix, iy, ok2 := serverAfter(d.at - ow - int64(interpDelay))
@@ -321,29 +358,99 @@ func simRun(t *testing.T, oneWay time.Duration, interpDelay time.Duration) (pred
 		}
 		e := math.Hypot(d.x-rx, d.y-ry)
 		ie := math.Hypot(ix-rx, iy-ry)
+		res.predicted = append(res.predicted, math.Hypot(d.px-rx, d.py-ry))
 		predErr, interpErr = max(predErr, e), max(interpErr, ie)
 		sumP, sumI = sumP+e, sumI+ie
 		n++
 	}
-	return predErr, interpErr, sumP / float64(n), sumI / float64(n), maxJump
+	res.predMax, res.interpMax, res.predMean, res.interpMean, res.maxJump = predErr, interpErr, sumP/float64(n), sumI/float64(n), maxJump
+	res.frames = n
+	return res
 }
 
+// wirePrecision is the largest distance between a prediction replayed from
+// a snapshot's position and the server's position as a snapshot gives it:
+// the wire rounds each coordinate to an eighth of a pixel, so both are off
+// by up to 1/16 px on each axis.
+var wirePrecision = math.Hypot(1.0/8, 1.0/8)
+
+// TestTracksTheServerWhileZigzagging: at a constant round trip, whatever
+// its length, the drawn own ship is where the server puts it once it has
+// the same inputs, within the wire's precision at every frame (about
+// 0.18 px, diagonally) and within 0.1 px on average.
 func TestTracksTheServerWhileZigzagging(t *testing.T) {
 	step := 360.0 / 60
-	for _, ow := range []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond, 75 * time.Millisecond} {
-		pe, ie, mp, mi, jump := simRun(t, ow, 70*time.Millisecond)
-		t.Logf("one way %v: drawn own ship vs server with the same inputs: predicted max %.1f px mean %.2f px; interpolated max %.1f px mean %.1f px; largest frame-to-frame move %.2f px",
-			ow, pe, mp, ie, mi, jump)
-		// The server applies an input at its first tick after it arrives:
-		// up to one tick of phase, so up to two steps off at a turn.
-		if pe > 2*step+0.5 {
-			t.Errorf("one way %v: prediction off by %.1f px", ow, pe)
+	for _, ow := range []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond, 33 * time.Millisecond, 40 * time.Millisecond, 75 * time.Millisecond} {
+		r := zigzagRun(t, ow, 0, 0, 70*time.Millisecond)
+		t.Logf("one way %v: drawn own ship vs server with the same inputs: predicted max %.3f px mean %.3f px; interpolated max %.1f px mean %.1f px; largest frame-to-frame move %.2f px",
+			ow, r.predMax, r.predMean, r.interpMax, r.interpMean, r.maxJump)
+		if r.predMax > wirePrecision {
+			t.Errorf("one way %v: prediction off by %.3f px (the wire's precision is %.3f)", ow, r.predMax, wirePrecision)
 		}
-		if mp > 3 {
-			t.Errorf("one way %v: mean prediction error %.2f px", ow, mp)
+		if r.predMean > 0.1 {
+			t.Errorf("one way %v: mean prediction error %.3f px, want 0.1 or less", ow, r.predMean)
 		}
-		if jump > step+1 {
-			t.Errorf("one way %v: the drawn ship jumped %.2f px in a frame (a step is %.0f)", ow, jump, step)
+		if r.maxJump > step+1 {
+			t.Errorf("one way %v: the drawn ship jumped %.2f px in a frame (a step is %.0f)", ow, r.maxJump, step)
 		}
+	}
+}
+
+// TestJitteredRoundTrip: when the delay varies (± jitter each way), the
+// client cannot tell at which server tick each Input was applied (v1 has
+// no input acknowledgement), so the prediction is off by whole steps
+// (6 px) after each turn of the zigzag until the next snapshot shows
+// where the server put the ship: the claim of 0.1 px does not hold. This
+// records what does: the median error of the prediction is at most one
+// step, the worst about four, and the drawn ship stays several times
+// closer to the server than the interpolation.
+func TestJitteredRoundTrip(t *testing.T) {
+	step := 360.0 / 60
+	for _, ow := range []time.Duration{20 * time.Millisecond, 40 * time.Millisecond} {
+		for _, j := range []time.Duration{5 * time.Millisecond, 20 * time.Millisecond} {
+			for seed := range uint64(3) {
+				r := zigzagRun(t, ow, j, seed, 70*time.Millisecond)
+				e := slices.Clone(r.predicted)
+				slices.Sort(e)
+				within := 0
+				for _, v := range e {
+					if v <= 0.1 {
+						within++
+					}
+				}
+				p50, p99 := e[len(e)/2], e[len(e)*99/100]
+				t.Logf("%v ± %v each way, seed %d: drawn max %.1f px mean %.2f px (interpolated mean %.1f px); prediction p50 %.2f px p99 %.1f px, within 0.1 px at %.0f%% of the frames",
+					ow, j, seed, r.predMax, r.predMean, r.interpMean, p50, p99, 100*float64(within)/float64(len(e)))
+				if p50 > step+0.2 || r.predMax > 5*step || r.predMean > r.interpMean/4 {
+					t.Errorf("%v ± %v, seed %d: prediction p50 %.2f px, drawn max %.1f px, mean %.2f px against the interpolation's %.1f px",
+						ow, j, seed, p50, r.predMax, r.predMean, r.interpMean)
+				}
+			}
+		}
+	}
+}
+
+// TestBetweenInputs: between two Inputs the ship goes on with the held
+// actions for the time since, up to one step; without actions it stands;
+// a release stops it at the next Input.
+func TestBetweenInputs(t *testing.T) {
+	p := New(Config{Rules: sim.DefaultRules()})
+	p.Input(0, at(0))
+	p.Snapshot(300, 300, 1, at(0), 0, false)
+	if x, _, _, _ := p.Position(at(0).Add(8 * time.Millisecond)); x != 300 {
+		t.Fatalf("standing ship drawn at x=%v between Inputs", x)
+	}
+	p.Input(right, at(1))
+	for _, c := range []struct {
+		after time.Duration
+		want  float64
+	}{{0, 306}, {time.Second / 120, 309}, {time.Second / 60, 312}, {time.Second, 312}} {
+		if x, _, _, _ := p.Position(at(1).Add(c.after)); !near(float64(x), c.want, 1e-3) {
+			t.Errorf("%v after an Input holding right: x=%v, want %v", c.after, x, c.want)
+		}
+	}
+	p.Input(0, at(2))
+	if x, _, _, _ := p.Position(at(2).Add(time.Second / 120)); x != 306 {
+		t.Errorf("released: x=%v, want 306", x)
 	}
 }

@@ -1,4 +1,4 @@
-package core
+package model
 
 // EffectKind is a kind of short visual effect.
 type EffectKind uint8
@@ -65,24 +65,12 @@ type Effects struct {
 	List []Effect
 }
 
-// Add adds an effect.
-func (fx *Effects) Add(e Effect) {
-	if len(fx.List) >= MaxEffects {
-		fx.List = append(fx.List[:0], fx.List[1:]...)
-	}
-	fx.List = append(fx.List, e)
-}
+// Add adds an effect; beyond MaxEffects the oldest goes.
+func (fx *Effects) Add(e Effect) { fx.List = addBounded(fx.List, e, MaxEffects) }
 
 // Update removes the effects that are over at now.
 func (fx *Effects) Update(now float64) {
-	out := fx.List[:0]
-	for _, e := range fx.List {
-		if e.Progress(now) < 1 {
-			out = append(out, e)
-		}
-	}
-	clear(fx.List[len(out):])
-	fx.List = out
+	fx.List = keepIf(fx.List, func(e *Effect) bool { return e.Progress(now) < 1 })
 }
 
 // Clear removes every effect.
@@ -125,21 +113,31 @@ type Notices struct {
 }
 
 // Add adds a notice; beyond MaxNotices the oldest goes.
-func (ns *Notices) Add(n Notice) {
-	if len(ns.List) >= MaxNotices {
-		ns.List = append(ns.List[:0], ns.List[1:]...)
-	}
-	ns.List = append(ns.List, n)
-}
+func (ns *Notices) Add(n Notice) { ns.List = addBounded(ns.List, n, MaxNotices) }
 
 // Update removes the notices over at now.
 func (ns *Notices) Update(now float64) {
-	out := ns.List[:0]
-	for _, n := range ns.List {
-		if now-n.Start < NoticeLife {
-			out = append(out, n)
+	ns.List = keepIf(ns.List, func(n *Notice) bool { return now-n.Start < NoticeLife })
+}
+
+// addBounded appends v to l, first dropping the oldest (l[0]) when l holds
+// limit already; l's storage is reused.
+func addBounded[T any](l []T, v T, limit int) []T {
+	if len(l) >= limit {
+		l = append(l[:0], l[1:]...)
+	}
+	return append(l, v)
+}
+
+// keepIf keeps the elements of l for which keep is true, in order, in l's
+// storage, and zeroes the rest (dropping their references).
+func keepIf[T any](l []T, keep func(*T) bool) []T {
+	out := l[:0]
+	for i := range l {
+		if keep(&l[i]) {
+			out = append(out, l[i])
 		}
 	}
-	clear(ns.List[len(out):])
-	ns.List = out
+	clear(l[len(out):])
+	return out
 }

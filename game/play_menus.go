@@ -1,0 +1,111 @@
+package game
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"rtype/game/core"
+	"rtype/game/settings"
+	"rtype/game/view"
+	"rtype/net/wire"
+	"rtype/render"
+)
+
+// The play's surroundings: the controls hint, the pause menu, the network
+// overlay and the hand-off to the final scores.
+
+// controlsHint says the keys, from the bindings.
+func (g *Game) controlsHint() string {
+	km := g.settings.Keys
+	label := func(a settings.Action) string {
+		if ks := km.Keys(a); len(ks) > 0 {
+			return KeyLabel(ks[0])
+		}
+		return "?"
+	}
+	move := "Arrows"
+	if label(settings.ActUp) != "Up" || label(settings.ActDown) != "Down" || label(settings.ActLeft) != "Left" || label(settings.ActRight) != "Right" {
+		move = label(settings.ActUp) + label(settings.ActLeft) + label(settings.ActDown) + label(settings.ActRight)
+	} else if ks := km.Keys(settings.ActUp); len(ks) > 1 && ks[1] == "W" {
+		move = "Arrows or WASD"
+	}
+	fire := label(settings.ActFire)
+	if ks := km.Keys(settings.ActFire); len(ks) > 1 {
+		fire += " or " + KeyLabel(ks[1])
+	}
+	return move + ": move  ·  " + fire + ": fire (hold)  ·  Esc: menu  ·  F3: network"
+}
+
+// gameOver shows the final scores; without them (the event was lost with
+// the session), the last known scores are ranked.
+func (s *PlayScene) gameOver(g *Game, scores []wire.Score) {
+	players := s.view.Players()
+	if scores == nil {
+		for p, pl := range players {
+			if pl.Present {
+				scores = append(scores, wire.Score{Player: uint8(p), Score: pl.Score})
+			}
+		}
+	}
+	names := s.view.Names()
+	ranked := core.Rank(scores, func(p uint8) string {
+		if p < wire.MaxPlayers {
+			return names[p]
+		}
+		return ""
+	})
+	g.log.Info("game over", "scores", fmt.Sprint(ranked))
+	g.setScene(NewGameOverScene(g, ranked, s.view.Me()))
+}
+
+// netLines are the network overlay's lines (F3).
+func netLines(n *view.Net) []render.NetLine {
+	st := n.Stats
+	rtt := "—"
+	if st.HasRTT {
+		rtt = fmt.Sprintf("%.1f ms", float64(st.RTT.Microseconds())/1000)
+	}
+	return []render.NetLine{
+		{Label: "round trip", Value: rtt, Warn: st.HasRTT && st.RTT > 150*time.Millisecond},
+		{Label: "loss", Value: fmt.Sprintf("%.1f %%", st.Loss*100), Warn: st.Loss > 0.05},
+		{Label: "in / out", Value: fmt.Sprintf("%.1f / %.1f kbit/s", st.KbitIn, st.KbitOut)},
+		{Label: "snapshots", Value: fmt.Sprintf("%.1f /s", st.SnapshotsPerSec), Warn: st.SnapshotsPerSec < 15},
+		{Label: "baseline age", Value: fmt.Sprintf("%d ticks", st.BaselineAge)},
+		{Label: "interp delay", Value: fmt.Sprintf("%d ms", n.Delay.Milliseconds())},
+		{Label: "behind newest", Value: fmt.Sprintf("%d ms", n.Behind.Milliseconds())},
+		{Label: "extrapolating", Value: yesNo(n.Extrapolating), Warn: n.Extrapolating},
+		{Label: "input", Value: fmt.Sprintf("%05b", n.Actions)},
+		{Label: "fps / tps", Value: fmt.Sprintf("%.0f / %.0f", ebiten.ActualFPS(), ebiten.ActualTPS())},
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// drawPause draws the pause menu over the play, with the addresses to
+// join at when hosting.
+func (s *PlayScene) drawPause(screen *ebiten.Image, g *Game) {
+	g.atlas.Dim(screen, 0.55)
+	const w = 560.0
+	h := 300.0
+	if g.session.Hosting && g.host != nil {
+		h = 300 + 40*float64(min(len(g.host.Addrs), 3))
+	}
+	x, y := render.Width/2-w/2, 200.0
+	g.atlas.Panel(screen, x, y, w, h)
+	render.Text(screen, "Paused", g.fonts.Title, render.Width/2, y+24, render.Center, render.ColText)
+	render.Text(screen, "The game goes on: it is a network game.", g.fonts.Small, render.Width/2, y+90, render.Center, render.ColDim)
+	s.pause.Draw(screen, g)
+	if g.session.Hosting && g.host != nil {
+		render.Text(screen, "You are the host: leaving ends the game for everyone. Friends join at:", g.fonts.Tiny, render.Width/2, y+260, render.Center, render.ColDim)
+		for i, addr := range g.host.Addrs[:min(len(g.host.Addrs), 3)] {
+			render.Text(screen, addr, g.fonts.Mono, render.Width/2, y+290+float64(i)*30, render.Center, render.ColAccent)
+		}
+	}
+}
