@@ -25,6 +25,7 @@ type session struct {
 	game   *game
 	conn   net.Conn
 	start  time.Time
+	ip     netip.Addr // of the TCP connection: MaxSessionsPerIP counts it
 
 	bound        bool
 	joined       bool // in the game's world (after its first Bind)
