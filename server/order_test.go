@@ -115,8 +115,15 @@ type recordOrder struct {
 	c               *tclient
 	seen            int // events looked at
 	spawned, dead   map[uint32]bool
+	spawnAt         map[uint32]spawnMark
 	records         int
 	unknown, killed int
+}
+
+// spawnMark is the event id and the tick of an entity's Spawn.
+type spawnMark struct {
+	event uint16
+	tick  uint32
 }
 
 func (o *recordOrder) pump(d time.Duration) {
@@ -126,13 +133,21 @@ func (o *recordOrder) pump(d time.Duration) {
 		nsnaps := len(c.snaps)
 		got := c.readOne(min(time.Until(end), 50*time.Millisecond))
 		c.keep(got)
-		for ; o.seen < len(c.events); o.seen++ {
+		// The new events are those of the datagram just read: c.frames
+		// holds their frames, in the same order.
+		for k := 0; o.seen < len(c.events); o.seen, k = o.seen+1, k+1 {
 			ev := &c.events[o.seen]
 			switch ev.Type {
 			case wire.EventSpawn:
 				o.spawned[ev.ID] = true
+				o.spawnAt[ev.ID] = spawnMark{c.frames[k].ID, ev.Tick}
 			case wire.EventDestroy:
 				o.dead[ev.ID] = true
+				// 4.5: an entity's Spawn has an earlier event id and a
+				// tick not after its Destroy's, even in one tick.
+				if sp, ok := o.spawnAt[ev.ID]; !ok || !wire.SeqNewer(c.frames[k].ID, sp.event) || ev.Tick < sp.tick {
+					o.c.t.Errorf("%s: Destroy %s (event %d) and its Spawn %+v out of order", c.name, eventString(ev), c.frames[k].ID, sp)
+				}
 			}
 		}
 		if len(c.snaps) > nsnaps {
@@ -152,7 +167,7 @@ func (o *recordOrder) pump(d time.Duration) {
 // 4.3, 5.3: within a tick the server sends the Event datagrams before the
 // Snapshot, so no snapshot record reaches a client before the Spawn of its
 // entity, nor after its Destroy, on a link that loses and reorders
-// nothing. Four players firing, waves coming. RTYPE_ORDER_SECONDS sets how
+// nothing; and an entity's Spawn comes before its Destroy (4.5). Four players firing, waves coming. RTYPE_ORDER_SECONDS sets how
 // long the game runs (default 3).
 func TestSpawnBeforeRecords(t *testing.T) {
 	t.Parallel()
@@ -177,7 +192,7 @@ func TestSpawnBeforeRecords(t *testing.T) {
 	for i, act := range []uint8{wire.ActionFire, wire.ActionFire | wire.ActionUp, wire.ActionFire | wire.ActionDown, wire.ActionFire | wire.ActionRight} {
 		c := join(t, s, "Gunner"+strconv.Itoa(i))
 		c.actions = act
-		orders = append(orders, &recordOrder{c: c, spawned: map[uint32]bool{}, dead: map[uint32]bool{}})
+		orders = append(orders, &recordOrder{c: c, spawned: map[uint32]bool{}, dead: map[uint32]bool{}, spawnAt: map[uint32]spawnMark{}})
 	}
 	var wg sync.WaitGroup
 	for _, o := range orders {
