@@ -11,14 +11,13 @@ import (
 // other: it is acknowledged and keeps the session alive, and its actions
 // have no effect. Here the only player loses its one life (so it has no
 // ship and the game is over) and, not acknowledging the GameOver event,
-// stays in its linger; it holds Fire and Right for three session
-// timeouts.
+// stays in its linger; it holds Fire and Right for two session timeouts.
 func TestInputWithoutShip(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig()
 	cfg.Rules = quickDeath()
 	cfg.GameOverLinger = time.Minute
-	cfg.SessionTimeout = 500 * time.Millisecond
+	cfg.SessionTimeout = 1500 * time.Millisecond
 	s := startServer(t, cfg)
 	c := join(t, s, "Alpha")
 	c.ackOthers = false // the events, GameOver included, stay unacknowledged
@@ -26,7 +25,7 @@ func TestInputWithoutShip(t *testing.T) {
 	c.actions = wire.ActionFire | wire.ActionRight
 	nsnaps := len(c.snaps)
 	before := c.link.Stats()
-	c.pump(3 * cfg.SessionTimeout)
+	c.pump(2 * cfg.SessionTimeout)
 	st := c.link.Stats()
 	sent, acked := st.SentDatagrams-before.SentDatagrams, st.Acked-before.Acked
 	if sent < 20 || acked+3 < sent {
