@@ -202,3 +202,15 @@ func TestMaxSessionsPerIPConfigured(t *testing.T) {
 	connect(t, s, "Bravo")
 	expectRejected(t, s.Addr(), "Charlie", wire.RejectRateLimited)
 }
+
+// An address's memory grows with its requests, not with the limit: a
+// huge limit (as the tests set to lift it) costs nothing up front.
+func TestLoginLimiterEntrySize(t *testing.T) {
+	t.Parallel()
+	l := newLoginLimiter(1<<20, 10*time.Second, 100)
+	ip := mustAddr("192.0.2.1")
+	l.allow(ip, time.Unix(1000, 0))
+	if c := cap(l.seen[ip].times); c > 4 {
+		t.Fatalf("one request holds room for %d times", c)
+	}
+}
