@@ -45,9 +45,10 @@ type Config struct {
 	LoginLimit  int
 	LoginWindow time.Duration
 	// LoginAddrs caps the IP addresses the rate limit tracks at once, so
-	// that its memory is bounded; past it, LoginRequests from new
-	// addresses are refused (RateLimited) until idle ones are forgotten,
-	// a LoginWindow after their last request. Default 100000.
+	// that its memory is bounded. Addresses idle for a LoginWindow are
+	// forgotten; when the table is full all the same, a new address takes
+	// the place of the one idle longest, so a newcomer is never refused
+	// for want of room. Default 100000.
 	LoginAddrs int
 	// MaxPending caps TCP connections that have not logged in yet; more
 	// are closed at once. Default 64.
@@ -60,6 +61,11 @@ type Config struct {
 	// MaxSessions caps logged-in sessions across all games. Default
 	// 4 x MaxGames.
 	MaxSessions int
+	// MaxSessionsPerIP caps the logged-in sessions of one IP address at
+	// once, so that one host cannot take every player slot: the login
+	// that would exceed it is refused with LoginRejected(RateLimited) and
+	// a text that says so (PROTOCOL.md 3.3). Default 8.
+	MaxSessionsPerIP int
 	// GameOverLinger is how long after GameOver a session waits for the
 	// event's acknowledgement before its Logout(GameOver) (4.4). Default
 	// 3 s.
@@ -126,6 +132,9 @@ func (c Config) withDefaults() Config {
 	c.MaxPendingPerIP = min(c.MaxPendingPerIP, c.MaxPending)
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = 4 * c.MaxGames
+	}
+	if c.MaxSessionsPerIP <= 0 {
+		c.MaxSessionsPerIP = 8
 	}
 	if c.GameOverLinger <= 0 {
 		c.GameOverLinger = 3 * time.Second

@@ -107,7 +107,7 @@ func (g *game) freePlayerCount() int {
 }
 
 // stepGame runs one tick of g: timeouts, the simulation step, events to
-// every joined session, snapshots every SnapshotInterval ticks.
+// every joined session, then snapshots every SnapshotInterval ticks.
 func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 	// Sessions that end: silent too long, never bound, too many events
 	// unacknowledged, or done with a finished game.
@@ -150,14 +150,17 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 		g.over, g.overAt = true, now
 		s.log.Info("game over", "game", g.id, "tick", g.world.Tick())
 	}
-	tick := g.world.Tick()
-	if tick%uint32(s.cfg.SnapshotInterval) == 0 && g.hasJoined() {
-		s.sendSnapshots(g, now)
-	}
+	// The tick's events go out before its snapshot: a client knows an
+	// entity from its Spawn before the first record of it arrives (4.3),
+	// and a joining client has its joining events first (4.6).
 	for _, ss := range g.sessions {
 		if ss != nil && ss.bound {
 			s.flushEvents(ss, now)
 		}
+	}
+	tick := g.world.Tick()
+	if tick%uint32(s.cfg.SnapshotInterval) == 0 && g.hasJoined() {
+		s.sendSnapshots(g, now)
 	}
 	return lost
 }

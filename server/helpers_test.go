@@ -39,10 +39,10 @@ func startServer(t testing.TB, cfg Config) *Server {
 }
 
 // testConfig is the base configuration of the tests: the login rate limit
-// is out of the way (every test logs in from 127.0.0.1) unless a test
-// sets it.
+// and the sessions per address are out of the way (every test logs in
+// from 127.0.0.1) unless a test sets them.
 func testConfig() Config {
-	return Config{LoginLimit: 1 << 20}
+	return Config{LoginLimit: 1 << 20, MaxSessionsPerIP: 1 << 20}
 }
 
 // noWaveRules returns rules without waves, so that a world holds only what

@@ -260,7 +260,8 @@ func reject(c net.Conn, reason uint8, text string) (*session, bool) {
 }
 
 // login reads the LoginRequest and applies 3.2 and 3.3 in order: rate
-// limit, version, body, name, room in a game.
+// limit, version, body, name, then the sessions of the address
+// (MaxSessionsPerIP) and room in a game.
 func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	c.SetReadDeadline(time.Now().Add(s.cfg.LoginTimeout))
 	fr := wire.FrameReader{R: c}
@@ -305,6 +306,12 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	if s.closed {
 		return reject(c, wire.RejectGameEnding, "the server is shutting down")
 	}
+	if n := s.sessionsFrom(ip); n >= s.cfg.MaxSessionsPerIP {
+		s.log.Info("login refused", "addr", ip, "name", name, "reason", "too many sessions from this address",
+			"sessions", n, "max", s.cfg.MaxSessionsPerIP)
+		return reject(c, wire.RejectRateLimited,
+			fmt.Sprintf("too many players from your address: at most %d at once", s.cfg.MaxSessionsPerIP))
+	}
 	g, why, reason := s.findGame(name)
 	if g == nil {
 		s.log.Info("login refused", "addr", ip, "name", name, "reason", why)
@@ -316,6 +323,7 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		token:  tok,
 		name:   name,
 		conn:   c,
+		ip:     ip,
 		game:   g,
 		player: g.freePlayer(),
 		start:  time.Now(),
@@ -333,6 +341,19 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	}
 	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap)
 	return ss, true
+}
+
+// sessionsFrom returns the number of sessions logged in from ip; s.mu is
+// held. It walks every session: logins are rate limited and sessions
+// capped (MaxSessions), so the walk is short and rare.
+func (s *Server) sessionsFrom(ip netip.Addr) int {
+	n := 0
+	for _, ss := range s.sessions {
+		if ss.ip == ip {
+			n++
+		}
+	}
+	return n
 }
 
 // kick ends a connection with Logout(Kicked).

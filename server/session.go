@@ -25,6 +25,7 @@ type session struct {
 	game   *game
 	conn   net.Conn
 	start  time.Time
+	ip     netip.Addr // of the TCP connection: MaxSessionsPerIP counts it
 
 	bound        bool
 	joined       bool // in the game's world (after its first Bind)
@@ -95,7 +96,9 @@ func (s *Server) dropLocked(ss *session) {
 }
 
 // readLoop receives every datagram, checks it (6.1) and routes it to its
-// session. Nothing is ever answered but a matching Bind.
+// session. Nothing is ever answered but a matching Bind; the answer is
+// written under the lock, so that no datagram of the tick loop overtakes
+// it.
 func (s *Server) readLoop() {
 	buf := make([]byte, wire.MaxDatagram+1)
 	var reply []byte
@@ -125,6 +128,13 @@ func (s *Server) readLoop() {
 		case ss == nil:
 		case h.Type == wire.TypeBind:
 			reply = s.bindLocked(ss, h, payload, from, n, now, reply[:0])
+			if len(reply) > 0 {
+				// The Accept, then at once the events due (after a
+				// first binding, the joining events, 4.6): both
+				// before any Snapshot the tick loop sends next (3.4).
+				s.udp.WriteToUDPAddrPort(reply, from)
+				s.flushEvents(ss, now)
+			}
 		case !ss.bound || from != ss.addr || ss.link.Seen(h.Seq):
 		case h.Type == wire.TypeInput:
 			if !ss.hasInput || wire.SeqNewer(h.Seq, ss.inputSeq) {
@@ -145,10 +155,6 @@ func (s *Server) readLoop() {
 			ss.link.Accept(h, n, now)
 		}
 		s.mu.Unlock()
-		if len(reply) > 0 {
-			s.udp.WriteToUDPAddrPort(reply, from)
-			reply = reply[:0]
-		}
 	}
 }
 

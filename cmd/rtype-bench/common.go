@@ -126,6 +126,9 @@ func startServer(ctx context.Context, cfg server.Config) (*server.Server, func()
 	if cfg.LoginLimit == 0 {
 		cfg.LoginLimit = 1 << 20 // every bot logs in from 127.0.0.1
 	}
+	if cfg.MaxSessionsPerIP == 0 {
+		cfg.MaxSessionsPerIP = 1 << 20 // likewise
+	}
 	s, err := server.New(cfg)
 	if err != nil {
 		return nil, nil, err

@@ -2,7 +2,7 @@
 // -max-games games of up to 4 players each on one TCP and UDP port, with
 // no display and no sound.
 //
-//	rtype-server -listen :4242 -max-games 8 -log-level info
+//	rtype-server -listen :4242 -max-games 8 -max-sessions-per-ip 8 -log-level info
 package main
 
 import (
@@ -20,6 +20,7 @@ import (
 func main() {
 	listen := flag.String("listen", ":4242", "TCP and UDP address to serve on (same port)")
 	maxGames := flag.Int("max-games", 8, "games that may run at once")
+	maxPerIP := flag.Int("max-sessions-per-ip", 8, "players logged in at once from one IP address")
 	seed := flag.Uint64("seed", 0, "simulation seed (0: random)")
 	level := flag.String("log-level", "info", "log level: debug, info, warn or error")
 	jsonLogs := flag.Bool("log-json", false, "write logs as JSON")
@@ -37,7 +38,8 @@ func main() {
 	}
 	log := slog.New(h)
 
-	srv, err := server.New(server.Config{Listen: *listen, MaxGames: *maxGames, Seed: *seed, Logger: log})
+	srv, err := server.New(server.Config{Listen: *listen, MaxGames: *maxGames,
+		MaxSessionsPerIP: *maxPerIP, Seed: *seed, Logger: log})
 	if err != nil {
 		log.Error("cannot start", "err", err)
 		os.Exit(1)
