@@ -40,8 +40,10 @@ const (
 	// a usable snapshot before the session ends (ErrStalled).
 	DefaultStallTimeout = 2 * time.Second
 	// DefaultBudget is the share of the time the receiving goroutine may
-	// spend rebuilding and applying snapshots; beyond it, Snapshot
-	// datagrams are dropped unread until the next 100 ms window.
+	// spend rebuilding and applying snapshots and events; beyond it,
+	// Snapshot and Event datagrams are dropped unread (and not
+	// acknowledged: the server resends the events) until the next 100 ms
+	// window.
 	DefaultBudget = 0.25
 )
 
@@ -85,8 +87,10 @@ type Config struct {
 	// too.
 	StallTimeout time.Duration
 	// Budget is the most of the receiving goroutine's time, as a share of
-	// each 100 ms, spent on snapshots; beyond it they are dropped until
-	// the next 100 ms (4.8 lets a client drop any snapshot datagram).
+	// each 100 ms, spent on snapshots and events; beyond it their
+	// datagrams are dropped until the next 100 ms (a dropped datagram is
+	// not acknowledged: a snapshot is replaced by the next one, an event
+	// resent, 4.8, 5.3).
 	// Default 0.25.
 	Budget float64
 	// OnSnapshot, when set, is called with each snapshot datagram once
@@ -149,8 +153,8 @@ type Stats struct {
 	// session, or a snapshot that could not be rebuilt. Duplicates counts
 	// the duplicates ignored (5.1).
 	Dropped, Duplicates uint64
-	// Shed counts the snapshot datagrams dropped, among Dropped, because
-	// the receiving goroutine had spent its Budget.
+	// Shed counts the Snapshot and Event datagrams dropped, among
+	// Dropped, because the receiving goroutine had spent its Budget.
 	Shed uint64
 	// NoBaseline counts the snapshot datagrams dropped, among Dropped,
 	// because their baseline was not held (4.8 step 1). The server only
@@ -594,6 +598,12 @@ func (c *Client) receiveLocked(udp *net.UDPConn, h wire.Header, p []byte, size i
 		c.baseAge = c.snap.BaselineAge
 		c.ackDue = true
 	case wire.TypeEvent:
+		if c.overBudget(now) {
+			c.dropped++
+			c.shed++
+			return
+		}
+		defer func() { c.busy += time.Since(now) }()
 		frames, err := c.link.ReceiveEvents(p, c.frames[:0])
 		c.frames = frames
 		if err != nil {

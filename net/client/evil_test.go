@@ -42,12 +42,14 @@ type gameLoop struct {
 	done     chan struct{}
 	frames   int
 	maxFrame time.Duration
+	maxCalls time.Duration // the longest time a frame spent in the client's methods
 	start    time.Time
 	end      time.Time
+	probe    func() int // a reference ticker of 60 Hz that does nothing
 }
 
 func startGameLoop(c *Client) *gameLoop {
-	g := &gameLoop{stop: make(chan struct{}), done: make(chan struct{}), start: time.Now()}
+	g := &gameLoop{stop: make(chan struct{}), done: make(chan struct{}), start: time.Now(), probe: loadProbe()}
 	go func() {
 		defer close(g.done)
 		var frames []Frame
@@ -61,6 +63,7 @@ func startGameLoop(c *Client) *gameLoop {
 				return
 			default:
 			}
+			t0 := time.Now()
 			frames = c.Frames(frames)
 			evs = c.DrainEvents(evs[:0])
 			c.Players()
@@ -70,6 +73,7 @@ func startGameLoop(c *Client) *gameLoop {
 			}
 			g.frames++
 			now := time.Now()
+			g.maxCalls = max(g.maxCalls, now.Sub(t0))
 			g.maxFrame = max(g.maxFrame, now.Sub(prev))
 			prev = now
 			next = next.Add(time.Second / 60)
@@ -83,12 +87,13 @@ func startGameLoop(c *Client) *gameLoop {
 	return g
 }
 
-// finish stops the loop and returns its frames per second and its
-// longest frame.
-func (g *gameLoop) finish() (fps float64, longest time.Duration) {
+// finish stops the loop and returns its frames per second, its longest
+// frame, and the rate of the reference ticker.
+func (g *gameLoop) finish() (fps float64, longest time.Duration, ref float64) {
 	close(g.stop)
 	<-g.done
-	return float64(g.frames) / g.end.Sub(g.start).Seconds(), g.maxFrame
+	span := g.end.Sub(g.start).Seconds()
+	return float64(g.frames) / span, g.maxFrame, float64(g.probe()) / span
 }
 
 // heapMB returns the heap in use after a GC, in MB.
@@ -155,6 +160,8 @@ type attackResult struct {
 	err                error         // the session's end, nil if it survived
 	ended              time.Duration // from the attack's start to the session's end
 	fps                float64
+	refFPS             float64       // the rate of a 60 Hz ticker that does nothing
+	maxCalls           time.Duration // the longest a frame spent in the client's methods
 	span               time.Duration // how long the game loop ran
 	longest            time.Duration
 	peakMB, afterMB    float64 // heap: the peak, and after the client closed
@@ -200,7 +207,8 @@ func attack(t *testing.T, s *evilserver.Server, cfg Config, wait time.Duration, 
 	}
 	acancel()
 	<-attacked
-	res.fps, res.longest = loop.finish()
+	res.fps, res.longest, res.refFPS = loop.finish()
+	res.maxCalls = loop.maxCalls
 	res.span = time.Since(start)
 	res.peakMB = hw.finish()
 	res.rss = rssMB()
@@ -209,8 +217,9 @@ func attack(t *testing.T, s *evilserver.Server, cfg Config, wait time.Duration, 
 	c.Close()
 	s.Close()
 	res.afterMB = heapMB()
-	t.Logf("heap before %.1f MB, peak %.1f MB, after %.1f MB; RSS %.0f MB; game loop %.1f fps, longest frame %v; session: %v (after %v); dropped %d, shed %d",
-		before, res.peakMB, res.afterMB, res.rss, res.fps, res.longest.Round(time.Millisecond), res.err, res.ended.Round(time.Millisecond), st.Dropped, st.Shed)
+	t.Logf("heap before %.1f MB, peak %.1f MB, after %.1f MB; RSS %.0f MB; game loop %.1f fps (reference ticker %.1f), longest frame %v, longest in the client %v; session: %v (after %v); dropped %d, shed %d",
+		before, res.peakMB, res.afterMB, res.rss, res.fps, res.refFPS, res.longest.Round(time.Millisecond), res.maxCalls.Round(100*time.Microsecond),
+		res.err, res.ended.Round(time.Millisecond), st.Dropped, st.Shed)
 	return res
 }
 
@@ -224,11 +233,18 @@ func (r attackResult) check(t *testing.T) {
 	if r.afterMB > 64 {
 		t.Errorf("heap %.0f MB once the client closed: not released", r.afterMB)
 	}
+	// The client's methods never keep the game loop waiting for long.
+	if lim := maxCallWait(); r.maxCalls > lim {
+		t.Errorf("a frame spent %v in the client's methods, want under %v", r.maxCalls, lim)
+	}
 	if r.fps < minFPS && r.span >= time.Second {
-		if raceEnabled {
+		switch {
+		case raceEnabled:
 			t.Logf("game loop at %.1f fps under -race (the bound of %d is checked without it)", r.fps, minFPS)
-		} else {
-			t.Errorf("game loop at %.1f fps, want at least %d", r.fps, minFPS)
+		case r.refFPS < 55:
+			t.Logf("game loop at %.1f fps, but a ticker doing nothing got %.1f: the machine is overloaded", r.fps, r.refFPS)
+		default:
+			t.Errorf("game loop at %.1f fps (a ticker doing nothing: %.1f), want at least %d", r.fps, r.refFPS, minFPS)
 		}
 	}
 }
@@ -246,6 +262,15 @@ func (r attackResult) wantError(t *testing.T, target error, want string) {
 	if !strings.Contains(r.err.Error(), want) {
 		t.Fatalf("message %q lacks %q", r.err, want)
 	}
+}
+
+// maxCallWait is the longest a game frame may spend in the client's
+// methods: a fifth of a frame at 50 fps, more under -race.
+func maxCallWait() time.Duration {
+	if raceEnabled {
+		return 40 * time.Millisecond
+	}
+	return 4 * time.Millisecond
 }
 
 func startEvil(t *testing.T, cfg evilserver.Config) *evilserver.Server {
