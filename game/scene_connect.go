@@ -266,7 +266,7 @@ func NewErrorScene(g *Game, err error, retry func() Scene) *ErrorScene {
 	items = append(items, MenuItem{Label: "Back to menu", Activate: func() { g.toMenu() }})
 	s.menu = Menu{Items: items, X: render.Width/2 - 170, W: 340, RowH: 50, Gap: 10, Face: g.fonts.Body, Align: render.Center}
 	s.menu.Y = s.top + s.h + 40
-	g.log.Info("error shown", "title", s.title, "msg", msg)
+	g.log.Info("error shown", "title", s.title, "text", msg)
 	return s
 }
 
