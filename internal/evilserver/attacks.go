@@ -156,15 +156,7 @@ func (s *Server) Flood(ctx context.Context, rate, extra int) int {
 func mergeInto(base, recs []wire.Entity) []wire.Entity {
 	out := slices.Clone(base)
 	for _, r := range recs {
-		i, ok := slices.BinarySearchFunc(out, r.ID, func(e wire.Entity, id uint32) int {
-			switch {
-			case wire.Less(e.ID, id):
-				return -1
-			case wire.Less(id, e.ID):
-				return 1
-			}
-			return 0
-		})
+		i, ok := slices.BinarySearchFunc(out, r, byOrder)
 		if ok {
 			out[i] = r
 		}
@@ -203,15 +195,7 @@ func (s *Server) Random(ctx context.Context, rng *rand.Rand, rate int) int {
 					ents = append(ents, wire.MakeEntity(wire.MakeID(id, uint8(rng.IntN(3))), uint8(rng.IntN(8)),
 						randCoord(rng), randCoord(rng), randCoord(rng), randCoord(rng), rng.IntN(20)))
 				}
-				slices.SortFunc(ents, func(a, b wire.Entity) int {
-					switch {
-					case wire.Less(a.ID, b.ID):
-						return -1
-					case wire.Less(b.ID, a.ID):
-						return 1
-					}
-					return 0
-				})
+				slices.SortFunc(ents, byOrder)
 				ents = slices.CompactFunc(ents, func(a, b wire.Entity) bool { return a.ID == b.ID })
 				players := []wire.PlayerState{{Player: uint8(rng.IntN(4)), HasShip: rng.IntN(2) == 0, Ship: rng.Uint32(), Lives: uint8(rng.Uint32()), Score: rng.Uint32()}}
 				for _, p := range enc.Encode(tick, players, nil, 0, ents) {
@@ -315,19 +299,22 @@ func (s *Server) Extremes() {
 		wire.MakeEntity(0x00FFFFFF, 255&7, 2047.875, -2048, 2047, -2048, 15),
 		wire.MakeEntity(0xFFFFFFFE, wire.KindPlayerShip, 0, 0, 0, 0, 0),
 	}
-	slices.SortFunc(ents, func(a, b wire.Entity) int {
-		switch {
-		case wire.Less(a.ID, b.ID):
-			return -1
-		case wire.Less(b.ID, a.ID):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ents, byOrder)
 	players := []wire.PlayerState{{Player: 3, HasShip: true, Ship: 0xFFFFFFFE, Lives: 255, Score: math.MaxUint32}, {Player: 0}}
 	var enc wire.SnapshotEncoder
 	for _, p := range enc.Encode(tick, players, nil, 0, ents) {
 		s.buf, _ = s.link.AppendDatagram(s.buf[:0], wire.TypeSnapshot, p, now)
 		s.sendLocked(s.buf)
 	}
+}
+
+// byOrder orders entities as snapshots list them (wire.Less).
+func byOrder(a, b wire.Entity) int {
+	switch {
+	case wire.Less(a.ID, b.ID):
+		return -1
+	case wire.Less(b.ID, a.ID):
+		return 1
+	}
+	return 0
 }

@@ -506,15 +506,7 @@ func (s *Server) TickFlood(ctx context.Context, datagrams, perDatagram, rate int
 				cur = append(cur, wire.MakeEntity(next, wire.KindBydosSlave, 640, 360, 0, 0, 0))
 				next++
 			}
-			slices.SortFunc(cur, func(a, b wire.Entity) int {
-				switch {
-				case wire.Less(a.ID, b.ID):
-					return -1
-				case wire.Less(b.ID, a.ID):
-					return 1
-				}
-				return 0
-			})
+			slices.SortFunc(cur, byOrder)
 			for _, p := range enc.Encode(tick, s.players, base, baseTick, cur) {
 				s.buf = s.link.AppendSnapshot(s.buf[:0], p, tick, now)
 				s.sendLocked(s.buf)
