@@ -274,7 +274,7 @@ func (r attackResult) wantError(t *testing.T, target error, want string) {
 // methods: half a frame at 50 fps, more under -race.
 func maxCallWait() time.Duration {
 	if raceEnabled {
-		return 40 * time.Millisecond
+		return 100 * time.Millisecond
 	}
 	return 10 * time.Millisecond
 }
