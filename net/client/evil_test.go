@@ -540,3 +540,39 @@ func TestEvilFlood(t *testing.T) {
 		t.Fatalf("session ended with %v", r.err)
 	}
 }
+
+// Over its budget the client drops snapshots unread, and the snapshots
+// keep coming all the same.
+func TestEvilBudgetSheds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	s := startEvil(t, evilserver.Config{Entities: 2000})
+	var shed uint64
+	var ticks []uint32
+	r := attack(t, s, Config{Budget: 0.01}, 0, func(ctx context.Context, c *Client) {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		sampled := make(chan struct{})
+		go func() {
+			defer close(sampled)
+			for ctx.Err() == nil {
+				ticks = append(ticks, c.Stats().SnapshotTick)
+				time.Sleep(250 * time.Millisecond)
+			}
+		}()
+		s.Flood(ctx, 20_000, 40)
+		shed = c.Stats().Shed
+		<-sampled
+	})
+	r.check(t)
+	if r.err != nil {
+		t.Fatalf("session ended with %v", r.err)
+	}
+	if shed == 0 {
+		t.Error("nothing shed over a budget of 1%")
+	}
+	if len(ticks) < 4 || ticks[len(ticks)-1] <= ticks[1] {
+		t.Errorf("the snapshots stopped: newest ticks %v", ticks)
+	}
+}
