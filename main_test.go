@@ -48,17 +48,8 @@ func TestEndToEnd(t *testing.T) {
 		dir = keep // keep the screenshots to look at them
 		os.MkdirAll(dir, 0o755)
 	}
-	bin := filepath.Join(dir, "rtype")
-	args := []string{"build", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race") // the test's own packages are cached that way
-	}
 	start := time.Now()
-	build := exec.Command(goTool(), append(args, ".")...)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	t.Logf("built the game in %v", time.Since(start).Round(time.Millisecond))
+	bin := buildGame(t, dir)
 
 	shot := filepath.Join(dir, "shot.png")
 	rootShot := filepath.Join(dir, "root.png")
@@ -202,6 +193,23 @@ func TestEndToEnd(t *testing.T) {
 	} else {
 		t.Log("no X screenshot (ImageMagick's import missing or failed)")
 	}
+}
+
+// buildGame builds the rtype binary into dir.
+func buildGame(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "rtype")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race") // the test's own packages are cached that way
+	}
+	start := time.Now()
+	build := exec.Command(goTool(), append(args, ".")...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Logf("built the game in %v", time.Since(start).Round(time.Millisecond))
+	return bin
 }
 
 // checkPlayScreen checks a picture of the play screen. Coordinates are

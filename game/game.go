@@ -17,6 +17,7 @@ import (
 	"image"
 	"image/png"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -239,6 +240,10 @@ func (g *Game) Update() error {
 	}
 	if g.leaving {
 		return nil
+	}
+	if g.opt.QuitAfter > 0 && g.ticks%60 == 0 {
+		// Test hook: the end-to-end tests read the frame rate here.
+		g.log.Info("autotest", "fps", math.Round(ebiten.ActualFPS()), "tps", math.Round(ebiten.ActualTPS()))
 	}
 	if g.opt.Screenshot != "" && !g.shotDone && !g.playStart.IsZero() && time.Since(g.playStart) >= g.opt.ScreenshotAfter {
 		g.shotDue = true

@@ -243,7 +243,9 @@ func NewErrorScene(g *Game, err error, retry func() Scene) *ErrorScene {
 		msg += "."
 	}
 	s := &ErrorScene{title: errorTitle(err), tip: errorTip(err)}
-	s.lines = render.Wrap(msg, g.fonts.Body, errorPanelW-80)
+	// The message may carry a server's text: WrapText makes it lines that
+	// fit the panel, even when it has no space to break at.
+	s.lines = render.WrapText(msg, g.fonts.Body, errorPanelW-80)
 	if len(s.lines) > 6 {
 		s.lines = append(s.lines[:5], "…")
 	}
@@ -264,6 +266,7 @@ func NewErrorScene(g *Game, err error, retry func() Scene) *ErrorScene {
 	items = append(items, MenuItem{Label: "Back to menu", Activate: func() { g.toMenu() }})
 	s.menu = Menu{Items: items, X: render.Width/2 - 170, W: 340, RowH: 50, Gap: 10, Face: g.fonts.Body, Align: render.Center}
 	s.menu.Y = s.top + s.h + 40
+	g.log.Info("error shown", "title", s.title, "text", msg)
 	return s
 }
 
@@ -287,6 +290,8 @@ func errorTip(err error) string {
 		return ""
 	}
 	switch {
+	case errors.Is(err, client.ErrTooMuch), errors.Is(err, client.ErrStalled):
+		return "This server does not follow the protocol: the game left it. Join another one."
 	case errors.Is(err, client.ErrBindTimeout):
 		return "The host must let UDP through on the same port as TCP."
 	case errors.Is(err, client.ErrConnectionLost):
@@ -317,6 +322,8 @@ func errorTitle(err error) string {
 		return "Connection lost"
 	case errors.Is(err, client.ErrBindTimeout), errors.Is(err, client.ErrLoginTimeout):
 		return "No answer from the server"
+	case errors.Is(err, client.ErrTooMuch), errors.Is(err, client.ErrStalled):
+		return "The server broke the rules"
 	case errors.Is(err, client.ErrProtocol):
 		return "Incompatible server"
 	case strings.Contains(err.Error(), "host the game"):

@@ -86,10 +86,14 @@ func (s *GameOverScene) Draw(screen *ebiten.Image, g *Game) {
 		render.Text(screen, core.Ordinal(r.Place), g.fonts.Big, x+24, y+8, render.Left, render.Fade(placeCol, al))
 		render.DrawSprite(screen, g.atlas.Ship[0], x+130, y+28, render.DrawOpts{Alpha: al})
 		render.DrawSprite(screen, g.atlas.ShipAccent[0], x+130, y+28, render.DrawOpts{Tint: col, Alpha: al})
+		// A name from the server: one line, cut to leave room for the
+		// score.
+		scoreW, _ := render.Measure("0000000", g.fonts.MonoBig)
 		name := r.Name
 		if r.Player == s.me {
-			name += "  (you)"
+			name = render.Fit(name, g.fonts.Body, w-170-20-scoreW-20-90) + "  (you)"
 		}
+		name = render.Fit(name, g.fonts.Body, w-170-20-scoreW-20)
 		render.Text(screen, name, g.fonts.Body, x+170, y+13, render.Left, render.Fade(render.ColText, al))
 		render.Text(screen, fmt.Sprintf("%07d", r.Score), g.fonts.MonoBig, x+w-20, y+12, render.Right, render.Fade(placeCol, al))
 	}

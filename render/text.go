@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/text/v2"
@@ -82,17 +85,98 @@ func Measure(s string, face *text.GoTextFace) (w, h float64) {
 	return text.Measure(s, face, face.Size*1.3)
 }
 
-// Fit returns s, or its beginning followed by "…", no wider than width.
+// OneLine returns s as one line: every line break, tab or other control
+// character becomes a space, and the format characters (bidi overrides,
+// zero-width characters) are dropped, so that a text from elsewhere
+// cannot run over the lines around it or reverse the text after it.
+func OneLine(s string) string {
+	clean := true
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError || (unicode.IsSpace(r) && r != ' ') {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case unicode.Is(unicode.Cf, r), r == utf8.RuneError:
+			return -1
+		case unicode.IsControl(r), unicode.IsSpace(r):
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// Fit returns s on one line (OneLine), or its beginning followed by "…",
+// no wider than width. It measures O(log n) prefixes of s.
 func Fit(s string, face *text.GoTextFace, width float64) string {
+	s = OneLine(s)
 	if w, _ := Measure(s, face); w <= width {
 		return s
 	}
 	r := []rune(s)
-	for n := len(r) - 1; n > 0; n-- {
-		t := string(r[:n]) + "…"
-		if w, _ := Measure(t, face); w <= width {
-			return t
+	// The longest prefix that fits with the ellipsis: widths grow with
+	// the prefix, so a binary search finds it.
+	lo, hi := 0, len(r)-1 // lo fits (or is 0), hi+1 does not
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if w, _ := Measure(string(r[:mid])+"…", face); w <= width {
+			lo = mid
+		} else {
+			hi = mid - 1
 		}
 	}
-	return "…"
+	if lo == 0 {
+		return "…"
+	}
+	return strings.TrimRight(string(r[:lo]), " ") + "…"
+}
+
+// WrapText cuts s into lines no wider than width: at spaces where it can,
+// and inside a word that is wider than width by itself, at any character.
+// Each paragraph (s split at "\n") starts a new line; every line is made
+// one line as OneLine says. A word of n characters takes O(log n)
+// measures per line it fills.
+func WrapText(s string, face *text.GoTextFace, width float64) []string {
+	var lines []string
+	fits := func(t string) bool { w, _ := Measure(t, face); return w <= width }
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(OneLine(para)) {
+			try := word
+			if line != "" {
+				try = line + " " + word
+			}
+			if fits(try) {
+				line = try
+				continue
+			}
+			if line != "" {
+				lines = append(lines, line)
+				line = ""
+			}
+			// The word alone: cut it while it is too wide.
+			for !fits(word) && utf8.RuneCountInString(word) > 1 {
+				r := []rune(word)
+				lo, hi := 1, len(r)-1 // at least one character per line
+				for lo < hi {
+					mid := (lo + hi + 1) / 2
+					if fits(string(r[:mid])) {
+						lo = mid
+					} else {
+						hi = mid - 1
+					}
+				}
+				lines = append(lines, string(r[:lo]))
+				word = string(r[lo:])
+			}
+			line = word
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }

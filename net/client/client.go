@@ -36,7 +36,24 @@ const (
 	// DefaultAckInterval is the longest time between two Acks when no
 	// Input is sent: 20 per second, twice the minimum of 5.5.
 	DefaultAckInterval = 50 * time.Millisecond
+	// DefaultStallTimeout is how long datagrams may keep arriving without
+	// a usable snapshot before the session ends (ErrStalled).
+	DefaultStallTimeout = 2 * time.Second
+	// DefaultBudget is the share of the time the receiving goroutine may
+	// spend rebuilding and applying snapshots and events; beyond it,
+	// Snapshot and Event datagrams are dropped unread (and not
+	// acknowledged: the server resends the events) until the next 100 ms
+	// window.
+	DefaultBudget = 0.25
 )
+
+// budgetWindow is the period over which Config.Budget is measured.
+const budgetWindow = 100 * time.Millisecond
+
+// runGap is the pause in reception after which the stall clock starts
+// again: a link that was silent (then came back) did not deliver
+// datagrams without frames meanwhile.
+const runGap = time.Second
 
 // Config is a client's configuration. A zero duration means its default.
 type Config struct {
@@ -63,6 +80,19 @@ type Config struct {
 	// sent (5.5); an Ack also goes out at the next send tick after a
 	// Snapshot or an Event arrived. Default 50 ms.
 	AckInterval time.Duration
+	// StallTimeout is how long the server's datagrams may keep arriving
+	// without a usable snapshot (one that brings a new tick) before the
+	// session ends with ErrStalled. Default 2 s. Whatever arrives, a
+	// session without a usable snapshot for StallTimeout + Timeout ends
+	// too.
+	StallTimeout time.Duration
+	// Budget is the most of the receiving goroutine's time, as a share of
+	// each 100 ms, spent on snapshots and events; beyond it their
+	// datagrams are dropped until the next 100 ms (a dropped datagram is
+	// not acknowledged: a snapshot is replaced by the next one, an event
+	// resent, 4.8, 5.3).
+	// Default 0.25.
+	Budget float64
 	// OnSnapshot, when set, is called with each snapshot datagram once
 	// rebuilt and applied to the world (4.8), from the receiving goroutine
 	// with the client's lock held: it must be quick and must not call the
@@ -90,6 +120,10 @@ func (c Config) withDefaults() Config {
 	def(&c.Timeout, DefaultTimeout)
 	def(&c.SendInterval, DefaultSendInterval)
 	def(&c.AckInterval, DefaultAckInterval)
+	def(&c.StallTimeout, DefaultStallTimeout)
+	if c.Budget <= 0 || c.Budget > 1 {
+		c.Budget = DefaultBudget
+	}
 	return c
 }
 
@@ -119,6 +153,9 @@ type Stats struct {
 	// session, or a snapshot that could not be rebuilt. Duplicates counts
 	// the duplicates ignored (5.1).
 	Dropped, Duplicates uint64
+	// Shed counts the Snapshot and Event datagrams dropped, among
+	// Dropped, because the receiving goroutine had spent its Budget.
+	Shed uint64
 	// NoBaseline counts the snapshot datagrams dropped, among Dropped,
 	// because their baseline was not held (4.8 step 1). The server only
 	// builds on snapshots the client acknowledged, and the client keeps
@@ -176,8 +213,25 @@ type Client struct {
 	dropped  uint64
 	dups     uint64
 	noBase   uint64 // snapshots dropped for want of their baseline
+	shed     uint64 // snapshots dropped over the budget
 	samples  [rateSamples]rateSample
 	nsample  int // samples taken
+
+	// The server's clock (4.1), for the checks that it neither goes back
+	// nor runs ahead: the newest tick received, and when.
+	newest   uint32
+	newestAt time.Time
+	// The stall clock: when the last usable snapshot arrived, when the
+	// current run of reception started, and the last datagram of it.
+	frameAt  time.Time
+	runStart time.Time
+	lastIn   time.Time
+	// The budget: the window's start and the time spent in it.
+	window time.Time
+	busy   time.Duration
+	// violation is a breach of the protocol found by the receiving
+	// goroutine, to end the session with once the lock is released.
+	violation error
 
 	boundCh chan struct{}
 	done    chan struct{}
@@ -217,17 +271,20 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	now := time.Now()
 	c := &Client{
-		cfg:     cfg,
-		log:     log.With("player", acc.Player, "session", acc.Session),
-		tcp:     conn,
-		udp:     udp,
-		player:  acc.Player,
-		session: acc.Session,
-		token:   acc.Token,
-		link:    link.New(acc.Session, now),
-		world:   NewWorld(),
-		boundCh: make(chan struct{}),
-		done:    make(chan struct{}),
+		cfg:      cfg,
+		log:      log.With("player", acc.Player, "session", acc.Session),
+		tcp:      conn,
+		udp:      udp,
+		player:   acc.Player,
+		session:  acc.Session,
+		token:    acc.Token,
+		link:     link.New(acc.Session, now),
+		world:    NewWorld(),
+		newest:   acc.Tick,
+		newestAt: now,
+		frameAt:  now,
+		boundCh:  make(chan struct{}),
+		done:     make(chan struct{}),
 	}
 	c.log.Info("login accepted", "tick", acc.Tick)
 	c.wg.Add(2)
@@ -256,6 +313,10 @@ func login(ctx context.Context, conn net.Conn, cfg Config) (wire.Message, error)
 		fr := wire.FrameReader{R: conn}
 		m, err = fr.ReadMessage()
 	}
+	if errors.Is(err, wire.ErrRejectedText) {
+		// A rejection all the same, with a generic text (3.1).
+		return m, &RejectedError{Reason: m.Reason}
+	}
 	if err != nil {
 		var ne net.Error
 		switch {
@@ -275,7 +336,7 @@ func login(ctx context.Context, conn net.Conn, cfg Config) (wire.Message, error)
 	case wire.MsgLoginAccepted:
 		return m, nil
 	case wire.MsgLoginRejected:
-		return m, &RejectedError{Reason: m.Reason, Text: m.Text}
+		return m, &RejectedError{Reason: m.Reason, Text: wire.CleanText(m.Text)}
 	case wire.MsgLogout:
 		return m, &LogoutError{Reason: m.Reason}
 	}
@@ -404,25 +465,76 @@ func (c *Client) readUDP(udp *net.UDPConn) {
 			time.Sleep(5 * time.Millisecond)
 			continue
 		}
-		c.receive(udp, buf[:n], time.Now())
+		if err := c.receive(udp, buf[:n], time.Now()); err != nil {
+			c.end(err, true)
+			return
+		}
 	}
 }
 
 // receive processes one datagram that arrived on socket udp (5.1, 4.8,
-// 5.2, 6).
-func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) {
+// 5.2, 6), and returns the breach of the protocol that ends the session,
+// if any.
+func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) error {
 	h, p, err := wire.ParseHeader(b, wire.ToClient)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.in += uint64(len(b))
 	if err != nil || h.Session != c.session {
 		c.dropped++
-		return
+		return nil
 	}
+	if now.Sub(c.lastIn) > runGap {
+		c.runStart = now
+	}
+	c.lastIn = now
 	if c.link.Seen(h.Seq) {
 		c.dups++
-		return
+		return nil
 	}
+	c.receiveLocked(udp, h, p, len(b), now)
+	return c.violation
+}
+
+// overBudget reports whether the snapshots took more than the budget of
+// the current window, starting a new window when it is over.
+func (c *Client) overBudget(now time.Time) bool {
+	if now.Sub(c.window) >= budgetWindow {
+		c.window, c.busy = now, 0
+	}
+	return c.busy > time.Duration(c.cfg.Budget*float64(budgetWindow))
+}
+
+// violate records the first breach of the protocol found.
+func (c *Client) violate(err error) {
+	if c.violation == nil {
+		c.violation = err
+	}
+}
+
+// checkTick refuses a snapshot tick that the server's clock cannot have
+// reached (4.1, Appendix A): further ahead of the newest tick than the
+// time elapsed since it arrived allows, or further behind it than
+// wire.MaxTickLag.
+func (c *Client) checkTick(tick uint32, now time.Time) error {
+	if tick > c.newest {
+		elapsed := max(now.Sub(c.newestAt), 0)
+		allowed := uint64(elapsed/wire.TickDuration) + wire.MaxTickLead
+		if uint64(tick-c.newest) > allowed {
+			return &StallError{fmt.Sprintf("its tick jumped from %d to %d in %v (at most %d ticks a second)",
+				c.newest, tick, elapsed.Round(time.Millisecond), wire.TickRate)}
+		}
+		return nil
+	}
+	if c.newest-tick > wire.MaxTickLag {
+		return &StallError{fmt.Sprintf("its tick went back from %d to %d", c.newest, tick)}
+	}
+	return nil
+}
+
+// receiveLocked processes a datagram of the session that is not a
+// duplicate.
+func (c *Client) receiveLocked(udp *net.UDPConn, h wire.Header, p []byte, size int, now time.Time) {
 	switch h.Type {
 	case wire.TypeAccept:
 		a, err := wire.ParseAccept(p)
@@ -430,7 +542,7 @@ func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) {
 			c.dropped++
 			return
 		}
-		c.link.Accept(h, len(b), now)
+		c.link.Accept(h, size, now)
 		if !c.bound {
 			c.bound = true
 			close(c.boundCh)
@@ -440,16 +552,32 @@ func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) {
 			close(rb.done)
 		}
 	case wire.TypeSnapshot:
+		if c.overBudget(now) {
+			c.dropped++
+			c.shed++
+			return
+		}
+		defer func() { c.busy += time.Since(now) }()
 		if err := c.snap.Decode(p); err != nil {
 			c.dropped++
 			c.log.Debug("snapshot dropped", "err", err)
 			return
 		}
+		if err := c.checkTick(c.snap.Tick, now); err != nil {
+			c.dropped++
+			c.violate(err)
+			return
+		}
 		r, err := c.rb.Rebuild(&c.snap)
 		if err != nil {
 			c.dropped++
-			if errors.Is(err, link.ErrNoBaseline) {
+			switch {
+			case errors.Is(err, link.ErrNoBaseline):
 				c.noBase++
+			case errors.Is(err, link.ErrTooManyParts):
+				c.violate(&LimitError{fmt.Sprintf("more than %d Snapshot datagrams of tick %d", wire.MaxSnapshotParts, c.snap.Tick)})
+			case errors.Is(err, link.ErrTooManyEntities):
+				c.violate(&LimitError{fmt.Sprintf("a snapshot of more than %d entities (tick %d)", wire.MaxSnapshotEntities, c.snap.Tick)})
 			}
 			c.log.Debug("snapshot not rebuilt", "tick", c.snap.Tick, "err", err)
 			return
@@ -458,41 +586,76 @@ func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) {
 		if c.cfg.OnSnapshot != nil {
 			c.cfg.OnSnapshot(r)
 		}
-		c.link.Accept(h, len(b), now)
+		c.link.Accept(h, size, now)
+		if r.Tick > c.newest {
+			c.newest, c.newestAt = r.Tick, now
+		}
 		if !c.hasSnap || r.Tick > c.snapTick {
 			c.hasSnap, c.snapTick = true, r.Tick
 			c.nsnaps++
+			c.frameAt = now
 		}
 		c.baseAge = c.snap.BaselineAge
 		c.ackDue = true
 	case wire.TypeEvent:
+		if c.overBudget(now) {
+			c.dropped++
+			c.shed++
+			return
+		}
+		defer func() { c.busy += time.Since(now) }()
 		frames, err := c.link.ReceiveEvents(p, c.frames[:0])
 		c.frames = frames
 		if err != nil {
 			c.dropped++
 			return
 		}
-		c.link.Accept(h, len(b), now)
+		c.link.Accept(h, size, now)
 		for _, f := range frames {
 			var ev wire.Event
 			if err := wire.ParseEvent(f.Data, &ev); err != nil {
 				c.log.Debug("event ignored", "id", f.ID, "err", err)
 				continue // 6.4
 			}
+			if ev.Type == wire.EventPlayerJoined {
+				ev.Name = wire.CleanName(ev.Name) // safe to draw
+			}
 			if c.cfg.OnEvent != nil {
 				c.cfg.OnEvent(&ev)
 			}
-			if c.world.ApplyEvent(&ev) {
+			if c.world.ApplyEventAt(&ev, now) {
 				if len(c.pending) >= maxPending {
 					c.pending = append(c.pending[:0], c.pending[maxPending/2:]...)
 				}
 				c.pending = append(c.pending, ev)
 			}
 		}
+		if err := c.world.Err(); err != nil {
+			c.violate(err)
+		}
 		c.ackDue = true
 	case wire.TypeAck:
-		c.link.Accept(h, len(b), now)
+		c.link.Accept(h, size, now)
 	}
+}
+
+// stalled returns the ErrStalled error when the server's datagrams keep
+// arriving without a usable snapshot: for StallTimeout since the last one
+// (or since reception resumed after a pause), or for Timeout whatever
+// arrives.
+func (c *Client) stalled(now time.Time) error {
+	since := c.frameAt
+	if c.runStart.After(since) {
+		since = c.runStart
+	}
+	arriving := now.Sub(c.lastIn) <= 4*c.cfg.AckInterval
+	if d := now.Sub(since); arriving && d >= c.cfg.StallTimeout {
+		return &StallError{fmt.Sprintf("datagrams but no usable snapshot for %s (newest tick %d)", seconds(c.cfg.StallTimeout), c.newest)}
+	}
+	if d, most := now.Sub(c.frameAt), c.cfg.StallTimeout+c.cfg.Timeout; d >= most {
+		return &StallError{fmt.Sprintf("no usable snapshot for %s (newest tick %d)", seconds(most), c.newest)}
+	}
+	return nil
 }
 
 // send runs the sending clock: an Input per tick while the player has a
@@ -519,6 +682,11 @@ func (c *Client) send() {
 		if !stalled && c.link.Silence(now) >= c.cfg.Timeout {
 			c.mu.Unlock()
 			c.end(silenceError(c.cfg.Timeout), true)
+			return
+		}
+		if err := c.stalled(now); err != nil && !stalled {
+			c.mu.Unlock()
+			c.end(err, true)
 			return
 		}
 		buf = buf[:0]
@@ -617,6 +785,7 @@ func (c *Client) Stats() Stats {
 		Dropped:         c.dropped,
 		Duplicates:      c.dups,
 		NoBaseline:      c.noBase,
+		Shed:            c.shed,
 		Link:            ls,
 	}
 	s.RTT, s.HasRTT = c.link.RTT()
@@ -639,7 +808,10 @@ func (c *Client) Done() <-chan struct{} { return c.done }
 
 // Err returns why the session ended: nil while it runs, ErrClosed after
 // Close, a *LogoutError when the server ended it (GameOver at the end of
-// a game), an error matching ErrConnectionLost, or another error.
+// a game), an error matching ErrConnectionLost, a *LimitError (matching
+// ErrTooMuch) when the server sent more than a client accepts, a
+// *StallError (matching ErrStalled) when its snapshots went back, jumped
+// ahead or stopped, or another error.
 func (c *Client) Err() error {
 	select {
 	case <-c.done:

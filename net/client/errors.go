@@ -29,7 +29,27 @@ var (
 	ErrProtocol = errors.New("the server broke protocol v1")
 	// ErrClosed: the session ended because Close was called.
 	ErrClosed = errors.New("the client was closed")
+	// ErrTooMuch: the server sent more than a client accepts (PROTOCOL.md
+	// Appendix A, client limits). The errors that match it (*LimitError)
+	// match ErrProtocol too.
+	ErrTooMuch = errors.New("the server sent more than the protocol allows")
+	// ErrStalled: the server's snapshots stopped making sense while its
+	// datagrams kept arriving: its tick went back or jumped ahead, or no
+	// usable snapshot came for Config.StallTimeout. The errors that match
+	// it match ErrProtocol too.
+	ErrStalled = errors.New("the server broke the protocol")
 )
+
+// StallError is a session the server froze (ErrStalled): What says how.
+type StallError struct {
+	What string
+}
+
+// Error says how the server broke the protocol.
+func (e *StallError) Error() string { return ErrStalled.Error() + ": " + e.What }
+
+// Is matches ErrStalled and ErrProtocol.
+func (e *StallError) Is(target error) bool { return target == ErrStalled || target == ErrProtocol }
 
 // timeoutError is one of the sentinels above with a non-default duration
 // in its message.
@@ -75,7 +95,8 @@ func protocolError(format string, args ...any) error {
 
 // RejectedError is a LoginRejected answer (3.1): the server refused the
 // login. Reason is one of the wire.Reject* constants, Text the server's
-// explanation for people.
+// explanation for people, cleaned by wire.CleanText (empty when it was not
+// valid UTF-8).
 type RejectedError struct {
 	Reason uint8
 	Text   string

@@ -20,6 +20,20 @@ func FuzzWorld(f *testing.F) {
 		seed = append(seed, frame(e)...)
 	}
 	f.Add(seed, []byte{9, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8})
+	// The last tick of the u32 range, a hostile name, a GameOver that
+	// repeats a player.
+	over := &wire.Event{Type: wire.EventGameOver, Tick: 0xFFFFFFFF, NumScores: 2}
+	over.Scores[0], over.Scores[1] = wire.Score{Player: 3, Score: 1}, wire.Score{Player: 3, Score: 2}
+	seed = nil
+	for _, e := range [][]byte{
+		wire.AppendEvent(nil, &wire.Event{Type: wire.EventDestroy, Tick: 0xFFFFFFFF, ID: 9}),
+		wire.AppendEvent(nil, &wire.Event{Type: wire.EventPlayerJoined, Tick: 2, Player: 1, Name: "\u202eEvil\nName"}),
+		wire.AppendEvent(nil, over),
+		spawn,
+	} {
+		seed = append(seed, frame(e)...)
+	}
+	f.Add(seed, []byte{255, 9, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8})
 	f.Fuzz(func(t *testing.T, events, records []byte) {
 		w := NewWorld()
 		// events: a length byte, then that many bytes of an event.
@@ -53,6 +67,14 @@ func FuzzWorld(f *testing.F) {
 				if fr.Entities[i-1].ID >= fr.Entities[i].ID {
 					t.Fatalf("frame %d lists %d then %d", fr.Tick, fr.Entities[i-1].ID, fr.Entities[i].ID)
 				}
+			}
+		}
+		if w.Len() > wire.MaxLiveEntities || len(w.dead) > wire.MaxDestroyed {
+			t.Fatalf("%d live and %d destroyed ids, beyond the limits", w.Len(), len(w.dead))
+		}
+		for _, p := range w.Players() {
+			if p.Name != wire.CleanName(p.Name) {
+				t.Fatalf("name %q kept as received", p.Name)
 			}
 		}
 		for _, e := range w.Entities(nil) {

@@ -2,7 +2,9 @@ package client
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"rtype/net/link"
@@ -49,7 +51,9 @@ type Entity struct {
 type Player struct {
 	// Present is true between the player's PlayerJoined and PlayerLeft.
 	Present bool
-	// Name is the player's name, as the server normalized it.
+	// Name is the player's name, as the server normalized it, cleaned by
+	// wire.CleanName: one line, no control or bidi characters, at most
+	// wire.MaxNameLen characters.
 	Name string
 	// HasShip tells whether the player has a ship, Ship its network id
 	// (wire.NoEntity without one).
@@ -75,7 +79,15 @@ type Frame struct {
 	// link's jitter from it rather than from when it first drew the frame,
 	// which on a slow machine is late by up to a whole frame.
 	Received time.Time
+
+	// version names this content of the frame: Frames copies a frame
+	// again only when dst holds another version of it.
+	version uint64
 }
+
+// frameVersions numbers the contents of frames, across worlds, so that a
+// dst shared between two worlds never takes one's frame for the other's.
+var frameVersions atomic.Uint64
 
 // ent is an entity of the world with its ordering state (4.3, 4.5).
 type ent struct {
@@ -85,6 +97,32 @@ type ent struct {
 	hidden  bool // a kind this client does not know: never shown
 }
 
+// deadID is a destroyed id the world remembers (4.5): the tick of its
+// Destroy, and the local time it was applied (zero when unknown).
+type deadID struct {
+	tick uint32
+	at   time.Time
+}
+
+// deadSlot is an entry of the ring that bounds the destroyed ids kept.
+type deadSlot struct {
+	id, tick uint32
+}
+
+// LimitError reports a server that sent more than a client accepts
+// (PROTOCOL.md Appendix A, client limits). It matches ErrTooMuch and
+// ErrProtocol.
+type LimitError struct {
+	// What says what was too much, in words.
+	What string
+}
+
+// Error says what the server sent beyond the limit.
+func (e *LimitError) Error() string { return ErrTooMuch.Error() + ": " + e.What }
+
+// Is matches ErrTooMuch and ErrProtocol.
+func (e *LimitError) Is(target error) bool { return target == ErrTooMuch || target == ErrProtocol }
+
 // World is the client's copy of the game world: it applies events and
 // rebuilt snapshots with the ordering rules of sections 4.3 and 4.5, and
 // keeps the frames of the last second for the renderer to interpolate.
@@ -92,12 +130,12 @@ type ent struct {
 // The rules it follows:
 //
 //   - Spawn creates an entity; Destroy removes it and remembers its id with
-//     the Destroy's tick for ForgetAfter ticks. For each id, a Spawn or a
-//     Destroy older than the last one applied to that id is ignored; a
-//     Destroy arriving before its Spawn is remembered and the late Spawn
-//     ignored. A Spawn of the same tick as the remembered Destroy is
-//     ignored too: within one tick an entity is spawned before it is
-//     destroyed.
+//     the Destroy's tick for ForgetAfter ticks (or 10 s of local time,
+//     when the events come with it). For each id, a Spawn or a Destroy
+//     older than the last one applied to that id is ignored; a Destroy
+//     arriving before its Spawn is remembered and the late Spawn ignored.
+//     A Spawn of the same tick as the remembered Destroy is ignored too:
+//     within one tick an entity is spawned before it is destroyed.
 //   - A Spawn of an unknown kind is remembered but never shown, and its
 //     Destroy is not reported.
 //   - A snapshot record updates a known, live entity only: it is ignored
@@ -112,11 +150,25 @@ type ent struct {
 //     same, as the datagrams of one snapshot arrive). A late snapshot (older
 //     than the newest frame) updates the entities but adds no frame.
 //
+// Its memory is bounded by the client limits of the protocol: a Spawn
+// that would make more than wire.MaxLiveEntities live entities is refused,
+// and Err reports it; at most wire.MaxDestroyed destroyed ids are
+// remembered (the oldest are forgotten first). No operation costs more
+// than the number of live entities: the entities are stored unordered
+// with an index, and a frame is sorted once, when it is read.
+//
 // A World is not safe for concurrent use. The zero value is not ready: use
 // NewWorld.
 type World struct {
-	live []ent             // sorted by ID
-	dead map[uint32]uint32 // destroyed id -> tick of its Destroy
+	live  []ent            // unordered
+	index map[uint32]int32 // id -> position in live
+	dead  map[uint32]deadID
+	ring  []deadSlot // the destroyed ids in the order of their Destroy
+	rhead int        // oldest slot of ring once it is full
+
+	ships     [wire.MaxPlayers]int    // live PlayerShip entities of each player
+	respawned [wire.MaxPlayers]uint32 // newest Death tick of each player
+	hasDeath  [wire.MaxPlayers]bool
 
 	players      [wire.MaxPlayers]Player
 	playersTick  uint32 // tick of the last snapshot whose players were applied
@@ -129,68 +181,134 @@ type World struct {
 	over   bool
 	scores []wire.Score
 
-	now     uint32 // newest tick seen
-	sweptAt uint32 // tick of the last sweep of dead
+	now        uint32    // newest tick seen
+	sweptAt    uint32    // tick of the last sweep of dead
+	clock      time.Time // newest local time seen, zero if none
+	sweptClock time.Time // local time of the last sweep
 
 	frames [HistoryLen]Frame
-	head   int // slot of the newest frame
-	count  int // frames recorded, up to HistoryLen
+	head   int  // slot of the newest frame
+	count  int  // frames recorded, up to HistoryLen
+	stale  bool // the newest frame's entities must be taken from the world again
+
+	err error // the first limit a server broke
 }
 
 // NewWorld returns an empty world.
 func NewWorld() *World {
-	w := &World{dead: make(map[uint32]uint32), scores: make([]wire.Score, 0, wire.MaxPlayers)}
+	w := &World{index: make(map[uint32]int32), dead: make(map[uint32]deadID), scores: make([]wire.Score, 0, wire.MaxPlayers)}
 	for p := range w.players {
 		w.players[p].Ship = wire.NoEntity
 	}
 	return w
 }
 
+// Err returns the first client limit a server broke (a *LimitError), or
+// nil. The world stays usable: what went beyond the limit was refused.
+func (w *World) Err() error { return w.err }
+
 // knownKind reports whether this client knows how to show kind.
 func knownKind(kind uint8) bool {
 	return kind >= wire.KindPlayerShip && kind <= wire.KindEnemyMissile
 }
 
-func cmpEnt(e ent, id uint32) int { return cmp.Compare(e.ID, id) }
-
-// find returns the index of id in live, or where it would go.
-func (w *World) find(id uint32) (int, bool) {
-	return slices.BinarySearchFunc(w.live, id, cmpEnt)
+// find returns the live entity id, or nil.
+func (w *World) find(id uint32) *ent {
+	if i, ok := w.index[id]; ok {
+		return &w.live[i]
+	}
+	return nil
 }
 
-// advance moves the world's clock to tick when it is newer, and forgets
-// the destroyed ids older than ForgetAfter ticks, once a second.
-func (w *World) advance(tick uint32) {
+// shipOwner returns the player whose ship e counts as, or -1.
+func shipOwner(e *ent) int {
+	if e.Kind == wire.KindPlayerShip && e.Owner < wire.MaxPlayers {
+		return int(e.Owner)
+	}
+	return -1
+}
+
+// remove deletes the live entity id, swapping the last one into its place.
+func (w *World) remove(id uint32) {
+	i, ok := w.index[id]
+	if !ok {
+		return
+	}
+	if p := shipOwner(&w.live[i]); p >= 0 {
+		w.ships[p]--
+	}
+	last := int32(len(w.live) - 1)
+	if i != last {
+		w.live[i] = w.live[last]
+		w.index[w.live[i].ID] = i
+	}
+	w.live[last] = ent{}
+	w.live = w.live[:last]
+	delete(w.index, id)
+}
+
+// advance moves the world's clock to tick when it is newer, and to the
+// local time now when it is given and newer, then forgets the destroyed
+// ids older than ForgetAfter ticks or 10 s, once a second of either
+// clock. The local clock lets ids destroyed at the last ticks of the u32
+// range be forgotten too.
+func (w *World) advance(tick uint32, now time.Time) {
 	if tick > w.now {
 		w.now = tick
 	}
-	if w.now-w.sweptAt < 60 {
+	if now.After(w.clock) {
+		w.clock = now
+	}
+	byTick := w.now-w.sweptAt >= wire.TickRate
+	byClock := !w.clock.IsZero() && w.clock.Sub(w.sweptClock) >= time.Second
+	if !byTick && !byClock {
 		return
 	}
-	w.sweptAt = w.now
-	for id, t := range w.dead {
-		if w.now-t >= ForgetAfter {
+	w.sweptAt, w.sweptClock = w.now, w.clock
+	forget := time.Duration(ForgetAfter) * wire.TickDuration
+	for id, d := range w.dead {
+		if w.now-d.tick >= ForgetAfter || (!d.at.IsZero() && w.clock.Sub(d.at) >= forget) {
 			delete(w.dead, id)
 		}
 	}
 }
 
+// remember records id as destroyed at tick (4.5), forgetting the oldest
+// destroyed id when wire.MaxDestroyed are remembered.
+func (w *World) remember(id, tick uint32) {
+	w.dead[id] = deadID{tick: tick, at: w.clock}
+	if len(w.ring) < wire.MaxDestroyed {
+		w.ring = append(w.ring, deadSlot{id, tick})
+		return
+	}
+	old := w.ring[w.rhead]
+	if d, ok := w.dead[old.id]; ok && d.tick == old.tick && old.id != id {
+		delete(w.dead, old.id)
+	}
+	w.ring[w.rhead] = deadSlot{id, tick}
+	w.rhead = (w.rhead + 1) % wire.MaxDestroyed
+}
+
 // ApplyEvent applies one event and reports whether it was applied (false
-// when the ordering rules ignore it, or for an event type it does not
-// know). The event's fields are copied.
-func (w *World) ApplyEvent(ev *wire.Event) bool {
+// when the ordering rules ignore it, for an event type it does not know,
+// or for a Spawn beyond the limit, which Err then reports). The event's
+// fields are copied; a PlayerJoined name is cleaned (wire.CleanName).
+func (w *World) ApplyEvent(ev *wire.Event) bool { return w.ApplyEventAt(ev, time.Time{}) }
+
+// ApplyEventAt is ApplyEvent for an event that arrived at now, on the
+// local monotonic clock.
+func (w *World) ApplyEventAt(ev *wire.Event, now time.Time) bool {
+	w.advance(ev.Tick, now)
 	switch ev.Type {
 	case wire.EventSpawn:
-		w.advance(ev.Tick)
+		w.freeze()
 		return w.spawn(ev)
 	case wire.EventDestroy:
-		w.advance(ev.Tick)
+		w.freeze()
 		return w.destroy(ev)
 	case wire.EventDeath:
-		w.advance(ev.Tick)
 		return w.death(ev)
 	case wire.EventPlayerJoined, wire.EventPlayerLeft:
-		w.advance(ev.Tick)
 		p := ev.Player
 		if p >= wire.MaxPlayers || (w.hasPresence[p] && ev.Tick < w.presenceTick[p]) {
 			return false
@@ -198,13 +316,12 @@ func (w *World) ApplyEvent(ev *wire.Event) bool {
 		w.hasPresence[p], w.presenceTick[p] = true, ev.Tick
 		pl := &w.players[p]
 		if ev.Type == wire.EventPlayerJoined {
-			pl.Present, pl.Name = true, ev.Name
+			pl.Present, pl.Name = true, wire.CleanName(ev.Name)
 		} else {
 			pl.Present = false
 		}
 		return true
 	case wire.EventGameOver:
-		w.advance(ev.Tick)
 		if w.over {
 			return false
 		}
@@ -216,14 +333,20 @@ func (w *World) ApplyEvent(ev *wire.Event) bool {
 }
 
 func (w *World) spawn(ev *wire.Event) bool {
-	if t, ok := w.dead[ev.ID]; ok {
-		if ev.Tick <= t {
+	if d, ok := w.dead[ev.ID]; ok {
+		if ev.Tick <= d.tick {
 			return false // the Destroy came first (4.5)
 		}
 		delete(w.dead, ev.ID) // the id was reused
 	}
-	i, ok := w.find(ev.ID)
-	if ok && ev.Tick < w.live[i].Spawned {
+	cur := w.find(ev.ID)
+	if cur != nil && ev.Tick < cur.Spawned {
+		return false
+	}
+	if cur == nil && len(w.live) >= wire.MaxLiveEntities {
+		if w.err == nil {
+			w.err = &LimitError{fmt.Sprintf("a Spawn beyond %d live entities (at tick %d)", wire.MaxLiveEntities, ev.Tick)}
+		}
 		return false
 	}
 	e := ent{
@@ -231,30 +354,36 @@ func (w *World) spawn(ev *wire.Event) bool {
 			VX: ev.VX, VY: ev.VY, Tick: ev.Tick, Spawned: ev.Tick},
 		hidden: !knownKind(ev.Kind),
 	}
-	if ok {
-		w.live[i] = e
+	if cur != nil {
+		if p := shipOwner(cur); p >= 0 {
+			w.ships[p]--
+		}
+		*cur = e
 	} else {
-		w.live = slices.Insert(w.live, i, e)
+		w.index[ev.ID] = int32(len(w.live))
+		w.live = append(w.live, e)
+	}
+	if p := shipOwner(&e); p >= 0 {
+		w.ships[p]++
 	}
 	return !e.hidden
 }
 
 func (w *World) destroy(ev *wire.Event) bool {
-	if i, ok := w.find(ev.ID); ok {
-		e := &w.live[i]
+	if e := w.find(ev.ID); e != nil {
 		if ev.Tick < e.Spawned {
 			return false // the Destroy of an earlier entity of this id
 		}
 		hidden := e.hidden
-		w.live = slices.Delete(w.live, i, i+1)
-		w.dead[ev.ID] = ev.Tick
+		w.remove(ev.ID)
+		w.remember(ev.ID, ev.Tick)
 		return !hidden
 	}
-	if t, ok := w.dead[ev.ID]; ok && ev.Tick <= t {
+	if d, ok := w.dead[ev.ID]; ok && ev.Tick <= d.tick {
 		return false
 	}
 	// A Destroy before its Spawn: remembered, so the Spawn is ignored.
-	w.dead[ev.ID] = ev.Tick
+	w.remember(ev.ID, ev.Tick)
 	return true
 }
 
@@ -268,13 +397,22 @@ func (w *World) death(ev *wire.Event) bool {
 		w.livesTick[p], w.hasLives[p] = ev.Tick, true
 	}
 	// The ship moved to its spawn point at once: no interpolation across.
-	for i := range w.live {
-		e := &w.live[i]
-		if e.Kind == wire.KindPlayerShip && e.Owner == p && ev.Tick >= e.Spawned && ev.Tick > e.Respawned {
-			e.Respawned = ev.Tick
-		}
+	// A ship's Respawned is the newest Death of its player not older than
+	// its Spawn, so the newest Death of each player is all it takes.
+	if !w.hasDeath[p] || ev.Tick > w.respawned[p] {
+		w.freeze()
+		w.respawned[p], w.hasDeath[p] = ev.Tick, true
 	}
 	return true
+}
+
+// shown returns e as shown, with its Respawned tick.
+func (w *World) shown(e *ent) Entity {
+	out := e.Entity
+	if p := shipOwner(e); p >= 0 && w.hasDeath[p] && w.respawned[p] >= e.Spawned {
+		out.Respawned = w.respawned[p]
+	}
+	return out
 }
 
 // ApplySnapshot applies a rebuilt snapshot (4.8 step 5): its entity
@@ -286,14 +424,16 @@ func (w *World) ApplySnapshot(r *link.Rebuilt) { w.ApplySnapshotAt(r, time.Time{
 // received: its frame records that time.
 func (w *World) ApplySnapshotAt(r *link.Rebuilt, received time.Time) {
 	t := r.Tick
-	w.advance(t)
+	w.advance(t, received)
+	if w.count > 0 && t != w.frames[w.head].Tick {
+		w.freeze() // the newest frame shows the world before this snapshot
+	}
 	for k := range r.Entities {
 		re := &r.Entities[k]
-		i, ok := w.find(re.ID)
-		if !ok {
+		e := w.find(re.ID)
+		if e == nil {
 			continue // unknown, or destroyed (4.3)
 		}
-		e := &w.live[i]
 		if e.hidden || re.Kind != e.Kind || t < e.Spawned || (e.hasRec && t < e.recTick) {
 			continue
 		}
@@ -328,77 +468,113 @@ func (w *World) ApplySnapshotAt(r *link.Rebuilt, received time.Time) {
 }
 
 // record stores the world as the frame of tick, unless a newer frame is
-// already stored.
+// already stored. The entities are copied later, once (freeze): the
+// datagrams of one snapshot each change the newest frame.
 func (w *World) record(tick uint32, received time.Time) {
-	fresh := true
 	if w.count > 0 {
 		newest := w.frames[w.head].Tick
 		if tick < newest {
 			return // late: no frame out of order
 		}
-		if tick > newest {
-			w.head = (w.head + 1) % HistoryLen
-			w.count = min(w.count+1, HistoryLen)
-		} else {
-			fresh = false // another datagram of the same snapshot
+		if tick == newest {
+			// Another datagram of the same snapshot.
+			w.frames[w.head].Players = w.players
+			w.frames[w.head].version = frameVersions.Add(1)
+			w.stale = true
+			return
 		}
+		w.freeze()
+		w.head = (w.head + 1) % HistoryLen
+		w.count = min(w.count+1, HistoryLen)
 	} else {
 		w.head, w.count = 0, 1
 	}
 	f := &w.frames[w.head]
-	if fresh {
-		f.Received = received
-	}
+	f.Received = received
 	f.Tick = tick
 	f.Players = w.players
+	f.version = frameVersions.Add(1)
+	w.stale = true
+}
+
+// freeze copies the entities into the newest frame when they changed
+// since it was recorded: before the world changes in a way the frame must
+// not show, and before the frames are read.
+func (w *World) freeze() {
+	if !w.stale {
+		return
+	}
+	w.stale = false
+	f := &w.frames[w.head]
 	f.Entities = w.appendEntities(f.Entities[:0])
 }
 
 // appendEntities appends the shown entities, sorted by ID.
 func (w *World) appendEntities(dst []Entity) []Entity {
+	n := len(dst)
 	for i := range w.live {
 		if !w.live[i].hidden {
-			dst = append(dst, w.live[i].Entity)
+			dst = append(dst, w.shown(&w.live[i]))
 		}
 	}
+	slices.SortFunc(dst[n:], func(a, b Entity) int { return cmp.Compare(a.ID, b.ID) })
 	return dst
 }
 
 // Entities appends the current entities, sorted by ID, to dst.
 func (w *World) Entities(dst []Entity) []Entity { return w.appendEntities(dst) }
 
+// Len returns the number of live entities, shown or not.
+func (w *World) Len() int { return len(w.live) }
+
 // Entity returns the current state of entity id, and false when the world
 // does not show it.
 func (w *World) Entity(id uint32) (Entity, bool) {
-	i, ok := w.find(id)
-	if !ok || w.live[i].hidden {
+	e := w.find(id)
+	if e == nil || e.hidden {
 		return Entity{}, false
 	}
-	return w.live[i].Entity, true
+	return w.shown(e), true
 }
 
 // Destroyed reports whether id is remembered as destroyed, and the tick of
 // its Destroy.
 func (w *World) Destroyed(id uint32) (uint32, bool) {
-	t, ok := w.dead[id]
-	return t, ok
+	d, ok := w.dead[id]
+	return d.tick, ok
 }
 
 // Frames sets dst to the recorded frames, oldest first, and returns it.
 // The entity slices of dst's elements are reused, so a caller that passes
 // the same dst every time allocates nothing once it has grown; the
-// returned frames belong to the caller.
+// returned frames belong to the caller. A frame that dst already holds,
+// unchanged, is moved into place rather than copied again: a caller that
+// modifies the entities of the frames it passes back must clear them
+// first (dst[:0] does not; a nil dst does).
 func (w *World) Frames(dst []Frame) []Frame {
+	w.freeze()
+	old := dst[:cap(dst)]
 	dst = dst[:0]
 	for k := 0; k < w.count; k++ {
 		src := &w.frames[(w.head-w.count+1+k+HistoryLen)%HistoryLen]
-		if len(dst) < cap(dst) {
-			dst = dst[:len(dst)+1]
-		} else {
-			dst = append(dst, Frame{})
+		if len(dst) == len(old) {
+			old = append(old, Frame{})
+			old = old[:cap(old)]
 		}
-		f := &dst[len(dst)-1]
-		f.Tick, f.Players, f.Received = src.Tick, src.Players, src.Received
+		dst = old[:k+1]
+		f := &dst[k]
+		if f.version != src.version {
+			for j := k + 1; j < len(old); j++ {
+				if old[j].version == src.version {
+					old[j], *f = *f, old[j]
+					break
+				}
+			}
+		}
+		if f.version == src.version && len(f.Entities) == len(src.Entities) {
+			continue // dst holds this frame already
+		}
+		f.Tick, f.Players, f.Received, f.version = src.Tick, src.Players, src.Received, src.version
 		f.Entities = append(f.Entities[:0], src.Entities...)
 	}
 	return dst
@@ -413,15 +589,7 @@ func (w *World) HasShip(p uint8) bool {
 	if p >= wire.MaxPlayers {
 		return false
 	}
-	if w.players[p].HasShip {
-		return true
-	}
-	for i := range w.live {
-		if e := &w.live[i]; e.Kind == wire.KindPlayerShip && e.Owner == p {
-			return true
-		}
-	}
-	return false
+	return w.players[p].HasShip || w.ships[p] > 0
 }
 
 // GameOver returns the final scores of GameOver (a copy) and whether the

@@ -1,7 +1,12 @@
 package client
 
 import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"rtype/net/link"
 	"rtype/net/wire"
@@ -402,5 +407,160 @@ func TestDeathsOutOfOrder(t *testing.T) {
 	}
 	if w.ApplyEvent(&wire.Event{Type: wire.EventDeath, Tick: 41, Player: 4}) {
 		t.Fatal("Death of player 4 applied")
+	}
+}
+
+// The world holds at most wire.MaxLiveEntities: the Spawn beyond is
+// refused and reported; Spawns in reverse order of id cost no more than
+// in order.
+func TestLiveEntityLimit(t *testing.T) {
+	w := NewWorld()
+	for i := 0; i < wire.MaxLiveEntities; i++ {
+		if !w.ApplyEvent(spawnEv(uint32(wire.MaxLiveEntities-i), wire.KindBydosSlave, 10, 1, 2, wire.NoPlayer)) {
+			t.Fatalf("spawn %d refused", i)
+		}
+	}
+	if w.Err() != nil {
+		t.Fatal(w.Err())
+	}
+	// Replacing a live id is no growth.
+	if !w.ApplyEvent(spawnEv(5, wire.KindBydosSlave, 11, 1, 2, wire.NoPlayer)) {
+		t.Fatal("respawn of a live id refused")
+	}
+	if w.ApplyEvent(spawnEv(1<<20, wire.KindBydosSlave, 11, 1, 2, wire.NoPlayer)) {
+		t.Fatal("a spawn beyond the limit was applied")
+	}
+	var le *LimitError
+	if err := w.Err(); !errors.As(err, &le) || !errors.Is(err, ErrTooMuch) || !errors.Is(err, ErrProtocol) {
+		t.Fatalf("Err = %v, want a *LimitError", err)
+	}
+	if w.Len() != wire.MaxLiveEntities {
+		t.Fatalf("%d live entities", w.Len())
+	}
+	es := w.Entities(nil)
+	for i := 1; i < len(es); i++ {
+		if es[i-1].ID >= es[i].ID {
+			t.Fatalf("entities not sorted at %d", i)
+		}
+	}
+}
+
+// The destroyed ids remembered are bounded: the oldest go first.
+func TestDestroyedLimit(t *testing.T) {
+	w := NewWorld()
+	n := uint32(wire.MaxDestroyed + 1000)
+	for id := uint32(1); id <= n; id++ {
+		w.ApplyEvent(destroyEv(id, 10))
+	}
+	if len(w.dead) > wire.MaxDestroyed {
+		t.Fatalf("%d destroyed ids remembered", len(w.dead))
+	}
+	if _, ok := w.Destroyed(1); ok {
+		t.Fatal("the oldest destroyed id is still remembered")
+	}
+	if _, ok := w.Destroyed(n); !ok {
+		t.Fatal("the newest destroyed id is forgotten")
+	}
+}
+
+// Ids destroyed at the last tick of the u32 range are forgotten 10 s
+// later on the local clock, though the ticks cannot pass them.
+func TestForgetDestroyedAtLastTick(t *testing.T) {
+	w := NewWorld()
+	t0 := time.Now()
+	w.ApplyEventAt(destroyEv(9, math.MaxUint32), t0)
+	w.ApplyEventAt(spawnEv(10, wire.KindBydosSlave, math.MaxUint32, 1, 2, wire.NoPlayer), t0.Add(5*time.Second))
+	if _, ok := w.Destroyed(9); !ok {
+		t.Fatal("forgotten after 5 s")
+	}
+	w.ApplySnapshotAt(snapAt(math.MaxUint32), t0.Add(11*time.Second))
+	if _, ok := w.Destroyed(9); ok {
+		t.Fatal("still remembered 11 s after its Destroy")
+	}
+}
+
+// Frames copies only the frames that dst does not hold already; what it
+// returns is the same as a fresh copy.
+func TestFramesCopiesOnlyNew(t *testing.T) {
+	w := NewWorld()
+	for id := uint32(1); id <= 50; id++ {
+		w.ApplyEvent(spawnEv(id, wire.KindBydosSlave, 0, 1300, float32(id), wire.NoPlayer))
+	}
+	var dst []Frame
+	for tick := uint32(3); tick <= 90; tick += 3 {
+		w.ApplySnapshot(snapAt(tick, rec(tick%50+1, wire.KindBydosSlave, float32(tick), 1)))
+		if tick%9 == 0 {
+			// A second datagram of the same tick changes the newest frame.
+			w.ApplySnapshot(snapAt(tick, rec(tick%50+2, wire.KindBydosSlave, float32(tick), 2)))
+		}
+		if tick%6 == 0 {
+			w.ApplyEvent(destroyEv(tick/6, tick))
+		}
+		dst = w.Frames(dst)
+		fresh := w.Frames(nil)
+		if len(dst) != len(fresh) {
+			t.Fatalf("tick %d: %d frames, want %d", tick, len(dst), len(fresh))
+		}
+		for i := range fresh {
+			if dst[i].Tick != fresh[i].Tick || !slices.Equal(dst[i].Entities, fresh[i].Entities) || dst[i].Players != fresh[i].Players {
+				t.Fatalf("tick %d: frame %d (tick %d) differs from a fresh copy", tick, i, fresh[i].Tick)
+			}
+		}
+	}
+	// Unchanged frames are not copied again: the entity slices move.
+	before := &dst[1].Entities[0]
+	dst = w.Frames(dst)
+	if &dst[1].Entities[0] != before {
+		t.Fatal("an unchanged frame was copied again")
+	}
+	w.ApplySnapshot(snapAt(93))
+	dst = w.Frames(dst)
+	if &dst[0].Entities[0] != before {
+		t.Fatal("the frames that stayed were copied again")
+	}
+}
+
+// A name from the server is cleaned before the world keeps it.
+func TestPlayerNameCleaned(t *testing.T) {
+	w := NewWorld()
+	w.ApplyEvent(&wire.Event{Type: wire.EventPlayerJoined, Tick: 1, Player: 1, Name: "A\u202Eb\nc" + strings.Repeat("d", 100)})
+	if got := w.Players()[1].Name; got != "Ab c"+strings.Repeat("d", wire.MaxNameLen-4) {
+		t.Fatalf("name %q", got)
+	}
+}
+
+// Spawns in reverse order of id are as cheap as in order.
+func BenchmarkSpawnReverse(b *testing.B) {
+	for range b.N {
+		w := NewWorld()
+		for i := range wire.MaxLiveEntities {
+			w.ApplyEvent(spawnEv(uint32(wire.MaxLiveEntities-i), wire.KindBydosSlave, 10, 1, 2, wire.NoPlayer))
+		}
+	}
+}
+
+// A game loop reading the frames of a full world: one frame copied per
+// snapshot, not twenty per call.
+func BenchmarkFramesFullWorld(b *testing.B) {
+	w := NewWorld()
+	var ents []wire.Entity
+	for id := uint32(1); id <= 4096; id++ {
+		w.ApplyEvent(spawnEv(id, wire.KindBydosSlave, 0, 1300, float32(id%700), wire.NoPlayer))
+		ents = append(ents, rec(id, wire.KindBydosSlave, 1300, float32(id%700)))
+	}
+	var dst []Frame
+	tick := uint32(0)
+	for range HistoryLen {
+		tick += 3
+		w.ApplySnapshot(snapAt(tick, ents...))
+		dst = w.Frames(dst)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if i%3 == 0 { // 20 snapshots a second, 60 frames
+			tick += 3
+			w.ApplySnapshot(snapAt(tick, ents...))
+		}
+		dst = w.Frames(dst)
 	}
 }

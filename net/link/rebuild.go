@@ -17,6 +17,14 @@ var (
 	ErrOtherBaseline = errors.New("link: snapshot datagram of a known tick against another baseline (4.8 step 4)")
 )
 
+// Errors of Rebuild for a server that sends more than the protocol allows
+// (Appendix A, client limits). The datagram is dropped, and the snapshot
+// of its tick keeps what it had; the client ends the session.
+var (
+	ErrTooManyParts    = errors.New("link: more Snapshot datagrams of one tick than a client accepts (wire.MaxSnapshotParts)")
+	ErrTooManyEntities = errors.New("link: a snapshot with more entities than a client accepts (wire.MaxSnapshotEntities)")
+)
+
 // Rebuilt is a snapshot the client rebuilt from its datagrams (4.8).
 type Rebuilt struct {
 	Tick        uint32
@@ -76,7 +84,10 @@ func (b *Rebuilder) slot(tick uint32) *Rebuilt {
 // Rebuild applies one decoded Snapshot datagram (4.8 steps 1 to 5) and
 // returns the snapshot of its tick as rebuilt so far, kept as a baseline
 // for later ones. An error means the datagram must be dropped and not
-// acknowledged. The result is valid until the next call.
+// acknowledged; ErrTooManyParts and ErrTooManyEntities mean the server
+// sent more than a client accepts. The result is valid until the next
+// call. Its work and memory are bounded by the client limits: each kept
+// snapshot holds at most wire.MaxSnapshotEntities entities.
 func (b *Rebuilder) Rebuild(s *wire.Snapshot) (*Rebuilt, error) {
 	baseTick := s.Tick - s.BaselineAge
 	var base []wire.Entity
@@ -87,6 +98,9 @@ func (b *Rebuilder) Rebuild(s *wire.Snapshot) (*Rebuilt, error) {
 		if cur.HasBaseline != s.HasBaseline || (s.HasBaseline && cur.BaseTick != baseTick) {
 			return nil, ErrOtherBaseline
 		}
+		if cur.Parts >= wire.MaxSnapshotParts {
+			return nil, ErrTooManyParts
+		}
 		base = cur.Entities
 	case s.HasBaseline:
 		bs := b.find(baseTick)
@@ -95,9 +109,16 @@ func (b *Rebuilder) Rebuild(s *wire.Snapshot) (*Rebuilt, error) {
 		}
 		base = bs.Entities
 	}
+	// The work is bounded: base holds at most MaxSnapshotEntities, a
+	// datagram at most a few hundred records.
 	out, err := wire.ApplyRecords(b.scratch[:0], base, s.Records)
 	if err != nil {
+		b.scratch = out[:0]
 		return nil, err
+	}
+	if len(out) > wire.MaxSnapshotEntities {
+		b.scratch = out[:0]
+		return nil, ErrTooManyEntities
 	}
 	if cur == nil {
 		cur = b.slot(s.Tick)

@@ -400,3 +400,44 @@ func TestRebuildEmptyWorld(t *testing.T) {
 	r = rebuildAll(t, &b, encode(t, 6, nil, []wire.Entity{}, 3, w, 0))
 	checkRebuilt(t, r, 6, nil, w)
 }
+
+// The datagrams of one tick cannot make a snapshot larger than a client
+// accepts, however many there are: the one that would is refused, and the
+// snapshot keeps what it had (Appendix A, client limits).
+func TestRebuildEntityLimit(t *testing.T) {
+	var b Rebuilder
+	full := world(wire.MaxSnapshotEntities+200, 0)
+	snaps := encode(t, 3, testPlayers, nil, 0, full, 0)
+	var err error
+	var r *Rebuilt
+	n := 0
+	for _, s := range snaps {
+		if r, err = b.Rebuild(s); err != nil {
+			break
+		}
+		n = len(r.Entities)
+	}
+	if !errors.Is(err, ErrTooManyEntities) {
+		t.Fatalf("a snapshot of %d entities: %v, want ErrTooManyEntities", len(full), err)
+	}
+	if g := b.Get(3); g == nil || len(g.Entities) != n || n > wire.MaxSnapshotEntities {
+		t.Fatalf("the snapshot holds %d entities after the refusal, want the %d it had", len(g.Entities), n)
+	}
+}
+
+// More datagrams of one tick than a client rebuilds are refused, even
+// when they add nothing.
+func TestRebuildPartsLimit(t *testing.T) {
+	var b Rebuilder
+	w0 := world(10, 0)
+	rebuildAll(t, &b, encode(t, 3, testPlayers, nil, 0, w0, 0))
+	part := encode(t, 6, testPlayers, w0, 3, w0, 0)[0] // no record
+	for i := range wire.MaxSnapshotParts {
+		if _, err := b.Rebuild(part); err != nil {
+			t.Fatalf("datagram %d of the tick: %v", i+1, err)
+		}
+	}
+	if _, err := b.Rebuild(part); !errors.Is(err, ErrTooManyParts) {
+		t.Fatalf("datagram %d of the tick: %v, want ErrTooManyParts", wire.MaxSnapshotParts+1, err)
+	}
+}

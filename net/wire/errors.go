@@ -51,3 +51,15 @@ var ErrMissingBase = errors.New("wire: snapshot record updates or removes an ent
 
 // ErrPlayer reports a player number above 3 where one is required.
 var ErrPlayer = errors.New("wire: player number above 3 (4.1)")
+
+// ErrRejectedText reports a LoginRejected whose text is not valid UTF-8:
+// a malformed body (it matches ErrMessageBody), but still a rejection,
+// shown with a generic text (3.1).
+var ErrRejectedText error = rejectedTextError{}
+
+type rejectedTextError struct{}
+
+func (rejectedTextError) Error() string {
+	return "wire: LoginRejected text is not valid UTF-8 (3.1)"
+}
+func (rejectedTextError) Is(target error) bool { return target == ErrMessageBody }

@@ -124,7 +124,8 @@ var eventSizes = [...]int{EventSpawn: 27, EventDestroy: 18, EventDeath: 15, Even
 // ParseEvent decodes the bytes of one event into ev and checks them (6.4):
 // an unknown type, a wrong length, a non-finite position or velocity, a
 // player above 3 where one is required, an owner that is neither a player
-// nor 255, or invalid UTF-8 is an error, and the event is to be ignored.
+// nor 255, invalid UTF-8, or a GameOver that lists a player twice is an
+// error, and the event is to be ignored.
 // Only a PlayerJoined name allocates.
 func ParseEvent(b []byte, ev *Event) error {
 	if len(b) < 5 {
@@ -182,12 +183,14 @@ func ParseEvent(b []byte, ev *Event) error {
 			return ErrEventValue
 		}
 		ev.NumScores = n
+		var seen [MaxPlayers]bool
 		for i := 0; i < n; i++ {
 			s := b[6+5*i:]
 			ev.Scores[i] = Score{Player: s[0], Score: le.Uint32(s[1:])}
-			if s[0] >= MaxPlayers {
-				return ErrEventValue
+			if s[0] >= MaxPlayers || seen[s[0]] {
+				return ErrEventValue // a player above 3, or twice (4.4)
 			}
+			seen[s[0]] = true
 		}
 	}
 	return nil

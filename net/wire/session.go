@@ -114,6 +114,9 @@ func appendString(dst []byte, s string, maxLen int) []byte {
 // ParseMessage decodes the type and body of one TCP frame (the bytes after
 // the length). A body that does not match its type, including a string
 // that is not valid UTF-8, is ErrMessageBody: the server kicks the sender.
+// A LoginRejected whose text alone is not valid UTF-8 is ErrRejectedText
+// (which matches ErrMessageBody too), with Type and Reason set and no
+// Text: a client still treats it as a rejection (3.1).
 func ParseMessage(b []byte) (Message, error) {
 	var m Message
 	if len(b) < 1 || len(b) > MaxFrame {
@@ -151,6 +154,9 @@ func ParseMessage(b []byte) (Message, error) {
 		m.Reason = body[0]
 		s, ok := parseString(body[1:])
 		if !ok {
+			if b := body[1:]; len(b) >= 2 && int(le.Uint16(b)) == len(b)-2 {
+				return m, ErrRejectedText // well framed, but not UTF-8 (3.1)
+			}
 			return m, ErrMessageBody
 		}
 		m.Text = s
