@@ -259,3 +259,28 @@ func (r *Rules) MoveShip(x, y float64, actions uint8) (nx, ny float64) {
 	hw, hh := r.ShipW/2, r.ShipH/2
 	return min(max(x+dx*step, hw), r.AreaW-hw), min(max(y+dy*step, hh), r.AreaH-hh)
 }
+
+// shipVelocity returns the velocity of a ship holding actions, in the
+// 1/16 px/s of its motion (PROTOCOL.md 7.5): ShipSpeed along each axis,
+// diagonal moves normalized, before the walls. MoveShip's steps are this
+// velocity's to within 1/32 px/s per axis.
+func (r *Rules) shipVelocity(actions uint8) (vx, vy int16) {
+	var dx, dy float64
+	if actions&wire.ActionLeft != 0 {
+		dx--
+	}
+	if actions&wire.ActionRight != 0 {
+		dx++
+	}
+	if actions&wire.ActionUp != 0 {
+		dy--
+	}
+	if actions&wire.ActionDown != 0 {
+		dy++
+	}
+	v := r.ShipSpeed
+	if dx != 0 && dy != 0 {
+		v *= math.Sqrt2 / 2
+	}
+	return wire.QuantizeVel(dx * v), wire.QuantizeVel(dy * v)
+}
