@@ -57,6 +57,7 @@ var (
 	ErrT0Age        = errors.New("wire: v2 snapshot base tick after the snapshot's tick (7.8)")
 	ErrPlayerSame   = errors.New("wire: v2 full snapshot with an unchanged player record (7.8)")
 	ErrInvulnAge    = errors.New("wire: v2 snapshot invulnerability start after the snapshot's tick (7.8)")
+	ErrInvulnTicks  = errors.New("wire: v2 snapshot invulnerability of 0 ticks (7.8)")
 	ErrMissingBase2 = errors.New("wire: v2 snapshot record or player its baseline lacks (7.8)")
 )
 
@@ -190,6 +191,9 @@ func (s *Snapshot2) Decode(p []byte) error {
 			pr.InvulnTicks = r.ReadVarint()
 			if r.Err() == nil && age > s.Tick {
 				return ErrInvulnAge
+			}
+			if r.Err() == nil && pr.InvulnTicks == 0 {
+				return ErrInvulnTicks
 			}
 			pr.InvulnStart = s.Tick - age
 		}
