@@ -288,6 +288,11 @@ func TestMotionAt(t *testing.T) {
 	if x, y, vx, vy := unk.At(500); x != 100 || y != -2 || vx != 0 || vy != 0 {
 		t.Errorf("model 3: (%v, %v, %v, %v)", x, y, vx, vy)
 	}
+	// The example of PROTOCOL.md 7.6, half a turn after its spawn.
+	if x, y, vx, vy := exSineBydos.At(642); x != 1240 || math.Abs(y-200) > 1e-9 || vx != -120 ||
+		math.Abs(vy-(-40*math.Pi)) > 1e-9 || exBydosAnim.Frame(exSineBydos.T0, 642) != 5 {
+		t.Errorf("7.6 example at tick 642: (%v, %v, %v, %v)", x, y, vx, vy)
+	}
 	if vx, vy := lin.Velocity(); vx != 360 || vy != -10 {
 		t.Errorf("Velocity %v %v", vx, vy)
 	}
