@@ -161,31 +161,24 @@ func (s *Snapshot2) Decode(p []byte) error {
 	var r BitReader
 	r.Reset(p)
 	s.Tick = r.ReadBits(32)
-	n := int(r.ReadBits(3))
-	if n > MaxPlayers {
-		return ErrPlayerCount
+	n, err := readPlayerCount(&r)
+	if err != nil {
+		return err
 	}
 	s.NumPlayers = n
-	var seen uint8
+	var players playerReader
 	for i := 0; i < n; i++ {
 		pr := &s.Players[i]
 		*pr = PlayerRecord2{}
-		pr.Player = uint8(r.ReadBits(2))
-		if seen&(1<<pr.Player) != 0 && r.Err() == nil {
-			return ErrPlayerTwice
+		if pr.Player, err = players.next(&r); err != nil {
+			return err
 		}
-		seen |= 1 << pr.Player
 		pr.Same = !r.ReadBool()
 		pr.Ship = NoEntity
 		if pr.Same {
 			continue // checked against has_baseline below
 		}
-		pr.HasShip = r.ReadBool()
-		if pr.HasShip {
-			pr.Ship = r.ReadVarint()
-		}
-		pr.Lives = uint8(r.ReadBits(8))
-		pr.Score = r.ReadVarint()
+		readPlayerState(&r, &pr.PlayerState)
 		if r.ReadBool() {
 			age := r.ReadVarint()
 			pr.InvulnTicks = r.ReadVarint()
@@ -198,59 +191,30 @@ func (s *Snapshot2) Decode(p []byte) error {
 			pr.InvulnStart = s.Tick - age
 		}
 	}
-	s.HasBaseline = r.ReadBool()
-	s.BaselineAge = 0
-	if s.HasBaseline {
-		s.BaselineAge = r.ReadVarint()
-		if r.Err() == nil && (s.BaselineAge == 0 || s.BaselineAge > s.Tick) {
-			return ErrBaselineAge
-		}
-	} else if r.Err() == nil {
+	if s.HasBaseline, s.BaselineAge, err = readBaseline(&r, s.Tick); err != nil {
+		return err
+	}
+	if !s.HasBaseline && r.Err() == nil {
 		for i := 0; i < n; i++ {
 			if s.Players[i].Same {
 				return ErrPlayerSame
 			}
 		}
 	}
-	count := int(r.ReadBits(16))
-	if err := r.Err(); err != nil {
+	count, err := readEntityCount(&r)
+	if err != nil {
 		return err
-	}
-	if count*minRecordBits > r.Remaining() {
-		return ErrEntityCount
 	}
 	if cap(s.Records) < count {
 		s.Records = make([]Record2, 0, count) // bounded by the payload's size
 	}
 	s.Records = s.Records[:count]
-	var index uint32
-	var gens [4]uint64 // generations seen at the current index
+	var ids idReader
 	for i := range s.Records {
 		rec := &s.Records[i]
-		gap := r.ReadVarint()
-		if i == 0 {
-			index = gap
-		} else {
-			index += gap
-		}
-		if gap > 0xFFFFFF || index > 0xFFFFFF {
-			if r.Err() == nil {
-				return ErrIndex
-			}
-		}
-		if i == 0 || gap != 0 {
-			gens = [4]uint64{}
-		}
-		gen := uint8(r.ReadBits(8))
-		rec.Change = Change(r.ReadBits(2))
-		if err := r.Err(); err != nil {
+		if rec.ID, rec.Change, err = ids.next(&r, i == 0); err != nil {
 			return err
 		}
-		if gens[gen>>6]&(1<<(gen&63)) != 0 {
-			return ErrIDTwice
-		}
-		gens[gen>>6] |= 1 << (gen & 63)
-		rec.ID = MakeID(index, gen)
 		rec.F = [NumFields2]uint32{}
 		rec.Mask = 0
 		switch rec.Change {
@@ -390,12 +354,7 @@ func writePlayer2(w *BitWriter, p *Player2, changed bool, tick uint32) {
 	if !changed {
 		return
 	}
-	w.WriteBool(p.HasShip)
-	if p.HasShip {
-		w.WriteVarint(p.Ship)
-	}
-	w.WriteBits(uint32(p.Lives), 8)
-	w.WriteVarint(p.Score)
+	writePlayerState(w, &p.PlayerState)
 	w.WriteBool(p.InvulnTicks != 0)
 	if p.InvulnTicks != 0 {
 		w.WriteVarint(tick - p.InvulnStart)
@@ -414,9 +373,12 @@ type Snapshot2Encoder struct {
 	records  []Record2
 	changed  [MaxPlayers]bool
 	nchanged int
-	w        BitWriter
-	bufs     [][]byte
-	payloads [][]byte
+	out      payloadSet
+
+	// The snapshot being encoded.
+	tick, baseTick uint32
+	players        []Player2
+	hasBase        bool
 }
 
 // Diff computes the records of cur against base (7.8), both sorted by
@@ -460,11 +422,11 @@ func (e *Snapshot2Encoder) Changes() int { return len(e.records) + e.nchanged }
 // sorted by Less. It returns the payloads, one per datagram, valid until
 // the next call.
 func (e *Snapshot2Encoder) Encode(tick uint32, players []Player2, basePlayers []Player2, base []Entity2, baseTick uint32, cur []Entity2) [][]byte {
-	hasBase := base != nil
-	recs := e.Diff(base, cur)
+	e.tick, e.players, e.hasBase, e.baseTick = tick, players, base != nil, baseTick
+	e.Diff(base, cur)
 	e.nchanged = 0
 	for p := range players {
-		e.changed[p] = !hasBase || playerChanged(&players[p], basePlayers)
+		e.changed[p] = !e.hasBase || playerChanged(&players[p], basePlayers)
 		if e.changed[p] {
 			e.nchanged++
 		}
@@ -473,54 +435,26 @@ func (e *Snapshot2Encoder) Encode(tick uint32, players []Player2, basePlayers []
 	if limit <= 0 {
 		limit = MaxPayload2
 	}
-	limitBits := limit * 8
-	e.payloads = e.payloads[:0]
-	k := 0
-	for {
-		w := &e.w
-		w.Reset()
-		if len(e.bufs) > len(e.payloads) {
-			w.buf = e.bufs[len(e.payloads)][:0]
-		} else {
-			w.buf = make([]byte, 0, limit)
-		}
-		w.WriteBits(tick, 32)
-		w.WriteBits(uint32(len(players)), 3)
-		for p := range players {
-			writePlayer2(w, &players[p], e.changed[p], tick)
-		}
-		w.WriteBool(hasBase)
-		if hasBase {
-			w.WriteVarint(tick - baseTick)
-		}
-		countAt := w.Len()
-		w.WriteBits(0, 16)
-		n := 0
-		var prev uint32
-		for ; k < len(recs) && n < 0xFFFF; k++ {
-			rec := &recs[k]
-			gap := Index(rec.ID) - prev
-			if n == 0 {
-				gap = Index(rec.ID)
-			}
-			if w.Len()+VarintBits(gap)+record2Bits(rec, tick) > limitBits && n > 0 {
-				break
-			}
-			writeRecord2(w, gap, rec, tick)
-			prev = Index(rec.ID)
-			n++
-		}
-		w.patch(countAt, uint32(n), 16)
-		if len(e.bufs) <= len(e.payloads) {
-			e.bufs = append(e.bufs, w.buf)
-		} else {
-			e.bufs[len(e.payloads)] = w.buf
-		}
-		e.payloads = append(e.payloads, w.buf)
-		if k == len(recs) {
-			return e.payloads
-		}
+	return e.out.encode(limit, e)
+}
+
+func (e *Snapshot2Encoder) writeHeader(w *BitWriter) {
+	w.WriteBits(e.tick, 32)
+	w.WriteBits(uint32(len(e.players)), 3)
+	for p := range e.players {
+		writePlayer2(w, &e.players[p], e.changed[p], e.tick)
 	}
+	w.WriteBool(e.hasBase)
+	if e.hasBase {
+		w.WriteVarint(e.tick - e.baseTick)
+	}
+}
+
+func (e *Snapshot2Encoder) numRecords() int       { return len(e.records) }
+func (e *Snapshot2Encoder) recordID(k int) uint32 { return e.records[k].ID }
+func (e *Snapshot2Encoder) recordBits(k int) int  { return record2Bits(&e.records[k], e.tick) }
+func (e *Snapshot2Encoder) writeRecord(w *BitWriter, gap uint32, k int) {
+	writeRecord2(w, gap, &e.records[k], e.tick)
 }
 
 // ApplyRecords2 rebuilds the entities of a v2 snapshot (7.8, as 4.8 step
@@ -529,11 +463,7 @@ func (e *Snapshot2Encoder) Encode(tick uint32, players []Player2, basePlayers []
 // lacks is ErrMissingBase2. recs must come from Decode; their order within
 // one index is fixed up in place.
 func ApplyRecords2(dst, base []Entity2, recs []Record2) ([]Entity2, error) {
-	for k := 1; k < len(recs); k++ {
-		for m := k; m > 0 && order(recs[m].ID) < order(recs[m-1].ID); m-- {
-			recs[m], recs[m-1] = recs[m-1], recs[m]
-		}
-	}
+	sortRecords(recs, func(r *Record2) uint32 { return r.ID })
 	i := 0
 	for k := range recs {
 		rec := &recs[k]
