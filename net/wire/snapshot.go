@@ -360,22 +360,48 @@ func (e *SnapshotEncoder) writeHeader(w *BitWriter) {
 	}
 }
 
-func (e *SnapshotEncoder) numRecords() int       { return len(e.records) }
-func (e *SnapshotEncoder) recordID(k int) uint32 { return e.records[k].ID }
-func (e *SnapshotEncoder) recordBits(k int) int  { return recordBits(&e.records[k]) }
-func (e *SnapshotEncoder) writeRecord(w *BitWriter, gap uint32, k int) {
-	writeRecord(w, gap, &e.records[k])
+func (e *SnapshotEncoder) numRecords() int { return len(e.records) }
+
+func (e *SnapshotEncoder) writeRecords(w *BitWriter, k, limitBits int) (int, int) {
+	var g gapWriter
+	for ; k < len(e.records) && g.n < 0xFFFF; k++ {
+		rec := &e.records[k]
+		gap := g.gap(rec.ID)
+		if w.Len()+VarintBits(gap)+recordBits(rec) > limitBits && g.n > 0 {
+			break
+		}
+		writeRecord(w, gap, rec)
+		g.wrote(rec.ID)
+	}
+	return k, g.n
 }
+
+// gapWriter numbers the records of one datagram: the gap of each is its
+// index minus the previous record's, the first one's its index (4.3).
+type gapWriter struct {
+	prev uint32
+	n    int // records written
+}
+
+func (g *gapWriter) gap(id uint32) uint32 {
+	if g.n == 0 {
+		return Index(id)
+	}
+	return Index(id) - g.prev
+}
+
+func (g *gapWriter) wrote(id uint32) { g.prev, g.n = Index(id), g.n+1 }
 
 // snapshotBody is what payloadSet.encode needs of a snapshot encoder, v1
 // or v2: the part every datagram repeats (tick, players, baseline), and
-// the records, by number.
+// its records.
 type snapshotBody interface {
 	writeHeader(w *BitWriter)
 	numRecords() int
-	recordID(k int) uint32
-	recordBits(k int) int // size after the gap
-	writeRecord(w *BitWriter, gap uint32, k int)
+	// writeRecords writes records from the k-th on, as many as fit in
+	// limitBits (at least one), and returns the next k and how many it
+	// wrote.
+	writeRecords(w *BitWriter, k, limitBits int) (next, n int)
 }
 
 // payloadSet holds the payloads of one snapshot and keeps their buffers
@@ -404,21 +430,8 @@ func (ps *payloadSet) encode(limit int, b snapshotBody) [][]byte {
 		b.writeHeader(w)
 		countAt := w.Len()
 		w.WriteBits(0, 16)
-		n := 0
-		var prev uint32
-		for ; k < nrec && n < 0xFFFF; k++ {
-			index := Index(b.recordID(k))
-			gap := index - prev
-			if n == 0 {
-				gap = index
-			}
-			if w.Len()+VarintBits(gap)+b.recordBits(k) > limitBits && n > 0 {
-				break
-			}
-			b.writeRecord(w, gap, k)
-			prev = index
-			n++
-		}
+		var n int
+		k, n = b.writeRecords(w, k, limitBits)
 		w.patch(countAt, uint32(n), 16)
 		if len(ps.bufs) <= len(ps.payloads) {
 			ps.bufs = append(ps.bufs, w.buf)

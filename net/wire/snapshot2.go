@@ -450,11 +450,20 @@ func (e *Snapshot2Encoder) writeHeader(w *BitWriter) {
 	}
 }
 
-func (e *Snapshot2Encoder) numRecords() int       { return len(e.records) }
-func (e *Snapshot2Encoder) recordID(k int) uint32 { return e.records[k].ID }
-func (e *Snapshot2Encoder) recordBits(k int) int  { return record2Bits(&e.records[k], e.tick) }
-func (e *Snapshot2Encoder) writeRecord(w *BitWriter, gap uint32, k int) {
-	writeRecord2(w, gap, &e.records[k], e.tick)
+func (e *Snapshot2Encoder) numRecords() int { return len(e.records) }
+
+func (e *Snapshot2Encoder) writeRecords(w *BitWriter, k, limitBits int) (int, int) {
+	var g gapWriter
+	for ; k < len(e.records) && g.n < 0xFFFF; k++ {
+		rec := &e.records[k]
+		gap := g.gap(rec.ID)
+		if w.Len()+VarintBits(gap)+record2Bits(rec, e.tick) > limitBits && g.n > 0 {
+			break
+		}
+		writeRecord2(w, gap, rec, e.tick)
+		g.wrote(rec.ID)
+	}
+	return k, g.n
 }
 
 // ApplyRecords2 rebuilds the entities of a v2 snapshot (7.8, as 4.8 step
