@@ -342,3 +342,42 @@ func TestAnimFrame(t *testing.T) {
 		}
 	}
 }
+
+func TestFrame2(t *testing.T) {
+	r := newRand(t, 28)
+	var ring [4]Frame2
+	var enc Snapshot2Encoder
+	world := randWorld2(r, 120, 1000)
+	players := randPlayers2(r, 1000)
+	ring[0].Set(1000, players, world)
+	world[3].F[F2X0]++ // the frame is a copy
+	if ring[0].Entities[3].F[F2X0] == world[3].F[F2X0] {
+		t.Fatal("Set does not copy")
+	}
+	got, _ := rebuild2(t, enc.EncodeFrame(&ring[0], nil), MaxPayload2, 1000, players, nil, nil, 0)
+	if !slices.Equal(got, ring[0].Entities) {
+		t.Fatal("full frame rebuilt wrong")
+	}
+	var empty Frame2
+	empty.Set(997, players, nil)
+	got, _ = rebuild2(t, enc.EncodeFrame(&ring[0], &empty), MaxPayload2, 1000, players, players, []Entity2{}, 3)
+	if !slices.Equal(got, ring[0].Entities) {
+		t.Fatal("frame against an empty baseline rebuilt wrong")
+	}
+	tick := uint32(1000)
+	step := func() {
+		cur, base := &ring[(tick/3+1)%4], &ring[(tick/3)%4]
+		world = mutate2(r, base.Entities, tick+3)
+		cur.Set(tick+3, players, world)
+		enc.EncodeFrame(cur, base)
+		tick += 3
+	}
+	for range 20 {
+		step()
+	}
+	cur, base := ring[(tick/3)%4], ring[(tick/3+3)%4]
+	got, _ = rebuild2(t, enc.EncodeFrame(&cur, &base), MaxPayload2, tick, players, players, base.Entities, 3)
+	if !slices.Equal(got, cur.Entities) {
+		t.Fatal("delta frame rebuilt wrong")
+	}
+}

@@ -532,3 +532,33 @@ func ApplyPlayers2(dst, base []Player2, recs []PlayerRecord2) ([]Player2, error)
 	}
 	return dst, nil
 }
+
+// Frame2 is one world state as a v2 snapshot carries it: what a server
+// keeps of each snapshot it sent, to encode later ones against it (7.8).
+// Set copies into the frame's own slices, so a ring of frames reused
+// tick after tick allocates nothing once their slices have grown.
+type Frame2 struct {
+	Tick     uint32
+	Players  []Player2
+	Entities []Entity2 // sorted by Less
+}
+
+// Set makes f a copy of the state of tick.
+func (f *Frame2) Set(tick uint32, players []Player2, entities []Entity2) {
+	f.Tick = tick
+	f.Players = append(f.Players[:0], players...)
+	f.Entities = append(f.Entities[:0], entities...)
+}
+
+// EncodeFrame encodes cur against base, or full when base is nil (7.8):
+// Encode with the frames' ticks, players and entities.
+func (e *Snapshot2Encoder) EncodeFrame(cur, base *Frame2) [][]byte {
+	if base == nil {
+		return e.Encode(cur.Tick, cur.Players, nil, nil, 0, cur.Entities)
+	}
+	ents := base.Entities
+	if ents == nil {
+		ents = []Entity2{} // an empty baseline is still a baseline
+	}
+	return e.Encode(cur.Tick, cur.Players, base.Players, ents, base.Tick, cur.Entities)
+}
