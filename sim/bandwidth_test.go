@@ -136,7 +136,7 @@ func runBusy(m *bwMeter) {
 	}
 	r := rand.New(rand.NewPCG(7, 7))
 	var until [4]uint32
-	m.events(w.TakeEvents())
+	m.events(w.TakeEvents2())
 	for w.Tick() < 7200 {
 		for p := range uint8(4) {
 			if w.Tick() >= until[p] {
@@ -150,7 +150,7 @@ func runBusy(m *bwMeter) {
 		}
 		w.Step()
 		w.TopUp(40, 100)
-		m.events(w.TakeEvents())
+		m.events(w.TakeEvents2())
 		m.ticks++
 		if w.Tick()%wire.SnapshotTicks == 0 {
 			m.snapshot(w)
@@ -166,10 +166,10 @@ func runStill(m *bwMeter) {
 	for p := range uint8(4) {
 		w.AddPlayer(p, "P")
 	}
-	m.events(w.TakeEvents())
+	m.events(w.TakeEvents2())
 	for w.Tick() < 7200 {
 		w.Step()
-		m.events(w.TakeEvents())
+		m.events(w.TakeEvents2())
 		m.ticks++
 		if w.Tick()%wire.SnapshotTicks == 0 {
 			m.snapshot(w)

@@ -80,7 +80,8 @@ type World struct {
 	ids    idAlloc
 	pl     [wire.MaxPlayers]player
 	epoch  uint32
-	events []wire.Event
+	events []wire.Event // with the motions of the Spawns (v2)
+	view   []wire.Event // events without them (v1): Events, TakeEvents
 
 	halfW, halfH [8]float64 // by kind
 
@@ -121,6 +122,7 @@ func New(rules Rules, seed uint64) *World {
 		hi:     1,
 		ids:    newIDAlloc(n, rules.IDReuseTicks),
 		events: make([]wire.Event, 0, 1024),
+		view:   make([]wire.Event, 0, 1024),
 		ships:  make([]int32, 0, n),
 		pmis:   make([]int32, 0, n),
 		bydos:  make([]int32, 0, n),
@@ -161,10 +163,30 @@ func (w *World) emit(ev wire.Event) {
 }
 
 // Events returns the events not taken yet (see TakeEvents), in the order
-// they happened, each stamped with the tick at which it happened. The
+// they happened, each stamped with the tick at which it happened, as v1
+// carries them: a Spawn's Motion and Anim are zero (see Events2). The
 // slice is the world's buffer: valid until the next Step, AddPlayer,
-// RemovePlayer or TakeEvents.
-func (w *World) Events() []wire.Event { return w.events }
+// RemovePlayer, Events or TakeEvents.
+func (w *World) Events() []wire.Event {
+	w.view = append(w.view[:0], w.events...)
+	for i := range w.view {
+		w.view[i].Motion, w.view[i].Anim = wire.Motion{}, wire.Anim{}
+	}
+	return w.view
+}
+
+// Events2 is Events with each Spawn's Motion and Anim (PROTOCOL.md 7.6):
+// the events as a v2 session carries them. (wire.AppendEvent encodes them
+// as v1, ignoring the motion.) The slice is the world's buffer, valid
+// until the next Step, AddPlayer, RemovePlayer or TakeEvents2.
+func (w *World) Events2() []wire.Event { return w.events }
+
+// TakeEvents2 is TakeEvents with each Spawn's Motion and Anim (Events2).
+func (w *World) TakeEvents2() []wire.Event {
+	ev := w.events
+	w.events = w.events[:0]
+	return ev
+}
 
 // TakeEvents returns the events produced since the last TakeEvents, by
 // Step, AddPlayer and RemovePlayer, in the order they happened, each
@@ -174,7 +196,7 @@ func (w *World) Events() []wire.Event { return w.events }
 // is the world's buffer: valid until the next Step, AddPlayer or
 // RemovePlayer, which overwrite it.
 func (w *World) TakeEvents() []wire.Event {
-	ev := w.events
+	ev := w.Events()
 	w.events = w.events[:0]
 	return ev
 }
@@ -386,8 +408,22 @@ func (w *World) AppendJoins(dst []wire.Event) []wire.Event {
 
 // AppendSpawns appends a Spawn event for every live entity, by index,
 // stamped with the current tick, with its current position and velocity:
-// the world as a joining client starts from it (4.6).
+// the world as a joining client starts from it (4.6). Their Motion and
+// Anim are zero (see AppendSpawns2).
 func (w *World) AppendSpawns(dst []wire.Event) []wire.Event {
+	for s := int32(1); s < w.hi; s++ {
+		if w.ents[s].alive {
+			ev := w.spawnEvent(s)
+			ev.Motion, ev.Anim = wire.Motion{}, wire.Anim{}
+			dst = append(dst, ev)
+		}
+	}
+	return dst
+}
+
+// AppendSpawns2 is AppendSpawns with each entity's current Motion and
+// Anim, whose base tick may be well before the Spawn's (PROTOCOL.md 7.6).
+func (w *World) AppendSpawns2(dst []wire.Event) []wire.Event {
 	for s := int32(1); s < w.hi; s++ {
 		if w.ents[s].alive {
 			dst = append(dst, w.spawnEvent(s))
@@ -396,6 +432,8 @@ func (w *World) AppendSpawns(dst []wire.Event) []wire.Event {
 	return dst
 }
 
+// spawnEvent is the Spawn of the entity in slot s, with both its v1
+// fields and its motion.
 func (w *World) spawnEvent(s int32) wire.Event {
 	e := &w.ents[s]
 	return wire.Event{Type: wire.EventSpawn, Tick: w.tick, ID: w.id(s), Kind: e.kind,
