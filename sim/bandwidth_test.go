@@ -217,3 +217,73 @@ func BenchmarkBandwidthBusy(b *testing.B) {
 	b.ReportMetric(m.perSecond(m.seed), "seed003-B/s")
 	b.ReportMetric(float64(m.v2)/float64(m.v1), "v2/v1")
 }
+
+// busyStates records every third tick of runBusy's game: what a server
+// encodes for each client.
+type busyState struct {
+	tick uint32
+	e1   []wire.Entity
+	p1   []wire.PlayerState
+	f2   wire.Frame2
+}
+
+func recordBusy(n int) []busyState {
+	w := sim.New(sim.DefaultRules(), 7)
+	for p := range uint8(4) {
+		w.AddPlayer(p, "P")
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	var until [4]uint32
+	var out []busyState
+	for len(out) < n {
+		for p := range uint8(4) {
+			if w.Tick() >= until[p] {
+				w.SetInput(p, uint8(r.IntN(16))|wire.ActionFire)
+				until[p] = w.Tick() + uint32(15+r.IntN(46))
+			}
+		}
+		w.Step()
+		w.TopUp(40, 100)
+		w.TakeEvents()
+		if w.Tick()%wire.SnapshotTicks == 0 && w.Tick() > 600 {
+			s := busyState{tick: w.Tick(), e1: w.AppendEntities(nil), p1: w.AppendPlayers(nil)}
+			s.f2.Set(w.Tick(), w.AppendPlayers2(nil), w.AppendEntities2(nil))
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// BenchmarkEncodeBusyV1 and BenchmarkEncodeBusyV2: the CPU of one
+// client's snapshot of a busy game (about 140 entities), each against the
+// snapshot before it, v1 and v2, on the same states.
+func BenchmarkEncodeBusyV1(b *testing.B) {
+	states := recordBusy(200)
+	var enc wire.SnapshotEncoder
+	bytes, i := 0, 0
+	b.ReportAllocs()
+	for b.Loop() {
+		k := 1 + i%(len(states)-1)
+		cur, base := &states[k], &states[k-1]
+		for _, p := range enc.Encode(cur.tick, cur.p1, base.e1, base.tick, cur.e1) {
+			bytes += len(p)
+		}
+		i++
+	}
+	b.ReportMetric(float64(bytes)/float64(i), "bytes/snapshot")
+}
+
+func BenchmarkEncodeBusyV2(b *testing.B) {
+	states := recordBusy(200)
+	var enc wire.Snapshot2Encoder
+	bytes, i := 0, 0
+	b.ReportAllocs()
+	for b.Loop() {
+		k := 1 + i%(len(states)-1)
+		for _, p := range enc.EncodeFrame(&states[k].f2, &states[k-1].f2) {
+			bytes += len(p)
+		}
+		i++
+	}
+	b.ReportMetric(float64(bytes)/float64(i), "bytes/snapshot")
+}
