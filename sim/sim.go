@@ -20,6 +20,14 @@
 //		}
 //	}
 //
+// Every entity moves by a wire.Motion (PROTOCOL.md 7.5), quantized when it
+// is set, and is at Motion.At(tick) at every tick: Bydos on a Sine and
+// missiles on a Linear from their spawn, ships on a Linear set again
+// whenever the held input changes their velocity or a wall stops them. So
+// a v2 client evaluating the motions of AppendEntities2 and of the Spawns
+// of TakeEvents2 gets the server's positions exactly; AppendEntities and
+// TakeEvents give the same world as v1 carries it.
+//
 // Network ids are slot indices with a generation (4.1): index 0 is never
 // used, the lowest free index is reused first, never within
 // Rules.IDReuseTicks of its Destroy (4.5), and always with a new
