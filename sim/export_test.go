@@ -26,7 +26,7 @@ func (w *World) SpawnBydosAt(x, y, vx float64, fireIn int) uint32 {
 // right at the rules' speed.
 func (w *World) SpawnPlayerMissileAt(p uint8, x, y float64) uint32 {
 	w.ids.ripen(w.tick)
-	s := w.spawn(wire.KindPlayerMissile, x, y, w.r.MissileSpeed, 0, p)
+	s := w.spawn(wire.KindPlayerMissile, wire.Linear(w.tick, x, y, w.r.MissileSpeed, 0), wire.Anim{}, p)
 	if s != 0 {
 		w.ents[s].epoch = w.pl[p].epoch
 	}
@@ -36,7 +36,7 @@ func (w *World) SpawnPlayerMissileAt(p uint8, x, y float64) uint32 {
 // SpawnEnemyMissileAt spawns an enemy missile at (x, y) with (vx, vy).
 func (w *World) SpawnEnemyMissileAt(x, y, vx, vy float64) uint32 {
 	w.ids.ripen(w.tick)
-	return w.idOf(w.spawn(wire.KindEnemyMissile, x, y, vx, vy, wire.NoPlayer))
+	return w.idOf(w.spawn(wire.KindEnemyMissile, wire.Linear(w.tick, x, y, vx, vy), wire.Anim{}, wire.NoPlayer))
 }
 
 func (w *World) idOf(s int32) uint32 {
@@ -64,7 +64,9 @@ func (w *World) ShipPos(p uint8) (x, y float64) {
 // SetShipPos moves player p's ship to (x, y), still.
 func (w *World) SetShipPos(p uint8, x, y float64) {
 	e := &w.ents[w.pl[p].slot]
-	e.x, e.y, e.px, e.py, e.vx, e.vy = x, y, x, y, 0, 0
+	w.setShipMotion(e, w.tick, x, y, 0, 0)
+	w.eval(e)
+	e.px, e.py = e.x, e.y
 }
 
 // Invuln returns the ticks of invulnerability player p has left.
@@ -98,7 +100,7 @@ func (w *World) TopUp(nBydos, nMissiles int) {
 			w.uniform(0, 60), w.uniform(0, 6), w.fireDelay())
 	}
 	for ; m < nMissiles; m++ {
-		w.spawn(wire.KindEnemyMissile, w.uniform(0, 1280), w.uniform(0, 720),
-			w.uniform(-300, 300), w.uniform(-300, 300), wire.NoPlayer)
+		w.spawn(wire.KindEnemyMissile, wire.Linear(w.tick, w.uniform(0, 1280), w.uniform(0, 720),
+			w.uniform(-300, 300), w.uniform(-300, 300)), wire.Anim{}, wire.NoPlayer)
 	}
 }

@@ -240,7 +240,31 @@ func (r *Rules) waveSpeed(k int) float64 {
 // kept inside the play area. The server moves ships with it, and a client
 // predicting its own ship replays its inputs with it, so both agree.
 func (r *Rules) MoveShip(x, y float64, actions uint8) (nx, ny float64) {
-	var dx, dy float64
+	dx, dy := direction(actions)
+	step := r.ShipSpeed / float64(r.TickRate)
+	if dx != 0 && dy != 0 {
+		step *= math.Sqrt2 / 2
+	}
+	hw, hh := r.ShipW/2, r.ShipH/2
+	return min(max(x+dx*step, hw), r.AreaW-hw), min(max(y+dy*step, hh), r.AreaH-hh)
+}
+
+// shipVelocity returns the velocity of a ship holding actions, in the
+// 1/16 px/s of its motion (PROTOCOL.md 7.5): ShipSpeed along each axis,
+// diagonal moves normalized, before the walls. MoveShip's steps are this
+// velocity's to within 1/32 px/s per axis.
+func (r *Rules) shipVelocity(actions uint8) (vx, vy int16) {
+	dx, dy := direction(actions)
+	v := r.ShipSpeed
+	if dx != 0 && dy != 0 {
+		v *= math.Sqrt2 / 2
+	}
+	return wire.QuantizeVel(dx * v), wire.QuantizeVel(dy * v)
+}
+
+// direction returns the unit steps (−1, 0 or 1 on each axis) of the arrow
+// actions held; opposite arrows cancel.
+func direction(actions uint8) (dx, dy float64) {
 	if actions&wire.ActionLeft != 0 {
 		dx--
 	}
@@ -253,10 +277,5 @@ func (r *Rules) MoveShip(x, y float64, actions uint8) (nx, ny float64) {
 	if actions&wire.ActionDown != 0 {
 		dy++
 	}
-	step := r.ShipSpeed / float64(r.TickRate)
-	if dx != 0 && dy != 0 {
-		step *= math.Sqrt2 / 2
-	}
-	hw, hh := r.ShipW/2, r.ShipH/2
-	return min(max(x+dx*step, hw), r.AreaW-hw), min(max(y+dy*step, hh), r.AreaH-hh)
+	return dx, dy
 }

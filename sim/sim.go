@@ -20,6 +20,14 @@
 //		}
 //	}
 //
+// Every entity moves by a wire.Motion (PROTOCOL.md 7.5), quantized when it
+// is set, and is at Motion.At(tick) at every tick: Bydos on a Sine and
+// missiles on a Linear from their spawn, ships on a Linear set again
+// whenever the held input changes their velocity or a wall stops them. So
+// a v2 client evaluating the motions of AppendEntities2 and of the Spawns
+// of TakeEvents2 gets the server's positions exactly; AppendEntities and
+// TakeEvents give the same world as v1 carries it.
+//
 // Network ids are slot indices with a generation (4.1): index 0 is never
 // used, the lowest free index is reused first, never within
 // Rules.IDReuseTicks of its Destroy (4.5), and always with a new
@@ -42,13 +50,17 @@ type entity struct {
 	frame uint8
 	epoch uint32 // the owner's join serial, for the score of a missile
 
-	x, y, vx, vy float64
+	// mo is how the entity moves: its position at every tick is mo.At
+	// (PROTOCOL.md 7.5), quantized when set, so a client evaluating the
+	// same motion gets the same position. anim is its animation from
+	// mo.T0 (a ship's blink is not in it: see player.invulnStart).
+	mo   wire.Motion
+	anim wire.Anim
+
+	x, y, vx, vy float64 // mo.At(tick) of the current tick
 	px, py       float64 // position at the start of the current step
 
-	// BydosSlave: y = baseY + amp*sin(phase + 2*pi*age/BydosPeriod).
-	baseY, amp, phase float64
-	age               int32 // ticks since its spawn
-	fireIn            int32 // ticks until its next shot
+	fireIn int32 // BydosSlave: ticks until its next shot
 }
 
 // player is one player number of the game.
@@ -62,6 +74,7 @@ type player struct {
 	cooldown    int32 // ticks until it may fire again
 	invuln      int32 // ticks of invulnerability left, counting this one
 	invulnStart uint32
+	invulnTicks uint32 // length of the last invulnerability
 	epoch       uint32 // join serial: missiles of an earlier session score nothing
 }
 
@@ -70,15 +83,19 @@ type World struct {
 	r      Rules
 	rng    *rand.Rand
 	tick   uint32
-	omega  float64 // Bydos sine wave, radians per tick
 	ents   []entity
 	hi     int32 // 1 + the highest slot ever handed out
 	ids    idAlloc
 	pl     [wire.MaxPlayers]player
 	epoch  uint32
-	events []wire.Event
+	events []wire.Event // with the motions of the Spawns (v2)
+	view   []wire.Event // events without them (v1): Events, TakeEvents
 
 	halfW, halfH [8]float64 // by kind
+
+	// The ship's centre stays within [shipLoX, shipHiX] x [shipLoY,
+	// shipHiY]: the area less half the ship, on the 1/8 px grid.
+	shipLoX, shipHiX, shipLoY, shipHiY float64
 
 	// The live entities of each kind at the start of the collisions, by
 	// slot; rebuilt at each step in preallocated buffers.
@@ -109,11 +126,11 @@ func New(rules Rules, seed uint64) *World {
 	w := &World{
 		r:      rules,
 		rng:    rand.New(rand.NewPCG(seed, seed^0x9E3779B97F4A7C15)),
-		omega:  2 * math.Pi / float64(rules.BydosPeriod),
 		ents:   make([]entity, n+1),
 		hi:     1,
 		ids:    newIDAlloc(n, rules.IDReuseTicks),
 		events: make([]wire.Event, 0, 1024),
+		view:   make([]wire.Event, 0, 1024),
 		ships:  make([]int32, 0, n),
 		pmis:   make([]int32, 0, n),
 		bydos:  make([]int32, 0, n),
@@ -124,6 +141,11 @@ func New(rules Rules, seed uint64) *World {
 	set(wire.KindPlayerMissile, rules.MissileW, rules.MissileH)
 	set(wire.KindBydosSlave, rules.BydosW, rules.BydosH)
 	set(wire.KindEnemyMissile, rules.EnemyMissileW, rules.EnemyMissileH)
+	in := func(lo, hi float64) (float64, float64) {
+		return math.Ceil(lo*wire.PosScale) / wire.PosScale, math.Floor(hi*wire.PosScale) / wire.PosScale
+	}
+	w.shipLoX, w.shipHiX = in(rules.ShipW/2, rules.AreaW-rules.ShipW/2)
+	w.shipLoY, w.shipHiY = in(rules.ShipH/2, rules.AreaH-rules.ShipH/2)
 	return w
 }
 
@@ -149,10 +171,30 @@ func (w *World) emit(ev wire.Event) {
 }
 
 // Events returns the events not taken yet (see TakeEvents), in the order
-// they happened, each stamped with the tick at which it happened. The
+// they happened, each stamped with the tick at which it happened, as v1
+// carries them: a Spawn's Motion and Anim are zero (see Events2). The
 // slice is the world's buffer: valid until the next Step, AddPlayer,
-// RemovePlayer or TakeEvents.
-func (w *World) Events() []wire.Event { return w.events }
+// RemovePlayer, Events or TakeEvents.
+func (w *World) Events() []wire.Event {
+	w.view = append(w.view[:0], w.events...)
+	for i := range w.view {
+		w.view[i].Motion, w.view[i].Anim = wire.Motion{}, wire.Anim{}
+	}
+	return w.view
+}
+
+// Events2 is Events with each Spawn's Motion and Anim (PROTOCOL.md 7.6):
+// the events as a v2 session carries them. (wire.AppendEvent encodes them
+// as v1, ignoring the motion.) The slice is the world's buffer, valid
+// until the next Step, AddPlayer, RemovePlayer or TakeEvents2.
+func (w *World) Events2() []wire.Event { return w.events }
+
+// TakeEvents2 is TakeEvents with each Spawn's Motion and Anim (Events2).
+func (w *World) TakeEvents2() []wire.Event {
+	ev := w.events
+	w.events = w.events[:0]
+	return ev
+}
 
 // TakeEvents returns the events produced since the last TakeEvents, by
 // Step, AddPlayer and RemovePlayer, in the order they happened, each
@@ -162,7 +204,7 @@ func (w *World) Events() []wire.Event { return w.events }
 // is the world's buffer: valid until the next Step, AddPlayer or
 // RemovePlayer, which overwrite it.
 func (w *World) TakeEvents() []wire.Event {
-	ev := w.events
+	ev := w.Events()
 	w.events = w.events[:0]
 	return ev
 }
@@ -185,12 +227,13 @@ func (w *World) AddPlayer(p uint8, name string) {
 		epoch:       w.epoch,
 		invuln:      int32(w.r.JoinInvulnTicks),
 		invulnStart: w.tick,
+		invulnTicks: uint32(w.r.JoinInvulnTicks),
 	}
 	w.emit(wire.Event{Type: wire.EventPlayerJoined, Player: p, Name: name})
 	if w.r.Lives > 0 {
 		x, y := w.spawnPoint(p)
 		w.ids.ripen(w.tick)
-		s := w.spawn(wire.KindPlayerShip, x, y, 0, 0, p)
+		s := w.spawn(wire.KindPlayerShip, wire.Linear(w.tick, x, y, 0, 0), wire.Anim{}, p)
 		w.pl[p].slot = s
 		if s != 0 {
 			w.ents[s].epoch = w.epoch
@@ -294,6 +337,53 @@ func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 	return dst
 }
 
+// AppendEntities2 appends every live entity as a v2 snapshot carries it
+// (PROTOCOL.md 7.8): its kind, motion and animation, sorted by wire.Less,
+// and returns the extended slice. Its position at any tick t is
+// Motion().At(t) exactly, until its motion changes. It allocates nothing
+// when dst has room.
+func (w *World) AppendEntities2(dst []wire.Entity2) []wire.Entity2 {
+	for s := int32(1); s < w.hi; s++ {
+		e := &w.ents[s]
+		if e.alive {
+			dst = append(dst, wire.MakeEntity2(w.id(s), e.kind, &e.mo, e.anim))
+		}
+	}
+	return dst
+}
+
+// Motion returns the motion and the animation of the live entity id
+// (PROTOCOL.md 7.5), and false if there is none.
+func (w *World) Motion(id uint32) (wire.Motion, wire.Anim, bool) {
+	s := int32(wire.Index(id))
+	if s <= 0 || s >= w.hi || !w.ents[s].alive || w.id(s) != id {
+		return wire.Motion{}, wire.Anim{}, false
+	}
+	return w.ents[s].mo, w.ents[s].anim, true
+}
+
+// AppendPlayers2 appends a v2 record for each player in the game, by
+// player number (PROTOCOL.md 7.8): AppendPlayers' fields, and its last
+// invulnerability (start and length; kept after it ends, so the record
+// changes only when a new one starts).
+func (w *World) AppendPlayers2(dst []wire.Player2) []wire.Player2 {
+	for p := range w.pl {
+		pl := &w.pl[p]
+		if !pl.in {
+			continue
+		}
+		ps := wire.Player2{PlayerState: wire.PlayerState{Player: uint8(p), Ship: wire.NoEntity, Lives: pl.lives, Score: pl.score}}
+		if pl.slot != 0 {
+			ps.HasShip, ps.Ship = true, w.id(pl.slot)
+		}
+		if pl.invulnTicks != 0 {
+			ps.InvulnStart, ps.InvulnTicks = pl.invulnStart, pl.invulnTicks
+		}
+		dst = append(dst, ps)
+	}
+	return dst
+}
+
 // AppendPlayers appends a record for each player in the game, by player
 // number, as a snapshot carries it: a player out of lives (or whose ship
 // is gone) has HasShip false and Ship wire.NoEntity.
@@ -326,8 +416,22 @@ func (w *World) AppendJoins(dst []wire.Event) []wire.Event {
 
 // AppendSpawns appends a Spawn event for every live entity, by index,
 // stamped with the current tick, with its current position and velocity:
-// the world as a joining client starts from it (4.6).
+// the world as a joining client starts from it (4.6). Their Motion and
+// Anim are zero (see AppendSpawns2).
 func (w *World) AppendSpawns(dst []wire.Event) []wire.Event {
+	for s := int32(1); s < w.hi; s++ {
+		if w.ents[s].alive {
+			ev := w.spawnEvent(s)
+			ev.Motion, ev.Anim = wire.Motion{}, wire.Anim{}
+			dst = append(dst, ev)
+		}
+	}
+	return dst
+}
+
+// AppendSpawns2 is AppendSpawns with each entity's current Motion and
+// Anim, whose base tick may be well before the Spawn's (PROTOCOL.md 7.6).
+func (w *World) AppendSpawns2(dst []wire.Event) []wire.Event {
 	for s := int32(1); s < w.hi; s++ {
 		if w.ents[s].alive {
 			dst = append(dst, w.spawnEvent(s))
@@ -336,22 +440,26 @@ func (w *World) AppendSpawns(dst []wire.Event) []wire.Event {
 	return dst
 }
 
+// spawnEvent is the Spawn of the entity in slot s, with both its v1
+// fields and its motion.
 func (w *World) spawnEvent(s int32) wire.Event {
 	e := &w.ents[s]
 	return wire.Event{Type: wire.EventSpawn, Tick: w.tick, ID: w.id(s), Kind: e.kind,
-		X: float32(e.x), Y: float32(e.y), VX: float32(e.vx), VY: float32(e.vy), Owner: e.owner}
+		X: float32(e.x), Y: float32(e.y), VX: float32(e.vx), VY: float32(e.vy), Owner: e.owner,
+		Motion: e.mo, Anim: e.anim}
 }
 
 func (w *World) spawnPoint(p uint8) (x, y float64) {
 	return w.r.SpawnX, w.r.SpawnY + w.r.SpawnDY*float64(p)
 }
 
-// spawn puts a new entity in a free slot and emits its Spawn. It returns
+// spawn puts a new entity moving by m (quantized) in a free slot and
+// emits its Spawn. It returns
 // the slot, or 0 when none is free: a missile or a Bydos is then skipped,
 // while a ship takes, as a last resort, the slot that waited longest
 // (with a new generation, so a new id). Slots for the missing ships stay
 // reserved.
-func (w *World) spawn(kind uint8, x, y, vx, vy float64, owner uint8) int32 {
+func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32 {
 	var s int32
 	if kind == wire.KindPlayerShip {
 		if s = w.ids.alloc(); s == 0 {
@@ -372,8 +480,10 @@ func (w *World) spawn(kind uint8, x, y, vx, vy float64, owner uint8) int32 {
 		return 0
 	}
 	e := &w.ents[s]
-	*e = entity{alive: true, gen: e.gen, kind: kind, owner: owner,
-		x: x, y: y, vx: vx, vy: vy, px: x, py: y}
+	*e = entity{alive: true, gen: e.gen, kind: kind, owner: owner, mo: m, anim: a}
+	w.eval(e)
+	e.px, e.py = e.x, e.y
+	e.frame = a.Frame(m.T0, float64(w.tick))
 	if s >= w.hi {
 		w.hi = s + 1
 	}
@@ -415,7 +525,6 @@ func (w *World) Step() {
 }
 
 func (w *World) moveShips() {
-	r := &w.r
 	for p := range w.pl {
 		pl := &w.pl[p]
 		if pl.slot == 0 {
@@ -426,37 +535,66 @@ func (w *World) moveShips() {
 		}
 		e := &w.ents[pl.slot]
 		e.px, e.py = e.x, e.y
-		x, y := r.MoveShip(e.x, e.y, pl.actions)
-		e.vx = (x - e.x) * float64(r.TickRate)
-		e.vy = (y - e.y) * float64(r.TickRate)
-		e.x, e.y = x, y
+		vx, vy := w.r.shipVelocity(pl.actions)
+		// A wall stops the axis the ship is pushed against.
+		if vx < 0 && e.x <= w.shipLoX || vx > 0 && e.x >= w.shipHiX {
+			vx = 0
+		}
+		if vy < 0 && e.y <= w.shipLoY || vy > 0 && e.y >= w.shipHiY {
+			vy = 0
+		}
+		if vx != e.mo.VX || vy != e.mo.VY {
+			w.setShipMotion(e, w.tick-1, e.x, e.y, vx, vy)
+		}
+		x, y, _, _ := e.mo.At(float64(w.tick))
+		cx, cy := min(max(x, w.shipLoX), w.shipHiX), min(max(y, w.shipLoY), w.shipHiY)
+		if cx != x || cy != y { // it reaches a wall during this tick
+			if cx != x {
+				vx = 0
+			}
+			if cy != y {
+				vy = 0
+			}
+			w.setShipMotion(e, w.tick, cx, cy, vx, vy)
+		}
+		w.eval(e)
 	}
 }
 
+// setShipMotion sets a ship's Linear motion from (x, y) at tick t0 with
+// velocity (vx, vy) in 1/16 px/s, and its animation: level, climbing or
+// diving.
+func (w *World) setShipMotion(e *entity, t0 uint32, x, y float64, vx, vy int16) {
+	e.mo = wire.Motion{Model: wire.ModelLinear, T0: t0, X0: wire.QuantizePos(x), Y0: wire.QuantizePos(y), VX: vx, VY: vy}
+	e.anim = wire.Anim{Frame0: shipLevelFrame(vy)}
+}
+
+func shipLevelFrame(vy int16) uint8 {
+	switch {
+	case vy < 0:
+		return ShipFrameClimb
+	case vy > 0:
+		return ShipFrameDive
+	}
+	return ShipFrameLevel
+}
+
+// eval sets an entity's position and velocity to its motion's at the
+// current tick.
+func (w *World) eval(e *entity) {
+	e.x, e.y, e.vx, e.vy = e.mo.At(float64(w.tick))
+}
+
 func (w *World) moveOthers() {
-	r := &w.r
 	for s := int32(1); s < w.hi; s++ {
 		e := &w.ents[s]
 		if !e.alive || e.kind == wire.KindPlayerShip {
 			continue
 		}
 		e.px, e.py = e.x, e.y
-		e.x += e.vx / float64(r.TickRate)
-		if e.kind == wire.KindBydosSlave {
-			e.age++
-			w.bydosY(e)
-			e.frame = uint8((int(e.age) / r.BydosFrameTicks) % r.BydosFrames)
-		} else {
-			e.y += e.vy / float64(r.TickRate)
-		}
+		w.eval(e)
+		e.frame = e.anim.Frame(e.mo.T0, float64(w.tick))
 	}
-}
-
-// bydosY sets a Bydos's y and vy from its age on its sine wave.
-func (w *World) bydosY(e *entity) {
-	th := e.phase + w.omega*float64(e.age)
-	e.y = e.baseY + e.amp*math.Sin(th)
-	e.vy = e.amp * w.omega * float64(w.r.TickRate) * math.Cos(th)
 }
 
 // collect lists the live entities of each kind, by slot.
@@ -573,9 +711,12 @@ func (w *World) hitShips() {
 			pl.slot = 0
 		} else {
 			x, y := w.spawnPoint(p)
-			se.x, se.y, se.px, se.py, se.vx, se.vy = x, y, x, y, 0, 0
+			w.setShipMotion(se, w.tick, x, y, 0, 0)
+			w.eval(se)
+			se.px, se.py = se.x, se.y
 			pl.invuln = int32(w.r.RespawnInvulnTicks)
 			pl.invulnStart = w.tick
+			pl.invulnTicks = uint32(w.r.RespawnInvulnTicks)
 		}
 		reason := wire.DestroyConsumed
 		if w.ents[best].kind == wire.KindBydosSlave {
@@ -601,7 +742,8 @@ func (w *World) fireShips() {
 			continue
 		}
 		e := &w.ents[pl.slot]
-		if m := w.spawn(wire.KindPlayerMissile, e.x+r.MissileDX, e.y+r.MissileDY, r.MissileSpeed, 0, uint8(p)); m != 0 {
+		mo := wire.Linear(w.tick, e.x+r.MissileDX, e.y+r.MissileDY, r.MissileSpeed, 0)
+		if m := w.spawn(wire.KindPlayerMissile, mo, wire.Anim{}, uint8(p)); m != 0 {
 			w.ents[m].epoch = pl.epoch
 		}
 		pl.cooldown = int32(r.FireInterval)
@@ -646,7 +788,7 @@ func (w *World) bydosAI() {
 			d := math.Sqrt(bestD)
 			vx, vy = (tx-e.x)/d*r.EnemyMissileSpeed, (ty-e.y)/d*r.EnemyMissileSpeed
 		}
-		w.spawn(wire.KindEnemyMissile, e.x, e.y, vx, vy, wire.NoPlayer)
+		w.spawn(wire.KindEnemyMissile, wire.Linear(w.tick, e.x, e.y, vx, vy), wire.Anim{}, wire.NoPlayer)
 	}
 }
 
@@ -679,24 +821,29 @@ func (w *World) uniform(lo, hi float64) float64 { return lo + (hi-lo)*w.rng.Floa
 // height, speed and phase.
 func (w *World) spawnWaveBydos() {
 	r := &w.r
-	amp := w.uniform(r.BydosAmplitudeMin, r.BydosAmplitudeMax)
+	amp := float64(wire.QuantizeAmp(w.uniform(r.BydosAmplitudeMin, r.BydosAmplitudeMax))) / wire.AmpScale
 	hh := r.BydosH / 2
-	baseY := w.uniform(hh+amp, r.AreaH-hh-amp)
+	lo, hi := hh+amp, r.AreaH-hh-amp
+	baseY := w.uniform(lo, hi)
+	// On the 1/8 px grid, and still within [lo, hi].
+	baseY = min(max(math.Round(baseY*wire.PosScale), math.Ceil(lo*wire.PosScale)), math.Floor(hi*wire.PosScale)) / wire.PosScale
 	vx := -w.uniform(r.BydosSpeedMin, r.BydosSpeedMax) * w.speed
 	phase := 2 * math.Pi * w.rng.Float64()
 	fireIn := w.fireDelay()
 	w.spawnBydos(r.BydosEntryX, baseY, vx, amp, phase, fireIn)
 }
 
-// spawnBydos spawns a Bydos on the sine wave of (baseY, amp, phase) at x.
+// spawnBydos spawns a Bydos at x on the sine wave of centre line baseY,
+// amplitude amp and phase (radians), flying at vx: its motion is a
+// wire.Sine of period BydosPeriod, its animation BydosFrames frames of
+// BydosFrameTicks ticks.
 func (w *World) spawnBydos(x, baseY, vx, amp, phase float64, fireIn int32) int32 {
-	th := phase
-	y := baseY + amp*math.Sin(th)
-	vy := amp * w.omega * float64(w.r.TickRate) * math.Cos(th)
-	s := w.spawn(wire.KindBydosSlave, x, y, vx, vy, wire.NoPlayer)
+	r := &w.r
+	m := wire.Sine(w.tick, x, baseY, vx, amp, r.BydosPeriod, phase)
+	a := wire.Anim{Ticks: uint8(min(r.BydosFrameTicks, 255)), Count: uint8(min(r.BydosFrames, 255))}
+	s := w.spawn(wire.KindBydosSlave, m, a, wire.NoPlayer)
 	if s != 0 {
-		e := &w.ents[s]
-		e.baseY, e.amp, e.phase, e.fireIn = baseY, amp, phase, fireIn
+		w.ents[s].fireIn = fireIn
 	}
 	return s
 }
@@ -725,13 +872,7 @@ func (w *World) shipFrame(pl *player, e *entity) uint8 {
 	if pl.invuln > 0 && (w.tick-pl.invulnStart)/uint32(w.r.BlinkTicks)%2 == 0 {
 		return ShipFrameInvuln
 	}
-	switch {
-	case e.vy < 0:
-		return ShipFrameClimb
-	case e.vy > 0:
-		return ShipFrameDive
-	}
-	return ShipFrameLevel
+	return e.anim.Frame0
 }
 
 func (w *World) shipFrames() {

@@ -128,11 +128,13 @@ func TestDiagonalNormalized(t *testing.T) {
 	w.SetInput(0, wire.ActionUp|wire.ActionRight)
 	step(w, 60)
 	x, y := w.ShipPos(0)
+	// The motion's velocity is quantized to 1/16 px/s (PROTOCOL.md 7.5):
+	// within 1/32 px/s of 360/sqrt(2) on each axis.
 	want := 360 / math.Sqrt2
-	if !near(x-300, want) || !near(500-y, want) {
+	if math.Abs(x-300-want) > 1.0/32 || math.Abs(500-y-want) > 1.0/32 {
 		t.Fatalf("1 s up-right moved (%g, %g), want (%g, %g)", x-300, y-500, want, -want)
 	}
-	if d := math.Hypot(x-300, y-500); !near(d, 360) {
+	if d := math.Hypot(x-300, y-500); math.Abs(d-360) > 1.0/16 {
 		t.Errorf("diagonal distance %g, want 360", d)
 	}
 	e := entity(t, w, w.Ship(0))
@@ -624,11 +626,12 @@ func TestBydos(t *testing.T) {
 		t.Fatalf("Bydos shot: %+v", evs)
 	}
 	e := evs[0]
-	if math.Abs(math.Hypot(float64(e.VX), float64(e.VY))-300) > 1e-3 {
+	// Its velocity is quantized to 1/16 px/s (PROTOCOL.md 7.5).
+	if math.Abs(math.Hypot(float64(e.VX), float64(e.VY))-300) > 1.0/16 {
 		t.Errorf("enemy missile speed (%g, %g)", e.VX, e.VY)
 	}
-	// Aimed at the ship: (300, 600) from (640, 300).
-	if dx, dy := 300-float64(e.X), 600-float64(e.Y); math.Abs(dx*float64(e.VY)-dy*float64(e.VX)) > 1e-2 {
+	// Aimed at the ship: (300, 600) from (640, 300), within 1e-3 rad.
+	if dx, dy := 300-float64(e.X), 600-float64(e.Y); math.Abs(dx*float64(e.VY)-dy*float64(e.VX)) > 1e-3*math.Hypot(dx, dy)*300 {
 		t.Errorf("missile from (%g, %g) v (%g, %g) not aimed at (300, 600)", e.X, e.Y, e.VX, e.VY)
 	}
 	// It shoots again every 2 to 4 s.

@@ -67,6 +67,9 @@ type Score struct {
 //	PlayerJoined: Player, Name
 //	PlayerLeft:   Player, Reason
 //	GameOver:     Scores[:NumScores]
+//
+// A v2 Spawn (7.6) carries Motion and Anim instead of X, Y, VX, VY; the
+// simulation fills both, so a server encodes it in either version.
 type Event struct {
 	Type          EventType
 	Tick          uint32
@@ -78,6 +81,8 @@ type Event struct {
 	Name          string
 	NumScores     int
 	Scores        [MaxPlayers]Score
+	Motion        Motion // v2 Spawn
+	Anim          Anim   // v2 Spawn
 }
 
 // MaxEventSize is the largest event a frame carries (5.2).

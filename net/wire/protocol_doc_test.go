@@ -63,7 +63,7 @@ func docExamples() []docExample {
 		}
 		return nil
 	}
-	return []docExample{
+	return append([]docExample{
 		{
 			name: "snapshot-4.7",
 			want: seed47,
@@ -209,7 +209,7 @@ func docExamples() []docExample {
 			encode: func() []byte { return AppendMessage(nil, &exLoginOK) },
 			decode: func(b []byte) error { return checkMessage(b, exLoginOK) },
 		},
-	}
+	}, docExamples2()...)
 }
 
 // TestKnownBytes checks the codec against the bytes of each example as

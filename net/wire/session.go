@@ -63,6 +63,8 @@ const (
 //	LoginAccepted: Player, Session, Token, Tick
 //	LoginRejected: Reason, Text
 //	Logout:        Reason
+//
+// In v2 (7.1), LoginAccepted also carries Ext.
 type Message struct {
 	Type    MsgType
 	Version uint8
@@ -73,6 +75,7 @@ type Message struct {
 	Tick    uint32
 	Reason  uint8
 	Text    string
+	Ext     LoginExt // v2 LoginAccepted only
 }
 
 // AppendMessage appends m as one TCP frame: the u16 length, then the type

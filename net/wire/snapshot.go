@@ -55,74 +55,36 @@ func (s *Snapshot) Decode(p []byte) error {
 	var r BitReader
 	r.Reset(p)
 	s.Tick = r.ReadBits(32)
-	n := int(r.ReadBits(3))
-	if n > MaxPlayers {
-		return ErrPlayerCount
-	}
-	s.NumPlayers = n
-	var seen uint8
-	for i := 0; i < n; i++ {
-		ps := &s.Players[i]
-		ps.Player = uint8(r.ReadBits(2))
-		if seen&(1<<ps.Player) != 0 && r.Err() == nil {
-			return ErrPlayerTwice
-		}
-		seen |= 1 << ps.Player
-		ps.HasShip = r.ReadBool()
-		ps.Ship = NoEntity
-		if ps.HasShip {
-			ps.Ship = r.ReadVarint()
-		}
-		ps.Lives = uint8(r.ReadBits(8))
-		ps.Score = r.ReadVarint()
-	}
-	s.HasBaseline = r.ReadBool()
-	s.BaselineAge = 0
-	if s.HasBaseline {
-		s.BaselineAge = r.ReadVarint()
-		if r.Err() == nil && (s.BaselineAge == 0 || s.BaselineAge > s.Tick) {
-			return ErrBaselineAge
-		}
-	}
-	count := int(r.ReadBits(16))
-	if err := r.Err(); err != nil {
+	n, err := readPlayerCount(&r)
+	if err != nil {
 		return err
 	}
-	if count*minRecordBits > r.Remaining() {
-		return ErrEntityCount
+	s.NumPlayers = n
+	var players playerReader
+	for i := 0; i < n; i++ {
+		ps := &s.Players[i]
+		if ps.Player, err = players.next(&r); err != nil {
+			return err
+		}
+		readPlayerState(&r, ps)
+	}
+	if s.HasBaseline, s.BaselineAge, err = readBaseline(&r, s.Tick); err != nil {
+		return err
+	}
+	count, err := readEntityCount(&r)
+	if err != nil {
+		return err
 	}
 	if cap(s.Records) < count {
 		s.Records = make([]Record, 0, count) // bounded by the payload's size
 	}
 	s.Records = s.Records[:count]
-	var index uint32
-	var gens [4]uint64 // generations seen at the current index
+	var ids idReader
 	for i := range s.Records {
 		rec := &s.Records[i]
-		gap := r.ReadVarint()
-		if i == 0 {
-			index = gap
-		} else {
-			index += gap
+		if rec.ID, rec.Change, err = ids.next(&r, i == 0); err != nil {
+			return err
 		}
-		if gap > 0xFFFFFF || index > 0xFFFFFF {
-			if r.Err() == nil {
-				return ErrIndex
-			}
-		}
-		if i == 0 || gap != 0 {
-			gens = [4]uint64{}
-		}
-		gen := uint8(r.ReadBits(8))
-		rec.Change = Change(r.ReadBits(2))
-		if err := r.Err(); err != nil {
-			return err // before the checks below misread its zeros
-		}
-		if gens[gen>>6]&(1<<(gen&63)) != 0 {
-			return ErrIDTwice
-		}
-		gens[gen>>6] |= 1 << (gen & 63)
-		rec.ID = MakeID(index, gen)
 		switch rec.Change {
 		case Added:
 			rec.Kind = uint8(r.ReadBits(3))
@@ -165,6 +127,112 @@ func (s *Snapshot) Decode(p []byte) error {
 		}
 	}
 	return r.Finish()
+}
+
+// readPlayerCount reads player_count (4.3).
+func readPlayerCount(r *BitReader) (int, error) {
+	n := int(r.ReadBits(3))
+	if n > MaxPlayers {
+		return 0, ErrPlayerCount
+	}
+	return n, nil
+}
+
+// playerReader reads the player number of each player record of a
+// datagram, each at most once (4.3).
+type playerReader struct{ seen uint8 }
+
+func (pr *playerReader) next(r *BitReader) (uint8, error) {
+	p := uint8(r.ReadBits(2))
+	if pr.seen&(1<<p) != 0 && r.Err() == nil {
+		return p, ErrPlayerTwice
+	}
+	pr.seen |= 1 << p
+	return p, nil
+}
+
+// readPlayerState reads the fields of a player record after its number
+// (4.3): has_ship, ship, lives and score.
+func readPlayerState(r *BitReader, ps *PlayerState) {
+	ps.HasShip = r.ReadBool()
+	ps.Ship = NoEntity
+	if ps.HasShip {
+		ps.Ship = r.ReadVarint()
+	}
+	ps.Lives = uint8(r.ReadBits(8))
+	ps.Score = r.ReadVarint()
+}
+
+// writePlayerState writes what readPlayerState reads.
+func writePlayerState(w *BitWriter, ps *PlayerState) {
+	w.WriteBool(ps.HasShip)
+	if ps.HasShip {
+		w.WriteVarint(ps.Ship)
+	}
+	w.WriteBits(uint32(ps.Lives), 8)
+	w.WriteVarint(ps.Score)
+}
+
+// readBaseline reads has_baseline and baseline_age, which must be 1 to
+// tick (4.3).
+func readBaseline(r *BitReader, tick uint32) (bool, uint32, error) {
+	if !r.ReadBool() {
+		return false, 0, nil
+	}
+	age := r.ReadVarint()
+	if r.Err() == nil && (age == 0 || age > tick) {
+		return true, age, ErrBaselineAge
+	}
+	return true, age, nil
+}
+
+// readEntityCount reads entity_count and checks it against the bits left
+// (4.3): each record takes at least minRecordBits.
+func readEntityCount(r *BitReader) (int, error) {
+	count := int(r.ReadBits(16))
+	if err := r.Err(); err != nil {
+		return 0, err
+	}
+	if count*minRecordBits > r.Remaining() {
+		return 0, ErrEntityCount
+	}
+	return count, nil
+}
+
+// idReader reads the network id and the change of each record of a
+// snapshot datagram (4.3, 7.8): the index gap, the generation and the
+// change, checking that the index stays within 24 bits and that no id
+// comes twice.
+type idReader struct {
+	index uint32
+	gens  [4]uint64 // generations seen at the current index
+}
+
+func (d *idReader) next(r *BitReader, first bool) (uint32, Change, error) {
+	gap := r.ReadVarint()
+	if first {
+		d.index = gap
+	} else {
+		d.index += gap
+	}
+	if gap > 0xFFFFFF || d.index > 0xFFFFFF {
+		if r.Err() == nil {
+			return 0, 0, ErrIndex
+		}
+	}
+	if first || gap != 0 {
+		d.gens = [4]uint64{}
+	}
+	gen := uint8(r.ReadBits(8))
+	change := Change(r.ReadBits(2))
+	if err := r.Err(); err != nil {
+		return 0, 0, err // before the checks below misread its zeros
+	}
+	if d.gens[gen>>6]&(1<<(gen&63)) != 0 {
+		return 0, 0, ErrIDTwice
+	}
+	d.gens[gen>>6] |= 1 << (gen & 63)
+	return MakeID(d.index, gen), change, nil
 }
 
 func readField(r *BitReader, f int) int32 {
@@ -226,11 +294,13 @@ type SnapshotEncoder struct {
 	// MaxPayload is the largest payload in bytes; 0 means MaxPayload.
 	MaxPayload int
 
-	records  []Record
-	w        BitWriter
-	bufs     [][]byte
-	payloads [][]byte
-	counts   []int
+	records []Record
+	out     payloadSet
+
+	// The snapshot being encoded.
+	tick, baseTick uint32
+	players        []PlayerState
+	hasBase        bool
 }
 
 // Diff computes the records of cur against base (4.8), both sorted by Less.
@@ -267,65 +337,110 @@ func (e *SnapshotEncoder) Diff(base, cur []Entity) []Record {
 // and base sorted by Less. It returns the payloads, one per datagram, valid
 // until the next call.
 func (e *SnapshotEncoder) Encode(tick uint32, players []PlayerState, base []Entity, baseTick uint32, cur []Entity) [][]byte {
-	hasBase := base != nil
-	recs := e.Diff(base, cur) // with no base, every entity is added
+	e.tick, e.players, e.hasBase, e.baseTick = tick, players, base != nil, baseTick
+	e.Diff(base, cur) // with no base, every entity is added
 	limit := e.MaxPayload
 	if limit <= 0 {
 		limit = MaxPayload
 	}
+	return e.out.encode(limit, e)
+}
+
+func (e *SnapshotEncoder) writeHeader(w *BitWriter) {
+	w.WriteBits(e.tick, 32)
+	w.WriteBits(uint32(len(e.players)), 3)
+	for p := range e.players {
+		ps := &e.players[p]
+		w.WriteBits(uint32(ps.Player), 2)
+		writePlayerState(w, ps)
+	}
+	w.WriteBool(e.hasBase)
+	if e.hasBase {
+		w.WriteVarint(e.tick - e.baseTick)
+	}
+}
+
+func (e *SnapshotEncoder) numRecords() int { return len(e.records) }
+
+func (e *SnapshotEncoder) writeRecords(w *BitWriter, k, limitBits int) (int, int) {
+	var g gapWriter
+	for ; k < len(e.records) && g.n < 0xFFFF; k++ {
+		rec := &e.records[k]
+		gap := g.gap(rec.ID)
+		if w.Len()+VarintBits(gap)+recordBits(rec) > limitBits && g.n > 0 {
+			break
+		}
+		writeRecord(w, gap, rec)
+		g.wrote(rec.ID)
+	}
+	return k, g.n
+}
+
+// gapWriter numbers the records of one datagram: the gap of each is its
+// index minus the previous record's, the first one's its index (4.3).
+type gapWriter struct {
+	prev uint32
+	n    int // records written
+}
+
+func (g *gapWriter) gap(id uint32) uint32 {
+	if g.n == 0 {
+		return Index(id)
+	}
+	return Index(id) - g.prev
+}
+
+func (g *gapWriter) wrote(id uint32) { g.prev, g.n = Index(id), g.n+1 }
+
+// snapshotBody is what payloadSet.encode needs of a snapshot encoder, v1
+// or v2: the part every datagram repeats (tick, players, baseline), and
+// its records.
+type snapshotBody interface {
+	writeHeader(w *BitWriter)
+	numRecords() int
+	// writeRecords writes records from the k-th on, as many as fit in
+	// limitBits (at least one), and returns the next k and how many it
+	// wrote.
+	writeRecords(w *BitWriter, k, limitBits int) (next, n int)
+}
+
+// payloadSet holds the payloads of one snapshot and keeps their buffers
+// from one snapshot to the next.
+type payloadSet struct {
+	w        BitWriter
+	bufs     [][]byte
+	payloads [][]byte
+}
+
+// encode writes the snapshot of b in as many payloads of at most limit
+// bytes as its records need (4.3, "Several datagrams"): each repeats the
+// header, then holds the records that fit, its gaps starting from index 0.
+func (ps *payloadSet) encode(limit int, b snapshotBody) [][]byte {
 	limitBits := limit * 8
-	e.payloads = e.payloads[:0]
-	k := 0
+	ps.payloads = ps.payloads[:0]
+	k, nrec := 0, b.numRecords()
 	for {
-		w := &e.w
+		w := &ps.w
 		w.Reset()
-		if len(e.bufs) > len(e.payloads) {
-			w.buf = e.bufs[len(e.payloads)][:0]
+		if len(ps.bufs) > len(ps.payloads) {
+			w.buf = ps.bufs[len(ps.payloads)][:0]
 		} else {
 			w.buf = make([]byte, 0, limit)
 		}
-		w.WriteBits(tick, 32)
-		w.WriteBits(uint32(len(players)), 3)
-		for p := range players {
-			ps := &players[p]
-			w.WriteBits(uint32(ps.Player), 2)
-			w.WriteBool(ps.HasShip)
-			if ps.HasShip {
-				w.WriteVarint(ps.Ship)
-			}
-			w.WriteBits(uint32(ps.Lives), 8)
-			w.WriteVarint(ps.Score)
-		}
-		w.WriteBool(hasBase)
-		if hasBase {
-			w.WriteVarint(tick - baseTick)
-		}
+		b.writeHeader(w)
 		countAt := w.Len()
 		w.WriteBits(0, 16)
-		n := 0
-		var prev uint32
-		for ; k < len(recs) && n < 0xFFFF; k++ {
-			rec := &recs[k]
-			gap := Index(rec.ID) - prev
-			if n == 0 {
-				gap = Index(rec.ID)
-			}
-			if w.Len()+VarintBits(gap)+recordBits(rec) > limitBits && n > 0 {
-				break
-			}
-			writeRecord(w, gap, rec)
-			prev = Index(rec.ID)
-			n++
-		}
+		var n int
+		k, n = b.writeRecords(w, k, limitBits)
 		w.patch(countAt, uint32(n), 16)
-		if len(e.bufs) <= len(e.payloads) {
-			e.bufs = append(e.bufs, w.buf)
+		if len(ps.bufs) <= len(ps.payloads) {
+			ps.bufs = append(ps.bufs, w.buf)
 		} else {
-			e.bufs[len(e.payloads)] = w.buf
+			ps.bufs[len(ps.payloads)] = w.buf
 		}
-		e.payloads = append(e.payloads, w.buf)
-		if k == len(recs) {
-			return e.payloads
+		ps.payloads = append(ps.payloads, w.buf)
+		if k == nrec {
+			return ps.payloads
 		}
 	}
 }
@@ -339,19 +454,24 @@ func (w *BitWriter) patch(pos int, v uint32, n int) {
 	}
 }
 
+// sortRecords sorts records by Less of their ids, in place. Decode
+// guarantees non-decreasing indices, so this only sorts each index's
+// records by generation, for records and base to merge in one pass.
+func sortRecords[R any](recs []R, id func(*R) uint32) {
+	for k := 1; k < len(recs); k++ {
+		for m := k; m > 0 && order(id(&recs[m])) < order(id(&recs[m-1])); m-- {
+			recs[m], recs[m-1] = recs[m-1], recs[m]
+		}
+	}
+}
+
 // ApplyRecords rebuilds a snapshot (4.8 step 2): it appends to dst the
 // entities of base, sorted by Less, with recs applied, and returns it. An
 // updated or removed record of an id that base lacks is ErrMissingBase.
 // recs must come from Decode (no id twice); their order within one index is
 // fixed up in place.
 func ApplyRecords(dst, base []Entity, recs []Record) ([]Entity, error) {
-	// Decode guarantees non-decreasing indices; sort each index's records
-	// by generation so that records and base merge in one pass.
-	for k := 1; k < len(recs); k++ {
-		for m := k; m > 0 && order(recs[m].ID) < order(recs[m-1].ID); m-- {
-			recs[m], recs[m-1] = recs[m-1], recs[m]
-		}
-	}
+	sortRecords(recs, func(r *Record) uint32 { return r.ID })
 	i := 0
 	for k := range recs {
 		rec := &recs[k]

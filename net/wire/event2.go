@@ -1,0 +1,148 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// SpawnSize2 is the size of a v2.0 Spawn event (7.6).
+const SpawnSize2 = 33
+
+// FrameOverhead2 is what v2 framing adds to each event: id u32, length u8
+// (7.7).
+const FrameOverhead2 = 5
+
+// EventWindow2 is the v2 receive window and the most events a v2 sender
+// keeps unacknowledged (7.7).
+const EventWindow2 = 65536
+
+// ErrModel reports a motion model outside 0 to 15 (7.5).
+var ErrModel = errors.New("wire: motion model above 15 (7.5)")
+
+// AppendMotion appends the 19-byte form of m that a v2 Spawn carries
+// (7.6): model u8, t0 u32, x0 s16, y0 s16, vx s16, vy s16, amp u16,
+// period u16, phase u16.
+func AppendMotion(dst []byte, m *Motion) []byte {
+	le := binary.LittleEndian
+	dst = append(dst, byte(m.Model))
+	dst = le.AppendUint32(dst, m.T0)
+	for _, v := range [...]uint16{uint16(m.X0), uint16(m.Y0), uint16(m.VX), uint16(m.VY), m.Amp, m.Period, m.Phase} {
+		dst = le.AppendUint16(dst, v)
+	}
+	return dst
+}
+
+// parseMotion decodes the 19 bytes of AppendMotion.
+func parseMotion(b []byte, m *Motion) {
+	le := binary.LittleEndian
+	u := func(off int) uint16 { return le.Uint16(b[off:]) }
+	*m = Motion{Model: Model(b[0]), T0: le.Uint32(b[1:]),
+		X0: int16(u(5)), Y0: int16(u(7)), VX: int16(u(9)), VY: int16(u(11)),
+		Amp: u(13), Period: u(15), Phase: u(17)}
+}
+
+// AppendEvent2 appends the bytes of ev as a v2 session carries it (7.6):
+// a Spawn with its motion and animation, the other types as in v1.
+func AppendEvent2(dst []byte, ev *Event) []byte {
+	if ev.Type != EventSpawn {
+		return AppendEvent(dst, ev)
+	}
+	le := binary.LittleEndian
+	dst = append(dst, byte(ev.Type))
+	dst = le.AppendUint32(dst, ev.Tick)
+	dst = le.AppendUint32(dst, ev.ID)
+	dst = append(dst, ev.Kind, ev.Owner)
+	dst = AppendMotion(dst, &ev.Motion)
+	return append(dst, ev.Anim.Frame0, ev.Anim.Ticks, ev.Anim.Count)
+}
+
+// ParseEvent2 decodes one event of a v2 session into ev and checks it
+// (7.6): as ParseEvent, except that a Spawn has the v2 layout, and that
+// bytes after the fields v2.0 defines are ignored, so later versions may
+// append fields. A model above 15 or an owner that is neither a player nor
+// 255 is an invalid value. Only a PlayerJoined name allocates.
+func ParseEvent2(b []byte, ev *Event) error {
+	if len(b) < 5 {
+		return ErrEventLength
+	}
+	le := binary.LittleEndian
+	typ := EventType(b[0])
+	n := len(b)
+	switch typ {
+	case EventSpawn:
+		if n < SpawnSize2 {
+			*ev = Event{Type: typ, Tick: le.Uint32(b[1:])}
+			return ErrEventLength
+		}
+		*ev = Event{Type: typ, Tick: le.Uint32(b[1:]), ID: le.Uint32(b[5:]), Kind: b[9], Owner: b[10]}
+		parseMotion(b[11:30], &ev.Motion)
+		ev.Anim = Anim{Frame0: b[30], Ticks: b[31], Count: b[32]}
+		if ev.Motion.Model > 15 {
+			return ErrModel
+		}
+		if ev.Owner >= MaxPlayers && ev.Owner != NoPlayer {
+			return ErrEventValue
+		}
+		return nil
+	case EventDestroy, EventDeath, EventPlayerLeft:
+		n = min(n, eventSizes[typ])
+	case EventPlayerJoined:
+		if n >= 8 {
+			n = min(n, 8+int(le.Uint16(b[6:])))
+		}
+	case EventGameOver:
+		if n >= 6 {
+			n = min(n, 6+5*int(b[5]))
+		}
+	}
+	return ParseEvent(b[:n], ev)
+}
+
+// EventFrame2 is one framed event of a v2 Event payload (7.7).
+type EventFrame2 struct {
+	ID   uint32
+	Data []byte // the event's bytes, 1 to 255
+}
+
+// AppendEventFrame2 appends one v2 frame: id u32, length u8 and the
+// event's bytes. A v2 Event payload is a count byte (1 to 255) followed by
+// count frames.
+func AppendEventFrame2(dst []byte, id uint32, data []byte) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, id)
+	dst = append(dst, byte(len(data)))
+	return append(dst, data...)
+}
+
+// ParseEventFrames2 checks the framing of a v2 Event payload (7.7) and
+// appends its frames to frames, whose Data alias p. On error nothing is
+// appended and the whole datagram is to be dropped.
+func ParseEventFrames2(p []byte, frames []EventFrame2) ([]EventFrame2, error) {
+	if len(p) < 1 || p[0] == 0 {
+		return frames, ErrEventFraming
+	}
+	count := int(p[0])
+	off := 1
+	for i := 0; i < count; i++ {
+		if len(p)-off < FrameOverhead2 {
+			return frames, ErrEventFraming
+		}
+		n := int(p[off+4])
+		if n == 0 || len(p)-off-FrameOverhead2 < n {
+			return frames, ErrEventFraming
+		}
+		off += FrameOverhead2 + n
+	}
+	if off != len(p) {
+		return frames, ErrEventFraming
+	}
+	off = 1
+	for i := 0; i < count; i++ {
+		n := int(p[off+4])
+		frames = append(frames, EventFrame2{
+			ID:   binary.LittleEndian.Uint32(p[off:]),
+			Data: p[off+FrameOverhead2 : off+FrameOverhead2+n],
+		})
+		off += FrameOverhead2 + n
+	}
+	return frames, nil
+}

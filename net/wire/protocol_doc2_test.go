@@ -1,0 +1,198 @@
+package wire
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"net/netip"
+	"slices"
+)
+
+// The worked examples of Part II (protocol v2) of PROTOCOL.md. The story
+// continues v1's: session 0xDEADBEEF, player 0 "Ripley", token 01...08.
+
+var (
+	exH2 = Header2{Header: Header{Type: TypeSnapshot, Seq: 0x25, Ack: 0x40, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}, AckDelay: 170}
+
+	exLoginOK2 = Message{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: exToken, Tick: 600,
+		Ext: LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}}
+
+	// The cookie example: the server's secret is the bytes 00 to 1F, the
+	// client's address 192.0.2.7:40000, the time 1 800 000 005 s (epoch
+	// 180 000 000).
+	exSecret = func() []byte {
+		b := make([]byte, 32)
+		for i := range b {
+			b[i] = byte(i)
+		}
+		return b
+	}()
+	exAddr    = netip.MustParseAddrPort("192.0.2.7:40000")
+	exNow     = int64(1_800_000_005)
+	exCookieH = Header2{Header: Header{Type: TypeChallenge, Seq: 0, Ack: 0xFFFF, Session: 0xDEADBEEF}}
+	exBindCH  = Header2{Header: Header{Type: TypeBind, Seq: 1, Ack: 0, Session: 0xDEADBEEF}, AckDelay: 3}
+
+	exSineBydos = Sine(612, 1300, 200, -120, 40, 120, math.Pi/2)
+	exBydosAnim = Anim{Ticks: 6, Count: 8}
+	exSpawn2    = Event{Type: EventSpawn, Tick: 612, ID: 5, Kind: KindBydosSlave, Owner: NoPlayer, Motion: exSineBydos, Anim: exBydosAnim}
+
+	exPlayers2 = []Player2{{PlayerState: PlayerState{Player: 0, HasShip: true, Ship: 2, Lives: 3, Score: 0},
+		InvulnStart: 600, InvulnTicks: 120}}
+	exShipM615  = Linear(611, 100, 180, 360, 0)
+	exShipM618  = Motion{Model: ModelLinear, T0: 616, X0: QuantizePos(130), Y0: QuantizePos(180), VX: 4073, VY: -4073}
+	exMissileM  = Linear(617, 154.25, 175.75, 900, 0)
+	exWorld615  = []Entity2{MakeEntity2(2, KindPlayerShip, &exShipM615, Anim{}), MakeEntity2(5, KindBydosSlave, &exSineBydos, exBydosAnim)}
+	exWorld618  = []Entity2{MakeEntity2(2, KindPlayerShip, &exShipM618, Anim{Frame0: 1}), exWorld615[1], MakeEntity2(9, KindPlayerMissile, &exMissileM, Anim{})}
+	exEventH2   = Header2{Header: Header{Type: TypeEvent, Seq: 0x26, Ack: 0x41, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}, AckDelay: 40}
+	exSpawnM2   = Event{Type: EventSpawn, Tick: 617, ID: 9, Kind: KindPlayerMissile, Owner: 0, Motion: exMissileM}
+	exDestroyB2 = Event{Type: EventDestroy, Tick: 650, ID: 5, Reason: DestroyKilled, X: 900, Y: 240}
+)
+
+func docExamples2() []docExample {
+	checkHeader2 := func(b []byte, d Direction, want Header2, payload []byte) error {
+		h, p, err := ParseHeader2(b, d)
+		if err != nil {
+			return err
+		}
+		if h != want || !bytes.Equal(p, payload) {
+			return fmt.Errorf("decoded %+v payload % X", h, p)
+		}
+		return nil
+	}
+	cookie := func() Cookie { return NewCookieMAC(exSecret).Cookie(CookieEpoch(exNow), exAddr, 0xDEADBEEF) }
+	snapshot := func(tick uint32, basePlayers []Player2, base []Entity2, baseTick uint32, cur []Entity2) []byte {
+		var enc Snapshot2Encoder
+		p := enc.Encode(tick, exPlayers2, basePlayers, base, baseTick, cur)
+		if len(p) != 1 {
+			return nil
+		}
+		return p[0]
+	}
+	decodeSnapshot := func(b []byte, tick uint32, basePlayers []Player2, base []Entity2, want []Entity2) error {
+		var s Snapshot2
+		if err := s.Decode(b); err != nil {
+			return err
+		}
+		if s.Tick != tick || s.HasBaseline != (base != nil) {
+			return fmt.Errorf("decoded %+v", s)
+		}
+		pl, err := ApplyPlayers2(nil, basePlayers, s.PlayerRecords())
+		if err != nil || !slices.Equal(pl, exPlayers2) {
+			return fmt.Errorf("players %+v %v", pl, err)
+		}
+		w, err := ApplyRecords2(nil, base, s.Records)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(w, want) {
+			return fmt.Errorf("rebuilt %+v", w)
+		}
+		return nil
+	}
+	return []docExample{
+		{
+			name:   "v2-header",
+			want:   "52 54 59 50 02 04 25 00 40 00 FF FF FF FF EF BE AD DE AA 00",
+			encode: func() []byte { return AppendHeader2(nil, exH2) },
+			decode: func(b []byte) error { return checkHeader2(b, ToClient, exH2, nil) },
+		},
+		{
+			name:   "v2-login-accepted",
+			want:   "1D 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00 68 01 21 11 00 05 D0 02 3C 03 08",
+			encode: func() []byte { return AppendMessage2(nil, &exLoginOK2) },
+			decode: func(b []byte) error {
+				fr := FrameReader{R: bytes.NewReader(b)}
+				f, err := fr.ReadFrame()
+				if err != nil {
+					return err
+				}
+				m, err := ParseMessage2(f)
+				if err != nil || m != exLoginOK2 {
+					return fmt.Errorf("decoded %+v %v", m, err)
+				}
+				return nil
+			},
+		},
+		{
+			name: "v2-challenge",
+			want: "52 54 59 50 02 07 00 00 FF FF 00 00 00 00 EF BE AD DE 00 00 7F 7D 54 AF 74 77 F3 3E",
+			encode: func() []byte {
+				c := cookie()
+				return append(AppendHeader2(nil, exCookieH), c[:]...)
+			},
+			decode: func(b []byte) error {
+				c := cookie()
+				if !NewCookieMAC(exSecret).Check(exNow, exAddr, 0xDEADBEEF, Cookie(b[HeaderSize2:])) {
+					return fmt.Errorf("cookie refused")
+				}
+				return checkHeader2(b, ToClient, exCookieH, c[:])
+			},
+		},
+		{
+			name: "v2-bind-cookie",
+			want: "52 54 59 50 02 01 01 00 00 00 00 00 00 00 EF BE AD DE 03 00 01 02 03 04 05 06 07 08 7F 7D 54 AF 74 77 F3 3E",
+			encode: func() []byte {
+				return AppendBind2(AppendHeader2(nil, exBindCH), Bind2{Token: exToken, HasCookie: true, Cookie: cookie()})
+			},
+			decode: func(b []byte) error {
+				if err := checkHeader2(b, ToServer, exBindCH, AppendBind2(nil, Bind2{Token: exToken, HasCookie: true, Cookie: cookie()})); err != nil {
+					return err
+				}
+				bd, err := ParseBind2(b[HeaderSize2:])
+				if err != nil || bd.Token != exToken || !bd.HasCookie || !NewCookieMAC(exSecret).Check(exNow+3, exAddr, 0xDEADBEEF, bd.Cookie) {
+					return fmt.Errorf("bind %+v %v", bd, err)
+				}
+				return nil
+			},
+		},
+		{
+			name:   "v2-spawn",
+			want:   "01 64 02 00 00 05 00 00 00 03 FF 02 64 02 00 00 A0 28 40 06 80 F8 00 00 40 01 78 00 00 40 00 06 08",
+			encode: func() []byte { return AppendEvent2(nil, &exSpawn2) },
+			decode: func(b []byte) error {
+				var ev Event
+				if err := ParseEvent2(b, &ev); err != nil || ev != exSpawn2 {
+					return fmt.Errorf("decoded %+v %v", ev, err)
+				}
+				return nil
+			},
+		},
+		{
+			name:   "v2-snapshot-full",
+			want:   "67 02 00 00 61 81 01 80 0F 78 04 00 04 00 C2 67 02 90 01 D0 02 40 8B 08 18 00 A8 9F FF 00 28 0A 90 01 20 BE 0C 18 20 00 05 E0 01 00 00 01",
+			encode: func() []byte { return snapshot(615, nil, nil, 0, exWorld615) },
+			decode: func(b []byte) error { return decodeSnapshot(b, 615, nil, nil, exWorld615) },
+		},
+		{
+			name:   "v2-snapshot-delta",
+			want:   "6A 02 00 00 C1 01 01 00 01 00 6C 17 80 20 48 7F B8 80 0F 38 00 08 9F 03 A4 09 FC 0A 80 70 42 00",
+			encode: func() []byte { return snapshot(618, exPlayers2, exWorld615, 615, exWorld618) },
+			decode: func(b []byte) error { return decodeSnapshot(b, 618, exPlayers2, exWorld615, exWorld618) },
+		},
+		{
+			name: "v2-events",
+			want: "52 54 59 50 02 05 26 00 41 00 FF FF FF FF EF BE AD DE 28 00 02 70 11 01 00 21 01 69 02 00 00 09 00 00 00 02 00 01 69 02 00 00 D2 04 7E 05 40 38 00 00 00 00 00 00 00 00 00 00 00 71 11 01 00 12 02 8A 02 00 00 05 00 00 00 01 00 00 61 44 00 00 70 43",
+			encode: func() []byte {
+				p := AppendEventFrame2(append(AppendHeader2(nil, exEventH2), 2), 70000, AppendEvent2(nil, &exSpawnM2))
+				return AppendEventFrame2(p, 70001, AppendEvent2(nil, &exDestroyB2))
+			},
+			decode: func(b []byte) error {
+				h, p, err := ParseHeader2(b, ToClient)
+				if err != nil || h != exEventH2 {
+					return fmt.Errorf("header %+v %v", h, err)
+				}
+				frames, err := ParseEventFrames2(p, nil)
+				if err != nil || len(frames) != 2 || frames[0].ID != 70000 || frames[1].ID != 70001 {
+					return fmt.Errorf("frames %+v %v", frames, err)
+				}
+				for i, want := range []Event{exSpawnM2, exDestroyB2} {
+					var ev Event
+					if err := ParseEvent2(frames[i].Data, &ev); err != nil || ev != want {
+						return fmt.Errorf("event %d: %+v %v", i, ev, err)
+					}
+				}
+				return nil
+			},
+		},
+	}
+}

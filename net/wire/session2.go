@@ -1,0 +1,91 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// LoginExt is what a v2 LoginAccepted carries after v1's fields (7.1):
+// the rules a client predicts with. A v2.0 client reads these fields and
+// ignores any byte after them.
+type LoginExt struct {
+	ShipSpeed     uint16 // px/s along each axis
+	ShipW, ShipH  uint8  // ship size, px
+	AreaW, AreaH  uint16 // play area, px
+	TickRate      uint8  // ticks per second
+	SnapshotTicks uint8  // ticks between two snapshots at the full rate
+	BlinkTicks    uint8  // half-period of the invulnerability blink, ticks
+}
+
+// LoginExtSize is the size of the v2.0 LoginAccepted extension.
+const LoginExtSize = 11
+
+// loginAcceptedSize is the size of v1's LoginAccepted body.
+const loginAcceptedSize = 17
+
+// ErrUnknownMessage is returned by ParseMessage2 for a TCP message of a
+// type v2.0 does not define: a v2 receiver skips it (7.1).
+var ErrUnknownMessage = errors.New("wire: unknown TCP message type, skipped in v2 (7.1)")
+
+// AppendMessage2 appends m as one TCP frame of a v2 session: as
+// AppendMessage, with the extension after a LoginAccepted.
+func AppendMessage2(dst []byte, m *Message) []byte {
+	at := len(dst)
+	dst = AppendMessage(dst, m)
+	if m.Type != MsgLoginAccepted {
+		return dst
+	}
+	le := binary.LittleEndian
+	e := &m.Ext
+	dst = le.AppendUint16(dst, e.ShipSpeed)
+	dst = append(dst, e.ShipW, e.ShipH)
+	dst = le.AppendUint16(dst, e.AreaW)
+	dst = le.AppendUint16(dst, e.AreaH)
+	dst = append(dst, e.TickRate, e.SnapshotTicks, e.BlinkTicks)
+	le.PutUint16(dst[at:], uint16(len(dst)-at-2))
+	return dst
+}
+
+// ParseMessage2 decodes the type and body of one TCP frame of a v2
+// session (7.1). Unlike v1, bytes after the fields v2.0 defines are
+// ignored, and an unknown type is ErrUnknownMessage (skip it, not a
+// protocol error). A LoginAccepted must carry the whole v2.0 extension.
+func ParseMessage2(b []byte) (Message, error) {
+	if len(b) < 1 || len(b) > MaxFrame {
+		return Message{}, ErrFrameLength
+	}
+	le := binary.LittleEndian
+	body := b[1:]
+	switch MsgType(b[0]) {
+	case MsgLoginRequest, MsgLoginRejected:
+		if len(body) < 3 {
+			return Message{Type: MsgType(b[0])}, ErrMessageBody
+		}
+		n := 3 + int(le.Uint16(body[1:]))
+		if n > len(body) {
+			return Message{Type: MsgType(b[0])}, ErrMessageBody
+		}
+		return ParseMessage(b[:1+n])
+	case MsgLoginAccepted:
+		if len(body) < loginAcceptedSize+LoginExtSize {
+			return Message{Type: MsgLoginAccepted}, ErrMessageBody
+		}
+		m, err := ParseMessage(b[:1+loginAcceptedSize])
+		if err != nil {
+			return m, err
+		}
+		x := body[loginAcceptedSize:]
+		m.Ext = LoginExt{
+			ShipSpeed: le.Uint16(x[0:]), ShipW: x[2], ShipH: x[3],
+			AreaW: le.Uint16(x[4:]), AreaH: le.Uint16(x[6:]),
+			TickRate: x[8], SnapshotTicks: x[9], BlinkTicks: x[10],
+		}
+		return m, nil
+	case MsgLogout:
+		if len(body) < 1 {
+			return Message{Type: MsgLogout}, ErrMessageBody
+		}
+		return ParseMessage(b[:2])
+	}
+	return Message{Type: MsgType(b[0])}, ErrUnknownMessage
+}
