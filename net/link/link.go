@@ -179,7 +179,7 @@ func (l *Link) acknowledge(seq uint16, sample bool, delay time.Duration, now tim
 	}
 	for _, id := range s.events {
 		if l.pending(uint16(id)) {
-			l.out[id%MaxUnacked].acked = true
+			l.out[uint16(id)%MaxUnacked].acked = true
 		}
 	}
 	for l.head != l.tail && l.out[l.head%MaxUnacked].acked {
