@@ -36,13 +36,7 @@ func FuzzReceive2(f *testing.F) {
 		var snap wire.Snapshot2
 		var frames []wire.EventFrame2
 		got := map[uint32]bool{}
-		// The stream is cut into up to three datagrams.
-		x, y := int(cut1), int(cut1)+int(cut2)
-		parts := [][]byte{stream}
-		if x < len(stream) && y < len(stream) {
-			parts = [][]byte{stream[:x], stream[x:y], stream[y:]}
-		}
-		for _, d := range append(parts, parts...) { // and again: duplicates
+		for _, d := range cutStream(stream, cut1, cut2) {
 			h, p, err := wire.ParseHeader2(d, wire.ToClient)
 			if err != nil || h.Session != 7 || l.Seen(h.Seq) {
 				continue
