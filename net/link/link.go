@@ -123,7 +123,9 @@ func (l *Link) Accept(h wire.Header, size int, now time.Time) { l.accept(h, 0, s
 
 // Accept2 is Accept for a v2 header (7.2): the RTT sample that its ack
 // gives leaves out the ack_delay it carries, and is never below 0; the
-// sequences of its ack_bits give no sample. In a v1 session it is Accept.
+// sequences of its ack_bits give no sample. On a v1 Link it is Accept
+// (whose samples include every sequence acknowledged, 5.4), the header's
+// ack_delay left out (a v1 header has none: 0).
 func (l *Link) Accept2(h wire.Header2, size int, now time.Time) {
 	l.accept(h.Header, time.Duration(h.AckDelay)*wire.AckDelayUnit*time.Microsecond, size, now)
 }
