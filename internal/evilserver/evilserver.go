@@ -181,6 +181,10 @@ func (s *Server) serve(c net.Conn) {
 		c.Write(s.cfg.Login)
 		return
 	}
+	if m.Version != wire.Version {
+		c.Write(Rejected(wire.RejectVersionMismatch, []byte("this server speaks protocol version 1")))
+		return
+	}
 	now := time.Now()
 	s.mu.Lock()
 	if s.link != nil {

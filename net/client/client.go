@@ -103,6 +103,13 @@ type Config struct {
 	// receiving goroutine with the client's lock held, under the same
 	// rules as OnSnapshot.
 	OnEvent func(ev *wire.Event)
+	// Version is the protocol version to speak (7.1): 0 (auto, the
+	// default) logs in with version 2 and, when the server answers
+	// LoginRejected(VersionMismatch), at once again with version 1 on a
+	// new connection; 1 or 2 logs in with that version only, and a server
+	// that refuses it fails Dial with a *RejectedError whose Reason is
+	// wire.RejectVersionMismatch.
+	Version uint8
 }
 
 func (c Config) withDefaults() Config {
@@ -164,6 +171,8 @@ type Stats struct {
 	NoBaseline uint64
 	// Link are the link's counters.
 	Link link.Stats
+	// Version is the session's protocol version, 1 or 2 (7.1).
+	Version uint8
 }
 
 // maxPending is how many applied events wait for DrainEvents; beyond it
@@ -188,6 +197,8 @@ type Client struct {
 	player  uint8
 	session uint32
 	token   wire.Token
+	version uint8         // the session's protocol version, 1 or 2
+	ext     wire.LoginExt // v2: the rules of LoginAccepted (7.1)
 
 	rebindMu sync.Mutex // one Rebind at a time
 
@@ -204,6 +215,7 @@ type Client struct {
 	actions  uint8
 	bound    bool
 	ackDue   bool
+	eventAck bool // an Event datagram was accepted: acknowledge at once
 	lastSend time.Time
 	hasSnap  bool
 	snapTick uint32
@@ -240,23 +252,31 @@ type Client struct {
 	wg      sync.WaitGroup
 }
 
-// Dial logs in to the server of cfg.Addr as cfg.Name, binds the UDP
-// endpoint (3.4), starts the client's goroutines and returns the client.
-// ctx bounds Dial only; Close ends the session. The errors are meant for
-// people: *ReachError, *RejectedError, *LogoutError, ErrLoginTimeout,
-// ErrBindTimeout, ErrProtocol (wrapped).
+// Dial logs in to the server of cfg.Addr as cfg.Name with the version of
+// cfg.Version (falling back from 2 to 1 when it is 0, 7.1), binds the UDP
+// endpoint (3.4, 7.3), starts the client's goroutines and returns the
+// client. ctx bounds Dial only; Close ends the session. The errors are
+// meant for people: *ReachError, *RejectedError, *LogoutError,
+// ErrLoginTimeout, ErrBindTimeout, ErrProtocol (wrapped).
 func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
 	log := cfg.Logger.With("server", cfg.Addr, "name", cfg.Name)
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", cfg.Addr)
-	if err != nil {
-		return nil, &ReachError{Addr: cfg.Addr, Err: err}
+	if cfg.Version > wire.Version2 {
+		return nil, fmt.Errorf("client: protocol version %d unknown: 0 (auto), 1 or 2", cfg.Version)
 	}
-	acc, err := login(ctx, conn, cfg)
+	version := cfg.Version
+	if version == 0 {
+		version = wire.Version2
+	}
+	conn, acc, err := dialLogin(ctx, cfg, version)
+	if rej, ok := err.(*RejectedError); ok && rej.Reason == wire.RejectVersionMismatch && cfg.Version == 0 {
+		// A v1-only server (7.1, Fallback): again at once, in version 1.
+		log.Info("the server does not speak protocol v2: logging in with v1")
+		version = wire.Version
+		conn, acc, err = dialLogin(ctx, cfg, version)
+	}
 	if err != nil {
-		conn.Close()
-		log.Info("login failed", "err", err)
+		log.Info("login failed", "version", version, "err", err)
 		return nil, err
 	}
 	ta, _ := conn.RemoteAddr().(*net.TCPAddr)
@@ -272,13 +292,15 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	now := time.Now()
 	c := &Client{
 		cfg:      cfg,
-		log:      log.With("player", acc.Player, "session", acc.Session),
+		log:      log.With("player", acc.Player, "session", acc.Session, "version", version),
 		tcp:      conn,
 		udp:      udp,
+		version:  version,
+		ext:      acc.Ext,
 		player:   acc.Player,
 		session:  acc.Session,
 		token:    acc.Token,
-		link:     link.New(acc.Session, now),
+		link:     newLink(version, acc.Session, now),
 		world:    NewWorld(),
 		newest:   acc.Tick,
 		newestAt: now,
@@ -300,22 +322,65 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// login sends the LoginRequest and reads the answer.
-func login(ctx context.Context, conn net.Conn, cfg Config) (wire.Message, error) {
+// dialLogin opens the TCP connection and logs in with version.
+func dialLogin(ctx context.Context, cfg Config, version uint8) (net.Conn, wire.Message, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", cfg.Addr)
+	if err != nil {
+		return nil, wire.Message{}, &ReachError{Addr: cfg.Addr, Err: err}
+	}
+	acc, err := login(ctx, conn, cfg, version)
+	if err != nil {
+		conn.Close()
+		return nil, acc, err
+	}
+	return conn, acc, nil
+}
+
+// readMessage reads one TCP message of a session of version: in v2, a
+// message of a type v2.0 does not define is skipped (7.1), at most
+// maxSkipped in a row.
+func readMessage(fr *wire.FrameReader, version uint8) (wire.Message, error) {
+	if version != wire.Version2 {
+		return fr.ReadMessage()
+	}
+	for skipped := 0; ; skipped++ {
+		b, err := fr.ReadFrame()
+		if err != nil {
+			return wire.Message{}, err
+		}
+		m, err := wire.ParseMessage2(b)
+		if errors.Is(err, wire.ErrUnknownMessage) && skipped < maxSkipped {
+			continue
+		}
+		if errors.Is(err, wire.ErrUnknownMessage) {
+			return m, fmt.Errorf("%w: %d unknown messages in a row", wire.ErrMessageType, maxSkipped)
+		}
+		return m, err
+	}
+}
+
+// maxSkipped bounds the unknown TCP messages a v2 client skips in a row
+// before it takes the server as broken: a later v2.x may add messages, but
+// not thousands of them.
+const maxSkipped = 64
+
+// login sends the LoginRequest of version and reads the answer.
+func login(ctx context.Context, conn net.Conn, cfg Config, version uint8) (wire.Message, error) {
 	deadline := time.Now().Add(cfg.LoginTimeout)
 	conn.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version, Name: cfg.Name})
+	req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name})
 	_, err := conn.Write(req)
 	var m wire.Message
 	if err == nil {
 		fr := wire.FrameReader{R: conn}
-		m, err = fr.ReadMessage()
+		m, err = readMessage(&fr, version)
 	}
 	if errors.Is(err, wire.ErrRejectedText) {
 		// A rejection all the same, with a generic text (3.1).
-		return m, &RejectedError{Reason: m.Reason}
+		return m, &RejectedError{Reason: m.Reason, Version: version}
 	}
 	if err != nil {
 		var ne net.Error
@@ -336,7 +401,7 @@ func login(ctx context.Context, conn net.Conn, cfg Config) (wire.Message, error)
 	case wire.MsgLoginAccepted:
 		return m, nil
 	case wire.MsgLoginRejected:
-		return m, &RejectedError{Reason: m.Reason, Text: wire.CleanText(m.Text)}
+		return m, &RejectedError{Reason: m.Reason, Text: wire.CleanText(m.Text), Version: version}
 	case wire.MsgLogout:
 		return m, &LogoutError{Reason: m.Reason}
 	}
@@ -427,7 +492,7 @@ func (c *Client) ended() bool {
 func (c *Client) readTCP() {
 	fr := wire.FrameReader{R: c.tcp}
 	for {
-		m, err := fr.ReadMessage()
+		m, err := readMessage(&fr, c.version)
 		if c.ended() {
 			return
 		}
@@ -453,6 +518,7 @@ func (c *Client) readTCP() {
 // socket of Dial, or the new one of a Rebind.
 func (c *Client) readUDP(udp *net.UDPConn) {
 	buf := make([]byte, wire.MaxDatagram+1) // one more byte to see the too large
+	var ack []byte
 	for {
 		n, err := udp.Read(buf)
 		if err != nil {
@@ -469,6 +535,7 @@ func (c *Client) readUDP(udp *net.UDPConn) {
 			c.end(err, true)
 			return
 		}
+		ack = c.ackNow(ack)
 	}
 }
 
@@ -494,6 +561,29 @@ func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) error {
 	}
 	c.receiveLocked(udp, h, p, len(b), now)
 	return c.violation
+}
+
+// ackNow sends an Ack at once when an Event datagram was accepted since
+// the last datagram sent (7.7, "Acknowledge at once", for v1 too): the
+// server hears of it within a one-way trip, not at the next Input or
+// keep-alive, and resends nothing for want of it. buf is the calling
+// reader's own buffer, returned for reuse.
+func (c *Client) ackNow(buf []byte) []byte {
+	c.mu.Lock()
+	if !c.eventAck || c.closing {
+		c.mu.Unlock()
+		return buf
+	}
+	now := time.Now()
+	c.eventAck, c.ackDue, c.lastSend = false, false, now
+	buf, _ = c.link.AppendDatagram(buf[:0], wire.TypeAck, nil, now)
+	c.out += uint64(len(buf))
+	udp := c.udp
+	c.mu.Unlock()
+	if _, err := udp.Write(buf); err != nil && !c.ended() {
+		c.log.Debug("UDP write", "err", err)
+	}
+	return buf
 }
 
 // overBudget reports whether the snapshots took more than the budget of
@@ -633,7 +723,7 @@ func (c *Client) receiveLocked(udp *net.UDPConn, h wire.Header, p []byte, size i
 		if err := c.world.Err(); err != nil {
 			c.violate(err)
 		}
-		c.ackDue = true
+		c.ackDue, c.eventAck = true, true
 	case wire.TypeAck:
 		c.link.Accept(h, size, now)
 	}
@@ -698,7 +788,7 @@ func (c *Client) send() {
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeAck, nil, now)
 		}
 		if len(buf) > 0 {
-			c.ackDue, c.lastSend = false, now
+			c.ackDue, c.eventAck, c.lastSend = false, false, now
 			c.out += uint64(len(buf))
 		}
 		c.sample(now)
@@ -720,6 +810,13 @@ func (c *Client) sample(now time.Time) {
 	c.samples[c.nsample%rateSamples] = rateSample{at: now, in: c.in, out: c.out, snapshots: c.nsnaps}
 	c.nsample++
 }
+
+// Version returns the session's protocol version: 1 or 2 (7.1).
+func (c *Client) Version() uint8 { return c.version }
+
+// Rules returns the rules of a v2 LoginAccepted (7.1), and false in a v1
+// session, whose LoginAccepted carries none.
+func (c *Client) Rules() (wire.LoginExt, bool) { return c.ext, c.version == wire.Version2 }
 
 // Player returns the player number of LoginAccepted, 0 to 3.
 func (c *Client) Player() uint8 { return c.player }
@@ -787,6 +884,7 @@ func (c *Client) Stats() Stats {
 		NoBaseline:      c.noBase,
 		Shed:            c.shed,
 		Link:            ls,
+		Version:         c.version,
 	}
 	s.RTT, s.HasRTT = c.link.RTT()
 	if c.nsample > 0 {

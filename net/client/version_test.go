@@ -1,0 +1,126 @@
+package client
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"rtype/net/wire"
+)
+
+func (s *fakeServer) loginVersions() []uint8 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.versions)
+}
+
+// 7.1, Fallback: by default the client offers version 2, and on
+// VersionMismatch logs in again at once, with version 1, on a new
+// connection.
+func TestVersionAutoFallsBack(t *testing.T) {
+	s := newFakeServer(t)
+	c := mustDial(t, s, nil)
+	if got := s.loginVersions(); !slices.Equal(got, []uint8{2, 1}) {
+		t.Fatalf("LoginRequest versions %v, want [2 1]", got)
+	}
+	if c.Version() != 1 || c.Stats().Version != 1 {
+		t.Fatalf("session version %d (stats %d), want 1", c.Version(), c.Stats().Version)
+	}
+	if _, ok := c.Rules(); ok {
+		t.Fatal("a v1 session has rules")
+	}
+}
+
+// 7.1: Version 1 speaks version 1 only.
+func TestVersion1Only(t *testing.T) {
+	s := newFakeServer(t)
+	c := mustDial(t, s, func(c *Config) { c.Version = 1 })
+	if got := s.loginVersions(); !slices.Equal(got, []uint8{1}) {
+		t.Fatalf("LoginRequest versions %v, want [1]", got)
+	}
+	if c.Version() != 1 {
+		t.Fatalf("version %d", c.Version())
+	}
+}
+
+// 7.1: an explicit Version 2 does not fall back: a v1 server's
+// VersionMismatch fails Dial with a clear error.
+func TestVersion2Refused(t *testing.T) {
+	s := newFakeServer(t)
+	_, err := dial(t, s, func(c *Config) { c.Version = 2 })
+	var rej *RejectedError
+	if !errors.As(err, &rej) || rej.Reason != wire.RejectVersionMismatch {
+		t.Fatalf("err %v, want VersionMismatch", err)
+	}
+	if !strings.Contains(err.Error(), "does not speak protocol version 2") {
+		t.Fatalf("unclear error %q", err)
+	}
+	if got := s.loginVersions(); !slices.Equal(got, []uint8{2}) {
+		t.Fatalf("LoginRequest versions %v, want [2]", got)
+	}
+}
+
+// Only the versions 0 (auto), 1 and 2 exist.
+func TestVersionUnknown(t *testing.T) {
+	s := newFakeServer(t)
+	_, err := dial(t, s, func(c *Config) { c.Version = 3 })
+	if err == nil || !strings.Contains(err.Error(), "version 3") {
+		t.Fatalf("err %v", err)
+	}
+	if got := s.loginVersions(); len(got) != 0 {
+		t.Fatalf("logged in with %v", got)
+	}
+}
+
+// Another rejection than VersionMismatch is final, even in auto.
+func TestVersionAutoNoFallbackOnOtherReject(t *testing.T) {
+	s := newFakeServer(t)
+	s.reject = &wire.Message{Type: wire.MsgLoginRejected, Reason: wire.RejectGameFull}
+	_, err := dial(t, s, nil)
+	var rej *RejectedError
+	if !errors.As(err, &rej) || rej.Reason != wire.RejectGameFull {
+		t.Fatalf("err %v", err)
+	}
+	if got := s.loginVersions(); !slices.Equal(got, []uint8{2}) {
+		t.Fatalf("LoginRequest versions %v, want [2]", got)
+	}
+}
+
+// 7.7, "Acknowledge at once" (the reference client does so in v1 too): an
+// accepted Event datagram is acknowledged at once, not at the next send
+// tick or keep-alive, so that on a clean link the server never resends an
+// event for want of its acknowledgement. The client's clock is slowed
+// down (an Input or Ack every 200 ms, above the resend time R of 5.3) so
+// that only an immediate Ack keeps the events from being resent.
+func TestEventsAckedAtOnce(t *testing.T) {
+	s := newFakeServer(t)
+	c := mustDial(t, s, func(c *Config) {
+		c.SendInterval = 200 * time.Millisecond
+		c.AckInterval = time.Second
+	})
+	const n = 40
+	for i := 0; i < n; i++ {
+		s.events(wire.Event{Type: wire.EventSpawn, Tick: uint32(10 + i), ID: uint32(100 + i), Kind: wire.KindBydosSlave, Owner: wire.NoPlayer, X: 500, Y: 300})
+		time.Sleep(10 * time.Millisecond) // the pace of events, not a synchronisation
+		s.mu.Lock()
+		s.flushLocked(time.Now()) // resend what is due (5.3)
+		s.mu.Unlock()
+	}
+	waitFor(t, 5*time.Second, "every event acknowledged", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.flushLocked(time.Now())
+		return s.link.Unacked() == 0
+	})
+	s.mu.Lock()
+	st := s.link.Stats()
+	s.mu.Unlock()
+	if st.EventsSent != n || st.EventsResent != 0 {
+		t.Fatalf("%d events sent, %d resent; want %d and 0", st.EventsSent, st.EventsResent, n)
+	}
+	if got := c.Stats().EventsDelivered; got != n {
+		t.Fatalf("%d events delivered", got)
+	}
+}
