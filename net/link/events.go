@@ -19,12 +19,23 @@ type outEvent struct {
 func (l *Link) pending(id uint16) bool { return id-l.head < l.tail-l.head }
 
 // Unacked returns the number of events queued and not acknowledged.
-func (l *Link) Unacked() int { return int(l.tail - l.head) }
+func (l *Link) Unacked() int {
+	if l.v2 != nil {
+		return int(l.v2.tail - l.v2.head)
+	}
+	return int(l.tail - l.head)
+}
 
 // QueueEvent numbers ev and queues it for sending (5.2, 5.3). It fails
 // with ErrTooManyEvents when MaxUnacked events are already waiting: the
 // peer is gone or hostile, and the session ends.
+//
+// In a v2 session the event is encoded as 7.6 says (wire.AppendEvent2) and
+// the limit is wire.EventWindow2 (7.7).
 func (l *Link) QueueEvent(ev *wire.Event) error {
+	if l.v2 != nil {
+		return l.v2.queue(ev)
+	}
 	if l.Unacked() >= MaxUnacked {
 		return ErrTooManyEvents
 	}
@@ -49,6 +60,9 @@ func (l *Link) ResendAfter() time.Duration {
 // older than ResendAfter (5.3). It returns dst unchanged and false when no
 // event is due; callers repeat until then, at the end of every tick.
 func (l *Link) AppendEvents(dst []byte, now time.Time) ([]byte, bool) {
+	if l.v2 != nil {
+		return l.appendEvents2(dst, now)
+	}
 	r := l.ResendAfter()
 	start := len(dst)
 	count := 0
@@ -71,7 +85,7 @@ func (l *Link) AppendEvents(dst []byte, now time.Time) ([]byte, bool) {
 		if count == 0 {
 			seq := l.begin(now)
 			s = &l.ring[seq%sentRing]
-			dst = wire.AppendHeader(dst, l.header(wire.TypeEvent, seq))
+			dst = l.appendHeader(dst, wire.TypeEvent, seq, now)
 			dst = append(dst, 0) // count, patched below
 		}
 		dst = wire.AppendEventFrame(dst, id, o.data[:o.n])
@@ -81,7 +95,7 @@ func (l *Link) AppendEvents(dst []byte, now time.Time) ([]byte, bool) {
 			l.stats.EventsSent++
 		}
 		o.sent, o.lastSent = true, now
-		s.events = append(s.events, id)
+		s.events = append(s.events, uint32(id))
 		count++
 	}
 	if count == 0 {
@@ -97,7 +111,13 @@ func (l *Link) AppendEvents(dst []byte, now time.Time) ([]byte, bool) {
 // received: each event id is delivered once (5.3). On a framing error it
 // appends nothing and the datagram is to be dropped without
 // acknowledgement. The frames' data alias payload.
+//
+// In a v2 session the payload is framed as 7.7 says and a frame's ID is
+// the low 16 bits of its event id: ReceiveEvents2 gives the whole id.
 func (l *Link) ReceiveEvents(payload []byte, fresh []wire.EventFrame) ([]wire.EventFrame, error) {
+	if l.v2 != nil {
+		return l.receiveEvents2As1(payload, fresh)
+	}
 	start := len(fresh)
 	all, err := wire.ParseEventFrames(payload, fresh)
 	if err != nil {

@@ -31,9 +31,9 @@ type sent struct {
 	valid    bool
 	acked    bool
 	at       time.Time
-	snapshot bool   // it carried a part of the snapshot of tick snapTick
-	snapTick uint32 //
-	events   []uint16
+	snapshot bool     // it carried a part of the snapshot of tick snapTick
+	snapTick uint32   //
+	events   []uint32 // ids of the events it carried (v1's are 16-bit)
 }
 
 // Stats are a Link's counters since it was made.
@@ -54,6 +54,9 @@ type Link struct {
 	Session uint32
 	// History, when set, learns which snapshots the peer acknowledged.
 	History *History
+	// History2, when set, learns which v2 snapshots the peer acknowledged
+	// (SnapshotSender2 sets it on first use).
+	History2 *History2
 
 	next     uint16 // sequence of the next datagram sent
 	recv     recvWindow
@@ -69,11 +72,41 @@ type Link struct {
 	inNew uint16 // newest event id received
 	inHas bool
 	inSet [EventWindow / 64]uint64 // bit (id % 1024): received within the window
+
+	v2 *linkV2 // nil in a v1 session
 }
 
 // New returns a Link for a session, with its clock started at now.
 func New(session uint32, now time.Time) *Link {
 	return &Link{Session: session, lastRecv: now}
+}
+
+// NewV2 returns a Link for a version 2 session (PROTOCOL.md Part II),
+// with its clock started at now. It is used as a v1 Link is, with these
+// differences: its datagrams have the 20-byte v2 header, whose ack_delay
+// it fills in, and round trips leave out the delay the peer reports
+// (7.2); its events are framed with 32-bit ids, in a receive window of
+// 65536 ids and with at most 65536 unacknowledged (7.7). Give it the
+// peer's headers with Accept2.
+func NewV2(session uint32, now time.Time) *Link {
+	return &Link{Session: session, lastRecv: now, v2: &linkV2{}}
+}
+
+// Version returns the protocol version of the Link's session: 1 or 2.
+func (l *Link) Version() uint8 {
+	if l.v2 != nil {
+		return wire.Version2
+	}
+	return wire.Version
+}
+
+// HeaderSize returns the size of the header of the Link's datagrams:
+// wire.HeaderSize, or wire.HeaderSize2 in a v2 session.
+func (l *Link) HeaderSize() int {
+	if l.v2 != nil {
+		return wire.HeaderSize2
+	}
+	return wire.HeaderSize
 }
 
 // Seen reports whether a datagram of sequence seq is a duplicate to be
@@ -84,41 +117,68 @@ func (l *Link) Seen(seq uint16) bool { return l.recv.seen(seq) }
 // sequence goes into the acknowledgements, its acknowledgements mark ours,
 // and the session's silence timer restarts. Call it only for datagrams
 // that were accepted, a Snapshot only once rebuilt.
-func (l *Link) Accept(h wire.Header, size int, now time.Time) {
+//
+// In a v2 session, call Accept2: Accept takes the peer's ack_delay as 0.
+func (l *Link) Accept(h wire.Header, size int, now time.Time) { l.accept(h, 0, size, now) }
+
+// Accept2 is Accept for a v2 header (7.2): the RTT sample that its ack
+// gives leaves out the ack_delay it carries, and is never below 0; the
+// sequences of its ack_bits give no sample. In a v1 session it is Accept.
+func (l *Link) Accept2(h wire.Header2, size int, now time.Time) {
+	l.accept(h.Header, time.Duration(h.AckDelay)*wire.AckDelayUnit*time.Microsecond, size, now)
+}
+
+func (l *Link) accept(h wire.Header, delay time.Duration, size int, now time.Time) {
 	l.recv.record(h.Seq)
+	if l.v2 != nil && l.recv.newest == h.Seq {
+		l.v2.ackArrived = now // ack_delay counts from here (7.2)
+	}
 	l.lastRecv = now
 	l.stats.RecvDatagrams++
 	l.stats.RecvBytes += uint64(size)
 	if h.Ack == 0xFFFF && h.AckBits == 0 {
 		return // the peer has recorded nothing yet (5.1)
 	}
-	l.acknowledge(h.Ack, now)
+	l.acknowledge(h.Ack, true, delay, now)
 	for i := 0; i < 32; i++ {
 		if h.AckBits&(1<<i) != 0 {
-			l.acknowledge(h.Ack-1-uint16(i), now)
+			// v1 takes a sample of every sequence (5.4), v2 of ack only.
+			l.acknowledge(h.Ack-1-uint16(i), l.v2 == nil, 0, now)
 		}
 	}
 }
 
-// acknowledge marks our datagram seq as received by the peer.
-func (l *Link) acknowledge(seq uint16, now time.Time) {
+// acknowledge marks our datagram seq as received by the peer, and, with
+// sample, takes its round trip less delay as an RTT sample.
+func (l *Link) acknowledge(seq uint16, sample bool, delay time.Duration, now time.Time) {
 	s := &l.ring[seq%sentRing]
 	if !s.valid || s.seq != seq || s.acked {
 		return
 	}
 	s.acked = true
 	l.stats.Acked++
-	sample := now.Sub(s.at)
-	if !l.hasRTT {
-		l.srtt, l.hasRTT = sample, true
-	} else {
-		l.srtt += (sample - l.srtt) / 10
+	if sample {
+		rtt := max(now.Sub(s.at)-delay, 0)
+		if !l.hasRTT {
+			l.srtt, l.hasRTT = rtt, true
+		} else {
+			l.srtt += (rtt - l.srtt) / 10
+		}
 	}
-	if s.snapshot && l.History != nil {
-		l.History.acked(s.snapTick)
+	if s.snapshot {
+		if l.History != nil {
+			l.History.acked(s.snapTick)
+		}
+		if l.History2 != nil {
+			l.History2.acked(s.snapTick)
+		}
+	}
+	if l.v2 != nil {
+		l.v2.acknowledge(s.events)
+		return
 	}
 	for _, id := range s.events {
-		if l.pending(id) {
+		if l.pending(uint16(id)) {
 			l.out[id%MaxUnacked].acked = true
 		}
 	}
@@ -173,9 +233,9 @@ func (l *Link) Loss(now time.Time) float64 {
 // payload. It returns the datagram and its sequence.
 func (l *Link) AppendDatagram(dst []byte, t wire.Type, payload []byte, now time.Time) ([]byte, uint16) {
 	seq := l.begin(now)
-	dst = wire.AppendHeader(dst, l.header(t, seq))
+	dst = l.appendHeader(dst, t, seq, now)
 	dst = append(dst, payload...)
-	l.stats.SentBytes += uint64(wire.HeaderSize + len(payload))
+	l.stats.SentBytes += uint64(l.HeaderSize() + len(payload))
 	return dst, seq
 }
 
@@ -188,6 +248,9 @@ func (l *Link) AppendSnapshot(dst []byte, payload []byte, tick uint32, now time.
 	s.snapshot, s.snapTick = true, tick
 	if l.History != nil {
 		l.History.carried(tick)
+	}
+	if l.History2 != nil {
+		l.History2.carried(tick)
 	}
 	return dst
 }
@@ -202,7 +265,18 @@ func (l *Link) begin(now time.Time) uint16 {
 	return seq
 }
 
-func (l *Link) header(t wire.Type, seq uint16) wire.Header {
+// appendHeader appends the header of our datagram seq of type t, sent at
+// now: v1's, or v2's with the time since the datagram named by ack
+// arrived (7.2).
+func (l *Link) appendHeader(dst []byte, t wire.Type, seq uint16, now time.Time) []byte {
 	ack, bits := l.recv.ack()
-	return wire.Header{Type: t, Seq: seq, Ack: ack, AckBits: bits, Session: l.Session}
+	h := wire.Header{Type: t, Seq: seq, Ack: ack, AckBits: bits, Session: l.Session}
+	if l.v2 == nil {
+		return wire.AppendHeader(dst, h)
+	}
+	var delay uint16
+	if l.recv.has {
+		delay = wire.AckDelayUnits(now.Sub(l.v2.ackArrived).Microseconds())
+	}
+	return wire.AppendHeader2(dst, wire.Header2{Header: h, AckDelay: delay})
 }

@@ -1,0 +1,220 @@
+package link
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"rtype/net/wire"
+)
+
+// Limits of the v2 event stream (7.7).
+const (
+	// MaxUnacked2 is the number of unacknowledged events a v2 sender
+	// holds; one more ends the session (7.7).
+	MaxUnacked2 = wire.EventWindow2
+	// EventWindow2 is the number of event ids a v2 receiver remembers,
+	// back from the newest it received (7.7).
+	EventWindow2 = wire.EventWindow2
+)
+
+// ErrTooManyEvents2 reports a v2 peer that left more than MaxUnacked2
+// events unacknowledged (7.7). errors.Is(err, ErrTooManyEvents) holds
+// for it too, so that one check serves both versions.
+var ErrTooManyEvents2 = fmt.Errorf("link: more than 65536 events unacknowledged (7.7): %w", ErrTooManyEvents)
+
+// windowWords is the size of the v2 receive window in 64-bit words: the
+// ids within EventWindow2 of the newest span at most 1025 words (1024 when
+// aligned), so that no two of them share a slot.
+const windowWords = EventWindow2/64 + 1
+
+// outEvent2 is a v2 event waiting for its acknowledgement.
+type outEvent2 struct {
+	data     []byte // reused from one event to the next in this slot
+	sent     bool
+	acked    bool
+	lastSent time.Time
+}
+
+// linkV2 is what a Link of a v2 session adds: the time the datagram named
+// by its ack arrived, and the events with 32-bit ids.
+type linkV2 struct {
+	ackArrived time.Time
+
+	// Events sent: a ring whose length is a power of two, grown up to
+	// MaxUnacked2 as events pile up, so that a session that keeps up
+	// holds a few slots only.
+	out        []outEvent2
+	head, tail uint32 // oldest unacknowledged id, next id
+
+	// Events received: ids within EventWindow2 of inNew; word w of the
+	// window holds ids base[w]*64 to base[w]*64+63, so moving the window
+	// clears nothing.
+	inHas  bool
+	inNew  uint32
+	inBase [windowWords]uint32
+	inSet  [windowWords]uint64
+
+	frames []wire.EventFrame2 // scratch of ReceiveEvents on a v2 Link
+}
+
+func (v *linkV2) slot(id uint32) *outEvent2 { return &v.out[id&uint32(len(v.out)-1)] }
+
+// pending reports whether event id is queued and not yet acknowledged.
+func (v *linkV2) pending(id uint32) bool { return id-v.head < v.tail-v.head }
+
+// queue numbers ev and queues it (7.7).
+func (v *linkV2) queue(ev *wire.Event) error {
+	n := v.tail - v.head
+	if n >= MaxUnacked2 {
+		return ErrTooManyEvents2
+	}
+	if int(n) == len(v.out) {
+		v.grow()
+	}
+	o := v.slot(v.tail)
+	o.data = wire.AppendEvent2(o.data[:0], ev)
+	if len(o.data) > wire.MaxEventSize {
+		return fmt.Errorf("link: event of type %d takes %d bytes, more than a frame carries (%d, 7.7)",
+			ev.Type, len(o.data), wire.MaxEventSize)
+	}
+	o.sent, o.acked = false, false
+	v.tail++
+	return nil
+}
+
+// grow doubles the ring, keeping each queued event at its id's slot.
+func (v *linkV2) grow() {
+	old := v.out
+	v.out = make([]outEvent2, max(64, 2*len(old)))
+	for id := v.head; id != v.tail; id++ {
+		*v.slot(id) = old[id&uint32(len(old)-1)]
+	}
+}
+
+// acknowledge marks the events of an acknowledged datagram.
+func (v *linkV2) acknowledge(ids []uint32) {
+	for _, id := range ids {
+		if v.pending(id) {
+			v.slot(id).acked = true
+		}
+	}
+	for v.head != v.tail && v.slot(v.head).acked {
+		v.head++
+	}
+}
+
+// appendEvents2 is AppendEvents in a v2 session: the same choice of
+// events (5.3), framed as 7.7 says.
+func (l *Link) appendEvents2(dst []byte, now time.Time) ([]byte, bool) {
+	v := l.v2
+	r := l.ResendAfter()
+	start := len(dst)
+	count := 0
+	var s *sent
+	for id := v.head; id != v.tail && count < 255; id++ {
+		o := v.slot(id)
+		if o.acked || (o.sent && now.Sub(o.lastSent) < r) {
+			continue
+		}
+		used := len(dst) - start // header and count byte included
+		if count == 0 {
+			used = wire.HeaderSize2 + 1
+		}
+		if used+wire.FrameOverhead2+len(o.data) > wire.MaxDatagram {
+			if count == 0 {
+				continue // cannot happen: an event is at most 255 bytes
+			}
+			break
+		}
+		if count == 0 {
+			seq := l.begin(now)
+			s = &l.ring[seq%sentRing]
+			dst = l.appendHeader(dst, wire.TypeEvent, seq, now)
+			dst = append(dst, 0) // count, patched below
+		}
+		dst = wire.AppendEventFrame2(dst, id, o.data)
+		if o.sent {
+			l.stats.EventsResent++
+		} else {
+			l.stats.EventsSent++
+		}
+		o.sent, o.lastSent = true, now
+		s.events = append(s.events, id)
+		count++
+	}
+	if count == 0 {
+		return dst, false
+	}
+	dst[start+wire.HeaderSize2] = byte(count)
+	l.stats.SentBytes += uint64(len(dst) - start)
+	return dst, true
+}
+
+// ReceiveEvents2 is ReceiveEvents for a v2 session (7.7): it checks the
+// framing of a v2 Event payload and appends to fresh the frames whose ids
+// it had not received before, marking them received, so that each event
+// is delivered once. An id EventWindow2 or more older than the newest
+// received is taken as received. On a framing error it appends nothing
+// and the datagram is to be dropped without acknowledgement. The frames'
+// data alias payload. Its work is bounded by the payload's size. It fails
+// on a v1 Link, whose ids are 16-bit.
+func (l *Link) ReceiveEvents2(payload []byte, fresh []wire.EventFrame2) ([]wire.EventFrame2, error) {
+	if l.v2 == nil {
+		return fresh, errNotV2
+	}
+	start := len(fresh)
+	all, err := wire.ParseEventFrames2(payload, fresh)
+	if err != nil {
+		return fresh, err
+	}
+	fresh = all[:start]
+	for _, f := range all[start:] {
+		if l.v2.seen(f.ID) {
+			continue
+		}
+		l.v2.mark(f.ID)
+		l.stats.EventsDelivered++
+		fresh = append(fresh, f)
+	}
+	return fresh, nil
+}
+
+var errNotV2 = errors.New("link: ReceiveEvents2 on a v1 Link (7.7 is for v2 sessions)")
+
+// receiveEvents2As1 is ReceiveEvents on a v2 Link: frames with the low 16
+// bits of their ids.
+func (l *Link) receiveEvents2As1(payload []byte, fresh []wire.EventFrame) ([]wire.EventFrame, error) {
+	var err error
+	l.v2.frames, err = l.ReceiveEvents2(payload, l.v2.frames[:0])
+	for _, f := range l.v2.frames {
+		fresh = append(fresh, wire.EventFrame{ID: uint16(f.ID), Data: f.Data})
+	}
+	return fresh, err
+}
+
+// seen reports whether event id was received, or is EventWindow2 or more
+// older than the newest received (7.7).
+func (v *linkV2) seen(id uint32) bool {
+	if !v.inHas || id > v.inNew {
+		return false
+	}
+	if v.inNew-id >= EventWindow2 {
+		return true
+	}
+	w := (id >> 6) % windowWords
+	return v.inBase[w] == id>>6 && v.inSet[w]&(1<<(id&63)) != 0
+}
+
+// mark records event id as received; the window follows the newest id.
+func (v *linkV2) mark(id uint32) {
+	if !v.inHas || id > v.inNew {
+		v.inHas, v.inNew = true, id
+	}
+	w := (id >> 6) % windowWords
+	if v.inBase[w] != id>>6 {
+		// The word held ids out of the window by now: reuse it.
+		v.inBase[w], v.inSet[w] = id>>6, 0
+	}
+	v.inSet[w] |= 1 << (id & 63)
+}
