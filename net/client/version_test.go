@@ -1,13 +1,17 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
+	"rtype/server"
+	"rtype/sim"
 )
 
 func (s *fakeServer) loginVersions() []uint8 {
@@ -122,5 +126,41 @@ func TestEventsAckedAtOnce(t *testing.T) {
 	}
 	if got := c.Stats().EventsDelivered; got != n {
 		t.Fatalf("%d events delivered", got)
+	}
+}
+
+// 7.1 against the real server: auto speaks v2 to a v2 server and gets its
+// rules; against a v1-only server (MaxVersion 1) it falls back to v1, and
+// an explicit Version 2 fails clearly.
+func TestVersionRealServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v2 := testserver.Start(t, server.Config{MaxGames: 1})
+	c, err := Dial(ctx, Config{Addr: v2.Addr(), Name: "auto2", Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rules, ok := c.Rules()
+	want := sim.DefaultRules()
+	if c.Version() != 2 || !ok || int(rules.ShipSpeed) != int(want.ShipSpeed) || int(rules.AreaW) != int(want.AreaW) || int(rules.TickRate) != want.TickRate {
+		t.Fatalf("version %d, rules %+v %v", c.Version(), rules, ok)
+	}
+
+	v1 := testserver.Start(t, server.Config{MaxGames: 1, MaxVersion: 1})
+	c1, err := Dial(ctx, Config{Addr: v1.Addr(), Name: "auto1", Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c1.Close()
+	if c1.Version() != 1 {
+		t.Fatalf("version %d against a v1-only server", c1.Version())
+	}
+	waitFor(t, 5*time.Second, "a snapshot in v1", func() bool { return c1.Stats().SnapshotTick > 0 })
+
+	_, err = Dial(ctx, Config{Addr: v1.Addr(), Name: "only2", Logger: testLogger(), Version: 2})
+	var rej *RejectedError
+	if !errors.As(err, &rej) || rej.Reason != wire.RejectVersionMismatch || !strings.Contains(err.Error(), "version 2") {
+		t.Fatalf("explicit v2 against a v1-only server: %v", err)
 	}
 }
