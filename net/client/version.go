@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"time"
 
 	"rtype/net/link"
@@ -86,4 +87,18 @@ func (c *Client) nextStep(now time.Time) []byte {
 	}
 	c.input2 = wire.AppendInput2(c.input2[:0], &in)
 	return c.input2
+}
+
+// ParseVersion reads a protocol version as the command lines give it
+// (-protocol): "auto" (or "0") for Config.Version 0, "1" or "2".
+func ParseVersion(s string) (uint8, error) {
+	switch s {
+	case "auto", "0", "":
+		return 0, nil
+	case "1":
+		return wire.Version, nil
+	case "2":
+		return wire.Version2, nil
+	}
+	return 0, fmt.Errorf("protocol %q: auto, 1 or 2", s)
 }
