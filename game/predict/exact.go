@@ -70,7 +70,8 @@ func (p *Predictor) Motion(m wire.Motion, tick uint32, lastStep uint32, hasStep 
 }
 
 // correct turns the change from the previous prediction to (nx, ny) into
-// the decaying correction offset, or snaps (5.x of Snapshot).
+// the decaying correction offset, or snaps when the ship respawned or the
+// change exceeds SnapTo (Snapshot).
 func (p *Predictor) correct(nx, ny float64, now time.Time, respawned bool) {
 	if p.has && !respawned {
 		ox, oy := p.offset(now)

@@ -177,17 +177,7 @@ func (p *Predictor) Snapshot(x, y float32, tick uint32, received time.Time, rtt 
 	if now.Before(received) {
 		now = received
 	}
-	if p.has && !respawned {
-		ox, oy := p.offset(now)
-		ex, ey := p.px+ox-nx, p.py+oy-ny
-		if math.Hypot(p.px-nx, p.py-ny) <= p.cfg.SnapTo {
-			p.offX, p.offY, p.offAt = ex, ey, now
-		} else {
-			p.offX, p.offY = 0, 0
-		}
-	} else {
-		p.offX, p.offY = 0, 0
-	}
+	p.correct(nx, ny, now, respawned)
 	p.has, p.tick = true, tick
 	p.px, p.py, p.frame = nx, ny, frame
 }

@@ -466,25 +466,24 @@ func (s *Server) Events(evs ...wire.Event) {
 }
 
 func (s *Server) eventsLocked(evs []wire.Event, now time.Time) {
+	header, overhead := wire.HeaderSize, wire.FrameOverhead
 	if s.v2 {
-		s.events2Locked(evs, now)
-		return
+		header, overhead = wire.HeaderSize2, wire.FrameOverhead2
 	}
 	var ev []byte
 	for len(evs) > 0 {
 		s.payload = append(s.payload[:0], 0)
 		n := 0
 		for n < len(evs) && n < 255 {
-			ev = wire.AppendEvent(ev[:0], &evs[n])
-			if len(ev) > wire.MaxEventSize || wire.HeaderSize+len(s.payload)+wire.FrameOverhead+len(ev) > wire.MaxDatagram {
+			ev = s.appendEvent(ev[:0], evs[n])
+			if len(ev) > wire.MaxEventSize || header+len(s.payload)+overhead+len(ev) > wire.MaxDatagram {
 				if n == 0 {
 					evs = evs[1:] // too large for any datagram
 					continue
 				}
 				break
 			}
-			s.payload = wire.AppendEventFrame(s.payload, s.evID, ev)
-			s.evID++
+			s.payload = s.appendFrame(s.payload, ev)
 			n++
 		}
 		if n == 0 {
@@ -497,39 +496,27 @@ func (s *Server) eventsLocked(evs []wire.Event, now time.Time) {
 	}
 }
 
-// events2Locked is eventsLocked in a v2 session (7.6, 7.7): u32 ids, and
-// Spawns with a Linear motion from their position (unless they carry a
-// motion).
-func (s *Server) events2Locked(evs []wire.Event, now time.Time) {
-	var ev []byte
-	for len(evs) > 0 {
-		s.payload = append(s.payload[:0], 0)
-		n := 0
-		for n < len(evs) && n < 255 {
-			e := evs[n]
-			if e.Type == wire.EventSpawn && e.Motion == (wire.Motion{}) {
-				e.Motion = wire.Linear(e.Tick, float64(e.X), float64(e.Y), float64(e.VX), float64(e.VY))
-			}
-			ev = wire.AppendEvent2(ev[:0], &e)
-			if len(ev) > wire.MaxEventSize || wire.HeaderSize2+len(s.payload)+wire.FrameOverhead2+len(ev) > wire.MaxDatagram {
-				if n == 0 {
-					evs = evs[1:] // too large for any datagram
-					continue
-				}
-				break
-			}
-			s.payload = wire.AppendEventFrame2(s.payload, s.evID2, ev)
-			s.evID2++
-			n++
-		}
-		if n == 0 {
-			continue
-		}
-		s.payload[0] = byte(n)
-		evs = evs[n:]
-		s.buf, _ = s.link.AppendDatagram(s.buf[:0], wire.TypeEvent, s.payload, now)
-		s.sendLocked(s.buf)
+// appendEvent appends the bytes of e in the session's version: in v2
+// (7.6) a Spawn without a motion gets a Linear one from its position.
+func (s *Server) appendEvent(dst []byte, e wire.Event) []byte {
+	if !s.v2 {
+		return wire.AppendEvent(dst, &e)
 	}
+	if e.Type == wire.EventSpawn && e.Motion == (wire.Motion{}) {
+		e.Motion = wire.Linear(e.Tick, float64(e.X), float64(e.Y), float64(e.VX), float64(e.VY))
+	}
+	return wire.AppendEvent2(dst, &e)
+}
+
+// appendFrame appends the event ev framed with the next event id, in the
+// session's version (5.2, 7.7).
+func (s *Server) appendFrame(dst, ev []byte) []byte {
+	if s.v2 {
+		s.evID2++
+		return wire.AppendEventFrame2(dst, s.evID2-1, ev)
+	}
+	s.evID++
+	return wire.AppendEventFrame(dst, s.evID-1, ev)
 }
 
 // Raw sends b as it is to the client.

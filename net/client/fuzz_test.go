@@ -64,26 +64,7 @@ func FuzzWorld(f *testing.F) {
 				w.ApplySnapshot(&r)
 			}
 		}
-		for _, fr := range w.Frames(nil) {
-			for i := 1; i < len(fr.Entities); i++ {
-				if fr.Entities[i-1].ID >= fr.Entities[i].ID {
-					t.Fatalf("frame %d lists %d then %d", fr.Tick, fr.Entities[i-1].ID, fr.Entities[i].ID)
-				}
-			}
-		}
-		if w.Len() > wire.MaxLiveEntities || len(w.dead) > wire.MaxDestroyed {
-			t.Fatalf("%d live and %d destroyed ids, beyond the limits", w.Len(), len(w.dead))
-		}
-		for _, p := range w.Players() {
-			if p.Name != wire.CleanName(p.Name) {
-				t.Fatalf("name %q kept as received", p.Name)
-			}
-		}
-		for _, e := range w.Entities(nil) {
-			if tick, gone := w.Destroyed(e.ID); gone && tick >= e.Tick {
-				t.Fatalf("entity %d shown after its Destroy at tick %d", e.ID, tick)
-			}
-		}
+		checkWorld(t, w)
 	})
 }
 
@@ -139,25 +120,8 @@ func FuzzWorld2(f *testing.F) {
 				w.ApplySnapshot2(&r, time.Time{})
 			}
 		}
-		for _, fr := range w.Frames(nil) {
-			for i := 1; i < len(fr.Entities); i++ {
-				if fr.Entities[i-1].ID >= fr.Entities[i].ID {
-					t.Fatalf("frame %d lists %d then %d", fr.Tick, fr.Entities[i-1].ID, fr.Entities[i].ID)
-				}
-			}
-		}
-		if w.Len() > wire.MaxLiveEntities || len(w.dead) > wire.MaxDestroyed {
-			t.Fatalf("%d live and %d destroyed ids, beyond the limits", w.Len(), len(w.dead))
-		}
-		for _, p := range w.Players() {
-			if p.Name != wire.CleanName(p.Name) {
-				t.Fatalf("name %q kept as received", p.Name)
-			}
-		}
+		checkWorld(t, w)
 		for _, e := range w.Entities(nil) {
-			if tick, gone := w.Destroyed(e.ID); gone && tick >= e.Tick {
-				t.Fatalf("entity %d shown after its Destroy at tick %d", e.ID, tick)
-			}
 			if !e.HasMotion || e.Motion.Model > wire.ModelSine {
 				t.Fatalf("entity %d shown without a motion it can draw: %+v", e.ID, e.Motion)
 			}
@@ -170,4 +134,31 @@ func FuzzWorld2(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkWorld checks what a World keeps whatever it was given: frames that
+// list each entity once, sorted by id; its limits; names cleaned; no
+// entity shown after its Destroy.
+func checkWorld(t *testing.T, w *World) {
+	t.Helper()
+	for _, fr := range w.Frames(nil) {
+		for i := 1; i < len(fr.Entities); i++ {
+			if fr.Entities[i-1].ID >= fr.Entities[i].ID {
+				t.Fatalf("frame %d lists %d then %d", fr.Tick, fr.Entities[i-1].ID, fr.Entities[i].ID)
+			}
+		}
+	}
+	if w.Len() > wire.MaxLiveEntities || len(w.dead) > wire.MaxDestroyed {
+		t.Fatalf("%d live and %d destroyed ids, beyond the limits", w.Len(), len(w.dead))
+	}
+	for _, p := range w.Players() {
+		if p.Name != wire.CleanName(p.Name) {
+			t.Fatalf("name %q kept as received", p.Name)
+		}
+	}
+	for _, e := range w.Entities(nil) {
+		if tick, gone := w.Destroyed(e.ID); gone && tick >= e.Tick {
+			t.Fatalf("entity %d shown after its Destroy at tick %d", e.ID, tick)
+		}
+	}
 }
