@@ -161,6 +161,22 @@ func testEndToEnd(t *testing.T, version uint8) {
 		return ok && s.X > start.X+60
 	})
 	c1.SetInput(0)
+	if version == 2 {
+		// Input v2 (7.4): numbered steps, and the server says which it
+		// applied last.
+		waitFor(t, 5*time.Second, "a last_step", func() bool {
+			pl := c1.Players()[p1]
+			return pl.HasStep && pl.LastStep >= 30
+		})
+		pl := c1.Players()[p1]
+		steps := c1.Steps(pl.LastStep-10, nil)
+		if len(steps) < 10 || steps[0].Step != pl.LastStep-9 {
+			t.Fatalf("steps after %d: %d, from %+v", pl.LastStep-10, len(steps), steps[0])
+		}
+		if got := c2.Steps(^uint32(0), nil); len(got) == 0 {
+			t.Fatal("bob sent no steps")
+		}
+	}
 	if s, _, _ := shipOf(c1, p1); s.X > 1280 {
 		t.Fatalf("ship left the screen: %+v", s)
 	}

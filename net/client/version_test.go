@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/evilserver"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
 	"rtype/server"
@@ -162,5 +163,69 @@ func TestVersionRealServer(t *testing.T) {
 	var rej *RejectedError
 	if !errors.As(err, &rej) || rej.Reason != wire.RejectVersionMismatch || !strings.Contains(err.Error(), "version 2") {
 		t.Fatalf("explicit v2 against a v1-only server: %v", err)
+	}
+}
+
+// 7.3: a v2 client answers a Challenge at once with a Bind carrying its
+// cookie, not at its next Bind: with Binds 2 s apart, the binding still
+// takes one round trip more than v1's, well under a Bind interval.
+func TestV2BindAnswersChallengeAtOnce(t *testing.T) {
+	s, err := evilserver.Start(evilserver.Config{Version2: true, Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	c, err := Dial(ctx, Config{Addr: s.Addr(), Name: "binder", Logger: testLogger(), BindInterval: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if d := time.Since(start); c.Version() != 2 || d > time.Second {
+		t.Fatalf("version %d, bound after %v: the Challenge waited for the next Bind", c.Version(), d)
+	}
+	// The Challenge was recorded and acknowledged (7.3, Recording); two
+	// Binds went out: the token, then the token and the cookie.
+	if st := c.Stats().Link; st.SentDatagrams < 2 || st.RecvDatagrams < 2 {
+		t.Fatalf("link %+v", st)
+	}
+}
+
+// 7.4: each Input is the next step, with the actions of it and of the 7
+// steps before it (fewer at the start), newest first; Steps lists what
+// was sent after a step.
+func TestInput2Steps(t *testing.T) {
+	c := &Client{}
+	now := time.Unix(0, 0)
+	var last []byte
+	for k := 0; k < 12; k++ {
+		c.actions = uint8(k) & wire.ActionsMask
+		last = c.nextStep(now)
+		var in wire.Input2
+		if err := wire.ParseInput2(last, &in); err != nil {
+			t.Fatalf("step %d: %v", k, err)
+		}
+		if in.Step != uint32(k) || in.Count != min(k+1, 8) {
+			t.Fatalf("step %d: %+v", k, in)
+		}
+		for i := 0; i < in.Count; i++ {
+			if a, _ := in.At(uint32(k - i)); a != uint8(k-i)&wire.ActionsMask {
+				t.Fatalf("step %d carries %d for step %d", k, a, k-i)
+			}
+		}
+	}
+	if got := c.Steps(8, nil); len(got) != 3 || got[0].Step != 9 || got[2].Step != 11 || got[2].Actions != 11 {
+		t.Fatalf("steps after 8: %+v", got)
+	}
+	if got := c.Steps(^uint32(0), nil); len(got) != 12 {
+		t.Fatalf("every step: %d", len(got))
+	}
+	for k := 12; k < 300; k++ {
+		c.nextStep(now)
+	}
+	if got := c.Steps(^uint32(0), nil); len(got) != StepsKept || got[0].Step != 300-StepsKept {
+		t.Fatalf("kept %d steps from %d", len(got), got[0].Step)
 	}
 }
