@@ -14,8 +14,11 @@ import (
 // delivers and acknowledges them (Seen, ReceiveEvents, Accept,
 // AppendDatagram); the server takes the acknowledgement (Accept). The
 // count is exact (testutil.AllocsPerRun).
-func TestLinkTickNoAllocs(t *testing.T) {
-	srv, cli := New(testSession, t0), New(testSession, t0)
+func TestLinkTickNoAllocs(t *testing.T) { linkTickNoAllocs(t, New) }
+
+// linkTickNoAllocs is TestLinkTickNoAllocs for links made by newLink.
+func linkTickNoAllocs(t *testing.T, newLink func(uint32, time.Time) *Link) {
+	srv, cli := newLink(testSession, t0), newLink(testSession, t0)
 	evs := make([]*wire.Event, 8)
 	for i := range evs {
 		evs[i] = eventFor(i)
@@ -38,21 +41,19 @@ func TestLinkTickNoAllocs(t *testing.T) {
 			if out, ok = srv.AppendEvents(out[:0], now); !ok {
 				break
 			}
-			h, p, err := wire.ParseHeader(out, wire.ToClient)
-			if err != nil || cli.Seen(h.Seq) {
-				t.Fatalf("datagram %d: %v", h.Seq, err)
+			h, p := parseAny(t, cli, out, wire.ToClient)
+			if cli.Seen(h.Seq) {
+				t.Fatalf("datagram %d seen", h.Seq)
 			}
+			var err error
 			if fresh, err = cli.ReceiveEvents(p, fresh[:0]); err != nil {
 				t.Fatal(err)
 			}
-			cli.Accept(h, len(out), now)
+			cli.Accept2(h, len(out), now)
 		}
 		ack, _ = cli.AppendDatagram(ack[:0], wire.TypeInput, []byte{0}, now)
-		h, _, err := wire.ParseHeader(ack, wire.ToServer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.Accept(h, len(ack), now)
+		h, _ := parseAny(t, srv, ack, wire.ToServer)
+		srv.Accept2(h, len(ack), now)
 	}
 	for range 2 * sentRing { // the ring of sent datagrams at its size
 		tick()

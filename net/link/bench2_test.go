@@ -1,6 +1,7 @@
 package link
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"testing"
@@ -232,4 +233,30 @@ func TestRebuilder2NoAllocs(t *testing.T) {
 		}
 	}
 	testutil.NoAllocs(t, 500, "Rebuilder2.Rebuild of a busy delta", rb.step)
+}
+
+// BenchmarkReceiveEvents2 delivers a v2 datagram of 10 new events (7.7).
+func BenchmarkReceiveEvents2(b *testing.B) {
+	l := NewV2(testSession, t0)
+	payload := []byte{10}
+	var offs []int // of the ids, to renumber the payload in place
+	for i := range 10 {
+		offs = append(offs, len(payload))
+		payload = wire.AppendEventFrame2(payload, uint32(i), wire.AppendEvent2(nil, eventFor(i)))
+	}
+	fresh := make([]wire.EventFrame2, 0, 16)
+	next := uint32(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, off := range offs {
+			binary.LittleEndian.PutUint32(payload[off:], next)
+			next++
+		}
+		var err error
+		fresh, err = l.ReceiveEvents2(payload, fresh[:0])
+		if err != nil || len(fresh) != 10 {
+			b.Fatalf("%v, %d delivered", err, len(fresh))
+		}
+	}
 }

@@ -64,8 +64,13 @@ func BenchmarkAppendDatagram(b *testing.B) {
 
 // BenchmarkAppendEvents packs 10 pending events (a mix of 4.4's types),
 // all due for resending, into one datagram.
-func BenchmarkAppendEvents(b *testing.B) {
-	l := New(testSession, t0)
+func BenchmarkAppendEvents(b *testing.B) { benchAppendEvents(b, New) }
+
+// BenchmarkAppendEvents2 is BenchmarkAppendEvents for a v2 link (7.7).
+func BenchmarkAppendEvents2(b *testing.B) { benchAppendEvents(b, NewV2) }
+
+func benchAppendEvents(b *testing.B, newLink func(uint32, time.Time) *Link) {
+	l := newLink(testSession, t0)
 	for i := 0; i < 10; i++ {
 		if err := l.QueueEvent(eventFor(i)); err != nil {
 			b.Fatal(err)
@@ -86,7 +91,7 @@ func BenchmarkAppendEvents(b *testing.B) {
 	for i := 0; i < sentRing; i++ {
 		step()
 	}
-	if n := buf[wire.HeaderSize]; n != 10 {
+	if n := buf[l.HeaderSize()]; n != 10 {
 		b.Fatalf("%d events in the datagram", n)
 	}
 	b.ReportAllocs()

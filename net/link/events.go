@@ -6,14 +6,49 @@ import (
 	"rtype/net/wire"
 )
 
-// outEvent is an event waiting for its acknowledgement.
-type outEvent struct {
-	data     [wire.MaxEventSize]byte
-	n        uint8
+// outState is what a sender knows of the sendings of a queued event.
+type outState struct {
 	sent     bool
 	acked    bool
 	lastSent time.Time
 }
+
+// outEvent is an event waiting for its acknowledgement.
+type outEvent struct {
+	data [wire.MaxEventSize]byte
+	n    uint8
+	outState
+}
+
+// eventQueue is the events a Link sends, in its version's framing: what
+// appendEvents needs of them.
+type eventQueue interface {
+	// queued returns the oldest unacknowledged id and the number of ids
+	// from it to the newest queued.
+	queued() (head uint32, n int)
+	// event returns the bytes and the state of queued event id.
+	event(id uint32) ([]byte, *outState)
+	// appendFrame appends the frame of event id (5.2, 7.7).
+	appendFrame(dst []byte, id uint32, data []byte) []byte
+	// frameOverhead is what a frame adds to the event's bytes.
+	frameOverhead() int
+}
+
+// queue1 is the eventQueue of a v1 Link: 16-bit ids (5.2).
+type queue1 Link
+
+func (q *queue1) queued() (uint32, int) { return uint32(q.head), int(q.tail - q.head) }
+
+func (q *queue1) event(id uint32) ([]byte, *outState) {
+	o := &q.out[uint16(id)%MaxUnacked]
+	return o.data[:o.n], &o.outState
+}
+
+func (q *queue1) appendFrame(dst []byte, id uint32, data []byte) []byte {
+	return wire.AppendEventFrame(dst, uint16(id), data)
+}
+
+func (q *queue1) frameOverhead() int { return wire.FrameOverhead }
 
 // pending reports whether event id is queued and not yet acknowledged.
 func (l *Link) pending(id uint16) bool { return id-l.head < l.tail-l.head }
@@ -61,22 +96,30 @@ func (l *Link) ResendAfter() time.Duration {
 // event is due; callers repeat until then, at the end of every tick.
 func (l *Link) AppendEvents(dst []byte, now time.Time) ([]byte, bool) {
 	if l.v2 != nil {
-		return l.appendEvents2(dst, now)
+		return l.appendEvents(dst, now, l.v2)
 	}
+	return l.appendEvents(dst, now, (*queue1)(l))
+}
+
+// appendEvents is AppendEvents with the events of q.
+func (l *Link) appendEvents(dst []byte, now time.Time, q eventQueue) ([]byte, bool) {
 	r := l.ResendAfter()
+	hs := l.HeaderSize()
 	start := len(dst)
 	count := 0
 	var s *sent
-	for id := l.head; id != l.tail && count < 255; id++ {
-		o := &l.out[id%MaxUnacked]
+	head, n := q.queued()
+	for i := 0; i < n && count < 255; i++ {
+		id := head + uint32(i)
+		data, o := q.event(id)
 		if o.acked || (o.sent && now.Sub(o.lastSent) < r) {
 			continue
 		}
 		used := len(dst) - start // header and count byte included
 		if count == 0 {
-			used = wire.HeaderSize + 1
+			used = hs + 1
 		}
-		if used+wire.FrameOverhead+int(o.n) > wire.MaxDatagram {
+		if used+q.frameOverhead()+len(data) > wire.MaxDatagram {
 			if count == 0 {
 				continue // cannot happen: an event is at most 255 bytes
 			}
@@ -88,20 +131,20 @@ func (l *Link) AppendEvents(dst []byte, now time.Time) ([]byte, bool) {
 			dst = l.appendHeader(dst, wire.TypeEvent, seq, now)
 			dst = append(dst, 0) // count, patched below
 		}
-		dst = wire.AppendEventFrame(dst, id, o.data[:o.n])
+		dst = q.appendFrame(dst, id, data)
 		if o.sent {
 			l.stats.EventsResent++
 		} else {
 			l.stats.EventsSent++
 		}
 		o.sent, o.lastSent = true, now
-		s.events = append(s.events, uint32(id))
+		s.events = append(s.events, id)
 		count++
 	}
 	if count == 0 {
 		return dst, false
 	}
-	dst[start+wire.HeaderSize] = byte(count)
+	dst[start+hs] = byte(count)
 	l.stats.SentBytes += uint64(len(dst) - start)
 	return dst, true
 }

@@ -30,10 +30,8 @@ const windowWords = EventWindow2/64 + 1
 
 // outEvent2 is a v2 event waiting for its acknowledgement.
 type outEvent2 struct {
-	data     []byte // reused from one event to the next in this slot
-	sent     bool
-	acked    bool
-	lastSent time.Time
+	data []byte // reused from one event to the next in this slot
+	outState
 }
 
 // linkV2 is what a Link of a v2 session adds: the time the datagram named
@@ -104,52 +102,18 @@ func (v *linkV2) acknowledge(ids []uint32) {
 	}
 }
 
-// appendEvents2 is AppendEvents in a v2 session: the same choice of
-// events (5.3), framed as 7.7 says.
-func (l *Link) appendEvents2(dst []byte, now time.Time) ([]byte, bool) {
-	v := l.v2
-	r := l.ResendAfter()
-	start := len(dst)
-	count := 0
-	var s *sent
-	for id := v.head; id != v.tail && count < 255; id++ {
-		o := v.slot(id)
-		if o.acked || (o.sent && now.Sub(o.lastSent) < r) {
-			continue
-		}
-		used := len(dst) - start // header and count byte included
-		if count == 0 {
-			used = wire.HeaderSize2 + 1
-		}
-		if used+wire.FrameOverhead2+len(o.data) > wire.MaxDatagram {
-			if count == 0 {
-				continue // cannot happen: an event is at most 255 bytes
-			}
-			break
-		}
-		if count == 0 {
-			seq := l.begin(now)
-			s = &l.ring[seq%sentRing]
-			dst = l.appendHeader(dst, wire.TypeEvent, seq, now)
-			dst = append(dst, 0) // count, patched below
-		}
-		dst = wire.AppendEventFrame2(dst, id, o.data)
-		if o.sent {
-			l.stats.EventsResent++
-		} else {
-			l.stats.EventsSent++
-		}
-		o.sent, o.lastSent = true, now
-		s.events = append(s.events, id)
-		count++
-	}
-	if count == 0 {
-		return dst, false
-	}
-	dst[start+wire.HeaderSize2] = byte(count)
-	l.stats.SentBytes += uint64(len(dst) - start)
-	return dst, true
+func (v *linkV2) queued() (uint32, int) { return v.head, int(v.tail - v.head) }
+
+func (v *linkV2) event(id uint32) ([]byte, *outState) {
+	o := v.slot(id)
+	return o.data, &o.outState
 }
+
+func (v *linkV2) appendFrame(dst []byte, id uint32, data []byte) []byte {
+	return wire.AppendEventFrame2(dst, id, data)
+}
+
+func (v *linkV2) frameOverhead() int { return wire.FrameOverhead2 }
 
 // ReceiveEvents2 is ReceiveEvents for a v2 session (7.7): it checks the
 // framing of a v2 Event payload and appends to fresh the frames whose ids

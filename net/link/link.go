@@ -66,10 +66,10 @@ type Link struct {
 	lastRecv time.Time
 	stats    Stats
 
-	out   [MaxUnacked]outEvent
-	head  uint16 // oldest unacknowledged event id
-	tail  uint16 // next event id
-	inNew uint16 // newest event id received
+	out   *[MaxUnacked]outEvent // v1's events; nil in a v2 session
+	head  uint16                // oldest unacknowledged event id
+	tail  uint16                // next event id
+	inNew uint16                // newest event id received
 	inHas bool
 	inSet [EventWindow / 64]uint64 // bit (id % 1024): received within the window
 
@@ -78,7 +78,7 @@ type Link struct {
 
 // New returns a Link for a session, with its clock started at now.
 func New(session uint32, now time.Time) *Link {
-	return &Link{Session: session, lastRecv: now}
+	return &Link{Session: session, lastRecv: now, out: new([MaxUnacked]outEvent)}
 }
 
 // NewV2 returns a Link for a version 2 session (PROTOCOL.md Part II),
@@ -179,7 +179,7 @@ func (l *Link) acknowledge(seq uint16, sample bool, delay time.Duration, now tim
 	}
 	for _, id := range s.events {
 		if l.pending(uint16(id)) {
-			l.out[id%MaxUnacked].acked = true
+			l.out[uint16(id)%MaxUnacked].acked = true
 		}
 	}
 	for l.head != l.tail && l.out[l.head%MaxUnacked].acked {

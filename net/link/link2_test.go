@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"rtype/internal/testutil"
 	"rtype/net/wire"
 )
 
@@ -402,54 +401,4 @@ func TestReceiveEventsOnV2Link(t *testing.T) {
 
 // Both ends of a v2 link allocate nothing per tick in steady state, as
 // TestLinkTickNoAllocs checks for v1.
-func TestLinkTickNoAllocs2(t *testing.T) {
-	srv, cli := NewV2(testSession, t0), NewV2(testSession, t0)
-	evs := make([]*wire.Event, 8)
-	for i := range evs {
-		evs[i] = eventFor(i)
-		if i%2 == 0 {
-			evs[i] = v2Spawn(i)
-		}
-	}
-	out, ack := make([]byte, 0, wire.MaxDatagram), make([]byte, 0, wire.MaxDatagram)
-	fresh := make([]wire.EventFrame2, 0, 64)
-	now := t0
-	k := 0
-	tick := func() {
-		now = now.Add(time.Second / 60)
-		for range 3 {
-			if err := srv.QueueEvent(evs[k%len(evs)]); err != nil {
-				t.Fatal(err)
-			}
-			k++
-		}
-		out, _ = srv.AppendDatagram(out[:0], wire.TypeSnapshot, nil, now) // lost on the way
-		for {
-			var ok bool
-			if out, ok = srv.AppendEvents(out[:0], now); !ok {
-				break
-			}
-			h, p, err := wire.ParseHeader2(out, wire.ToClient)
-			if err != nil || cli.Seen(h.Seq) {
-				t.Fatalf("datagram %d: %v", h.Seq, err)
-			}
-			if fresh, err = cli.ReceiveEvents2(p, fresh[:0]); err != nil {
-				t.Fatal(err)
-			}
-			cli.Accept2(h, len(out), now)
-		}
-		ack, _ = cli.AppendDatagram(ack[:0], wire.TypeInput, []byte{0}, now)
-		h, _, err := wire.ParseHeader2(ack, wire.ToServer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.Accept2(h, len(ack), now)
-	}
-	for range 2 * sentRing {
-		tick()
-	}
-	testutil.NoAllocs(t, 600, "a v2 tick of events both ways", tick)
-	if srv.Unacked() != 0 {
-		t.Fatalf("%d events unacknowledged", srv.Unacked())
-	}
-}
+func TestLinkTickNoAllocs2(t *testing.T) { linkTickNoAllocs(t, NewV2) }

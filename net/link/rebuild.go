@@ -50,35 +50,52 @@ type Rebuilder struct {
 }
 
 // find returns the kept snapshot of tick, or nil.
-func (b *Rebuilder) find(tick uint32) *Rebuilt {
-	for i := range b.snaps {
-		if s := &b.snaps[i]; s.valid && s.Tick == tick {
-			return s
+func (b *Rebuilder) find(tick uint32) *Rebuilt { return findKept(b.snaps[:], tick) }
+
+// Get returns the kept snapshot of tick, or nil.
+func (b *Rebuilder) Get(tick uint32) *Rebuilt { return b.find(tick) }
+
+// slot returns where to keep a new snapshot of tick (slotKept).
+func (b *Rebuilder) slot(tick uint32) *Rebuilt { return slotKept(b.snaps[:], &b.late, tick) }
+
+func (r *Rebuilt) kept() (uint32, bool) { return r.Tick, r.valid }
+
+// keptSnapshot is a snapshot a Rebuilder or a Rebuilder2 keeps: its tick,
+// and whether it is kept.
+type keptSnapshot[S any] interface {
+	*S
+	kept() (tick uint32, valid bool)
+}
+
+// findKept returns the kept snapshot of tick in snaps, or nil.
+func findKept[S any, P keptSnapshot[S]](snaps []S, tick uint32) *S {
+	for i := range snaps {
+		if t, ok := P(&snaps[i]).kept(); ok && t == tick {
+			return &snaps[i]
 		}
 	}
 	return nil
 }
 
-// Get returns the kept snapshot of tick, or nil.
-func (b *Rebuilder) Get(tick uint32) *Rebuilt { return b.find(tick) }
-
-// slot returns where to keep a new snapshot of tick: a free slot, else the
-// oldest one when tick is newer, else a slot that is not kept.
-func (b *Rebuilder) slot(tick uint32) *Rebuilt {
-	var oldest *Rebuilt
-	for i := range b.snaps {
-		s := &b.snaps[i]
-		if !s.valid {
-			return s
+// slotKept returns where to keep a new snapshot of tick: a free slot of
+// snaps, else the oldest one when tick is newer, else late, a slot that is
+// not kept.
+func slotKept[S any, P keptSnapshot[S]](snaps []S, late *S, tick uint32) *S {
+	var oldest *S
+	var oldestTick uint32
+	for i := range snaps {
+		t, ok := P(&snaps[i]).kept()
+		if !ok {
+			return &snaps[i]
 		}
-		if oldest == nil || s.Tick < oldest.Tick {
-			oldest = s
+		if oldest == nil || t < oldestTick {
+			oldest, oldestTick = &snaps[i], t
 		}
 	}
-	if tick > oldest.Tick {
+	if tick > oldestTick {
 		return oldest
 	}
-	return &b.late
+	return late
 }
 
 // Rebuild applies one decoded Snapshot datagram (4.8 steps 1 to 5) and

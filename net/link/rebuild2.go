@@ -24,37 +24,16 @@ type Rebuilder2 struct {
 	late     Rebuilt2 // a snapshot older than every kept one
 }
 
+func (r *Rebuilt2) kept() (uint32, bool) { return r.Tick, r.valid }
+
 // find returns the kept snapshot of tick, or nil.
-func (b *Rebuilder2) find(tick uint32) *Rebuilt2 {
-	for i := range b.snaps {
-		if s := &b.snaps[i]; s.valid && s.Tick == tick {
-			return s
-		}
-	}
-	return nil
-}
+func (b *Rebuilder2) find(tick uint32) *Rebuilt2 { return findKept(b.snaps[:], tick) }
 
 // Get returns the kept snapshot of tick, or nil.
 func (b *Rebuilder2) Get(tick uint32) *Rebuilt2 { return b.find(tick) }
 
-// slot returns where to keep a new snapshot of tick: a free slot, else the
-// oldest one when tick is newer, else a slot that is not kept.
-func (b *Rebuilder2) slot(tick uint32) *Rebuilt2 {
-	var oldest *Rebuilt2
-	for i := range b.snaps {
-		s := &b.snaps[i]
-		if !s.valid {
-			return s
-		}
-		if oldest == nil || s.Tick < oldest.Tick {
-			oldest = s
-		}
-	}
-	if tick > oldest.Tick {
-		return oldest
-	}
-	return &b.late
-}
+// slot returns where to keep a new snapshot of tick (slotKept).
+func (b *Rebuilder2) slot(tick uint32) *Rebuilt2 { return slotKept(b.snaps[:], &b.late, tick) }
 
 // Rebuild applies one decoded v2 Snapshot datagram (4.8 steps 1 to 5 with
 // 7.8's records) and returns the snapshot of its tick as rebuilt so far,
