@@ -44,32 +44,18 @@ type snap2 struct {
 }
 
 func (s *snap2) entity(id uint32) (wire.Entity2, bool) {
-	for _, e := range s.entities {
-		if e.ID == id {
-			return e, true
-		}
-	}
-	return wire.Entity2{}, false
+	return find(s.entities, func(e *wire.Entity2) bool { return e.ID == id })
 }
 
 func (s *snap2) player(p uint8) (wire.Player2, bool) {
-	for _, ps := range s.players {
-		if ps.Player == p {
-			return ps, true
-		}
-	}
-	return wire.Player2{}, false
+	return find(s.players, func(ps *wire.Player2) bool { return ps.Player == p })
 }
 
 // tclient2 is the scripted v2 client. Fields bend its behaviour as
 // tclient's do.
 type tclient2 struct {
-	t    testing.TB
-	tcp  net.Conn
-	udp  *net.UDPConn
-	acc  wire.Message
-	link *link.Link
-	buf  []byte
+	rawClient // t, tcp, udp, acc (LoginAccepted), link (v2), buf
+
 	srv  *net.UDPAddr
 	name string
 
@@ -105,7 +91,7 @@ func connect2(t testing.TB, s *Server, name string) *tclient2 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &tclient2{t: t, tcp: c, acc: m, link: link.NewV2(m.Session, time.Now()), buf: make([]byte, 2048),
+	return &tclient2{rawClient: rawClient{t: t, tcp: c, acc: m, link: link.NewV2(m.Session, time.Now()), buf: make([]byte, 2048)},
 		srv: srv, name: name, types: map[wire.Type]int{}, keepAlive: true}
 }
 
