@@ -182,6 +182,9 @@ func New(src Source, cfg Config) *View {
 			cfg.Rules = toldRules(cfg.Rules, ext)
 		}
 	}
+	if src2 != nil {
+		cfg.Interp.Sparse = true // 7.9: snapshots only when something changed
+	}
 	pc := cfg.Predict
 	pc.Rules = cfg.Rules
 	v := &View{
