@@ -24,9 +24,9 @@ var (
 	// ErrConnectionLost: nothing valid arrived for Config.Timeout (5.5), or
 	// the server closed the TCP connection without a Logout.
 	ErrConnectionLost = errors.New("lost connection to the server")
-	// ErrProtocol: the server sent something protocol v1 does not allow on
-	// the TCP connection.
-	ErrProtocol = errors.New("the server broke protocol v1")
+	// ErrProtocol: the server sent something the protocol does not allow
+	// on the TCP connection.
+	ErrProtocol = errors.New("the server broke the protocol")
 	// ErrClosed: the session ended because Close was called.
 	ErrClosed = errors.New("the client was closed")
 	// ErrTooMuch: the server sent more than a client accepts (PROTOCOL.md
@@ -100,6 +100,8 @@ func protocolError(format string, args ...any) error {
 type RejectedError struct {
 	Reason uint8
 	Text   string
+	// Version is the protocol version the LoginRequest asked for.
+	Version uint8
 }
 
 // Message returns what the reason means, in words.
@@ -108,6 +110,9 @@ func (e *RejectedError) Message() string {
 	case wire.RejectGameFull:
 		return "the game is full"
 	case wire.RejectVersionMismatch:
+		if e.Version == wire.Version2 {
+			return "the server does not speak protocol version 2 (try protocol 1, or auto)"
+		}
 		return "the server speaks another version of the protocol"
 	case wire.RejectInvalidName:
 		return "that name is not allowed (3 to 20 letters, digits, spaces, _ or -)"
