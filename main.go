@@ -4,6 +4,8 @@
 //	rtype                      the title menu
 //	rtype -host                host a game at once (port 4242 or the next free)
 //	rtype -join HOST[:PORT]    join a game at once
+//	rtype -protocol 1|2        join with that protocol version only
+//	                           (default auto: 2, or 1 with a v1-only server)
 //
 // Test hooks: -autotest-input SPEC holds actions during play (e.g.
 // "right+fire" for 3 s, "right+fire:forever"), -autotest-screenshot PATH
@@ -26,6 +28,7 @@ import (
 
 	"rtype/game"
 	"rtype/game/core"
+	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
 )
@@ -47,6 +50,7 @@ func run() error {
 		fullscreen = flag.Bool("fullscreen", false, "start fullscreen")
 		config     = flag.String("config", "", "the settings `file` (default: the user's config directory, rtype/settings.json)")
 		debug      = flag.Bool("debug", false, "debug logs")
+		protocol   = flag.String("protocol", "auto", "the protocol `version` to join with: auto (2, or 1 with a v1-only server), 1 or 2")
 		shot       = flag.String("autotest-screenshot", "", "test hook: save a PNG of the screen to `PATH`")
 		shotAfter  = flag.Duration("autotest-screenshot-after", 4*time.Second, "test hook: how long after the play starts the screenshot is taken")
 		quitAfter  = flag.Duration("autotest-quit-after", 0, "test hook: quit after this `duration` (0: never)")
@@ -66,6 +70,10 @@ func run() error {
 	if *host && *join != "" {
 		return errors.New("-host and -join cannot go together")
 	}
+	version, err := client.ParseVersion(*protocol)
+	if err != nil {
+		return fmt.Errorf("-protocol: %w", err)
+	}
 	var script []core.InputStep
 	if *input != "" {
 		var err error
@@ -78,7 +86,7 @@ func run() error {
 
 	g, err := game.New(game.Options{
 		Host: *host, Join: *join, Name: *name, Port: *port,
-		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config,
+		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter,
 		InputScript: script, Context: ctx, Logger: log,
 	})

@@ -146,6 +146,7 @@ func (g *faultGame) join(addr, name string) *client.Client {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(g.t),
+		Version:    wire.Version, // the logs compare v1 snapshots and events
 		OnSnapshot: sc.onSnapshot,
 		OnEvent: func(ev *wire.Event) {
 			sc.onEvent(ev)

@@ -81,7 +81,8 @@ func dial(t testing.TB, addr, name string, l *clientLog) *client.Client {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(t),
-		OnSnapshot: l.onSnapshot, OnEvent: l.onEvent})
+		OnSnapshot: l.onSnapshot, OnEvent: l.onEvent,
+		Version: wire.Version}) // the logs compare v1 snapshots and events
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

@@ -110,7 +110,8 @@ func runSoak(t *testing.T, p soakProfile, seed uint64) {
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
 			clients[i], errs[i] = client.Dial(ctx, client.Config{Addr: relay.Addr(), Name: name,
-				Logger: testutil.Logger(t), OnSnapshot: sc.onSnapshot, OnEvent: sc.onEvent})
+				Logger: testutil.Logger(t), OnSnapshot: sc.onSnapshot, OnEvent: sc.onEvent,
+				Version: wire.Version}) // the logs compare v1 snapshots and events
 		}()
 	}
 	wg.Wait()

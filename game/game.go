@@ -44,6 +44,10 @@ type Options struct {
 	Mute bool
 	// Fullscreen starts fullscreen.
 	Fullscreen bool
+	// Protocol is the protocol version the game speaks when it joins
+	// (client.Config.Version): 0 (auto, the default) tries version 2 and
+	// falls back to 1 with a v1-only server; 1 or 2 insists on that one.
+	Protocol uint8
 	// SettingsPath is the settings file ("" for the default place).
 	SettingsPath string
 	// Autotest hooks: a PNG of the screen ScreenshotAfter after the play

@@ -67,11 +67,14 @@ func netLines(n *view.Net) []render.NetLine {
 	if st.HasRTT {
 		rtt = fmt.Sprintf("%.1f ms", float64(st.RTT.Microseconds())/1000)
 	}
+	// A v2 server sends 5 snapshots a second while nothing changes (7.9).
+	fewSnaps := st.SnapshotsPerSec < 15 && st.Version < 2 || st.SnapshotsPerSec < 4
 	return []render.NetLine{
+		{Label: "protocol", Value: fmt.Sprintf("v%d", st.Version)},
 		{Label: "round trip", Value: rtt, Warn: st.HasRTT && st.RTT > 150*time.Millisecond},
 		{Label: "loss", Value: fmt.Sprintf("%.1f %%", st.Loss*100), Warn: st.Loss > 0.05},
 		{Label: "in / out", Value: fmt.Sprintf("%.1f / %.1f kbit/s", st.KbitIn, st.KbitOut)},
-		{Label: "snapshots", Value: fmt.Sprintf("%.1f /s", st.SnapshotsPerSec), Warn: st.SnapshotsPerSec < 15},
+		{Label: "snapshots", Value: fmt.Sprintf("%.1f /s", st.SnapshotsPerSec), Warn: fewSnaps},
 		{Label: "baseline age", Value: fmt.Sprintf("%d ticks", st.BaselineAge)},
 		{Label: "interp delay", Value: fmt.Sprintf("%d ms", n.Delay.Milliseconds())},
 		{Label: "behind newest", Value: fmt.Sprintf("%d ms", n.Behind.Milliseconds())},

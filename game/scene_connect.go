@@ -39,7 +39,7 @@ func startDial(g *Game, addr string) *dialer {
 	g.log.Info("connecting", "addr", addr, "name", name)
 	go func() {
 		for try := 0; ; try++ {
-			c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: log})
+			c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: log, Version: g.opt.Protocol})
 			// A game that just ended takes a moment to make room for the
 			// next one ("Play again"): try again a few times.
 			if rej, ok := errorsAs[*client.RejectedError](err); ok && rej.Reason == wire.RejectGameEnding && try < 6 {

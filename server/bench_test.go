@@ -113,3 +113,57 @@ func BenchmarkSnapshots4Clients(b *testing.B) {
 	reportKinds(b, w)
 	b.ReportMetric(float64(bytes)/4, "bytes/client")
 }
+
+// BenchmarkSnapshots4ClientsV2 is BenchmarkSnapshots4Clients for 4 v2
+// clients, through the server's own v2 path: the entities and players
+// as v2 carries them, each client's players with its last_step
+// (game.playersFor), and link.SnapshotSender2 (baseline, table-driven
+// delta, the rate rule of 7.9, history and v2 headers).
+func BenchmarkSnapshots4ClientsV2(b *testing.B) {
+	w := busyWorld(b)
+	g := &game{world: w}
+	now := time.Unix(0, 0)
+	seqs := make([]uint16, 4)
+	for p := range g.sessions {
+		ss := &session{id: uint32(p + 1), player: uint8(p), version: wire.Version2, link: link.NewV2(uint32(p+1), now)}
+		ss.steps.add(&wire.Input2{Step: 100, Count: 1})
+		ss.steps.next()
+		g.sessions[p] = ss
+	}
+	bytes, sent := 0, 0
+	step := func() {
+		for range 3 {
+			w.Step()
+			w.TakeEvents2()
+		}
+		tick := w.Tick()
+		g.entities2 = w.AppendEntities2(g.entities2[:0])
+		g.players2 = w.AppendPlayers2(g.players2[:0])
+		bytes, sent = 0, 0
+		for p, ss := range g.sessions {
+			var last []byte
+			for _, d := range g.snaps2.Datagrams(ss.link, tick, g.playersFor(ss), g.entities2, now) {
+				bytes += len(d)
+				last = d
+			}
+			if last == nil {
+				continue
+			}
+			sent++
+			// The client acknowledges everything it got.
+			h, _, _ := wire.ParseHeader2(last, wire.ToClient)
+			ss.link.Accept2(wire.Header2{Header: wire.Header{Type: wire.TypeAck, Seq: seqs[p], Ack: h.Seq, AckBits: 0xFFFFFFFF, Session: ss.id}}, 20, now)
+			seqs[p]++
+		}
+	}
+	for range 40 {
+		step()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		step()
+	}
+	reportKinds(b, w)
+	b.ReportMetric(float64(bytes)/4, "bytes/client")
+}

@@ -1,7 +1,9 @@
-// Package server is the authoritative game server of protocol v1
-// (PROTOCOL.md): TCP sessions with their login rules, UDP binding, several
-// games per process each with its own simulation (package sim), reliable
-// events and delta snapshots to every client (package link).
+// Package server is the authoritative game server of PROTOCOL.md, versions
+// 1 and 2 on the same port: TCP sessions with their login rules and
+// version negotiation, UDP binding (in v2, proving the address with a
+// cookie), several games per process each with its own simulation
+// (package sim), reliable events and delta snapshots to every client
+// (package link), each session in its own version.
 //
 // The same Server runs inside the game client (a listen server, one game)
 // and alone as the dedicated server (cmd/rtype-server). It never touches a
@@ -23,6 +25,12 @@ type Config struct {
 	// Listen is the TCP and UDP address (same port). Default ":4242";
 	// port 0 picks a free port for both.
 	Listen string
+	// MaxVersion is the highest protocol version the server speaks.
+	// Default 2: a LoginRequest of version 1 gets a v1 session (Part I of
+	// PROTOCOL.md, byte for byte), one of version 2 a v2 session (Part
+	// II), both sharing games (7.11). 1 runs a v1-only server, which
+	// answers a v2 LoginRequest with LoginRejected(VersionMismatch) (7.1).
+	MaxVersion int
 	// MaxGames is how many games may run at once. Default 8; a listen
 	// server uses 1.
 	MaxGames int
@@ -97,6 +105,9 @@ type Snapshot struct {
 func (c Config) withDefaults() Config {
 	if c.Listen == "" {
 		c.Listen = fmt.Sprintf(":%d", wire.DefaultPort)
+	}
+	if c.MaxVersion <= 0 {
+		c.MaxVersion = wire.Version2
 	}
 	if c.MaxGames <= 0 {
 		c.MaxGames = 8

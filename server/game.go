@@ -17,11 +17,16 @@ type game struct {
 	overAt   time.Time
 
 	// Buffers reused every tick.
-	events   []wire.Event // the world's, valid until its next change
-	spawns   []wire.Event
-	entities []wire.Entity
-	players  []wire.PlayerState
-	snaps    link.SnapshotSender
+	events    []wire.Event // the world's, with motions (v2), valid until its next change
+	events1   []wire.Event // the same as v1 carries them, for Config.OnEvents
+	spawns    []wire.Event
+	entities  []wire.Entity
+	players   []wire.PlayerState
+	snaps     link.SnapshotSender
+	entities2 []wire.Entity2
+	players2  []wire.Player2
+	mine2     []wire.Player2 // players2 with one client's last_step
+	snaps2    link.SnapshotSender2
 }
 
 // freePlayer returns the lowest free player number, or wire.NoPlayer.
@@ -143,6 +148,7 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 	// comes: sim.World.Over), so that snapshots keep coming 20 times a
 	// second with increasing ticks until the Logouts (5.5, 4.8).
 	if g.hasJoined() {
+		g.applySteps()
 		g.world.Step()
 	}
 	s.distribute(g)
@@ -165,15 +171,34 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 	return lost
 }
 
+// applySteps gives the world the actions of the next input step of each
+// v2 player (7.4); v1 players' actions are set as their Inputs arrive.
+func (g *game) applySteps() {
+	for _, ss := range g.sessions {
+		if ss != nil && ss.joined && ss.version == wire.Version2 {
+			a := ss.steps.next()
+			if !g.over {
+				g.world.SetInput(ss.player, a)
+			}
+		}
+	}
+}
+
 // distribute queues the events the world produced since the last call to
-// every session in the world.
+// every session in the world. The game produces each event once; each
+// session's link encodes it in the session's version (a v1 Spawn from its
+// position and velocity, a v2 one from its motion, 7.11).
 func (s *Server) distribute(g *game) {
-	g.events = g.world.TakeEvents()
+	g.events = g.world.TakeEvents2()
 	if len(g.events) == 0 {
 		return
 	}
 	if s.cfg.OnEvents != nil {
-		s.cfg.OnEvents(g.id, g.events)
+		g.events1 = append(g.events1[:0], g.events...)
+		for i := range g.events1 {
+			g.events1[i].Motion, g.events1[i].Anim = wire.Motion{}, wire.Anim{}
+		}
+		s.cfg.OnEvents(g.id, g.events1)
 	}
 	for i := range g.events {
 		for _, ss := range g.sessions {
@@ -195,11 +220,26 @@ func (g *game) hasJoined() bool {
 }
 
 // sendSnapshots sends the state of g to every bound session, each against
-// its newest fully acknowledged snapshot (4.8).
+// its newest fully acknowledged snapshot (4.8), in its version: v1
+// records of the positions, or v2 records of the motions with the rate
+// rule of 7.9 (7.11).
 func (s *Server) sendSnapshots(g *game, now time.Time) {
 	tick := g.world.Tick()
-	g.entities = g.world.AppendEntities(g.entities[:0])
-	g.players = g.world.AppendPlayers(g.players[:0])
+	var v1, v2 bool
+	for _, ss := range g.sessions {
+		if ss != nil && ss.bound {
+			v1 = v1 || ss.version != wire.Version2
+			v2 = v2 || ss.version == wire.Version2
+		}
+	}
+	if v1 || s.cfg.OnSnapshot != nil {
+		g.entities = g.world.AppendEntities(g.entities[:0])
+		g.players = g.world.AppendPlayers(g.players[:0])
+	}
+	if v2 {
+		g.entities2 = g.world.AppendEntities2(g.entities2[:0])
+		g.players2 = g.world.AppendPlayers2(g.players2[:0])
+	}
 	if s.cfg.OnSnapshot != nil {
 		s.cfg.OnSnapshot(g.id, Snapshot{Tick: tick, Players: g.players, Entities: g.entities})
 	}
@@ -207,10 +247,28 @@ func (s *Server) sendSnapshots(g *game, now time.Time) {
 		if ss == nil || !ss.bound {
 			continue
 		}
-		for _, d := range g.snaps.Datagrams(ss.link, tick, g.players, g.entities, now) {
+		var ds [][]byte
+		if ss.version == wire.Version2 {
+			ds = g.snaps2.Datagrams(ss.link, tick, g.playersFor(ss), g.entities2, now)
+		} else {
+			ds = g.snaps.Datagrams(ss.link, tick, g.players, g.entities, now)
+		}
+		for _, d := range ds {
 			s.udp.WriteToUDPAddrPort(d, ss.addr)
 		}
 	}
+}
+
+// playersFor returns the v2 player records of the snapshot for ss: its
+// own carries the last step applied (7.8), the others none.
+func (g *game) playersFor(ss *session) []wire.Player2 {
+	g.mine2 = append(g.mine2[:0], g.players2...)
+	for i := range g.mine2 {
+		if g.mine2[i].Player == ss.player {
+			g.mine2[i].HasStep, g.mine2[i].LastStep = ss.steps.has, ss.steps.last
+		}
+	}
+	return g.mine2
 }
 
 // flushEvents sends the session's due events (5.3).

@@ -185,21 +185,23 @@ type snapInfo struct {
 }
 
 func (s *snapInfo) entity(id uint32) (wire.Entity, bool) {
-	for _, e := range s.entities {
-		if e.ID == id {
-			return e, true
-		}
-	}
-	return wire.Entity{}, false
+	return find(s.entities, func(e *wire.Entity) bool { return e.ID == id })
 }
 
 func (s *snapInfo) player(p uint8) (wire.PlayerState, bool) {
-	for _, ps := range s.players {
-		if ps.Player == p {
-			return ps, true
+	return find(s.players, func(ps *wire.PlayerState) bool { return ps.Player == p })
+}
+
+// find returns the first element of xs that matches, and whether there is
+// one.
+func find[T any](xs []T, match func(*T) bool) (T, bool) {
+	for i := range xs {
+		if match(&xs[i]) {
+			return xs[i], true
 		}
 	}
-	return wire.PlayerState{}, false
+	var zero T
+	return zero, false
 }
 
 // tclient is a scripted client: it logs in over TCP, binds a UDP socket,

@@ -37,6 +37,7 @@ type Server struct {
 	closed   bool
 	seed     uint64
 	ticks    tickTimes
+	cookies  *wire.CookieMAC // v2 binding (7.3); used under mu
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -48,6 +49,9 @@ type Server struct {
 // and returns a server ready to Run.
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
+	if cfg.MaxVersion > wire.Version2 {
+		return nil, fmt.Errorf("server: MaxVersion %d: this server speaks protocol versions 1 and 2", cfg.MaxVersion)
+	}
 	tcp, udp, err := listen(cfg.Listen)
 	if err != nil {
 		return nil, err
@@ -58,7 +62,10 @@ func New(cfg Config) (*Server, error) {
 		rand.Read(b[:])
 		seed = binary.LittleEndian.Uint64(b[:])
 	}
+	secret := make([]byte, 32) // the cookie secret, drawn at start (7.3)
+	rand.Read(secret)
 	return &Server{
+		cookies:  wire.NewCookieMAC(secret),
 		cfg:      cfg,
 		log:      cfg.Logger,
 		tcp:      tcp,
@@ -105,7 +112,7 @@ func (s *Server) Port() int { return s.tcp.Addr().(*net.TCPAddr).Port }
 // Run serves until ctx is done or Close is called, then ends every session
 // with Logout(ServerShutdown). It returns nil after a clean stop.
 func (s *Server) Run(ctx context.Context) error {
-	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames)
+	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames, "max_version", s.cfg.MaxVersion)
 	s.wg.Add(3)
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
 	go func() { defer s.wg.Done(); s.readLoop() }()
@@ -210,7 +217,7 @@ func (s *Server) serveConn(c *net.TCPConn, ip netip.Addr) {
 	c.SetReadDeadline(time.Time{})
 	fr := wire.FrameReader{R: c}
 	for {
-		m, err := fr.ReadMessage()
+		m, err := readMessage(&fr, ss.version)
 		switch {
 		case err == nil && m.Type == wire.MsgLogout:
 			s.leave(ss, wire.LeftLeft, -1)
@@ -223,6 +230,25 @@ func (s *Server) serveConn(c *net.TCPConn, ip netip.Addr) {
 			s.leave(ss, wire.LeftLeft, -1)
 			return
 		}
+	}
+}
+
+// readMessage reads the next TCP message of a session of version v. In
+// v2, a message of a type it does not know is skipped (7.1).
+func readMessage(fr *wire.FrameReader, v uint8) (wire.Message, error) {
+	if v != wire.Version2 {
+		return fr.ReadMessage()
+	}
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return wire.Message{}, err
+		}
+		m, err := wire.ParseMessage2(f)
+		if errors.Is(err, wire.ErrUnknownMessage) {
+			continue
+		}
+		return m, err
 	}
 }
 
@@ -281,10 +307,19 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		s.log.Info("login refused", "addr", ip, "reason", "rate limited")
 		return reject(c, wire.RejectRateLimited, "too many logins from your address: wait 10 seconds")
 	}
-	if len(frame) >= 2 && frame[0] == byte(wire.MsgLoginRequest) && frame[1] != wire.Version {
-		return reject(c, wire.RejectVersionMismatch, fmt.Sprintf("this server speaks protocol version %d", wire.Version))
+	version := uint8(wire.Version)
+	if len(frame) >= 2 && frame[0] == byte(wire.MsgLoginRequest) {
+		version = frame[1]
+		if version < wire.Version || int(version) > s.cfg.MaxVersion {
+			return reject(c, wire.RejectVersionMismatch, s.versionText())
+		}
 	}
-	m, err := wire.ParseMessage(frame)
+	var m wire.Message
+	if version == wire.Version2 {
+		m, err = wire.ParseMessage2(frame)
+	} else {
+		m, err = wire.ParseMessage(frame)
+	}
 	if err != nil && badUTF8Name(frame) {
 		// A well-framed name that is not UTF-8 is an invalid name, not a
 		// protocol error (3.1 LoginRejected reasons, 3.2 names rule 1).
@@ -318,29 +353,57 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		return reject(c, reason, why)
 	}
 	ss := &session{
-		srv:    s,
-		id:     s.newSessionID(),
-		token:  tok,
-		name:   name,
-		conn:   c,
-		ip:     ip,
-		game:   g,
-		player: g.freePlayer(),
-		start:  time.Now(),
+		srv:     s,
+		id:      s.newSessionID(),
+		token:   tok,
+		name:    name,
+		conn:    c,
+		ip:      ip,
+		game:    g,
+		player:  g.freePlayer(),
+		start:   time.Now(),
+		version: version,
 	}
-	ss.link = link.New(ss.id, ss.start)
-	ss.link.History = &ss.hist
+	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: ss.player, Session: ss.id, Token: tok, Tick: g.world.Tick()}
+	var acc []byte
+	if version == wire.Version2 {
+		ss.link = link.NewV2(ss.id, ss.start)
+		accepted.Ext = s.loginExt()
+		acc = wire.AppendMessage2(nil, &accepted)
+	} else {
+		ss.link = link.New(ss.id, ss.start)
+		ss.link.History = &ss.hist
+		acc = wire.AppendMessage(nil, &accepted)
+	}
 	g.sessions[ss.player] = ss
 	s.sessions[ss.id] = ss
-	acc := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginAccepted, Player: ss.player,
-		Session: ss.id, Token: tok, Tick: g.world.Tick()})
 	c.SetWriteDeadline(time.Now().Add(time.Second))
 	if _, err := c.Write(acc); err != nil {
 		s.dropLocked(ss)
 		return nil, false
 	}
-	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap)
+	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap, "version", version)
 	return ss, true
+}
+
+// versionText is the text of LoginRejected(VersionMismatch): a v1-only
+// server's is v1's, byte for byte.
+func (s *Server) versionText() string {
+	if s.cfg.MaxVersion == wire.Version {
+		return fmt.Sprintf("this server speaks protocol version %d", wire.Version)
+	}
+	return fmt.Sprintf("this server speaks protocol versions %d to %d", wire.Version, s.cfg.MaxVersion)
+}
+
+// loginExt is the extension of a v2 LoginAccepted: the rules a client
+// predicts its ship with (7.1).
+func (s *Server) loginExt() wire.LoginExt {
+	r := s.cfg.Rules
+	return wire.LoginExt{
+		ShipSpeed: uint16(r.ShipSpeed), ShipW: uint8(r.ShipW), ShipH: uint8(r.ShipH),
+		AreaW: uint16(r.AreaW), AreaH: uint16(r.AreaH), TickRate: uint8(r.TickRate),
+		SnapshotTicks: uint8(s.cfg.SnapshotInterval), BlinkTicks: uint8(r.BlinkTicks),
+	}
 }
 
 // sessionsFrom returns the number of sessions logged in from ip; s.mu is
@@ -428,5 +491,8 @@ func badUTF8Name(frame []byte) bool {
 		return false
 	}
 	n := int(binary.LittleEndian.Uint16(frame[2:]))
+	if frame[1] == wire.Version2 { // bytes may follow the name (7.1)
+		return n <= len(frame)-4 && !utf8.Valid(frame[4:4+n])
+	}
 	return n == len(frame)-4 && !utf8.Valid(frame[4:])
 }

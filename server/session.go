@@ -26,6 +26,9 @@ type session struct {
 	conn   net.Conn
 	start  time.Time
 	ip     netip.Addr // of the TCP connection: MaxSessionsPerIP counts it
+	// version is the session's protocol version, 1 or 2 (PROTOCOL.md
+	// 7.1): every datagram of another version is dropped.
+	version uint8
 
 	bound        bool
 	joined       bool // in the game's world (after its first Bind)
@@ -34,6 +37,7 @@ type session struct {
 	hist         link.History
 	hasInput     bool
 	inputSeq     uint16
+	steps        stepQueue // v2: the inputs by step (7.4)
 	gone         bool
 	logoutReason uint8 // the Logout to send when the tick loop ends it
 	overflow     bool  // more than link.MaxUnacked events unacknowledged
@@ -95,14 +99,14 @@ func (s *Server) dropLocked(ss *session) {
 	}
 }
 
-// readLoop receives every datagram, checks it (6.1) and routes it to its
-// session. Nothing is ever answered but a matching Bind; the answer is
-// written under the lock, so that no datagram of the tick loop overtakes
-// it.
+// readLoop receives every datagram, checks it (6.1, 7.10) with the rules
+// of its version (header byte 4) and routes it to its session, if the
+// session has that version (7.1). Nothing is ever answered but a matching
+// Bind; the answer is written under the lock, so that no datagram of the
+// tick loop overtakes it.
 func (s *Server) readLoop() {
 	buf := make([]byte, wire.MaxDatagram+1)
-	var reply []byte
-	var frames []wire.EventFrame
+	var rd reader
 	for {
 		n, from, err := s.udp.ReadFromUDPAddrPort(buf)
 		if err != nil {
@@ -116,45 +120,75 @@ func (s *Server) readLoop() {
 				continue
 			}
 		}
-		h, payload, err := wire.ParseHeader(buf[:n], wire.ToServer)
+		b := buf[:n]
+		var h2 wire.Header2
+		var payload []byte
+		ver, _ := wire.DatagramVersion(b)
+		switch ver {
+		case wire.Version:
+			h2.Header, payload, err = wire.ParseHeader(b, wire.ToServer)
+		case wire.Version2:
+			h2, payload, err = wire.ParseHeader2(b, wire.ToServer)
+		default:
+			continue // no magic, or a version no session has (6.1)
+		}
 		if err != nil {
 			continue
 		}
 		from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 		now := time.Now()
 		s.mu.Lock()
-		ss := s.sessions[h.Session]
-		switch {
-		case ss == nil:
-		case h.Type == wire.TypeBind:
-			reply = s.bindLocked(ss, h, payload, from, n, now, reply[:0])
-			if len(reply) > 0 {
-				// The Accept, then at once the events due (after a
-				// first binding, the joining events, 4.6): both
-				// before any Snapshot the tick loop sends next (3.4).
-				s.udp.WriteToUDPAddrPort(reply, from)
-				s.flushEvents(ss, now)
+		if ss := s.sessions[h2.Session]; ss != nil && ss.version == ver {
+			if ver == wire.Version2 {
+				s.handle2Locked(&rd, ss, h2, payload, from, n, now)
+			} else {
+				s.handle1Locked(&rd, ss, h2.Header, payload, from, n, now)
 			}
-		case !ss.bound || from != ss.addr || ss.link.Seen(h.Seq):
-		case h.Type == wire.TypeInput:
-			if !ss.hasInput || wire.SeqNewer(h.Seq, ss.inputSeq) {
-				ss.hasInput, ss.inputSeq = true, h.Seq
-				if ss.joined && !ss.game.over {
-					ss.game.world.SetInput(ss.player, payload[0])
-				}
-			}
-			ss.link.Accept(h, n, now)
-		case h.Type == wire.TypeEvent:
-			// Version 1 clients send no events; a well-framed Event
-			// datagram is acknowledged and its events ignored (4.4).
-			frames, err = ss.link.ReceiveEvents(payload, frames[:0])
-			if err == nil {
-				ss.link.Accept(h, n, now)
-			}
-		case h.Type == wire.TypeAck:
-			ss.link.Accept(h, n, now)
 		}
 		s.mu.Unlock()
+	}
+}
+
+// reader holds the read loop's buffers, reused for every datagram.
+type reader struct {
+	reply   []byte
+	frames  []wire.EventFrame
+	frames2 []wire.EventFrame2
+	input   wire.Input2
+}
+
+// handle1Locked handles a valid datagram of a v1 session (Part I); s.mu
+// is held.
+func (s *Server) handle1Locked(rd *reader, ss *session, h wire.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
+	var err error
+	switch {
+	case h.Type == wire.TypeBind:
+		rd.reply = s.bindLocked(ss, h, payload, from, n, now, rd.reply[:0])
+		if len(rd.reply) > 0 {
+			// The Accept, then at once the events due (after a
+			// first binding, the joining events, 4.6): both
+			// before any Snapshot the tick loop sends next (3.4).
+			s.udp.WriteToUDPAddrPort(rd.reply, from)
+			s.flushEvents(ss, now)
+		}
+	case !ss.bound || from != ss.addr || ss.link.Seen(h.Seq):
+	case h.Type == wire.TypeInput:
+		if !ss.hasInput || wire.SeqNewer(h.Seq, ss.inputSeq) {
+			ss.hasInput, ss.inputSeq = true, h.Seq
+			if ss.joined && !ss.game.over {
+				ss.game.world.SetInput(ss.player, payload[0])
+			}
+		}
+		ss.link.Accept(h, n, now)
+	case h.Type == wire.TypeEvent:
+		// Version 1 clients send no events; a well-framed Event
+		// datagram is acknowledged and its events ignored (4.4).
+		rd.frames, err = ss.link.ReceiveEvents(payload, rd.frames[:0])
+		if err == nil {
+			ss.link.Accept(h, n, now)
+		}
+	case h.Type == wire.TypeAck:
+		ss.link.Accept(h, n, now)
 	}
 }
 
@@ -169,11 +203,18 @@ func (s *Server) bindLocked(ss *session, h wire.Header, token []byte, from netip
 	if ss.link.Seen(h.Seq) {
 		return reply // a duplicate, replayed or not, is ignored whole (5.1, 6.1)
 	}
+	ss.link.Accept(h, n, now)
+	return s.bindToLocked(ss, from, now, reply)
+}
+
+// bindToLocked binds ss to from, whose Bind was accepted (3.4, 7.3), and
+// appends the Accept to reply. The first binding brings the player into
+// the game and queues it the joining events (4.6), in its version.
+func (s *Server) bindToLocked(ss *session, from netip.AddrPort, now time.Time, reply []byte) []byte {
 	if ss.bound && ss.addr != from {
 		s.log.Info("rebind", "session", ss.id, "name", ss.name, "from", ss.addr, "to", from)
 	}
 	ss.bound, ss.addr = true, from
-	ss.link.Accept(h, n, now)
 	g := ss.game
 	if !ss.joined {
 		// Events still pending belong to the world before this player:
@@ -181,7 +222,11 @@ func (s *Server) bindLocked(ss *session, h wire.Header, token []byte, from netip
 		s.distribute(g)
 		ss.joined = true
 		g.spawns = g.world.AppendJoins(g.spawns[:0])
-		g.spawns = g.world.AppendSpawns(g.spawns)
+		if ss.version == wire.Version2 {
+			g.spawns = g.world.AppendSpawns2(g.spawns)
+		} else {
+			g.spawns = g.world.AppendSpawns(g.spawns)
+		}
 		for i := range g.spawns {
 			queue(ss, &g.spawns[i])
 		}
@@ -189,10 +234,12 @@ func (s *Server) bindLocked(ss *session, h wire.Header, token []byte, from netip
 		// its PlayerJoined and the Spawn of its ship with the tick's
 		// events.
 		g.world.AddPlayer(ss.player, ss.name)
-		s.log.Info("player joined", "session", ss.id, "name", ss.name, "player", ss.player, "game", g.id, "addr", from)
+		s.log.Info("player joined", "session", ss.id, "name", ss.name, "player", ss.player, "game", g.id,
+			"addr", from, "version", ss.version)
 	}
+	var acc [5]byte
 	reply, _ = ss.link.AppendDatagram(reply, wire.TypeAccept,
-		wire.AppendAccept(nil, wire.Accept{Player: ss.player, Tick: g.world.Tick()}), now)
+		wire.AppendAccept(acc[:0], wire.Accept{Player: ss.player, Tick: g.world.Tick()}), now)
 	return reply
 }
 

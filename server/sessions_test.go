@@ -111,7 +111,9 @@ func TestLoginNameTaken(t *testing.T) {
 // body v1 cannot read.
 func TestLoginVersionMismatch(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, testConfig())
+	cfg := testConfig()
+	cfg.MaxVersion = 1 // a v1 server (rtype-server -protocol 1); the v2 one: negotiate_test.go
+	s := startServer(t, cfg)
 	for _, v := range []uint8{0, 2, 255} {
 		c, m := loginAs(t, s.Addr(), v, "Ripley")
 		if m.Type != wire.MsgLoginRejected || m.Reason != wire.RejectVersionMismatch {

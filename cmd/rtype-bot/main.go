@@ -5,7 +5,13 @@
 //
 // Usage:
 //
-//	rtype-bot [-addr 127.0.0.1:4242] [-n 1] [-name bot] [-duration 0] [-seed 0] [-log-level info]
+//	rtype-bot [-addr 127.0.0.1:4242] [-n 1] [-name bot] [-duration 0] [-seed 0] [-protocol auto] [-log-level info]
+//
+// -protocol picks the protocol version (PROTOCOL.md 7.1): auto (the
+// default) speaks version 2, and version 1 with a server that only speaks
+// that (once one bot has learnt it, the others log in with version 1 at
+// once); 2 insists on version 2 and fails with a clear error on a v1-only
+// server; 1 speaks version 1 only.
 //
 // The bots are named bot1..botN (with -name bot). They log in 100 ms apart
 // and at most 5 per 10 seconds, the server's limit per IP address; a login
@@ -46,6 +52,7 @@ type options struct {
 	duration time.Duration
 	seed     uint64
 	level    slog.Level
+	version  uint8 // client.Config.Version: 0 auto, 1 or 2
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -58,6 +65,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 0, "how long to play; 0 plays until the game is over")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the bots' choices; 0 picks one at random")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	protocol := fs.String("protocol", "auto", "protocol version: auto (2, falling back to 1 with a v1-only server), 1 or 2")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -76,6 +84,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if err := o.level.UnmarshalText([]byte(*level)); err != nil {
 		return o, fmt.Errorf("-log-level: %v", err)
 	}
+	v, err := client.ParseVersion(*protocol)
+	if err != nil {
+		return o, fmt.Errorf("-protocol: %v", err)
+	}
+	o.version = v
 	if o.seed == 0 {
 		o.seed = rand.Uint64()
 	}
@@ -126,6 +139,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // playAll runs o.n bots and waits for them.
 func playAll(ctx context.Context, o options, log *slog.Logger) []result {
 	gate := newLoginGate(5, 10*time.Second+500*time.Millisecond, 100*time.Millisecond)
+	gate.version = o.version
 	results := make([]result, o.n)
 	var wg sync.WaitGroup
 	for i := range o.n {
@@ -219,7 +233,8 @@ func login(ctx context.Context, addr, name string, gate *loginGate, slot time.Ti
 		if err := sleepUntil(ctx, slot); err != nil {
 			return nil, err
 		}
-		c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: log})
+		version := gate.protocol()
+		c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: log, Version: version})
 		var rej *client.RejectedError
 		if errors.As(err, &rej) && rej.Reason == wire.RejectRateLimited && attempt < 10 {
 			log.Info("login rate limited: waiting for the window to pass", "attempt", attempt)
@@ -230,7 +245,10 @@ func login(ctx context.Context, addr, name string, gate *loginGate, slot time.Ti
 			log.Error("login failed", "err", err)
 			return nil, err
 		}
-		log.Info("logged in", "player", c.Player())
+		if version == 0 && c.Version() == wire.Version {
+			gate.learn(wire.Version) // a v1-only server: no more v2 attempts
+		}
+		log.Info("logged in", "player", c.Player(), "version", c.Version())
 		return c, nil
 	}
 }
@@ -247,6 +265,23 @@ type loginGate struct {
 	mu    sync.Mutex
 	times []time.Time // of the logins reserved, within the window or to come
 	until time.Time   // no login before this
+	// version is the protocol version to log in with: -protocol, or 1
+	// once a bot in auto found a v1-only server.
+	version uint8
+}
+
+// protocol returns the version the next login asks for.
+func (g *loginGate) protocol() uint8 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.version
+}
+
+// learn sets the version the next logins ask for.
+func (g *loginGate) learn(v uint8) {
+	g.mu.Lock()
+	g.version = v
+	g.mu.Unlock()
 }
 
 func newLoginGate(limit int, window, stagger time.Duration) *loginGate {

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rtype/internal/testutil/testserver"
+	"rtype/server"
 )
 
 func TestLoginGate(t *testing.T) {
@@ -44,13 +47,36 @@ func TestFlags(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errs.String())
 	}
 	o, err := parse(nil, &errs)
-	if err != nil || o.addr != "127.0.0.1:4242" || o.n != 1 || o.name != "bot" || o.duration != 0 || o.seed == 0 {
+	if err != nil || o.addr != "127.0.0.1:4242" || o.n != 1 || o.name != "bot" || o.duration != 0 || o.seed == 0 || o.version != 0 {
 		t.Fatalf("defaults %+v, %v", o, err)
+	}
+	for arg, want := range map[string]uint8{"auto": 0, "1": 1, "2": 2} {
+		if o, err := parse([]string{"-protocol", arg}, &errs); err != nil || o.version != want {
+			t.Fatalf("-protocol %s: %+v, %v", arg, o, err)
+		}
+	}
+	errs.Reset()
+	if code := run([]string{"-protocol", "3"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "-protocol") {
+		t.Fatalf("-protocol 3: exit %d, stderr %q", code, errs.String())
 	}
 	// A server that is not there: exit status 1 with a readable error.
 	out.Reset()
 	errs.Reset()
 	if code := run([]string{"-addr", "127.0.0.1:1", "-log-level", "error"}, &out, &errs); code != 1 || !strings.Contains(out.String(), "bot1: error: cannot reach server 127.0.0.1:1") {
 		t.Fatalf("exit %d, stdout %q", code, out.String())
+	}
+}
+
+// -protocol against a v1-only server (rtype-server -protocol 1): auto
+// plays in v1, and -protocol 2 fails with a clear error.
+func TestProtocolFallback(t *testing.T) {
+	srv := testserver.Start(t, server.Config{MaxGames: 1, MaxVersion: 1})
+	var out, errs bytes.Buffer
+	if code := run([]string{"-addr", srv.Addr(), "-duration", "1s", "-log-level", "error"}, &out, &errs); code != 0 || !strings.Contains(out.String(), "bot1: score") {
+		t.Fatalf("auto: exit %d, stdout %q, stderr %q", code, out.String(), errs.String())
+	}
+	out.Reset()
+	if code := run([]string{"-addr", srv.Addr(), "-protocol", "2", "-name", "two", "-log-level", "error"}, &out, &errs); code != 1 || !strings.Contains(out.String(), "does not speak protocol version 2") {
+		t.Fatalf("-protocol 2: exit %d, stdout %q", code, out.String())
 	}
 }

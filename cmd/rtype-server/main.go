@@ -2,7 +2,11 @@
 // -max-games games of up to 4 players each on one TCP and UDP port, with
 // no display and no sound.
 //
-//	rtype-server -listen :4242 -max-games 8 -max-sessions-per-ip 8 -log-level info
+// It speaks protocol versions 1 and 2 on the same port (PROTOCOL.md 7.1);
+// -protocol 1 runs a v1-only server, which refuses v2 logins with
+// LoginRejected(VersionMismatch).
+//
+//	rtype-server -listen :4242 -max-games 8 -max-sessions-per-ip 8 -protocol 2 -log-level info
 package main
 
 import (
@@ -22,10 +26,15 @@ func main() {
 	maxGames := flag.Int("max-games", 8, "games that may run at once")
 	maxPerIP := flag.Int("max-sessions-per-ip", 8, "players logged in at once from one IP address")
 	seed := flag.Uint64("seed", 0, "simulation seed (0: random)")
+	protocol := flag.Int("protocol", 2, "highest protocol version served: 2 serves v1 and v2 clients, 1 only v1")
 	level := flag.String("log-level", "info", "log level: debug, info, warn or error")
 	jsonLogs := flag.Bool("log-json", false, "write logs as JSON")
 	flag.Parse()
 
+	if *protocol != 1 && *protocol != 2 {
+		fmt.Fprintf(os.Stderr, "rtype-server: -protocol %d: want 1 or 2\n", *protocol)
+		os.Exit(2)
+	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server: -log-level %q: %v\n", *level, err)
@@ -39,7 +48,7 @@ func main() {
 	log := slog.New(h)
 
 	srv, err := server.New(server.Config{Listen: *listen, MaxGames: *maxGames,
-		MaxSessionsPerIP: *maxPerIP, Seed: *seed, Logger: log})
+		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log})
 	if err != nil {
 		log.Error("cannot start", "err", err)
 		os.Exit(1)

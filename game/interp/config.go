@@ -98,6 +98,10 @@ type Config struct {
 	// SnapshotTicks is the number of ticks between two snapshots;
 	// default 3 (20 snapshots per second at 60 ticks per second).
 	SnapshotTicks int
+	// Sparse says that the server skips the snapshots that would change
+	// nothing (a v2 session, PROTOCOL.md 7.9: at least one every 200 ms):
+	// a gap in the ticks is then no loss, and asks for no more delay.
+	Sparse bool
 	// OffsetWindow is how long snapshot arrivals are remembered to estimate
 	// the server clock and the lateness of the snapshots; default 2 s.
 	OffsetWindow time.Duration

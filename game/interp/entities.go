@@ -83,8 +83,8 @@ func (ip *Interpolator) EntitiesAt(dst []Drawn, r float64) []Drawn {
 			a, ja = lookup(fa.Entities, b.ID, ja, aMerge)
 		}
 		resp := [2]uint32{b.Respawned, b.Respawned}
+		var e *client.Entity
 		if fn != nil {
-			var e *client.Entity
 			e, jn = lookup(fn.Entities, b.ID, jn, nMerge)
 			if e != nil && e.Kind == b.Kind && e.Respawned > b.Respawned {
 				resp[1] = e.Respawned // a Death known since
@@ -93,11 +93,41 @@ func (ip *Interpolator) EntitiesAt(dst []Drawn, r float64) []Drawn {
 		if r < float64(b.Spawned) {
 			continue // not in the world yet at the render time
 		}
+		if b.HasMotion {
+			dst = append(dst, Drawn{Entity: *b})
+			d := &dst[len(dst)-1]
+			m := motionAt(a, b, e, r)
+			d.Motion, d.Anim = m.Motion, m.Anim
+			x, y, _, _ := d.Motion.At(r)
+			d.DrawX, d.DrawY = float32(x), float32(y)
+			d.Frame = d.Anim.Frame(d.Motion.T0, r)
+			continue
+		}
 		x, y, frame := ip.place(a, b, resp, r)
 		dst = append(dst, Drawn{Entity: *b, DrawX: x, DrawY: y})
 		dst[len(dst)-1].Frame = frame
 	}
 	return dst
+}
+
+// motionAt returns, of the states of a v2 entity in the frame before (a),
+// the frame at or after the render tick (b) and the newest frame (n), any
+// of them nil, the one whose motion holds at render tick r (7.5): the
+// newest whose motion started at or before r, else the oldest known. A
+// motion is exact until the next one starts: no interpolation, and no
+// limit to its extrapolation. A Death's teleport is a new motion too.
+func motionAt(a, b, n *client.Entity, r float64) *client.Entity {
+	best := b
+	for _, s := range [...]*client.Entity{n, b, a} {
+		if s == nil || !s.HasMotion || s.Kind != b.Kind {
+			continue
+		}
+		best = s
+		if float64(s.Motion.T0) <= r {
+			return s
+		}
+	}
+	return best
 }
 
 // sortedByID reports whether es is sorted by increasing ID.

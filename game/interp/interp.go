@@ -243,6 +243,9 @@ func (ip *Interpolator) arrivals(t float64) {
 			st := uint32(ip.cfg.SnapshotTicks)
 			slots := (tick - ip.newest + st/2) / st
 			missing := min(max(slots, 1)-1, maxMissing)
+			if ip.cfg.Sparse {
+				missing = 0 // skipped, not lost (7.9)
+			}
 			for range missing {
 				ip.loss += (1 - ip.loss) * lossGain // a snapshot missing
 			}

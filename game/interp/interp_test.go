@@ -553,3 +553,31 @@ func TestRenderTickAt(t *testing.T) {
 		}
 	}
 }
+
+// A v2 server skips the snapshots that would change nothing (PROTOCOL.md
+// 7.9): with Sparse, a snapshot every 200 ms on a clean link is no loss
+// and the delay stays at its floor; without, the same gaps read as 3
+// snapshots lost in 4 and the delay grows.
+func TestSparseSnapshotsAreNoLoss(t *testing.T) {
+	delay := func(sparse bool) time.Duration {
+		ip := New(Config{Sparse: sparse})
+		t0 := time.Unix(1000, 0)
+		var frames []client.Frame
+		for k := 0; k < 60*5; k++ { // 5 s of 60 Hz Updates
+			now := t0.Add(time.Duration(k) * time.Second / 60)
+			if k%12 == 0 {
+				frames = append(frames, client.Frame{Tick: uint32(600 + k), Received: now.Add(-30 * ms)})
+				if len(frames) > 20 {
+					frames = frames[1:]
+				}
+			}
+			ip.Update(frames, now)
+		}
+		return ip.Delay()
+	}
+	sparse, dense := delay(true), delay(false)
+	t.Logf("delay after 5 s of a snapshot every 200 ms: %v sparse, %v counted as loss", sparse, dense)
+	if sparse > DefaultMinDelay+10*ms || dense <= sparse {
+		t.Fatalf("delay %v with Sparse (want at most %v), %v without", sparse, DefaultMinDelay+10*ms, dense)
+	}
+}

@@ -78,6 +78,14 @@ type Predictor struct {
 	frame      uint8   // frame of the last step of the prediction
 	offX, offY float64 // correction offset at offAt
 	offAt      time.Time
+
+	// The exact prediction of v2 (exact.go).
+	exact      bool // fed by Step and Motion
+	geo        geometry
+	xring      [ringSize]xstep
+	newestStep uint32
+	hasSteps   bool
+	ship       shipState // the predicted ship after the newest step
 }
 
 // New returns a Predictor with cfg (zero fields take their defaults).
@@ -87,6 +95,8 @@ func New(cfg Config) *Predictor {
 	}
 	p := &Predictor{cfg: cfg.withDefaults()}
 	p.correctionSecs = p.cfg.CorrectionTime.Seconds()
+	r := &p.cfg.Rules
+	p.geo = newGeometry(r.ShipSpeed, r.ShipW, r.ShipH, r.AreaW, r.AreaH, float64(r.TickRate))
 	return p
 }
 
@@ -167,17 +177,7 @@ func (p *Predictor) Snapshot(x, y float32, tick uint32, received time.Time, rtt 
 	if now.Before(received) {
 		now = received
 	}
-	if p.has && !respawned {
-		ox, oy := p.offset(now)
-		ex, ey := p.px+ox-nx, p.py+oy-ny
-		if math.Hypot(p.px-nx, p.py-ny) <= p.cfg.SnapTo {
-			p.offX, p.offY, p.offAt = ex, ey, now
-		} else {
-			p.offX, p.offY = 0, 0
-		}
-	} else {
-		p.offX, p.offY = 0, 0
-	}
+	p.correct(nx, ny, now, respawned)
 	p.has, p.tick = true, tick
 	p.px, p.py, p.frame = nx, ny, frame
 }
@@ -211,6 +211,16 @@ func (p *Predictor) Position(now time.Time) (x, y float32, frame uint8, ok bool)
 	}
 	ox, oy := p.offset(now)
 	px, py := p.px+ox, p.py+oy
+	if p.exact {
+		if f := now.Sub(p.lastT).Seconds() * float64(p.cfg.Rules.TickRate); f > 0 && p.lastA != 0 {
+			f = min(f, 1)
+			next := p.ship
+			next.step(&p.geo, p.lastA)
+			px += (next.x - p.px) * f
+			py += (next.y - p.py) * f
+		}
+		return float32(min(max(px, p.geo.loX), p.geo.hiX)), float32(min(max(py, p.geo.loY), p.geo.hiY)), p.frame, true
+	}
 	if f := now.Sub(p.lastT).Seconds() * float64(p.cfg.Rules.TickRate); f > 0 && p.lastA != 0 {
 		f = min(f, 1)
 		nx, ny := p.cfg.Rules.MoveShip(p.px, p.py, p.lastA)

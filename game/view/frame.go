@@ -1,6 +1,7 @@
 package view
 
 import (
+	"math"
 	"time"
 
 	"rtype/game/core"
@@ -121,6 +122,13 @@ func (v *View) sprites(dst *Frame, now time.Time) {
 	for i := range dst.drawn {
 		d := &dst.drawn[i]
 		sp := model.Sprite{ID: d.ID, Kind: d.Kind, Owner: d.Owner, Frame: d.Frame, X: float64(d.DrawX), Y: float64(d.DrawY)}
+		if d.HasMotion {
+			// v2: the motion at the render tick, exactly (7.5).
+			sp.X, sp.Y, _, _ = d.Motion.At(r)
+			if d.Kind == wire.KindPlayerShip && v.blinking(d.Owner, r) {
+				sp.Frame = sim.ShipFrameInvuln
+			}
+		}
 		if d.Owner == v.me {
 			switch d.Kind {
 			case wire.KindPlayerShip:
@@ -134,12 +142,32 @@ func (v *View) sprites(dst *Frame, now time.Time) {
 				}
 				dst.Own.X, dst.Own.Y = sp.X, sp.Y
 			case wire.KindPlayerMissile:
+				if d.HasMotion {
+					sp.X, sp.Y, _, _ = d.Motion.At(r + float64(lead)*float64(v.cfg.Rules.TickRate))
+					break
+				}
 				sp.X += float64(d.VX * lead)
 				sp.Y += float64(d.VY * lead)
 			}
 		}
 		dst.Sprites = append(dst.Sprites, sp)
 	}
+}
+
+// blinking reports whether the ship of player p shows the invulnerable
+// frame at render tick r (7.5, Blink): during the player's last
+// invulnerability, in the even half-periods of blink_ticks.
+func (v *View) blinking(p uint8, r float64) bool {
+	if p >= wire.MaxPlayers || len(v.frames) == 0 {
+		return false
+	}
+	pl := &v.newestFrame().Players[p]
+	t := math.Floor(r)
+	start := float64(pl.InvulnStart)
+	if pl.InvulnTicks == 0 || t < start || t >= start+float64(pl.InvulnTicks) {
+		return false
+	}
+	return uint64(t-start)/uint64(v.blink)%2 == 0
 }
 
 // hud fills the players' panels: the player table, the leader, and the

@@ -45,6 +45,16 @@ type Source interface {
 	Stats() client.Stats
 }
 
+// Source2 is what a View also uses of a v2 session's connection (a
+// *client.Client; a Source without these methods is taken as v1).
+type Source2 interface {
+	// Rules returns the rules of a v2 LoginAccepted (7.1), and false in a
+	// v1 session: the own ship is predicted with them.
+	Rules() (wire.LoginExt, bool)
+	// Steps appends the input steps sent after step after (7.4).
+	Steps(after uint32, dst []client.Step) []client.Step
+}
+
 // Config configures a View. Zero fields take the defaults given with each.
 type Config struct {
 	// Rules are the server's rules the own ship is predicted with (its
@@ -116,6 +126,13 @@ type View struct {
 	predTick uint32 // tick of the last snapshot fed to pred
 	predFed  bool   // one was fed since the ship appeared
 
+	// v2: the session's steps, fed to pred as they are sent (7.4).
+	src2     Source2 // nil in a v1 session
+	steps    []client.Step
+	stepFed  uint32 // the newest step fed
+	stepsFed bool
+	blink    uint32 // blink_ticks (7.1, 7.5)
+
 	players  [wire.MaxPlayers]client.Player
 	names    [wire.MaxPlayers]string // every player's name, even after it left
 	present  [wire.MaxPlayers]bool   // joined and not left, from the events
@@ -157,6 +174,17 @@ func New(src Source, cfg Config) *View {
 	if cfg.Epoch.IsZero() {
 		cfg.Epoch = now
 	}
+	var src2 Source2
+	if s2, ok := src.(Source2); ok {
+		if ext, v2 := s2.Rules(); v2 {
+			// Predict with the rules the server told (7.1).
+			src2 = s2
+			cfg.Rules = toldRules(cfg.Rules, ext)
+		}
+	}
+	if src2 != nil {
+		cfg.Interp.Sparse = true // 7.9: snapshots only when something changed
+	}
 	pc := cfg.Predict
 	pc.Rules = cfg.Rules
 	v := &View{
@@ -167,10 +195,33 @@ func New(src Source, cfg Config) *View {
 		kinds:    map[uint32]kindOf{},
 		statsAt:  math.Inf(-1),
 		hitAt:    math.Inf(-1),
+		src2:     src2,
+		blink:    uint32(max(cfg.Rules.BlinkTicks, 1)),
 	}
 	v.start = v.t(now)
 	v.names[v.me] = cfg.Name
 	return v
+}
+
+// toldRules returns r with the rules of a v2 LoginAccepted (7.1): those
+// the server says it plays by, which the prediction uses.
+func toldRules(r sim.Rules, ext wire.LoginExt) sim.Rules {
+	if ext.TickRate > 0 {
+		r.TickRate = int(ext.TickRate)
+	}
+	if ext.ShipSpeed > 0 {
+		r.ShipSpeed = float64(ext.ShipSpeed)
+	}
+	if ext.ShipW > 0 && ext.ShipH > 0 {
+		r.ShipW, r.ShipH = float64(ext.ShipW), float64(ext.ShipH)
+	}
+	if ext.AreaW > 0 && ext.AreaH > 0 {
+		r.AreaW, r.AreaH = float64(ext.AreaW), float64(ext.AreaH)
+	}
+	if ext.BlinkTicks > 0 {
+		r.BlinkTicks = int(ext.BlinkTicks)
+	}
+	return r
 }
 
 // t returns now in seconds since the epoch (Frame.T's clock).
@@ -234,6 +285,9 @@ func (v *View) Update(actions uint8) Result {
 	v.sounds = v.sounds[:0]
 	v.input(actions, now)
 	v.receive(now)
+	if v.src2 != nil {
+		v.feedSteps()
+	}
 	v.feedPrediction(now)
 	res := v.timeline(t, now)
 	if res.GameOver {
@@ -251,7 +305,23 @@ func (v *View) Update(actions uint8) Result {
 func (v *View) input(actions uint8, now time.Time) {
 	v.actions = actions
 	v.src.SetInput(actions)
-	v.pred.Input(actions, now)
+	if v.src2 == nil {
+		v.pred.Input(actions, now)
+	}
+}
+
+// feedSteps gives the predictor the v2 input steps sent since the last
+// call (7.4): it replays exactly what the server will apply.
+func (v *View) feedSteps() {
+	after := ^uint32(0)
+	if v.stepsFed {
+		after = v.stepFed
+	}
+	v.steps = v.src2.Steps(after, v.steps[:0])
+	for _, st := range v.steps {
+		v.pred.Step(st.Step, st.Actions, st.Sent)
+		v.stepFed, v.stepsFed = st.Step, true
+	}
 }
 
 // receive takes the frames and events that arrived, and brings the
@@ -306,7 +376,12 @@ func (v *View) feedPrediction(now time.Time) {
 		received = now
 	}
 	respawned := v.predFed && e.Respawned > v.predTick
-	v.pred.Snapshot(e.X, e.Y, f.Tick, received, v.stats.RTT, respawned)
+	if e.HasMotion {
+		// v2: the ship's motion and the last step applied (7.4, 7.5).
+		v.pred.Motion(e.Motion, f.Tick, pl.LastStep, pl.HasStep, received, respawned)
+	} else {
+		v.pred.Snapshot(e.X, e.Y, f.Tick, received, v.stats.RTT, respawned)
+	}
 	v.predTick, v.predFed = f.Tick, true
 }
 

@@ -309,11 +309,14 @@ func (s *Server) Extremes() {
 }
 
 // byOrder orders entities as snapshots list them (wire.Less).
-func byOrder(a, b wire.Entity) int {
+func byOrder(a, b wire.Entity) int { return cmpOrder(a.ID, b.ID) }
+
+// cmpOrder compares two network ids in the order of snapshots (wire.Less).
+func cmpOrder(a, b uint32) int {
 	switch {
-	case wire.Less(a.ID, b.ID):
+	case wire.Less(a, b):
 		return -1
-	case wire.Less(b.ID, a.ID):
+	case wire.Less(b, a):
 		return 1
 	}
 	return 0

@@ -1,8 +1,11 @@
-// Package evilserver is a hostile server of protocol v1, for tests: it
-// speaks the real protocol (a TCP login, a UDP bind, snapshots against
-// acknowledged baselines, framed events) through net/wire and net/link,
-// plays a small, normal game, and misbehaves on command: floods of Spawns
-// or of snapshot datagrams, tick jumps, hostile text, random traffic.
+// Package evilserver is a hostile server of protocol v1, and of v2 when
+// Config.Version2 is set, for tests: it speaks the real protocol (a TCP
+// login, a UDP bind, snapshots against acknowledged baselines, framed
+// events) through net/wire and net/link, plays a small, normal game, and
+// misbehaves on command: floods of Spawns or of snapshot datagrams, tick
+// jumps, hostile text, random traffic. A v2 session gets the same game
+// and the same attacks in v2's forms (PROTOCOL.md Part II): a cookie
+// binding, v2 snapshots of Linear motions, v2 events.
 //
 // It serves one session at a time on 127.0.0.1 and never touches a
 // display. Its methods are safe for concurrent use.
@@ -39,6 +42,10 @@ type Config struct {
 	Entities int
 	// Logger receives the server's logs. Default: none.
 	Logger *slog.Logger
+	// Version2 accepts a LoginRequest of version 2 and plays that session
+	// in v2 (7.x); without it the server speaks only version 1 and answers
+	// version 2 with LoginRejected(VersionMismatch), as a v1 server does.
+	Version2 bool
 }
 
 // Server is a hostile server. Start makes one.
@@ -64,6 +71,14 @@ type Server struct {
 	players  []wire.PlayerState
 	lastTick uint32 // tick of the last snapshot sent
 	sent     uint64 // datagrams sent
+
+	// A v2 session (Config.Version2 and a version 2 login).
+	v2       bool
+	hist2    link.History2
+	enc2     wire.Snapshot2Encoder
+	ents2    []wire.Entity2
+	players2 []wire.Player2
+	evID2    uint32 // next v2 event id
 
 	bound chan struct{}
 	stop  chan struct{}
@@ -181,6 +196,11 @@ func (s *Server) serve(c net.Conn) {
 		c.Write(s.cfg.Login)
 		return
 	}
+	v2 := m.Version == wire.Version2 && s.cfg.Version2
+	if m.Version != wire.Version && !v2 {
+		c.Write(Rejected(wire.RejectVersionMismatch, []byte("this server speaks protocol version 1")))
+		return
+	}
 	now := time.Now()
 	s.mu.Lock()
 	if s.link != nil {
@@ -188,12 +208,24 @@ func (s *Server) serve(c net.Conn) {
 		return // one session
 	}
 	s.conn = c
-	s.link = link.New(session, now)
-	s.link.History = &s.hist
+	s.v2 = v2
+	if v2 {
+		s.link = link.NewV2(session, now)
+		s.link.History2 = &s.hist2
+	} else {
+		s.link = link.New(session, now)
+		s.link.History = &s.hist
+	}
 	s.base = now
 	s.mu.Unlock()
-	c.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginAccepted, Player: s.cfg.Player,
-		Session: session, Token: token, Tick: s.cfg.Tick}))
+	acc := &wire.Message{Type: wire.MsgLoginAccepted, Player: s.cfg.Player, Session: session, Token: token, Tick: s.cfg.Tick}
+	if v2 {
+		acc.Ext = wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: wire.TickRate,
+			SnapshotTicks: wire.SnapshotTicks, BlinkTicks: 8}
+		c.Write(wire.AppendMessage2(nil, acc))
+	} else {
+		c.Write(wire.AppendMessage(nil, acc))
+	}
 	for {
 		if _, err := fr.ReadMessage(); err != nil {
 			return
@@ -215,24 +247,56 @@ func (s *Server) readLoop() {
 	}
 }
 
+// cookie is the evil server's cookie (7.3): always the same, a hostile
+// server proves nothing.
+var cookie = wire.Cookie{0xC0, 0x0C, 0x1E, 5, 4, 3, 2, 1}
+
 func (s *Server) handle(b []byte, from *net.UDPAddr) {
-	h, p, err := wire.ParseHeader(b, wire.ToServer)
-	if err != nil || h.Session != session {
-		return
-	}
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	v2 := s.v2
+	var h wire.Header2
+	var p []byte
+	var err error
+	if v2 {
+		h, p, err = wire.ParseHeader2(b, wire.ToServer)
+	} else {
+		h.Header, p, err = wire.ParseHeader(b, wire.ToServer)
+	}
+	if err != nil || h.Session != session {
+		return
+	}
 	if s.link == nil || s.link.Seen(h.Seq) {
 		return
 	}
+	accept := func() {
+		if v2 {
+			s.link.Accept2(h, len(b), now)
+		} else {
+			s.link.Accept(h.Header, len(b), now)
+		}
+	}
 	if h.Type == wire.TypeBind {
-		if wire.Token(p) != token {
+		if wire.Token(p[:wire.TokenSize]) != token {
 			return
+		}
+		if v2 {
+			bd, err := wire.ParseBind2(p)
+			if err != nil {
+				return
+			}
+			if !bd.HasCookie || bd.Cookie != cookie {
+				// A Challenge, not recorded (7.3).
+				s.buf, _ = s.link.AppendDatagram(s.buf[:0], wire.TypeChallenge, cookie[:], now)
+				s.udp.WriteToUDP(s.buf, from)
+				s.sent++
+				return
+			}
 		}
 		first := s.client == nil
 		s.client = from
-		s.link.Accept(h, len(b), now)
+		accept()
 		s.buf, _ = s.link.AppendDatagram(s.buf[:0], wire.TypeAccept,
 			wire.AppendAccept(nil, wire.Accept{Player: s.cfg.Player, Tick: s.tickLocked(now)}), now)
 		s.sendLocked(s.buf)
@@ -244,7 +308,7 @@ func (s *Server) handle(b []byte, from *net.UDPAddr) {
 		return
 	}
 	if s.client != nil && from.String() == s.client.String() {
-		s.link.Accept(h, len(b), now)
+		accept()
 	}
 }
 
@@ -325,12 +389,60 @@ func (s *Server) snapshotLocked(now time.Time) {
 // sendSnapshotLocked sends the snapshot of tick showing entities, against
 // the newest acknowledged one.
 func (s *Server) sendSnapshotLocked(tick uint32, entities []wire.Entity, now time.Time) {
+	if s.v2 {
+		s.sendSnapshot2Locked(tick, entities, now)
+		return
+	}
 	baseTick, base, ok := s.hist.Baseline()
 	if !ok || baseTick >= tick {
 		base, baseTick = nil, 0
 	}
 	payloads := s.enc.Encode(tick, s.players, base, baseTick, entities)
 	s.hist.Add(tick, entities)
+	for _, p := range payloads {
+		s.buf = s.link.AppendSnapshot(s.buf[:0], p, tick, now)
+		s.sendLocked(s.buf)
+	}
+	s.lastTick = tick
+}
+
+// toV2 appends the v2 form of entities at tick (7.5): each a Linear motion
+// from its position at tick, at its velocity; a ship's players record.
+func toV2(dst []wire.Entity2, entities []wire.Entity, tick uint32) []wire.Entity2 {
+	for i := range entities {
+		e := &entities[i]
+		m := wire.Linear(tick, float64(e.X()), float64(e.Y()), float64(e.VX()), float64(e.VY()))
+		dst = append(dst, wire.MakeEntity2(e.ID, e.Kind, &m, wire.Anim{Frame0: e.Frame()}))
+	}
+	return dst
+}
+
+// players2 returns the v2 player records of the world.
+func (s *Server) players2Locked() []wire.Player2 {
+	s.players2 = s.players2[:0]
+	for _, p := range s.players {
+		s.players2 = append(s.players2, wire.Player2{PlayerState: p})
+	}
+	return s.players2
+}
+
+// sendSnapshot2Locked is sendSnapshotLocked in a v2 session (7.8): the
+// entities as Linear motions from tick, against the newest snapshot the
+// client acknowledged.
+func (s *Server) sendSnapshot2Locked(tick uint32, entities []wire.Entity, now time.Time) {
+	s.ents2 = toV2(s.ents2[:0], entities, tick)
+	s.encode2Locked(tick, s.ents2, s.hist2.Baseline(), now)
+}
+
+// encode2Locked sends the v2 snapshot of tick with ents against base (nil:
+// full).
+func (s *Server) encode2Locked(tick uint32, ents []wire.Entity2, base *wire.Frame2, now time.Time) {
+	if base != nil && base.Tick >= tick {
+		base = nil
+	}
+	cur := wire.Frame2{Tick: tick, Players: s.players2Locked(), Entities: ents}
+	payloads := s.enc2.EncodeFrame(&cur, base)
+	s.hist2.Add(tick, cur.Players, ents)
 	for _, p := range payloads {
 		s.buf = s.link.AppendSnapshot(s.buf[:0], p, tick, now)
 		s.sendLocked(s.buf)
@@ -354,21 +466,24 @@ func (s *Server) Events(evs ...wire.Event) {
 }
 
 func (s *Server) eventsLocked(evs []wire.Event, now time.Time) {
+	header, overhead := wire.HeaderSize, wire.FrameOverhead
+	if s.v2 {
+		header, overhead = wire.HeaderSize2, wire.FrameOverhead2
+	}
 	var ev []byte
 	for len(evs) > 0 {
 		s.payload = append(s.payload[:0], 0)
 		n := 0
 		for n < len(evs) && n < 255 {
-			ev = wire.AppendEvent(ev[:0], &evs[n])
-			if len(ev) > wire.MaxEventSize || wire.HeaderSize+len(s.payload)+wire.FrameOverhead+len(ev) > wire.MaxDatagram {
+			ev = s.appendEvent(ev[:0], evs[n])
+			if len(ev) > wire.MaxEventSize || header+len(s.payload)+overhead+len(ev) > wire.MaxDatagram {
 				if n == 0 {
 					evs = evs[1:] // too large for any datagram
 					continue
 				}
 				break
 			}
-			s.payload = wire.AppendEventFrame(s.payload, s.evID, ev)
-			s.evID++
+			s.payload = s.appendFrame(s.payload, ev)
 			n++
 		}
 		if n == 0 {
@@ -379,6 +494,29 @@ func (s *Server) eventsLocked(evs []wire.Event, now time.Time) {
 		s.buf, _ = s.link.AppendDatagram(s.buf[:0], wire.TypeEvent, s.payload, now)
 		s.sendLocked(s.buf)
 	}
+}
+
+// appendEvent appends the bytes of e in the session's version: in v2
+// (7.6) a Spawn without a motion gets a Linear one from its position.
+func (s *Server) appendEvent(dst []byte, e wire.Event) []byte {
+	if !s.v2 {
+		return wire.AppendEvent(dst, &e)
+	}
+	if e.Type == wire.EventSpawn && e.Motion == (wire.Motion{}) {
+		e.Motion = wire.Linear(e.Tick, float64(e.X), float64(e.Y), float64(e.VX), float64(e.VY))
+	}
+	return wire.AppendEvent2(dst, &e)
+}
+
+// appendFrame appends the event ev framed with the next event id, in the
+// session's version (5.2, 7.7).
+func (s *Server) appendFrame(dst, ev []byte) []byte {
+	if s.v2 {
+		s.evID2++
+		return wire.AppendEventFrame2(dst, s.evID2-1, ev)
+	}
+	s.evID++
+	return wire.AppendEventFrame(dst, s.evID-1, ev)
 }
 
 // Raw sends b as it is to the client.
@@ -482,6 +620,12 @@ func (s *Server) waitBaseline(ctx context.Context) (uint32, []wire.Entity, error
 // tick added), at rate per second. The normal snapshots pause meanwhile.
 // It returns the number sent.
 func (s *Server) TickFlood(ctx context.Context, datagrams, perDatagram, rate int) (int, error) {
+	s.mu.Lock()
+	v2 := s.v2
+	s.mu.Unlock()
+	if v2 {
+		return s.tickFlood2(ctx, datagrams, perDatagram, rate)
+	}
 	baseTick, base, err := s.waitBaseline(ctx)
 	if err != nil {
 		return 0, err
@@ -508,6 +652,56 @@ func (s *Server) TickFlood(ctx context.Context, datagrams, perDatagram, rate int
 			}
 			slices.SortFunc(cur, byOrder)
 			for _, p := range enc.Encode(tick, s.players, base, baseTick, cur) {
+				s.buf = s.link.AppendSnapshot(s.buf[:0], p, tick, now)
+				s.sendLocked(s.buf)
+			}
+		}
+	})
+	return sent, nil
+}
+
+// tickFlood2 is TickFlood in a v2 session.
+func (s *Server) tickFlood2(ctx context.Context, datagrams, perDatagram, rate int) (int, error) {
+	var base wire.Frame2
+	for {
+		s.mu.Lock()
+		b := s.hist2.Baseline()
+		if b != nil {
+			base.Set(b.Tick, b.Players, b.Entities)
+		}
+		s.mu.Unlock()
+		if b != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-s.stop:
+			return 0, errors.New("evilserver: closed")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	s.Pause(true)
+	defer s.Pause(false)
+	s.mu.Lock()
+	tick := max(s.tickLocked(time.Now()), base.Tick+1)
+	s.mu.Unlock()
+	next := uint32(200_000)
+	var cur wire.Frame2
+	var enc wire.Snapshot2Encoder
+	m := wire.Stationary(tick, 640, 360)
+	sent := s.pace(ctx, rate, datagrams, func(k int) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		now := time.Now()
+		for range k {
+			cur.Set(tick, s.players2Locked(), base.Entities)
+			for range perDatagram {
+				cur.Entities = append(cur.Entities, wire.MakeEntity2(next, wire.KindBydosSlave, &m, wire.Anim{}))
+				next++
+			}
+			slices.SortFunc(cur.Entities, func(a, b wire.Entity2) int { return cmpOrder(a.ID, b.ID) })
+			for _, p := range enc.EncodeFrame(&cur, &base) {
 				s.buf = s.link.AppendSnapshot(s.buf[:0], p, tick, now)
 				s.sendLocked(s.buf)
 			}

@@ -103,6 +103,15 @@ type Config struct {
 	// receiving goroutine with the client's lock held, under the same
 	// rules as OnSnapshot.
 	OnEvent func(ev *wire.Event)
+	// OnSnapshot2 is OnSnapshot for a v2 session (7.8).
+	OnSnapshot2 func(r *link.Rebuilt2)
+	// Version is the protocol version to speak (7.1): 0 (auto, the
+	// default) logs in with version 2 and, when the server answers
+	// LoginRejected(VersionMismatch), at once again with version 1 on a
+	// new connection; 1 or 2 logs in with that version only, and a server
+	// that refuses it fails Dial with a *RejectedError whose Reason is
+	// wire.RejectVersionMismatch.
+	Version uint8
 }
 
 func (c Config) withDefaults() Config {
@@ -164,6 +173,8 @@ type Stats struct {
 	NoBaseline uint64
 	// Link are the link's counters.
 	Link link.Stats
+	// Version is the session's protocol version, 1 or 2 (7.1).
+	Version uint8
 }
 
 // maxPending is how many applied events wait for DrainEvents; beyond it
@@ -188,6 +199,8 @@ type Client struct {
 	player  uint8
 	session uint32
 	token   wire.Token
+	version uint8         // the session's protocol version, 1 or 2
+	ext     wire.LoginExt // v2: the rules of LoginAccepted (7.1)
 
 	rebindMu sync.Mutex // one Rebind at a time
 
@@ -197,13 +210,20 @@ type Client struct {
 	closing  bool         // end has taken the sockets to close them
 	link     *link.Link
 	rb       link.Rebuilder
+	rb2      link.Rebuilder2
 	world    *World
 	snap     wire.Snapshot
+	snap2    wire.Snapshot2
 	frames   []wire.EventFrame
+	frames2  []wire.EventFrame2
+	cookie   cookie // of the last Challenge to the bound socket (7.3)
 	pending  []wire.Event
 	actions  uint8
+	steps    steps // the v2 input steps sent (7.4)
+	input2   []byte
 	bound    bool
 	ackDue   bool
+	eventAck bool // an Event datagram was accepted: acknowledge at once
 	lastSend time.Time
 	hasSnap  bool
 	snapTick uint32
@@ -240,23 +260,31 @@ type Client struct {
 	wg      sync.WaitGroup
 }
 
-// Dial logs in to the server of cfg.Addr as cfg.Name, binds the UDP
-// endpoint (3.4), starts the client's goroutines and returns the client.
-// ctx bounds Dial only; Close ends the session. The errors are meant for
-// people: *ReachError, *RejectedError, *LogoutError, ErrLoginTimeout,
-// ErrBindTimeout, ErrProtocol (wrapped).
+// Dial logs in to the server of cfg.Addr as cfg.Name with the version of
+// cfg.Version (falling back from 2 to 1 when it is 0, 7.1), binds the UDP
+// endpoint (3.4, 7.3), starts the client's goroutines and returns the
+// client. ctx bounds Dial only; Close ends the session. The errors are
+// meant for people: *ReachError, *RejectedError, *LogoutError,
+// ErrLoginTimeout, ErrBindTimeout, ErrProtocol (wrapped).
 func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
 	log := cfg.Logger.With("server", cfg.Addr, "name", cfg.Name)
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", cfg.Addr)
-	if err != nil {
-		return nil, &ReachError{Addr: cfg.Addr, Err: err}
+	if cfg.Version > wire.Version2 {
+		return nil, fmt.Errorf("client: protocol version %d unknown: 0 (auto), 1 or 2", cfg.Version)
 	}
-	acc, err := login(ctx, conn, cfg)
+	version := cfg.Version
+	if version == 0 {
+		version = wire.Version2
+	}
+	conn, acc, err := dialLogin(ctx, cfg, version)
+	if rej, ok := err.(*RejectedError); ok && rej.Reason == wire.RejectVersionMismatch && cfg.Version == 0 {
+		// A v1-only server (7.1, Fallback): again at once, in version 1.
+		log.Info("the server does not speak protocol v2: logging in with v1")
+		version = wire.Version
+		conn, acc, err = dialLogin(ctx, cfg, version)
+	}
 	if err != nil {
-		conn.Close()
-		log.Info("login failed", "err", err)
+		log.Info("login failed", "version", version, "err", err)
 		return nil, err
 	}
 	ta, _ := conn.RemoteAddr().(*net.TCPAddr)
@@ -272,14 +300,16 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	now := time.Now()
 	c := &Client{
 		cfg:      cfg,
-		log:      log.With("player", acc.Player, "session", acc.Session),
+		log:      log.With("player", acc.Player, "session", acc.Session, "version", version),
 		tcp:      conn,
 		udp:      udp,
+		version:  version,
+		ext:      acc.Ext,
 		player:   acc.Player,
 		session:  acc.Session,
 		token:    acc.Token,
-		link:     link.New(acc.Session, now),
-		world:    NewWorld(),
+		link:     newLink(version, acc.Session, now),
+		world:    newWorld(version),
 		newest:   acc.Tick,
 		newestAt: now,
 		frameAt:  now,
@@ -300,22 +330,65 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// login sends the LoginRequest and reads the answer.
-func login(ctx context.Context, conn net.Conn, cfg Config) (wire.Message, error) {
+// dialLogin opens the TCP connection and logs in with version.
+func dialLogin(ctx context.Context, cfg Config, version uint8) (net.Conn, wire.Message, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", cfg.Addr)
+	if err != nil {
+		return nil, wire.Message{}, &ReachError{Addr: cfg.Addr, Err: err}
+	}
+	acc, err := login(ctx, conn, cfg, version)
+	if err != nil {
+		conn.Close()
+		return nil, acc, err
+	}
+	return conn, acc, nil
+}
+
+// readMessage reads one TCP message of a session of version: in v2, a
+// message of a type v2.0 does not define is skipped (7.1), at most
+// maxSkipped in a row.
+func readMessage(fr *wire.FrameReader, version uint8) (wire.Message, error) {
+	if version != wire.Version2 {
+		return fr.ReadMessage()
+	}
+	for skipped := 0; ; skipped++ {
+		b, err := fr.ReadFrame()
+		if err != nil {
+			return wire.Message{}, err
+		}
+		m, err := wire.ParseMessage2(b)
+		if errors.Is(err, wire.ErrUnknownMessage) && skipped < maxSkipped {
+			continue
+		}
+		if errors.Is(err, wire.ErrUnknownMessage) {
+			return m, fmt.Errorf("%w: %d unknown messages in a row", wire.ErrMessageType, maxSkipped)
+		}
+		return m, err
+	}
+}
+
+// maxSkipped bounds the unknown TCP messages a v2 client skips in a row
+// before it takes the server as broken: a later v2.x may add messages, but
+// not thousands of them.
+const maxSkipped = 64
+
+// login sends the LoginRequest of version and reads the answer.
+func login(ctx context.Context, conn net.Conn, cfg Config, version uint8) (wire.Message, error) {
 	deadline := time.Now().Add(cfg.LoginTimeout)
 	conn.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version, Name: cfg.Name})
+	req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name})
 	_, err := conn.Write(req)
 	var m wire.Message
 	if err == nil {
 		fr := wire.FrameReader{R: conn}
-		m, err = fr.ReadMessage()
+		m, err = readMessage(&fr, version)
 	}
 	if errors.Is(err, wire.ErrRejectedText) {
 		// A rejection all the same, with a generic text (3.1).
-		return m, &RejectedError{Reason: m.Reason}
+		return m, &RejectedError{Reason: m.Reason, Version: version}
 	}
 	if err != nil {
 		var ne net.Error
@@ -336,7 +409,7 @@ func login(ctx context.Context, conn net.Conn, cfg Config) (wire.Message, error)
 	case wire.MsgLoginAccepted:
 		return m, nil
 	case wire.MsgLoginRejected:
-		return m, &RejectedError{Reason: m.Reason, Text: wire.CleanText(m.Text)}
+		return m, &RejectedError{Reason: m.Reason, Text: wire.CleanText(m.Text), Version: version}
 	case wire.MsgLogout:
 		return m, &LogoutError{Reason: m.Reason}
 	}
@@ -365,8 +438,7 @@ func (c *Client) sendBinds(ctx context.Context, conn *net.UDPConn, accepted <-ch
 	var buf []byte
 	for binds := 1; ; binds++ {
 		c.mu.Lock()
-		buf, _ = c.link.AppendDatagram(buf[:0], wire.TypeBind, c.token[:], time.Now())
-		c.out += uint64(len(buf))
+		buf = c.appendBind(buf[:0], conn, time.Now())
 		c.mu.Unlock()
 		if _, err := conn.Write(buf); err != nil {
 			c.log.Debug("bind not sent", "err", err)
@@ -427,7 +499,7 @@ func (c *Client) ended() bool {
 func (c *Client) readTCP() {
 	fr := wire.FrameReader{R: c.tcp}
 	for {
-		m, err := fr.ReadMessage()
+		m, err := readMessage(&fr, c.version)
 		if c.ended() {
 			return
 		}
@@ -453,6 +525,7 @@ func (c *Client) readTCP() {
 // socket of Dial, or the new one of a Rebind.
 func (c *Client) readUDP(udp *net.UDPConn) {
 	buf := make([]byte, wire.MaxDatagram+1) // one more byte to see the too large
+	var ack []byte
 	for {
 		n, err := udp.Read(buf)
 		if err != nil {
@@ -469,6 +542,8 @@ func (c *Client) readUDP(udp *net.UDPConn) {
 			c.end(err, true)
 			return
 		}
+		ack = c.answerChallenge(udp, ack)
+		ack = c.ackNow(ack)
 	}
 }
 
@@ -476,7 +551,7 @@ func (c *Client) readUDP(udp *net.UDPConn) {
 // 5.2, 6), and returns the breach of the protocol that ends the session,
 // if any.
 func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) error {
-	h, p, err := wire.ParseHeader(b, wire.ToClient)
+	h, p, err := c.parseHeader(b)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.in += uint64(len(b))
@@ -494,6 +569,75 @@ func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) error {
 	}
 	c.receiveLocked(udp, h, p, len(b), now)
 	return c.violation
+}
+
+// cookieOf returns the cookie state of socket conn: the bound socket's or
+// a Rebind's; nil for another.
+func (c *Client) cookieOf(conn *net.UDPConn) *cookie {
+	if rb := c.rebind; rb != nil && rb.conn == conn {
+		return &rb.cookie
+	}
+	if conn == c.udp {
+		return &c.cookie
+	}
+	return nil
+}
+
+// appendBind appends a Bind datagram to go out of socket conn: the token
+// (3.4), and in v2 the cookie of the last Challenge that socket received
+// (7.3). c.mu must be held.
+func (c *Client) appendBind(dst []byte, conn *net.UDPConn, now time.Time) []byte {
+	var payload [wire.TokenSize + wire.CookieSize]byte
+	n := copy(payload[:], c.token[:])
+	if k := c.cookieOf(conn); k != nil && k.has && c.version == wire.Version2 {
+		n += copy(payload[n:], k.c[:])
+		k.answer = false
+	}
+	dst, _ = c.link.AppendDatagram(dst, wire.TypeBind, payload[:n], now)
+	c.out += uint64(len(dst))
+	return dst
+}
+
+// answerChallenge sends, out of socket udp, a Bind with the cookie of a
+// Challenge that socket just received, at once (7.3): the binding then
+// takes one round trip more than in v1, not a Bind interval more. buf is
+// the calling reader's own buffer, returned for reuse.
+func (c *Client) answerChallenge(udp *net.UDPConn, buf []byte) []byte {
+	c.mu.Lock()
+	k := c.cookieOf(udp)
+	if k == nil || !k.answer || c.closing {
+		c.mu.Unlock()
+		return buf
+	}
+	buf = c.appendBind(buf[:0], udp, time.Now())
+	c.mu.Unlock()
+	if _, err := udp.Write(buf); err != nil && !c.ended() {
+		c.log.Debug("UDP write", "err", err)
+	}
+	return buf
+}
+
+// ackNow sends an Ack at once when an Event datagram was accepted since
+// the last datagram sent (7.7, "Acknowledge at once", for v1 too): the
+// server hears of it within a one-way trip, not at the next Input or
+// keep-alive, and resends nothing for want of it. buf is the calling
+// reader's own buffer, returned for reuse.
+func (c *Client) ackNow(buf []byte) []byte {
+	c.mu.Lock()
+	if !c.eventAck || c.closing {
+		c.mu.Unlock()
+		return buf
+	}
+	now := time.Now()
+	c.eventAck, c.ackDue, c.lastSend = false, false, now
+	buf, _ = c.link.AppendDatagram(buf[:0], wire.TypeAck, nil, now)
+	c.out += uint64(len(buf))
+	udp := c.udp
+	c.mu.Unlock()
+	if _, err := udp.Write(buf); err != nil && !c.ended() {
+		c.log.Debug("UDP write", "err", err)
+	}
+	return buf
 }
 
 // overBudget reports whether the snapshots took more than the budget of
@@ -532,9 +676,28 @@ func (c *Client) checkTick(tick uint32, now time.Time) error {
 	return nil
 }
 
+// parseHeader checks a datagram's header with the rules of the session's
+// version (6.1, 7.10); a v1 header has AckDelay 0.
+func (c *Client) parseHeader(b []byte) (wire.Header2, []byte, error) {
+	if c.version == wire.Version2 {
+		return wire.ParseHeader2(b, wire.ToClient)
+	}
+	h, p, err := wire.ParseHeader(b, wire.ToClient)
+	return wire.Header2{Header: h}, p, err
+}
+
+// accept records a valid datagram in the link (5.1, 7.2).
+func (c *Client) accept(h wire.Header2, size int, now time.Time) {
+	if c.version == wire.Version2 {
+		c.link.Accept2(h, size, now)
+	} else {
+		c.link.Accept(h.Header, size, now)
+	}
+}
+
 // receiveLocked processes a datagram of the session that is not a
 // duplicate.
-func (c *Client) receiveLocked(udp *net.UDPConn, h wire.Header, p []byte, size int, now time.Time) {
+func (c *Client) receiveLocked(udp *net.UDPConn, h wire.Header2, p []byte, size int, now time.Time) {
 	switch h.Type {
 	case wire.TypeAccept:
 		a, err := wire.ParseAccept(p)
@@ -542,7 +705,7 @@ func (c *Client) receiveLocked(udp *net.UDPConn, h wire.Header, p []byte, size i
 			c.dropped++
 			return
 		}
-		c.link.Accept(h, size, now)
+		c.accept(h, size, now)
 		if !c.bound {
 			c.bound = true
 			close(c.boundCh)
@@ -558,44 +721,27 @@ func (c *Client) receiveLocked(udp *net.UDPConn, h wire.Header, p []byte, size i
 			return
 		}
 		defer func() { c.busy += time.Since(now) }()
-		if err := c.snap.Decode(p); err != nil {
+		var tick, baseAge uint32
+		var ok bool
+		if c.version == wire.Version2 {
+			tick, baseAge, ok = c.snapshot2(p, now)
+		} else {
+			tick, baseAge, ok = c.snapshot1(p, now)
+		}
+		if !ok {
 			c.dropped++
-			c.log.Debug("snapshot dropped", "err", err)
 			return
 		}
-		if err := c.checkTick(c.snap.Tick, now); err != nil {
-			c.dropped++
-			c.violate(err)
-			return
+		c.accept(h, size, now)
+		if tick > c.newest {
+			c.newest, c.newestAt = tick, now
 		}
-		r, err := c.rb.Rebuild(&c.snap)
-		if err != nil {
-			c.dropped++
-			switch {
-			case errors.Is(err, link.ErrNoBaseline):
-				c.noBase++
-			case errors.Is(err, link.ErrTooManyParts):
-				c.violate(&LimitError{fmt.Sprintf("more than %d Snapshot datagrams of tick %d", wire.MaxSnapshotParts, c.snap.Tick)})
-			case errors.Is(err, link.ErrTooManyEntities):
-				c.violate(&LimitError{fmt.Sprintf("a snapshot of more than %d entities (tick %d)", wire.MaxSnapshotEntities, c.snap.Tick)})
-			}
-			c.log.Debug("snapshot not rebuilt", "tick", c.snap.Tick, "err", err)
-			return
-		}
-		c.world.ApplySnapshotAt(r, now)
-		if c.cfg.OnSnapshot != nil {
-			c.cfg.OnSnapshot(r)
-		}
-		c.link.Accept(h, size, now)
-		if r.Tick > c.newest {
-			c.newest, c.newestAt = r.Tick, now
-		}
-		if !c.hasSnap || r.Tick > c.snapTick {
-			c.hasSnap, c.snapTick = true, r.Tick
+		if !c.hasSnap || tick > c.snapTick {
+			c.hasSnap, c.snapTick = true, tick
 			c.nsnaps++
 			c.frameAt = now
 		}
-		c.baseAge = c.snap.BaselineAge
+		c.baseAge = baseAge
 		c.ackDue = true
 	case wire.TypeEvent:
 		if c.overBudget(now) {
@@ -604,38 +750,142 @@ func (c *Client) receiveLocked(udp *net.UDPConn, h wire.Header, p []byte, size i
 			return
 		}
 		defer func() { c.busy += time.Since(now) }()
-		frames, err := c.link.ReceiveEvents(p, c.frames[:0])
-		c.frames = frames
+		if !c.events(p, now) {
+			c.dropped++
+			return
+		}
+		c.accept(h, size, now)
+		if err := c.world.Err(); err != nil {
+			c.violate(err)
+		}
+		c.ackDue, c.eventAck = true, true
+	case wire.TypeChallenge: // v2 only (ParseHeader2)
+		ck, err := wire.ParseChallenge(p)
 		if err != nil {
 			c.dropped++
 			return
 		}
-		c.link.Accept(h, size, now)
-		for _, f := range frames {
-			var ev wire.Event
-			if err := wire.ParseEvent(f.Data, &ev); err != nil {
-				c.log.Debug("event ignored", "id", f.ID, "err", err)
-				continue // 6.4
-			}
-			if ev.Type == wire.EventPlayerJoined {
-				ev.Name = wire.CleanName(ev.Name) // safe to draw
-			}
-			if c.cfg.OnEvent != nil {
-				c.cfg.OnEvent(&ev)
-			}
-			if c.world.ApplyEventAt(&ev, now) {
-				if len(c.pending) >= maxPending {
-					c.pending = append(c.pending[:0], c.pending[maxPending/2:]...)
-				}
-				c.pending = append(c.pending, ev)
-			}
+		c.accept(h, size, now)
+		// Answer it at once from the socket it came to (7.3).
+		if rb := c.rebind; rb != nil && rb.conn == udp {
+			rb.cookie.set(ck)
+		} else if udp == c.udp {
+			c.cookie.set(ck)
 		}
-		if err := c.world.Err(); err != nil {
-			c.violate(err)
-		}
-		c.ackDue = true
 	case wire.TypeAck:
-		c.link.Accept(h, size, now)
+		c.accept(h, size, now)
+	}
+}
+
+// snapshot1 decodes, checks, rebuilds and applies a v1 Snapshot payload
+// (4.3, 4.8), and returns its tick and baseline age; false drops it.
+func (c *Client) snapshot1(p []byte, now time.Time) (tick, baseAge uint32, ok bool) {
+	if err := c.snap.Decode(p); err != nil {
+		c.log.Debug("snapshot dropped", "err", err)
+		return 0, 0, false
+	}
+	if err := c.checkTick(c.snap.Tick, now); err != nil {
+		c.violate(err)
+		return 0, 0, false
+	}
+	r, err := c.rb.Rebuild(&c.snap)
+	if err != nil {
+		c.rebuildFailed(err, c.snap.Tick)
+		return 0, 0, false
+	}
+	c.world.ApplySnapshotAt(r, now)
+	if c.cfg.OnSnapshot != nil {
+		c.cfg.OnSnapshot(r)
+	}
+	return r.Tick, c.snap.BaselineAge, true
+}
+
+// snapshot2 is snapshot1 for a v2 Snapshot payload (7.8).
+func (c *Client) snapshot2(p []byte, now time.Time) (tick, baseAge uint32, ok bool) {
+	if err := c.snap2.Decode(p); err != nil {
+		c.log.Debug("snapshot dropped", "err", err)
+		return 0, 0, false
+	}
+	if err := c.checkTick(c.snap2.Tick, now); err != nil {
+		c.violate(err)
+		return 0, 0, false
+	}
+	r, err := c.rb2.Rebuild(&c.snap2)
+	if err != nil {
+		c.rebuildFailed(err, c.snap2.Tick)
+		return 0, 0, false
+	}
+	c.world.ApplySnapshot2(r, now)
+	if c.cfg.OnSnapshot2 != nil {
+		c.cfg.OnSnapshot2(r)
+	}
+	return r.Tick, c.snap2.BaselineAge, true
+}
+
+// rebuildFailed counts a snapshot datagram that could not be rebuilt, and
+// ends the session when the server sent more than a client accepts.
+func (c *Client) rebuildFailed(err error, tick uint32) {
+	switch {
+	case errors.Is(err, link.ErrNoBaseline):
+		c.noBase++
+	case errors.Is(err, link.ErrTooManyParts):
+		c.violate(&LimitError{fmt.Sprintf("more than %d Snapshot datagrams of tick %d", wire.MaxSnapshotParts, tick)})
+	case errors.Is(err, link.ErrTooManyEntities):
+		c.violate(&LimitError{fmt.Sprintf("a snapshot of more than %d entities (tick %d)", wire.MaxSnapshotEntities, tick)})
+	}
+	c.log.Debug("snapshot not rebuilt", "tick", tick, "err", err)
+}
+
+// events checks the framing of an Event payload (5.2, 7.7) and applies
+// the events delivered for the first time and valid (6.4, 7.10); false
+// drops the datagram.
+func (c *Client) events(p []byte, now time.Time) bool {
+	if c.version == wire.Version2 {
+		frames, err := c.link.ReceiveEvents2(p, c.frames2[:0])
+		c.frames2 = frames
+		if err != nil {
+			return false
+		}
+		for _, f := range frames {
+			c.event(f.ID, f.Data, now)
+		}
+		return true
+	}
+	frames, err := c.link.ReceiveEvents(p, c.frames[:0])
+	c.frames = frames
+	if err != nil {
+		return false
+	}
+	for _, f := range frames {
+		c.event(uint32(f.ID), f.Data, now)
+	}
+	return true
+}
+
+// event decodes and applies one event delivered for the first time.
+func (c *Client) event(id uint32, data []byte, now time.Time) {
+	var ev wire.Event
+	var err error
+	if c.version == wire.Version2 {
+		err = wire.ParseEvent2(data, &ev)
+	} else {
+		err = wire.ParseEvent(data, &ev)
+	}
+	if err != nil {
+		c.log.Debug("event ignored", "id", id, "err", err)
+		return // 6.4
+	}
+	if ev.Type == wire.EventPlayerJoined {
+		ev.Name = wire.CleanName(ev.Name) // safe to draw
+	}
+	if c.cfg.OnEvent != nil {
+		c.cfg.OnEvent(&ev)
+	}
+	if c.world.ApplyEventAt(&ev, now) {
+		if len(c.pending) >= maxPending {
+			c.pending = append(c.pending[:0], c.pending[maxPending/2:]...)
+		}
+		c.pending = append(c.pending, ev)
 	}
 }
 
@@ -691,6 +941,8 @@ func (c *Client) send() {
 		}
 		buf = buf[:0]
 		switch {
+		case c.world.HasShip(c.player) && !c.world.over && c.version == wire.Version2:
+			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, c.nextStep(now), now)
 		case c.world.HasShip(c.player) && !c.world.over:
 			input[0] = c.actions
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, input[:], now)
@@ -698,7 +950,7 @@ func (c *Client) send() {
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeAck, nil, now)
 		}
 		if len(buf) > 0 {
-			c.ackDue, c.lastSend = false, now
+			c.ackDue, c.eventAck, c.lastSend = false, false, now
 			c.out += uint64(len(buf))
 		}
 		c.sample(now)
@@ -721,6 +973,13 @@ func (c *Client) sample(now time.Time) {
 	c.nsample++
 }
 
+// Version returns the session's protocol version: 1 or 2 (7.1).
+func (c *Client) Version() uint8 { return c.version }
+
+// Rules returns the rules of a v2 LoginAccepted (7.1), and false in a v1
+// session, whose LoginAccepted carries none.
+func (c *Client) Rules() (wire.LoginExt, bool) { return c.ext, c.version == wire.Version2 }
+
 // Player returns the player number of LoginAccepted, 0 to 3.
 func (c *Client) Player() uint8 { return c.player }
 
@@ -728,11 +987,22 @@ func (c *Client) Player() uint8 { return c.player }
 func (c *Client) Session() uint32 { return c.session }
 
 // SetInput sets the actions held (wire.Action* bits), sent with every
-// Input from the next tick on. Bits 5 to 7 are cleared.
+// Input from the next tick on. Bits 5 to 7 are cleared (bit 5, the Force
+// of 7.4, is for a game mode that has one).
 func (c *Client) SetInput(actions uint8) {
 	c.mu.Lock()
 	c.actions = actions & wire.ActionsMask
 	c.mu.Unlock()
+}
+
+// Steps appends to dst the input steps sent (v2, 7.4) after step after
+// (^uint32(0) for every step kept: the server applied none yet),
+// oldest first, at most the last StepsKept, and returns it. A v1 session
+// has none.
+func (c *Client) Steps(after uint32, dst []Step) []Step {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.steps.appendAfter(after, dst)
 }
 
 // Frames sets dst to a copy of the frames of the last second, oldest
@@ -787,6 +1057,7 @@ func (c *Client) Stats() Stats {
 		NoBaseline:      c.noBase,
 		Shed:            c.shed,
 		Link:            ls,
+		Version:         c.version,
 	}
 	s.RTT, s.HasRTT = c.link.RTT()
 	if c.nsample > 0 {
@@ -855,7 +1126,8 @@ func (c *Client) LocalAddr() net.Addr {
 type rebinding struct {
 	conn     *net.UDPConn
 	done     chan struct{}
-	accepted bool // done is closed
+	accepted bool   // done is closed
+	cookie   cookie // of the last Challenge to conn (v2, 7.3)
 }
 
 // Rebind moves the session to a new UDP socket, so to a new local port, as

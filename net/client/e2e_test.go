@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/server"
+	"rtype/sim"
 )
 
 // snapRecord is a snapshot's entities and players at one tick.
@@ -63,6 +65,37 @@ func shipOf(c *Client, p uint8) (Entity, uint32, bool) {
 // client rebuilt equals the server's state at that tick, Close makes the
 // other see PlayerLeft, and the server's shutdown ends the last session.
 func TestEndToEnd(t *testing.T) {
+	for _, v := range []uint8{1, 2} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testEndToEnd(t, v) })
+	}
+}
+
+// v1Form returns the entities and players of a rebuilt v2 snapshot as v1
+// carries them (7.11): each motion and animation at the snapshot's tick,
+// a ship's blink included.
+func v1Form(r *link.Rebuilt2, blink uint8) ([]wire.Entity, []wire.PlayerState) {
+	var ents []wire.Entity
+	var players []wire.PlayerState
+	for _, p := range r.Players {
+		players = append(players, p.PlayerState)
+	}
+	for i := range r.Entities {
+		e := &r.Entities[i]
+		m, a := e.Motion(), e.Anim()
+		x, y, vx, vy := m.At(float64(r.Tick))
+		frame := a.Frame(m.T0, float64(r.Tick))
+		for _, p := range r.Players {
+			if e.Kind() == wire.KindPlayerShip && p.HasShip && p.Ship == e.ID && p.InvulnTicks > 0 &&
+				r.Tick >= p.InvulnStart && r.Tick-p.InvulnStart < p.InvulnTicks && (r.Tick-p.InvulnStart)/uint32(blink)%2 == 0 {
+				frame = sim.ShipFrameInvuln
+			}
+		}
+		ents = append(ents, wire.MakeEntity(e.ID, e.Kind(), float32(x), float32(y), float32(vx), float32(vy), int(frame)))
+	}
+	return ents, players
+}
+
+func testEndToEnd(t *testing.T, version uint8) {
 	var srvLog, c1Log, c2Log snapLog
 	srv := testserver.Start(t, server.Config{
 		MaxGames: 1,
@@ -72,21 +105,30 @@ func TestEndToEnd(t *testing.T) {
 		},
 	})
 
-	onSnap := func(l *snapLog) func(r *link.Rebuilt) {
-		return func(r *link.Rebuilt) { l.add(r.Tick, r.Entities, r.PlayerStates()) }
+	blink := sim.DefaultRules().BlinkTicks
+	cfg := func(name string, l *snapLog) Config {
+		return Config{Addr: srv.Addr(), Name: name, Logger: testLogger(), Version: version,
+			OnSnapshot: func(r *link.Rebuilt) { l.add(r.Tick, r.Entities, r.PlayerStates()) },
+			OnSnapshot2: func(r *link.Rebuilt2) {
+				ents, players := v1Form(r, uint8(blink))
+				l.add(r.Tick, ents, players)
+			}}
 	}
 	dialCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c1, err := Dial(dialCtx, Config{Addr: srv.Addr(), Name: "alice", Logger: testLogger(), OnSnapshot: onSnap(&c1Log)})
+	c1, err := Dial(dialCtx, cfg("alice", &c1Log))
 	if err != nil {
 		t.Fatalf("alice: %v", err)
 	}
 	defer c1.Close()
-	c2, err := Dial(dialCtx, Config{Addr: srv.Addr(), Name: "bob", Logger: testLogger(), OnSnapshot: onSnap(&c2Log)})
+	c2, err := Dial(dialCtx, cfg("bob", &c2Log))
 	if err != nil {
 		t.Fatalf("bob: %v", err)
 	}
 	defer c2.Close()
+	if c1.Version() != version || c2.Version() != version {
+		t.Fatalf("versions %d and %d, want %d", c1.Version(), c2.Version(), version)
+	}
 	p1, p2 := c1.Player(), c2.Player()
 	if p1 == p2 {
 		t.Fatalf("both players are %d", p1)
@@ -119,6 +161,22 @@ func TestEndToEnd(t *testing.T) {
 		return ok && s.X > start.X+60
 	})
 	c1.SetInput(0)
+	if version == 2 {
+		// Input v2 (7.4): numbered steps, and the server says which it
+		// applied last.
+		waitFor(t, 5*time.Second, "a last_step", func() bool {
+			pl := c1.Players()[p1]
+			return pl.HasStep && pl.LastStep >= 30
+		})
+		pl := c1.Players()[p1]
+		steps := c1.Steps(pl.LastStep-10, nil)
+		if len(steps) < 10 || steps[0].Step != pl.LastStep-9 {
+			t.Fatalf("steps after %d: %d, from %+v", pl.LastStep-10, len(steps), steps[0])
+		}
+		if got := c2.Steps(^uint32(0), nil); len(got) == 0 {
+			t.Fatal("bob sent no steps")
+		}
+	}
 	if s, _, _ := shipOf(c1, p1); s.X > 1280 {
 		t.Fatalf("ship left the screen: %+v", s)
 	}
@@ -128,7 +186,9 @@ func TestEndToEnd(t *testing.T) {
 	srvLog.mu.Lock()
 	for name, l := range map[string]*snapLog{"alice": &c1Log, "bob": &c2Log} {
 		l.mu.Lock()
-		if len(l.ticks) < 10 {
+		// v2 sends a snapshot only when something changed, or every
+		// 200 ms (7.9).
+		if len(l.ticks) < 10 && (version == 1 || len(l.ticks) < 4) {
 			t.Errorf("%s rebuilt only %d snapshots", name, len(l.ticks))
 		}
 		for tick, got := range l.ticks {

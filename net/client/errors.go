@@ -100,6 +100,8 @@ func protocolError(format string, args ...any) error {
 type RejectedError struct {
 	Reason uint8
 	Text   string
+	// Version is the protocol version the LoginRequest asked for.
+	Version uint8
 }
 
 // Message returns what the reason means, in words.
@@ -108,6 +110,9 @@ func (e *RejectedError) Message() string {
 	case wire.RejectGameFull:
 		return "the game is full"
 	case wire.RejectVersionMismatch:
+		if e.Version == wire.Version2 {
+			return "the server does not speak protocol version 2 (try protocol 1, or auto)"
+		}
 		return "the server speaks another version of the protocol"
 	case wire.RejectInvalidName:
 		return "that name is not allowed (3 to 20 letters, digits, spaces, _ or -)"

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -184,6 +185,7 @@ func attack(t *testing.T, s *evilserver.Server, cfg Config, wait time.Duration, 
 		t.Fatalf("dial: %v", err)
 	}
 	defer c.Close()
+	t.Logf("protocol version %d", c.Version())
 	// The normal game runs a moment first.
 	waitFor(t, 5*time.Second, "the first snapshots", func() bool { return c.Stats().SnapshotTick != 0 })
 	before := heapMB()
@@ -295,7 +297,13 @@ func startEvil(t *testing.T, cfg evilserver.Config) *evilserver.Server {
 // Class 1: Spawns of distinct ids, never destroyed, in reverse order. The
 // world stops at wire.MaxLiveEntities and the session ends.
 func TestEvilSpawnFlood(t *testing.T) {
-	s := startEvil(t, evilserver.Config{})
+	for _, v := range []uint8{1, 2} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testEvilSpawnFlood(t, v) })
+	}
+}
+
+func testEvilSpawnFlood(t *testing.T, version uint8) {
+	s := startEvil(t, evilserver.Config{Version2: version == 2})
 	r := attack(t, s, Config{}, 30*time.Second, func(ctx context.Context, c *Client) {
 		s.SpawnFlood(ctx, 100_000, 5_000)
 	})
@@ -307,7 +315,13 @@ func TestEvilSpawnFlood(t *testing.T) {
 // snapshot. The rebuilt snapshot stops at wire.MaxSnapshotEntities and the
 // session ends.
 func TestEvilTickFlood(t *testing.T) {
-	s := startEvil(t, evilserver.Config{})
+	for _, v := range []uint8{1, 2} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testEvilTickFlood(t, v) })
+	}
+}
+
+func testEvilTickFlood(t *testing.T, version uint8) {
+	s := startEvil(t, evilserver.Config{Version2: version == 2})
 	r := attack(t, s, Config{}, 30*time.Second, func(ctx context.Context, c *Client) {
 		// 20 s at 2,000 per second, as the server did (the
 		// client ends the session long before).
@@ -334,6 +348,12 @@ func TestEvilTickParts(t *testing.T) {
 // 0xFFFFFFFF; the session ends within seconds, even when the server's
 // ticks come back to normal.
 func TestEvilTickJump(t *testing.T) {
+	for _, v := range []uint8{1, 2} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testEvilTickJump(t, v) })
+	}
+}
+
+func testEvilTickJump(t *testing.T, version uint8) {
 	for _, tc := range []struct {
 		name  string
 		start uint32
@@ -348,7 +368,7 @@ func TestEvilTickJump(t *testing.T) {
 		{"LoginAccepted 0xFFFFFFF0", 0xFFFFFFF0, nil, "its tick went back from 4294967295"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := startEvil(t, evilserver.Config{Tick: tc.start})
+			s := startEvil(t, evilserver.Config{Tick: tc.start, Version2: version == 2})
 			r := attack(t, s, Config{}, 10*time.Second, func(ctx context.Context, c *Client) {
 				if tc.jump == nil {
 					return
@@ -369,7 +389,7 @@ func TestEvilTickJump(t *testing.T) {
 		})
 	}
 	// Late datagrams within the window are no jump: a snapshot of 4 s ago.
-	s := startEvil(t, evilserver.Config{})
+	s := startEvil(t, evilserver.Config{Version2: version == 2})
 	r := attack(t, s, Config{}, 0, func(ctx context.Context, c *Client) {
 		s.Snapshot(s.Tick() - 240)
 		time.Sleep(500 * time.Millisecond)
@@ -394,7 +414,13 @@ func TestEvilNoFrames(t *testing.T) {
 
 // Class 4: hostile names are cleaned before anything shows them.
 func TestEvilNames(t *testing.T) {
-	s := startEvil(t, evilserver.Config{})
+	for _, v := range []uint8{1, 2} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testEvilNames(t, v) })
+	}
+}
+
+func testEvilNames(t *testing.T, version uint8) {
+	s := startEvil(t, evilserver.Config{Version2: version == 2})
 	names := []string{
 		"Evil\nName\r\tX",
 		"\u202EdesreveR\u202C",

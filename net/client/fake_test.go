@@ -37,6 +37,7 @@ type fakeServer struct {
 	enc       wire.SnapshotEncoder
 	buf       []byte
 	binds     int
+	versions  []uint8 // of each LoginRequest
 	inputs    []inputAt
 	acks      []time.Time
 	tick      uint32
@@ -127,12 +128,20 @@ func (s *fakeServer) serve(c net.Conn) {
 	if err != nil || m.Type != wire.MsgLoginRequest {
 		return
 	}
+	s.mu.Lock()
+	s.versions = append(s.versions, m.Version)
+	s.mu.Unlock()
 	if s.silentLogin {
 		<-s.stop
 		return
 	}
 	if s.reject != nil {
 		c.Write(wire.AppendMessage(nil, s.reject))
+		return
+	}
+	if m.Version != wire.Version {
+		// A v1 server (3.2 check 2, 7.1).
+		c.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRejected, Reason: wire.RejectVersionMismatch, Text: "v1 only"}))
 		return
 	}
 	s.mu.Lock()

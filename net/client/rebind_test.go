@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"testing"
@@ -51,16 +52,27 @@ func (s *shipY) get() (uint32, int32, bool) {
 // address with the same link (its sequences continue), its Inputs move its
 // ship, and the server ignores what still comes from the old address.
 func TestRebind(t *testing.T) {
+	for _, v := range []uint8{1, 2} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testRebind(t, v) })
+	}
+}
+
+// testRebind: in v2 the new address proves itself with the cookie of a
+// Challenge (7.3, Rebinding).
+func testRebind(t *testing.T, version uint8) {
 	sy := &shipY{p: 0}
 	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: 3, OnSnapshot: sy.onSnapshot})
 
 	dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Dial(dctx, Config{Addr: srv.Addr(), Name: "mover", Logger: testLogger()})
+	c, err := Dial(dctx, Config{Addr: srv.Addr(), Name: "mover", Logger: testLogger(), Version: version})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	if c.Version() != version {
+		t.Fatalf("version %d", c.Version())
+	}
 	if c.Player() != 0 {
 		t.Fatalf("player %d", c.Player())
 	}
@@ -102,8 +114,15 @@ func TestRebind(t *testing.T) {
 	tick0, y1, _ := sy.get()
 	seq := uint16(c.Stats().Link.SentDatagrams) + 100
 	for i := range 30 {
-		b := wire.AppendHeader(nil, wire.Header{Type: wire.TypeInput, Seq: seq + uint16(i), Ack: 0xFFFF, Session: c.Session()})
-		b = append(b, wire.ActionUp)
+		h := wire.Header{Type: wire.TypeInput, Seq: seq + uint16(i), Ack: 0xFFFF, Session: c.Session()}
+		var b []byte
+		if version == 2 {
+			b = wire.AppendHeader2(nil, wire.Header2{Header: h})
+			b = wire.AppendInput2(b, &wire.Input2{Step: 1e6 + uint32(i), Count: 1, Actions: [8]uint8{wire.ActionUp}})
+		} else {
+			b = wire.AppendHeader(nil, h)
+			b = append(b, wire.ActionUp)
+		}
 		if _, err := old.WriteToUDP(b, srvAddr); err != nil {
 			t.Fatal(err)
 		}

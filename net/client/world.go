@@ -45,6 +45,33 @@ type Entity struct {
 	// must not interpolate between a frame older than Respawned and a newer
 	// one.
 	Respawned uint32
+	// HasMotion is true in a v2 session (7.5): Motion and Anim are then
+	// the entity's motion and animation, a pure function of the tick that
+	// a renderer evaluates at any render time (wire.Motion.At,
+	// wire.Anim.Frame), and X, Y, VX, VY and Frame their values at Tick.
+	HasMotion bool
+	Motion    wire.Motion
+	Anim      wire.Anim
+}
+
+// At returns where e is at tick (a fractional render tick): its motion's
+// position and velocity in a v2 session (exact, 7.5), else its values at
+// e.Tick moved on along its velocity.
+func (e *Entity) At(tick float64) (x, y, vx, vy float64) {
+	if e.HasMotion {
+		return e.Motion.At(tick)
+	}
+	dt := (tick - float64(e.Tick)) / wire.TickRate
+	return float64(e.X) + float64(e.VX)*dt, float64(e.Y) + float64(e.VY)*dt, float64(e.VX), float64(e.VY)
+}
+
+// FrameAt returns the sprite frame e shows at tick: its animation's in a
+// v2 session (7.5), else Frame.
+func (e *Entity) FrameAt(tick float64) uint8 {
+	if e.HasMotion {
+		return e.Anim.Frame(e.Motion.T0, tick)
+	}
+	return e.Frame
 }
 
 // Player is a row of the player table.
@@ -63,6 +90,14 @@ type Player struct {
 	Lives uint8
 	// Score is the player's score.
 	Score uint32
+	// InvulnStart and InvulnTicks are the player's last invulnerability
+	// (v2 snapshots, 7.8): its first tick and its length, 0 when none.
+	InvulnStart, InvulnTicks uint32
+	// HasStep and LastStep are the last input step the server applied for
+	// this client's player at the snapshot's tick (v2, 7.4, 7.8): the
+	// prediction replays the steps after it.
+	HasStep  bool
+	LastStep uint32
 }
 
 // Frame is the world as it was right after a snapshot was applied.
@@ -192,6 +227,16 @@ type World struct {
 	stale  bool // the newest frame's entities must be taken from the world again
 
 	err error // the first limit a server broke
+
+	v2 bool // a v2 session: Spawns carry motions (7.6)
+}
+
+// NewWorld2 returns an empty world of a v2 session, whose Spawns carry
+// motions (7.6) and whose snapshots are v2 (ApplySnapshot2).
+func NewWorld2() *World {
+	w := NewWorld()
+	w.v2 = true
+	return w
 }
 
 // NewWorld returns an empty world.
@@ -354,6 +399,9 @@ func (w *World) spawn(ev *wire.Event) bool {
 			VX: ev.VX, VY: ev.VY, Tick: ev.Tick, Spawned: ev.Tick},
 		hidden: !knownKind(ev.Kind),
 	}
+	if w.v2 {
+		e.setMotion(ev.Motion, ev.Anim, ev.Tick)
+	}
 	if cur != nil {
 		if p := shipOwner(cur); p >= 0 {
 			w.ships[p]--
@@ -406,6 +454,16 @@ func (w *World) death(ev *wire.Event) bool {
 	return true
 }
 
+// setMotion sets a v2 entity's motion and animation, and its values at
+// tick. A reserved model (3 to 15) keeps the entity but hides it (7.5).
+func (e *ent) setMotion(m wire.Motion, a wire.Anim, tick uint32) {
+	e.HasMotion, e.Motion, e.Anim = true, m, a
+	x, y, vx, vy := m.At(float64(tick))
+	e.X, e.Y, e.VX, e.VY = float32(x), float32(y), float32(vx), float32(vy)
+	e.Frame = a.Frame(m.T0, float64(tick))
+	e.hidden = !knownKind(e.Kind) || m.Model > wire.ModelSine
+}
+
 // shown returns e as shown, with its Respawned tick.
 func (w *World) shown(e *ent) Entity {
 	out := e.Entity
@@ -448,23 +506,74 @@ func (w *World) ApplySnapshotAt(r *link.Rebuilt, received time.Time) {
 				continue
 			}
 			seen[ps.Player] = true
-			pl := &w.players[ps.Player]
-			pl.HasShip, pl.Ship, pl.Score = ps.HasShip, ps.Ship, ps.Score
-			if !ps.HasShip {
-				pl.Ship = wire.NoEntity
-			}
-			if !w.hasLives[ps.Player] || t >= w.livesTick[ps.Player] {
-				pl.Lives, w.livesTick[ps.Player], w.hasLives[ps.Player] = ps.Lives, t, true
-			}
+			w.setPlayer(&ps, t)
 		}
-		for p := range seen {
-			if !seen[p] {
-				w.players[p].HasShip, w.players[p].Ship = false, wire.NoEntity
-			}
-		}
+		w.unseen(seen)
 		w.hasPlayers, w.playersTick = true, t
 	}
 	w.record(t, received)
+}
+
+// ApplySnapshot2 applies a rebuilt v2 snapshot (7.8, applying as 4.3):
+// its entity records set the motions of the known entities, its player
+// records the player table, then the world is recorded as a frame of
+// r.Tick, as ApplySnapshotAt does.
+func (w *World) ApplySnapshot2(r *link.Rebuilt2, received time.Time) {
+	t := r.Tick
+	w.advance(t, received)
+	if w.count > 0 && t != w.frames[w.head].Tick {
+		w.freeze()
+	}
+	for k := range r.Entities {
+		re := &r.Entities[k]
+		e := w.find(re.ID)
+		if e == nil {
+			continue // unknown, or destroyed (4.3)
+		}
+		if !knownKind(e.Kind) || re.Kind() != e.Kind || t < e.Spawned || (e.hasRec && t < e.recTick) {
+			continue
+		}
+		e.setMotion(re.Motion(), re.Anim(), t)
+		e.Tick, e.recTick, e.hasRec = t, t, true
+	}
+	if !w.hasPlayers || t >= w.playersTick {
+		var seen [wire.MaxPlayers]bool
+		for i := range r.Players {
+			ps := &r.Players[i]
+			if ps.Player >= wire.MaxPlayers {
+				continue
+			}
+			seen[ps.Player] = true
+			w.setPlayer(&ps.PlayerState, t)
+			pl := &w.players[ps.Player]
+			pl.InvulnStart, pl.InvulnTicks = ps.InvulnStart, ps.InvulnTicks
+			pl.HasStep, pl.LastStep = ps.HasStep, ps.LastStep
+		}
+		w.unseen(seen)
+		w.hasPlayers, w.playersTick = true, t
+	}
+	w.record(t, received)
+}
+
+// setPlayer applies a snapshot's record of a player at tick t.
+func (w *World) setPlayer(ps *wire.PlayerState, t uint32) {
+	pl := &w.players[ps.Player]
+	pl.HasShip, pl.Ship, pl.Score = ps.HasShip, ps.Ship, ps.Score
+	if !ps.HasShip {
+		pl.Ship = wire.NoEntity
+	}
+	if !w.hasLives[ps.Player] || t >= w.livesTick[ps.Player] {
+		pl.Lives, w.livesTick[ps.Player], w.hasLives[ps.Player] = ps.Lives, t, true
+	}
+}
+
+// unseen takes the ships of the players a snapshot has no record of.
+func (w *World) unseen(seen [wire.MaxPlayers]bool) {
+	for p := range seen {
+		if !seen[p] {
+			w.players[p].HasShip, w.players[p].Ship = false, wire.NoEntity
+		}
+	}
 }
 
 // record stores the world as the frame of tick, unless a newer frame is

@@ -18,7 +18,7 @@ func fuzzDatagrams2() [][]byte {
 	for typ, p := range validPayloads2() {
 		out = append(out, datagram2(typ, p))
 	}
-	return append(out, datagram2(TypeBind, make([]byte, 16)), datagram2(TypeInput, []byte{0x40}), datagram(TypeAck, nil))
+	return append(out, datagram2(TypeBind, make([]byte, 16)), datagram2(TypeInput, []byte{1, 0, 0, 0, 2, 0x40, 0}), datagram(TypeAck, nil))
 }
 
 func FuzzParseHeader2(f *testing.F) {
@@ -49,8 +49,9 @@ func FuzzParseHeader2(f *testing.F) {
 					t.Fatalf("challenge % X: %v", p, err)
 				}
 			case TypeInput:
-				if p[0]&^ActionsMask2 != 0 {
-					t.Fatalf("input % X", p)
+				var in Input2
+				if err := ParseInput2(p, &in); err != nil || !bytes.Equal(AppendInput2(nil, &in), p) {
+					t.Fatalf("input % X: %v", p, err)
 				}
 			case TypeSnapshot:
 				var s Snapshot2
@@ -262,6 +263,7 @@ func TestWriteFuzzCorpus2(t *testing.T) {
 		"FuzzParseEvent2":       fuzzEvents2(),
 		"FuzzParseEventFrames2": frames,
 		"FuzzParseMessage2":     msgs,
+		"FuzzParseInput2":       fuzzInputs2(),
 	} {
 		dir := filepath.Join("testdata", "fuzz", name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {

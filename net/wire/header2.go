@@ -62,7 +62,7 @@ func (t Type) allowed2(d Direction) bool {
 
 // ParseHeader2 checks the rules of 7.2 that need no session table (size,
 // magic, version 2, type and its direction, session not 0, the payload
-// size of fixed-size types, the reserved Input bits) and returns the
+// size of fixed-size types, the Input rules of 7.4) and returns the
 // header and the payload, which aliases b.
 func ParseHeader2(b []byte, d Direction) (Header2, []byte, error) {
 	var h Header2
@@ -105,11 +105,8 @@ func ParseHeader2(b []byte, d Direction) (Header2, []byte, error) {
 			return h, nil, ErrPayloadSize2
 		}
 	case TypeInput:
-		if len(p) != 1 {
-			return h, nil, ErrPayloadSize2
-		}
-		if p[0]&^ActionsMask2 != 0 {
-			return h, nil, ErrInputBits2
+		if err := checkInput2(p); err != nil {
+			return h, nil, err
 		}
 	case TypeAck:
 		if len(p) != 0 {

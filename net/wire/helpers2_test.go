@@ -18,6 +18,8 @@ type rawPlayer2 struct {
 	invuln  bool
 	age     uint32 // tick − invuln start
 	ticks   uint32
+	hasStep bool
+	step    uint32 // last_step
 }
 
 type rawRec2 struct {
@@ -46,19 +48,22 @@ func (s *rawSnap2) bytes() []byte {
 	for _, p := range s.players {
 		w.WriteBits(p.player, 2)
 		w.WriteBool(!p.same)
-		if p.same {
-			continue
+		if !p.same {
+			w.WriteBool(p.hasShip)
+			if p.hasShip {
+				w.WriteVarint(p.ship)
+			}
+			w.WriteBits(p.lives, 8)
+			w.WriteVarint(p.score)
+			w.WriteBool(p.invuln)
+			if p.invuln {
+				w.WriteVarint(p.age)
+				w.WriteVarint(p.ticks)
+			}
 		}
-		w.WriteBool(p.hasShip)
-		if p.hasShip {
-			w.WriteVarint(p.ship)
-		}
-		w.WriteBits(p.lives, 8)
-		w.WriteVarint(p.score)
-		w.WriteBool(p.invuln)
-		if p.invuln {
-			w.WriteVarint(p.age)
-			w.WriteVarint(p.ticks)
+		w.WriteBool(p.hasStep)
+		if p.hasStep {
+			w.WriteVarint(p.step)
 		}
 	}
 	w.WriteBool(s.hasBase)
@@ -119,7 +124,7 @@ func rawFull2() rawSnap2 {
 		tick: 900,
 		players: []rawPlayer2{
 			{player: 0, lives: 0, score: 123456},
-			{player: 2, hasShip: true, ship: 2, lives: 3, score: 100, invuln: true, age: 10, ticks: 120},
+			{player: 2, hasShip: true, ship: 2, lives: 3, score: 100, invuln: true, age: 10, ticks: 120, hasStep: true, step: 300},
 		},
 		recs: []rawRec2{
 			rawAdded2(2, exShip2(2, 880, 100, 360, 0), 900),
@@ -145,7 +150,7 @@ func deltaBase2() ([]Player2, []Entity2) {
 func rawDelta2() rawSnap2 {
 	s := rawSnap2{
 		tick:    603,
-		players: []rawPlayer2{{player: 0, same: true}},
+		players: []rawPlayer2{{player: 0, same: true, hasStep: true, step: 20000}},
 		hasBase: true,
 		age:     3,
 		recs: []rawRec2{
@@ -272,6 +277,9 @@ func randPlayers2(r *rand.Rand, tick uint32) []Player2 {
 		if r.IntN(2) == 0 {
 			out[i].InvulnStart = tick - r.Uint32N(min(tick, 1000)+1)
 			out[i].InvulnTicks = 1 + r.Uint32N(1000)
+		}
+		if r.IntN(3) == 0 {
+			out[i].HasStep, out[i].LastStep = true, r.Uint32()>>r.UintN(32)
 		}
 	}
 	return out

@@ -37,15 +37,18 @@ var (
 	exSpawn2    = Event{Type: EventSpawn, Tick: 612, ID: 5, Kind: KindBydosSlave, Owner: NoPlayer, Motion: exSineBydos, Anim: exBydosAnim}
 
 	exPlayers2 = []Player2{{PlayerState: PlayerState{Player: 0, HasShip: true, Ship: 2, Lives: 3, Score: 0},
-		InvulnStart: 600, InvulnTicks: 120}}
-	exShipM615  = Linear(611, 100, 180, 360, 0)
-	exShipM618  = Motion{Model: ModelLinear, T0: 616, X0: QuantizePos(130), Y0: QuantizePos(180), VX: 4073, VY: -4073}
-	exMissileM  = Linear(617, 154.25, 175.75, 900, 0)
-	exWorld615  = []Entity2{MakeEntity2(2, KindPlayerShip, &exShipM615, Anim{}), MakeEntity2(5, KindBydosSlave, &exSineBydos, exBydosAnim)}
-	exWorld618  = []Entity2{MakeEntity2(2, KindPlayerShip, &exShipM618, Anim{Frame0: 1}), exWorld615[1], MakeEntity2(9, KindPlayerMissile, &exMissileM, Anim{})}
-	exEventH2   = Header2{Header: Header{Type: TypeEvent, Seq: 0x26, Ack: 0x41, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}, AckDelay: 40}
-	exSpawnM2   = Event{Type: EventSpawn, Tick: 617, ID: 9, Kind: KindPlayerMissile, Owner: 0, Motion: exMissileM}
-	exDestroyB2 = Event{Type: EventDestroy, Tick: 650, ID: 5, Reason: DestroyKilled, X: 900, Y: 240}
+		InvulnStart: 600, InvulnTicks: 120, HasStep: true, LastStep: 14}}
+	exPlayers618 = []Player2{{PlayerState: exPlayers2[0].PlayerState, InvulnStart: 600, InvulnTicks: 120, HasStep: true, LastStep: 17}}
+	exShipM615   = Linear(611, 100, 180, 360, 0)
+	exShipM618   = Motion{Model: ModelLinear, T0: 616, X0: QuantizePos(130), Y0: QuantizePos(180), VX: 4073, VY: -4073}
+	exMissileM   = Linear(617, 154.25, 175.75, 900, 0)
+	exWorld615   = []Entity2{MakeEntity2(2, KindPlayerShip, &exShipM615, Anim{}), MakeEntity2(5, KindBydosSlave, &exSineBydos, exBydosAnim)}
+	exWorld618   = []Entity2{MakeEntity2(2, KindPlayerShip, &exShipM618, Anim{Frame0: 1}), exWorld615[1], MakeEntity2(9, KindPlayerMissile, &exMissileM, Anim{})}
+	exEventH2    = Header2{Header: Header{Type: TypeEvent, Seq: 0x26, Ack: 0x41, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}, AckDelay: 40}
+	exSpawnM2    = Event{Type: EventSpawn, Tick: 617, ID: 9, Kind: KindPlayerMissile, Owner: 0, Motion: exMissileM}
+	exInputH2    = Header2{Header: Header{Type: TypeInput, Seq: 0x0102, Ack: 0x0025, AckBits: 1, Session: 0xDEADBEEF}, AckDelay: 25}
+	exInput2     = Input2{Step: 17, Count: 4, Actions: [MaxInputActions2]uint8{ActionUp | ActionRight | ActionFire, ActionRight, ActionRight, ActionRight}}
+	exDestroyB2  = Event{Type: EventDestroy, Tick: 650, ID: 5, Reason: DestroyKilled, X: 900, Y: 240}
 )
 
 func docExamples2() []docExample {
@@ -60,15 +63,15 @@ func docExamples2() []docExample {
 		return nil
 	}
 	cookie := func() Cookie { return NewCookieMAC(exSecret).Cookie(CookieEpoch(exNow), exAddr, 0xDEADBEEF) }
-	snapshot := func(tick uint32, basePlayers []Player2, base []Entity2, baseTick uint32, cur []Entity2) []byte {
+	snapshot := func(tick uint32, players, basePlayers []Player2, base []Entity2, baseTick uint32, cur []Entity2) []byte {
 		var enc Snapshot2Encoder
-		p := enc.Encode(tick, exPlayers2, basePlayers, base, baseTick, cur)
+		p := enc.Encode(tick, players, basePlayers, base, baseTick, cur)
 		if len(p) != 1 {
 			return nil
 		}
 		return p[0]
 	}
-	decodeSnapshot := func(b []byte, tick uint32, basePlayers []Player2, base []Entity2, want []Entity2) error {
+	decodeSnapshot := func(b []byte, tick uint32, players, basePlayers []Player2, base []Entity2, want []Entity2) error {
 		var s Snapshot2
 		if err := s.Decode(b); err != nil {
 			return err
@@ -77,7 +80,7 @@ func docExamples2() []docExample {
 			return fmt.Errorf("decoded %+v", s)
 		}
 		pl, err := ApplyPlayers2(nil, basePlayers, s.PlayerRecords())
-		if err != nil || !slices.Equal(pl, exPlayers2) {
+		if err != nil || !slices.Equal(pl, players) {
 			return fmt.Errorf("players %+v %v", pl, err)
 		}
 		w, err := ApplyRecords2(nil, base, s.Records)
@@ -146,6 +149,24 @@ func docExamples2() []docExample {
 			},
 		},
 		{
+			name:   "v2-input",
+			want:   "52 54 59 50 02 03 02 01 25 00 01 00 00 00 EF BE AD DE 19 00 11 00 00 00 04 19 08 08 08",
+			encode: func() []byte { return AppendInput2(AppendHeader2(nil, exInputH2), &exInput2) },
+			decode: func(b []byte) error {
+				if err := checkHeader2(b, ToServer, exInputH2, AppendInput2(nil, &exInput2)); err != nil {
+					return err
+				}
+				var in Input2
+				if err := ParseInput2(b[HeaderSize2:], &in); err != nil || in != exInput2 {
+					return fmt.Errorf("input %+v %v", in, err)
+				}
+				if a, ok := in.At(15); !ok || a != ActionRight {
+					return fmt.Errorf("step 15: %#x %v", a, ok)
+				}
+				return nil
+			},
+		},
+		{
 			name:   "v2-spawn",
 			want:   "01 64 02 00 00 05 00 00 00 03 FF 02 64 02 00 00 A0 28 40 06 80 F8 00 00 40 01 78 00 00 40 00 06 08",
 			encode: func() []byte { return AppendEvent2(nil, &exSpawn2) },
@@ -159,15 +180,15 @@ func docExamples2() []docExample {
 		},
 		{
 			name:   "v2-snapshot-full",
-			want:   "67 02 00 00 61 81 01 80 0F 78 04 00 04 00 C2 67 02 90 01 D0 02 40 8B 08 18 00 A8 9F FF 00 28 0A 90 01 20 BE 0C 18 20 00 05 E0 01 00 00 01",
-			encode: func() []byte { return snapshot(615, nil, nil, 0, exWorld615) },
-			decode: func(b []byte) error { return decodeSnapshot(b, 615, nil, nil, exWorld615) },
+			want:   "67 02 00 00 61 81 01 80 0F 78 1D 08 00 08 00 84 CF 04 20 03 A0 05 80 16 11 30 00 50 3F FF 01 50 14 20 03 40 7C 19 30 40 00 0A C0 03 00 00 02",
+			encode: func() []byte { return snapshot(615, exPlayers2, nil, nil, 0, exWorld615) },
+			decode: func(b []byte) error { return decodeSnapshot(b, 615, exPlayers2, nil, nil, exWorld615) },
 		},
 		{
 			name:   "v2-snapshot-delta",
-			want:   "6A 02 00 00 C1 01 01 00 01 00 6C 17 80 20 48 7F B8 80 0F 38 00 08 9F 03 A4 09 FC 0A 80 70 42 00",
-			encode: func() []byte { return snapshot(618, exPlayers2, exWorld615, 615, exWorld618) },
-			decode: func(b []byte) error { return decodeSnapshot(b, 618, exPlayers2, exWorld615, exWorld618) },
+			want:   "6A 02 00 00 C1 88 03 02 00 02 00 D8 2E 00 41 90 FE 70 01 1F 70 00 10 3E 07 48 13 F8 15 00 E1 84 00",
+			encode: func() []byte { return snapshot(618, exPlayers618, exPlayers2, exWorld615, 615, exWorld618) },
+			decode: func(b []byte) error { return decodeSnapshot(b, 618, exPlayers618, exPlayers2, exWorld615, exWorld618) },
 		},
 		{
 			name: "v2-events",

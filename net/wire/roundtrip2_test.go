@@ -137,19 +137,43 @@ func TestRoundTrip2Split(t *testing.T) {
 	}
 }
 
-// Nothing changed: the delta carries no record, every player costs 3
-// bits, and Changes says so (the rate rule of 7.9).
+// Nothing changed: the delta carries no record, every player without a
+// step costs 4 bits, and Changes says so (the rate rule of 7.9). A new
+// last_step is sent but is no change: it alone never makes a snapshot due.
 func TestSnapshot2Unchanged(t *testing.T) {
 	r := newRand(t, 24)
 	world := randWorld2(r, 100, 5000)
 	players := randPlayers2(r, 5000)
+	for i := range players {
+		players[i].HasStep, players[i].LastStep = false, 0
+	}
 	var enc Snapshot2Encoder
 	p := enc.Encode(5003, players, players, world, 5000, world)
 	if len(p) != 1 || enc.Changes() != 0 {
 		t.Fatalf("%d payloads, %d changes", len(p), enc.Changes())
 	}
-	if bits := 32 + 3 + 3*len(players) + 1 + 8 + 16; len(p[0]) != (bits+7)/8 {
+	if bits := 32 + 3 + 4*len(players) + 1 + 8 + 16; len(p[0]) != (bits+7)/8 {
 		t.Fatalf("%d bytes, want %d", len(p[0]), (bits+7)/8)
+	}
+	// The recipient's step moved on (300 -> 303): 16 more bits, no change.
+	cur := slices.Clone(players)
+	base := slices.Clone(players)
+	base[0].HasStep, base[0].LastStep = true, 300
+	cur[0].HasStep, cur[0].LastStep = true, 303
+	p = enc.Encode(5003, cur, base, world, 5000, world)
+	if len(p) != 1 || enc.Changes() != 0 {
+		t.Fatalf("step only: %d payloads, %d changes", len(p), enc.Changes())
+	}
+	if bits := 32 + 3 + 4*len(players) + 16 + 1 + 8 + 16; len(p[0]) != (bits+7)/8 {
+		t.Fatalf("step only: %d bytes, want %d", len(p[0]), (bits+7)/8)
+	}
+	var d Snapshot2
+	if err := d.Decode(p[0]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ApplyPlayers2(nil, base, d.PlayerRecords())
+	if err != nil || !slices.Equal(got, cur) {
+		t.Fatalf("rebuilt players %+v %v, want %+v", got, err, cur)
 	}
 }
 

@@ -122,6 +122,20 @@ type Player2 struct {
 	PlayerState
 	InvulnStart uint32 // first tick of the invulnerability
 	InvulnTicks uint32 // its length in ticks; 0: not invulnerable
+	// HasStep says that LastStep is sent: the server sets it in the
+	// record of the player a snapshot is for, once it has applied an
+	// Input of that player (7.4, 7.8). Neither takes part in the
+	// "changed" comparison of a record with its baseline.
+	HasStep  bool
+	LastStep uint32 // the last input step applied at the snapshot's tick
+}
+
+// sameAs reports whether p and q have the same values apart from the step
+// (7.8: last_step is sent whether or not the record changed).
+func (p *Player2) sameAs(q *Player2) bool {
+	a := *q
+	a.HasStep, a.LastStep = p.HasStep, p.LastStep
+	return a == *p
 }
 
 // PlayerRecord2 is a decoded player record of a v2 snapshot: Same means
@@ -175,20 +189,22 @@ func (s *Snapshot2) Decode(p []byte) error {
 		}
 		pr.Same = !r.ReadBool()
 		pr.Ship = NoEntity
-		if pr.Same {
-			continue // checked against has_baseline below
+		if !pr.Same { // a Same one is checked against has_baseline below
+			readPlayerState(&r, &pr.PlayerState)
+			if r.ReadBool() {
+				age := r.ReadVarint()
+				pr.InvulnTicks = r.ReadVarint()
+				if r.Err() == nil && age > s.Tick {
+					return ErrInvulnAge
+				}
+				if r.Err() == nil && pr.InvulnTicks == 0 {
+					return ErrInvulnTicks
+				}
+				pr.InvulnStart = s.Tick - age
+			}
 		}
-		readPlayerState(&r, &pr.PlayerState)
-		if r.ReadBool() {
-			age := r.ReadVarint()
-			pr.InvulnTicks = r.ReadVarint()
-			if r.Err() == nil && age > s.Tick {
-				return ErrInvulnAge
-			}
-			if r.Err() == nil && pr.InvulnTicks == 0 {
-				return ErrInvulnTicks
-			}
-			pr.InvulnStart = s.Tick - age
+		if pr.HasStep = r.ReadBool(); pr.HasStep {
+			pr.LastStep = r.ReadVarint()
 		}
 	}
 	if s.HasBaseline, s.BaselineAge, err = readBaseline(&r, s.Tick); err != nil {
@@ -342,7 +358,7 @@ func writeRecord2(w *BitWriter, gap uint32, rec *Record2, tick uint32) {
 func playerChanged(p *Player2, base []Player2) bool {
 	for i := range base {
 		if base[i].Player == p.Player {
-			return base[i] != *p
+			return !p.sameAs(&base[i])
 		}
 	}
 	return true
@@ -351,14 +367,17 @@ func playerChanged(p *Player2, base []Player2) bool {
 func writePlayer2(w *BitWriter, p *Player2, changed bool, tick uint32) {
 	w.WriteBits(uint32(p.Player), 2)
 	w.WriteBool(changed)
-	if !changed {
-		return
+	if changed {
+		writePlayerState(w, &p.PlayerState)
+		w.WriteBool(p.InvulnTicks != 0)
+		if p.InvulnTicks != 0 {
+			w.WriteVarint(tick - p.InvulnStart)
+			w.WriteVarint(p.InvulnTicks)
+		}
 	}
-	writePlayerState(w, &p.PlayerState)
-	w.WriteBool(p.InvulnTicks != 0)
-	if p.InvulnTicks != 0 {
-		w.WriteVarint(tick - p.InvulnStart)
-		w.WriteVarint(p.InvulnTicks)
+	w.WriteBool(p.HasStep)
+	if p.HasStep {
+		w.WriteVarint(p.LastStep)
 	}
 }
 
@@ -510,8 +529,8 @@ func ApplyRecords2(dst, base []Entity2, recs []Record2) ([]Entity2, error) {
 
 // ApplyPlayers2 rebuilds the players of a v2 snapshot datagram: it appends
 // to dst each record of recs, a Same one taken from base (the baseline's
-// players), and returns it. A Same record of a player base lacks is
-// ErrMissingBase2.
+// players) with the record's own step, and returns it. A Same record of a
+// player base lacks is ErrMissingBase2.
 func ApplyPlayers2(dst, base []Player2, recs []PlayerRecord2) ([]Player2, error) {
 	for _, r := range recs {
 		if !r.Same {
@@ -521,7 +540,9 @@ func ApplyPlayers2(dst, base []Player2, recs []PlayerRecord2) ([]Player2, error)
 		found := false
 		for i := range base {
 			if base[i].Player == r.Player {
-				dst = append(dst, base[i])
+				p := base[i]
+				p.HasStep, p.LastStep = r.HasStep, r.LastStep
+				dst = append(dst, p)
 				found = true
 				break
 			}

@@ -23,7 +23,7 @@ func validPayloads2() map[Type][]byte {
 	return map[Type][]byte{
 		TypeBind:      {1, 2, 3, 4, 5, 6, 7, 8},
 		TypeAccept:    AppendAccept(nil, Accept{Player: 1, Tick: 600}),
-		TypeInput:     {ActionRight | ActionFire | ActionForce},
+		TypeInput:     AppendInput2(nil, &Input2{Step: 70, Count: 2, Actions: [MaxInputActions2]uint8{ActionRight | ActionFire | ActionForce, ActionRight}}),
 		TypeSnapshot:  func() []byte { s := rawFull2(); return s.bytes() }(),
 		TypeEvent:     {1, 7, 0, 0, 0, 7, 5, 0x20, 0x03, 0, 0, 2, 1},
 		TypeAck:       {},
@@ -143,7 +143,7 @@ func TestHeader2PayloadSizes(t *testing.T) {
 			t.Errorf("Bind of %d bytes: %v", n, err)
 		}
 	}
-	bad := map[Type][]int{TypeAccept: {4, 6}, TypeInput: {0, 2}, TypeAck: {1}, TypeChallenge: {7, 9, 16}}
+	bad := map[Type][]int{TypeAccept: {4, 6}, TypeInput: {0, 1, 2, 5, 14, 20}, TypeAck: {1}, TypeChallenge: {7, 9, 16}}
 	for typ, sizes := range bad {
 		d := ToServer
 		if typ.allowed2(ToClient) && !typ.allowed2(ToServer) {
@@ -160,9 +160,13 @@ func TestHeader2PayloadSizes(t *testing.T) {
 // 7.4: bit 5 is the Force; bits 6 and 7 must be 0.
 func TestInput2Bits(t *testing.T) {
 	for b := 0; b < 256; b++ {
-		_, _, err := ParseHeader2(datagram2(TypeInput, []byte{byte(b)}), ToServer)
-		if want := b&0xC0 != 0; want != errors.Is(err, ErrInputBits2) || (!want && err != nil) {
-			t.Errorf("actions %#x: %v", b, err)
+		for k := 0; k < 3; k++ { // the bad byte newest, in the middle, oldest
+			in := Input2{Step: 9, Count: 3}
+			in.Actions[k] = byte(b)
+			_, _, err := ParseHeader2(datagram2(TypeInput, AppendInput2(nil, &in)), ToServer)
+			if want := b&0xC0 != 0; want != errors.Is(err, ErrInputBits2) || (!want && err != nil) {
+				t.Errorf("actions %#x at %d: %v", b, k, err)
+			}
 		}
 	}
 	// v1 still drops bit 5.
@@ -431,6 +435,7 @@ func TestSnapshot2Valid(t *testing.T) {
 	}
 	bp, be := deltaBase2()
 	pl, err := ApplyPlayers2(nil, bp, d.PlayerRecords())
+	bp[0].HasStep, bp[0].LastStep = true, 20000 // the record's own step (7.8)
 	if err != nil || !slices.Equal(pl, bp) {
 		t.Fatalf("players %+v %v", pl, err)
 	}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"rtype/net/wire"
+)
+
+// TestProtocolFlag runs the real binary: -protocol 1 is a v1-only server,
+// which answers a v2 LoginRequest with LoginRejected(VersionMismatch) and
+// accepts a v1 one; the default serves v2; -protocol 3 is a usage error.
+func TestProtocolFlag(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "rtype-server")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	bad := exec.Command(bin, "-protocol", "3")
+	var ee *exec.ExitError
+	if err := bad.Run(); !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("-protocol 3: %v, want exit status 2", err)
+	}
+	for _, c := range []struct {
+		flag    string
+		version uint8
+		want    wire.MsgType
+	}{
+		{"1", wire.Version2, wire.MsgLoginRejected},
+		{"1", wire.Version, wire.MsgLoginAccepted},
+		{"2", wire.Version2, wire.MsgLoginAccepted},
+	} {
+		addr := startBinary(t, bin, "-protocol", c.flag)
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: c.version, Name: "Ripley"}))
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		fr := wire.FrameReader{R: conn}
+		f, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("-protocol %s, login v%d: %v", c.flag, c.version, err)
+		}
+		parse := wire.ParseMessage // a v1 session is strict v1 (3.1)
+		if c.version == wire.Version2 {
+			parse = wire.ParseMessage2
+		}
+		m, err := parse(f)
+		if err != nil || m.Type != c.want || (c.want == wire.MsgLoginRejected && m.Reason != wire.RejectVersionMismatch) {
+			t.Fatalf("-protocol %s, login v%d: %+v %v, want %v", c.flag, c.version, m, err, c.want)
+		}
+		conn.Close()
+	}
+}
+
+// startBinary runs the built server on 127.0.0.1:0 with args until the
+// test ends and returns its address.
+func startBinary(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"-listen", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addrs := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`msg="server listening" addr=(\S+)`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addrs <- m[1]
+			}
+		}
+	}()
+	select {
+	case a := <-addrs:
+		return a
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not log its address within 20 s")
+	}
+	return ""
+}
