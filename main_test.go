@@ -8,8 +8,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -24,6 +22,7 @@ import (
 	"time"
 
 	"rtype/bot"
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
@@ -110,7 +109,7 @@ func TestEndToEnd(t *testing.T) {
 	// A second player joins, and stays until the host quits.
 	friend, err := client.Dial(ctx, client.Config{
 		Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Name: "Bot",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: testutil.Logger(t),
 	})
 	if err != nil {
 		t.Fatalf("the bot could not join: %v\n%s", err, gameLogs())

@@ -9,6 +9,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/internal/evilserver"
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
@@ -32,7 +33,7 @@ func TestErrorTitlesOfABrokenServer(t *testing.T) {
 // until the play scene runs.
 func joinEvil(t *testing.T, cfg evilserver.Config) (*Game, *evilserver.Server, *ebiten.Image) {
 	t.Helper()
-	cfg.Logger = quietLog()
+	cfg.Logger = testutil.Logger(t)
 	s, err := evilserver.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +108,7 @@ func TestHostileNamesCleaned(t *testing.T) {
 
 // A long rejection text without a space wraps inside the panel.
 func TestLongRejectionWraps(t *testing.T) {
-	s, err := evilserver.Start(evilserver.Config{Logger: quietLog(),
+	s, err := evilserver.Start(evilserver.Config{Logger: testutil.Logger(t),
 		Login: evilserver.Rejected(wire.RejectGameFull, []byte(strings.Repeat("X", 600)))})
 	if err != nil {
 		t.Fatal(err)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,6 +15,8 @@ import (
 
 	"rtype/game/core"
 	"rtype/game/settings"
+	"rtype/internal/testutil"
+	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
@@ -47,8 +47,6 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(g.code)
 }
-
-func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func TestKeyNames(t *testing.T) {
 	for _, k := range []string{"ArrowUp", "W", "Space", "J", "K", "ShiftLeft", "Escape", "Enter", "NumpadEnter", "F3"} {
@@ -161,7 +159,7 @@ func TestStartHostTakesTheNextFreePort(t *testing.T) {
 	}
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
-	h, err := StartHost(port, quietLog())
+	h, err := StartHost(port, testutil.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +174,7 @@ func TestStartHostTakesTheNextFreePort(t *testing.T) {
 		t.Errorf("addresses %v", h.Addrs)
 	}
 	// It answers a login.
-	c, err := client.Dial(context.Background(), client.Config{Addr: h.LocalAddr(), Name: "Probe", Logger: quietLog()})
+	c, err := client.Dial(context.Background(), client.Config{Addr: h.LocalAddr(), Name: "Probe", Logger: testutil.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +185,7 @@ func TestStartHostTakesTheNextFreePort(t *testing.T) {
 func newTestGame(t *testing.T, opt Options) *Game {
 	t.Helper()
 	opt.Mute = true
-	opt.Logger = quietLog()
+	opt.Logger = testutil.Logger(t)
 	opt.SettingsPath = filepath.Join(t.TempDir(), "settings.json")
 	g, err := New(opt)
 	if err != nil {
@@ -263,7 +261,7 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 	}
 
 	// A friend joins: the HUD and a notice show it.
-	friend, err := client.Dial(context.Background(), client.Config{Addr: g.host.LocalAddr(), Name: "Hicks", Logger: quietLog()})
+	friend, err := client.Dial(context.Background(), client.Config{Addr: g.host.LocalAddr(), Name: "Hicks", Logger: testutil.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,16 +304,17 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 	}
 }
 
-// startRulesHost hosts a one-game server with the given rules.
+// startRulesHost hosts a one-game server with the given rules, run by
+// testserver until the test ends. Its Host.Stop closes the server (every
+// session gets Logout ServerShutdown) and returns at once; the test's
+// cleanup waits for the server's Run to return.
 func startRulesHost(t *testing.T, r sim.Rules) *Host {
-	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 1, Rules: &r, Logger: quietLog(), GameOverLinger: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: r}
+	t.Helper()
+	srv := testserver.Start(t, server.Config{MaxGames: 1, Rules: &r, GameOverLinger: 500 * time.Millisecond})
+	done := make(chan struct{})
+	close(done)
+	h := &Host{srv: srv, cancel: func() {}, done: done, Port: srv.Port(), Rules: r}
 	h.Addrs = []string{h.LocalAddr()}
-	go func() { defer close(h.done); srv.Run(ctx) }()
 	return h
 }
 
@@ -440,7 +439,7 @@ func TestFirstRunAsksTheName(t *testing.T) {
 func TestNameTakenOffersAnotherName(t *testing.T) {
 	h := startRulesHost(t, sim.DefaultRules())
 	defer h.Stop()
-	first, err := client.Dial(context.Background(), client.Config{Addr: h.LocalAddr(), Name: "Ripley", Logger: quietLog()})
+	first, err := client.Dial(context.Background(), client.Config{Addr: h.LocalAddr(), Name: "Ripley", Logger: testutil.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
