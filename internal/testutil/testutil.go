@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"runtime"
 	"sync"
@@ -109,6 +110,26 @@ func Start[C any, R Runner](t testing.TB, newR func(C) (R, error), cfg C) R {
 	}
 	Run(t, r)
 	return r
+}
+
+// ListenTCPUDP listens on 127.0.0.1 with TCP and UDP on the same free
+// port, as a game server does (PROTOCOL.md 3): a port free for TCP may be
+// taken for UDP, so it tries again, 20 times at most, on another port.
+func ListenTCPUDP() (*net.TCPListener, *net.UDPConn, error) {
+	for try := 0; ; try++ {
+		tcp, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			return nil, nil, fmt.Errorf("testutil: listen TCP on 127.0.0.1: %w", err)
+		}
+		udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: tcp.Addr().(*net.TCPAddr).Port})
+		if err == nil {
+			return tcp, udp, nil
+		}
+		tcp.Close()
+		if try == 20 {
+			return nil, nil, fmt.Errorf("testutil: no port of 127.0.0.1 free for both TCP and UDP: %w", err)
+		}
+	}
 }
 
 // LogEnv is the environment variable that sends every test log to stderr
