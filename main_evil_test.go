@@ -25,12 +25,7 @@ import (
 // under 300 MB of RSS, show the error screen with the message, take its
 // screenshot and quit cleanly when told.
 func TestEndToEndEvilServer(t *testing.T) {
-	if os.Getenv("DISPLAY") == "" {
-		t.Skip("no DISPLAY: the game needs an X display (run under xvfb-run -a, as ./build.sh test does)")
-	}
-	if testing.Short() {
-		t.Skip("-short")
-	}
+	needDisplay(t)
 	dir := t.TempDir()
 	bin := buildGame(t, dir)
 	for _, tc := range []struct {

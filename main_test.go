@@ -28,6 +28,18 @@ import (
 	"rtype/render"
 )
 
+// needDisplay skips t without an X display (the game opens a window) or
+// with -short (it builds and runs the real binary).
+func needDisplay(t *testing.T) {
+	t.Helper()
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no DISPLAY: the game needs an X display (run under xvfb-run -a, as ./build.sh test does)")
+	}
+	if testing.Short() {
+		t.Skip("-short")
+	}
+}
+
 // TestEndToEnd builds the real rtype binary, starts it hosting a game on
 // the current display with a test input script (Right and Fire held for
 // 3 s) and a screenshot hook, joins a second player with net/client, and
@@ -36,12 +48,7 @@ import (
 // of the whole display (ImageMagick's import) is checked too when
 // available.
 func TestEndToEnd(t *testing.T) {
-	if os.Getenv("DISPLAY") == "" {
-		t.Skip("no DISPLAY: the game needs an X display (run under xvfb-run -a, as ./build.sh test does)")
-	}
-	if testing.Short() {
-		t.Skip("-short")
-	}
+	needDisplay(t)
 	dir := t.TempDir()
 	if keep := os.Getenv("RTYPE_E2E_DIR"); keep != "" {
 		dir = keep // keep the screenshots to look at them

@@ -212,6 +212,17 @@ func run(t *testing.T, g *Game, screen *ebiten.Image, timeout time.Duration, don
 	return false
 }
 
+// waitScene runs g until its scene is an S, and returns it; it fails the
+// test with what (the condition missed) if none came within d.
+func waitScene[S Scene](t *testing.T, g *Game, screen *ebiten.Image, d time.Duration, what string) S {
+	t.Helper()
+	var s S
+	if !run(t, g, screen, d, func() bool { var ok bool; s, ok = g.scene.(S); return ok }) {
+		t.Fatalf("%s; scene %T", what, g.scene)
+	}
+	return s
+}
+
 func TestHostPlayAndAFriendJoins(t *testing.T) {
 	script, _ := core.ParseInputScript("right+fire:forever")
 	g := newTestGame(t, Options{Host: true, Port: 0, Name: "Tester", InputScript: script})
@@ -333,10 +344,7 @@ func TestGameOverShowsTheScores(t *testing.T) {
 	g.setScene(NewHostingScene(g))
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	if !run(t, g, screen, 30*time.Second, func() bool { _, ok := g.scene.(*GameOverScene); return ok }) {
-		t.Fatalf("no game over after 30 s; scene %T", g.scene)
-	}
-	over := g.scene.(*GameOverScene)
+	over := waitScene[*GameOverScene](t, g, screen, 30*time.Second, "no game over after 30 s")
 	if len(over.ranked) != 1 || over.ranked[0].Name != "Tester" || over.ranked[0].Place != 1 {
 		t.Fatalf("scores %+v", over.ranked)
 	}
@@ -359,18 +367,13 @@ func TestConnectionLostShowsTheError(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	if !run(t, g, screen, 15*time.Second, func() bool { _, ok := g.scene.(*PlayScene); return ok }) {
-		t.Fatalf("not playing after 15 s; scene %T", g.scene)
-	}
+	waitScene[*PlayScene](t, g, screen, 15*time.Second, "not playing after 15 s")
 	// The join was remembered.
 	if len(g.settings.Recent) == 0 || g.settings.Recent[0] != h.LocalAddr() {
 		t.Errorf("recent servers %v", g.settings.Recent)
 	}
 	h.Stop()
-	if !run(t, g, screen, 10*time.Second, func() bool { _, ok := g.scene.(*ErrorScene); return ok }) {
-		t.Fatalf("no error screen after the server stopped; scene %T", g.scene)
-	}
-	es := g.scene.(*ErrorScene)
+	es := waitScene[*ErrorScene](t, g, screen, 10*time.Second, "no error screen after the server stopped")
 	if es.title != "The host ended the game" {
 		t.Errorf("title %q, lines %q", es.title, es.lines)
 	}
@@ -391,10 +394,7 @@ func TestJoinRefusedShowsTheError(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	if !run(t, g, screen, 10*time.Second, func() bool { _, ok := g.scene.(*ErrorScene); return ok }) {
-		t.Fatalf("no error screen; scene %T", g.scene)
-	}
-	es := g.scene.(*ErrorScene)
+	es := waitScene[*ErrorScene](t, g, screen, 10*time.Second, "no error screen")
 	if es.title != "Can't reach the server" || !strings.Contains(strings.Join(es.lines, " "), "refused") {
 		t.Errorf("title %q, lines %q", es.title, es.lines)
 	}
@@ -448,10 +448,7 @@ func TestNameTakenOffersAnotherName(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	if !run(t, g, screen, 10*time.Second, func() bool { _, ok := g.scene.(*ErrorScene); return ok }) {
-		t.Fatalf("no error screen; scene %T", g.scene)
-	}
-	es := g.scene.(*ErrorScene)
+	es := waitScene[*ErrorScene](t, g, screen, 10*time.Second, "no error screen")
 	if es.title != "Login refused" || es.menu.Items[0].Label != "Change name" {
 		t.Fatalf("title %q, first choice %q", es.title, es.menu.Items[0].Label)
 	}
@@ -463,9 +460,7 @@ func TestNameTakenOffersAnotherName(t *testing.T) {
 	}
 	ns.field.Text = "Dallas"
 	ns.Update(g)
-	if !run(t, g, screen, 10*time.Second, func() bool { _, ok := g.scene.(*PlayScene); return ok }) {
-		t.Fatalf("not playing under the new name; scene %T", g.scene)
-	}
+	waitScene[*PlayScene](t, g, screen, 10*time.Second, "not playing under the new name")
 	if g.Name() != "Dallas" {
 		t.Errorf("name %q", g.Name())
 	}
