@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -60,19 +59,10 @@ func runEvil(t *testing.T, bin, dir string, attack func(context.Context, *evilse
 	shot := filepath.Join(dir, "shot.png")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	game := exec.CommandContext(ctx, bin,
-		"-join", s.Addr(), "-name", "Tester", "-mute",
-		"-config", filepath.Join(dir, "settings.json"),
+	game, stderr := startGame(t, ctx, bin, dir,
+		"-join", s.Addr(), "-name", "Tester",
 		"-autotest-screenshot", shot, "-autotest-screenshot-after", "4s",
 		"-autotest-quit-after", "12s")
-	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
-	stderr, err := game.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := game.Start(); err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var logs strings.Builder
 	var attackAt time.Time

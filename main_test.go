@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -40,6 +41,22 @@ func needDisplay(t *testing.T) {
 	}
 }
 
+// startGame starts the game binary bin with args, muted, its settings file
+// and configuration home in dir, and returns it and its stderr (its log).
+func startGame(t *testing.T, ctx context.Context, bin, dir string, args ...string) (*exec.Cmd, io.ReadCloser) {
+	t.Helper()
+	game := exec.CommandContext(ctx, bin, append(args, "-mute", "-config", filepath.Join(dir, "settings.json"))...)
+	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+	stderr, err := game.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := game.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return game, stderr
+}
+
 // TestEndToEnd builds the real rtype binary, starts it hosting a game on
 // the current display with a test input script (Right and Fire held for
 // 3 s) and a screenshot hook, joins a second player with net/client, and
@@ -63,20 +80,11 @@ func TestEndToEnd(t *testing.T) {
 	os.Remove(rootShot)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	game := exec.CommandContext(ctx, bin,
-		"-host", "-port", strconv.Itoa(freePort(t)), "-name", "Tester", "-mute",
-		"-config", filepath.Join(dir, "settings.json"),
+	game, stderr := startGame(t, ctx, bin, dir,
+		"-host", "-port", strconv.Itoa(freePort(t)), "-name", "Tester",
 		"-autotest-input", "right+fire",
 		"-autotest-screenshot", shot, "-autotest-screenshot-after", "2500ms",
 		"-autotest-quit-after", "12s")
-	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
-	stderr, err := game.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := game.Start(); err != nil {
-		t.Fatal(err)
-	}
 	var logMu sync.Mutex
 	var logs strings.Builder
 	// The game logs "joined addr=127.0.0.1:PORT player=N" when its play

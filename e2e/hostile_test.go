@@ -120,10 +120,10 @@ type floodWindow struct {
 	// foreign and qForeign are the CPUs other processes used during the
 	// flood and the quiet window (foreignCPU), -1 where it cannot be read.
 	foreign, qForeign float64
-	qGap     time.Duration
-	fGap     time.Duration
-	fSnaps   int
-	overruns int
+	qGap              time.Duration
+	fGap              time.Duration
+	fSnaps            int
+	overruns          int
 }
 
 func (w *floodWindow) String() string {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"rtype/game/core"
 	"rtype/game/settings"
+	"rtype/internal/ebitentest"
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
@@ -25,28 +25,8 @@ import (
 )
 
 // The tests run inside Ebitengine's game loop (images, input and pixels
-// need it): TestMain starts a game whose first Update runs them.
-
-type testGame struct {
-	m    *testing.M
-	code int
-}
-
-func (g *testGame) Update() error {
-	g.code = g.m.Run()
-	return ebiten.Termination
-}
-func (*testGame) Draw(*ebiten.Image)         {}
-func (*testGame) Layout(int, int) (int, int) { return render.Width, render.Height }
-
-func TestMain(m *testing.M) {
-	g := &testGame{m: m}
-	ebiten.SetWindowSize(320, 180)
-	if err := ebiten.RunGame(g); err != nil {
-		panic(err)
-	}
-	os.Exit(g.code)
-}
+// need it), in a game's first Update (internal/ebitentest).
+func TestMain(m *testing.M) { ebitentest.Main(m, render.Width, render.Height) }
 
 func TestKeyNames(t *testing.T) {
 	for _, k := range []string{"ArrowUp", "W", "Space", "J", "K", "ShiftLeft", "Escape", "Enter", "NumpadEnter", "F3"} {
