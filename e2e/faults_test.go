@@ -221,6 +221,23 @@ func (g *faultGame) waitShipStill(p uint8) {
 	})
 }
 
+// victimAndThree joins the victim of a fault through addr and three
+// players that stay and play (directly), and returns the victim and its
+// ship once every ship is in.
+func (g *faultGame) victimAndThree(addr, name string) (*client.Client, uint32) {
+	g.t.Helper()
+	victim := g.join(addr, name)
+	for i, name := range []string{"stays-1", "stays-2", "stays-3"} {
+		g.play(g.join(g.srv.Addr(), name), uint64(i))
+	}
+	g.waitAllShips()
+	ship, ok := g.shipOf(victim.Player())
+	if !ok {
+		g.t.Fatal("the victim has no ship")
+	}
+	return victim, ship
+}
+
 // waitAllShips waits until every client sees every player's ship.
 func (g *faultGame) waitAllShips() {
 	g.t.Helper()
@@ -328,15 +345,7 @@ func waitDone(t testing.TB, name string, c *client.Client, t0 time.Time, max tim
 func TestClientGoesSilent(t *testing.T) {
 	g := newFaultGame(t, server.Config{Seed: 11})
 	relay := startRelay(t, g.srv.Addr(), netsim.Impairment{}, 11)
-	victim := g.join(relay.Addr(), "silent")
-	for i, name := range []string{"stays-1", "stays-2", "stays-3"} {
-		g.play(g.join(g.srv.Addr(), name), uint64(i))
-	}
-	g.waitAllShips()
-	ship, ok := g.shipOf(victim.Player())
-	if !ok {
-		t.Fatal("the victim has no ship")
-	}
+	victim, ship := g.victimAndThree(relay.Addr(), "silent")
 
 	// Nothing from the victim reaches the server any more; the server's
 	// datagrams still reach it, and TCP is untouched.
@@ -385,15 +394,7 @@ func TestClientGoesSilent(t *testing.T) {
 // Left (1.2, 3.2); the game goes on for the others.
 func TestClientConnectionDrops(t *testing.T) {
 	g := newFaultGame(t, server.Config{Seed: 12})
-	victim := g.join(g.srv.Addr(), "crasher")
-	for i, name := range []string{"stays-1", "stays-2", "stays-3"} {
-		g.play(g.join(g.srv.Addr(), name), uint64(i))
-	}
-	g.waitAllShips()
-	ship, ok := g.shipOf(victim.Player())
-	if !ok {
-		t.Fatal("the victim has no ship")
-	}
+	victim, ship := g.victimAndThree(g.srv.Addr(), "crasher")
 	t0 := time.Now()
 	victim.Abandon()
 	testutil.WaitFor(t, promptly, "the others' PlayerLeft(Left) and Destroy", func() bool {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"rtype/game/interp"
-	"rtype/net/client"
 	"rtype/net/netsim"
 	"rtype/net/wire"
 	"rtype/server"
@@ -62,23 +61,11 @@ func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment) (*sm
 		rules.WaveSize, rules.WaveSizeMax = 1, 1
 		visibleFor = 2 * time.Second
 	}
-	srv, stop, err := startServer(ctx, server.Config{MaxGames: 1, Seed: o.seed, Rules: &rules})
+	_, c, stop, err := joinServer(ctx, server.Config{MaxGames: 1, Seed: o.seed, Rules: &rules}, im, o.seed, "watcher")
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	addr, stopRelay, err := via(ctx, srv, im, o.seed)
-	if err != nil {
-		return nil, err
-	}
-	defer stopRelay()
-	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	c, err := client.Dial(dctx, client.Config{Addr: addr, Name: "watcher", Logger: quiet()})
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 
 	v := newViewer(c, rules)
 	paths := map[uint32]*smoothPath{}
