@@ -25,7 +25,13 @@ import (
 //   - the largest deviation, in pixels, of the drawn x from the best line
 //     of slope v (half the spread of x - v t), and of y from its first y;
 //   - from interp.Smoothness: the largest deviation of a frame's step from
-//     v/60, and the frames where it stood still or jumped back.
+//     v/60, and the frames where it stood still or jumped back;
+//   - against the server's path: the largest distance between where a
+//     Bydos is drawn and where the server's motion (its Spawn's position
+//     and velocity, the straight line it flies) puts it at the frame's
+//     render tick. The straight line measures the drawn motion's
+//     regularity on the display's clock; this one what issue 12's 0.1 px
+//     bound is about: the drawn path against the server's.
 
 const smoothSpeed = 120 // px/s
 
@@ -33,6 +39,35 @@ const smoothSpeed = 120 // px/s
 type smoothPath struct {
 	k    []int64
 	x, y []float32
+	// serverDev is the largest distance from the server's path at the
+	// render tick, px; -1 before the Spawn is known.
+	serverDev float64
+}
+
+// spawnLog keeps each Bydos's Spawn as the server's game made it.
+type spawnLog struct {
+	mu     sync.Mutex
+	spawns map[uint32]wire.Event
+}
+
+func (l *spawnLog) onEvents(_ int, evs []wire.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range evs {
+		if e.Type == wire.EventSpawn && e.Kind == wire.KindBydosSlave {
+			l.spawns[e.ID] = e
+		}
+	}
+}
+
+// at returns where the server's motion puts Bydos id at tick (it flies
+// straight at its Spawn's velocity), and false if its Spawn is unknown.
+func (l *spawnLog) at(id uint32, tick float64) (x, y float64, ok bool) {
+	l.mu.Lock()
+	e, ok := l.spawns[id]
+	l.mu.Unlock()
+	dt := (tick - float64(e.Tick)) / 60
+	return float64(e.X) + float64(e.VX)*dt, float64(e.Y) + float64(e.VY)*dt, ok
 }
 
 type smoothResult struct {
@@ -40,6 +75,7 @@ type smoothResult struct {
 	frames      int
 	lineDev     float64 // px, whole path
 	flightDev   float64 // px, after the entry
+	serverDev   float64 // px, against the server's path at the render tick
 	yDev        float64
 	stepDev     float32
 	stalls      int
@@ -64,7 +100,9 @@ func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment, vers
 		rules.WaveSize, rules.WaveSizeMax = 1, 1
 		visibleFor = 2 * time.Second
 	}
-	_, c, stop, err := joinServerVersion(ctx, server.Config{MaxGames: 1, Seed: o.seed, Rules: &rules}, im, o.seed, "watcher", version)
+	spawns := &spawnLog{spawns: map[uint32]wire.Event{}}
+	_, c, stop, err := joinServerVersion(ctx, server.Config{MaxGames: 1, Seed: o.seed, Rules: &rules, OnEvents: spawns.onEvents},
+		im, o.seed, "watcher", version)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +115,8 @@ func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment, vers
 	deadline := start.Add(time.Duration(rules.FirstWave)*time.Second/60 + visibleFor + 15*time.Second)
 	const half = 16 // a Bydos is 32 px wide
 	missed, err := renderLoop(ctx, start, func(k int64, now time.Time) bool {
-		drawn := v.frame(now, 0).Sprites
+		f := v.frame(now, 0)
+		drawn := f.Sprites
 		visible := 0
 		for i := range drawn {
 			d := &drawn[i]
@@ -93,6 +132,11 @@ func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment, vers
 			p.k = append(p.k, k)
 			p.x = append(p.x, float32(d.X))
 			p.y = append(p.y, float32(d.Y))
+			if sx, sy, ok := spawns.at(d.ID, f.RenderTick); ok {
+				p.serverDev = max(p.serverDev, math.Hypot(d.X-sx, d.Y-sy))
+			} else {
+				p.serverDev = math.Inf(1)
+			}
 		}
 		if visible > 0 && firstSeen.IsZero() {
 			firstSeen = now
@@ -138,6 +182,7 @@ func (r *smoothResult) add(p *smoothPath) {
 		e++ // and its first step, a part of one: it starts moving mid-frame
 	}
 	r.lineDev = max(r.lineDev, lineDev(p, 0))
+	r.serverDev = max(r.serverDev, p.serverDev)
 	r.flightDev = max(r.flightDev, lineDev(p, e))
 	for i := range p.k {
 		r.yDev = max(r.yDev, math.Abs(float64(p.y[i]-p.y[0])))
@@ -187,25 +232,32 @@ func runSmoothness(ctx context.Context, o *opts) ([]row, error) {
 	}
 	res := make([]*smoothResult, len(conds))
 	errs := make([]error, len(conds))
-	var wg sync.WaitGroup
-	logf(o, "Bydos at %d px/s, on loopback and through jitter and loss, in parallel", smoothSpeed)
-	for i, cd := range conds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res[i], errs[i] = measureSmoothness(ctx, o, cd.im, cd.version)
-		}()
+	// Two at a time (one per version): four render loops at once miss
+	// frames on a small machine.
+	logf(o, "Bydos at %d px/s, on loopback and through jitter and loss, v1 and v2 in parallel", smoothSpeed)
+	for _, pair := range [][]int{{0, 2}, {1, 3}} {
+		var wg sync.WaitGroup
+		for _, i := range pair {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res[i], errs[i] = measureSmoothness(ctx, o, conds[i].im, conds[i].version)
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
-	var rows [3][]row
+	var rows [4][]row
 	for i, cd := range conds {
 		if errs[i] != nil {
 			return nil, fmt.Errorf("%s: %w", cd.name, errs[i])
 		}
 		r := res[i]
-		rows[0] = append(rows[0], row{"Largest deviation of the drawn path from the straight line (the server's path; v2 target: at most 0.1 px)", cd.name,
+		rows[0] = append(rows[0], row{"Largest deviation of the drawn path from the straight line", cd.name,
 			fmt.Sprintf("%.2f px in flight, %.2f px with the entry", r.flightDev, r.lineDev),
 			fmt.Sprintf("x against the best line of slope %d px/s; y within %.2f px; %d Bydos, %d drawn frames on screen", smoothSpeed, r.yDev, r.paths, r.frames)})
+		rows[3] = append(rows[3], row{"Largest distance of the drawn Bydos from the server's path at the render tick (v2 target: at most 0.1 px)", cd.name,
+			fmt.Sprintf("%.3f px", r.serverDev),
+			"the server's motion (the Spawn's position and velocity) evaluated at the frame's RenderTick, against the drawn position, every frame on screen"})
 		rows[1] = append(rows[1], row{"Largest deviation of one frame's step from v/60 (2 px), in flight", cd.name,
 			fmt.Sprintf("%.2f px", r.stepDev), fmt.Sprintf("interp.Smoothness; interpolation delay at the end %s", ms(r.delayAtEnd))})
 		rows[2] = append(rows[2], row{"Frames standing still / jumping back", cd.name,
