@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rtype/game/interp"
+	"rtype/net/client"
 	"rtype/net/netsim"
 	"rtype/net/wire"
 	"rtype/server"
@@ -44,30 +45,58 @@ type smoothPath struct {
 	serverDev float64
 }
 
-// spawnLog keeps each Bydos's Spawn as the server's game made it.
-type spawnLog struct {
-	mu     sync.Mutex
-	spawns map[uint32]wire.Event
+// serverPath is the server's motion of every Bydos: the motion a second
+// client, speaking v2, gets in each Bydos's Spawn (7.6), checked against
+// the positions of the server's state at every snapshot tick (within v1's
+// 1/8 px rounding), so that it is the server's path, not a client's idea
+// of it.
+type serverPath struct {
+	mu        sync.Mutex
+	motions   map[uint32]wire.Motion
+	checked   int
+	mismatch  int
+	firstDiff string
 }
 
-func (l *spawnLog) onEvents(_ int, evs []wire.Event) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, e := range evs {
-		if e.Type == wire.EventSpawn && e.Kind == wire.KindBydosSlave {
-			l.spawns[e.ID] = e
+func (sp *serverPath) onEvent(e *wire.Event) {
+	if e.Type != wire.EventSpawn || e.Kind != wire.KindBydosSlave {
+		return
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.motions[e.ID] = e.Motion
+}
+
+// onSnapshot is the server's OnSnapshot: every Bydos whose motion is known
+// must be where it says.
+func (sp *serverPath) onSnapshot(_ int, s server.Snapshot) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	for i := range s.Entities {
+		e := &s.Entities[i]
+		m, ok := sp.motions[e.ID]
+		if !ok || e.Kind != wire.KindBydosSlave {
+			continue
+		}
+		x, y, _, _ := m.At(float64(s.Tick))
+		sp.checked++
+		if math.Abs(x-float64(e.X())) > 1.0/16+1e-6 || math.Abs(y-float64(e.Y())) > 1.0/16+1e-6 {
+			sp.mismatch++
+			if sp.firstDiff == "" {
+				sp.firstDiff = fmt.Sprintf("Bydos %#x at tick %d: motion (%.3f, %.3f), server (%.3f, %.3f)", e.ID, s.Tick, x, y, e.X(), e.Y())
+			}
 		}
 	}
 }
 
-// at returns where the server's motion puts Bydos id at tick (it flies
-// straight at its Spawn's velocity), and false if its Spawn is unknown.
-func (l *spawnLog) at(id uint32, tick float64) (x, y float64, ok bool) {
-	l.mu.Lock()
-	e, ok := l.spawns[id]
-	l.mu.Unlock()
-	dt := (tick - float64(e.Tick)) / 60
-	return float64(e.X) + float64(e.VX)*dt, float64(e.Y) + float64(e.VY)*dt, ok
+// at returns where the server's motion puts Bydos id at tick, and false
+// if its Spawn is unknown.
+func (sp *serverPath) at(id uint32, tick float64) (x, y float64, ok bool) {
+	sp.mu.Lock()
+	m, ok := sp.motions[id]
+	sp.mu.Unlock()
+	x, y, _, _ = m.At(tick)
+	return x, y, ok
 }
 
 type smoothResult struct {
@@ -76,6 +105,7 @@ type smoothResult struct {
 	lineDev     float64 // px, whole path
 	flightDev   float64 // px, after the entry
 	serverDev   float64 // px, against the server's path at the render tick
+	checked     int     // positions of the server's states the path was checked against
 	yDev        float64
 	stepDev     float32
 	stalls      int
@@ -85,10 +115,15 @@ type smoothResult struct {
 	delayAtEnd  time.Duration
 }
 
-func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment, version uint8) (*smoothResult, error) {
+// measureSmoothness measures one condition; sine keeps the Bydos's sine
+// waves (the default amplitudes), for the distance from the server's path
+// alone (the other measures assume straight lines).
+func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment, version uint8, sine bool) (*smoothResult, error) {
 	rules := fullStrengthRules()
 	rules.JoinInvulnTicks = 1 << 30
-	rules.BydosAmplitudeMin, rules.BydosAmplitudeMax = 0, 0
+	if !sine {
+		rules.BydosAmplitudeMin, rules.BydosAmplitudeMax = 0, 0
+	}
 	rules.BydosSpeedMin, rules.BydosSpeedMax = smoothSpeed, smoothSpeed
 	rules.WaveSpeedStep = 0
 	rules.FirstWave = 180 // 3 s for the interpolation to settle
@@ -100,13 +135,20 @@ func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment, vers
 		rules.WaveSize, rules.WaveSizeMax = 1, 1
 		visibleFor = 2 * time.Second
 	}
-	spawns := &spawnLog{spawns: map[uint32]wire.Event{}}
-	_, c, stop, err := joinServerVersion(ctx, server.Config{MaxGames: 1, Seed: o.seed, Rules: &rules, OnEvents: spawns.onEvents},
+	truth := &serverPath{motions: map[uint32]wire.Motion{}}
+	addr, c, stop, err := joinServerVersion(ctx, server.Config{MaxGames: 1, Seed: o.seed, Rules: &rules, OnSnapshot: truth.onSnapshot},
 		im, o.seed, "watcher", version)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	spy, err := client.Dial(dctx, client.Config{Addr: addr, Name: "path", Logger: quiet(), Version: wire.Version2, OnEvent: truth.onEvent})
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("the client that records the server's path: %w", err)
+	}
+	defer spy.Close()
 
 	v := newViewer(c, rules)
 	paths := map[uint32]*smoothPath{}
@@ -132,7 +174,7 @@ func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment, vers
 			p.k = append(p.k, k)
 			p.x = append(p.x, float32(d.X))
 			p.y = append(p.y, float32(d.Y))
-			if sx, sy, ok := spawns.at(d.ID, f.RenderTick); ok {
+			if sx, sy, ok := truth.at(d.ID, f.RenderTick); ok {
 				p.serverDev = max(p.serverDev, math.Hypot(d.X-sx, d.Y-sy))
 			} else {
 				p.serverDev = math.Inf(1)
@@ -158,7 +200,13 @@ func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment, vers
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no Bydos was drawn")
 	}
-	res := &smoothResult{missed: missed, delayAtEnd: v.f.Net.Delay}
+	truth.mu.Lock()
+	checked, mismatch, diff := truth.checked, truth.mismatch, truth.firstDiff
+	truth.mu.Unlock()
+	if mismatch > 0 || checked == 0 {
+		return nil, fmt.Errorf("the Spawns' motions are not the server's path: %d of %d positions differ (%s)", mismatch, checked, diff)
+	}
+	res := &smoothResult{missed: missed, delayAtEnd: v.f.Net.Delay, checked: checked}
 	for _, p := range paths {
 		res.add(p)
 	}
@@ -224,24 +272,29 @@ func runSmoothness(ctx context.Context, o *opts) ([]row, error) {
 		name    string
 		im      *netsim.Impairment
 		version uint8
+		sine    bool
 	}{
-		{"v1, loopback", nil, wire.Version},
-		{"v1, 40 ± 20 ms, 5% loss each way", &im, wire.Version},
-		{"v2, loopback", nil, wire.Version2},
-		{"v2, 40 ± 20 ms, 5% loss each way", &im, wire.Version2},
+		{"v1, loopback", nil, wire.Version, false},
+		{"v1, 40 ± 20 ms, 5% loss each way", &im, wire.Version, false},
+		{"v2, loopback", nil, wire.Version2, false},
+		{"v2, 40 ± 20 ms, 5% loss each way", &im, wire.Version2, false},
+		{"v1, loopback, sine waves", nil, wire.Version, true},
+		{"v1, 40 ± 20 ms, 5% loss each way, sine waves", &im, wire.Version, true},
+		{"v2, loopback, sine waves", nil, wire.Version2, true},
+		{"v2, 40 ± 20 ms, 5% loss each way, sine waves", &im, wire.Version2, true},
 	}
 	res := make([]*smoothResult, len(conds))
 	errs := make([]error, len(conds))
 	// Two at a time (one per version): four render loops at once miss
 	// frames on a small machine.
-	logf(o, "Bydos at %d px/s, on loopback and through jitter and loss, v1 and v2 in parallel", smoothSpeed)
-	for _, pair := range [][]int{{0, 2}, {1, 3}} {
+	logf(o, "Bydos at %d px/s, straight then on sine waves, on loopback and through jitter and loss, v1 and v2 in parallel", smoothSpeed)
+	for _, pair := range [][]int{{0, 2}, {1, 3}, {4, 6}, {5, 7}} {
 		var wg sync.WaitGroup
 		for _, i := range pair {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res[i], errs[i] = measureSmoothness(ctx, o, conds[i].im, conds[i].version)
+				res[i], errs[i] = measureSmoothness(ctx, o, conds[i].im, conds[i].version, conds[i].sine)
 			}()
 		}
 		wg.Wait()
@@ -252,12 +305,15 @@ func runSmoothness(ctx context.Context, o *opts) ([]row, error) {
 			return nil, fmt.Errorf("%s: %w", cd.name, errs[i])
 		}
 		r := res[i]
+		rows[3] = append(rows[3], row{"Largest distance of the drawn Bydos from the server's path at the render tick (v2 target: at most 0.1 px)", cd.name,
+			fmt.Sprintf("%.3f px", r.serverDev),
+			fmt.Sprintf("the server's motion at the frame's RenderTick against the drawn position, every frame on screen, %d Bydos (motions from the v2 Spawns, equal to the server's state at %d Bydos-snapshots)", r.paths, r.checked)})
+		if cd.sine {
+			continue
+		}
 		rows[0] = append(rows[0], row{"Largest deviation of the drawn path from the straight line", cd.name,
 			fmt.Sprintf("%.2f px in flight, %.2f px with the entry", r.flightDev, r.lineDev),
 			fmt.Sprintf("x against the best line of slope %d px/s; y within %.2f px; %d Bydos, %d drawn frames on screen", smoothSpeed, r.yDev, r.paths, r.frames)})
-		rows[3] = append(rows[3], row{"Largest distance of the drawn Bydos from the server's path at the render tick (v2 target: at most 0.1 px)", cd.name,
-			fmt.Sprintf("%.3f px", r.serverDev),
-			"the server's motion (the Spawn's position and velocity) evaluated at the frame's RenderTick, against the drawn position, every frame on screen"})
 		rows[1] = append(rows[1], row{"Largest deviation of one frame's step from v/60 (2 px), in flight", cd.name,
 			fmt.Sprintf("%.2f px", r.stepDev), fmt.Sprintf("interp.Smoothness; interpolation delay at the end %s", ms(r.delayAtEnd))})
 		rows[2] = append(rows[2], row{"Frames standing still / jumping back", cd.name,
