@@ -7,6 +7,7 @@ package bot
 import (
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"rtype/net/client"
 	"rtype/net/wire"
@@ -175,4 +176,29 @@ func abs(v float32) float32 {
 		return -v
 	}
 	return v
+}
+
+// maxAhead bounds how far Present moves a frame: half a second.
+const maxAhead = 0.5
+
+// Present moves the entities of a v2 frame (those with a motion,
+// PROTOCOL.md 7.5) to the server's present as the frame's arrival tells
+// it: f.Tick plus the time since f.Received, at most half a second. A v2
+// server sends a snapshot only when something changed (every 200 ms when
+// nothing did), so a frame may be older than v1's 50 ms; the motions say
+// exactly where everything is now. Other entities are left as they are.
+func Present(f *client.Frame, now time.Time) {
+	if f.Received.IsZero() {
+		return
+	}
+	ahead := min(max(now.Sub(f.Received).Seconds(), 0), maxAhead)
+	tick := float64(f.Tick) + ahead*wire.TickRate
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		if !e.HasMotion {
+			continue
+		}
+		x, y, vx, vy := e.At(tick)
+		e.X, e.Y, e.VX, e.VY = float32(x), float32(y), float32(vx), float32(vy)
+	}
 }

@@ -3,6 +3,7 @@ package bot
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"rtype/net/client"
 	"rtype/net/wire"
@@ -77,5 +78,29 @@ func TestStaysInTheLeftThird(t *testing.T) {
 		if b.homeX < 60 || b.homeX > 1280/3-40 {
 			t.Fatalf("home x %v outside the left third", b.homeX)
 		}
+	}
+}
+
+// Present brings a v2 frame's motions to the server's present: a Bydos
+// received 100 ms ago is 6 ticks further along its motion; a v1 entity
+// stays where the frame has it.
+func TestPresent(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	m := wire.Linear(94, 1000, 300, -120, 0)
+	f := frameWith(ship(200, 360),
+		client.Entity{ID: 2, Kind: wire.KindBydosSlave, X: 988, Y: 300, VX: -120, Tick: 100, HasMotion: true, Motion: m},
+		client.Entity{ID: 3, Kind: wire.KindEnemyMissile, X: 500, Y: 300, VX: -300, Tick: 100})
+	f.Received = t0
+	Present(f, t0.Add(100*time.Millisecond))
+	if e := f.Entities[1]; e.X != 976 || e.Y != 300 || e.VX != -120 {
+		t.Fatalf("Bydos at (%v, %v) v %v, want (976, 300) v -120", e.X, e.Y, e.VX)
+	}
+	if e := f.Entities[2]; e.X != 500 {
+		t.Fatalf("v1 missile moved to %v", e.X)
+	}
+	// At most half a second ahead.
+	Present(f, t0.Add(time.Hour))
+	if e := f.Entities[1]; e.X != 1000-120*(100+30-94)/60.0 {
+		t.Fatalf("Bydos at %v after an hour", e.X)
 	}
 }

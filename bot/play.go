@@ -11,7 +11,8 @@ import (
 )
 
 // Play drives c with a Brain until the session ends or ctx is done: 60
-// times a second it decides from the newest frame and holds the result.
+// times a second it decides from the newest frame (brought to the
+// present, Present) and holds the result.
 // It returns nil when the game ended normally (Logout GameOver),
 // ctx.Err() when ctx ended first, and the session's error otherwise.
 func Play(ctx context.Context, c *client.Client, rng *rand.Rand) error {
@@ -37,7 +38,9 @@ func Play(ctx context.Context, c *client.Client, rng *rand.Rand) error {
 			if len(frames) == 0 {
 				continue
 			}
-			if act := b.Decide(&frames[len(frames)-1]); act != last {
+			f := &frames[len(frames)-1]
+			Present(f, time.Now())
+			if act := b.Decide(f); act != last {
 				c.SetInput(act)
 				last = act
 			}

@@ -201,7 +201,9 @@ func playBot(ctx context.Context, addr, name string, gate *loginGate, slot time.
 			if len(frames) == 0 {
 				continue
 			}
-			act := b.Decide(&frames[len(frames)-1])
+			f := &frames[len(frames)-1]
+			bot.Present(f, time.Now())
+			act := b.Decide(f)
 			if act != last {
 				c.SetInput(act)
 				last = act

@@ -1,7 +1,11 @@
-// Package client is the client side of protocol v1 (PROTOCOL.md): it logs
-// in over TCP, binds its UDP endpoint, then sends the player's inputs 60
-// times per second and keeps a World up to date from the server's events
-// and snapshots, for a game loop (or a bot) to read.
+// Package client is the client side of the protocol (PROTOCOL.md), of
+// version 1 and of version 2 (Part II): it logs in over TCP (offering
+// version 2 and falling back to 1 with a v1-only server, unless told a
+// version), binds its UDP endpoint (in v2 with the cookie of the server's
+// Challenge), then sends the player's inputs 60 times per second (in v2 as
+// numbered steps) and keeps a World up to date from the server's events
+// and snapshots (in v2, each entity's motion and animation), for a game
+// loop (or a bot) to read.
 //
 // It never touches a display: the renderer and the bots share it.
 package client

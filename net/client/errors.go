@@ -24,9 +24,9 @@ var (
 	// ErrConnectionLost: nothing valid arrived for Config.Timeout (5.5), or
 	// the server closed the TCP connection without a Logout.
 	ErrConnectionLost = errors.New("lost connection to the server")
-	// ErrProtocol: the server sent something protocol v1 does not allow on
-	// the TCP connection.
-	ErrProtocol = errors.New("the server broke protocol v1")
+	// ErrProtocol: the server sent something the protocol does not allow
+	// on the TCP connection.
+	ErrProtocol = errors.New("the server broke the protocol")
 	// ErrClosed: the session ended because Close was called.
 	ErrClosed = errors.New("the client was closed")
 	// ErrTooMuch: the server sent more than a client accepts (PROTOCOL.md
