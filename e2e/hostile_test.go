@@ -433,6 +433,14 @@ func kindCounts(r flood.Result) string {
 // of the client's log too.
 func checkEventsUpTo(t testing.TB, name string, player uint8, sl *serverLog, cl *clientLog, cut int) int {
 	t.Helper()
+	// The client's events first, then the server's: the server logs a
+	// tick's events before it sends them, so every event the client has
+	// is in the server's log read after (read before, an event made and
+	// received in between would look like one the server never sent).
+	cl.mu.Lock()
+	ccl := &clientLog{snaps: cl.snaps}
+	received := slices.Clone(cl.events)
+	cl.mu.Unlock()
 	sl.mu.Lock()
 	later := map[wire.Event]int{}
 	for _, e := range sl.events[cut:] {
@@ -440,16 +448,13 @@ func checkEventsUpTo(t testing.TB, name string, player uint8, sl *serverLog, cl 
 	}
 	ssl := &serverLog{snaps: sl.snaps, events: slices.Clone(sl.events[:cut])}
 	sl.mu.Unlock()
-	cl.mu.Lock()
-	ccl := &clientLog{snaps: cl.snaps}
-	for _, e := range cl.events {
+	for _, e := range received {
 		if later[e] > 0 {
 			later[e]--
 			continue
 		}
 		ccl.events = append(ccl.events, e)
 	}
-	cl.mu.Unlock()
 	return checkEvents(t, name, player, ssl, ccl)
 }
 
