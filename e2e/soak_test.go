@@ -467,19 +467,33 @@ func (c *soakClient) onEvent(ev *wire.Event) {
 	}
 }
 
+// lock takes the recorder's lock and c's, and returns what releases them.
+func (c *soakClient) lock() (unlock func()) {
+	c.rec.mu.Lock()
+	c.mu.Lock()
+	return func() { c.mu.Unlock(); c.rec.mu.Unlock() }
+}
+
+// serverState returns the server's state at tick, which a client rebuilt;
+// without it, a failure. The locks are held.
+func (c *soakClient) serverState(tick uint32) (server.Snapshot, bool) {
+	r := c.rec
+	s, ok := r.snaps[tick]
+	if !ok {
+		r.fail("%s rebuilt tick %d, which the server did not send in the last %d ticks (newest %d)", c.name, tick, soakKeep, r.newest)
+	}
+	return s, ok
+}
+
 // onSnapshot is the client's hook, for each snapshot datagram rebuilt. A
 // snapshot is compared with the server's state once all its datagrams
 // are in: how many the server sent is what the server's encoder makes of
 // the same state against the same baseline.
 func (c *soakClient) onSnapshot(rb *link.Rebuilt) {
 	r := c.rec
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := r.snaps[rb.Tick]
+	defer c.lock()()
+	s, ok := c.serverState(rb.Tick)
 	if !ok {
-		r.fail("%s rebuilt tick %d, which the server did not send in the last %d ticks (newest %d)", c.name, rb.Tick, soakKeep, r.newest)
 		return
 	}
 	var base []wire.Entity
@@ -529,13 +543,9 @@ func (c *soakClient) onSnapshot(rb *link.Rebuilt) {
 // server's state; the others are the baseline's.
 func (c *soakClient) onSnapshot2(rb *link.Rebuilt2) {
 	r := c.rec
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := r.snaps[rb.Tick]
+	defer c.lock()()
+	s, ok := c.serverState(rb.Tick)
 	if !ok {
-		r.fail("%s rebuilt tick %d, which the server did not send in the last %d ticks (newest %d)", c.name, rb.Tick, soakKeep, r.newest)
 		return
 	}
 	var base *wire.Frame2
