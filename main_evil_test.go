@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -25,12 +24,7 @@ import (
 // under 300 MB of RSS, show the error screen with the message, take its
 // screenshot and quit cleanly when told.
 func TestEndToEndEvilServer(t *testing.T) {
-	if os.Getenv("DISPLAY") == "" {
-		t.Skip("no DISPLAY: the game needs an X display (run under xvfb-run -a, as ./build.sh test does)")
-	}
-	if testing.Short() {
-		t.Skip("-short")
-	}
+	needDisplay(t)
 	dir := t.TempDir()
 	bin := buildGame(t, dir)
 	for _, tc := range []struct {
@@ -65,19 +59,10 @@ func runEvil(t *testing.T, bin, dir string, attack func(context.Context, *evilse
 	shot := filepath.Join(dir, "shot.png")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	game := exec.CommandContext(ctx, bin,
-		"-join", s.Addr(), "-name", "Tester", "-mute",
-		"-config", filepath.Join(dir, "settings.json"),
+	game, stderr := startGame(t, ctx, bin, dir,
+		"-join", s.Addr(), "-name", "Tester",
 		"-autotest-screenshot", shot, "-autotest-screenshot-after", "4s",
 		"-autotest-quit-after", "12s")
-	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
-	stderr, err := game.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := game.Start(); err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var logs strings.Builder
 	var attackAt time.Time

@@ -9,7 +9,6 @@ import (
 	"image/color"
 	"image/png"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -24,10 +23,39 @@ import (
 	"time"
 
 	"rtype/bot"
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
 )
+
+// needDisplay skips t without an X display (the game opens a window) or
+// with -short (it builds and runs the real binary).
+func needDisplay(t *testing.T) {
+	t.Helper()
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no DISPLAY: the game needs an X display (run under xvfb-run -a, as ./build.sh test does)")
+	}
+	if testing.Short() {
+		t.Skip("-short")
+	}
+}
+
+// startGame starts the game binary bin with args, muted, its settings file
+// and configuration home in dir, and returns it and its stderr (its log).
+func startGame(t *testing.T, ctx context.Context, bin, dir string, args ...string) (*exec.Cmd, io.ReadCloser) {
+	t.Helper()
+	game := exec.CommandContext(ctx, bin, append(args, "-mute", "-config", filepath.Join(dir, "settings.json"))...)
+	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+	stderr, err := game.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := game.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return game, stderr
+}
 
 // TestEndToEnd builds the real rtype binary, starts it hosting a game on
 // the current display with a test input script (Right and Fire held for
@@ -37,12 +65,7 @@ import (
 // of the whole display (ImageMagick's import) is checked too when
 // available.
 func TestEndToEnd(t *testing.T) {
-	if os.Getenv("DISPLAY") == "" {
-		t.Skip("no DISPLAY: the game needs an X display (run under xvfb-run -a, as ./build.sh test does)")
-	}
-	if testing.Short() {
-		t.Skip("-short")
-	}
+	needDisplay(t)
 	dir := t.TempDir()
 	if keep := os.Getenv("RTYPE_E2E_DIR"); keep != "" {
 		dir = keep // keep the screenshots to look at them
@@ -57,20 +80,11 @@ func TestEndToEnd(t *testing.T) {
 	os.Remove(rootShot)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	game := exec.CommandContext(ctx, bin,
-		"-host", "-port", strconv.Itoa(freePort(t)), "-name", "Tester", "-mute",
-		"-config", filepath.Join(dir, "settings.json"),
+	game, stderr := startGame(t, ctx, bin, dir,
+		"-host", "-port", strconv.Itoa(freePort(t)), "-name", "Tester",
 		"-autotest-input", "right+fire",
 		"-autotest-screenshot", shot, "-autotest-screenshot-after", "2500ms",
 		"-autotest-quit-after", "12s")
-	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
-	stderr, err := game.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := game.Start(); err != nil {
-		t.Fatal(err)
-	}
 	var logMu sync.Mutex
 	var logs strings.Builder
 	// The game logs "joined addr=127.0.0.1:PORT player=N" when its play
@@ -110,7 +124,7 @@ func TestEndToEnd(t *testing.T) {
 	// A second player joins, and stays until the host quits.
 	friend, err := client.Dial(ctx, client.Config{
 		Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Name: "Bot",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: testutil.Logger(t),
 	})
 	if err != nil {
 		t.Fatalf("the bot could not join: %v\n%s", err, gameLogs())

@@ -15,9 +15,10 @@ import (
 )
 
 // TestFourBotsPlayToGameOver plays a whole game: four bots against the
-// real server until GameOver. Every client must have received every event
-// of the game exactly once, and every snapshot it rebuilt must equal the
-// server's state at that tick.
+// real server until GameOver, two speaking v1 and two v2 in the same game
+// (7.11). Every client must have received every event of the game exactly
+// once, and every snapshot it rebuilt must equal the server's state at
+// that tick.
 func TestFourBotsPlayToGameOver(t *testing.T) {
 	rules := fastRules()
 	sl := newServerLog()
@@ -36,7 +37,7 @@ func TestFourBotsPlayToGameOver(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range players {
 		p := &player{name: fmt.Sprintf("bot%d", i+1), log: newClientLog()}
-		p.c = dial(t, srv.Addr(), p.name, p.log)
+		p.c = dial(t, srv.Addr(), p.name, p.log, versions[i%len(versions)])
 		players[i] = p
 		wg.Add(1)
 		go func() {
@@ -58,8 +59,8 @@ func TestFourBotsPlayToGameOver(t *testing.T) {
 		snaps := checkWorlds(t, p.name, sl, p.log)
 		events := checkEvents(t, p.name, p.c.Player(), sl, p.log)
 		st := p.c.Stats()
-		t.Logf("%s: %d snapshots equal to the server's, %d events exactly once, score %d, %.1f kbit/s in",
-			p.name, snaps, events, p.c.Players()[p.c.Player()].Score, st.KbitIn)
+		t.Logf("%s (v%d): %d snapshots equal to the server's, %d events exactly once, score %d, %.1f kbit/s in",
+			p.name, p.c.Version(), snaps, events, p.c.Players()[p.c.Player()].Score, st.KbitIn)
 		if snaps < 100 {
 			t.Errorf("%s compared only %d snapshots", p.name, snaps)
 		}

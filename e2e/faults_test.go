@@ -108,9 +108,11 @@ type seen struct {
 }
 
 // faultGame is a game on the real server with recorded clients: the
-// recorder of TestSoak checks their events and snapshots.
+// recorder of TestSoak checks their events and snapshots. The client a
+// fault hits speaks the game's version; the others speak v1, v2, v1 (7.11).
 type faultGame struct {
 	t       *testing.T
+	version uint8
 	srv     *server.Server
 	rec     *soakRecorder
 	names   []string
@@ -125,8 +127,8 @@ type faultGame struct {
 	bots   map[string]chan error
 }
 
-func newFaultGame(t *testing.T, cfg server.Config) *faultGame {
-	g := &faultGame{t: t, rec: newSoakRecorder(), leave: map[string][]seen{}, bots: map[string]chan error{}}
+func newFaultGame(t *testing.T, version uint8, cfg server.Config) *faultGame {
+	g := &faultGame{t: t, version: version, rec: newSoakRecorder(), leave: map[string][]seen{}, bots: map[string]chan error{}}
 	if cfg.Rules == nil {
 		rules := soakRules()
 		cfg.Rules = &rules
@@ -139,25 +141,27 @@ func newFaultGame(t *testing.T, cfg server.Config) *faultGame {
 }
 
 // join dials name to addr (the server's, or a relay's) as a recorded
-// client.
-func (g *faultGame) join(addr, name string) *client.Client {
+// client speaking version.
+func (g *faultGame) join(addr, name string, version uint8) *client.Client {
 	g.t.Helper()
-	sc := g.rec.addClient(name)
+	sc := g.rec.addClient(name, version)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(g.t),
-		Version:    wire.Version, // the logs compare v1 snapshots and events
-		OnSnapshot: sc.onSnapshot,
-		OnEvent: func(ev *wire.Event) {
-			sc.onEvent(ev)
-			if ev.Type == wire.EventPlayerLeft || (ev.Type == wire.EventDestroy && ev.Reason == wire.DestroyPlayerLeft) {
-				g.mu.Lock()
-				g.leave[name] = append(g.leave[name], seen{time.Now(), *ev})
-				g.mu.Unlock()
-			}
-		}})
+	cfg := sc.config(addr, testutil.Logger(g.t))
+	cfg.OnEvent = func(ev *wire.Event) {
+		sc.onEvent(ev)
+		if ev.Type == wire.EventPlayerLeft || (ev.Type == wire.EventDestroy && ev.Reason == wire.DestroyPlayerLeft) {
+			g.mu.Lock()
+			g.leave[name] = append(g.leave[name], seen{time.Now(), *ev})
+			g.mu.Unlock()
+		}
+	}
+	c, err := client.Dial(ctx, cfg)
 	if err != nil {
 		g.t.Fatalf("%s: %v", name, err)
+	}
+	if c.Version() != version {
+		g.t.Fatalf("%s speaks version %d, want %d", name, c.Version(), version)
 	}
 	g.t.Cleanup(func() { c.Close() })
 	g.names = append(g.names, name)
@@ -219,6 +223,29 @@ func (g *faultGame) waitShipStill(p uint8) {
 		}
 		return tick >= since+12
 	})
+}
+
+// victimAndThree joins the victim of a fault through addr and three
+// players that stay and play (directly), and returns the victim and its
+// ship once every ship is in.
+func (g *faultGame) victimAndThree(addr, name string) (*client.Client, uint32) {
+	g.t.Helper()
+	victim := g.join(addr, name, g.version)
+	g.joinThree("stays")
+	g.waitAllShips()
+	ship, ok := g.shipOf(victim.Player())
+	if !ok {
+		g.t.Fatal("the victim has no ship")
+	}
+	return victim, ship
+}
+
+// joinThree joins three players named prefix-1 to prefix-3 that play
+// (directly), speaking v1, v2, v1.
+func (g *faultGame) joinThree(prefix string) {
+	for i := range 3 {
+		g.play(g.join(g.srv.Addr(), fmt.Sprintf("%s-%d", prefix, i+1), versions[i%len(versions)]), uint64(i))
+	}
 }
 
 // waitAllShips waits until every client sees every player's ship.
@@ -289,8 +316,8 @@ func (g *faultGame) checkSurvivors() {
 	for i, name := range g.names {
 		sc := g.rec.client(name)
 		sc.mu.Lock()
-		t.Logf("%s: %d events owed, %d delivered once (all within %v of the cut); %d snapshots equal to the server's",
-			name, sc.owed, sc.delivered, waited, sc.compared)
+		t.Logf("%s (v%d): %d events owed, %d delivered once (all within %v of the cut); %d snapshots equal to the server's",
+			name, sc.version, sc.owed, sc.delivered, waited, sc.compared)
 		if lost[i] == nil && sc.compared < 10 {
 			t.Errorf("%s: only %d snapshots compared", name, sc.compared)
 		}
@@ -325,18 +352,12 @@ func waitDone(t testing.TB, name string, c *client.Client, t0 time.Time, max tim
 // path) is timed out after 5 s (5.5): the others see PlayerLeft(TimedOut)
 // then the Destroy of its ship, it gets Logout(TimedOut) on its TCP
 // connection, and the game goes on for the others.
-func TestClientGoesSilent(t *testing.T) {
-	g := newFaultGame(t, server.Config{Seed: 11})
+func TestClientGoesSilent(t *testing.T) { forVersions(t, testClientGoesSilent) }
+
+func testClientGoesSilent(t *testing.T, version uint8) {
+	g := newFaultGame(t, version, server.Config{Seed: 11})
 	relay := startRelay(t, g.srv.Addr(), netsim.Impairment{}, 11)
-	victim := g.join(relay.Addr(), "silent")
-	for i, name := range []string{"stays-1", "stays-2", "stays-3"} {
-		g.play(g.join(g.srv.Addr(), name), uint64(i))
-	}
-	g.waitAllShips()
-	ship, ok := g.shipOf(victim.Player())
-	if !ok {
-		t.Fatal("the victim has no ship")
-	}
+	victim, ship := g.victimAndThree(relay.Addr(), "silent")
 
 	// Nothing from the victim reaches the server any more; the server's
 	// datagrams still reach it, and TCP is untouched.
@@ -383,17 +404,11 @@ func TestClientGoesSilent(t *testing.T) {
 // crashed process does (the system closes its sockets: the server sees
 // its TCP connection drop without a Logout), leaves at once with reason
 // Left (1.2, 3.2); the game goes on for the others.
-func TestClientConnectionDrops(t *testing.T) {
-	g := newFaultGame(t, server.Config{Seed: 12})
-	victim := g.join(g.srv.Addr(), "crasher")
-	for i, name := range []string{"stays-1", "stays-2", "stays-3"} {
-		g.play(g.join(g.srv.Addr(), name), uint64(i))
-	}
-	g.waitAllShips()
-	ship, ok := g.shipOf(victim.Player())
-	if !ok {
-		t.Fatal("the victim has no ship")
-	}
+func TestClientConnectionDrops(t *testing.T) { forVersions(t, testClientConnectionDrops) }
+
+func testClientConnectionDrops(t *testing.T, version uint8) {
+	g := newFaultGame(t, version, server.Config{Seed: 12})
+	victim, ship := g.victimAndThree(g.srv.Addr(), "crasher")
 	t0 := time.Now()
 	victim.Abandon()
 	testutil.WaitFor(t, promptly, "the others' PlayerLeft(Left) and Destroy", func() bool {
@@ -417,7 +432,8 @@ func TestClientConnectionDrops(t *testing.T) {
 // system closes its sockets) or freezes (SIGSTOP: its sockets stay open
 // but nothing comes, as when its host vanishes). Every client reports the
 // connection lost, at once or after the 5 s of silence of 5.5, and its
-// bot stops with that error: nothing hangs or crashes.
+// bot stops with that error: nothing hangs or crashes. The clients speak
+// v1, v2, v1.
 func TestServerKilled(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -435,7 +451,8 @@ func TestServerKilled(t *testing.T) {
 			bots := make([]chan error, 3)
 			for i := range bots {
 				dctx, dcancel := context.WithTimeout(context.Background(), 10*time.Second)
-				c, err := client.Dial(dctx, client.Config{Addr: addr, Name: fmt.Sprintf("orphan-%d", i), Logger: testutil.Logger(t)})
+				c, err := client.Dial(dctx, client.Config{Addr: addr, Name: fmt.Sprintf("orphan-%d", i), Logger: testutil.Logger(t),
+					Version: versions[i%len(versions)]})
 				dcancel()
 				if err != nil {
 					t.Fatal(err)
@@ -492,15 +509,15 @@ func TestServerKilled(t *testing.T) {
 // it closes. The client keeps playing (its Inputs move its ship,
 // snapshots keep coming, no event is lost), and the server drops what
 // still comes from an old address.
-func TestRebindMidGame(t *testing.T) {
+func TestRebindMidGame(t *testing.T) { forVersions(t, testRebindMidGame) }
+
+func testRebindMidGame(t *testing.T, version uint8) {
 	rules := soakRules()
 	rules.FirstWave = 1 << 30 // no Bydos: nothing may kill the mover's ship
-	g := newFaultGame(t, server.Config{Seed: 13, Rules: &rules})
+	g := newFaultGame(t, version, server.Config{Seed: 13, Rules: &rules})
 	relay := startRelay(t, g.srv.Addr(), netsim.Impairment{Loss: 0.05, Delay: 30 * time.Millisecond, Jitter: 10 * time.Millisecond}, 13)
-	mover := g.join(relay.Addr(), "mover")
-	for i, name := range []string{"bot-1", "bot-2", "bot-3"} {
-		g.play(g.join(g.srv.Addr(), name), uint64(i))
-	}
+	mover := g.join(relay.Addr(), "mover", version)
+	g.joinThree("bot")
 	g.waitAllShips()
 	p := mover.Player()
 	// Its shots keep events coming through the rebindings.
@@ -544,21 +561,33 @@ func TestRebindMidGame(t *testing.T) {
 	g.waitShipStill(p)
 
 	// Inputs holding Up, well formed, of its session, numbered ahead of
-	// its own, from its old addresses: dropped (3.4, 6.1).
+	// its own (v1: sequence, v2: step), from its old addresses: dropped
+	// (3.4, 6.1, 7.3).
 	relayAddr, err := net.ResolveUDPAddr("udp", relay.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
 	tick1, _, y1, _ := g.shipPos(p)
 	seq := uint16(mover.Stats().Link.SentDatagrams) + 200
+	var step uint32
+	if steps := mover.Steps(^uint32(0), nil); len(steps) > 0 {
+		step = steps[len(steps)-1].Step + 1
+	}
+	spoofed := func(i int) []byte {
+		h := wire.Header{Type: wire.TypeInput, Seq: seq + uint16(i), Ack: 0xFFFF, Session: mover.Session()}
+		if version == wire.Version2 {
+			in := wire.Input2{Step: step + uint32(i), Count: 1, Actions: [wire.MaxInputActions2]uint8{wire.ActionUp}}
+			return wire.AppendInput2(wire.AppendHeader2(nil, wire.Header2{Header: h}), &in)
+		}
+		return append(wire.AppendHeader(nil, h), wire.ActionUp)
+	}
 	for _, old := range olds {
 		spoof, err := net.ListenUDP("udp", old)
 		if err != nil {
 			t.Fatalf("cannot send from the old address %v: %v", old, err)
 		}
 		for i := range 20 {
-			b := wire.AppendHeader(nil, wire.Header{Type: wire.TypeInput, Seq: seq + uint16(i), Ack: 0xFFFF, Session: mover.Session()})
-			if _, err := spoof.WriteToUDP(append(b, wire.ActionUp), relayAddr); err != nil {
+			if _, err := spoof.WriteToUDP(spoofed(i), relayAddr); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(5 * time.Millisecond)
@@ -588,11 +617,10 @@ func TestRebindMidGame(t *testing.T) {
 
 // TestListenServerQuits: the host of a listen server quits (Close, a clean
 // stop): every guest gets Logout(ServerShutdown) at once.
+// The guests speak v1, v2, v1.
 func TestListenServerQuits(t *testing.T) {
-	g := newFaultGame(t, server.Config{Seed: 14})
-	for i, name := range []string{"guest-1", "guest-2", "guest-3"} {
-		g.play(g.join(g.srv.Addr(), name), uint64(i))
-	}
+	g := newFaultGame(t, 0, server.Config{Seed: 14})
+	g.joinThree("guest")
 	g.waitAllShips()
 	t0 := time.Now()
 	g.srv.Close()

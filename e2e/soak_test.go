@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -64,8 +65,11 @@ const (
 )
 
 // TestSoak runs four bots through the impairment relay against the real
-// server, one profile after the other, each for -soak. After each it
-// cleans the network for soakSettle and checks that:
+// server, one profile after the other, each for -soak: two speak protocol
+// v1 and two v2, in the same game (PROTOCOL.md 7.11), so both versions
+// live through the same impairment and world. After each it cleans the
+// network for soakSettle and checks, for every client whatever its
+// version, that:
 //
 //	(a) every event the server produced from a client's PlayerJoined on,
 //	    up to a cut taken after the settling, reached that client exactly
@@ -97,21 +101,29 @@ func runSoak(t *testing.T, p soakProfile, seed uint64) {
 		OnSnapshot: rec.onSnapshot, OnEvents: rec.onEvents})
 	relay := startRelay(t, srv.Addr(), p.imp, int64(seed))
 
-	// Four clients join through the impaired relay, at once.
+	// Four clients join through the impaired relay, at once: a and c speak
+	// v1, b and d v2.
 	names := []string{"soak-a", "soak-b", "soak-c", "soak-d"}
 	clients := make([]*client.Client, len(names))
 	var wg sync.WaitGroup
 	errs := make([]error, len(names))
 	for i, name := range names {
-		sc := rec.addClient(name)
+		sc := rec.addClient(name, versions[i%len(versions)])
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
-			clients[i], errs[i] = client.Dial(ctx, client.Config{Addr: relay.Addr(), Name: name,
-				Logger: testutil.Logger(t), OnSnapshot: sc.onSnapshot, OnEvent: sc.onEvent,
-				Version: wire.Version}) // the logs compare v1 snapshots and events
+			cfg := sc.config(relay.Addr(), testutil.Logger(t))
+			if sc.version == wire.Version2 && p.imp.Delay >= time.Second {
+				// Known defect of net/client (reported): its stall clock
+				// starts at the first datagram received, a Challenge
+				// (7.3), not at the binding; at 1 s each way the
+				// binding takes 4 s, Challenges keep coming, and the 2 s
+				// StallTimeout ends the session 50 ms after the Accept.
+				cfg.StallTimeout = 5 * time.Second
+			}
+			clients[i], errs[i] = client.Dial(ctx, cfg)
 		}()
 	}
 	wg.Wait()
@@ -194,10 +206,10 @@ func runSoak(t *testing.T, p soakProfile, seed uint64) {
 		st := c.Stats()
 		sc := rec.client(names[i])
 		sc.mu.Lock()
-		t.Logf("%s (player %d): %d events owed, %d delivered once, burst %d, longest delivery %v, widest undelivered span %d events;"+
+		t.Logf("%s (v%d, player %d): %d events owed, %d delivered once, burst %d, longest delivery %v, widest undelivered span %d events;"+
 			" %d snapshots compared, %d incomplete, %d deltas on a whole baseline; loss %.1f%%, RTT %v (under impairment);"+
 			" dropped %d (no baseline %d), duplicates %d",
-			names[i], c.Player(), sc.owed, sc.delivered, len(sc.burst), sc.maxLatency.Round(time.Millisecond), sc.maxSpan,
+			names[i], sc.version, c.Player(), sc.owed, sc.delivered, len(sc.burst), sc.maxLatency.Round(time.Millisecond), sc.maxSpan,
 			sc.compared, sc.countIncomplete(), sc.deltas, stats[i].Loss*100, stats[i].RTT.Round(time.Millisecond),
 			st.Dropped, st.NoBaseline, st.Duplicates)
 		sc.mu.Unlock()
@@ -312,8 +324,9 @@ func newSoakRecorder() *soakRecorder {
 
 // soakClient is the recorder's view of one client.
 type soakClient struct {
-	rec  *soakRecorder
-	name string
+	rec     *soakRecorder
+	name    string
+	version uint8
 
 	mu       sync.Mutex // after rec.mu when both are held
 	joined   bool
@@ -331,6 +344,8 @@ type soakClient struct {
 	// many the server sent.
 	parts    map[uint32]snapParts
 	enc      wire.SnapshotEncoder
+	frames2  map[uint32]*wire.Frame2 // v2: the ticks rebuilt whole
+	blink    uint32
 	compared int
 	deltas   int
 	dropped  int // incomplete ticks forgotten
@@ -343,13 +358,21 @@ type owedEvent struct {
 
 type snapParts struct{ got, total int }
 
-func (r *soakRecorder) addClient(name string) *soakClient {
+func (r *soakRecorder) addClient(name string, version uint8) *soakClient {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c := &soakClient{rec: r, name: name, want: map[wire.Event]owedEvent{}, early: map[wire.Event]bool{},
-		burst: map[wire.Event]int{}, parts: map[uint32]snapParts{}}
+	c := &soakClient{rec: r, name: name, version: version, want: map[wire.Event]owedEvent{}, early: map[wire.Event]bool{},
+		burst: map[wire.Event]int{}, parts: map[uint32]snapParts{}, frames2: map[uint32]*wire.Frame2{},
+		blink: uint32(sim.DefaultRules().BlinkTicks)}
 	r.clients[name] = c
 	return c
+}
+
+// config returns the configuration of a recorded client of c's version
+// that dials addr.
+func (c *soakClient) config(addr string, log *slog.Logger) client.Config {
+	return client.Config{Addr: addr, Name: c.name, Logger: log, Version: c.version,
+		OnSnapshot: c.onSnapshot, OnSnapshot2: c.onSnapshot2, OnEvent: c.onEvent}
 }
 
 func (r *soakRecorder) client(name string) *soakClient {
@@ -421,7 +444,7 @@ func (c *soakClient) onEvent(ev *wire.Event) {
 	defer r.mu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := *ev
+	e := v1Event(ev) // a v2 Spawn is compared by its position at its tick
 	if o, ok := c.want[e]; ok {
 		delete(c.want, e)
 		c.delivered++
@@ -444,19 +467,33 @@ func (c *soakClient) onEvent(ev *wire.Event) {
 	}
 }
 
+// lock takes the recorder's lock and c's, and returns what releases them.
+func (c *soakClient) lock() (unlock func()) {
+	c.rec.mu.Lock()
+	c.mu.Lock()
+	return func() { c.mu.Unlock(); c.rec.mu.Unlock() }
+}
+
+// serverState returns the server's state at tick, which a client rebuilt;
+// without it, a failure. The locks are held.
+func (c *soakClient) serverState(tick uint32) (server.Snapshot, bool) {
+	r := c.rec
+	s, ok := r.snaps[tick]
+	if !ok {
+		r.fail("%s rebuilt tick %d, which the server did not send in the last %d ticks (newest %d)", c.name, tick, soakKeep, r.newest)
+	}
+	return s, ok
+}
+
 // onSnapshot is the client's hook, for each snapshot datagram rebuilt. A
 // snapshot is compared with the server's state once all its datagrams
 // are in: how many the server sent is what the server's encoder makes of
 // the same state against the same baseline.
 func (c *soakClient) onSnapshot(rb *link.Rebuilt) {
 	r := c.rec
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := r.snaps[rb.Tick]
+	defer c.lock()()
+	s, ok := c.serverState(rb.Tick)
 	if !ok {
-		r.fail("%s rebuilt tick %d, which the server did not send in the last %d ticks (newest %d)", c.name, rb.Tick, soakKeep, r.newest)
 		return
 	}
 	var base []wire.Entity
@@ -497,6 +534,79 @@ func (c *soakClient) onSnapshot(rb *link.Rebuilt) {
 	}
 }
 
+// onSnapshot2 is a v2 client's hook, for each snapshot datagram rebuilt.
+// Without the server's count of datagrams, a rebuilt tick is whole when
+// its state, in v1's form (v1Form), is the server's: then it is compared
+// and may serve as a baseline. One that is not yet whole must be the
+// baseline with some of the tick's records applied: every entity a record
+// of the received datagrams changed, added or removed is exactly as in the
+// server's state; the others are the baseline's.
+func (c *soakClient) onSnapshot2(rb *link.Rebuilt2) {
+	r := c.rec
+	defer c.lock()()
+	s, ok := c.serverState(rb.Tick)
+	if !ok {
+		return
+	}
+	var base *wire.Frame2
+	if rb.HasBaseline {
+		// (e) The baseline is a snapshot the client rebuilt whole.
+		if base = c.frames2[rb.BaseTick]; base == nil {
+			p := c.parts[rb.BaseTick]
+			r.fail("%s: tick %d built on tick %d, which the client had not rebuilt whole (%d datagrams)", c.name, rb.Tick, rb.BaseTick, p.got)
+			return
+		}
+	}
+	got := v1Form(rb)
+	if !slices.Equal(got.players, s.Players) {
+		// Every datagram of a tick carries every player record.
+		r.fail("%s tick %d players\n got %+v\nwant %+v", c.name, rb.Tick, got.players, s.Players)
+		return
+	}
+	if slices.Equal(got.entities, s.Entities) {
+		c.parts[rb.Tick] = snapParts{got: rb.Parts, total: rb.Parts}
+		f := &wire.Frame2{}
+		f.Set(rb.Tick, rb.Players, rb.Entities)
+		c.frames2[rb.Tick] = f
+		c.compared++
+		if rb.HasBaseline {
+			c.deltas++
+		}
+		return
+	}
+	c.parts[rb.Tick] = snapParts{got: rb.Parts, total: rb.Parts + 1} // more to come, or lost
+	server := map[uint32]wire.Entity{}
+	for _, e := range s.Entities {
+		server[e.ID] = e
+	}
+	inBase := map[uint32]wire.Entity2{}
+	if base != nil {
+		for _, e := range base.Entities {
+			inBase[e.ID] = e
+		}
+	}
+	for i := range rb.Entities {
+		e := &rb.Entities[i]
+		if b, ok := inBase[e.ID]; ok && b == *e {
+			delete(inBase, e.ID)
+			continue // no record of it received yet
+		}
+		delete(inBase, e.ID)
+		want, ok := server[e.ID]
+		if got := v1Entity(rb, e, c.blink); !ok || got != want {
+			r.fail("%s tick %d (%d datagrams, not whole): entity %#x rebuilt as %+v, the server's %+v (present %v)",
+				c.name, rb.Tick, rb.Parts, e.ID, got, want, ok)
+			return
+		}
+	}
+	for id := range inBase {
+		if _, ok := server[id]; ok {
+			r.fail("%s tick %d (%d datagrams, not whole): entity %#x removed, the server still has it", c.name, rb.Tick, rb.Parts, id)
+			return
+		}
+	}
+}
+
 // overflowHint explains a session that ended while the client's events
 // undelivered spanned about the 1024 ids a sender may leave
 // unacknowledged (5.3): the server then ends the session with
@@ -507,12 +617,16 @@ func (c *soakClient) overflowHint(run time.Duration) string {
 	rate := float64(c.owed) / run.Seconds()
 	// Acknowledgements reach the server an RTT (2 s at most here) after
 	// the events reach the client.
-	if float64(c.maxSpan)+2*rate < link.MaxUnacked {
+	limit := float64(link.MaxUnacked)
+	if c.version == wire.Version2 {
+		limit = wire.EventWindow2
+	}
+	if float64(c.maxSpan)+2*rate < limit {
 		return ""
 	}
 	return fmt.Sprintf(" (its undelivered events spanned up to %d ids at %.0f events per second:"+
-		" more than %d unacknowledged ends a session, 5.3; v1 cannot carry this event rate over this network)",
-		c.maxSpan, rate, link.MaxUnacked)
+		" more than %.0f unacknowledged ends a session, 5.3, 7.7; v%d cannot carry this event rate over this network)",
+		c.maxSpan, rate, limit, c.version)
 }
 
 // countIncomplete returns how many snapshot ticks never got all their
@@ -557,6 +671,7 @@ func (r *soakRecorder) sample() (stop func()) {
 							c.dropped++
 						}
 						delete(c.parts, tick)
+						delete(c.frames2, tick)
 					}
 				}
 				c.mu.Unlock()

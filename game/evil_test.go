@@ -9,6 +9,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/internal/evilserver"
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
@@ -32,7 +33,7 @@ func TestErrorTitlesOfABrokenServer(t *testing.T) {
 // until the play scene runs.
 func joinEvil(t *testing.T, cfg evilserver.Config) (*Game, *evilserver.Server, *ebiten.Image) {
 	t.Helper()
-	cfg.Logger = quietLog()
+	cfg.Logger = testutil.Logger(t)
 	s, err := evilserver.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -42,19 +43,14 @@ func joinEvil(t *testing.T, cfg evilserver.Config) (*Game, *evilserver.Server, *
 	t.Cleanup(func() { g.shutdown() })
 	screen := ebiten.NewImage(render.Width, render.Height)
 	t.Cleanup(screen.Deallocate)
-	if !run(t, g, screen, 15*time.Second, func() bool { _, ok := g.scene.(*PlayScene); return ok }) {
-		t.Fatalf("not playing after 15 s; scene %T", g.scene)
-	}
+	waitScene[*PlayScene](t, g, screen, 15*time.Second, "not playing after 15 s")
 	return g, s, screen
 }
 
 // errorShown runs the game until its error scene shows, and checks it.
 func errorShown(t *testing.T, g *Game, screen *ebiten.Image, want string) {
 	t.Helper()
-	if !run(t, g, screen, 15*time.Second, func() bool { _, ok := g.scene.(*ErrorScene); return ok }) {
-		t.Fatalf("no error screen; scene %T", g.scene)
-	}
-	es := g.scene.(*ErrorScene)
+	es := waitScene[*ErrorScene](t, g, screen, 15*time.Second, "no error screen")
 	text := strings.Join(es.lines, " ")
 	if es.title != "The server broke the rules" || !strings.Contains(text, want) {
 		t.Fatalf("title %q, lines %q; want the message %q", es.title, es.lines, want)
@@ -107,7 +103,7 @@ func TestHostileNamesCleaned(t *testing.T) {
 
 // A long rejection text without a space wraps inside the panel.
 func TestLongRejectionWraps(t *testing.T) {
-	s, err := evilserver.Start(evilserver.Config{Logger: quietLog(),
+	s, err := evilserver.Start(evilserver.Config{Logger: testutil.Logger(t),
 		Login: evilserver.Rejected(wire.RejectGameFull, []byte(strings.Repeat("X", 600)))})
 	if err != nil {
 		t.Fatal(err)
@@ -117,10 +113,7 @@ func TestLongRejectionWraps(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	if !run(t, g, screen, 10*time.Second, func() bool { _, ok := g.scene.(*ErrorScene); return ok }) {
-		t.Fatalf("no error screen; scene %T", g.scene)
-	}
-	es := g.scene.(*ErrorScene)
+	es := waitScene[*ErrorScene](t, g, screen, 10*time.Second, "no error screen")
 	if es.title != "Login refused" || len(es.lines) < 3 {
 		t.Fatalf("title %q, lines %q", es.title, es.lines)
 	}

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +14,9 @@ import (
 
 	"rtype/game/core"
 	"rtype/game/settings"
+	"rtype/internal/ebitentest"
+	"rtype/internal/testutil"
+	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
@@ -25,30 +25,8 @@ import (
 )
 
 // The tests run inside Ebitengine's game loop (images, input and pixels
-// need it): TestMain starts a game whose first Update runs them.
-
-type testGame struct {
-	m    *testing.M
-	code int
-}
-
-func (g *testGame) Update() error {
-	g.code = g.m.Run()
-	return ebiten.Termination
-}
-func (*testGame) Draw(*ebiten.Image)         {}
-func (*testGame) Layout(int, int) (int, int) { return render.Width, render.Height }
-
-func TestMain(m *testing.M) {
-	g := &testGame{m: m}
-	ebiten.SetWindowSize(320, 180)
-	if err := ebiten.RunGame(g); err != nil {
-		panic(err)
-	}
-	os.Exit(g.code)
-}
-
-func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+// need it), in a game's first Update (internal/ebitentest).
+func TestMain(m *testing.M) { ebitentest.Main(m, render.Width, render.Height) }
 
 func TestKeyNames(t *testing.T) {
 	for _, k := range []string{"ArrowUp", "W", "Space", "J", "K", "ShiftLeft", "Escape", "Enter", "NumpadEnter", "F3"} {
@@ -161,7 +139,7 @@ func TestStartHostTakesTheNextFreePort(t *testing.T) {
 	}
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
-	h, err := StartHost(port, quietLog())
+	h, err := StartHost(port, testutil.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +154,7 @@ func TestStartHostTakesTheNextFreePort(t *testing.T) {
 		t.Errorf("addresses %v", h.Addrs)
 	}
 	// It answers a login.
-	c, err := client.Dial(context.Background(), client.Config{Addr: h.LocalAddr(), Name: "Probe", Logger: quietLog()})
+	c, err := client.Dial(context.Background(), client.Config{Addr: h.LocalAddr(), Name: "Probe", Logger: testutil.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +165,7 @@ func TestStartHostTakesTheNextFreePort(t *testing.T) {
 func newTestGame(t *testing.T, opt Options) *Game {
 	t.Helper()
 	opt.Mute = true
-	opt.Logger = quietLog()
+	opt.Logger = testutil.Logger(t)
 	opt.SettingsPath = filepath.Join(t.TempDir(), "settings.json")
 	g, err := New(opt)
 	if err != nil {
@@ -212,6 +190,17 @@ func run(t *testing.T, g *Game, screen *ebiten.Image, timeout time.Duration, don
 		time.Sleep(time.Second / 60)
 	}
 	return false
+}
+
+// waitScene runs g until its scene is an S, and returns it; it fails the
+// test with what (the condition missed) if none came within d.
+func waitScene[S Scene](t *testing.T, g *Game, screen *ebiten.Image, d time.Duration, what string) S {
+	t.Helper()
+	var s S
+	if !run(t, g, screen, d, func() bool { var ok bool; s, ok = g.scene.(S); return ok }) {
+		t.Fatalf("%s; scene %T", what, g.scene)
+	}
+	return s
 }
 
 func TestHostPlayAndAFriendJoins(t *testing.T) {
@@ -263,7 +252,7 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 	}
 
 	// A friend joins: the HUD and a notice show it.
-	friend, err := client.Dial(context.Background(), client.Config{Addr: g.host.LocalAddr(), Name: "Hicks", Logger: quietLog()})
+	friend, err := client.Dial(context.Background(), client.Config{Addr: g.host.LocalAddr(), Name: "Hicks", Logger: testutil.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,16 +295,17 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 	}
 }
 
-// startRulesHost hosts a one-game server with the given rules.
+// startRulesHost hosts a one-game server with the given rules, run by
+// testserver until the test ends. Its Host.Stop closes the server (every
+// session gets Logout ServerShutdown) and returns at once; the test's
+// cleanup waits for the server's Run to return.
 func startRulesHost(t *testing.T, r sim.Rules) *Host {
-	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 1, Rules: &r, Logger: quietLog(), GameOverLinger: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: r}
+	t.Helper()
+	srv := testserver.Start(t, server.Config{MaxGames: 1, Rules: &r, GameOverLinger: 500 * time.Millisecond})
+	done := make(chan struct{})
+	close(done)
+	h := &Host{srv: srv, cancel: func() {}, done: done, Port: srv.Port(), Rules: r}
 	h.Addrs = []string{h.LocalAddr()}
-	go func() { defer close(h.done); srv.Run(ctx) }()
 	return h
 }
 
@@ -334,10 +324,7 @@ func TestGameOverShowsTheScores(t *testing.T) {
 	g.setScene(NewHostingScene(g))
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	if !run(t, g, screen, 30*time.Second, func() bool { _, ok := g.scene.(*GameOverScene); return ok }) {
-		t.Fatalf("no game over after 30 s; scene %T", g.scene)
-	}
-	over := g.scene.(*GameOverScene)
+	over := waitScene[*GameOverScene](t, g, screen, 30*time.Second, "no game over after 30 s")
 	if len(over.ranked) != 1 || over.ranked[0].Name != "Tester" || over.ranked[0].Place != 1 {
 		t.Fatalf("scores %+v", over.ranked)
 	}
@@ -360,18 +347,13 @@ func TestConnectionLostShowsTheError(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	if !run(t, g, screen, 15*time.Second, func() bool { _, ok := g.scene.(*PlayScene); return ok }) {
-		t.Fatalf("not playing after 15 s; scene %T", g.scene)
-	}
+	waitScene[*PlayScene](t, g, screen, 15*time.Second, "not playing after 15 s")
 	// The join was remembered.
 	if len(g.settings.Recent) == 0 || g.settings.Recent[0] != h.LocalAddr() {
 		t.Errorf("recent servers %v", g.settings.Recent)
 	}
 	h.Stop()
-	if !run(t, g, screen, 10*time.Second, func() bool { _, ok := g.scene.(*ErrorScene); return ok }) {
-		t.Fatalf("no error screen after the server stopped; scene %T", g.scene)
-	}
-	es := g.scene.(*ErrorScene)
+	es := waitScene[*ErrorScene](t, g, screen, 10*time.Second, "no error screen after the server stopped")
 	if es.title != "The host ended the game" {
 		t.Errorf("title %q, lines %q", es.title, es.lines)
 	}
@@ -392,10 +374,7 @@ func TestJoinRefusedShowsTheError(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	if !run(t, g, screen, 10*time.Second, func() bool { _, ok := g.scene.(*ErrorScene); return ok }) {
-		t.Fatalf("no error screen; scene %T", g.scene)
-	}
-	es := g.scene.(*ErrorScene)
+	es := waitScene[*ErrorScene](t, g, screen, 10*time.Second, "no error screen")
 	if es.title != "Can't reach the server" || !strings.Contains(strings.Join(es.lines, " "), "refused") {
 		t.Errorf("title %q, lines %q", es.title, es.lines)
 	}
@@ -440,7 +419,7 @@ func TestFirstRunAsksTheName(t *testing.T) {
 func TestNameTakenOffersAnotherName(t *testing.T) {
 	h := startRulesHost(t, sim.DefaultRules())
 	defer h.Stop()
-	first, err := client.Dial(context.Background(), client.Config{Addr: h.LocalAddr(), Name: "Ripley", Logger: quietLog()})
+	first, err := client.Dial(context.Background(), client.Config{Addr: h.LocalAddr(), Name: "Ripley", Logger: testutil.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,10 +428,7 @@ func TestNameTakenOffersAnotherName(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	if !run(t, g, screen, 10*time.Second, func() bool { _, ok := g.scene.(*ErrorScene); return ok }) {
-		t.Fatalf("no error screen; scene %T", g.scene)
-	}
-	es := g.scene.(*ErrorScene)
+	es := waitScene[*ErrorScene](t, g, screen, 10*time.Second, "no error screen")
 	if es.title != "Login refused" || es.menu.Items[0].Label != "Change name" {
 		t.Fatalf("title %q, first choice %q", es.title, es.menu.Items[0].Label)
 	}
@@ -464,9 +440,7 @@ func TestNameTakenOffersAnotherName(t *testing.T) {
 	}
 	ns.field.Text = "Dallas"
 	ns.Update(g)
-	if !run(t, g, screen, 10*time.Second, func() bool { _, ok := g.scene.(*PlayScene); return ok }) {
-		t.Fatalf("not playing under the new name; scene %T", g.scene)
-	}
+	waitScene[*PlayScene](t, g, screen, 10*time.Second, "not playing under the new name")
 	if g.Name() != "Dallas" {
 		t.Errorf("name %q", g.Name())
 	}

@@ -2,38 +2,18 @@ package render
 
 import (
 	"image/color"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"rtype/internal/ebitentest"
 	"rtype/net/wire"
 )
 
 // The tests run inside Ebitengine's game loop (pixels can only be read
-// there): TestMain starts a game whose first Update runs them.
-
-type testGame struct {
-	m    *testing.M
-	code int
-}
-
-func (g *testGame) Update() error {
-	g.code = g.m.Run()
-	return ebiten.Termination
-}
-func (*testGame) Draw(*ebiten.Image)         {}
-func (*testGame) Layout(int, int) (int, int) { return Width, Height }
-
-func TestMain(m *testing.M) {
-	g := &testGame{m: m}
-	ebiten.SetWindowSize(320, 180)
-	if err := ebiten.RunGame(g); err != nil {
-		panic(err)
-	}
-	os.Exit(g.code)
-}
+// there), in a game's first Update (internal/ebitentest).
+func TestMain(m *testing.M) { ebitentest.Main(m, Width, Height) }
 
 // pixels reads img.
 type pixels struct {

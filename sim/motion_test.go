@@ -3,6 +3,7 @@ package sim_test
 import (
 	"testing"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 	"rtype/sim"
 )
@@ -181,7 +182,5 @@ func TestStepAllocs(t *testing.T) {
 	for range 500 {
 		step()
 	}
-	if n := testing.AllocsPerRun(500, step); n != 0 {
-		t.Errorf("%v allocations per Step", n)
-	}
+	testutil.NoAllocs(t, 500, "Step", step)
 }

@@ -116,9 +116,16 @@ type Rules struct {
 	// (index 0 is never used, so id 0 never names an entity). Live
 	// entities and the slots waiting out IDReuseTicks share them. When no
 	// slot is free, new Bydos and missiles are skipped; MaxPlayers slots
-	// stay reserved for ships (4096).
+	// stay reserved for ships (4096, and at most MaxLiveEntities).
 	MaxEntities int
 }
+
+// MaxLiveEntities is the most entities a server may have alive in a game
+// (PROTOCOL.md 4.4: "A server MUST NOT have more than 4096"), half of what
+// a client holds (wire.MaxLiveEntities), so that Spawns and Destroys
+// crossing in flight never take a client over its limit. Rules with more
+// MaxEntities are refused.
+const MaxLiveEntities = wire.MaxLiveEntities / 2
 
 // Frames of a PlayerShip.
 const (
@@ -216,8 +223,8 @@ func (r *Rules) validate() error {
 		return fmt.Errorf("sim: Lives 0")
 	case r.IDReuseTicks < 0:
 		return fmt.Errorf("sim: IDReuseTicks < 0")
-	case r.MaxEntities <= wire.MaxPlayers || r.MaxEntities > 1<<24-1:
-		return fmt.Errorf("sim: MaxEntities %d out of %d..%d", r.MaxEntities, wire.MaxPlayers+1, 1<<24-1)
+	case r.MaxEntities <= wire.MaxPlayers || r.MaxEntities > MaxLiveEntities:
+		return fmt.Errorf("sim: MaxEntities %d out of %d..%d (PROTOCOL.md 4.4)", r.MaxEntities, wire.MaxPlayers+1, MaxLiveEntities)
 	}
 	return nil
 }

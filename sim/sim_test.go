@@ -1,8 +1,10 @@
 package sim_test
 
 import (
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"rtype/net/wire"
@@ -872,6 +874,42 @@ func TestNewPanicsOnBadRules(t *testing.T) {
 		}
 	}()
 	sim.New(r, 1)
+}
+
+// PROTOCOL.md 4.4: a server MUST NOT have more than 4096 entities alive in
+// a game. Rules whose entity slots (live entities and those waiting out
+// IDReuseTicks share them) could exceed it are refused; 4096 itself, the
+// default, is allowed, and so is the least that leaves a slot beyond the
+// ships.
+func TestMaxEntitiesBound(t *testing.T) {
+	if sim.MaxLiveEntities != 4096 {
+		t.Fatalf("sim.MaxLiveEntities = %d, PROTOCOL.md 4.4 says 4096", sim.MaxLiveEntities)
+	}
+	for _, c := range []struct {
+		n  int
+		ok bool
+	}{
+		{wire.MaxPlayers, false},
+		{wire.MaxPlayers + 1, true},
+		{4096, true},
+		{4097, false},
+		{8192, false},
+		{1<<24 - 1, false},
+	} {
+		r := sim.DefaultRules()
+		r.MaxEntities = c.n
+		err := func() (err any) {
+			defer func() { err = recover() }()
+			sim.New(r, 1)
+			return nil
+		}()
+		if (err == nil) != c.ok {
+			t.Errorf("MaxEntities %d: sim.New panic = %v, want ok = %v", c.n, err, c.ok)
+		}
+		if err != nil && !strings.Contains(fmt.Sprint(err), "MaxEntities") {
+			t.Errorf("MaxEntities %d: the error %q does not name the rule", c.n, err)
+		}
+	}
 }
 
 // busy returns a world with 4 ships, 40 Bydos and 100 missiles, every

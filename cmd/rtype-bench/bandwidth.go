@@ -16,6 +16,7 @@ import (
 	"rtype/net/netsim"
 	"rtype/net/wire"
 	"rtype/server"
+	"rtype/sim"
 )
 
 // Section 1: a scripted 4-player game (the bots, through the real server,
@@ -23,7 +24,10 @@ import (
 // waves at full strength. A tap between the relay and the server sees
 // every datagram the server sends, before any loss: the bytes "as sent".
 // The server's OnSnapshot gives the same world states, from which the
-// other layouts are computed.
+// other layouts are computed. Bots 1 and 2 speak protocol v1, bots 3 and 4
+// v2, in the same game (PROTOCOL.md 7.11): both versions are measured on
+// the same world states. A second scenario has four ships standing still
+// and nothing else alive (7.9's idle rate).
 
 // The byte-aligned layout of seed 003 (a peer game): a 12-byte UDP header
 // (type u16, sequence u16, timestamp u64), then its GameSnapshot:
@@ -60,9 +64,10 @@ func seed003Size(players int, es []wire.Entity) int {
 
 // bwRun records one scenario.
 type bwRun struct {
-	name string
-	loss float64
-	secs int
+	name  string
+	loss  float64
+	secs  int
+	still bool // four idle clients, no waves, instead of the bots
 
 	lastTick atomic.Uint32 // the server's newest snapshot tick
 
@@ -86,23 +91,34 @@ type bwRun struct {
 	kinds    kindCounts
 	clients  map[uint32]*bwClient // by session
 
-	// From the clients' side.
-	upDg, upB float64 // sent by the 4 clients over the window
+	// From the clients' side, by protocol version.
+	upDg, upB [3]float64 // sent by the clients over the window
 	wall      time.Duration
+}
+
+// bwVersion is the protocol version of bot i (0 to 3): the first half
+// speak v1, the others v2.
+func bwVersion(i int) uint8 {
+	if i < wire.MaxPlayers/2 {
+		return wire.Version
+	}
+	return wire.Version2
 }
 
 // bwClient is what the tap saw for one session.
 type bwClient struct {
+	version                           uint8
 	snapB, snapDg, evB, evDg, otherDg []float64 // per second
 	ages                              []uint32  // baseline_age of each Snapshot datagram, 0 full
 	noBase                            int       // baselines the predictability check could not find
 	predXY, predRec                   float64   // bits: x/y fields on straight lines; whole such records
 	dec                               wire.Snapshot
+	dec2                              wire.Snapshot2
 }
 
-func newBWRun(name string, loss float64, secs int) *bwRun {
+func newBWRun(name string, loss float64, secs int, still bool) *bwRun {
 	return &bwRun{
-		name: name, loss: loss, secs: secs,
+		name: name, loss: loss, secs: secs, still: still,
 		startCh: make(chan struct{}), doneCh: make(chan struct{}),
 		states: make(map[uint32][]wire.Entity),
 		fullB:  make([]float64, secs), fullDg: make([]float64, secs), seedB: make([]float64, secs),
@@ -126,8 +142,16 @@ func (r *bwRun) onSnapshot(_ int, s server.Snapshot) {
 		if len(s.Players) < wire.MaxPlayers {
 			return
 		}
-		r.started, r.t0, r.end = true, s.Tick, s.Tick+uint32(r.secs*60)
+		t0 := s.Tick
+		if r.still {
+			// Once the last ship's join invulnerability (blinking) is over.
+			t0 += uint32(sim.DefaultRules().JoinInvulnTicks) + 3
+		}
+		r.started, r.t0, r.end = true, t0, t0+uint32(r.secs*60)
 		close(r.startCh)
+	}
+	if s.Tick < r.t0 {
+		return
 	}
 	if s.Tick >= r.end {
 		if !r.finished {
@@ -168,16 +192,24 @@ func (r *bwRun) onDown(b []byte) {
 	}
 	c := r.clients[sess]
 	if c == nil {
-		c = &bwClient{snapB: make([]float64, r.secs), snapDg: make([]float64, r.secs),
+		c = &bwClient{version: b[4], snapB: make([]float64, r.secs), snapDg: make([]float64, r.secs),
 			evB: make([]float64, r.secs), evDg: make([]float64, r.secs), otherDg: make([]float64, r.secs)}
 		r.clients[sess] = c
 	}
 	tick := r.lastTick.Load()
+	var age uint32
 	if typ == wire.TypeSnapshot {
-		if c.dec.Decode(b[wire.HeaderSize:]) != nil {
-			return
+		if c.version == wire.Version2 {
+			if c.dec2.Decode(b[wire.HeaderSize2:]) != nil {
+				return
+			}
+			tick, age = c.dec2.Tick, c.dec2.BaselineAge
+		} else {
+			if c.dec.Decode(b[wire.HeaderSize:]) != nil {
+				return
+			}
+			tick, age = c.dec.Tick, c.dec.BaselineAge
 		}
-		tick = c.dec.Tick
 	}
 	if tick < r.t0 || tick >= r.end {
 		return
@@ -187,8 +219,10 @@ func (r *bwRun) onDown(b []byte) {
 	case wire.TypeSnapshot:
 		c.snapB[sec] += float64(len(b))
 		c.snapDg[sec]++
-		c.ages = append(c.ages, c.dec.BaselineAge)
-		c.predict(r.states, &c.dec)
+		c.ages = append(c.ages, age)
+		if c.version != wire.Version2 {
+			c.predict(r.states, &c.dec)
+		}
 	case wire.TypeEvent:
 		c.evB[sec] += float64(len(b))
 		c.evDg[sec]++
@@ -267,6 +301,9 @@ func (c *bwClient) predict(states map[uint32][]wire.Entity, s *wire.Snapshot) {
 // play runs the scenario: server, tap, impairment relay, four bots.
 func (r *bwRun) play(ctx context.Context, o *opts) error {
 	rules := fullStrengthRules()
+	if r.still {
+		rules.FirstWave = 1 << 30 // no Bydos, ever
+	}
 	srv, stop, err := startServer(ctx, server.Config{MaxGames: 1, Seed: o.seed, Rules: &rules, OnSnapshot: r.onSnapshot})
 	if err != nil {
 		return err
@@ -297,23 +334,27 @@ func (r *bwRun) play(ctx context.Context, o *opts) error {
 	}()
 	for i := range wire.MaxPlayers {
 		dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		c, err := client.Dial(dctx, client.Config{Addr: relay.Addr(), Name: fmt.Sprintf("bot%d", i+1), Logger: quiet()})
+		c, err := client.Dial(dctx, client.Config{Addr: relay.Addr(), Name: fmt.Sprintf("bot%d", i+1), Logger: quiet(),
+			Version: bwVersion(i)})
 		cancel()
 		if err != nil {
 			return fmt.Errorf("%s: bot %d: %w", r.name, i+1, err)
 		}
 		clients = append(clients, c)
+		if r.still {
+			continue // its ship stands where it appeared
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			bot.Play(bctx, c, rand.New(rand.NewPCG(o.seed, uint64(i))))
 		}()
 	}
-	sent := func() (dg, b float64) {
+	sent := func() (dg, b [3]float64) {
 		for _, c := range clients {
 			st := c.Stats().Link
-			dg += float64(st.SentDatagrams)
-			b += float64(st.SentBytes)
+			dg[c.Version()] += float64(st.SentDatagrams)
+			b[c.Version()] += float64(st.SentBytes)
 		}
 		return dg, b
 	}
@@ -335,7 +376,10 @@ func (r *bwRun) play(ctx context.Context, o *opts) error {
 	}
 	dg1, b1 := sent()
 	r.mu.Lock()
-	r.upDg, r.upB, r.wall = dg1-dg0, b1-b0, time.Since(t0)
+	for v := range dg1 {
+		r.upDg[v], r.upB[v] = dg1[v]-dg0[v], b1[v]-b0[v]
+	}
+	r.wall = time.Since(t0)
 	r.mu.Unlock()
 	for _, c := range clients {
 		if err := c.Err(); err != nil {
@@ -353,94 +397,146 @@ func sum(v []float64) float64 {
 	return s
 }
 
-// rows turns the scenario's records into the table's rows. Rates are per
-// client and per second of game time, averaged over the clients and the
-// seconds; "busiest" is the largest client-second.
-func (r *bwRun) rows() []row {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// bwVer is one protocol version's clients of a scenario, per client and
+// per second of game time, averaged over its clients and the seconds.
+type bwVer struct {
+	n                                      float64 // clients
+	snapB, snapMax, snapLo, snapHi, snapDg float64
+	evB, evMax, evDg, otherDg, upDg, upB   float64
+	ageMean                                float64
+	ageP99, ageMax                         uint32
+	full, dgs                              int
+	predXY, predRec                        float64
+	noBase                                 int
+}
+
+// perVersion sums the clients of version v; r.mu is held.
+func (r *bwRun) perVersion(v uint8) bwVer {
 	var cl []*bwClient
 	for _, c := range r.clients {
-		if sum(c.snapDg) > 0 {
+		if c.version == v && sum(c.snapDg) > 0 {
 			cl = append(cl, c)
 		}
 	}
-	n := float64(len(cl))
-	secs := float64(r.secs)
-	per := func(get func(c *bwClient) []float64) (mean, busiest, lo, hi float64) {
-		lo = math.Inf(1)
-		for _, c := range cl {
-			v := get(c)
-			s := sum(v) / secs
-			mean += s / n
-			lo, hi = min(lo, s), max(hi, s)
-			busiest = max(busiest, slices.Max(v))
-		}
-		return
+	o := bwVer{n: float64(len(cl)), snapLo: math.Inf(1)}
+	if len(cl) == 0 {
+		o.snapLo = 0
+		return o
 	}
-	snapB, snapMax, snapLo, snapHi := per(func(c *bwClient) []float64 { return c.snapB })
-	snapDg, _, _, _ := per(func(c *bwClient) []float64 { return c.snapDg })
-	evB, evMax, _, _ := per(func(c *bwClient) []float64 { return c.evB })
-	evDg, _, _, _ := per(func(c *bwClient) []float64 { return c.evDg })
-	otherDg, _, _, _ := per(func(c *bwClient) []float64 { return c.otherDg })
+	secs := float64(r.secs)
+	var ages []uint32
+	var ageSum float64
+	for _, c := range cl {
+		s := sum(c.snapB) / secs
+		o.snapB += s / o.n
+		o.snapLo, o.snapHi = min(o.snapLo, s), max(o.snapHi, s)
+		o.snapMax = max(o.snapMax, slices.Max(c.snapB))
+		o.snapDg += sum(c.snapDg) / secs / o.n
+		o.evB += sum(c.evB) / secs / o.n
+		o.evMax = max(o.evMax, slices.Max(c.evB))
+		o.evDg += sum(c.evDg) / secs / o.n
+		o.otherDg += sum(c.otherDg) / secs / o.n
+		o.predXY += c.predXY / 8 / o.n / secs
+		o.predRec += c.predRec / 8 / o.n / secs
+		o.noBase += c.noBase
+		ages = append(ages, c.ages...)
+		for _, a := range c.ages {
+			ageSum += float64(a)
+			if a == 0 {
+				o.full++
+			}
+		}
+	}
+	o.dgs = len(ages)
+	o.ageMean = ageSum / float64(max(1, len(ages)))
+	o.ageP99, o.ageMax = quantile(ages, 0.99), quantile(ages, 1)
+	if r.wall > 0 {
+		o.upDg, o.upB = r.upDg[v]/o.n/r.wall.Seconds(), r.upB[v]/o.n/r.wall.Seconds()
+	}
+	return o
+}
+
+// ratio formats a / b as "0.31 x".
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f ×", a/b)
+}
+
+// rows turns the scenario's records into the table's rows: v1's and v2's
+// clients side by side on the same world states, and the layouts computed
+// from those states. Rates are per client and per second of game time;
+// "busiest" is the largest client-second.
+func (r *bwRun) rows() []row {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v1, v2 := r.perVersion(wire.Version), r.perVersion(wire.Version2)
+	secs := float64(r.secs)
 	fullB, fullDg, seedB := sum(r.fullB)/secs, sum(r.fullDg)/secs, sum(r.seedB)/secs
 	idealB, idealDg := sum(r.idealB)/secs, sum(r.idealDg)/secs
 	seedDg := float64(r.snaps) / secs
 
-	var ages []uint32
-	var predXY, predRec float64
-	full, noBase := 0, 0
-	for _, c := range cl {
-		ages = append(ages, c.ages...)
-		for _, a := range c.ages {
-			if a == 0 {
-				full++
-			}
-		}
-		predXY += c.predXY / 8 / n / secs
-		predRec += c.predRec / 8 / n / secs
-		noBase += c.noBase
-	}
-	var ageSum float64
-	for _, a := range ages {
-		ageSum += float64(a)
-	}
-	ageMean := ageSum / float64(max(1, len(ages)))
-	ageP99, ageMax := quantile(ages, 0.99), quantile(ages, 1)
-
 	cond := r.name
 	withIP := func(b, dg float64) string { return fmt.Sprintf("%s B/s (%s with IP/UDP)", num(b), num(b+ipUDP*dg)) }
+	asSent := func(name string, v *bwVer) row {
+		return row{"Snapshot datagrams as sent, " + name + " clients, against acked baselines, headers included", cond,
+			withIP(v.snapB, v.snapDg),
+			fmt.Sprintf("per client (%.0f clients); %.1f datagrams/s; clients %s–%s B/s; busiest client-second %s B",
+				v.n, v.snapDg, num(v.snapLo), num(v.snapHi), num(v.snapMax))}
+	}
+	if r.still {
+		return []row{
+			asSent("v1", &v1),
+			asSent("v2", &v2),
+			{"v2 / v1, snapshot bytes as sent (target: at most 0.5)", cond, ratio(v2.snapB, v1.snapB),
+				fmt.Sprintf("with IP/UDP %s; datagrams/s v1 %.1f, v2 %.1f (7.9: a snapshot at least every 200 ms)",
+					ratio(v2.snapB+ipUDP*v2.snapDg, v1.snapB+ipUDP*v1.snapDg), v1.snapDg, v2.snapDg)},
+			{"Datagrams per second, both ways", cond,
+				fmt.Sprintf("v1: down %.1f, up %.1f; v2: down %.1f, up %.1f",
+					v1.snapDg+v1.evDg+v1.otherDg, v1.upDg, v2.snapDg+v2.evDg+v2.otherDg, v2.upDg),
+				fmt.Sprintf("per client; up bytes v1 %s B/s, v2 %s B/s (Inputs at 60/s)", num(v1.upB), num(v2.upB))},
+			{"World during the window", cond, r.kinds.String(), fmt.Sprintf("mean per snapshot; %d s of game time", r.secs)},
+		}
+	}
 	rows := []row{
-		{"Snapshot datagrams as sent, against acked baselines, headers included", cond,
-			withIP(snapB, snapDg),
-			fmt.Sprintf("per client; %.1f datagrams/s; clients %s–%s B/s; busiest client-second %s B", snapDg, num(snapLo), num(snapHi), num(snapMax))},
-		{"Delta against the previous snapshot (every snapshot acked: the best 4.8 allows), same world states", cond,
+		asSent("v1", &v1),
+		asSent("v2", &v2),
+		{"v2 / v1 and v2 / seed-003, snapshot bytes as sent (targets: at most 0.4 and 0.35)", cond,
+			fmt.Sprintf("%s v1, %s seed-003", ratio(v2.snapB, v1.snapB), ratio(v2.snapB, seedB)),
+			fmt.Sprintf("with IP/UDP: %s v1, %s seed-003; v2 / full v1 snapshots %s",
+				ratio(v2.snapB+ipUDP*v2.snapDg, v1.snapB+ipUDP*v1.snapDg), ratio(v2.snapB+ipUDP*v2.snapDg, seedB+ipUDP*seedDg), ratio(v2.snapB, fullB))},
+		{"v1 delta against the previous snapshot (every snapshot acked: the best 4.8 allows), same world states", cond,
 			withIP(idealB, idealDg),
-			fmt.Sprintf("%.1f datagrams/s; as sent = %s of it: the cost of older baselines and of the full snapshot at each join", idealDg, pct(snapB, idealB))},
-		{"Full snapshots every time (no baseline), same world states", cond,
+			fmt.Sprintf("%.1f datagrams/s; v1 as sent = %s of it: the cost of older baselines and of the full snapshot at each join", idealDg, pct(v1.snapB, idealB))},
+		{"Full v1 snapshots every time (no baseline), same world states", cond,
 			withIP(fullB, fullDg),
-			fmt.Sprintf("%.1f datagrams/s; busiest second %s B; as sent = %s of it", fullDg, num(slices.Max(r.fullB)), pct(snapB, fullB))},
+			fmt.Sprintf("%.1f datagrams/s; busiest second %s B; v1 as sent = %s of it, v2 as sent %s", fullDg, num(slices.Max(r.fullB)), pct(v1.snapB, fullB), pct(v2.snapB, fullB))},
 		{"Seed-003 byte-aligned GameSnapshot, same world states", cond,
 			withIP(seedB, seedDg),
-			fmt.Sprintf("12-byte header, 23-byte PlayerState, 8-byte Missile/Enemy states; 1 datagram per snapshot; as sent = %s of it (%s with IP/UDP)",
-				pct(snapB, seedB), pct(snapB+ipUDP*snapDg, seedB+ipUDP*seedDg))},
-		{"Event datagrams as sent", cond, withIP(evB, evDg),
-			fmt.Sprintf("per client; %.1f datagrams/s; busiest client-second %s B", evDg, num(evMax))},
+			fmt.Sprintf("12-byte header, 23-byte PlayerState, 8-byte Missile/Enemy states; 1 datagram per snapshot; v1 as sent = %s of it (%s with IP/UDP), v2 as sent %s (%s)",
+				pct(v1.snapB, seedB), pct(v1.snapB+ipUDP*v1.snapDg, seedB+ipUDP*seedDg), pct(v2.snapB, seedB), pct(v2.snapB+ipUDP*v2.snapDg, seedB+ipUDP*seedDg))},
+		{"Event datagrams as sent", cond,
+			fmt.Sprintf("v1 %s, v2 %s", withIP(v1.evB, v1.evDg), withIP(v2.evB, v2.evDg)),
+			fmt.Sprintf("per client; datagrams/s v1 %.1f, v2 %.1f; busiest client-second v1 %s B, v2 %s B (v2 Spawns carry the motion, 7.6)",
+				v1.evDg, v2.evDg, num(v1.evMax), num(v2.evMax))},
 		{"Datagrams per second, both ways", cond,
-			fmt.Sprintf("down %.1f, up %.1f", snapDg+evDg+otherDg, r.upDg/n/r.wall.Seconds()),
-			fmt.Sprintf("per client; down = snapshots %.1f + events %.1f + other %.1f, as sent; up = as the client sent them, %s B/s",
-				snapDg, evDg, otherDg, num(r.upB/n/r.wall.Seconds()))},
+			fmt.Sprintf("v1: down %.1f, up %.1f; v2: down %.1f, up %.1f",
+				v1.snapDg+v1.evDg+v1.otherDg, v1.upDg, v2.snapDg+v2.evDg+v2.otherDg, v2.upDg),
+			fmt.Sprintf("per client; down = snapshots + events + other, as sent (v1 %.1f + %.1f + %.1f, v2 %.1f + %.1f + %.1f); up = as the client sent them, v1 %s B/s, v2 %s B/s",
+				v1.snapDg, v1.evDg, v1.otherDg, v2.snapDg, v2.evDg, v2.otherDg, num(v1.upB), num(v2.upB))},
 		{"Baseline age of the snapshot datagrams", cond,
-			fmt.Sprintf("mean %.2f ticks, p99 %d, max %d", ageMean, ageP99, ageMax),
-			fmt.Sprintf("%d full snapshots of %d datagrams (3 ticks = the previous snapshot)", full, len(ages))},
-		{"Bytes on predictable changes (x/y of straight-line motion, resent in v1)", cond,
-			fmt.Sprintf("%s B/s (%s of as-sent snapshot bytes)", num(predXY), pct(predXY, snapB)),
-			fmt.Sprintf("per client; whole updated records carrying only such x/y: %s B/s (%s)", num(predRec), pct(predRec, snapB))},
+			fmt.Sprintf("v1: mean %.2f ticks, p99 %d, max %d; v2: mean %.2f, p99 %d, max %d",
+				v1.ageMean, v1.ageP99, v1.ageMax, v2.ageMean, v2.ageP99, v2.ageMax),
+			fmt.Sprintf("full snapshots: v1 %d of %d datagrams, v2 %d of %d (3 ticks = the previous snapshot)", v1.full, v1.dgs, v2.full, v2.dgs)},
+		{"v1 bytes on predictable changes (x/y of straight-line motion, resent in v1)", cond,
+			fmt.Sprintf("%s B/s (%s of v1's as-sent snapshot bytes)", num(v1.predXY), pct(v1.predXY, v1.snapB)),
+			fmt.Sprintf("per client; whole updated records carrying only such x/y: %s B/s (%s); v2 sends a motion once", num(v1.predRec), pct(v1.predRec, v1.snapB))},
 		{"World during the window", cond, r.kinds.String(),
-			fmt.Sprintf("mean per snapshot; %d s of game time, %d clients", r.secs, len(cl))},
+			fmt.Sprintf("mean per snapshot; %d s of game time, %.0f v1 and %.0f v2 clients in one game", r.secs, v1.n, v2.n)},
 	}
-	if noBase > 0 {
-		rows[7].Note += fmt.Sprintf("; %d datagrams with an unknown baseline skipped", noBase)
+	if v1.noBase > 0 {
+		rows[9].Note += fmt.Sprintf("; %d datagrams with an unknown baseline skipped", v1.noBase)
 	}
 	return rows
 }
@@ -453,11 +549,12 @@ func runBandwidth(ctx context.Context, o *opts) ([]row, error) {
 		secs = 5
 	}
 	runs := []*bwRun{
-		newBWRun("loopback, 0% loss", 0, secs),
-		newBWRun("5% loss both ways", 0.05, secs),
-		newBWRun("20% loss both ways", 0.20, secs),
+		newBWRun("loopback, 0% loss", 0, secs, false),
+		newBWRun("5% loss both ways", 0.05, secs, false),
+		newBWRun("20% loss both ways", 0.20, secs, false),
+		newBWRun("four ships standing still, nothing else alive, 0% loss", 0, min(secs, 30), true),
 	}
-	logf(o, "3 games of %d s with 4 bots each, at 0, 5 and 20%% loss", secs)
+	logf(o, "3 games of %d s with 4 bots each (2 speak v1, 2 v2), at 0, 5 and 20%% loss; 1 game of 4 idle ships", secs)
 	errs := make([]error, len(runs))
 	var wg sync.WaitGroup
 	for i, r := range runs {
@@ -476,7 +573,14 @@ func runBandwidth(ctx context.Context, o *opts) ([]row, error) {
 	var rows []row
 	for k := range per[0] {
 		for i := range per {
-			rows = append(rows, per[i][k])
+			if k < len(per[i]) && !runs[i].still {
+				rows = append(rows, per[i][k])
+			}
+		}
+	}
+	for i := range runs {
+		if runs[i].still {
+			rows = append(rows, per[i]...)
 		}
 	}
 	return rows, nil

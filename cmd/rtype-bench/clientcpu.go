@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"time"
 
-	"rtype/game/interp"
+	"rtype/game/view"
 	"rtype/net/client"
 	"rtype/net/link"
 	"rtype/net/wire"
@@ -17,16 +17,21 @@ import (
 // about 300 entities runs in process with the server's side of the link
 // (its events, and its snapshots through link.SnapshotSender as the server
 // sends them: not timed); its datagrams go straight to the client's side,
-// which does what net/client does with them and what the game does every
-// frame:
+// which does what net/client does with them, and the game's own view
+// (rtype/game/view, the code the game runs) makes every frame:
 //
 //	rebuild: ParseHeader, Seen, Snapshot.Decode, Rebuilder.Rebuild,
-//	         World.ApplySnapshot, Link.Accept (every third frame)
+//	         World.ApplySnapshotAt, Link.Accept (every third frame)
 //	events:  ParseHeader, Seen, Link.ReceiveEvents, ParseEvent,
-//	         World.ApplyEvent, Link.Accept
-//	frames:  World.Frames (what Client.Frames copies under its lock)
-//	interp:  Interpolator.Update, Interpolator.Entities
+//	         World.ApplyEventAt, Link.Accept
+//	frames:  World.Frames (what Client.Frames copies under its lock),
+//	         called by View.Update
+//	view:    the rest of View.Update (events to effects, prediction,
+//	         interpolation clocks, HUD) and View.Frame (interpolation and
+//	         prediction at the frame's time, sprites, effects, HUD)
 //
+// The view is player 0's, holding the actions the server applies to
+// player 0 (busyActions), so that its own ship is predicted as in a game.
 // The client's Input datagram goes back to the server's link at every
 // frame, so that its baselines are 3 ticks old, as on a good network.
 // Frames are 1/60 s apart on a simulated clock: one tick per frame.
@@ -36,11 +41,11 @@ const (
 	stRebuild = iota
 	stEvents
 	stFrames
-	stInterp
+	stView
 	numStages
 )
 
-var stageNames = [numStages]string{"rebuild", "events", "frames", "interp"}
+var stageNames = [numStages]string{"rebuild", "events", "frames", "view"}
 
 // clientPipe is the in-process server and client of section 3.
 type clientPipe struct {
@@ -61,13 +66,19 @@ type clientPipe struct {
 	snap   wire.Snapshot
 	fr     []wire.EventFrame
 	ev     wire.Event
-	frames []client.Frame
-	ip     *interp.Interpolator
-	drawn  []interp.Drawn
+	events []wire.Event // applied, for the view's DrainEvents
+	v      *view.View
+	vf     view.Frame
 	now    time.Time
+	// framesTime and framesAllocs are what World.Frames took inside the
+	// view's Update, measured with timeFrames and countFrames.
+	framesTime              time.Duration
+	framesAllocs            uint64
+	timeFrames, countFrames bool
+	ms                      runtime.MemStats
 
 	// Counters.
-	snapshots, records, snapBytes, events int
+	snapshots, records, snapBytes, nevents int
 }
 
 func newClientPipe(seed uint64) *clientPipe {
@@ -78,11 +89,11 @@ func newClientPipe(seed uint64) *clientPipe {
 		sl:    link.New(1, now),
 		cl:    link.New(1, now),
 		world: client.NewWorld(),
-		ip:    interp.New(interp.Config{}),
 		now:   now,
 		out:   make([]byte, 0, wire.MaxDatagram),
 	}
 	p.sl.History = &p.hist
+	p.v = view.New(p, view.Config{Rules: p.w.Rules(), Clock: func() time.Time { return p.now }, Name: "ship0"})
 	// The joining client gets the world as events (4.6).
 	var evs []wire.Event
 	evs = p.w.AppendJoins(evs)
@@ -91,6 +102,53 @@ func newClientPipe(seed uint64) *clientPipe {
 		p.sl.QueueEvent(&evs[k])
 	}
 	return p
+}
+
+// The client side of the pipe is the view's Source, as a *client.Client
+// is the game's.
+
+// Player is the view's player: 0.
+func (p *clientPipe) Player() uint8 { return 0 }
+
+// SetInput is ignored: the server holds busyInput's actions.
+func (p *clientPipe) SetInput(uint8) {}
+
+// Frames copies the world's frame history, as Client.Frames does under its
+// lock, and measures it when asked.
+func (p *clientPipe) Frames(dst []client.Frame) []client.Frame {
+	switch {
+	case p.timeFrames:
+		t0 := time.Now()
+		dst = p.world.Frames(dst)
+		p.framesTime += time.Since(t0)
+	case p.countFrames:
+		runtime.ReadMemStats(&p.ms)
+		m0 := p.ms.Mallocs
+		dst = p.world.Frames(dst)
+		runtime.ReadMemStats(&p.ms)
+		p.framesAllocs += p.ms.Mallocs - m0
+	default:
+		dst = p.world.Frames(dst)
+	}
+	return dst
+}
+
+// DrainEvents appends the events applied since the last call.
+func (p *clientPipe) DrainEvents(dst []wire.Event) []wire.Event {
+	dst = append(dst, p.events...)
+	clear(p.events)
+	p.events = p.events[:0]
+	return dst
+}
+
+// Players returns the world's player table.
+func (p *clientPipe) Players() [wire.MaxPlayers]client.Player { return p.world.Players() }
+
+// Stats returns the round-trip time of the link, the measure the view
+// uses.
+func (p *clientPipe) Stats() client.Stats {
+	rtt, ok := p.cl.RTT()
+	return client.Stats{RTT: rtt, HasRTT: ok}
 }
 
 // push queues a datagram for the client.
@@ -146,7 +204,7 @@ func (p *clientPipe) receive(d []byte) int {
 		if err != nil {
 			return stRebuild
 		}
-		p.world.ApplySnapshot(r)
+		p.world.ApplySnapshotAt(r, p.now)
 		p.cl.Accept(h, len(d), p.now)
 		p.snapshots++
 		p.records += len(p.snap.Records)
@@ -160,8 +218,10 @@ func (p *clientPipe) receive(d []byte) int {
 		p.cl.Accept(h, len(d), p.now)
 		for _, f := range p.fr {
 			if wire.ParseEvent(f.Data, &p.ev) == nil {
-				p.world.ApplyEvent(&p.ev)
-				p.events++
+				if p.world.ApplyEventAt(&p.ev, p.now) {
+					p.events = append(p.events, p.ev)
+				}
+				p.nevents++
 			}
 		}
 	}
@@ -170,7 +230,7 @@ func (p *clientPipe) receive(d []byte) int {
 
 // ack sends the client's Input of the frame to the server's link.
 func (p *clientPipe) ack() {
-	p.out, _ = p.cl.AppendDatagram(p.out[:0], wire.TypeInput, []byte{0}, p.now)
+	p.out, _ = p.cl.AppendDatagram(p.out[:0], wire.TypeInput, []byte{busyActions(0, p.i-1)}, p.now)
 	if h, _, err := wire.ParseHeader(p.out, wire.ToServer); err == nil {
 		p.sl.Accept(h, len(p.out), p.now)
 	}
@@ -200,19 +260,23 @@ func (p *clientPipe) frame(t *[numStages]time.Duration, a *[numStages]uint64) {
 			a[st] += mark() - m0
 		}
 	}
+	// The game's frame: Update with the actions held, then the frame drawn
+	// at the same time (a 60 Hz display). World.Frames, inside Update, is
+	// measured apart (Frames above).
+	p.framesTime, p.framesAllocs = 0, 0
+	p.timeFrames, p.countFrames = t != nil, a != nil
 	m0, t0 := mark(), time.Now()
-	p.frames = p.world.Frames(p.frames)
+	p.v.Update(busyActions(0, p.i-1))
+	p.v.Frame(&p.vf, p.now)
 	t1, m1 := time.Now(), mark()
-	p.ip.Update(p.frames, p.now)
-	p.drawn = p.ip.Entities(p.drawn)
-	t2, m2 := time.Now(), mark()
+	p.timeFrames, p.countFrames = false, false
 	if t != nil {
-		t[stFrames] += t1.Sub(t0)
-		t[stInterp] += t2.Sub(t1)
+		t[stFrames] += p.framesTime
+		t[stView] += t1.Sub(t0) - p.framesTime
 	}
 	if a != nil {
-		a[stFrames] += m1 - m0
-		a[stInterp] += m2 - m1
+		a[stFrames] += p.framesAllocs
+		a[stView] += m1 - m0 - p.framesAllocs
 	}
 	p.ack()
 	p.now = p.now.Add(time.Second / 60)
@@ -231,7 +295,7 @@ func runClientCPU(ctx context.Context, o *opts) ([]row, error) {
 		return nil, ctx.Err()
 	}
 	// Timing pass.
-	p.snapshots, p.records, p.snapBytes, p.events = 0, 0, 0, 0
+	p.snapshots, p.records, p.snapBytes, p.nevents = 0, 0, 0, 0
 	var t [numStages]time.Duration
 	totals := make([]time.Duration, 0, timed)
 	drawnSum := 0
@@ -244,9 +308,9 @@ func runClientCPU(ctx context.Context, o *opts) ([]row, error) {
 			sum += ft[s]
 		}
 		totals = append(totals, sum)
-		drawnSum += len(p.drawn)
+		drawnSum += len(p.vf.Sprites)
 	}
-	snaps, recs, bytes, evs := p.snapshots, p.records, p.snapBytes, p.events
+	snaps, recs, bytes, evs := p.snapshots, p.records, p.snapBytes, p.nevents
 	// Allocation pass.
 	var a [numStages]uint64
 	for range counted {
@@ -280,7 +344,8 @@ func runClientCPU(ctx context.Context, o *opts) ([]row, error) {
 		{"Event application: ReceiveEvents, ParseEvent, ApplyEvent", cond, fmt.Sprintf("%s per frame", dur(per(stEvents))),
 			fmt.Sprintf("%.1f events per frame", float64(evs)/f)},
 		{"Frame history copy (World.Frames, as Client.Frames)", cond, fmt.Sprintf("%s per frame", dur(per(stFrames))), "20 frames of the last second"},
-		{"Interpolation: Update + Entities", cond, fmt.Sprintf("%s per frame", dur(per(stInterp))), ""},
+		{"The game's view (rtype/game/view): Update + Frame, without the copy above", cond, fmt.Sprintf("%s per frame", dur(per(stView))),
+			"events to effects, own ship predicted, interpolation at the frame's time, HUD"},
 		{"Total per frame, headless", cond,
 			fmt.Sprintf("mean %s, p50 %s, p99 %s, max %s", dur(mean), dur(quantile(totals, 0.5)), dur(quantile(totals, 0.99)), dur(quantile(totals, 1))),
 			fmt.Sprintf("%.1f%% of a 16.7 ms frame; %d frames of 1/60 s", 100*mean.Seconds()*60, timed)},

@@ -88,9 +88,15 @@ func busyInput(w *sim.World, i int) {
 		return
 	}
 	for p := range uint8(wire.MaxPlayers) {
-		lr := []uint8{wire.ActionLeft, wire.ActionRight}[(i/60+int(p))%2]
-		w.SetInput(p, wire.ActionFire|wire.ActionUp|lr)
+		w.SetInput(p, busyActions(p, i))
 	}
+}
+
+// busyActions returns the actions player p holds at input step i of the
+// busy world (busyInput).
+func busyActions(p uint8, i int) uint8 {
+	lr := []uint8{wire.ActionLeft, wire.ActionRight}[(i/60+int(p))%2]
+	return wire.ActionFire | wire.ActionUp | lr
 }
 
 // kindCounts counts entities by kind.

@@ -60,29 +60,18 @@ func measureLatency(ctx context.Context, o *opts, im *netsim.Impairment, presses
 	var mu sync.Mutex
 	var clk serverClock
 	rules := latencyRules()
-	srv, stop, err := startServer(ctx, server.Config{MaxGames: 1, Seed: o.seed, Rules: rules,
+	addr, c, stop, err := joinServer(ctx, server.Config{MaxGames: 1, Seed: o.seed, Rules: rules,
 		OnSnapshot: func(_ int, s server.Snapshot) {
 			mu.Lock()
 			clk = serverClock{s.Tick, time.Now()}
 			mu.Unlock()
-		}})
+		}}, im, o.seed, "player")
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	addr, stopRelay, err := via(ctx, srv, im, o.seed)
-	if err != nil {
-		return nil, err
-	}
-	defer stopRelay()
-
-	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
-	c, err := client.Dial(dctx, client.Config{Addr: addr, Name: "player", Logger: quiet()})
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	bctx, bcancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() { bcancel(); wg.Wait() }()

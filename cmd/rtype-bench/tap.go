@@ -166,8 +166,9 @@ func (t *tap) Close() {
 	t.wg.Wait()
 }
 
-// datagramInfo returns a datagram's type and session (2.1), and false for
-// anything shorter than a header.
+// datagramInfo returns a datagram's type and session (2.1; a v2 header,
+// 7.2, has them at the same offsets), and false for anything shorter than
+// a v1 header. Byte 4 is the version.
 func datagramInfo(b []byte) (wire.Type, uint32, bool) {
 	if len(b) < wire.HeaderSize {
 		return 0, 0, false

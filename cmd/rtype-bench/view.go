@@ -90,3 +90,45 @@ func via(ctx context.Context, srv *server.Server, im *netsim.Impairment, seed ui
 	go r.Run(ctx)
 	return r.Addr(), func() { r.Close() }, nil
 }
+
+// joinServer starts a server with cfg (startServer), an impairment relay
+// in front of it when im is not nil (via), and dials it as a client named
+// name. It returns the address the players dial and the client; stop
+// closes them all. The client speaks the default version (7.1: 2).
+func joinServer(ctx context.Context, cfg server.Config, im *netsim.Impairment, seed uint64, name string) (addr string, c *client.Client, stop func(), err error) {
+	return joinServerVersion(ctx, cfg, im, seed, name, 0)
+}
+
+// joinServerVersion is joinServer with a client that speaks version (0:
+// the default).
+func joinServerVersion(ctx context.Context, cfg server.Config, im *netsim.Impairment, seed uint64, name string, version uint8) (addr string, c *client.Client, stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	srv, stopSrv, err := startServer(ctx, cfg)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	stops = append(stops, stopSrv)
+	addr, stopRelay, err := via(ctx, srv, im, seed)
+	if err != nil {
+		stop()
+		return "", nil, nil, err
+	}
+	stops = append(stops, stopRelay)
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	c, err = client.Dial(dctx, client.Config{Addr: addr, Name: name, Logger: quiet(), Version: version})
+	if err != nil {
+		stop()
+		return "", nil, nil, err
+	}
+	stops = append(stops, func() { c.Close() })
+	return addr, c, stop, nil
+}
+
+// dialTimeout bounds a client's login to a server of the bench.
+const dialTimeout = 15 * time.Second

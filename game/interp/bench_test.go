@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/wire"
 )
@@ -83,15 +84,13 @@ func TestUpdateEntitiesAllocs(t *testing.T) {
 		step()
 	}
 	i := 0
-	if n := testing.AllocsPerRun(300, func() {
+	testutil.NoAllocs(t, 300, "a frame of Update and Entities", func() {
 		if i%3 == 0 {
 			h.add()
 		}
 		i++
 		step()
-	}); n != 0 {
-		t.Errorf("Update+Entities allocates %v times per frame", n)
-	}
+	})
 	if len(dst) != 300 {
 		t.Errorf("%d entities drawn", len(dst))
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/wire"
 )
@@ -257,9 +258,7 @@ func TestEntitiesReusesDst(t *testing.T) {
 	if len(got) != 2 || &got[0] != &dst[0] {
 		t.Fatalf("Entities did not reuse dst: len %d", len(got))
 	}
-	if n := testing.AllocsPerRun(100, func() { got = ip.Entities(got) }); n != 0 {
-		t.Errorf("Entities allocates %v times per call", n)
-	}
+	testutil.NoAllocs(t, 100, "Entities", func() { got = ip.Entities(got) })
 }
 
 func TestLerp(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 	"rtype/sim"
 )
@@ -164,7 +165,7 @@ func TestNoAllocs(t *testing.T) {
 	p := New(Config{Rules: sim.DefaultRules()})
 	k := 0
 	var tick uint32
-	allocs := testing.AllocsPerRun(1000, func() {
+	testutil.NoAllocs(t, 1000, "a step of Input, Snapshot and Position", func() {
 		k++
 		p.Input(uint8(k/7)&(right|up), at(k))
 		if k%3 == 0 {
@@ -173,9 +174,6 @@ func TestNoAllocs(t *testing.T) {
 		}
 		p.Position(at(k))
 	})
-	if allocs != 0 {
-		t.Fatalf("%v allocations per step", allocs)
-	}
 }
 
 // zigzagResult are the figures of a zigzagRun.

@@ -1,18 +1,17 @@
 package sound
 
 import (
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"rtype/assets"
+	"rtype/internal/testutil"
 )
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
 func TestMuteIsSilent(t *testing.T) {
-	s := New(true, 1, 1, quiet())
+	s := New(true, 1, 1, testutil.Logger(t))
 	if _, ok := s.(Silent); !ok || s.Enabled() {
 		t.Fatalf("mute gave %T", s)
 	}
@@ -31,7 +30,7 @@ func TestProbe(t *testing.T) {
 		if ok, why := Probe(); ok || why == "" {
 			t.Errorf("Probe() = %v, %q on a machine without sound", ok, why)
 		}
-		if _, ok := New(false, 1, 1, quiet()).(Silent); !ok {
+		if _, ok := New(false, 1, 1, testutil.Logger(t)).(Silent); !ok {
 			t.Error("no device must give the silent sound")
 		}
 	}
@@ -50,6 +49,11 @@ func TestProbe(t *testing.T) {
 		t.Error("ALSA_CONFIG_PATH must count as a device")
 	}
 }
+
+// synthWait bounds the music's synthesis in TestAudio: far above the few
+// seconds it takes, even under -race with other packages' tests on the
+// same two CPUs; it only stops a hung synthesis.
+const synthWait = 2 * time.Minute
 
 // TestAudio builds the real sound on the audio context when a device (or
 // ALSA's null device, as build.sh sets up) is there.
@@ -70,14 +74,25 @@ func TestAudio(t *testing.T) {
 	}
 	a.Play(numEffects, 1) // unknown: ignored
 	a.SetVolumes(0.2, 0.9)
-	deadline := time.Now().Add(10 * time.Second)
-	for a.music == nil && time.Now().Before(deadline) {
+	// The music is synthesised in a goroutine (assets.Music, once per
+	// process): seconds of work, and many more under -race on a busy
+	// machine, where a fixed deadline for synthesis and start together
+	// failed. Wait for the synthesis itself (the same sync.Once: this
+	// returns when NewAudio's goroutine has the music), then Update must
+	// start the music at once.
+	synth := make(chan time.Duration, 1)
+	start := time.Now()
+	go func() { assets.Music(); synth <- time.Since(start) }()
+	select {
+	case d := <-synth:
+		t.Logf("music synthesised in %v", d.Round(time.Millisecond))
+	case <-time.After(synthWait):
+		t.Fatalf("the music was not synthesised within %v", synthWait)
+	}
+	testutil.WaitFor(t, testutil.Wait, "Update to start the synthesised music", func() bool {
 		a.Update()
-		time.Sleep(10 * time.Millisecond)
-	}
-	if a.music == nil {
-		t.Fatal("the music never started")
-	}
+		return a.music != nil
+	})
 	if v := a.music.Volume(); v < 0.13 || v > 0.15 {
 		t.Errorf("music volume %v, want 0.2 x %v", v, musicGain)
 	}

@@ -3,6 +3,7 @@ package testutil
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -99,5 +100,21 @@ func TestLoggerKeepsTheTail(t *testing.T) {
 	b.Write([]byte("late\n"))
 	if strings.Contains(b.b.String(), "late") {
 		t.Fatal("a record after take was kept")
+	}
+}
+
+// ListenTCPUDP gives TCP and UDP the same port of 127.0.0.1, every time.
+func TestListenTCPUDP(t *testing.T) {
+	for range 5 {
+		tcp, udp, err := ListenTCPUDP()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tp, up := tcp.Addr().(*net.TCPAddr), udp.LocalAddr().(*net.UDPAddr)
+		if tp.Port != up.Port || !tp.IP.IsLoopback() || !up.IP.IsLoopback() {
+			t.Errorf("TCP on %v, UDP on %v", tp, up)
+		}
+		defer tcp.Close()
+		defer udp.Close()
 	}
 }

@@ -382,7 +382,9 @@ func TestEventsApplied(t *testing.T) {
 		evs = c.DrainEvents(evs)
 		return len(evs) >= 4
 	})
-	time.Sleep(50 * time.Millisecond)
+	// The client acknowledges an event datagram once it processed all of
+	// it: then the invalid and the late events have been through too.
+	waitFor(t, 2*time.Second, "the client's acknowledgement of the events", s.eventsAcked)
 	evs = c.DrainEvents(evs)
 	var types []wire.EventType
 	for _, ev := range evs {
@@ -481,13 +483,20 @@ func TestSnapshotsRebuilt(t *testing.T) {
 		s.mu.Unlock()
 	}
 	// Driven from here rather than by a ticker, so that the count does not
-	// depend on the machine's load.
-	for tick := uint32(3); tick <= 30*3; tick += 3 {
+	// depend on the machine's load; the pause between two snapshots is the
+	// server's rate (20 per second), not a synchronisation.
+	const lastTick = 30 * 3
+	for tick := uint32(3); tick <= lastTick; tick += 3 {
 		step(tick)
 		s.snapshot(tick)
 		time.Sleep(50 * time.Millisecond)
 	}
-	time.Sleep(100 * time.Millisecond)
+	waitFor(t, 2*time.Second, "the client's rebuilding of the last snapshot", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		_, ok := got[lastTick]
+		return ok
+	})
 
 	s.mu.Lock()
 	defer s.mu.Unlock()

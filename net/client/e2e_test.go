@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/link"
 	"rtype/net/wire"
@@ -35,6 +37,13 @@ func (l *snapLog) add(tick uint32, ents []wire.Entity, players []wire.PlayerStat
 		l.ticks = make(map[uint32]snapRecord)
 	}
 	l.ticks[tick] = snapRecord{slices.Clone(ents), slices.Clone(players)}
+}
+
+// clone returns the snapshots collected so far.
+func (l *snapLog) clone() map[uint32]snapRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.ticks)
 }
 
 // latest returns the newest frame, or false before any.
@@ -182,16 +191,29 @@ func testEndToEnd(t *testing.T, version uint8) {
 	}
 
 	// Every snapshot a client rebuilt is the server's state at its tick.
-	time.Sleep(200 * time.Millisecond)
+	// Those rebuilt so far are compared, once the server's record holds
+	// each of their ticks (it records a tick before sending it: at once).
+	rebuilt := map[string]map[uint32]snapRecord{"alice": c1Log.clone(), "bob": c2Log.clone()}
+	testutil.Eventually(testutil.Wait, func() bool {
+		srvLog.mu.Lock()
+		defer srvLog.mu.Unlock()
+		for _, ticks := range rebuilt {
+			for tick := range ticks {
+				if _, ok := srvLog.ticks[tick]; !ok {
+					return false
+				}
+			}
+		}
+		return true
+	})
 	srvLog.mu.Lock()
-	for name, l := range map[string]*snapLog{"alice": &c1Log, "bob": &c2Log} {
-		l.mu.Lock()
+	for name, ticks := range rebuilt {
 		// v2 sends a snapshot only when something changed, or every
 		// 200 ms (7.9).
-		if len(l.ticks) < 10 && (version == 1 || len(l.ticks) < 4) {
-			t.Errorf("%s rebuilt only %d snapshots", name, len(l.ticks))
+		if len(ticks) < 10 && (version == 1 || len(ticks) < 4) {
+			t.Errorf("%s rebuilt only %d snapshots", name, len(ticks))
 		}
-		for tick, got := range l.ticks {
+		for tick, got := range ticks {
 			want, ok := srvLog.ticks[tick]
 			if !ok {
 				t.Errorf("%s rebuilt a snapshot of tick %d the server did not make", name, tick)
@@ -204,7 +226,6 @@ func testEndToEnd(t *testing.T, version uint8) {
 				t.Errorf("%s, tick %d: players %v, server %v", name, tick, got.players, want.players)
 			}
 		}
-		l.mu.Unlock()
 	}
 	srvLog.mu.Unlock()
 	if st := c1.Stats(); st.BaselineAge == 0 || st.SnapshotsPerSec == 0 || !st.HasRTT {

@@ -59,22 +59,9 @@ type inputAt struct {
 
 func newFakeServer(t *testing.T) *fakeServer {
 	t.Helper()
-	var tcp *net.TCPListener
-	var udp *net.UDPConn
-	for try := 0; ; try++ {
-		var err error
-		tcp, err = net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		udp, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: tcp.Addr().(*net.TCPAddr).Port})
-		if err == nil {
-			break
-		}
-		tcp.Close()
-		if try == 20 {
-			t.Fatal(err)
-		}
+	tcp, udp, err := testutil.ListenTCPUDP()
+	if err != nil {
+		t.Fatal(err)
 	}
 	s := &fakeServer{
 		t: t, tcp: tcp, udp: udp,
@@ -279,6 +266,13 @@ func (s *fakeServer) ack() {
 	defer s.mu.Unlock()
 	s.buf, _ = s.link.AppendDatagram(s.buf[:0], wire.TypeAck, nil, time.Now())
 	s.sendRaw(s.buf)
+}
+
+// eventsAcked reports whether the client acknowledged every event sent.
+func (s *fakeServer) eventsAcked() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.link.Unacked() == 0
 }
 
 // logout sends Logout(reason) on the session's TCP connection.

@@ -101,7 +101,16 @@ func testRebind(t *testing.T, version uint8) {
 		return ok && y > y0+8*40
 	})
 	c.SetInput(0)
-	time.Sleep(100 * time.Millisecond)
+	// The ship stops: the same y in snapshots 6 ticks apart or more.
+	stopTick, stopY, _ := sy.get()
+	waitFor(t, 5*time.Second, "the ship stopping", func() bool {
+		tick, y, ok := sy.get()
+		if !ok || y != stopY {
+			stopTick, stopY = tick, y
+			return false
+		}
+		return tick >= stopTick+6
+	})
 
 	// Well-formed Inputs holding Up, of the session, with sequences ahead
 	// of the client's, from the old address: the server drops them (6.1).
@@ -196,9 +205,14 @@ func TestRebindDuringClose(t *testing.T) {
 	s.mu.Lock()
 	s.ignoreBinds = -1
 	s.mu.Unlock()
+	binds, _, _ := s.counts()
 	res := make(chan error, 1)
 	go func() { res <- c.Rebind() }()
-	time.Sleep(150 * time.Millisecond)
+	// Rebind waits for an Accept once its first Bind reached the server.
+	waitFor(t, 2*time.Second, "Rebind's first Bind", func() bool {
+		n, _, _ := s.counts()
+		return n > binds
+	})
 	c.Close()
 	select {
 	case err := <-res:

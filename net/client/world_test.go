@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/link"
 	"rtype/net/wire"
 )
@@ -390,9 +391,7 @@ func TestFrameHistoryNoAllocation(t *testing.T) {
 	for range 2 * HistoryLen { // fill the ring and dst
 		step()
 	}
-	if n := testing.AllocsPerRun(200, step); n != 0 {
-		t.Fatalf("%v allocations per snapshot and Frames in steady state", n)
-	}
+	testutil.NoAllocs(t, 200, "a snapshot and Frames in steady state", step)
 	if len(dst) != HistoryLen || len(dst[HistoryLen-1].Entities) != 100 {
 		t.Fatalf("got %d frames", len(dst))
 	}

@@ -90,9 +90,14 @@ func BenchmarkEncodeFull120(b *testing.B) {
 
 func BenchmarkDecodeFull120(b *testing.B) {
 	var enc SnapshotEncoder
-	payloads := clonePayloads(enc.Encode(600, benchPlayers, nil, 0, benchWorld(120)))
+	benchDecode(b, clonePayloads(enc.Encode(600, benchPlayers, nil, 0, benchWorld(120))))
+}
+
+// benchDecode measures Snapshot.Decode of every payload, with the records'
+// buffer warm, as after the first snapshot.
+func benchDecode(b *testing.B, payloads [][]byte) {
 	var s Snapshot
-	s.Records = make([]Record, 0, 256) // warm: as after the first snapshot
+	s.Records = make([]Record, 0, 256)
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, p := range payloads {
@@ -119,18 +124,7 @@ func BenchmarkEncodeDelta(b *testing.B) {
 func BenchmarkDecodeDelta(b *testing.B) {
 	base := benchWorld(120)
 	var enc SnapshotEncoder
-	payloads := clonePayloads(enc.Encode(603, benchPlayers, base, 600, benchDelta(base)))
-	var s Snapshot
-	s.Records = make([]Record, 0, 256) // warm: as after the first snapshot
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, p := range payloads {
-			if err := s.Decode(p); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	reportSize(b, payloads)
+	benchDecode(b, clonePayloads(enc.Encode(603, benchPlayers, base, 600, benchDelta(base))))
 }
 
 func BenchmarkApplyRecords(b *testing.B) {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"rtype/internal/testutil"
 )
 
 // rebuild2 decodes every payload of one v2 snapshot and applies it to the
@@ -266,9 +268,7 @@ func TestSnapshot2Allocs(t *testing.T) {
 		enc.Encode(1003, players, nil, nil, 0, cur)
 	}
 	run()
-	if n := testing.AllocsPerRun(50, run); n != 0 {
-		t.Errorf("%v allocations per encode and decode", n)
-	}
+	testutil.NoAllocs(t, 50, "an encode and decode", run)
 }
 
 // ---- 7.5: motion ---------------------------------------------------------

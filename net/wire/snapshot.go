@@ -455,13 +455,49 @@ func (w *BitWriter) patch(pos int, v uint32, n int) {
 }
 
 // sortRecords sorts records by Less of their ids, in place. Decode
-// guarantees non-decreasing indices, so this only sorts each index's
-// records by generation, for records and base to merge in one pass.
+// guarantees non-decreasing indices and no id twice, so at most the
+// generations within an index are out of order. Records already in order
+// (what a server sends) cost one pass; others are heap-sorted, in
+// O(n log n) and without allocating, where an insertion sort was
+// quadratic within an index (256 generations in decreasing order: 32,640
+// swaps). The ids are distinct, so the sort, stable or not, has one
+// result.
 func sortRecords[R any](recs []R, id func(*R) uint32) {
 	for k := 1; k < len(recs); k++ {
-		for m := k; m > 0 && order(id(&recs[m])) < order(id(&recs[m-1])); m-- {
-			recs[m], recs[m-1] = recs[m-1], recs[m]
+		if order(id(&recs[k])) < order(id(&recs[k-1])) {
+			heapSortRecords(recs, id)
+			return
 		}
+	}
+}
+
+// heapSortRecords sorts recs by Less of their ids: a max-heap of the
+// keys, whose largest goes to the end, one at a time.
+func heapSortRecords[R any](recs []R, id func(*R) uint32) {
+	key := func(i int) uint32 { return order(id(&recs[i])) }
+	down := func(i, n int) {
+		for {
+			c := 2*i + 1
+			if c >= n {
+				return
+			}
+			if c+1 < n && key(c+1) > key(c) {
+				c++
+			}
+			if key(c) <= key(i) {
+				return
+			}
+			recs[i], recs[c] = recs[c], recs[i]
+			i = c
+		}
+	}
+	n := len(recs)
+	for i := n/2 - 1; i >= 0; i-- {
+		down(i, n)
+	}
+	for end := n - 1; end > 0; end-- {
+		recs[0], recs[end] = recs[end], recs[0]
+		down(0, end)
 	}
 }
 
