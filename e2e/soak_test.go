@@ -115,14 +115,6 @@ func runSoak(t *testing.T, p soakProfile, seed uint64) {
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
 			cfg := sc.config(relay.Addr(), testutil.Logger(t))
-			if sc.version == wire.Version2 && p.imp.Delay >= time.Second {
-				// Known defect of net/client (reported): its stall clock
-				// starts at the first datagram received, a Challenge
-				// (7.3), not at the binding; at 1 s each way the
-				// binding takes 4 s, Challenges keep coming, and the 2 s
-				// StallTimeout ends the session 50 ms after the Accept.
-				cfg.StallTimeout = 5 * time.Second
-			}
 			clients[i], errs[i] = client.Dial(ctx, cfg)
 		}()
 	}

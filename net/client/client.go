@@ -711,7 +711,11 @@ func (c *Client) receiveLocked(udp *net.UDPConn, h wire.Header2, p []byte, size 
 		}
 		c.accept(h, size, now)
 		if !c.bound {
+			// The stall clock starts at the binding: before it, a v2
+			// server answers with Challenges (7.3), which are no
+			// snapshots and must not count against it.
 			c.bound = true
+			c.frameAt = now
 			close(c.boundCh)
 		}
 		if rb := c.rebind; rb != nil && rb.conn == udp && !rb.accepted {
