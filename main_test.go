@@ -72,7 +72,7 @@ func TestEndToEnd(t *testing.T) {
 		os.MkdirAll(dir, 0o755)
 	}
 	start := time.Now()
-	bin := buildGame(t, dir)
+	bin := buildGame(t, dir, raceEnabled)
 
 	shot := filepath.Join(dir, "shot.png")
 	rootShot := filepath.Join(dir, "root.png")
@@ -209,13 +209,15 @@ func TestEndToEnd(t *testing.T) {
 	}
 }
 
-// buildGame builds the rtype binary into dir.
-func buildGame(t *testing.T, dir string) string {
+// buildGame builds the rtype binary into dir, with the race detector
+// when race is set (the test's own packages are cached that way), else
+// as players get it.
+func buildGame(t *testing.T, dir string, race bool) string {
 	t.Helper()
 	bin := filepath.Join(dir, "rtype")
 	args := []string{"build", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race") // the test's own packages are cached that way
+	if race {
+		args = append(args, "-race")
 	}
 	start := time.Now()
 	build := exec.Command(goTool(), append(args, ".")...)
