@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 	"rtype/render/model"
 )
@@ -130,14 +131,7 @@ func TestFrameChangesNothing(t *testing.T) {
 	if len(a.Sprites) < 3 || !a.Own.Predicted {
 		t.Fatalf("a frame without the world: %d sprites, own %+v", len(a.Sprites), a.Own)
 	}
-	r := testing.Benchmark(func(bb *testing.B) {
-		for range bb.N {
-			v.Frame(&scratch, at)
-		}
-	})
-	if r.N > 0 && r.MemAllocs > 0 {
-		t.Errorf("Frame allocates: %d allocations in %d calls", r.MemAllocs, r.N)
-	}
+	testutil.NoAllocs(t, 2000, "Frame", func() { v.Frame(&scratch, at) })
 }
 
 // TestOwnShipPredictedAgainstTheSimulation: the own ship zigzags, through
