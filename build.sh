@@ -75,10 +75,31 @@ fuzz() {
 	local t=$1 pkg name
 	for pkg in $(headless_pkgs); do
 		for name in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
-			log "fuzz $pkg $name ($t)"
-			go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg"
+			fuzz_one "$pkg" "$name" "$t"
 		done
 	done
+}
+
+# fuzz_one runs one fuzz target. Go 1.26's fuzzing coordinator can end a
+# run whose -fuzztime expired with "context deadline exceeded" and no
+# failing input (golang/go#75804, fixed in Go 1.27): such a run is tried
+# again, up to twice. A run that wrote a failing input, or failed any
+# other way, fails at once.
+fuzz_one() {
+	local pkg=$1 name=$2 t=$3 out try
+	for try in 1 2 3; do
+		log "fuzz $pkg $name ($t)"
+		if out=$(go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg" 2>&1); then
+			printf '%s\n' "$out" | tail -n 1
+			return 0
+		fi
+		printf '%s\n' "$out"
+		if ! grep -q 'context deadline exceeded' <<<"$out" || grep -q 'Failing input written' <<<"$out"; then
+			return 1
+		fi
+		log "fuzz $pkg $name: the coordinator's deadline race (golang/go#75804), no failing input: again"
+	done
+	return 1
 }
 
 test_all() {
