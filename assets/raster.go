@@ -139,11 +139,6 @@ func (c *canvas) erase(s sdf, grow float64) {
 	})
 }
 
-// paint composites sh over the whole canvas (sh controls alpha).
-func (c *canvas) paint(sh shader) {
-	c.each(func(p *pm, x, y float64) { p.over(sh(x, y)) })
-}
-
 // glow adds light from sh over the whole canvas.
 func (c *canvas) glow(sh shader) {
 	c.each(func(p *pm, x, y float64) { p.add(sh(x, y)) })
