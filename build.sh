@@ -123,9 +123,9 @@ test_all() {
 	local gui
 	gui=$(gui_pkgs)
 	if [ -n "$gui" ]; then
-		log "go test -race (Ebitengine packages, under a display)"
+		log "go test -race (Ebitengine packages, under a display, one at a time: some measure frame rates)"
 		# shellcheck disable=SC2086
-		with_display go test -race -count=1 -timeout 10m $gui
+		with_display go test -race -count=1 -p 1 -timeout 10m $gui
 	fi
 	log "fuzz targets: committed corpus plus a short run each"
 	fuzz "${FUZZTIME:-2s}"

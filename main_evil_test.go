@@ -160,17 +160,20 @@ poll:
 	if len(fps) < 3 {
 		t.Errorf("%d frame rates logged during the attack, want one a second", len(fps))
 	}
-	// At least 50 fps, or, when this display does not reach 55 without an
-	// attack (Xvfb on a loaded machine), not much less than that.
+	// At least 50 fps, and not much less than this display drew without
+	// an attack: under Xvfb, with software GL on a shared machine, the
+	// game's own rate swings between 35 and 63 fps with no attack at all
+	// (seen in CI), while the floods this test sends took it to 2-7 fps
+	// before the client's limits. The headless tests of net/client hold
+	// the 50 fps bound against a reference ticker.
 	base := 60.0
 	if len(before) > 1 {
 		base = slices.Max(before[1:]) // the first second includes the start
 	} else {
 		t.Errorf("%d frame rates logged before the attack", len(before))
 	}
-	floor := 50.0
-	if base < 55 {
-		floor = 0.6 * base
+	floor := min(50, 0.75*base)
+	if floor < 50 {
 		t.Logf("the game drew %.0f fps before the attack: checking %.0f fps rather than 50", base, floor)
 	}
 	if len(fps) > 0 {
