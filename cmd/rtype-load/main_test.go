@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"rtype/internal/testutil/testserver"
+	"rtype/server"
+)
+
+// TestRun plays 8 clients for 2 s against a real server with each protocol
+// version: every client logs in, binds, receives snapshots and events and
+// is still connected at the end, the server still holds all 8 sessions
+// (none dropped or kicked), and the report's figures are plausible.
+func TestRun(t *testing.T) {
+	for _, v := range []uint8{1, 2} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+			t.Parallel()
+			const n = 8
+			srv := testserver.Start(t, server.Config{LoginLimit: 100, MaxSessionsPerIP: 100})
+			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+			defer cancel()
+			var st server.TickStats
+			rep, err := run(ctx, Config{Addr: srv.Addr(), N: n, Duration: 2 * time.Second, Protocol: v, Seed: 7,
+				atEnd: func() { st = srv.TickStats() }})
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			if rep.Clients != n || rep.Failed != 0 || rep.Connected != n {
+				t.Fatalf("clients %d, failed %d, connected %d; want %d, 0, %d", rep.Clients, rep.Failed, rep.Connected, n, n)
+			}
+			for i, c := range rep.PerClient {
+				if c.Err != nil || c.Snapshots == 0 || c.Events == 0 {
+					t.Errorf("client %d: snapshots %d, events %d, err %v", i+1, c.Snapshots, c.Events, c.Err)
+				}
+			}
+			if st.Sessions != n {
+				t.Errorf("server holds %d sessions, want %d (a client was dropped)", st.Sessions, n)
+			}
+			if rep.Seconds < 1.9 || rep.Seconds > 4 {
+				t.Errorf("run lasted %.2fs, want about 2s", rep.Seconds)
+			}
+			// 60 Inputs per second per client (a real client may add acks);
+			// 20 snapshots per second at least half delivered.
+			perSec := func(x uint64) float64 { return float64(x) / rep.Seconds / n }
+			if out := perSec(rep.DatagramsOut); out < 40 || out > 200 {
+				t.Errorf("%.1f datagrams out per client-second, want about 60", out)
+			}
+			if in := perSec(rep.DatagramsIn); in < 10 || in > 200 {
+				t.Errorf("%.1f datagrams in per client-second, want about 20", in)
+			}
+			if rep.BytesIn == 0 || rep.BytesOut == 0 || rep.CPU <= 0 || rep.CPUPerClientSecond() <= 0 {
+				t.Errorf("implausible report: %v", rep)
+			}
+			t.Log(rep)
+		})
+	}
+}
+
+// TestRunRejectsProtocol checks a protocol other than 1 or 2 is refused.
+func TestRunRejectsProtocol(t *testing.T) {
+	if _, err := run(context.Background(), Config{Addr: "127.0.0.1:1", Protocol: 3}); err == nil {
+		t.Fatal("protocol 3 accepted")
+	}
+}
