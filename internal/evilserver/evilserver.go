@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/link"
 	"rtype/net/wire"
 )
@@ -101,22 +102,9 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	var tcp *net.TCPListener
-	var udp *net.UDPConn
-	for try := 0; ; try++ {
-		var err error
-		tcp, err = net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			return nil, fmt.Errorf("evilserver: %w", err)
-		}
-		udp, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: tcp.Addr().(*net.TCPAddr).Port})
-		if err == nil {
-			break
-		}
-		tcp.Close()
-		if try == 20 {
-			return nil, fmt.Errorf("evilserver: no port free for TCP and UDP: %w", err)
-		}
+	tcp, udp, err := testutil.ListenTCPUDP()
+	if err != nil {
+		return nil, fmt.Errorf("evilserver: %w", err)
 	}
 	udp.SetWriteBuffer(4 << 20)
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "evilserver"), tcp: tcp, udp: udp,
