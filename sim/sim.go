@@ -61,6 +61,15 @@ type entity struct {
 	px, py       float64 // position at the start of the current step
 
 	fireIn int32 // BydosSlave: ticks until its next shot
+
+	// hw and hh are the half width and half height of the entity's box,
+	// set from its kind at its spawn (a beam's from its level).
+	hw, hh float64
+
+	// Stage mode only (7.12).
+	hp, maxHP int32    // hit points of a foe; 0: cannot be hurt
+	foe       foeState // foes.go
+	arm       armState // arms.go
 }
 
 // player is one player number of the game.
@@ -76,6 +85,8 @@ type player struct {
 	invulnStart uint32
 	invulnTicks uint32 // length of the last invulnerability
 	epoch       uint32 // join serial: missiles of an earlier session score nothing
+
+	arms playerArms // Stage mode only: arms.go
 }
 
 // World is the state of one game. Create it with New.
@@ -91,7 +102,7 @@ type World struct {
 	events []wire.Event // with the motions of the Spawns (v2)
 	view   []wire.Event // events without them (v1): Events, TakeEvents
 
-	halfW, halfH [8]float64 // by kind
+	halfW, halfH [256]float64 // by kind
 
 	// The ship's centre stays within [shipLoX, shipHiX] x [shipLoY,
 	// shipHiY]: the area less half the ship, on the 1/8 px grid.
@@ -112,6 +123,12 @@ type World struct {
 
 	over    bool
 	noWaves bool // tests only
+
+	// Stage mode (7.12): nil in a Classic game. Its lists of live
+	// entities by role are rebuilt at each step like ships, pmis...
+	st                                       *stageRun // stagerun.go
+	boss                                     bossState // foes.go
+	shots, forces, bits, foes, eshots, items []int32
 }
 
 // New returns a world at tick 0 with no player and no entity, following
@@ -141,6 +158,9 @@ func New(rules Rules, seed uint64) *World {
 	set(wire.KindPlayerMissile, rules.MissileW, rules.MissileH)
 	set(wire.KindBydosSlave, rules.BydosW, rules.BydosH)
 	set(wire.KindEnemyMissile, rules.EnemyMissileW, rules.EnemyMissileH)
+	for _, k := range stageKinds {
+		set(k.kind, k.w, k.h)
+	}
 	in := func(lo, hi float64) (float64, float64) {
 		return math.Ceil(lo*wire.PosScale) / wire.PosScale, math.Floor(hi*wire.PosScale) / wire.PosScale
 	}
@@ -480,7 +500,8 @@ func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32
 		return 0
 	}
 	e := &w.ents[s]
-	*e = entity{alive: true, gen: e.gen, kind: kind, owner: owner, mo: m, anim: a}
+	*e = entity{alive: true, gen: e.gen, kind: kind, owner: owner, mo: m, anim: a,
+		hw: w.halfW[kind], hh: w.halfH[kind]}
 	w.eval(e)
 	e.px, e.py = e.x, e.y
 	e.frame = a.Frame(m.T0, float64(w.tick))
@@ -509,6 +530,10 @@ func (w *World) destroy(s int32, reason uint8) {
 // index, each against its earliest contact in the tick. Step allocates
 // nothing once the event buffer has room (see TakeEvents).
 func (w *World) Step() {
+	if w.st != nil {
+		w.stepStage()
+		return
+	}
 	w.tick++
 	w.ids.ripen(w.tick)
 	w.moveShips()
@@ -623,8 +648,8 @@ func (w *World) collect() {
 // overlap during the step, and the earliest such time in [0, 1]. Touching
 // edges do not overlap.
 func (w *World) sweep(a, b *entity) (float64, bool) {
-	hx := w.halfW[a.kind] + w.halfW[b.kind]
-	hy := w.halfH[a.kind] + w.halfH[b.kind]
+	hx := a.hw + b.hw
+	hy := a.hh + b.hh
 	t0, t1 := 0.0, 1.0
 	if !slab(a.px-b.px, (a.x-a.px)-(b.x-b.px), hx, &t0, &t1) ||
 		!slab(a.py-b.py, (a.y-a.py)-(b.y-b.py), hy, &t0, &t1) {
@@ -858,7 +883,7 @@ func (w *World) despawn() {
 		if !e.alive || e.kind == wire.KindPlayerShip {
 			continue
 		}
-		hw, hh := w.halfW[e.kind], w.halfH[e.kind]
+		hw, hh := e.hw, e.hh
 		if e.x+hw < -m || e.x-hw > r.AreaW+m || e.y+hh < -m || e.y-hh > r.AreaH+m {
 			w.destroy(s, wire.DestroyDespawned)
 		}

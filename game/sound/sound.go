@@ -24,7 +24,26 @@ const (
 	Explosion
 	Death
 	Join
+	// Stage mode.
+	Beam          // a wave-cannon beam leaves
+	ForceAttach   // the Force docks at the ship
+	ForceLaunch   // the Force is launched
+	Pickup        // an item is taken
+	BossAlarm     // a boss is coming, or an attack is announced
+	BossExplosion // a boss is destroyed
 	numEffects
+)
+
+// Track is a music track.
+type Track int
+
+// The tracks.
+const (
+	TrackMain  Track = iota // the title and Classic games
+	TrackStage              // a stage
+	TrackBoss               // a boss fight
+	TrackClear              // the stage is cleared (plays once)
+	TrackNone               // silence
 )
 
 // Sound plays effects and music.
@@ -38,6 +57,11 @@ type Sound interface {
 	Update()
 	// Enabled reports whether sound really plays.
 	Enabled() bool
+	// SetTrack switches the music to track t (nothing when it plays it).
+	SetTrack(t Track)
+	// SetCharge sets the hum of the own wave cannon charging: 0 silent,
+	// up to 1 at full charge.
+	SetCharge(level float64)
 }
 
 // Silent is a Sound that plays nothing.
@@ -47,6 +71,8 @@ func (Silent) Play(Effect, float64)        {}
 func (Silent) SetVolumes(float64, float64) {}
 func (Silent) Update()                     {}
 func (Silent) Enabled() bool               { return false }
+func (Silent) SetTrack(Track)              {}
+func (Silent) SetCharge(float64)           {}
 
 // voices is how many copies of one effect can overlap.
 const voices = 6
@@ -144,6 +170,12 @@ func (a *Audio) Update() {
 
 // Enabled implements Sound.
 func (a *Audio) Enabled() bool { return true }
+
+// SetTrack implements Sound. (Only TrackMain exists so far.)
+func (a *Audio) SetTrack(Track) {}
+
+// SetCharge implements Sound. (No hum yet.)
+func (a *Audio) SetCharge(float64) {}
 
 // New returns the Sound to use: Silent when mute, or when Probe finds no
 // sound device (logged once), else an Audio.

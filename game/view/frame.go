@@ -42,6 +42,8 @@ type Frame struct {
 	Own Own
 	// Net are the network overlay's figures.
 	Net Net
+	// Stage is what a Stage game adds to the screen (7.12).
+	Stage model.StageHUD
 
 	drawn []interp.Drawn
 }

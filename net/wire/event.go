@@ -17,6 +17,10 @@ const (
 	EventPlayerJoined EventType = 4
 	EventPlayerLeft   EventType = 5
 	EventGameOver     EventType = 6
+	// Stage mode (v2.1, 7.12).
+	EventStage  EventType = 7
+	EventHealth EventType = 8
+	EventArms   EventType = 9
 )
 
 // String returns the event type's name.
@@ -34,6 +38,12 @@ func (t EventType) String() string {
 		return "PlayerLeft"
 	case EventGameOver:
 		return "GameOver"
+	case EventStage:
+		return "Stage"
+	case EventHealth:
+		return "Health"
+	case EventArms:
+		return "Arms"
 	}
 	return "Reserved"
 }
@@ -67,6 +77,9 @@ type Score struct {
 //	PlayerJoined: Player, Name
 //	PlayerLeft:   Player, Reason
 //	GameOver:     Scores[:NumScores]
+//	Stage:        What, Value, Name (v2.1)
+//	Health:       ID, HP, MaxHP (v2.1)
+//	Arms:         Player, Arms (v2.1)
 //
 // A v2 Spawn (7.6) carries Motion and Anim instead of X, Y, VX, VY; the
 // simulation fills both, so a server encodes it in either version.
@@ -83,6 +96,10 @@ type Event struct {
 	Scores        [MaxPlayers]Score
 	Motion        Motion // v2 Spawn
 	Anim          Anim   // v2 Spawn
+	What          uint8  // Stage
+	Value         uint32 // Stage
+	HP, MaxHP     uint16 // Health
+	Arms          Arms   // Arms
 }
 
 // MaxEventSize is the largest event a frame carries (5.2).
