@@ -1,10 +1,15 @@
 package sim
 
+import "rtype/net/wire"
+
 // The enemies of Stage mode (PROTOCOL.md 7.12): their kinds' behaviours,
 // the mid-boss and the end boss.
 
 // foeState is what a foe keeps.
-type foeState struct{}
+type foeState struct {
+	score uint32 // what its killer scores
+	drop  uint8  // the item it drops, or noDrop
+}
 
 // bossState is the world's boss fight, if any.
 type bossState struct{}
@@ -27,7 +32,27 @@ type foeSpawn struct {
 const noDrop uint8 = 255
 
 // spawnFoe brings in a foe; it returns its slot, or 0 when none is free.
-func (w *World) spawnFoe(f *foeSpawn) int32 { return 0 }
+// (A first version: the foes helper gives each kind its behaviour.)
+func (w *World) spawnFoe(f *foeSpawn) int32 {
+	var m wire.Motion
+	if f.amp > 0 && f.period > 0 {
+		m = wire.Sine(w.tick, f.x, f.y, f.vx, f.amp, f.period, f.phase)
+	} else {
+		m = wire.Linear(w.tick, f.x, f.y, f.vx, f.vy)
+	}
+	s := w.spawn(f.kind, m, wire.Anim{}, wire.NoPlayer)
+	if s == 0 {
+		return 0
+	}
+	e := &w.ents[s]
+	e.hp = max(f.hp, 1)
+	e.maxHP = e.hp
+	e.foe = foeState{score: f.score, drop: f.drop}
+	if e.foe.score == 0 {
+		e.foe.score = w.r.ScorePerBydos
+	}
+	return s
+}
 
 // spawnBoss brings in a boss (wire.KindMidBoss or wire.KindBoss) for the
 // given loop (1 first, harder after); it announces itself (StageBoss).
@@ -40,7 +65,26 @@ func (w *World) bossActive() bool { return false }
 // wire.NoPlayer); at 0 hit points it dies, its killer scores and it drops
 // its item. It reports whether the foe absorbed the hit (a shot that hits
 // it is spent), which is also true for a foe that cannot be hurt.
-func (w *World) damageFoe(s int32, dmg int32, by uint8) bool { return true }
+// (A first version: the foes helper refines it.)
+func (w *World) damageFoe(s int32, dmg int32, by uint8) bool {
+	e := &w.ents[s]
+	if !e.alive || e.hp <= 0 {
+		return true
+	}
+	e.hp -= dmg
+	if e.hp > 0 {
+		return true
+	}
+	if int(by) < wire.MaxPlayers && w.pl[by].in {
+		w.pl[by].score += e.foe.score
+	}
+	x, y, drop := e.x, e.y, e.foe.drop
+	w.destroy(s, wire.DestroyKilled)
+	if drop != noDrop {
+		w.dropItem(drop, x, y)
+	}
+	return true
+}
 
 // foesThink lets every foe act: aim, turn, fire, and the bosses' patterns.
 func (w *World) foesThink() {}
