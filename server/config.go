@@ -17,6 +17,7 @@ import (
 
 	"rtype/net/wire"
 	"rtype/sim"
+	"rtype/sim/stage"
 )
 
 // Config is the server's configuration. The zero value of a field means its
@@ -39,6 +40,16 @@ type Config struct {
 	Seed uint64
 	// Rules are the gameplay rules. Default sim.DefaultRules().
 	Rules *sim.Rules
+	// Mode is the mode of the games of v2.1 logins that let the server
+	// choose (wire.ModeAny): wire.ModeStage or wire.ModeClassic. Default
+	// wire.ModeStage. v1 and v2.0 logins always play Classic (7.12).
+	Mode uint8
+	// Stage is the stage Stage games play. Default: the built-in stage
+	// "1" (stage.Builtin).
+	Stage *stage.Stage
+	// Warp starts every Stage game later in its stage: seconds ("90") or
+	// a marker ("boss"), as sim.StageOptions.Warp. Default "".
+	Warp string
 	// LoginTimeout is how long a new TCP connection has to send its
 	// LoginRequest (3.2). Default 5 s.
 	LoginTimeout time.Duration

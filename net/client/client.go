@@ -65,6 +65,9 @@ type Config struct {
 	Addr string
 	// Name is the player's name, sent in LoginRequest.
 	Name string
+	// Mode is the game mode asked for in a v2.1 login (wire.ModeAny,
+	// ModeClassic, ModeStage). Default wire.ModeAny: the server's choice.
+	Mode uint8
 	// Logger receives the client's logs. Default slog.Default().
 	Logger *slog.Logger
 	// BindInterval is the time between two Binds (3.4). Default 100 ms.
@@ -990,6 +993,10 @@ func (c *Client) Rules() (wire.LoginExt, bool) { return c.ext, c.version == wire
 
 // Player returns the player number of LoginAccepted, 0 to 3.
 func (c *Client) Player() uint8 { return c.player }
+
+// Mode returns the mode of the game joined (wire.ModeClassic or
+// ModeStage): from a v2.1 LoginAccepted, else Classic.
+func (c *Client) Mode() uint8 { return wire.ModeClassic }
 
 // Session returns the session number of LoginAccepted.
 func (c *Client) Session() uint32 { return c.session }
