@@ -37,7 +37,7 @@ var stageKinds = [...]struct {
 	{wire.KindChaser, kindInfo{roleFoe, 28, 28}},
 	{wire.KindTurret, kindInfo{roleFoe, 32, 28}},
 	{wire.KindArmored, kindInfo{roleFoe, 44, 36}},
-	{wire.KindMidBoss, kindInfo{roleFoe, 120, 96}},
+	{wire.KindMidBoss, kindInfo{roleFoe, 170, 170}},
 	{wire.KindBoss, kindInfo{roleFoe, 200, 240}},
 	{wire.KindBossCore, kindInfo{roleFoe, 40, 40}},
 	{wire.KindBossBullet, kindInfo{roleBigShot, 18, 18}},

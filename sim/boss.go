@@ -1,0 +1,423 @@
+package sim
+
+import (
+	"math"
+
+	"rtype/net/wire"
+)
+
+// The bosses of Stage mode (PROTOCOL.md 7.12): the mid-boss and the end
+// boss. Each enters from the right (foeKeep keeps it while it is outside
+// the area), announces itself (Stage event StageBoss, Value: the network
+// id of the entity whose Health the boss bar shows, Name: its name),
+// stops at its hover line and hovers up and down on a Sine, and attacks
+// until it dies.
+//
+//   - The mid-boss ("Warden", KindMidBoss, 170×170) is one entity that
+//     takes damage: 150 hit points before the difficulty scaling (level),
+//     3000 points × the loop to its killer. Attacks: Fan (3 volleys of 5
+//     EnemyMissiles 10° apart aimed at the nearest ship) and Ring (2 rings
+//     of 10 BossBullets).
+//   - The end boss ("Mother Bydos") is a body (KindBoss, 200×240) that
+//     cannot be hurt (hp 0: damageFoe absorbs the hit) and a weak point
+//     (KindBossCore) that sticks out of the body's front and moves with
+//     it (the same motion, offset): 300 hit points before the scaling,
+//     10000 points × the loop to its killer. Killing the core kills the
+//     whole boss (Destroy Killed of both). Phase 1 attacks: Fan (7
+//     missiles, 3 volleys), Ring (12 BossBullets, 2 rings) and Sweep (16
+//     missiles sweeping from down-left to up-left, one every 4 ticks).
+//     Phase 2 attacks: Spiral (2 arms of BossBullets turning 19° every 6
+//     ticks, 16 volleys), Crossfire (a fan of 5 missiles and a ring of 8
+//     BossBullets, twice) and Twin sweep (two streams of missiles closing
+//     in on the left, one pair every 3 ticks, 20 pairs).
+//
+// Both pass to their second phase at half their hit points (Health at
+// once): their shots fly 1.2× faster, they rest 0.6× as long between
+// attacks, they hover faster and wider, and the end boss changes its
+// repertoire. An attack is announced bossWarn ticks (1 s) before its first
+// shot: a Stage event StageWarning (Value: the ticks until it strikes,
+// Name: the attack) and the body's frame shows the attack's tell
+// (BossFrame*) until its last volley. Between attacks they rest 80
+// ticks (the mid-boss) or 70 (the end boss), divided as a fire interval
+// is by the players and the loop (level.every).
+//
+// Difficulty (level, fixed at spawnBoss): hit points as a foe's, ×1.75
+// with four players, ×1.5 in loop 2; shots 1.15× faster in loop 2; fans
+// 2, rings 4, streams and spirals 1 more shot per volley for each loop
+// after the first.
+//
+// Health: emitHealth emits a Health event (the core's or the mid-boss's
+// id, hit points, maximum) when its hit points changed, at most once every
+// healthEvery ticks per boss; at once when it enters, on its phase change
+// and at its death (HP 0).
+
+// Frames of a boss's body (KindMidBoss, KindBoss): calm in its first
+// phase and angry in its second between attacks; while an attack is
+// announced and fired, the attack's tell. A boss core's frame is 0 in the
+// first phase, 1 in the second.
+const (
+	BossFrameCalm   = 0 // between attacks, phase 1
+	BossFrameAngry  = 1 // between attacks, phase 2
+	BossFrameFan    = 2 // tell: an aimed fan of missiles
+	BossFrameRing   = 3 // tell: rings of big bullets
+	BossFrameSweep  = 4 // tell: a sweeping stream of missiles
+	BossFrameSpiral = 5 // tell: a spiral of big bullets
+	BossFrameCross  = 6 // tell: a fan and a ring together
+	BossFrameTwin   = 7 // tell: two sweeping streams
+)
+
+// Tunables of the bosses (see the comment at the top).
+const (
+	bossWarn        = 60  // ticks between an attack's Warning and its first shot
+	bossFirst       = 30  // ticks between the end of its entrance and its first Warning
+	bossEnterSpeed  = 160 // px/s to the left while it enters
+	bossEnterFrom   = 120 // px between the area's right edge and its box as it appears
+	bossBulletSpeed = 200 // px/s of a BossBullet, before the scaling
+	healthEvery     = 6   // ticks between two Health events of a boss, at least
+	coreInset       = 16  // px of the core's box inside the body's front
+	fanStep         = math.Pi / 18
+	sweepHalf       = 50 * math.Pi / 180
+	spiralStep      = 19 * math.Pi / 180
+)
+
+// Attacks (bossAttacks' indices).
+const (
+	atkFan = iota
+	atkRing
+	atkSweep
+	atkSpiral
+	atkCross
+	atkTwin
+)
+
+// bossAttack is one attack pattern: volleys every few ticks.
+type bossAttack struct {
+	name    string // the Warning's Name
+	tell    uint8  // the body's frame from the Warning to the last volley
+	volleys int32
+	every   int32 // ticks between two volleys
+}
+
+var bossAttacks = [...]bossAttack{
+	atkFan:    {"Fan", BossFrameFan, 3, 20},
+	atkRing:   {"Ring", BossFrameRing, 2, 36},
+	atkSweep:  {"Sweep", BossFrameSweep, 16, 4},
+	atkSpiral: {"Spiral", BossFrameSpiral, 16, 6},
+	atkCross:  {"Crossfire", BossFrameCross, 2, 30},
+	atkTwin:   {"Twin sweep", BossFrameTwin, 20, 3},
+}
+
+// The repertoires: [the end boss][phase − 1].
+var repertoires = [2][2][]uint8{
+	{{atkFan, atkRing}, {atkFan, atkRing}},
+	{{atkFan, atkRing, atkSweep}, {atkSpiral, atkCross, atkTwin}},
+}
+
+// bossKind is what differs between the mid-boss and the end boss.
+type bossKind struct {
+	name     string
+	hpKind   uint8   // the kind whose foeDefaults give the hit points and score
+	hoverDX  float64 // hover line: px from the area's right edge to the centre
+	amp      [2]float64
+	period   [2]int
+	rest     int32 // ticks between attacks, before the scaling
+	fan, rng int   // shots of its Fan and Ring, before the loop's
+}
+
+var bossKinds = [2]bossKind{
+	{name: "Warden", hpKind: wire.KindMidBoss, hoverDX: 155,
+		amp: [2]float64{170, 200}, period: [2]int{300, 200}, rest: 80, fan: 5, rng: 10},
+	{name: "Mother Bydos", hpKind: wire.KindBossCore, hoverDX: 160,
+		amp: [2]float64{140, 180}, period: [2]int{360, 240}, rest: 70, fan: 7, rng: 12},
+}
+
+// bossFight is one boss on stage.
+type bossFight struct {
+	on       bool
+	end      int     // 0: the mid-boss, 1: the end boss
+	body     int32   // slot of the body (the mid-boss itself)
+	core     int32   // slot that takes the damage: the core, or the mid-boss
+	coreID   uint32  // network id of core
+	coreDX   float64 // the core's offset from the body's centre, px
+	lv       level
+	phase    int // 1, then 2 below half its hit points
+	entering bool
+
+	atk    int    // the attack announced or firing, or −1
+	last   int    // the repertoire's index of the last attack, or −1
+	warnAt uint32 // tick of the next Warning (atk −1)
+	nextAt uint32 // tick of the next volley (atk ≥ 0)
+	volley int32  // volleys fired of atk
+	spin   float64
+
+	sentHP int32  // hit points of the last Health
+	sentAt uint32 // its tick
+}
+
+// bossState is the world's boss fights: the mid-boss and the end boss.
+type bossState struct {
+	fights [2]bossFight
+}
+
+// spawnBoss brings in a boss (wire.KindMidBoss or wire.KindBoss) for the
+// given loop (1 first, harder after), scaled for the players in the game
+// now; it announces itself (StageBoss, then its Health). Nothing happens
+// for another kind, when the same boss is already on, or when no slot is
+// free.
+func (w *World) spawnBoss(kind uint8, loop int) {
+	end := 0
+	switch kind {
+	case wire.KindMidBoss:
+	case wire.KindBoss:
+		end = 1
+	default:
+		return
+	}
+	f := &w.boss.fights[end]
+	if f.on {
+		return
+	}
+	bk := &bossKinds[end]
+	lv := w.level(loop)
+	x := w.r.AreaW + w.halfW[kind] + bossEnterFrom
+	body := w.spawn(kind, wire.Linear(w.tick, x, w.r.AreaH/2, -bossEnterSpeed, 0), wire.Anim{}, wire.NoPlayer)
+	if body == 0 {
+		return
+	}
+	*f = bossFight{on: true, end: end, body: body, core: body, lv: lv, phase: 1, entering: true, atk: -1, last: -1}
+	if end == 1 {
+		f.coreDX = coreInset - w.halfW[wire.KindBoss] - w.halfW[wire.KindBossCore]
+		m := w.ents[body].mo
+		m.X0 += wire.QuantizePos(f.coreDX)
+		if f.core = w.spawn(wire.KindBossCore, m, wire.Anim{}, wire.NoPlayer); f.core == 0 {
+			w.destroy(body, wire.DestroyDespawned)
+			*f = bossFight{}
+			return
+		}
+	}
+	c := &w.ents[f.core]
+	def := &foeDefaults[bk.hpKind]
+	c.hp = lv.hp(def.hp)
+	c.maxHP = c.hp
+	c.foe = foeState{score: def.score * uint32(lv.loop), drop: noDrop}
+	w.ents[body].foe.drop = noDrop
+	f.coreID = w.id(f.core)
+	w.emit(wire.Event{Type: wire.EventStage, What: wire.StageBoss, Value: f.coreID, Name: bk.name})
+	w.emitBossHealth(f)
+}
+
+// bossActive reports whether a boss fight is on: the mid-boss or the end
+// boss is alive.
+func (w *World) bossActive() bool { return w.boss.fights[0].on || w.boss.fights[1].on }
+
+// fightOf returns the fight whose damage the slot s takes (the core, or
+// the mid-boss), or nil.
+func (w *World) fightOf(s int32) *bossFight {
+	for i := range w.boss.fights {
+		if f := &w.boss.fights[i]; f.on && f.core == s {
+			return f
+		}
+	}
+	return nil
+}
+
+// partOfBoss reports whether slot s is a boss's body.
+func (w *World) partOfBoss(s int32) bool {
+	for i := range w.boss.fights {
+		if f := &w.boss.fights[i]; f.on && f.body == s {
+			return true
+		}
+	}
+	return false
+}
+
+// bossHurt follows a hit on a boss's core (its hit points already
+// lowered): its death, or its second phase at half its hit points.
+func (w *World) bossHurt(f *bossFight, by uint8) {
+	c := &w.ents[f.core]
+	if c.hp <= 0 {
+		w.killBoss(f, by)
+		return
+	}
+	if f.phase == 1 && c.hp*2 <= c.maxHP {
+		f.phase = 2
+		f.last = -1
+		w.emitBossHealth(f)
+		if f.core != f.body {
+			c.anim.Frame0, c.frame = 1, 1
+		}
+		if f.atk < 0 {
+			w.setBossFrame(f, BossFrameAngry)
+		}
+		if !f.entering {
+			w.bossHover(f)
+		}
+	}
+}
+
+// killBoss kills a boss whose core is at 0 hit points: its Health (0),
+// its killer's score, the Destroy (Killed) of its core and body.
+func (w *World) killBoss(f *bossFight, by uint8) {
+	c := &w.ents[f.core]
+	c.hp = 0
+	w.emitBossHealth(f)
+	w.score(by, c.foe.score)
+	if f.core != f.body {
+		w.destroy(f.core, wire.DestroyKilled)
+	}
+	w.destroy(f.body, wire.DestroyKilled)
+	*f = bossFight{}
+}
+
+// emitHealth emits the Health of the bosses whose hit points changed since
+// their last Health, at most once every healthEvery ticks per boss.
+func (w *World) emitHealth() {
+	for i := range w.boss.fights {
+		f := &w.boss.fights[i]
+		if f.on && w.ents[f.core].hp != f.sentHP && w.tick-f.sentAt >= healthEvery {
+			w.emitBossHealth(f)
+		}
+	}
+}
+
+// emitBossHealth emits the Health of a boss now.
+func (w *World) emitBossHealth(f *bossFight) {
+	c := &w.ents[f.core]
+	w.emit(wire.Event{Type: wire.EventHealth, ID: f.coreID,
+		HP: uint16(min(max(c.hp, 0), math.MaxUint16)), MaxHP: uint16(min(max(c.maxHP, 0), math.MaxUint16))})
+	f.sentHP, f.sentAt = c.hp, w.tick
+}
+
+// setBossMotion sets the motion of a boss's body, and its core's: the
+// same, offset.
+func (w *World) setBossMotion(f *bossFight, m wire.Motion) {
+	b := &w.ents[f.body]
+	b.mo = m
+	w.eval(b)
+	if f.core != f.body {
+		c := &w.ents[f.core]
+		c.mo = m
+		c.mo.X0 += wire.QuantizePos(f.coreDX)
+		w.eval(c)
+	}
+}
+
+// bossHover sets a boss hovering on its phase's Sine about the middle
+// line, from where it is and in the direction it moves.
+func (w *World) bossHover(f *bossFight) {
+	b := &w.ents[f.body]
+	bk := &bossKinds[f.end]
+	amp, period := bk.amp[f.phase-1], bk.period[f.phase-1]
+	yc := w.r.AreaH / 2
+	th := math.Asin(min(max((b.y-yc)/amp, -1), 1))
+	if b.vy < 0 {
+		th = math.Pi - th
+	}
+	w.setBossMotion(f, wire.Sine(w.tick, b.x, yc, 0, amp, period, th))
+}
+
+// setBossFrame shows frame on a boss's body.
+func (w *World) setBossFrame(f *bossFight, frame uint8) {
+	b := &w.ents[f.body]
+	b.anim.Frame0, b.frame = frame, frame
+}
+
+// bossesThink runs the fights: entrances, then Warnings and volleys.
+func (w *World) bossesThink() {
+	for i := range w.boss.fights {
+		if f := &w.boss.fights[i]; f.on {
+			w.bossThink(f)
+		}
+	}
+}
+
+func (w *World) bossThink(f *bossFight) {
+	b := &w.ents[f.body]
+	if !b.alive || !w.ents[f.core].alive { // cannot happen: a boss is kept
+		*f = bossFight{}
+		return
+	}
+	bk := &bossKinds[f.end]
+	if f.entering {
+		if b.x <= w.r.AreaW-bk.hoverDX {
+			f.entering = false
+			w.bossHover(f)
+			f.warnAt = w.tick + bossFirst
+		}
+		return
+	}
+	if f.atk < 0 {
+		if w.tick < f.warnAt {
+			return
+		}
+		rep := repertoires[f.end][f.phase-1]
+		i := w.rng.IntN(len(rep))
+		if f.last >= 0 && len(rep) > 1 { // never the same twice in a row
+			i = (f.last + 1 + w.rng.IntN(len(rep)-1)) % len(rep)
+		}
+		f.last = i
+		f.atk = int(rep[i])
+		f.volley = 0
+		f.nextAt = w.tick + bossWarn
+		f.spin = 2 * math.Pi * w.rng.Float64()
+		a := &bossAttacks[f.atk]
+		w.emit(wire.Event{Type: wire.EventStage, What: wire.StageWarning, Value: bossWarn, Name: a.name})
+		w.setBossFrame(f, a.tell)
+		return
+	}
+	if w.tick < f.nextAt {
+		return
+	}
+	w.bossVolley(f)
+	f.volley++
+	if a := &bossAttacks[f.atk]; f.volley < a.volleys {
+		f.nextAt = w.tick + uint32(a.every)
+		return
+	}
+	f.atk = -1
+	rest := f.lv.every(bk.rest)
+	frame := uint8(BossFrameCalm)
+	if f.phase == 2 {
+		rest = max(rest*3/5, 1)
+		frame = BossFrameAngry
+	}
+	f.warnAt = w.tick + uint32(rest)
+	w.setBossFrame(f, frame)
+}
+
+// bossVolley fires the current volley of a boss's attack.
+func (w *World) bossVolley(f *bossFight) {
+	b, c := &w.ents[f.body], &w.ents[f.core]
+	bk := &bossKinds[f.end]
+	lv := f.lv
+	mx, my := c.x-c.hw, c.y // the mouth: the core's front, the mid-boss's
+	fast := 1.0
+	if f.phase == 2 {
+		fast = 1.2
+	}
+	mis := lv.speed(w.r.EnemyMissileSpeed) * fast
+	big := lv.speed(bossBulletSpeed) * fast
+	aim := math.Pi
+	if tx, ty, ok := w.nearestShip(mx, my); ok {
+		aim = math.Atan2(ty-my, tx-mx)
+	}
+	k := float64(f.volley)
+	n := float64(bossAttacks[f.atk].volleys - 1)
+	switch f.atk {
+	case atkFan:
+		w.fireFan(wire.KindEnemyMissile, mx, my, aim, bk.fan+lv.more(2), fanStep, mis)
+	case atkRing:
+		r := bk.rng + lv.more(4)
+		w.fireRing(wire.KindBossBullet, b.x, b.y, f.spin+k*math.Pi/float64(r), r, big)
+	case atkSweep:
+		w.fireFan(wire.KindEnemyMissile, mx, my, math.Pi-sweepHalf+2*sweepHalf*k/n, 1+lv.more(1), fanStep, mis)
+	case atkSpiral:
+		w.fireRing(wire.KindBossBullet, b.x, b.y, f.spin+k*spiralStep, 2+lv.more(1), big)
+	case atkCross:
+		w.fireFan(wire.KindEnemyMissile, mx, my, aim, 5+lv.more(2), fanStep, mis)
+		w.fireRing(wire.KindBossBullet, b.x, b.y, f.spin+k*math.Pi/8, 8+lv.more(4), big)
+	case atkTwin:
+		d := sweepHalf * (1 - k/(n+1))
+		w.fireFan(wire.KindEnemyMissile, mx, my, math.Pi, 2, 2*d, mis)
+	}
+}
