@@ -161,10 +161,15 @@ func (l level) speed(v float64) float64 { return v * (1 + 0.15*float64(l.loop-1)
 // more is the number of shots a spread adds: per·(L−1).
 func (l level) more(per int) int { return per * (l.loop - 1) }
 
-// spawnFoe brings in a foe; it returns its slot, or 0 when none is free.
-// Its hit points, fire interval and shots follow the difficulty (level).
+// spawnFoe brings in a foe of one of the five kinds above (the bosses
+// come by spawnBoss); it returns its slot, or 0 when none is free or the
+// kind is not one of them. Its hit points, fire interval and shots follow
+// the difficulty (level).
 func (w *World) spawnFoe(f *foeSpawn) int32 {
 	def := &foeDefaults[f.kind]
+	if def.speed == 0 { // not a foe kind, or a boss's
+		return 0
+	}
 	lv := w.level(f.loop)
 	vx, vy := f.vx, f.vy
 	if vx == 0 && vy == 0 {
@@ -184,7 +189,7 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 		}
 	}
 	var m wire.Motion
-	if f.amp > 0 && f.period > 0 {
+	if f.amp > 0 && f.period > 0 && f.kind != wire.KindTurret {
 		m = wire.Sine(w.tick, f.x, y, vx, f.amp, f.period, f.phase)
 	} else {
 		m = wire.Linear(w.tick, f.x, y, vx, vy)
@@ -214,9 +219,6 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 	e.foe = foeState{score: f.score, drop: f.drop, loop: uint8(lv.loop)}
 	if e.foe.score == 0 {
 		e.foe.score = def.score
-	}
-	if e.foe.score == 0 {
-		e.foe.score = w.r.ScorePerBydos
 	}
 	switch f.kind {
 	case wire.KindPowArmor, wire.KindChaser: // harmless, or only by contact

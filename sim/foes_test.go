@@ -120,6 +120,11 @@ func TestFoeDefaultsAndScaling(t *testing.T) {
 		}
 	}
 	w := stageWorld(t, 1)
+	for _, k := range []uint8{wire.KindMidBoss, wire.KindBoss, wire.KindBossCore, wire.KindBossBullet, wire.KindPlayerShip, 200} {
+		if s := w.spawnFoe(&foeSpawn{kind: k, x: 900, y: 300}); s != 0 || len(w.TakeEvents()) != 0 {
+			t.Errorf("spawnFoe of kind %d: slot %d", k, s)
+		}
+	}
 	if s := put(t, w, foeSpawn{kind: wire.KindPowArmor, x: 900, y: 300, hp: 9, score: 7, vx: -10, vy: 5, drop: noDrop}); w.ents[s].hp != 9 || w.ents[s].foe.score != 7 {
 		t.Errorf("given hp and score: %d, %d", w.ents[s].hp, w.ents[s].foe.score)
 	}
