@@ -206,6 +206,28 @@ func (w *World) spawnBoss(kind uint8, loop int) {
 	w.emitBossHealth(f)
 }
 
+// AppendBosses appends, for each boss on (the mid-boss, then the end
+// boss), its StageBoss and its current Health, stamped with the current
+// tick, and returns the extended slice: what a client joining during a
+// boss fight needs, after AppendSpawns2, to show the boss bar. It appends
+// nothing in a Classic game or without a boss.
+func (w *World) AppendBosses(dst []wire.Event) []wire.Event {
+	for i := range w.boss.fights {
+		f := &w.boss.fights[i]
+		if !f.on {
+			continue
+		}
+		c := &w.ents[f.core]
+		dst = append(dst,
+			wire.Event{Type: wire.EventStage, Tick: w.tick, What: wire.StageBoss, Value: f.coreID, Name: bossKinds[f.end].name},
+			wire.Event{Type: wire.EventHealth, Tick: w.tick, ID: f.coreID, HP: clampU16(c.hp), MaxHP: clampU16(c.maxHP)})
+	}
+	return dst
+}
+
+// clampU16 is v within the range of a u16.
+func clampU16(v int32) uint16 { return uint16(min(max(v, 0), math.MaxUint16)) }
+
 // bossActive reports whether a boss fight is on: the mid-boss or the end
 // boss is alive.
 func (w *World) bossActive() bool { return w.boss.fights[0].on || w.boss.fights[1].on }
@@ -283,8 +305,7 @@ func (w *World) emitHealth() {
 // emitBossHealth emits the Health of a boss now.
 func (w *World) emitBossHealth(f *bossFight) {
 	c := &w.ents[f.core]
-	w.emit(wire.Event{Type: wire.EventHealth, ID: f.coreID,
-		HP: uint16(min(max(c.hp, 0), math.MaxUint16)), MaxHP: uint16(min(max(c.maxHP, 0), math.MaxUint16))})
+	w.emit(wire.Event{Type: wire.EventHealth, ID: f.coreID, HP: clampU16(c.hp), MaxHP: clampU16(c.maxHP)})
 	f.sentHP, f.sentAt = c.hp, w.tick
 }
 

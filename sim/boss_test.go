@@ -21,7 +21,7 @@ func bossIn(t testing.TB, w *World, kind uint8, loop int) (*bossFight, []wire.Ev
 	if kind == wire.KindBoss {
 		f = &w.boss.fights[1]
 	}
-	return f, w.TakeEvents2()
+	return f, slices.Clone(w.TakeEvents2())
 }
 
 // ofType2 returns the events of typ (and, for Stage events, what).
@@ -447,4 +447,70 @@ func BenchmarkStageBossStep(b *testing.B) {
 		tick()
 	}
 	b.ReportMetric(float64(n), "entities")
+}
+
+// A client joining during a boss fight gets the bosses' StageBoss and
+// Health from AppendBosses; nothing without a boss.
+func TestAppendBosses(t *testing.T) {
+	w := stageWorld(t, 1)
+	if evs := w.AppendBosses(nil); len(evs) != 0 {
+		t.Fatalf("without a boss: %+v", evs)
+	}
+	m, _ := bossIn(t, w, wire.KindMidBoss, 1)
+	f, _ := bossIn(t, w, wire.KindBoss, 1)
+	w.damageFoe(f.core, 7, 0)
+	stepN(w, 30)
+	evs := w.AppendBosses(nil)
+	tk := w.tick
+	ws := []wire.Event{
+		{Type: wire.EventStage, Tick: tk, What: wire.StageBoss, Value: w.id(m.core), Name: "Warden"},
+		{Type: wire.EventHealth, Tick: tk, ID: w.id(m.core), HP: 150, MaxHP: 150},
+		{Type: wire.EventStage, Tick: tk, What: wire.StageBoss, Value: w.id(f.core), Name: "Mother Bydos"},
+		{Type: wire.EventHealth, Tick: tk, ID: w.id(f.core), HP: 293, MaxHP: 300},
+	}
+	if !slices.Equal(evs, ws) {
+		t.Errorf("AppendBosses:\n%+v\nwant\n%+v", evs, ws)
+	}
+}
+
+// In a busy fight every foe and shot is where its motion puts it, and a
+// motion set again (a Chaser's turn, a boss's hover or phase) starts at
+// the current tick from where the old one was, within the quantization: a
+// client evaluating the motions sees no jump.
+func TestStageFoesFollowTheirMotions(t *testing.T) {
+	w, tick := busyStage(t)
+	prev := make([]wire.Motion, len(w.ents))
+	gen := make([]uint8, len(w.ents))
+	changes := 0
+	for i := range 900 {
+		if f := &w.boss.fights[1]; i == 300 && f.on && f.phase == 1 {
+			c := &w.ents[f.core]
+			w.damageFoe(f.core, c.hp-c.maxHP/2, 0) // phase 2: a new hover
+		}
+		tick()
+		for s := int32(1); s < w.hi; s++ {
+			e := &w.ents[s]
+			if !e.alive || e.kind == wire.KindPlayerShip {
+				continue
+			}
+			x, y, _, _ := e.mo.At(float64(w.tick))
+			if x != e.x || y != e.y {
+				t.Fatalf("tick %d: kind %d at (%g, %g), its motion at (%g, %g)", w.tick, e.kind, e.x, e.y, x, y)
+			}
+			if gen[s] == e.gen && prev[s] != (wire.Motion{}) && prev[s] != e.mo {
+				changes++
+				// Set during this step, or between the last one and this one.
+				t0 := float64(e.mo.T0)
+				ox, oy, _, _ := prev[s].At(t0)
+				nx, ny, _, _ := e.mo.At(t0)
+				if e.mo.T0+1 < w.tick || math.Abs(ox-nx) > 0.5 || math.Abs(oy-ny) > 0.5 {
+					t.Fatalf("tick %d: kind %d: motion %+v → %+v, from (%g, %g) to (%g, %g)", w.tick, e.kind, prev[s], e.mo, ox, oy, nx, ny)
+				}
+			}
+			prev[s], gen[s] = e.mo, e.gen
+		}
+	}
+	if changes < 5 {
+		t.Errorf("%d motion changes", changes)
+	}
 }
