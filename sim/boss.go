@@ -31,6 +31,7 @@ import (
 //     BossBullets, twice) and Twin sweep (two streams of missiles closing
 //     in on the left, one pair every 3 ticks, 20 pairs).
 //
+// A boss's death clears the enemy shots in flight (Destroy Despawned).
 // Both pass to their second phase at half their hit points (Health at
 // once): their shots fly 1.2× faster, they rest 0.6× as long between
 // attacks, they hover faster and wider, and the end boss changes its
@@ -278,7 +279,9 @@ func (w *World) bossHurt(f *bossFight, by uint8) {
 }
 
 // killBoss kills a boss whose core is at 0 hit points: its Health (0),
-// its killer's score, the Destroy (Killed) of its core and body.
+// its killer's score, the Destroy (Killed) of its core and body, then the
+// Destroy (Despawned) of every enemy shot in flight: the players get a
+// breath while it blows up.
 func (w *World) killBoss(f *bossFight, by uint8) {
 	c := &w.ents[f.core]
 	c.hp = 0
@@ -289,6 +292,11 @@ func (w *World) killBoss(f *bossFight, by uint8) {
 	}
 	w.destroy(f.body, wire.DestroyKilled)
 	*f = bossFight{}
+	for s := int32(1); s < w.hi; s++ {
+		if e := &w.ents[s]; e.alive && (roles[e.kind] == roleFoeShot || roles[e.kind] == roleBigShot) {
+			w.destroy(s, wire.DestroyDespawned)
+		}
+	}
 }
 
 // emitHealth emits the Health of the bosses whose hit points changed since

@@ -145,9 +145,15 @@ func TestBossWeakPointPhasesAndDeath(t *testing.T) {
 			t.Errorf("phase 2 attack %q", ev.Name)
 		}
 	}
-	// The core's death kills the whole boss.
+	// The core's death kills the whole boss and clears the enemy shots.
+	if w.CountKind(wire.KindBossBullet)+w.CountKind(wire.KindEnemyMissile) == 0 {
+		t.Fatal("no enemy shot in flight")
+	}
 	w.damageFoe(coreS, core.hp, 1)
 	evs = w.TakeEvents2()
+	if n := w.CountKind(wire.KindBossBullet) + w.CountKind(wire.KindEnemyMissile); n != 0 {
+		t.Errorf("%d enemy shots after the boss's death", n)
+	}
 	if w.bossActive() || body.alive || core.alive {
 		t.Fatalf("after the core's death: active %v, body %v, core %v", w.bossActive(), body.alive, core.alive)
 	}
@@ -155,6 +161,8 @@ func TestBossWeakPointPhasesAndDeath(t *testing.T) {
 	for _, ev := range ofType2(evs, wire.EventDestroy, 0) {
 		if ev.Reason == wire.DestroyKilled {
 			killed = append(killed, ev.ID)
+		} else if ev.Reason != wire.DestroyDespawned {
+			t.Errorf("Destroy %+v", ev)
 		}
 	}
 	if len(killed) != 2 || !slices.Contains(killed, coreID) {

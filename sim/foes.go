@@ -23,11 +23,12 @@ import (
 //     fireInterval ticks.
 //   - PowArmor: 3 hp, 200 points, 70 px/s left. Never fires, whatever
 //     fireInterval says; killed, it drops its item (foeSpawn.drop).
-//   - Chaser: 2 hp, 150 points, 150 px/s. Every chaserAim ticks, for
-//     chaserHoming ticks after its spawn, it turns towards the nearest
-//     ship by at most chaserTurn and takes a new Linear at its speed; then
-//     it flies straight on. It never fires. Its frame is its heading, 0
-//     to 7 (the aim frames below).
+//   - Chaser: 2 hp, 150 points, 150 px/s. Every chaserAim ticks (12) it
+//     turns towards the nearest ship by at most chaserTurn (20°) and
+//     takes a new Linear at its speed (none when it is on course within
+//     chaserSlack); after chaserHoming ticks (6 s) it flies straight on.
+//     It never fires. Its frame is its heading, 0 to 7 (the aim frames
+//     below).
 //   - Turret: 4 hp, 200 points, 60 px/s left (the scroll). It sits on the
 //     floor (a foeSpawn.y in the lower half of the area) or the ceiling
 //     (the upper half) and scrolls left; every turretAim ticks it aims at
