@@ -522,3 +522,51 @@ func TestStageFoesFollowTheirMotions(t *testing.T) {
 		t.Errorf("%d motion changes", changes)
 	}
 }
+
+// A whole fight, two players shooting the core: StageBoss, Health going
+// down to 0 in order, attacks of both phases announced, the boss dead and
+// the fight over in well under a minute.
+func TestWholeBossFight(t *testing.T) {
+	w := stageWorld(t, 2)
+	f, evs := bossIn(t, w, wire.KindBoss, 1)
+	core := f.core
+	hp := uint16(math.MaxUint16)
+	phase2 := false
+	names := map[string]bool{}
+	for i := 0; w.bossActive(); i++ {
+		if i > 60*60 {
+			t.Fatal("the fight lasts over a minute")
+		}
+		if i%6 == 0 && i > 150 { // two players hit it 20 times a second
+			w.damageFoe(core, 2, uint8(i/6%2))
+		}
+		w.Step()
+		evs = append(evs, w.TakeEvents2()...)
+		phase2 = phase2 || f.phase == 2
+	}
+	if !phase2 {
+		t.Error("no phase 2")
+	}
+	var last wire.Event
+	for _, ev := range evs {
+		switch {
+		case ev.Type == wire.EventHealth:
+			if ev.HP > hp {
+				t.Errorf("Health goes up: %d then %d", hp, ev.HP)
+			}
+			hp, last = ev.HP, ev
+		case ev.Type == wire.EventStage && ev.What == wire.StageWarning:
+			names[ev.Name] = true
+		}
+	}
+	if hp != 0 || wire.Index(last.ID) != uint32(core) {
+		t.Errorf("last Health %+v", last)
+	}
+	if len(names) < 4 {
+		t.Errorf("attacks %v", names)
+	}
+	if w.Score(0)+w.Score(1) != 10000 {
+		t.Errorf("scores %d + %d", w.Score(0), w.Score(1))
+	}
+	t.Logf("the fight lasted %d ticks, attacks %v", w.tick, names)
+}
