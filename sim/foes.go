@@ -479,11 +479,16 @@ func (w *World) fireRing(kind uint8, x, y, a float64, n int, v float64) {
 
 // foeKeep reports whether the foe in slot s stays even outside the area:
 // a boss always (it enters from far away and never leaves), and a foe
-// still coming in from the right.
+// whose base line still heads into the area on a side it is beyond
+// (coming in from the right, the left, above or below).
 func (w *World) foeKeep(s int32) bool {
 	e := &w.ents[s]
 	if roles[e.kind] != roleFoe {
 		return false
 	}
-	return e.x-e.hw > w.r.AreaW && e.mo.VX < 0 || w.fightOf(s) != nil || w.partOfBoss(s)
+	if e.x-e.hw > w.r.AreaW && e.mo.VX < 0 || e.x+e.hw < 0 && e.mo.VX > 0 ||
+		e.y-e.hh > w.r.AreaH && e.mo.VY < 0 || e.y+e.hh < 0 && e.mo.VY > 0 {
+		return true
+	}
+	return w.fightOf(s) != nil || w.partOfBoss(s)
 }

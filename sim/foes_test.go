@@ -407,14 +407,38 @@ func TestArmored(t *testing.T) {
 	}
 }
 
-// Foes coming in from far right are kept; a foe that left the area is
-// not.
+// Foes coming in from far away are kept; a foe that left the area, or
+// that stands still outside it, is not.
 func TestFoeKeep(t *testing.T) {
 	w := stageWorld(t, 1)
-	far := put(t, w, foeSpawn{kind: wire.KindArmored, x: 1700, y: 300, drop: noDrop})
-	gone := put(t, w, foeSpawn{kind: wire.KindChaser, x: 1500, y: 300, vx: 100, drop: noDrop})
+	var in, out []int32
+	for _, f := range []foeSpawn{
+		{kind: wire.KindArmored, x: 1700, y: 300},
+		{kind: wire.KindArmored, x: -300, y: 300, vx: 50},
+		{kind: wire.KindChaser, x: 600, y: -300, vy: 100},
+		{kind: wire.KindChaser, x: 600, y: 1100, vx: -20, vy: -100},
+	} {
+		f.drop = noDrop
+		in = append(in, put(t, w, f))
+	}
+	for _, f := range []foeSpawn{
+		{kind: wire.KindChaser, x: 1500, y: 300, vx: 100},
+		{kind: wire.KindChaser, x: 600, y: -300, vy: -100},
+		{kind: wire.KindBydosSlave, x: -300, y: 300, vx: -10},
+		{kind: wire.KindBydosSlave, x: 600, y: 900, vx: -100, vy: 0.01},
+	} {
+		f.drop = noDrop
+		out = append(out, put(t, w, f))
+	}
 	stepN(w, 1)
-	if !w.ents[far].alive || w.ents[gone].alive {
-		t.Errorf("incoming alive %v, leaving alive %v", w.ents[far].alive, w.ents[gone].alive)
+	for i, s := range in {
+		if !w.ents[s].alive {
+			t.Errorf("incoming foe %d despawned", i)
+		}
+	}
+	for i, s := range out {
+		if w.ents[s].alive {
+			t.Errorf("leaving foe %d kept", i)
+		}
 	}
 }
