@@ -442,3 +442,28 @@ func TestFoeKeep(t *testing.T) {
 		}
 	}
 }
+
+// Foes from absurd waves (the loader checks stage files, but the numbers
+// still reach here) neither panic nor overflow: NaN and infinite
+// positions and speeds, huge or negative hit points and intervals.
+func TestFoeSpawnOddNumbers(t *testing.T) {
+	w := stageWorld(t, 1)
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, k := range []uint8{wire.KindBydosSlave, wire.KindPowArmor, wire.KindChaser, wire.KindTurret, wire.KindArmored} {
+		for _, f := range []foeSpawn{
+			{x: nan, y: nan, vx: nan, vy: nan, amp: nan, period: 60, phase: nan},
+			{x: inf, y: -inf, vx: -inf, vy: inf, amp: inf, period: -5, hp: -3, fireInterval: -1},
+			{x: 600, y: 300, vx: -1e9, hp: math.MaxInt32, fireInterval: math.MaxInt32, score: math.MaxUint32, loop: math.MaxInt},
+			{x: 600, y: 300, vx: 1e-9, period: math.MaxInt, amp: 1e12, fireInterval: 1, loop: -4},
+		} {
+			f.kind, f.drop = k, noDrop
+			w.ids.ripen(w.tick)
+			if s := w.spawnFoe(&f); s != 0 {
+				if e := &w.ents[s]; e.hp < 1 || e.hp > math.MaxUint16 || e.foe.every < 0 {
+					t.Errorf("kind %d %+v: hp %d every %d", k, f, e.hp, e.foe.every)
+				}
+			}
+		}
+	}
+	stepN(w, 200)
+}
