@@ -64,9 +64,10 @@ type stageRun struct {
 	waves []waveRun // entering, in the order they started
 	fs    foeSpawn  // the foe being spawned
 
-	// holdBoss, for tests, overrides bossActive: 1 a boss fights, -1 none
-	// does, 0 ask w.bossActive.
+	// For tests: holdBoss overrides bossActive (1 a boss fights, -1 none
+	// does, 0 ask w.bossActive); onSpawn sees every foe asked for.
 	holdBoss int8
+	onSpawn  func(*foeSpawn)
 }
 
 // newStageRun prepares the timeline of st for w, warped as opt says.
@@ -289,6 +290,9 @@ func (r *stageRun) spawnMember(w *World, wr *waveRun, i int) {
 		}
 	}
 	w.spawnFoe(f)
+	if r.onSpawn != nil {
+		r.onSpawn(f)
+	}
 }
 
 func b2f(b bool) float64 {
