@@ -415,3 +415,23 @@ func TestWarp(t *testing.T) {
 		}
 	}
 }
+
+// The example of STAGES.md is a valid stage.
+func TestStagesDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../../STAGES.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "## A complete example\n\n```\n")
+	src, _, ok2 := strings.Cut(rest, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("STAGES.md: no example")
+	}
+	st, err := stage.Parse("STAGES.md example", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Name != "demo" || len(st.Entries) != 12 || st.Entries[4].Tick != 1200 || st.Entries[5].Tick != 1440 {
+		t.Errorf("the example: %s, %d entries", st.Name, len(st.Entries))
+	}
+}
