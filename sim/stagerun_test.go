@@ -468,3 +468,91 @@ func BenchmarkStageStep(b *testing.B) {
 		w.TakeEvents2()
 	}
 }
+
+// The first 30 s of stage 1 teach: with 4 players, no foe fires, and no
+// foe's path crosses the height where a ship appears, so a ship that does
+// not move lives through them.
+func TestStageOneLessonSpares(t *testing.T) {
+	st, err := stage.Builtin("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewStage(DefaultRules(), st, 1, StageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []spawned
+	w.st.onSpawn = func(f *foeSpawn) { got = append(got, spawned{w.tick, *f}) }
+	for p := range uint8(4) {
+		w.AddPlayer(p, "idle")
+	}
+	for range 30 * wire.TickRate {
+		w.Step()
+	}
+	if len(got) < 10 {
+		t.Fatalf("%d foes in the first 30 s", len(got))
+	}
+	r := w.Rules()
+	for _, g := range got {
+		f := g.f
+		if f.fireInterval != 0 || f.vy != 0 || -f.vx > 100 {
+			t.Errorf("tick %d: a foe that fires, climbs or hurries in the lesson: %+v", g.tick, f)
+		}
+		for p := range uint8(4) {
+			_, sy := w.spawnPoint(p)
+			if d := math.Abs(f.y-sy) - f.amp; d < w.halfH[f.kind]+r.ShipH/2 {
+				t.Errorf("tick %d: a foe at y %g (amplitude %g) flies into player %d's ship at y %g", g.tick, f.y, f.amp, p, sy)
+			}
+		}
+	}
+}
+
+// BenchmarkStageBusiest is a tick of the busiest moment of stage 1: 4
+// ships firing and moving, the end boss fighting, and a stage's worth of
+// foes kept on screen (the last waves of the stage started again
+// whenever fewer than 40 foes are left), its events taken at each tick.
+func BenchmarkStageBusiest(b *testing.B) {
+	st, err := stage.Builtin("1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := NewStage(DefaultRules(), st, 9, StageOptions{Warp: "boss"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for p := range uint8(4) {
+		w.AddPlayer(p, "bot")
+	}
+	w.st.holdBoss = 1 // the boss stays, even beaten
+	var last []*stage.Wave
+	for i := len(st.Entries) - 1; i >= 0 && len(last) < 6; i-- {
+		if e := &st.Entries[i]; e.Kind == stage.EntryWave {
+			last = append(last, &e.Wave)
+		}
+	}
+	k := 0
+	tick := func() {
+		if w.Tick()%30 == 0 {
+			for p := range w.pl {
+				if w.pl[p].in && w.pl[p].lives < 100 {
+					w.pl[p].lives = 200
+				}
+			}
+			if len(w.foes) < 40 {
+				w.st.startWave(w, last[k%len(last)])
+				k++
+			}
+		}
+		script(w)
+		w.Step()
+		w.TakeEvents2()
+	}
+	for range 600 {
+		tick()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		tick()
+	}
+	b.ReportMetric(float64(w.NumEntities()), "entities")
+}

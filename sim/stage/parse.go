@@ -280,8 +280,11 @@ func (p *parser) entry(f []string) {
 	if len(f) == 0 {
 		p.errf("at: a time expected (at 12.5s, at 1:30, at 3400px, at +2s)")
 	}
-	tick, msg := parseTime(f[0], s.Scroll, false)
-	if rel, ok := strings.CutPrefix(f[0], "+"); ok {
+	var tick uint32
+	var msg string
+	if rel, ok := strings.CutPrefix(f[0], "+"); !ok {
+		tick, msg = parseTime(f[0], s.Scroll, false)
+	} else {
 		var d uint32
 		if d, msg = parseTime(rel, s.Scroll, false); msg == "" {
 			tick = p.prevTick + d
@@ -697,6 +700,10 @@ func integer(v string) (float64, string) {
 func parseTime(v string, scroll float64, bare bool) (uint32, string) {
 	var sec float64
 	switch {
+	case strings.HasPrefix(v, "-"):
+		return 0, "must not be negative"
+	case strings.HasPrefix(v, "+"):
+		return 0, "not a time: 12.5s, 1:45 or 3400px"
 	case strings.HasSuffix(v, "px"):
 		x, msg := number(v, "px", true)
 		if msg != "" {

@@ -299,6 +299,8 @@ func TestParseErrors(t *testing.T) {
 		{wv("enemy=slave per-player.hp=lots%"), "t.stage:6: wave: per-player.hp lots%: not a number"},
 		{head + "at 10:00 boss\n", "t.stage:6: at 10:00: 10:00.0 is after the stage's length 1:00.0"},
 		{"rtype-stage 1\nname t\ntitle T\nscroll 60\nlength 31:00\nat 1s boss\n", "t.stage:5: length 31:00: later than the limit 30:00.0"},
+		{head + "at 1s music stage\nat ++2s boss\n", "t.stage:7: at ++2s: not a time: 12.5s, 1:45 or 3400px"},
+		{head + "at 1s music stage\nat +-2s boss\n", "t.stage:7: at +-2s: must not be negative"},
 		{head + "at 59s music stage\nat +2s boss\n", "t.stage:7: at +2s: 1:01.0 is after the stage's length 1:00.0"},
 	} {
 		_, err := stage.Parse("t.stage", []byte(c.src))
@@ -408,6 +410,7 @@ func TestWarp(t *testing.T) {
 	for _, c := range []struct{ spec, want string }{
 		{"bos", `stage 1: warp "bos": neither a time (90, 90s, 1:30, 5400px) nor a marker (markers: checkpoint-1 checkpoint-2 midboss checkpoint-3 checkpoint-4 checkpoint-5 boss)`},
 		{"211", `stage 1: warp "211": 3:31.0 is past the end boss at 3:30.0`},
+		{"+5", `stage 1: warp "+5": neither a time (90, 90s, 1:30, 5400px) nor a marker (markers: checkpoint-1 checkpoint-2 midboss checkpoint-3 checkpoint-4 checkpoint-5 boss)`},
 		{"-5", `stage 1: warp "-5": neither a time (90, 90s, 1:30, 5400px) nor a marker (markers: checkpoint-1 checkpoint-2 midboss checkpoint-3 checkpoint-4 checkpoint-5 boss)`},
 	} {
 		if _, _, err := st.Warp(c.spec); err == nil || err.Error() != c.want {
