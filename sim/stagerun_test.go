@@ -13,7 +13,8 @@ import (
 
 // The stage runner's tests: they play small stages tick by tick and look
 // at the foes it asks for (stageRun.onSpawn) and the events it emits.
-// The bosses are the foes helper's: holdBoss stands for a boss fight.
+// The bosses are the foes helper's: holdBoss stands for a boss fight (1)
+// or a beaten boss (-1), whatever the bosses do.
 
 // head is a stage header of 5 lines at 60 px/s, 1 minute long.
 const head = "rtype-stage 1\nname t\ntitle Test Stage\nscroll 60px/s\nlength 1:00\n"
@@ -218,6 +219,7 @@ func TestStageScalingPlayers(t *testing.T) {
 func TestStageMarkersAndMusic(t *testing.T) {
 	w, _ := stageWorld(t, head+"at 0s music stage\nat 1s marker gate\nat 2s checkpoint\nat 2s music none\n"+
 		"at 3s checkpoint here\nat 4s music boss\nat 5s boss\n", 1, "")
+	w.st.holdBoss = -1 // beaten at once
 	got := stageEvents(w, 302)
 	want := []wire.Event{
 		stageEv(1, wire.StageIntro, 1, "Test Stage"),
@@ -228,7 +230,7 @@ func TestStageMarkersAndMusic(t *testing.T) {
 		stageEv(181, wire.StageMarker, MarkerCheckpoint, "here"),
 		stageEv(241, wire.StageMusic, 0, "boss"),
 		stageEv(301, wire.StageMarker, MarkerBoss, "boss"),
-		stageEv(302, wire.StageClear, 1, ""), // the boss is a stub here: beaten at once
+		stageEv(302, wire.StageClear, 1, ""),
 		stageEv(302, wire.StageMusic, 0, "clear"),
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -257,7 +259,7 @@ func TestStageBossClearLoop(t *testing.T) {
 		t.Fatalf("%d foes during the mid-boss, want the 2 of the first wave", n)
 	}
 	// The mid-boss is beaten at tick 782: the timeline goes on from 3 s.
-	w.st.holdBoss = 0
+	w.st.holdBoss = -1
 	evs = stageEvents(w, 1)
 	if want := []wire.Event{stageEv(782, wire.StageMusic, 0, "stage")}; !reflect.DeepEqual(evs, want) {
 		t.Fatalf("after the mid-boss: %v, want %v", evs, want)
@@ -281,7 +283,6 @@ func TestStageBossClearLoop(t *testing.T) {
 		t.Fatalf("the end boss:\n got %v\nwant %v", evs, want)
 	}
 	// Results, then loop 2 from the start: harder.
-	w.st.holdBoss = 0
 	if evs = stageEvents(w, StageResultsTicks-1); len(evs) != 0 {
 		t.Fatalf("events during the results: %v", evs)
 	}
@@ -362,21 +363,33 @@ func script(w *World) {
 	}
 }
 
-// stageOneRun plays stage 1 with 4 players and scripted inputs for n
-// ticks, and returns every event.
-func stageOneRun(t testing.TB, seed uint64, n int) []wire.Event {
+// stageOne is a world playing stage 1 from warp with seed, with players
+// players joined at tick 0 and their events taken.
+func stageOne(tb testing.TB, seed uint64, warp string, players int) *World {
+	tb.Helper()
 	st, err := stage.Builtin("1")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	w, err := NewStage(DefaultRules(), st, seed, StageOptions{})
+	w, err := NewStage(DefaultRules(), st, seed, StageOptions{Warp: warp})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	for p := range uint8(4) {
-		w.AddPlayer(p, "bot")
+	for p := range players {
+		w.AddPlayer(uint8(p), "bot")
 	}
-	evs := append([]wire.Event(nil), w.TakeEvents2()...)
+	w.TakeEvents()
+	return w
+}
+
+// stageOneRun plays stage 1 with 4 players and scripted inputs for n
+// ticks, and returns every event. Its bosses fall as soon as they come
+// (the scripted players could not beat them), so the run covers the
+// whole timeline, the clear and loop 2.
+func stageOneRun(t testing.TB, seed uint64, n int) []wire.Event {
+	w := stageOne(t, seed, "", 4)
+	w.st.holdBoss = -1
+	var evs []wire.Event
 	for range n {
 		script(w)
 		w.Step()
@@ -414,18 +427,9 @@ func TestStageDeterministic(t *testing.T) {
 // A Step of a Stage world allocates nothing over the whole of stage 1's
 // timeline, its events taken at each tick (4 players, scripted inputs).
 func TestStageStepNoAllocs(t *testing.T) {
-	st, err := stage.Builtin("1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := NewStage(DefaultRules(), st, 3, StageOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for p := range uint8(4) {
-		w.AddPlayer(p, "bot")
-	}
-	w.TakeEvents()
+	w := stageOne(t, 3, "", 4)
+	w.st.holdBoss = -1
+	st := w.st.st
 	tick := func() {
 		script(w)
 		w.Step()
@@ -441,26 +445,16 @@ func TestStageStepNoAllocs(t *testing.T) {
 
 // BenchmarkStageStep is the average Step of a Stage world over the whole
 // of stage 1 (and its later loops), with 4 players and scripted inputs,
-// its events taken at each tick.
+// its events taken at each tick; its bosses fall as soon as they come.
 func BenchmarkStageStep(b *testing.B) {
-	st, err := stage.Builtin("1")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var w *World
-	start := func() {
-		w, _ = NewStage(DefaultRules(), st, 5, StageOptions{})
-		for p := range uint8(4) {
-			w.AddPlayer(p, "bot")
-		}
-		w.TakeEvents()
-	}
-	start()
+	w := stageOne(b, 5, "", 4)
+	w.st.holdBoss = -1
 	b.ReportAllocs()
 	for b.Loop() {
 		if w.Over() {
 			b.StopTimer()
-			start()
+			w = stageOne(b, 5, "", 4)
+			w.st.holdBoss = -1
 			b.StartTimer()
 		}
 		script(w)
@@ -473,14 +467,7 @@ func BenchmarkStageStep(b *testing.B) {
 // foe's path crosses the height where a ship appears, so a ship that does
 // not move lives through them.
 func TestStageOneLessonSpares(t *testing.T) {
-	st, err := stage.Builtin("1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := NewStage(DefaultRules(), st, 1, StageOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := stageOne(t, 1, "", 0)
 	var got []spawned
 	w.st.onSpawn = func(f *foeSpawn) { got = append(got, spawned{w.tick, *f}) }
 	for p := range uint8(4) {
@@ -512,17 +499,8 @@ func TestStageOneLessonSpares(t *testing.T) {
 // foes kept on screen (the last waves of the stage started again
 // whenever fewer than 40 foes are left), its events taken at each tick.
 func BenchmarkStageBusiest(b *testing.B) {
-	st, err := stage.Builtin("1")
-	if err != nil {
-		b.Fatal(err)
-	}
-	w, err := NewStage(DefaultRules(), st, 9, StageOptions{Warp: "boss"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for p := range uint8(4) {
-		w.AddPlayer(p, "bot")
-	}
+	w := stageOne(b, 9, "boss", 4)
+	st := w.st.st
 	w.st.holdBoss = 1 // the boss stays, even beaten
 	var last []*stage.Wave
 	for i := len(st.Entries) - 1; i >= 0 && len(last) < 6; i-- {
