@@ -246,8 +246,13 @@ type Scaled struct {
 	Fire  uint32
 }
 
-// MaxHP is the most hit points of a foe, scaling included.
-const MaxHP = 1000000
+// Bounds of a scaled wave: the most hit points, speed (px/s) and ticks
+// between shots.
+const (
+	MaxHP    = 1000000
+	MaxSpeed = 2000
+	MaxFire  = 3600 * wire.TickRate
+)
 
 // MinFire is the fewest ticks between two shots of a foe, scaling
 // included (0.2 s).
@@ -256,7 +261,8 @@ const MinFire = 12
 // Scale returns the wave for players players (1 to 4) in loop loop (1 the
 // first): Count grows by Count per extra player and per extra loop (a
 // single stays one), HP, Fire and Speed by their fractions, multiplied;
-// all within their bounds (1 to MaxCount members, fire at least MinFire).
+// each factor at least 0.1, and all within their bounds (1 to MaxCount
+// members, MinFire to MaxFire, at most MaxHP and MaxSpeed).
 func (w *Wave) Scale(players, loop int) Scaled {
 	p := float64(max(players, 1) - 1)
 	l := float64(max(loop, 1) - 1)
@@ -265,12 +271,15 @@ func (w *Wave) Scale(players, loop int) Scaled {
 		n := w.Count + (max(players, 1)-1)*w.PerPlayer.Count + (max(loop, 1)-1)*w.PerLoop.Count
 		sc.Count = min(max(n, 1), MaxCount)
 	}
-	sc.Speed = math.Min(w.Speed*(1+l*w.PerLoop.Speed), 2000)
-	hp := float64(w.HP) * (1 + p*w.PerPlayer.HP) * (1 + l*w.PerLoop.HP)
+	// Each factor is at least 0.1: a negative scaling slows, it never
+	// turns a wave back or takes its hit points below 1.
+	factor := func(n, f float64) float64 { return math.Max(1+n*f, 0.1) }
+	sc.Speed = math.Min(w.Speed*factor(l, w.PerLoop.Speed), MaxSpeed)
+	hp := float64(w.HP) * factor(p, w.PerPlayer.HP) * factor(l, w.PerLoop.HP)
 	sc.HP = int32(math.Min(math.Max(math.Round(hp), 1), MaxHP))
 	if w.Fire > 0 {
-		f := float64(w.Fire) * (1 + p*w.PerPlayer.Fire) * math.Max(1+l*w.PerLoop.Fire, 0.1)
-		sc.Fire = uint32(math.Max(math.Round(f), MinFire))
+		f := float64(w.Fire) * factor(p, w.PerPlayer.Fire) * factor(l, w.PerLoop.Fire)
+		sc.Fire = uint32(math.Min(math.Max(math.Round(f), MinFire), MaxFire))
 	}
 	return sc
 }

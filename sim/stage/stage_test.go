@@ -215,6 +215,11 @@ func TestScale(t *testing.T) {
 	if got := single.Scale(4, 3); got.Count != 1 {
 		t.Errorf("a single scaled to %d members", got.Count)
 	}
+	slower := stage.Wave{Formation: stage.Line, Count: 2, Speed: 100, HP: 10, Fire: 100,
+		PerPlayer: stage.Scaling{HP: -0.5, Fire: -0.9}, PerLoop: stage.Scaling{Speed: -0.5, Fire: 2}}
+	if got, want := slower.Scale(4, 4), (stage.Scaled{Count: 2, Speed: 10, HP: 1, Fire: 70}); got != want {
+		t.Errorf("negative scaling: %+v, want %+v (each factor at least 0.1)", got, want)
+	}
 	none := stage.Wave{Formation: stage.Line, Count: 1, HP: 1, PerPlayer: stage.Scaling{Fire: -0.5}}
 	if got := none.Scale(4, 1); got.Fire != 0 {
 		t.Errorf("a wave that does not fire fires every %d ticks when scaled", got.Fire)
