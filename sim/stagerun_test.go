@@ -534,3 +534,58 @@ func BenchmarkStageBusiest(b *testing.B) {
 	}
 	b.ReportMetric(float64(w.NumEntities()), "entities")
 }
+
+// Games share a stage (the server parses it once): they only read it.
+func TestStageShared(t *testing.T) {
+	st, err := stage.Builtin("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	for g := range 2 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			w, err := NewStage(DefaultRules(), st, uint64(g), StageOptions{Warp: "1:00"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			w.AddPlayer(0, "a")
+			for range 3000 {
+				w.Step()
+				w.TakeEvents()
+			}
+		}()
+	}
+	<-done
+	<-done
+}
+
+// FuzzStageRun: whatever stage file the parser accepts, with any warp and
+// 0 to 4 players, the runner plays a minute of it without panicking, its
+// bosses beaten at once or never.
+func FuzzStageRun(f *testing.F) {
+	f.Add([]byte(head+"at 0s music stage\nat 1s wave enemy=slave formation=v count=32 spacing=0 speed=1000\nat 2s midboss\nat 3s boss\n"), "", uint8(4), true)
+	f.Add([]byte(head+"per-loop count=+8 hp=+500% fire=-90% speed=-50%\nat 0s wave enemy=turret formation=column count=32 y=floor spacing=640 fire=0.2s\nat 0s boss\n"), "boss", uint8(1), true)
+	f.Fuzz(func(t *testing.T, src []byte, warp string, players uint8, beaten bool) {
+		st, err := stage.Parse("f.stage", src)
+		if err != nil {
+			return
+		}
+		w, err := NewStage(DefaultRules(), st, 1, StageOptions{Warp: warp})
+		if err != nil {
+			return
+		}
+		w.st.holdBoss = 1
+		if beaten {
+			w.st.holdBoss = -1
+		}
+		for p := range players % 5 {
+			w.AddPlayer(p, "f")
+		}
+		for range 3600 {
+			w.Step()
+			w.TakeEvents()
+		}
+	})
+}
