@@ -39,7 +39,7 @@ func ofType2(evs []wire.Event, typ wire.EventType, what uint8) []wire.Event {
 // announces itself with its core's id, then hovers on a Sine; its core
 // moves with its body.
 func TestBossEntersAndHovers(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := foesWorld(t, 1)
 	f, evs := bossIn(t, w, wire.KindBoss, 1)
 	body, core := &w.ents[f.body], &w.ents[f.core]
 	if body.kind != wire.KindBoss || core.kind != wire.KindBossCore {
@@ -95,7 +95,7 @@ func TestBossEntersAndHovers(t *testing.T) {
 // its hit points the boss passes to phase 2 (Health at once); killing the
 // core kills the whole boss, and its killer scores.
 func TestBossWeakPointPhasesAndDeath(t *testing.T) {
-	w := stageWorld(t, 2)
+	w := foesWorld(t, 2)
 	f, _ := bossIn(t, w, wire.KindBoss, 1)
 	bodyS, coreS := f.body, f.core
 	body, core := &w.ents[bodyS], &w.ents[coreS]
@@ -187,7 +187,7 @@ func TestBossWeakPointPhasesAndDeath(t *testing.T) {
 // volley, and no boss shot in between.
 func TestBossWarnsBeforeItStrikes(t *testing.T) {
 	for _, kind := range []uint8{wire.KindMidBoss, wire.KindBoss} {
-		w := stageWorld(t, 1)
+		w := foesWorld(t, 1)
 		f, _ := bossIn(t, w, kind, 1)
 		body := &w.ents[f.body]
 		seen := map[string]bool{}
@@ -246,7 +246,7 @@ func TestBossWarnsBeforeItStrikes(t *testing.T) {
 // Health is coalesced: at most one every healthEvery ticks per boss,
 // with the latest hit points; nothing when nothing changed.
 func TestHealthCoalesced(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := foesWorld(t, 1)
 	mid, _ := bossIn(t, w, wire.KindMidBoss, 1)
 	end, _ := bossIn(t, w, wire.KindBoss, 1)
 	midID, endID := w.id(mid.core), w.id(end.core)
@@ -284,7 +284,7 @@ func TestHealthCoalesced(t *testing.T) {
 
 // The mid-boss is one entity: ≥160 px tall, its own Health, it dies alone.
 func TestMidBoss(t *testing.T) {
-	w := stageWorld(t, 4)
+	w := foesWorld(t, 4)
 	f, evs := bossIn(t, w, wire.KindMidBoss, 2)
 	e := &w.ents[f.body]
 	if f.core != f.body || 2*e.hh < 160 {
@@ -310,7 +310,7 @@ func TestMidBoss(t *testing.T) {
 // Loop 2 is harder: more hit points, faster and more shots.
 func TestBossLoop2(t *testing.T) {
 	count := func(loop int) (hp int32, shots int, speed float64) {
-		w := stageWorld(t, 1)
+		w := foesWorld(t, 1)
 		f, _ := bossIn(t, w, wire.KindBoss, loop)
 		hp = w.ents[f.core].maxHP
 		for range 60 * 30 {
@@ -334,7 +334,7 @@ func TestBossLoop2(t *testing.T) {
 // The same seed and the same hits give the same events.
 func TestFoesDeterministic(t *testing.T) {
 	run := func() []wire.Event {
-		w := stageWorld(t, 3)
+		w := foesWorld(t, 3)
 		var all []wire.Event
 		w.ids.ripen(0)
 		w.spawnBoss(wire.KindBoss, 1)
@@ -397,7 +397,7 @@ func hitSome(w *World, i int) {
 // end boss of loop 2 fighting, 30 foes firing every 90 ticks (69 for four
 // players) and their shots.
 func busyStage(t testing.TB) (*World, func()) {
-	w := stageWorld(t, 4)
+	w := foesWorld(t, 4)
 	for p := range uint8(4) {
 		place(w, p, 200, 120+float64(p)*160)
 	}
@@ -460,7 +460,7 @@ func BenchmarkStageBossStep(b *testing.B) {
 // A client joining during a boss fight gets the bosses' StageBoss and
 // Health from AppendBosses; nothing without a boss.
 func TestAppendBosses(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := foesWorld(t, 1)
 	if evs := w.AppendBosses(nil); len(evs) != 0 {
 		t.Fatalf("without a boss: %+v", evs)
 	}
@@ -527,7 +527,7 @@ func TestStageFoesFollowTheirMotions(t *testing.T) {
 // down to 0 in order, attacks of both phases announced, the boss dead and
 // the fight over in well under a minute.
 func TestWholeBossFight(t *testing.T) {
-	w := stageWorld(t, 2)
+	w := foesWorld(t, 2)
 	f, evs := bossIn(t, w, wire.KindBoss, 1)
 	core := f.core
 	hp := uint16(math.MaxUint16)

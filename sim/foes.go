@@ -88,6 +88,9 @@ type foeSpawn struct {
 	drop         uint8   // the item it drops (wire.Item*), or noDrop
 	score        uint32  // what its killer scores; 0: the kind's default
 	loop         int     // the stage's loop, 1 first (0 counts as 1)
+	// scaled says hp and fireInterval are already scaled for the players
+	// and the loop (a stage file's wave says how): spawnFoe keeps them.
+	scaled bool
 }
 
 // noDrop is foeSpawn.drop for a foe that drops nothing.
@@ -215,7 +218,10 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 	if hp <= 0 {
 		hp = def.hp
 	}
-	e.hp = lv.hp(hp)
+	e.hp = hp
+	if !f.scaled {
+		e.hp = lv.hp(hp)
+	}
 	e.maxHP = e.hp
 	e.foe = foeState{score: f.score, drop: f.drop, loop: uint8(lv.loop)}
 	if e.foe.score == 0 {
@@ -224,7 +230,10 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 	switch f.kind {
 	case wire.KindPowArmor, wire.KindChaser: // harmless, or only by contact
 	default:
-		e.foe.every = lv.every(f.fireInterval)
+		e.foe.every = f.fireInterval
+		if !f.scaled {
+			e.foe.every = lv.every(f.fireInterval)
+		}
 	}
 	if e.foe.every > 0 {
 		e.fireIn = e.foe.every/2 + int32(w.rng.IntN(int(e.foe.every/2)+1))

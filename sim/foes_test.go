@@ -5,15 +5,14 @@ import (
 	"testing"
 
 	"rtype/net/wire"
-	"rtype/sim/stage"
 )
 
 // stageWorld returns a Stage world at tick 0 with players 0..n-1 in it,
 // their ships at their spawn points, its events taken. (The stage runner
 // is not involved: the tests spawn the foes.)
-func stageWorld(t testing.TB, n int) *World {
+func foesWorld(t testing.TB, n int) *World {
 	t.Helper()
-	w, err := NewStage(DefaultRules(), &stage.Stage{Name: "t"}, 7, StageOptions{})
+	w, err := NewStage(DefaultRules(), quietStage(t), 7, StageOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +85,7 @@ func TestFoeDefaultsAndScaling(t *testing.T) {
 		{wire.KindTurret, 4, 200, 60},
 		{wire.KindArmored, 20, 500, 50},
 	} {
-		w := stageWorld(t, 1)
+		w := foesWorld(t, 1)
 		s := put(t, w, foeSpawn{kind: c.kind, x: 1300, y: 300, drop: noDrop})
 		e := &w.ents[s]
 		if e.hp != c.hp || e.maxHP != c.hp || e.foe.score != c.score {
@@ -113,13 +112,13 @@ func TestFoeDefaultsAndScaling(t *testing.T) {
 		{1, 9, 10, 25, 100, 53}, // loops beyond 4 count as 4
 		{1, 1, 1, 1, 4, minFireEvery},
 	} {
-		w := stageWorld(t, c.n)
+		w := foesWorld(t, c.n)
 		s := put(t, w, foeSpawn{kind: wire.KindArmored, x: 900, y: 300, hp: c.base, fireInterval: c.iv, loop: c.loop, drop: noDrop})
 		if e := &w.ents[s]; e.hp != c.hp || e.foe.every != c.every {
 			t.Errorf("%d players loop %d: hp %d every %d, want %d, %d", c.n, c.loop, e.hp, e.foe.every, c.hp, c.every)
 		}
 	}
-	w := stageWorld(t, 1)
+	w := foesWorld(t, 1)
 	for _, k := range []uint8{wire.KindMidBoss, wire.KindBoss, wire.KindBossCore, wire.KindBossBullet, wire.KindPlayerShip, 200} {
 		if s := w.spawnFoe(&foeSpawn{kind: k, x: 900, y: 300}); s != 0 || len(w.TakeEvents()) != 0 {
 			t.Errorf("spawnFoe of kind %d: slot %d", k, s)
@@ -133,7 +132,7 @@ func TestFoeDefaultsAndScaling(t *testing.T) {
 // A foe with fireInterval 0 never fires (the stage's first 30 s); a
 // PowArmor and a Chaser never fire at all.
 func TestNoFireWithoutInterval(t *testing.T) {
-	w := stageWorld(t, 2)
+	w := foesWorld(t, 2)
 	for _, k := range []uint8{wire.KindBydosSlave, wire.KindTurret, wire.KindArmored} {
 		put(t, w, foeSpawn{kind: k, x: 1000, y: 200, vx: -20, drop: noDrop})
 	}
@@ -148,7 +147,7 @@ func TestNoFireWithoutInterval(t *testing.T) {
 // A Bydos flies its sine and fires EnemyMissiles aimed at the nearest
 // ship, one every fireInterval ticks, the first after half to one of them.
 func TestBydosSineAndAimedShots(t *testing.T) {
-	w := stageWorld(t, 2)
+	w := foesWorld(t, 2)
 	place(w, 0, 100, 600)
 	place(w, 1, 300, 100) // the nearest
 	s := put(t, w, foeSpawn{kind: wire.KindBydosSlave, x: 1100, y: 300, vx: -40, amp: 50, period: 120, fireInterval: 60, drop: noDrop})
@@ -189,7 +188,7 @@ func TestPowArmorDropsItsItem(t *testing.T) {
 	var dx, dy float64
 	testDrop = func(item uint8, x, y float64) { drops = append(drops, item); dx, dy = x, y }
 	defer func() { testDrop = nil }()
-	w := stageWorld(t, 2)
+	w := foesWorld(t, 2)
 	s := put(t, w, foeSpawn{kind: wire.KindPowArmor, x: 900, y: 300, drop: wire.ItemSpeed, fireInterval: 20})
 	stepN(w, 30)
 	x, y := w.ents[s].x, w.ents[s].y
@@ -231,7 +230,7 @@ func TestPowArmorDropsItsItem(t *testing.T) {
 // every chaserAim ticks, with a new Linear from where it is: no jump.
 // After chaserHoming ticks it flies straight on.
 func TestChaserTurnsTowardsTheShip(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := foesWorld(t, 1)
 	place(w, 0, 300, 100)
 	s := put(t, w, foeSpawn{kind: wire.KindChaser, x: 1100, y: 600, drop: noDrop})
 	e := &w.ents[s]
@@ -286,7 +285,7 @@ func TestChaserTurnsTowardsTheShip(t *testing.T) {
 // A Turret sits on the floor or the ceiling, scrolls left, aims at the
 // nearest ship (its frame) within its half plane and fires at it.
 func TestTurretAimsAtTheNearestShip(t *testing.T) {
-	w := stageWorld(t, 2)
+	w := foesWorld(t, 2)
 	place(w, 0, 100, 100)
 	place(w, 1, 600, 300)
 	fl := put(t, w, foeSpawn{kind: wire.KindTurret, x: 700, y: 700, fireInterval: 40, drop: noDrop})
@@ -365,7 +364,7 @@ func TestAimFrames(t *testing.T) {
 // a spread of 3 missiles 15° apart centred on the nearest ship (5 in
 // loop 2).
 func TestArmored(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := foesWorld(t, 1)
 	place(w, 0, 200, 360)
 	s := put(t, w, foeSpawn{kind: wire.KindArmored, x: 1000, y: 360, fireInterval: 50, drop: noDrop})
 	e := &w.ents[s]
@@ -385,7 +384,7 @@ func TestArmored(t *testing.T) {
 		t.Errorf("alive %v after a beam of 6, score %d", e.alive, w.Score(0))
 	}
 	for _, loop := range []int{1, 2} {
-		w := stageWorld(t, 1)
+		w := foesWorld(t, 1)
 		place(w, 0, 200, 100)
 		put(t, w, foeSpawn{kind: wire.KindArmored, x: 1000, y: 360, fireInterval: 50, drop: noDrop, loop: loop})
 		evs := stepN(w, 50)
@@ -410,7 +409,7 @@ func TestArmored(t *testing.T) {
 // Foes coming in from far away are kept; a foe that left the area, or
 // that stands still outside it, is not.
 func TestFoeKeep(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := foesWorld(t, 1)
 	var in, out []int32
 	for _, f := range []foeSpawn{
 		{kind: wire.KindArmored, x: 1700, y: 300},
@@ -447,7 +446,7 @@ func TestFoeKeep(t *testing.T) {
 // still reach here) neither panic nor overflow: NaN and infinite
 // positions and speeds, huge or negative hit points and intervals.
 func TestFoeSpawnOddNumbers(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := foesWorld(t, 1)
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, k := range []uint8{wire.KindBydosSlave, wire.KindPowArmor, wire.KindChaser, wire.KindTurret, wire.KindArmored} {
 		for _, f := range []foeSpawn{

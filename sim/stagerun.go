@@ -279,7 +279,8 @@ func (r *stageRun) spawnMember(w *World, wr *waveRun, i int) {
 	f := &r.fs
 	*f = foeSpawn{kind: wv.Enemy, x: ar.AreaW + hw, y: y, vx: -wr.speed, vy: wv.VY,
 		amp: wv.Amp, period: int(wv.Period), phase: wv.Phase,
-		hp: wr.hp, fireInterval: wr.fire, drop: noDrop, score: wv.Score}
+		hp: wr.hp, fireInterval: wr.fire, drop: noDrop, score: wv.Score,
+		loop: r.loop, scaled: true}
 	if wv.From == stage.FromLeft {
 		f.x, f.vx = -hw, wr.speed
 	}

@@ -46,13 +46,14 @@ func stageWorld(t testing.TB, src string, players int, warp string) (*World, *[]
 	return w, &got
 }
 
-// stageEvents steps w n times and returns its Stage events.
+// stageEvents steps w n times and returns the runner's Stage events
+// (not the bosses' StageBoss and StageWarning).
 func stageEvents(w *World, n int) []wire.Event {
 	var evs []wire.Event
 	for range n {
 		w.Step()
 		for _, ev := range w.TakeEvents2() {
-			if ev.Type == wire.EventStage {
+			if ev.Type == wire.EventStage && ev.What != wire.StageBoss && ev.What != wire.StageWarning {
 				evs = append(evs, ev)
 			}
 		}
