@@ -63,7 +63,7 @@ func TestProtocolFlag(t *testing.T) {
 // test ends and returns its address.
 func startBinary(t *testing.T, bin string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"-listen", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"-listen", "127.0.0.1:0", "-db="}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

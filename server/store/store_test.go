@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -299,5 +300,25 @@ func TestOpenErrors(t *testing.T) {
 	s.Close()
 	if _, err := os.Stat(odd); err != nil {
 		t.Errorf("the database is not at %q: %v", odd, err)
+	}
+}
+
+func TestDefaultPath(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		t.Skip("the XDG rules are Unix's")
+	}
+	t.Setenv("XDG_DATA_HOME", "/data/x")
+	if p, err := DefaultPath(); err != nil || p != "/data/x/rtype/scores.db" {
+		t.Errorf("with XDG_DATA_HOME: %q, %v", p, err)
+	}
+	t.Setenv("XDG_DATA_HOME", "relative")
+	t.Setenv("HOME", "/home/ripley")
+	if p, err := DefaultPath(); err != nil || p != "/home/ripley/.local/share/rtype/scores.db" {
+		t.Errorf("with a relative XDG_DATA_HOME: %q, %v", p, err)
+	}
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("HOME", "")
+	if p, err := DefaultPath(); err == nil {
+		t.Errorf("without a home: %q", p)
 	}
 }
