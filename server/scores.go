@@ -26,10 +26,10 @@ type Leaderboard interface {
 
 var _ Leaderboard = (*store.Store)(nil)
 
-// RecordTimeout bounds how long a game's GameOver waits for its scores to
+// recordTimeout bounds how long a game's GameOver waits for its scores to
 // be recorded: past it, or when recording fails, the GameOver goes out all
 // the same (the game must end) and the error log keeps the scores.
-const RecordTimeout = 10 * time.Second
+const recordTimeout = 10 * time.Second
 
 // gameScores is a game's GameOver on its way to the leaderboard.
 //
@@ -81,11 +81,11 @@ func (s *Server) holdForScores(g *game, evs []wire.Event) []wire.Event {
 	}
 	job := sc.job
 	if !job.done.Load() {
-		if time.Since(job.start) < RecordTimeout {
+		if time.Since(job.start) < recordTimeout {
 			return evs
 		}
 		s.log.Error("scores not recorded in time: GameOver sent all the same", "game", g.id,
-			"timeout", RecordTimeout, "scores", job.scores)
+			"timeout", recordTimeout, "scores", job.scores)
 	} else if job.err != nil {
 		s.log.Error("scores not recorded: GameOver sent all the same", "game", g.id, "err", job.err, "scores", job.scores)
 	}
@@ -120,7 +120,7 @@ func (s *Server) recordScores(g *game, over *wire.Event) *scoreJob {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), RecordTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 		defer cancel()
 		job.err = lb.Record(ctx, job.scores)
 		if job.err == nil {

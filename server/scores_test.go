@@ -110,15 +110,7 @@ func TestGameOverWaitsForTheLeaderboard(t *testing.T) {
 					}
 				}
 			}
-			for _, c := range []*tclient{a, b} {
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					c.pump(time.Second)
-				}()
-				expectLogout(t, c.tcp, wire.LogoutGameOver)
-				<-done
-			}
+			expectGameOverLogouts(t, a, b)
 		})
 	}
 }
@@ -145,5 +137,20 @@ func TestGameOverScoreInStore(t *testing.T) {
 	}
 	if len(top) != 1 || top[0].Name != "Ripley" || top[0].Score != ev.Scores[0].Score || top[0].Players != 1 {
 		t.Fatalf("this week's leaderboard after GameOver %s: %+v", eventString(&ev), top)
+	}
+}
+
+// expectGameOverLogouts plays each client, so that it acknowledges its
+// GameOver, until its Logout(GameOver).
+func expectGameOverLogouts(t *testing.T, cs ...*tclient) {
+	t.Helper()
+	for _, c := range cs {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c.pump(time.Second)
+		}()
+		expectLogout(t, c.tcp, wire.LogoutGameOver)
+		<-done
 	}
 }

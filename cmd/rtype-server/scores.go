@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"rtype/internal/testrules"
 	"rtype/server"
 	"rtype/server/store"
-	"rtype/sim"
 )
 
 // scoreFlags are the flags of the leaderboard.
@@ -43,14 +43,7 @@ func addScoreFlags() scoreFlags {
 // the test rules; the caller closes the store after the server stopped.
 func (f scoreFlags) open(cfg *server.Config, log *slog.Logger) (*store.Store, error) {
 	if *f.quickDeath {
-		r := sim.DefaultRules()
-		r.Lives = 1
-		r.JoinInvulnTicks = 0
-		r.FirstWave = 1
-		r.BydosEntryX = 1200
-		r.BydosFireMin, r.BydosFireMax = 1, 1
-		r.EnemyMissileSpeed = 2000
-		cfg.Rules = &r
+		cfg.Rules = testrules.QuickDeath()
 	}
 	if *f.db == "" {
 		log.Warn("no leaderboard: scores are not kept (-db PATH keeps them)")

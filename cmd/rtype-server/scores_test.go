@@ -119,6 +119,9 @@ func TestScoreSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("GameOver lists %+v, want only player %d", o.ev.Scores[:o.ev.NumScores], c.Player())
 	}
 	score := o.ev.Scores[0].Score
+	if m := regexp.MustCompile(`msg="scores recorded".*took=(\S+)`).FindStringSubmatch(logs()); m != nil {
+		t.Logf("the commit the GameOver waited for took %s", m[1])
+	}
 
 	out, err := exec.Command(bin, "-db", db, "-leaderboard").CombinedOutput()
 	if err != nil {
