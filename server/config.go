@@ -92,6 +92,10 @@ type Config struct {
 	// SnapshotInterval is the number of ticks between snapshots: 3 is 20
 	// per second. Default 3.
 	SnapshotInterval int
+	// Leaderboard, when set, records the final scores of every game that
+	// ends, before its GameOver goes out (gameScores). Default nil: no
+	// leaderboard. The server does not close it.
+	Leaderboard Leaderboard
 	// Logger receives the server's structured logs. Default slog.Default().
 	Logger *slog.Logger
 	// OnSnapshot, when set, is called from the tick loop with each game's

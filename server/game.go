@@ -15,6 +15,7 @@ type game struct {
 	sessions [wire.MaxPlayers]*session
 	over     bool
 	overAt   time.Time
+	scores   gameScores // its GameOver, held until the leaderboard has it
 
 	// Buffers reused every tick.
 	events    []wire.Event // the world's, with motions (v2), valid until its next change
@@ -127,7 +128,7 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
 		case !ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
 			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
-		case g.over && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
+		case g.over && s.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
 			s.dropLocked(ss)
 			ss.logoutReason = wire.LogoutGameOver
 			lost = append(lost, ss)
@@ -189,7 +190,7 @@ func (g *game) applySteps() {
 // session's link encodes it in the session's version (a v1 Spawn from its
 // position and velocity, a v2 one from its motion, 7.11).
 func (s *Server) distribute(g *game) {
-	g.events = g.world.TakeEvents2()
+	g.events = s.holdForScores(g, g.world.TakeEvents2())
 	if len(g.events) == 0 {
 		return
 	}

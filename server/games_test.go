@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testrules"
 	"rtype/net/wire"
 	"rtype/sim"
 )
@@ -287,18 +288,8 @@ func TestSnapshotsMatchServer(t *testing.T) {
 }
 
 // quickDeath returns rules in which a ship that does not move dies at
-// once: one life, no invulnerability, Bydos firing fast aimed missiles
-// from inside the area.
-func quickDeath() *sim.Rules {
-	r := sim.DefaultRules()
-	r.Lives = 1
-	r.JoinInvulnTicks = 0
-	r.FirstWave = 1
-	r.BydosEntryX = 1200
-	r.BydosFireMin, r.BydosFireMax = 1, 1
-	r.EnemyMissileSpeed = 2000
-	return &r
-}
+// once (testrules.QuickDeath).
+func quickDeath() *sim.Rules { return testrules.QuickDeath() }
 
 // 4.4 GameOver, 3.2: once no player has a life left, the clients get the
 // GameOver event with their scores, then Logout(GameOver) once they
@@ -337,15 +328,7 @@ func TestGameOver(t *testing.T) {
 		}
 	}
 	// The events are acknowledged (the clients keep playing): Logout.
-	for _, c := range []*tclient{a, b} {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			c.pump(time.Second)
-		}()
-		expectLogout(t, c.tcp, wire.LogoutGameOver)
-		<-done
-	}
+	expectGameOverLogouts(t, a, b)
 	// The game is gone: a new login starts a new one.
 	c := connect(t, s, "Charlie")
 	if c.acc.Tick != 0 {

@@ -6,7 +6,12 @@
 // -protocol 1 runs a v1-only server, which refuses v2 logins with
 // LoginRejected(VersionMismatch).
 //
+// It keeps the final scores of every game in an SQLite file, -db (by
+// default rtype/scores.db in the user's data directory, ~/.local/share on
+// Linux; -db "" keeps none); -leaderboard prints them and exits.
+//
 //	rtype-server -listen :4242 -max-games 8 -max-sessions-per-ip 8 -protocol 2 -log-level info
+//	rtype-server -db /var/lib/rtype/scores.db -leaderboard
 package main
 
 import (
@@ -17,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"rtype/server"
 )
@@ -29,7 +35,11 @@ func main() {
 	protocol := flag.Int("protocol", 2, "highest protocol version served: 2 serves v1 and v2 clients, 1 only v1")
 	level := flag.String("log-level", "info", "log level: debug, info, warn or error")
 	jsonLogs := flag.Bool("log-json", false, "write logs as JSON")
+	scores := addScoreFlags()
 	flag.Parse()
+	if *scores.board {
+		os.Exit(printLeaderboard(os.Stdout, os.Stderr, *scores.db, time.Now()))
+	}
 
 	if *protocol != 1 && *protocol != 2 {
 		fmt.Fprintf(os.Stderr, "rtype-server: -protocol %d: want 1 or 2\n", *protocol)
@@ -47,8 +57,17 @@ func main() {
 	}
 	log := slog.New(h)
 
-	srv, err := server.New(server.Config{Listen: *listen, MaxGames: *maxGames,
-		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log})
+	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
+		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log}
+	board, err := scores.open(&cfg, log)
+	if err != nil {
+		log.Error("cannot open the leaderboard", "err", err)
+		os.Exit(1)
+	}
+	if board != nil {
+		defer board.Close()
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)
 		os.Exit(1)

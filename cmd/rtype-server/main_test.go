@@ -27,7 +27,8 @@ func TestServesWithoutDisplayAndStopsOnSIGTERM(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-listen", "127.0.0.1:0", "-max-games", "2", "-seed", "1", "-log-level", "info")
+	cmd := exec.Command(bin, "-listen", "127.0.0.1:0", "-max-games", "2", "-seed", "1", "-log-level", "info",
+		"-db", filepath.Join(t.TempDir(), "scores.db"))
 	cmd.Env = append([]string{}, os.Environ()...)
 	for i, kv := range cmd.Env {
 		if strings.HasPrefix(kv, "DISPLAY=") {

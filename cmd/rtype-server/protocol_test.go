@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"net"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"testing"
 	"time"
 
@@ -59,34 +57,10 @@ func TestProtocolFlag(t *testing.T) {
 	}
 }
 
-// startBinary runs the built server on 127.0.0.1:0 with args until the
-// test ends and returns its address.
+// startBinary runs the built server on 127.0.0.1:0 with args, and no
+// leaderboard, until the test ends and returns its address.
 func startBinary(t *testing.T, bin string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"-listen", "127.0.0.1:0"}, args...)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addrs := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`msg="server listening" addr=(\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addrs <- m[1]
-			}
-		}
-	}()
-	select {
-	case a := <-addrs:
-		return a
-	case <-time.After(20 * time.Second):
-		t.Fatal("the server did not log its address within 20 s")
-	}
-	return ""
+	_, addr, _ := runServer(t, bin, append([]string{"-db="}, args...)...)
+	return addr
 }

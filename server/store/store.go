@@ -1,0 +1,326 @@
+// Package store is the leaderboard that lasts: the final scores of every
+// finished game in an embedded SQLite database, through a pure-Go driver
+// (modernc.org/sqlite), so the server builds without cgo.
+//
+// The database runs in WAL mode with synchronous=FULL: Record returns once
+// its transaction is in the write-ahead log and that log is on the disk
+// (fsync), so a recorded score survives the process being killed (SIGKILL)
+// and the machine losing power. With synchronous=NORMAL, the cheaper
+// setting WAL allows, a commit would survive a killed process (the log is
+// in the operating system's cache) but not a power cut, the log being
+// synced only at checkpoints. A game ends once: one fsync per game over is
+// a small price (BenchmarkRecord measures it), and the server pays it off
+// its tick loop.
+//
+// The schema is versioned in the database's user_version (PRAGMA
+// user_version): Open applies the migrations the file lacks, in order, in
+// one transaction, and refuses a file that a newer version wrote.
+//
+// The leaderboard is arcade-style: every player of every game is an entry,
+// so a name may appear more than once. Names are the players' names as the
+// server accepted them (PROTOCOL.md 3.2); there are no accounts.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+)
+
+// The modes of the leaderboard.
+const (
+	ModeClassic = "classic" // the game of PROTOCOL.md Part I
+	ModeStage   = "stage"   // Stage mode (v2.1); its scores are per stage
+)
+
+// Bounds of what Record and Top accept.
+const (
+	// MaxName is the longest name recorded, in characters: the server
+	// accepts names of 3 to 20 (PROTOCOL.md 3.2).
+	MaxName = 32
+	// MaxStage is the longest stage name, in bytes (as a Stage event's).
+	MaxStage = 64
+	// MaxBatch is the most scores one Record takes: a game has at most 4
+	// players.
+	MaxBatch = 64
+	// MaxPlayers is the largest player count of a score.
+	MaxPlayers = 64
+	// DefaultTop is the number of entries Top returns for n <= 0, MaxTop
+	// the most it returns.
+	DefaultTop = 10
+	MaxTop     = 100
+	// MaxBoards is the most boards Boards lists.
+	MaxBoards = 100
+)
+
+// Score is one player's final score in one finished game.
+type Score struct {
+	// Name is the player's name as the server accepted it: 1 to MaxName
+	// characters of valid UTF-8.
+	Name string
+	// Mode is ModeClassic or ModeStage.
+	Mode string
+	// Stage is the stage's name in ModeStage (at most MaxStage bytes), ""
+	// in ModeClassic.
+	Stage string
+	// Score is the player's score in the game's GameOver.
+	Score uint32
+	// Players is the number of players the GameOver listed: 1 to
+	// MaxPlayers.
+	Players int
+	// FinishedAt is when the game ended; it is stored in UTC, to the
+	// millisecond. The zero time means now.
+	FinishedAt time.Time
+}
+
+// Entry is a line of a leaderboard.
+type Entry struct {
+	Rank       int // 1 for the best score
+	Name       string
+	Score      uint32
+	Players    int
+	FinishedAt time.Time // UTC
+}
+
+// Board is a leaderboard that has scores: a mode and, in ModeStage, a
+// stage.
+type Board struct {
+	Mode, Stage string
+	Games       int    // scores recorded
+	Best        uint32 // the best of them
+}
+
+// Store is a leaderboard in an SQLite database file. Its methods are safe
+// for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens the leaderboard database at path, creating the file if it
+// does not exist (not its directory), turns on WAL mode and brings its
+// schema to the current version. Close it when done.
+func Open(path string) (*Store, error) {
+	db, err := openDB(path)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := checkWAL(ctx, db, path); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := migrate(ctx, db, len(migrations)); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: %s: %w", path, err)
+	}
+	return &Store{db: db, path: path}, nil
+}
+
+// openDB opens the database/sql handle of the file at path with the
+// settings every connection needs: WAL, synchronous=FULL, a busy timeout
+// (another process, such as rtype-server -leaderboard, may hold the file
+// a moment) and write transactions that take the write lock at BEGIN, so
+// that two writers wait for each other instead of failing.
+func openDB(path string) (*sql.DB, error) {
+	if path == "" {
+		return nil, errors.New("store: no database path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: database path %q: %w", path, err)
+	}
+	q := url.Values{}
+	q.Set("_busy_timeout", "10000")
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "FULL")
+	q.Set("_txlock", "immediate")
+	// A file: URI, so that any character of the path (a '?' or a '#') is
+	// escaped rather than read as the start of the parameters.
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
+	if !strings.HasPrefix(u.Path, "/") { // Windows: C:/x -> /C:/x
+		u.Path = "/" + u.Path
+	}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	// One connection: every write is serialized anyway, and a query is
+	// microseconds on the indexes. It also keeps the per-connection
+	// settings above in one place.
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// checkWAL makes sure the file is in WAL mode: the DSN asks for it, and a
+// file system that cannot do it (no shared memory) would silently keep
+// the rollback journal.
+func checkWAL(ctx context.Context, db *sql.DB, path string) error {
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("store: %s: journal mode is %q, not WAL (is it on a network file system?)", path, mode)
+	}
+	return nil
+}
+
+// Close closes the database; SQLite checkpoints the log into the file.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("store: close %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Path returns the path the Store was opened with.
+func (s *Store) Path() string { return s.path }
+
+// check returns what is wrong with sc, for Record.
+func (sc *Score) check() error {
+	switch {
+	case sc.Name == "" || !utf8.ValidString(sc.Name) || utf8.RuneCountInString(sc.Name) > MaxName:
+		return fmt.Errorf("name %q: want 1 to %d characters of UTF-8", sc.Name, MaxName)
+	case sc.Mode != ModeClassic && sc.Mode != ModeStage:
+		return fmt.Errorf("mode %q: want %q or %q", sc.Mode, ModeClassic, ModeStage)
+	case sc.Mode == ModeClassic && sc.Stage != "":
+		return fmt.Errorf("stage %q in mode %q: a classic score has no stage", sc.Stage, sc.Mode)
+	case len(sc.Stage) > MaxStage || !utf8.ValidString(sc.Stage):
+		return fmt.Errorf("stage %q: want at most %d bytes of UTF-8", sc.Stage, MaxStage)
+	case sc.Players < 1 || sc.Players > MaxPlayers:
+		return fmt.Errorf("players %d: want 1 to %d", sc.Players, MaxPlayers)
+	}
+	return nil
+}
+
+// Record stores scores in one transaction: all of them or, with an error,
+// none. When it returns nil they are on the disk (see the package
+// comment). It refuses more than MaxBatch scores and any score that breaks
+// the rules of Score, naming it.
+func (s *Store) Record(ctx context.Context, scores []Score) error {
+	if len(scores) == 0 {
+		return nil
+	}
+	if len(scores) > MaxBatch {
+		return fmt.Errorf("store: record %d scores: at most %d at once", len(scores), MaxBatch)
+	}
+	for i := range scores {
+		if err := scores[i].check(); err != nil {
+			return fmt.Errorf("store: record score %d: %w", i, err)
+		}
+	}
+	now := time.Now()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: record in %s: %w", s.path, err)
+	}
+	defer tx.Rollback()
+	ins, err := tx.PrepareContext(ctx,
+		"INSERT INTO scores (name, mode, stage, score, players, finished_at) VALUES (?, ?, ?, ?, ?, ?)")
+	if err != nil {
+		return fmt.Errorf("store: record in %s: %w", s.path, err)
+	}
+	defer ins.Close()
+	for i := range scores {
+		sc := &scores[i]
+		at := sc.FinishedAt
+		if at.IsZero() {
+			at = now
+		}
+		if _, err := ins.ExecContext(ctx, sc.Name, sc.Mode, sc.Stage, int64(sc.Score), sc.Players, at.UnixMilli()); err != nil {
+			return fmt.Errorf("store: record score %d in %s: %w", i, s.path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: record in %s: commit: %w", s.path, err)
+	}
+	return nil
+}
+
+// Top returns the best n scores of mode and stage ("" in ModeClassic)
+// finished at or after since, best first; the zero since means all time
+// (WeekStart gives this week's). Of equal scores, the one finished first
+// ranks first. n <= 0 means DefaultTop; n is capped at MaxTop.
+func (s *Store) Top(ctx context.Context, mode, stage string, since time.Time, n int) ([]Entry, error) {
+	if n <= 0 {
+		n = DefaultTop
+	}
+	n = min(n, MaxTop)
+	// Two queries, each with its index (migrations): all time walks the
+	// board's scores best first and stops at n; since a time, it takes
+	// the board's scores of that time on and sorts them.
+	var rows *sql.Rows
+	var err error
+	if since.IsZero() {
+		rows, err = s.db.QueryContext(ctx, `SELECT name, score, players, finished_at FROM scores
+			WHERE mode = ? AND stage = ?
+			ORDER BY score DESC, finished_at ASC, id ASC LIMIT ?`, mode, stage, n)
+	} else {
+		rows, err = s.db.QueryContext(ctx, `SELECT name, score, players, finished_at FROM scores
+			WHERE mode = ? AND stage = ? AND finished_at >= ?
+			ORDER BY score DESC, finished_at ASC, id ASC LIMIT ?`, mode, stage, since.UnixMilli(), n)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: top of %s %q in %s: %w", mode, stage, s.path, err)
+	}
+	defer rows.Close()
+	out := make([]Entry, 0, n)
+	for rows.Next() {
+		var e Entry
+		var score, at int64
+		if err := rows.Scan(&e.Name, &score, &e.Players, &at); err != nil {
+			return nil, fmt.Errorf("store: top of %s %q in %s: %w", mode, stage, s.path, err)
+		}
+		e.Rank, e.Score, e.FinishedAt = len(out)+1, uint32(score), time.UnixMilli(at).UTC()
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: top of %s %q in %s: %w", mode, stage, s.path, err)
+	}
+	return out, nil
+}
+
+// Boards lists the leaderboards that have scores, by mode then stage, at
+// most MaxBoards of them.
+func (s *Store) Boards(ctx context.Context) ([]Board, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT mode, stage, COUNT(*), MAX(score) FROM scores
+		GROUP BY mode, stage ORDER BY mode, stage LIMIT ?`, MaxBoards)
+	if err != nil {
+		return nil, fmt.Errorf("store: boards of %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var out []Board
+	for rows.Next() {
+		var b Board
+		var best int64
+		if err := rows.Scan(&b.Mode, &b.Stage, &b.Games, &best); err != nil {
+			return nil, fmt.Errorf("store: boards of %s: %w", s.path, err)
+		}
+		b.Best = uint32(best)
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: boards of %s: %w", s.path, err)
+	}
+	return out, nil
+}
+
+// WeekStart returns the start of t's week in UTC: the Monday at 00:00, as
+// in ISO 8601. Top(ctx, mode, stage, WeekStart(time.Now()), n) is this
+// week's leaderboard.
+func WeekStart(t time.Time) time.Time {
+	t = t.UTC()
+	day := (int(t.Weekday()) + 6) % 7 // Monday 0 ... Sunday 6
+	y, m, d := t.Date()
+	return time.Date(y, m, d-day, 0, 0, 0, 0, time.UTC)
+}

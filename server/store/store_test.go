@@ -1,0 +1,324 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func openTemp(t testing.TB) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "scores.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// pragma reads a PRAGMA through a connection of the Store's.
+func (s *Store) pragma(t testing.TB, name string) string {
+	t.Helper()
+	var v string
+	if err := s.db.QueryRow("PRAGMA " + name).Scan(&v); err != nil {
+		t.Fatalf("PRAGMA %s: %v", name, err)
+	}
+	return v
+}
+
+// rawOpen opens the file with no settings of ours, as another program
+// (the sqlite3 shell) would.
+func rawOpen(t testing.TB, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestWALAndFullSync(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scores.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.pragma(t, "journal_mode"); got != "wal" {
+		t.Errorf("journal_mode %q, want wal", got)
+	}
+	if got := s.pragma(t, "synchronous"); got != "2" { // FULL
+		t.Errorf("synchronous %s, want 2 (FULL)", got)
+	}
+	if err := s.Record(context.Background(), []Score{{Name: "Ripley", Mode: ModeClassic, Score: 1, Players: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		t.Errorf("no write-ahead log next to the database while open: %v", err)
+	}
+	s.Close()
+	// WAL is a property of the file: another program sees it.
+	var mode string
+	if err := rawOpen(t, path).QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("the file's journal mode %q (%v), want wal", mode, err)
+	}
+}
+
+func TestRecordAndTop(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	week := WeekStart(now)
+	old := week.Add(-72 * time.Hour)
+	games := [][]Score{
+		{{Name: "Ripley", Score: 900, Players: 2, FinishedAt: old}, {Name: "Hicks", Score: 300, Players: 2, FinishedAt: old}},
+		{{Name: "Vasquez", Score: 500, Players: 1, FinishedAt: week.Add(time.Minute)}},
+		{{Name: "Ripley", Score: 500, Players: 1, FinishedAt: week.Add(2 * time.Minute)}},
+		{{Name: "Bishop", Score: 700, Players: 1}}, // now
+	}
+	for _, g := range games {
+		for i := range g {
+			g[i].Mode = ModeClassic
+		}
+		if err := s.Record(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Record(ctx, []Score{{Name: "Dallas", Mode: ModeStage, Stage: "1", Score: 5000, Players: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	str := func(es []Entry) string {
+		var b strings.Builder
+		for _, e := range es {
+			b.WriteString(e.Name)
+			b.WriteByte(' ')
+		}
+		return strings.TrimSpace(b.String())
+	}
+	all, err := s.Top(ctx, ModeClassic, "", time.Time{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ties: the first to finish ranks first.
+	if got, want := str(all), "Ripley Bishop Vasquez Ripley Hicks"; got != want {
+		t.Errorf("all time: %s, want %s", got, want)
+	}
+	for i, e := range all {
+		if e.Rank != i+1 {
+			t.Errorf("entry %d has rank %d", i, e.Rank)
+		}
+	}
+	if e := all[0]; e.Score != 900 || e.Players != 2 || !e.FinishedAt.Equal(old.Truncate(time.Millisecond)) || e.FinishedAt.Location() != time.UTC {
+		t.Errorf("best entry %+v, want 900 points by 2 players at %v UTC", e, old)
+	}
+	if e := all[1]; e.FinishedAt.Before(now.Add(-time.Minute)) || e.FinishedAt.After(time.Now().Add(time.Second)) {
+		t.Errorf("a score without a time got %v, want about %v", e.FinishedAt, now)
+	}
+	wk, err := s.Top(ctx, ModeClassic, "", week, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := str(wk), "Bishop Vasquez Ripley"; got != want {
+		t.Errorf("this week: %s, want %s", got, want)
+	}
+	two, _ := s.Top(ctx, ModeClassic, "", time.Time{}, 2)
+	if got, want := str(two), "Ripley Bishop"; got != want {
+		t.Errorf("top 2: %s, want %s", got, want)
+	}
+	st, _ := s.Top(ctx, ModeStage, "1", time.Time{}, 10)
+	if got := str(st); got != "Dallas" {
+		t.Errorf("stage 1: %s, want Dallas", got)
+	}
+	if none, _ := s.Top(ctx, ModeStage, "2", time.Time{}, 10); len(none) != 0 {
+		t.Errorf("stage 2 has %v", none)
+	}
+	boards, err := s.Boards(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Board{{ModeClassic, "", 5, 900}, {ModeStage, "1", 1, 5000}}
+	if len(boards) != 2 || boards[0] != want[0] || boards[1] != want[1] {
+		t.Errorf("boards %+v, want %+v", boards, want)
+	}
+}
+
+func TestTopIsBounded(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	batch := make([]Score, MaxBatch)
+	for i := range batch {
+		batch[i] = Score{Name: "Bot", Mode: ModeClassic, Score: uint32(i), Players: 4}
+	}
+	for range 2 {
+		if err := s.Record(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []int{-1, 0, 1, MaxTop, MaxTop + 1, 1 << 40} {
+		es, err := s.Top(ctx, ModeClassic, "", time.Time{}, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := n
+		switch {
+		case n <= 0:
+			want = DefaultTop
+		case n > MaxTop:
+			want = MaxTop
+		}
+		if len(es) != want {
+			t.Errorf("Top(n=%d) gave %d entries, want %d", n, len(es), want)
+		}
+	}
+}
+
+func TestRecordRefusesBadScores(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	good := Score{Name: "Ripley", Mode: ModeClassic, Score: 10, Players: 1}
+	bad := map[string]func(*Score){
+		"no name":          func(sc *Score) { sc.Name = "" },
+		"long name":        func(sc *Score) { sc.Name = strings.Repeat("é", MaxName+1) },
+		"bad UTF-8":        func(sc *Score) { sc.Name = "a\xffb" },
+		"unknown mode":     func(sc *Score) { sc.Mode = "deathmatch" },
+		"classic stage":    func(sc *Score) { sc.Stage = "1" },
+		"long stage":       func(sc *Score) { sc.Mode, sc.Stage = ModeStage, strings.Repeat("s", MaxStage+1) },
+		"no players":       func(sc *Score) { sc.Players = 0 },
+		"too many players": func(sc *Score) { sc.Players = MaxPlayers + 1 },
+	}
+	for what, spoil := range bad {
+		sc := good
+		spoil(&sc)
+		// The good score before it is not recorded either: one transaction.
+		err := s.Record(ctx, []Score{good, sc})
+		if err == nil || !strings.Contains(err.Error(), "score 1") {
+			t.Errorf("%s: Record gave %v, want an error naming score 1", what, err)
+		}
+	}
+	if err := s.Record(ctx, make([]Score, MaxBatch+1)); err == nil {
+		t.Errorf("Record took %d scores", MaxBatch+1)
+	}
+	if err := s.Record(ctx, nil); err != nil {
+		t.Errorf("Record(nil): %v", err)
+	}
+	if es, _ := s.Top(ctx, ModeClassic, "", time.Time{}, 10); len(es) != 0 {
+		t.Errorf("refused scores were recorded: %+v", es)
+	}
+	long := good
+	long.Name = strings.Repeat("é", MaxName)
+	if err := s.Record(ctx, []Score{long}); err != nil {
+		t.Errorf("a name of %d characters: %v", MaxName, err)
+	}
+}
+
+// Two processes' worth of writers on one file: the busy timeout and the
+// immediate transactions make them wait for each other, none fails.
+func TestTwoStoresOneFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scores.db")
+	var stores [2]*Store
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*20+2)
+	for i := range stores {
+		wg.Add(1)
+		go func() { // opening at once migrates once
+			defer wg.Done()
+			s, err := Open(path)
+			stores[i] = s
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	for _, s := range stores {
+		if s == nil {
+			t.Fatal(<-errs)
+		}
+		defer s.Close()
+	}
+	for _, s := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				errs <- s.Record(context.Background(), []Score{{Name: "Ripley", Mode: ModeClassic, Score: 1, Players: 1}})
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	bs, err := stores[0].Boards(context.Background())
+	if err != nil || len(bs) != 1 || bs[0].Games != 40 {
+		t.Fatalf("boards %+v, %v: want 40 classic scores", bs, err)
+	}
+}
+
+func TestWeekStart(t *testing.T) {
+	for _, c := range []struct{ at, want string }{
+		{"2026-11-30T17:00:00Z", "2026-11-30T00:00:00Z"}, // a Monday
+		{"2026-12-06T23:59:59Z", "2026-11-30T00:00:00Z"}, // the Sunday after
+		{"2026-12-07T00:00:00Z", "2026-12-07T00:00:00Z"},
+		{"2027-01-01T12:00:00Z", "2026-12-28T00:00:00Z"},      // across a year
+		{"2026-12-07T01:00:00+02:00", "2026-11-30T00:00:00Z"}, // Sunday 23:00 UTC
+	} {
+		at, _ := time.Parse(time.RFC3339, c.at)
+		if got := WeekStart(at).Format(time.RFC3339); got != c.want {
+			t.Errorf("WeekStart(%s) = %s, want %s", c.at, got, c.want)
+		}
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	if _, err := Open(""); err == nil {
+		t.Error("Open(\"\") worked")
+	}
+	dir := t.TempDir()
+	if _, err := Open(filepath.Join(dir, "no", "such", "dir", "scores.db")); err == nil || !strings.Contains(err.Error(), "scores.db") {
+		t.Errorf("Open in a missing directory: %v, want an error naming the file", err)
+	}
+	// Not a database.
+	junk := filepath.Join(dir, "junk.db")
+	os.WriteFile(junk, []byte(strings.Repeat("not a database ", 100)), 0o600)
+	if _, err := Open(junk); err == nil || !strings.Contains(err.Error(), "junk.db") {
+		t.Errorf("Open of a text file: %v, want an error naming it", err)
+	}
+	// Odd characters in the path are a file name, not URI parameters.
+	odd := filepath.Join(dir, "a?b#c%20d.db")
+	s, err := Open(odd)
+	if err != nil {
+		t.Fatalf("Open(%q): %v", odd, err)
+	}
+	s.Close()
+	if _, err := os.Stat(odd); err != nil {
+		t.Errorf("the database is not at %q: %v", odd, err)
+	}
+}
+
+func TestDefaultPath(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		t.Skip("the XDG rules are Unix's")
+	}
+	t.Setenv("XDG_DATA_HOME", "/data/x")
+	if p, err := DefaultPath(); err != nil || p != "/data/x/rtype/scores.db" {
+		t.Errorf("with XDG_DATA_HOME: %q, %v", p, err)
+	}
+	t.Setenv("XDG_DATA_HOME", "relative")
+	t.Setenv("HOME", "/home/ripley")
+	if p, err := DefaultPath(); err != nil || p != "/home/ripley/.local/share/rtype/scores.db" {
+		t.Errorf("with a relative XDG_DATA_HOME: %q, %v", p, err)
+	}
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("HOME", "")
+	if p, err := DefaultPath(); err == nil {
+		t.Errorf("without a home: %q", p)
+	}
+}
