@@ -278,6 +278,9 @@ func (w *World) RemovePlayer(p uint8, reason uint8) {
 		return
 	}
 	w.emit(wire.Event{Type: wire.EventPlayerLeft, Player: p, Reason: reason})
+	if w.st != nil {
+		w.loseArms(p, wire.DestroyPlayerLeft) // its Force and bits leave with it
+	}
 	if s := w.pl[p].slot; s != 0 {
 		w.destroy(s, wire.DestroyPlayerLeft)
 	}
@@ -285,12 +288,17 @@ func (w *World) RemovePlayer(p uint8, reason uint8) {
 }
 
 // SetInput sets the actions player p holds (wire.ActionUp... ActionFire,
-// masked with wire.ActionsMask); each Step applies them until the next
+// masked with wire.ActionsMask; in Stage mode also wire.ActionForce,
+// masked with wire.ActionsMask2); each Step applies them until the next
 // SetInput. It is ignored for a player not in the game; AddPlayer starts
 // with no action held.
 func (w *World) SetInput(p uint8, actions uint8) {
 	if int(p) < wire.MaxPlayers && w.pl[p].in {
-		w.pl[p].actions = actions & wire.ActionsMask
+		mask := wire.ActionsMask
+		if w.st != nil { // Stage mode: bit 5 is wire.ActionForce
+			mask = wire.ActionsMask2
+		}
+		w.pl[p].actions = actions & mask
 	}
 }
 
@@ -561,6 +569,9 @@ func (w *World) moveShips() {
 		e := &w.ents[pl.slot]
 		e.px, e.py = e.x, e.y
 		vx, vy := w.r.shipVelocity(pl.actions)
+		if w.st != nil { // Stage mode: the player's speed-ups (arms.go)
+			vx, vy = velocity(pl.actions, armsRules.ShipSpeeds[pl.arms.a.Speed])
+		}
 		// A wall stops the axis the ship is pushed against.
 		if vx < 0 && e.x <= w.shipLoX || vx > 0 && e.x >= w.shipHiX {
 			vx = 0
@@ -729,26 +740,36 @@ func (w *World) hitShips() {
 		if best == 0 {
 			continue
 		}
-		pl.lives--
-		w.emit(wire.Event{Type: wire.EventDeath, Player: p, Lives: pl.lives, X: float32(se.x), Y: float32(se.y)})
-		if pl.lives == 0 {
-			w.destroy(s, wire.DestroyKilled)
-			pl.slot = 0
-		} else {
-			x, y := w.spawnPoint(p)
-			w.setShipMotion(se, w.tick, x, y, 0, 0)
-			w.eval(se)
-			se.px, se.py = se.x, se.y
-			pl.invuln = int32(w.r.RespawnInvulnTicks)
-			pl.invulnStart = w.tick
-			pl.invulnTicks = uint32(w.r.RespawnInvulnTicks)
-		}
+		w.loseLife(p, s)
 		reason := wire.DestroyConsumed
 		if w.ents[best].kind == wire.KindBydosSlave {
 			reason = wire.DestroyKilled
 		}
 		w.destroy(best, reason)
 	}
+}
+
+// loseLife: player p's ship in slot s is hit. Death, then the Destroy of
+// the ship if it was its last life (the player is then without a ship),
+// else it respawns at once at its spawn point, invulnerable for
+// RespawnInvulnTicks.
+func (w *World) loseLife(p uint8, s int32) {
+	pl := &w.pl[p]
+	se := &w.ents[s]
+	pl.lives--
+	w.emit(wire.Event{Type: wire.EventDeath, Player: p, Lives: pl.lives, X: float32(se.x), Y: float32(se.y)})
+	if pl.lives == 0 {
+		w.destroy(s, wire.DestroyKilled)
+		pl.slot = 0
+		return
+	}
+	x, y := w.spawnPoint(p)
+	w.setShipMotion(se, w.tick, x, y, 0, 0)
+	w.eval(se)
+	se.px, se.py = se.x, se.y
+	pl.invuln = int32(w.r.RespawnInvulnTicks)
+	pl.invulnStart = w.tick
+	pl.invulnTicks = uint32(w.r.RespawnInvulnTicks)
 }
 
 // fireShips: a ship whose player holds Fire fires when its cooldown is
