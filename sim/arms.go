@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"math"
-
-	"rtype/net/wire"
-)
+import "rtype/net/wire"
 
 // The player's side of Stage mode (PROTOCOL.md 7.12, README "How to play:
 // Stage mode"): the wave cannon, the Force, power-ups, bits, deaths,
@@ -44,13 +40,14 @@ type ArmsRules struct {
 	// attached Force: in front (+ForceDX) or behind (-ForceDX) (28).
 	ForceDX float64
 	// ForceEnterSpeed is the speed of a new Force entering from the left
-	// edge at its ship's height (240); it stops with its centre at
-	// ForceEnterX (240) and waits there to be touched.
-	ForceEnterSpeed, ForceEnterX float64
+	// edge at its ship's height (240); it flies at its ship, aiming again
+	// every ForceReaimTicks, until it touches it.
+	ForceEnterSpeed float64
 	// ForceLaunchSpeed and ForceLaunchTicks: a launched Force flies
 	// forward (or backward) at 720 px/s for 40 ticks (480 px), stopping
 	// earlier with its centre ForceEdge (40) from the area's left or right
-	// edge, then waits where it is.
+	// edge, then waits where it is. During those ForceLaunchTicks it does
+	// not attach to its ship (unless recalled).
 	ForceLaunchSpeed float64
 	ForceLaunchTicks int
 	ForceEdge        float64
@@ -99,7 +96,6 @@ func DefaultArmsRules() ArmsRules {
 
 		ForceDX:            28,
 		ForceEnterSpeed:    240,
-		ForceEnterX:        240,
 		ForceLaunchSpeed:   720,
 		ForceLaunchTicks:   40,
 		ForceEdge:          40,
@@ -165,7 +161,7 @@ func (r *ArmsRules) ForceOffset(at uint8) (dx, dy float64) {
 // Modes of a Force (armState.mode).
 const (
 	forceAttached uint8 = iota // on its ship, front or back (playerArms.a.ForceAt)
-	forceEnter                 // entering from the left edge; attaches on contact
+	forceEnter                 // entering from the left edge, at its ship; attaches on contact
 	forceFlight                // launched: cannot attach until it stops
 	forceHover                 // stopped; attaches on contact
 	forceRecall                // flying back to its ship; attaches on contact
@@ -176,7 +172,8 @@ const (
 type armState struct {
 	mode  uint8  // a Force's mode (force*)
 	beam  uint8  // a beam's entry in its owner's playerArms.beams
-	until uint32 // a Force's tick to stop its flight or aim again
+	until uint32 // a Force's tick to end its flight or aim again
+	stop  uint32 // a launched Force's tick to stop moving
 	dmg   int32  // a shot's or beam's damage (0: MissileDamage)
 }
 
@@ -368,7 +365,7 @@ func (w *World) pickups() {
 }
 
 // takeItem gives item to player p: a laser item gives the Force (level 1,
-// entering from the left edge) or raises its level (up to MaxForce), and
+// entering from the left edge at the ship's height, flying at the ship) or raises its level (up to MaxForce), and
 // sets its laser; ItemSpeed adds a speed-up (up to MaxSpeed); ItemBit a
 // bit (up to MaxBits). An item beyond a maximum is taken for nothing.
 func (w *World) takeItem(p uint8, item uint8) {
@@ -383,17 +380,16 @@ func (w *World) takeItem(p uint8, item uint8) {
 			return
 		}
 		ship := &w.ents[pl.slot]
-		hw := w.halfW[wire.KindForce]
-		x := -hw
-		m := wire.Linear(w.tick, x, ship.y, r.ForceEnterSpeed, 0)
-		f := w.spawn(wire.KindForce, m, wire.Anim{}, p)
+		x, y := -w.halfW[wire.KindForce], ship.y
+		vx, vy := toward(x, y, ship.x, ship.y, r.ForceEnterSpeed)
+		f := w.spawn(wire.KindForce, wire.Linear(w.tick, x, y, vx, vy), wire.Anim{}, p)
 		if f == 0 {
 			return
 		}
 		e := &w.ents[f]
 		e.epoch = pl.epoch
 		e.arm.mode = forceEnter
-		e.arm.until = w.tick + uint32(math.Ceil((r.ForceEnterX-x)/r.ForceEnterSpeed*float64(w.r.TickRate)))
+		e.arm.until = w.tick + uint32(max(r.ForceReaimTicks, 1))
 		pa.force = f
 		pa.a.Force, pa.a.Laser, pa.a.ForceAt = 1, item, wire.ForceLoose
 	case wire.ItemSpeed:

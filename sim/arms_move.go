@@ -26,6 +26,15 @@ func bitMotion(ship *wire.Motion, i int) wire.Motion {
 	return shifted(ship, 0, dy)
 }
 
+// toward returns the velocity of speed from (x, y) to (tx, ty), 0 there.
+func toward(x, y, tx, ty, speed float64) (vx, vy float64) {
+	dx, dy := tx-x, ty-y
+	if d := math.Hypot(dx, dy); d > 0 {
+		return dx / d * speed, dy / d * speed
+	}
+	return 0, 0
+}
+
 // follow moves e with its ship: its motion is set to the ship's shifted
 // by (dx, dy) whenever the ship's changes.
 func (w *World) follow(e *entity, ship *entity, dx, dy float64) {
@@ -83,18 +92,20 @@ func (w *World) moveForce(pa *playerArms, e *entity, ship *entity, press bool) {
 	}
 	e.px, e.py = e.x, e.y
 	switch e.arm.mode {
-	case forceEnter, forceFlight:
-		if w.tick >= e.arm.until {
+	case forceFlight:
+		if w.tick >= e.arm.stop && e.mo.Model != wire.ModelStationary {
 			e.mo = wire.Stationary(w.tick, e.x, e.y)
+		}
+		if w.tick >= e.arm.until {
 			e.arm.mode = forceHover
 		}
-	case forceRecall:
+	case forceEnter, forceRecall:
 		if w.tick >= e.arm.until {
-			dx, dy := ship.x-e.x, ship.y-e.y
-			vx, vy := 0.0, 0.0
-			if d := math.Hypot(dx, dy); d > 0 {
-				vx, vy = dx/d*r.ForceRecallSpeed, dy/d*r.ForceRecallSpeed
+			speed := r.ForceRecallSpeed
+			if e.arm.mode == forceEnter {
+				speed = r.ForceEnterSpeed
 			}
+			vx, vy := toward(e.x, e.y, ship.x, ship.y, speed)
 			e.mo = wire.Linear(w.tick-1, e.x, e.y, vx, vy)
 			e.arm.until = w.tick + uint32(max(r.ForceReaimTicks, 1))
 		}
@@ -117,8 +128,9 @@ func (w *World) moveForce(pa *playerArms, e *entity, ship *entity, press bool) {
 }
 
 // launchForce sends an attached Force away from its ship: forward from
-// the front, backward from the back, for ForceLaunchTicks at most, never
-// closer than ForceEdge to the area's left or right edge.
+// the front, backward from the back, for ForceLaunchTicks, never closer
+// than ForceEdge to the area's left or right edge (it stops at the last
+// tick before).
 func (w *World) launchForce(pa *playerArms, e *entity) {
 	r := &armsRules
 	dir := 1.0
@@ -128,13 +140,12 @@ func (w *World) launchForce(pa *playerArms, e *entity) {
 	pa.a.ForceAt = wire.ForceLoose
 	reach := r.ForceLaunchSpeed * float64(r.ForceLaunchTicks) / float64(w.r.TickRate)
 	to := min(max(e.x+dir*reach, r.ForceEdge), w.r.AreaW-r.ForceEdge)
-	dist := dir * (to - e.x)
-	if dist <= 0 { // against the edge already
-		e.arm.mode = forceHover
-		e.mo = wire.Stationary(w.tick, e.x, e.y)
-		return
-	}
+	steps := math.Floor(max(dir*(to-e.x), 0) / r.ForceLaunchSpeed * float64(w.r.TickRate))
 	e.arm.mode = forceFlight
-	e.arm.until = w.tick + uint32(math.Ceil(dist/r.ForceLaunchSpeed*float64(w.r.TickRate)))
+	e.arm.until = w.tick + uint32(max(r.ForceLaunchTicks, 1))
+	e.arm.stop = w.tick + uint32(steps)
 	e.mo = wire.Linear(w.tick-1, e.x, e.y, dir*r.ForceLaunchSpeed, 0)
+	if steps == 0 { // against the edge already
+		e.mo = wire.Stationary(w.tick, e.x, e.y)
+	}
 }
