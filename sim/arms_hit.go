@@ -24,17 +24,7 @@ func (w *World) hitFoes() {
 			w.beamHits(s)
 			continue
 		}
-		var best int32
-		bestT := 2.0
-		for _, f := range w.foes {
-			fe := &w.ents[f]
-			if !fe.alive {
-				continue
-			}
-			if t, ok := w.sweep(e, fe); ok && t < bestT {
-				best, bestT = f, t
-			}
-		}
+		best := w.firstHit(e, w.foes, nil)
 		if best == 0 {
 			continue
 		}
@@ -134,19 +124,7 @@ func (w *World) hitShipsStage() {
 		if !se.alive || w.pl[p].invuln > 0 {
 			continue
 		}
-		var best int32
-		bestT := 2.0
-		for _, list := range [2][]int32{w.foes, w.eshots} {
-			for _, h := range list {
-				he := &w.ents[h]
-				if !he.alive {
-					continue
-				}
-				if t, ok := w.sweep(se, he); ok && (t < bestT || t == bestT && h < best) {
-					best, bestT = h, t
-				}
-			}
-		}
+		best := w.firstHit(se, w.foes, w.eshots)
 		if best == 0 {
 			continue
 		}

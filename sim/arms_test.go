@@ -118,6 +118,18 @@ func giveForce(t testing.TB, w *World, p uint8) *entity {
 	return nil
 }
 
+// attach steps w, player 0 holding actions, until its loose Force
+// attaches, at most n ticks.
+func attach(t testing.TB, w *World, actions uint8, n int) {
+	t.Helper()
+	for i := 0; w.pl[0].arms.a.ForceAt == wire.ForceLoose; i++ {
+		if i > n {
+			t.Fatalf("the Force did not attach in %d ticks", n)
+		}
+		run(w, 0, actions, 1)
+	}
+}
+
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 func TestChargeLevel(t *testing.T) {
@@ -283,12 +295,7 @@ func TestForceAttachFrontAndFollow(t *testing.T) {
 	}
 	fx := fe.x
 	w.SetShipPos(0, fx+30, fe.y) // just in front of it
-	for i := 0; w.pl[0].arms.a.ForceAt == wire.ForceLoose; i++ {
-		if i > 60 {
-			t.Fatal("the Force never attached")
-		}
-		run(w, 0, wire.ActionLeft, 1)
-	}
+	attach(t, w, wire.ActionLeft, 60)
 	if w.pl[0].arms.a.ForceAt != wire.ForceBack {
 		t.Fatalf("touched from the right: ForceAt %d, want back", w.pl[0].arms.a.ForceAt)
 	}
@@ -296,12 +303,7 @@ func TestForceAttachFrontAndFollow(t *testing.T) {
 	run(w, 0, wire.ActionForce, 1) // launched backward again: it waits at the edge
 	w.SetShipPos(0, 20, fe.y-60)   // to its left, above it
 	run(w, 0, 0, 45)
-	for i := 0; w.pl[0].arms.a.ForceAt == wire.ForceLoose; i++ {
-		if i > 60 {
-			t.Fatal("the Force never attached")
-		}
-		run(w, 0, wire.ActionDown, 1)
-	}
+	attach(t, w, wire.ActionDown, 60)
 	if w.pl[0].arms.a.ForceAt != wire.ForceFront {
 		sx, sy := w.ShipPos(0)
 		t.Fatalf("ForceAt %d, want front; Force at (%g, %g), ship at (%g, %g)", w.pl[0].arms.a.ForceAt, fe.x, fe.y, sx, sy)
@@ -337,12 +339,7 @@ func TestForceLaunchAndRecall(t *testing.T) {
 	}
 	run(w, 0, 0, 1)
 	run(w, 0, wire.ActionForce, 1) // recall
-	for i := 0; w.pl[0].arms.a.ForceAt == wire.ForceLoose; i++ {
-		if i > 60 {
-			t.Fatal("the recalled Force never came back")
-		}
-		run(w, 0, 0, 1)
-	}
+	attach(t, w, 0, 60)
 	if w.pl[0].arms.a.ForceAt != wire.ForceBack {
 		t.Errorf("recalled from behind, attached at %d", w.pl[0].arms.a.ForceAt)
 	}
@@ -357,12 +354,7 @@ func TestForceLaunchAndRecall(t *testing.T) {
 	}
 	w.SetShipPos(0, 17, sy+100)
 	run(w, 0, wire.ActionForce, 1)
-	for i := 0; w.pl[0].arms.a.ForceAt == wire.ForceLoose; i++ {
-		if i > 90 {
-			t.Fatal("the recalled Force never came back")
-		}
-		run(w, 0, 0, 1)
-	}
+	attach(t, w, 0, 90)
 	if w.pl[0].arms.a.ForceAt != wire.ForceFront {
 		t.Errorf("recalled from the front, attached at %d", w.pl[0].arms.a.ForceAt)
 	}

@@ -724,19 +724,7 @@ func (w *World) hitShips() {
 		if !se.alive || pl.invuln > 0 {
 			continue
 		}
-		var best int32
-		bestT := 2.0
-		for _, list := range [2][]int32{w.bydos, w.emis} {
-			for _, h := range list {
-				he := &w.ents[h]
-				if !he.alive {
-					continue
-				}
-				if t, ok := w.sweep(se, he); ok && (t < bestT || t == bestT && h < best) {
-					best, bestT = h, t
-				}
-			}
-		}
+		best := w.firstHit(se, w.bydos, w.emis)
 		if best == 0 {
 			continue
 		}
@@ -747,6 +735,25 @@ func (w *World) hitShips() {
 		}
 		w.destroy(best, reason)
 	}
+}
+
+// firstHit returns the live entity of lists a and b (by slot) that e
+// touches first in the tick, the lowest slot on a tie; 0 if none.
+func (w *World) firstHit(e *entity, a, b []int32) int32 {
+	var best int32
+	bestT := 2.0
+	for _, list := range [2][]int32{a, b} {
+		for _, h := range list {
+			he := &w.ents[h]
+			if !he.alive {
+				continue
+			}
+			if t, ok := w.sweep(e, he); ok && (t < bestT || t == bestT && h < best) {
+				best, bestT = h, t
+			}
+		}
+	}
+	return best
 }
 
 // loseLife: player p's ship in slot s is hit. Death, then the Destroy of
