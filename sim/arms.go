@@ -177,7 +177,8 @@ type armState struct {
 	dmg   int32  // a shot's or beam's damage (0: MissileDamage)
 }
 
-// beamHits are the foes a beam has hurt: each only once.
+// beamHits are the foes a beam has hurt: each only once. A beam whose
+// entry was taken by a newer beam, or whose player left, hurts no one.
 type beamHits struct {
 	id  uint32 // the beam's network id
 	n   int
@@ -365,13 +366,18 @@ func (w *World) pickups() {
 }
 
 // takeItem gives item to player p: a laser item gives the Force (level 1,
-// entering from the left edge at the ship's height, flying at the ship) or raises its level (up to MaxForce), and
-// sets its laser; ItemSpeed adds a speed-up (up to MaxSpeed); ItemBit a
-// bit (up to MaxBits). An item beyond a maximum is taken for nothing.
+// entering from the left edge at the ship's height, flying at the ship)
+// or raises its level (up to MaxForce), and sets its laser; ItemSpeed adds
+// a speed-up (up to MaxSpeed); ItemBit a bit (up to MaxBits). An item
+// beyond a maximum is taken for nothing, and so is any item by a player
+// without a ship.
 func (w *World) takeItem(p uint8, item uint8) {
 	pl := &w.pl[p]
 	pa := &pl.arms
 	r := &armsRules
+	if pl.slot == 0 {
+		return
+	}
 	switch item {
 	case wire.ItemLaserRed, wire.ItemLaserBlue, wire.ItemLaserYellow:
 		if pa.force != 0 {

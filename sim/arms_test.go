@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 	"rtype/sim/stage"
 )
@@ -829,13 +830,10 @@ func TestArmsBusyTickNoAllocs(t *testing.T) {
 	for ; i < 1200; i++ {
 		busyTick(w, i)
 	}
-	n := testing.AllocsPerRun(600, func() {
+	testutil.NoAllocs(t, 600, "a busy Stage tick", func() {
 		busyTick(w, i)
 		i++
 	})
-	if n != 0 {
-		t.Errorf("%g allocations per busy Stage tick, want 0", n)
-	}
 	if w.CountKind(wire.KindForce) == 0 || w.CountKind(wire.KindWaveBeam)+w.CountKind(wire.KindForceShot) == 0 {
 		t.Error("the busy world is not busy")
 	}
@@ -853,4 +851,5 @@ func BenchmarkArmsBusyStep(b *testing.B) {
 		busyTick(w, i)
 		i++
 	}
+	b.ReportMetric(float64(w.NumEntities()), "entities")
 }
