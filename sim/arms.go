@@ -162,7 +162,7 @@ func (r *ArmsRules) ForceOffset(at uint8) (dx, dy float64) {
 const (
 	forceAttached uint8 = iota // on its ship, front or back (playerArms.a.ForceAt)
 	forceEnter                 // entering from the left edge, at its ship; attaches on contact
-	forceFlight                // launched: cannot attach until it stops
+	forceFlight                // launched: cannot attach for ForceLaunchTicks
 	forceHover                 // stopped; attaches on contact
 	forceRecall                // flying back to its ship; attaches on contact
 )

@@ -570,7 +570,7 @@ func (w *World) moveShips() {
 		e.px, e.py = e.x, e.y
 		vx, vy := w.r.shipVelocity(pl.actions)
 		if w.st != nil { // Stage mode: the player's speed-ups (arms.go)
-			vx, vy = velocity(pl.actions, armsRules.ShipSpeeds[pl.arms.a.Speed])
+			vx, vy = velocity(pl.actions, armsRules.ShipSpeed(pl.arms.a.Speed))
 		}
 		// A wall stops the axis the ship is pushed against.
 		if vx < 0 && e.x <= w.shipLoX || vx > 0 && e.x >= w.shipHiX {
