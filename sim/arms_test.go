@@ -312,9 +312,15 @@ func TestForceAttachFrontAndFollow(t *testing.T) {
 	if _, sy := w.ShipPos(0); sy+8.5+13 < fe.y-60+13 {
 		t.Errorf("attached at ship y %g, before touching the Force", sy)
 	}
-	for _, a := range []uint8{wire.ActionUp, wire.ActionUp | wire.ActionRight, 0, wire.ActionDown | wire.ActionLeft} {
+	for i, a := range []uint8{wire.ActionUp, wire.ActionUp | wire.ActionRight, 0, wire.ActionDown | wire.ActionLeft, wire.ActionUp} {
+		if i == 4 { // into the top wall, which stops the ship within a tick
+			w.SetShipPos(0, 300, 12)
+		}
 		run(w, 0, a, 7)
 		ship := &w.ents[w.pl[0].slot]
+		if i == 4 && ship.y != w.shipLoY {
+			t.Fatalf("ship at y %g, want it against the wall", ship.y)
+		}
 		want := shifted(&ship.mo, 28, 0)
 		if fe.mo != want || fe.x != ship.x+28 && !near(fe.x, ship.x+28, 1.0/16) || !near(fe.y, ship.y, 1.0/16) {
 			t.Errorf("actions %#x: Force motion %+v at (%g, %g), ship %+v at (%g, %g)", a, fe.mo, fe.x, fe.y, ship.mo, ship.x, ship.y)
