@@ -72,15 +72,20 @@ func destroyOf(evs []wire.Event, id uint32) (wire.Event, bool) {
 	return wire.Event{}, false
 }
 
-// foeAt places a still foe that never fires nor drops, with hp hit
-// points, and returns its slot.
+// foeAt places a still foe of kind that never fires nor drops, with hp
+// hit points (0: it cannot be hurt), and returns its slot. (Not through
+// spawnFoe, whose kinds fly at their own speeds and scale their hit
+// points: these tests want foes that stay put.)
 func foeAt(t testing.TB, w *World, kind uint8, x, y float64, hp int32) int32 {
 	t.Helper()
 	w.ids.ripen(w.tick)
-	s := w.spawnFoe(&foeSpawn{kind: kind, x: x, y: y, hp: hp, drop: noDrop})
+	s := w.spawn(kind, wire.Stationary(w.tick, x, y), wire.Anim{}, wire.NoPlayer)
 	if s == 0 {
 		t.Fatal("no slot for a foe")
 	}
+	e := &w.ents[s]
+	e.hp, e.maxHP = hp, hp
+	e.foe.score, e.foe.drop = 100, noDrop
 	w.TakeEvents()
 	return s
 }
@@ -240,7 +245,7 @@ func TestBeamPierces(t *testing.T) {
 // A beam stops on a boss's body: what is behind it is safe.
 func TestBeamStopsOnBossBody(t *testing.T) {
 	w := stageWorld(t, 1)
-	foeAt(t, w, wire.KindBoss, 420, 180, 1000)
+	foeAt(t, w, wire.KindBoss, 420, 180, 0)
 	behind := foeAt(t, w, wire.KindPowArmor, 700, 180, 20)
 	w.fireBeam(0, 3)
 	b := spawnsOf(w.TakeEvents2(), wire.KindWaveBeam)
@@ -628,12 +633,12 @@ func TestDeathLosesArms(t *testing.T) {
 func TestShipDiesOnFoe(t *testing.T) {
 	w := stageWorld(t, 1)
 	x, y := w.ShipPos(0)
-	foe := foeAt(t, w, wire.KindChaser, x+10, y, 5)
+	foe := foeAt(t, w, wire.KindPowArmor, x+10, y, 5)
 	evs := run(w, 0, 0, 1)
 	if len(eventsOf(evs, wire.EventDeath)) != 1 || !w.ents[foe].alive {
 		t.Errorf("ship against a foe: %v", evs)
 	}
-	foeAt(t, w, wire.KindChaser, x+10, y, 5)
+	foeAt(t, w, wire.KindPowArmor, x+10, y, 5)
 	if evs = run(w, 0, 0, 1); len(eventsOf(evs, wire.EventDeath)) != 0 {
 		t.Error("an invulnerable ship died")
 	}
