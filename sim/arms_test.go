@@ -13,9 +13,9 @@ import (
 // runner is not involved: foes are placed with spawnFoe, items with
 // dropItem or takeItem.
 
-// stageWorld returns a Stage world with players 0..n-1 in it, without
+// armsWorld returns a Stage world with players 0..n-1 in it, without
 // join invulnerability, its events taken.
-func stageWorld(t testing.TB, n int) *World {
+func armsWorld(t testing.TB, n int) *World {
 	t.Helper()
 	r := DefaultRules()
 	r.JoinInvulnTicks = 0
@@ -30,9 +30,9 @@ func stageWorld(t testing.TB, n int) *World {
 	return w
 }
 
-// run sets player p's input to actions and steps n times; it returns a
+// armsRun sets player p's input to actions and steps n times; it returns a
 // copy of the events.
-func run(w *World, p uint8, actions uint8, n int) []wire.Event {
+func armsRun(w *World, p uint8, actions uint8, n int) []wire.Event {
 	w.SetInput(p, actions)
 	var evs []wire.Event
 	for range n {
@@ -42,7 +42,7 @@ func run(w *World, p uint8, actions uint8, n int) []wire.Event {
 	return evs
 }
 
-func spawnsOf(evs []wire.Event, kind uint8) []wire.Event {
+func armsSpawns(evs []wire.Event, kind uint8) []wire.Event {
 	var out []wire.Event
 	for _, e := range evs {
 		if e.Type == wire.EventSpawn && e.Kind == kind {
@@ -52,7 +52,7 @@ func spawnsOf(evs []wire.Event, kind uint8) []wire.Event {
 	return out
 }
 
-func eventsOf(evs []wire.Event, typ wire.EventType) []wire.Event {
+func armsEvents(evs []wire.Event, typ wire.EventType) []wire.Event {
 	var out []wire.Event
 	for _, e := range evs {
 		if e.Type == typ {
@@ -62,8 +62,8 @@ func eventsOf(evs []wire.Event, typ wire.EventType) []wire.Event {
 	return out
 }
 
-// destroyOf returns the Destroy of id in evs, if any.
-func destroyOf(evs []wire.Event, id uint32) (wire.Event, bool) {
+// armsDestroy returns the Destroy of id in evs, if any.
+func armsDestroy(evs []wire.Event, id uint32) (wire.Event, bool) {
 	for _, e := range evs {
 		if e.Type == wire.EventDestroy && e.ID == id {
 			return e, true
@@ -72,11 +72,11 @@ func destroyOf(evs []wire.Event, id uint32) (wire.Event, bool) {
 	return wire.Event{}, false
 }
 
-// foeAt places a still foe of kind that never fires nor drops, with hp
+// armsFoe places a still foe of kind that never fires nor drops, with hp
 // hit points (0: it cannot be hurt), and returns its slot. (Not through
 // spawnFoe, whose kinds fly at their own speeds and scale their hit
 // points: these tests want foes that stay put.)
-func foeAt(t testing.TB, w *World, kind uint8, x, y float64, hp int32) int32 {
+func armsFoe(t testing.TB, w *World, kind uint8, x, y float64, hp int32) int32 {
 	t.Helper()
 	w.ids.ripen(w.tick)
 	s := w.spawn(kind, wire.Stationary(w.tick, x, y), wire.Anim{}, wire.NoPlayer)
@@ -90,16 +90,16 @@ func foeAt(t testing.TB, w *World, kind uint8, x, y float64, hp int32) int32 {
 	return s
 }
 
-// enemyShot places an enemy shot of kind moving at (vx, vy).
-func enemyShot(w *World, kind uint8, x, y, vx, vy float64) int32 {
+// armsShot places an enemy shot of kind moving at (vx, vy).
+func armsShot(w *World, kind uint8, x, y, vx, vy float64) int32 {
 	w.ids.ripen(w.tick)
 	s := w.spawn(kind, wire.Linear(w.tick, x, y, vx, vy), wire.Anim{}, wire.NoPlayer)
 	w.TakeEvents()
 	return s
 }
 
-// forceOf returns player p's Force.
-func forceOf(t testing.TB, w *World, p uint8) *entity {
+// armsForce returns player p's Force.
+func armsForce(t testing.TB, w *World, p uint8) *entity {
 	t.Helper()
 	f := w.pl[p].arms.force
 	if f == 0 || !w.ents[f].alive {
@@ -108,35 +108,35 @@ func forceOf(t testing.TB, w *World, p uint8) *entity {
 	return &w.ents[f]
 }
 
-// giveForce gives player p a Force attached at its back: a red laser
+// armsGiveForce gives player p a Force attached at its back: a red laser
 // item, then the ticks it takes to fly in from the left edge.
-func giveForce(t testing.TB, w *World, p uint8) *entity {
+func armsGiveForce(t testing.TB, w *World, p uint8) *entity {
 	t.Helper()
 	w.takeItem(p, wire.ItemLaserRed)
 	for range 100 {
 		w.Step()
 		w.TakeEvents()
 		if w.pl[p].arms.a.ForceAt == wire.ForceBack || w.pl[p].arms.a.ForceAt == wire.ForceFront {
-			return forceOf(t, w, p)
+			return armsForce(t, w, p)
 		}
 	}
 	t.Fatal("the Force never attached")
 	return nil
 }
 
-// attach steps w, player 0 holding actions, until its loose Force
+// armsAttach steps w, player 0 holding actions, until its loose Force
 // attaches, at most n ticks.
-func attach(t testing.TB, w *World, actions uint8, n int) {
+func armsAttach(t testing.TB, w *World, actions uint8, n int) {
 	t.Helper()
 	for i := 0; w.pl[0].arms.a.ForceAt == wire.ForceLoose; i++ {
 		if i > n {
 			t.Fatalf("the Force did not attach in %d ticks", n)
 		}
-		run(w, 0, actions, 1)
+		armsRun(w, 0, actions, 1)
 	}
 }
 
-func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+func armsNear(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 func TestChargeLevel(t *testing.T) {
 	r := DefaultArmsRules()
@@ -155,20 +155,20 @@ func TestChargeLevel(t *testing.T) {
 func TestChargeAndRelease(t *testing.T) {
 	r := DefaultArmsRules()
 	for _, n := range []int{1, 5, 23, 24, 59, 60, 95, 96, 200} {
-		w := stageWorld(t, 1)
+		w := armsWorld(t, 1)
 		press := w.tick + 1
-		evs := run(w, 0, wire.ActionFire, n)
-		if b := spawnsOf(evs, wire.KindWaveBeam); len(b) != 0 {
+		evs := armsRun(w, 0, wire.ActionFire, n)
+		if b := armsSpawns(evs, wire.KindWaveBeam); len(b) != 0 {
 			t.Errorf("held %d: a beam while Fire is held", n)
 		}
 		release := w.tick + 1
-		evs = append(evs, run(w, 0, 0, 1)...)
-		m := spawnsOf(evs, wire.KindPlayerMissile)
+		evs = append(evs, armsRun(w, 0, 0, 1)...)
+		m := armsSpawns(evs, wire.KindPlayerMissile)
 		if len(m) != 1 || m[0].Tick != press {
 			t.Errorf("held %d: missiles %v, want one at the press (tick %d)", n, m, press)
 		}
 		want := r.ChargeLevel(n)
-		b := spawnsOf(evs, wire.KindWaveBeam)
+		b := armsSpawns(evs, wire.KindWaveBeam)
 		if want == 0 {
 			if len(b) != 0 {
 				t.Errorf("held %d: a beam after a short tap", n)
@@ -188,19 +188,19 @@ func TestChargeAndRelease(t *testing.T) {
 
 // Taps shoot missiles, one per press, never faster than FireInterval.
 func TestTapsKeepTheCooldown(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	var evs []wire.Event
-	evs = append(evs, run(w, 0, wire.ActionFire, 1)...) // tick 1: missile, cooldown 10
-	evs = append(evs, run(w, 0, 0, 1)...)
-	evs = append(evs, run(w, 0, wire.ActionFire, 1)...) // tick 3: cooling down
-	evs = append(evs, run(w, 0, 0, 7)...)
-	evs = append(evs, run(w, 0, wire.ActionFire, 1)...) // tick 11: missile
-	evs = append(evs, run(w, 0, 0, 1)...)
-	m := spawnsOf(evs, wire.KindPlayerMissile)
+	evs = append(evs, armsRun(w, 0, wire.ActionFire, 1)...) // tick 1: missile, cooldown 10
+	evs = append(evs, armsRun(w, 0, 0, 1)...)
+	evs = append(evs, armsRun(w, 0, wire.ActionFire, 1)...) // tick 3: cooling down
+	evs = append(evs, armsRun(w, 0, 0, 7)...)
+	evs = append(evs, armsRun(w, 0, wire.ActionFire, 1)...) // tick 11: missile
+	evs = append(evs, armsRun(w, 0, 0, 1)...)
+	m := armsSpawns(evs, wire.KindPlayerMissile)
 	if len(m) != 2 || m[0].Tick != 1 || m[1].Tick != 11 {
 		t.Fatalf("missiles at %v, want ticks 1 and 11", m)
 	}
-	if len(spawnsOf(evs, wire.KindWaveBeam)) != 0 {
+	if len(armsSpawns(evs, wire.KindWaveBeam)) != 0 {
 		t.Error("taps fired a beam")
 	}
 }
@@ -209,25 +209,25 @@ func TestTapsKeepTheCooldown(t *testing.T) {
 func TestBeamPierces(t *testing.T) {
 	r := DefaultArmsRules()
 	for l := 1; l <= 3; l++ {
-		w := stageWorld(t, 1)
+		w := armsWorld(t, 1)
 		var foes []int32
 		var ids []uint32
 		for _, x := range []float64{400, 520, 640, 760} {
-			s := foeAt(t, w, wire.KindPowArmor, x, 180, 20)
+			s := armsFoe(t, w, wire.KindPowArmor, x, 180, 20)
 			foes = append(foes, s)
 			ids = append(ids, w.id(s))
 		}
 		w.fireBeam(0, l)
 		evs := w.TakeEvents2()
-		b := spawnsOf(evs, wire.KindWaveBeam)
+		b := armsSpawns(evs, wire.KindWaveBeam)
 		if len(b) != 1 {
 			t.Fatalf("level %d: no beam", l)
 		}
-		evs = run(w, 0, 0, 60)
+		evs = armsRun(w, 0, 0, 60)
 		for i, s := range foes {
 			want := 20 - r.BeamDamage[l-1]
 			if want <= 0 {
-				if d, ok := destroyOf(evs, ids[i]); !ok || d.Reason != wire.DestroyKilled {
+				if d, ok := armsDestroy(evs, ids[i]); !ok || d.Reason != wire.DestroyKilled {
 					t.Errorf("level %d: foe %d not killed", l, i)
 				}
 				continue
@@ -236,7 +236,7 @@ func TestBeamPierces(t *testing.T) {
 				t.Errorf("level %d: foe %d hp %d, want %d (hurt once)", l, i, e.hp, want)
 			}
 		}
-		if d, ok := destroyOf(evs, b[0].ID); ok && d.Reason != wire.DestroyDespawned {
+		if d, ok := armsDestroy(evs, b[0].ID); ok && d.Reason != wire.DestroyDespawned {
 			t.Errorf("level %d: the beam was %d, want it to fly on through the foes", l, d.Reason)
 		}
 	}
@@ -244,13 +244,13 @@ func TestBeamPierces(t *testing.T) {
 
 // A beam stops on a boss's body: what is behind it is safe.
 func TestBeamStopsOnBossBody(t *testing.T) {
-	w := stageWorld(t, 1)
-	foeAt(t, w, wire.KindBoss, 420, 180, 0)
-	behind := foeAt(t, w, wire.KindPowArmor, 700, 180, 20)
+	w := armsWorld(t, 1)
+	armsFoe(t, w, wire.KindBoss, 420, 180, 0)
+	behind := armsFoe(t, w, wire.KindPowArmor, 700, 180, 20)
 	w.fireBeam(0, 3)
-	b := spawnsOf(w.TakeEvents2(), wire.KindWaveBeam)
-	evs := run(w, 0, 0, 60)
-	if d, ok := destroyOf(evs, b[0].ID); !ok || d.Reason != wire.DestroyConsumed {
+	b := armsSpawns(w.TakeEvents2(), wire.KindWaveBeam)
+	evs := armsRun(w, 0, 0, 60)
+	if d, ok := armsDestroy(evs, b[0].ID); !ok || d.Reason != wire.DestroyConsumed {
 		t.Errorf("the beam was not stopped by the boss's body: %+v", d)
 	}
 	if e := &w.ents[behind]; !e.alive || e.hp != 20 {
@@ -261,28 +261,28 @@ func TestBeamStopsOnBossBody(t *testing.T) {
 // The first laser item gives the Force: it enters from the left edge at
 // the ship's height and attaches to the side it touches (here the back).
 func TestForcePickupAndAttachBack(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	sx, sy := w.ShipPos(0)
 	w.dropItem(wire.ItemLaserRed, sx, sy)
 	item := w.TakeEvents2()[0]
-	evs := run(w, 0, 0, 1)
-	if d, ok := destroyOf(evs, item.ID); !ok || d.Reason != wire.DestroyConsumed {
+	evs := armsRun(w, 0, 0, 1)
+	if d, ok := armsDestroy(evs, item.ID); !ok || d.Reason != wire.DestroyConsumed {
 		t.Fatalf("item not taken: %v", evs)
 	}
-	f := spawnsOf(evs, wire.KindForce)
+	f := armsSpawns(evs, wire.KindForce)
 	if len(f) != 1 || f[0].Owner != 0 || f[0].X != -13 || f[0].Y != float32(sy) {
 		t.Fatalf("Force spawns %+v, want one at (-13, %g)", f, sy)
 	}
-	a := eventsOf(evs, wire.EventArms)
+	a := armsEvents(evs, wire.EventArms)
 	if len(a) != 1 || a[0].Player != 0 || a[0].Arms != (wire.Arms{Force: 1, Laser: wire.LaserRed, ForceAt: wire.ForceLoose}) {
 		t.Fatalf("Arms events %+v", a)
 	}
-	evs = run(w, 0, 0, 30)
-	a = eventsOf(evs, wire.EventArms)
+	evs = armsRun(w, 0, 0, 30)
+	a = armsEvents(evs, wire.EventArms)
 	if len(a) != 1 || a[0].Arms.ForceAt != wire.ForceBack {
 		t.Fatalf("Arms events %+v, want the Force attached at the back", a)
 	}
-	fe := forceOf(t, w, 0)
+	fe := armsForce(t, w, 0)
 	if fe.x != sx-28 || fe.y != sy {
 		t.Errorf("attached Force at (%g, %g), want (%g, %g)", fe.x, fe.y, sx-28, sy)
 	}
@@ -291,25 +291,25 @@ func TestForcePickupAndAttachBack(t *testing.T) {
 // A Force waiting in the area attaches to the front of a ship that
 // touches it from the left, and moves with the ship: same motion, offset.
 func TestForceAttachFrontAndFollow(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	w.SetShipPos(0, 300, 360)
-	fe := giveForce(t, w, 0)       // at the back
-	run(w, 0, wire.ActionForce, 1) // launched backward
-	run(w, 0, 0, 45)               // waiting near the left edge
+	fe := armsGiveForce(t, w, 0)       // at the back
+	armsRun(w, 0, wire.ActionForce, 1) // launched backward
+	armsRun(w, 0, 0, 45)               // waiting near the left edge
 	if w.pl[0].arms.a.ForceAt != wire.ForceLoose || fe.mo.Model != wire.ModelStationary {
 		t.Fatalf("the Force is %d, model %d; want loose and waiting", w.pl[0].arms.a.ForceAt, fe.mo.Model)
 	}
 	fx := fe.x
 	w.SetShipPos(0, fx+30, fe.y) // just in front of it
-	attach(t, w, wire.ActionLeft, 60)
+	armsAttach(t, w, wire.ActionLeft, 60)
 	if w.pl[0].arms.a.ForceAt != wire.ForceBack {
 		t.Fatalf("touched from the right: ForceAt %d, want back", w.pl[0].arms.a.ForceAt)
 	}
-	run(w, 0, 0, 1)
-	run(w, 0, wire.ActionForce, 1) // launched backward again: it waits at the edge
+	armsRun(w, 0, 0, 1)
+	armsRun(w, 0, wire.ActionForce, 1) // launched backward again: it waits at the edge
 	w.SetShipPos(0, 20, fe.y-60)   // to its left, above it
-	run(w, 0, 0, 45)
-	attach(t, w, wire.ActionDown, 60)
+	armsRun(w, 0, 0, 45)
+	armsAttach(t, w, wire.ActionDown, 60)
 	if w.pl[0].arms.a.ForceAt != wire.ForceFront {
 		sx, sy := w.ShipPos(0)
 		t.Fatalf("ForceAt %d, want front; Force at (%g, %g), ship at (%g, %g)", w.pl[0].arms.a.ForceAt, fe.x, fe.y, sx, sy)
@@ -321,13 +321,13 @@ func TestForceAttachFrontAndFollow(t *testing.T) {
 		if i == 4 { // into the top wall, which stops the ship within a tick
 			w.SetShipPos(0, 300, 12)
 		}
-		run(w, 0, a, 7)
+		armsRun(w, 0, a, 7)
 		ship := &w.ents[w.pl[0].slot]
 		if i == 4 && ship.y != w.shipLoY {
 			t.Fatalf("ship at y %g, want it against the wall", ship.y)
 		}
 		want := shifted(&ship.mo, 28, 0)
-		if fe.mo != want || fe.x != ship.x+28 && !near(fe.x, ship.x+28, 1.0/16) || !near(fe.y, ship.y, 1.0/16) {
+		if fe.mo != want || fe.x != ship.x+28 && !armsNear(fe.x, ship.x+28, 1.0/16) || !armsNear(fe.y, ship.y, 1.0/16) {
 			t.Errorf("actions %#x: Force motion %+v at (%g, %g), ship %+v at (%g, %g)", a, fe.mo, fe.x, fe.y, ship.mo, ship.x, ship.y)
 		}
 	}
@@ -337,36 +337,36 @@ func TestForceAttachFrontAndFollow(t *testing.T) {
 // backward (from the back); pressed again, it recalls it, and it attaches
 // where it touches.
 func TestForceLaunchAndRecall(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	w.SetShipPos(0, 300, 360)
-	fe := giveForce(t, w, 0) // back, at x 272
+	fe := armsGiveForce(t, w, 0) // back, at x 272
 	x0 := fe.x
-	run(w, 0, wire.ActionForce, 1)
+	armsRun(w, 0, wire.ActionForce, 1)
 	if w.pl[0].arms.a.ForceAt != wire.ForceLoose {
 		t.Fatal("not launched")
 	}
-	run(w, 0, wire.ActionForce, 30) // held: no second press
+	armsRun(w, 0, wire.ActionForce, 30) // held: no second press
 	if fe.x > x0-200 || fe.x < 40-12 || w.pl[0].arms.a.ForceAt != wire.ForceLoose {
 		t.Errorf("launched backward from %g: at %g, %d", x0, fe.x, w.pl[0].arms.a.ForceAt)
 	}
-	run(w, 0, 0, 1)
-	run(w, 0, wire.ActionForce, 1) // recall
-	attach(t, w, 0, 60)
+	armsRun(w, 0, 0, 1)
+	armsRun(w, 0, wire.ActionForce, 1) // recall
+	armsAttach(t, w, 0, 60)
 	if w.pl[0].arms.a.ForceAt != wire.ForceBack {
 		t.Errorf("recalled from behind, attached at %d", w.pl[0].arms.a.ForceAt)
 	}
 
 	// Launch it backward, get behind it, recall it: front.
 	_, sy := w.ShipPos(0)
-	run(w, 0, 0, 1)
-	run(w, 0, wire.ActionForce, 1)
-	run(w, 0, 0, 45)
+	armsRun(w, 0, 0, 1)
+	armsRun(w, 0, wire.ActionForce, 1)
+	armsRun(w, 0, 0, 45)
 	if fe.x < 40 || fe.x > 52 || fe.mo.Model != wire.ModelStationary {
 		t.Errorf("launched backward: at %g, model %d, want waiting just right of 40", fe.x, fe.mo.Model)
 	}
 	w.SetShipPos(0, 17, sy+100)
-	run(w, 0, wire.ActionForce, 1)
-	attach(t, w, 0, 90)
+	armsRun(w, 0, wire.ActionForce, 1)
+	armsAttach(t, w, 0, 90)
 	if w.pl[0].arms.a.ForceAt != wire.ForceFront {
 		t.Errorf("recalled from the front, attached at %d", w.pl[0].arms.a.ForceAt)
 	}
@@ -374,60 +374,60 @@ func TestForceLaunchAndRecall(t *testing.T) {
 	// Launch forward: 480 px in 40 ticks, then it waits.
 	ship := &w.ents[w.pl[0].slot]
 	w.SetShipPos(0, 200, 360)
-	run(w, 0, 0, 2)
+	armsRun(w, 0, 0, 2)
 	x0 = fe.x
 	if x0 != ship.x+28 {
 		t.Fatalf("Force at %g, ship at %g", x0, ship.x)
 	}
-	run(w, 0, wire.ActionForce, 1)
-	run(w, 0, 0, 50)
-	if !near(fe.x, x0+480, 12) || fe.mo.Model != wire.ModelStationary {
+	armsRun(w, 0, wire.ActionForce, 1)
+	armsRun(w, 0, 0, 50)
+	if !armsNear(fe.x, x0+480, 12) || fe.mo.Model != wire.ModelStationary {
 		t.Errorf("launched forward from %g: at %g, model %d; want %g, waiting", x0, fe.x, fe.mo.Model, x0+480)
 	}
 }
 
 // The Force blocks an EnemyMissile but not a BossBullet.
 func TestForceBlocksSmallShotsOnly(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	w.SetShipPos(0, 300, 360)
 	w.takeItem(0, wire.ItemLaserRed)
 	w.SetShipPos(0, 100, w.ents[w.pl[0].arms.force].y)
-	run(w, 0, 0, 40)
+	armsRun(w, 0, 0, 40)
 	if w.pl[0].arms.a.ForceAt != wire.ForceBack {
 		t.Fatal("no Force at the back")
 	}
 	w.SetShipPos(0, 300, 360)
 	w.takeItem(0, wire.ItemLaserRed) // level 2
-	run(w, 0, 0, 2)
+	armsRun(w, 0, 0, 2)
 	// Missiles from behind, at the ship's height: the Force is in the way.
-	m := enemyShot(w, wire.KindEnemyMissile, 150, 360, 300, 0)
+	m := armsShot(w, wire.KindEnemyMissile, 150, 360, 300, 0)
 	mid := w.id(m)
-	evs := run(w, 0, 0, 40)
-	if d, ok := destroyOf(evs, mid); !ok || d.Reason != wire.DestroyConsumed {
+	evs := armsRun(w, 0, 0, 40)
+	if d, ok := armsDestroy(evs, mid); !ok || d.Reason != wire.DestroyConsumed {
 		t.Errorf("the Force did not block the EnemyMissile: %+v", d)
 	}
-	if len(eventsOf(evs, wire.EventDeath)) != 0 {
+	if len(armsEvents(evs, wire.EventDeath)) != 0 {
 		t.Error("the ship died behind its Force")
 	}
-	b := enemyShot(w, wire.KindBossBullet, 150, 360, 300, 0)
+	b := armsShot(w, wire.KindBossBullet, 150, 360, 300, 0)
 	bid := w.id(b)
-	evs = run(w, 0, 0, 40)
-	if d := eventsOf(evs, wire.EventDeath); len(d) != 1 {
+	evs = armsRun(w, 0, 0, 40)
+	if d := armsEvents(evs, wire.EventDeath); len(d) != 1 {
 		t.Errorf("a BossBullet through the Force: deaths %v, want 1", d)
 	}
-	if d, ok := destroyOf(evs, bid); !ok || d.Reason != wire.DestroyConsumed {
+	if d, ok := armsDestroy(evs, bid); !ok || d.Reason != wire.DestroyConsumed {
 		t.Errorf("the BossBullet: %+v, want Consumed on the ship", d)
 	}
 }
 
 // A Force hurts the foes it touches at every tick, and is never spent.
 func TestForceDamagesOnContact(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	w.SetShipPos(0, 300, 360)
-	fe := giveForce(t, w, 0)
+	fe := armsGiveForce(t, w, 0)
 	// The Force is behind: a foe touching it and not the ship.
-	foe := foeAt(t, w, wire.KindPowArmor, fe.x-25, fe.y, 100)
-	run(w, 0, 0, 10)
+	foe := armsFoe(t, w, wire.KindPowArmor, fe.x-25, fe.y, 100)
+	armsRun(w, 0, 0, 10)
 	if e := &w.ents[foe]; !e.alive || e.hp != 90 {
 		t.Errorf("foe hp %d after 10 ticks against the Force, want 90", e.hp)
 	}
@@ -436,8 +436,8 @@ func TestForceDamagesOnContact(t *testing.T) {
 	}
 	before := w.pl[0].score
 	w.ents[foe].hp = 1
-	evs := run(w, 0, 0, 1)
-	if _, ok := destroyOf(evs, w.id(foe)); !ok && w.ents[foe].alive {
+	evs := armsRun(w, 0, 0, 1)
+	if _, ok := armsDestroy(evs, w.id(foe)); !ok && w.ents[foe].alive {
 		t.Error("foe not killed by the Force")
 	}
 	if w.pl[0].score <= before {
@@ -448,16 +448,16 @@ func TestForceDamagesOnContact(t *testing.T) {
 // The Force fires with the ship: its laser pattern by colour and level,
 // backward from the back; bits fire one shot each.
 func TestForceAndBitsFire(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	w.SetShipPos(0, 300, 360)
-	fe := giveForce(t, w, 0) // back, red 1
+	fe := armsGiveForce(t, w, 0) // back, red 1
 	shots := func() []wire.Event {
-		evs := run(w, 0, wire.ActionFire, 1)
-		run(w, 0, 0, 12)
-		if len(spawnsOf(evs, wire.KindPlayerMissile)) != 1 {
+		evs := armsRun(w, 0, wire.ActionFire, 1)
+		armsRun(w, 0, 0, 12)
+		if len(armsSpawns(evs, wire.KindPlayerMissile)) != 1 {
 			t.Fatal("no missile")
 		}
-		return spawnsOf(evs, wire.KindForceShot)
+		return armsSpawns(evs, wire.KindForceShot)
 	}
 	s := shots()
 	if len(s) != 1 || s[0].Anim.Frame0 != wire.LaserRed || s[0].X != float32(fe.x) || s[0].Motion.VX >= 0 || s[0].Motion.VY != 0 {
@@ -484,7 +484,7 @@ func TestForceAndBitsFire(t *testing.T) {
 	}
 	w.takeItem(0, wire.ItemBit)
 	w.takeItem(0, wire.ItemBit)
-	run(w, 0, 0, 1)
+	armsRun(w, 0, 0, 1)
 	if s = shots(); len(s) != 7 {
 		t.Errorf("yellow 3 and 2 bits: %d shots, want 5+2", len(s))
 	}
@@ -502,7 +502,7 @@ func TestTwoPlayersRaceForOnePickup(t *testing.T) {
 		{2, 2, 0},
 		{4, 4, 0},
 	} {
-		w := stageWorld(t, 2)
+		w := armsWorld(t, 2)
 		const x, y = 400.0, 300.0
 		reach := 17.0/2 + 12 // ship's half height + item's
 		w.SetShipPos(0, x, y-reach-c.gap0)
@@ -513,7 +513,7 @@ func TestTwoPlayersRaceForOnePickup(t *testing.T) {
 		w.SetInput(1, wire.ActionUp)
 		w.Step() // 4.5 px each: both touch it
 		evs := w.TakeEvents2()
-		a := eventsOf(evs, wire.EventArms)
+		a := armsEvents(evs, wire.EventArms)
 		if len(a) != 1 || a[0].Player != c.want || a[0].Arms.Speed != 1 {
 			t.Errorf("gaps %g, %g: Arms events %+v, want player %d speed 1", c.gap0, c.gap1, a, c.want)
 		}
@@ -526,19 +526,19 @@ func TestTwoPlayersRaceForOnePickup(t *testing.T) {
 // Speed-ups: each adds a step up to 3; the ship moves at ShipSpeeds.
 func TestSpeedUps(t *testing.T) {
 	r := DefaultArmsRules()
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	for n := 0; n <= 4; n++ {
 		if n > 0 {
 			w.takeItem(0, wire.ItemSpeed)
 		}
 		want := r.ShipSpeeds[min(n, 3)]
 		w.SetShipPos(0, 200, 300)
-		run(w, 0, wire.ActionRight, 10)
+		armsRun(w, 0, wire.ActionRight, 10)
 		x, _ := w.ShipPos(0)
-		if !near(x-200, want/6, 1.0/8) {
+		if !armsNear(x-200, want/6, 1.0/8) {
 			t.Errorf("%d speed items: moved %g px in 10 ticks, want %g", n, x-200, want/6)
 		}
-		run(w, 0, 0, 1)
+		armsRun(w, 0, 0, 1)
 	}
 	if w.pl[0].arms.a.Speed != 3 {
 		t.Errorf("speed %d, want at most 3", w.pl[0].arms.a.Speed)
@@ -548,35 +548,35 @@ func TestSpeedUps(t *testing.T) {
 // Bits: at most 2, above and below the ship, following it; they block
 // small shots and hurt foes.
 func TestBits(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	w.SetShipPos(0, 300, 360)
 	w.takeItem(0, wire.ItemBit)
 	w.takeItem(0, wire.ItemBit)
 	w.takeItem(0, wire.ItemBit)
-	if b := spawnsOf(w.TakeEvents2(), wire.KindBit); len(b) != 2 || b[0].Owner != 0 {
+	if b := armsSpawns(w.TakeEvents2(), wire.KindBit); len(b) != 2 || b[0].Owner != 0 {
 		t.Fatalf("bit spawns %+v, want 2", b)
 	}
-	evs := run(w, 0, 0, 1)
-	if b := spawnsOf(evs, wire.KindBit); len(b) != 0 {
+	evs := armsRun(w, 0, 0, 1)
+	if b := armsSpawns(evs, wire.KindBit); len(b) != 0 {
 		t.Fatalf("bits spawned in the step: %v", b)
 	}
 	if w.CountKind(wire.KindBit) != 2 || w.pl[0].arms.a.Bits != 2 {
 		t.Fatalf("%d bits, arms %d, want 2", w.CountKind(wire.KindBit), w.pl[0].arms.a.Bits)
 	}
-	if a := eventsOf(evs, wire.EventArms); len(a) != 1 || a[0].Arms.Bits != 2 {
+	if a := armsEvents(evs, wire.EventArms); len(a) != 1 || a[0].Arms.Bits != 2 {
 		t.Errorf("Arms events %+v", a)
 	}
-	run(w, 0, wire.ActionDown|wire.ActionLeft, 10)
+	armsRun(w, 0, wire.ActionDown|wire.ActionLeft, 10)
 	ship := &w.ents[w.pl[0].slot]
 	up, down := &w.ents[w.pl[0].arms.bits[0]], &w.ents[w.pl[0].arms.bits[1]]
-	if !near(up.x, ship.x, 1.0/16) || !near(up.y, ship.y-30, 1.0/16) || !near(down.y, ship.y+30, 1.0/16) {
+	if !armsNear(up.x, ship.x, 1.0/16) || !armsNear(up.y, ship.y-30, 1.0/16) || !armsNear(down.y, ship.y+30, 1.0/16) {
 		t.Errorf("bits at (%g,%g) and (%g,%g), ship at (%g,%g)", up.x, up.y, down.x, down.y, ship.x, ship.y)
 	}
-	m := enemyShot(w, wire.KindEnemyMissile, ship.x+100, up.y, -300, 0)
+	m := armsShot(w, wire.KindEnemyMissile, ship.x+100, up.y, -300, 0)
 	mid := w.id(m)
-	foe := foeAt(t, w, wire.KindPowArmor, down.x+25, down.y+10, 50)
-	evs = run(w, 0, 0, 30)
-	if d, ok := destroyOf(evs, mid); !ok || d.Reason != wire.DestroyConsumed || len(eventsOf(evs, wire.EventDeath)) != 0 {
+	foe := armsFoe(t, w, wire.KindPowArmor, down.x+25, down.y+10, 50)
+	evs = armsRun(w, 0, 0, 30)
+	if d, ok := armsDestroy(evs, mid); !ok || d.Reason != wire.DestroyConsumed || len(armsEvents(evs, wire.EventDeath)) != 0 {
 		t.Errorf("the bit did not block the missile: %+v", d)
 	}
 	if e := &w.ents[foe]; e.hp != 20 {
@@ -584,12 +584,12 @@ func TestBits(t *testing.T) {
 	}
 }
 
-// killShip makes player p's ship vulnerable and puts an enemy missile on
+// armsKill makes player p's ship vulnerable and puts an enemy missile on
 // it; it returns the step's events.
-func killShip(w *World, p uint8) []wire.Event {
+func armsKill(w *World, p uint8) []wire.Event {
 	w.pl[p].invuln = 0
 	x, y := w.ShipPos(p)
-	enemyShot(w, wire.KindEnemyMissile, x, y, 0, 0)
+	armsShot(w, wire.KindEnemyMissile, x, y, 0, 0)
 	w.Step()
 	return w.TakeEvents2()
 }
@@ -597,27 +597,27 @@ func killShip(w *World, p uint8) []wire.Event {
 // A death costs a life and every arm: the Force and bits are destroyed,
 // speed and Force level gone; the ship respawns bare and invulnerable.
 func TestDeathLosesArms(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	w.SetShipPos(0, 300, 360)
-	giveForce(t, w, 0)
+	armsGiveForce(t, w, 0)
 	force := w.id(w.pl[0].arms.force)
 	w.takeItem(0, wire.ItemLaserBlue)
 	w.takeItem(0, wire.ItemSpeed)
 	w.takeItem(0, wire.ItemBit)
 	w.takeItem(0, wire.ItemBit)
-	run(w, 0, 0, 1)
+	armsRun(w, 0, 0, 1)
 	bits := []uint32{w.id(w.pl[0].arms.bits[0]), w.id(w.pl[0].arms.bits[1])}
-	evs := killShip(w, 0)
-	d := eventsOf(evs, wire.EventDeath)
+	evs := armsKill(w, 0)
+	d := armsEvents(evs, wire.EventDeath)
 	if len(d) != 1 || d[0].Lives != 2 {
 		t.Fatalf("deaths %+v", d)
 	}
 	for _, id := range append(bits, force) {
-		if e, ok := destroyOf(evs, id); !ok || e.Reason != wire.DestroyKilled {
+		if e, ok := armsDestroy(evs, id); !ok || e.Reason != wire.DestroyKilled {
 			t.Errorf("%#x not destroyed (Killed) with the ship: %+v", id, e)
 		}
 	}
-	if a := eventsOf(evs, wire.EventArms); len(a) != 1 || a[0].Arms != (wire.Arms{}) {
+	if a := armsEvents(evs, wire.EventArms); len(a) != 1 || a[0].Arms != (wire.Arms{}) {
 		t.Errorf("Arms events %+v, want one, bare", a)
 	}
 	x, y := w.ShipPos(0)
@@ -631,15 +631,15 @@ func TestDeathLosesArms(t *testing.T) {
 
 // Ships die on foes too (the foe flies on), not while invulnerable.
 func TestShipDiesOnFoe(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	x, y := w.ShipPos(0)
-	foe := foeAt(t, w, wire.KindPowArmor, x+10, y, 5)
-	evs := run(w, 0, 0, 1)
-	if len(eventsOf(evs, wire.EventDeath)) != 1 || !w.ents[foe].alive {
+	foe := armsFoe(t, w, wire.KindPowArmor, x+10, y, 5)
+	evs := armsRun(w, 0, 0, 1)
+	if len(armsEvents(evs, wire.EventDeath)) != 1 || !w.ents[foe].alive {
 		t.Errorf("ship against a foe: %v", evs)
 	}
-	foeAt(t, w, wire.KindPowArmor, x+10, y, 5)
-	if evs = run(w, 0, 0, 1); len(eventsOf(evs, wire.EventDeath)) != 0 {
+	armsFoe(t, w, wire.KindPowArmor, x+10, y, 5)
+	if evs = armsRun(w, 0, 0, 1); len(armsEvents(evs, wire.EventDeath)) != 0 {
 		t.Error("an invulnerable ship died")
 	}
 }
@@ -647,15 +647,15 @@ func TestShipDiesOnFoe(t *testing.T) {
 // Out of lives, a player is down; at a checkpoint it comes back with one
 // life while a teammate plays; when all are down, the game is over.
 func TestDownContinueAndGameOver(t *testing.T) {
-	w := stageWorld(t, 2)
+	w := armsWorld(t, 2)
 	w.SetShipPos(1, 600, 600)
 	for range 3 {
-		killShip(w, 0)
+		armsKill(w, 0)
 	}
 	if w.pl[0].slot != 0 || w.pl[0].lives != 0 || w.Ship(0) != wire.NoEntity || w.Over() {
 		t.Fatalf("player 0 not down, or game over: lives %d over %v", w.pl[0].lives, w.Over())
 	}
-	run(w, 0, wire.ActionFire, 5) // down: nothing happens
+	armsRun(w, 0, wire.ActionFire, 5) // down: nothing happens
 	w.onCheckpoint()
 	evs := w.TakeEvents2()
 	if len(evs) < 2 || evs[0].Type != wire.EventStage || evs[0].What != wire.StageContinue || evs[0].Value != 0 ||
@@ -670,13 +670,13 @@ func TestDownContinueAndGameOver(t *testing.T) {
 		t.Errorf("a checkpoint with nobody down: %v", evs)
 	}
 	for range 3 {
-		killShip(w, 1)
+		armsKill(w, 1)
 	}
 	if w.Over() {
 		t.Fatal("game over while player 0 plays")
 	}
-	evs = killShip(w, 0)
-	g := eventsOf(evs, wire.EventGameOver)
+	evs = armsKill(w, 0)
+	g := armsEvents(evs, wire.EventGameOver)
 	if len(g) != 1 || !w.Over() || g[0].NumScores != 2 {
 		t.Fatalf("GameOver %+v", g)
 	}
@@ -688,12 +688,12 @@ func TestDownContinueAndGameOver(t *testing.T) {
 
 // Alone: no checkpoint brings back the last player; down is game over.
 func TestAloneDownIsGameOver(t *testing.T) {
-	w := stageWorld(t, 1)
+	w := armsWorld(t, 1)
 	var evs []wire.Event
 	for range 3 {
-		evs = append(evs, killShip(w, 0)...)
+		evs = append(evs, armsKill(w, 0)...)
 	}
-	if len(eventsOf(evs, wire.EventGameOver)) != 1 {
+	if len(armsEvents(evs, wire.EventGameOver)) != 1 {
 		t.Fatal("no GameOver")
 	}
 }
@@ -701,26 +701,26 @@ func TestAloneDownIsGameOver(t *testing.T) {
 // Arms events: one per change and tick, none when nothing changes; a
 // joining client gets them all from AppendArms.
 func TestArmsEvents(t *testing.T) {
-	w := stageWorld(t, 2)
+	w := armsWorld(t, 2)
 	w.takeItem(1, wire.ItemSpeed)
 	w.takeItem(1, wire.ItemSpeed)
 	w.takeItem(1, wire.ItemBit)
-	evs := run(w, 0, 0, 1)
-	a := eventsOf(evs, wire.EventArms)
+	evs := armsRun(w, 0, 0, 1)
+	a := armsEvents(evs, wire.EventArms)
 	if len(a) != 1 || a[0].Player != 1 || a[0].Arms != (wire.Arms{Speed: 2, Bits: 1}) || a[0].Tick != w.tick {
 		t.Fatalf("Arms events %+v", a)
 	}
-	if a := eventsOf(run(w, 0, 0, 5), wire.EventArms); len(a) != 0 {
+	if a := armsEvents(armsRun(w, 0, 0, 5), wire.EventArms); len(a) != 0 {
 		t.Errorf("Arms events without a change: %+v", a)
 	}
 	for range 3 {
 		w.takeItem(1, wire.ItemSpeed)
 	}
-	if a := eventsOf(run(w, 0, 0, 1), wire.EventArms); len(a) != 1 || a[0].Arms.Speed != 3 {
+	if a := armsEvents(armsRun(w, 0, 0, 1), wire.EventArms); len(a) != 1 || a[0].Arms.Speed != 3 {
 		t.Errorf("Arms events %+v, want speed 3", a)
 	}
 	w.takeItem(1, wire.ItemSpeed)
-	if a := eventsOf(run(w, 0, 0, 1), wire.EventArms); len(a) != 0 {
+	if a := armsEvents(armsRun(w, 0, 0, 1), wire.EventArms); len(a) != 0 {
 		t.Errorf("a speed item beyond the maximum: %+v", a)
 	}
 	all := w.AppendArms(nil)
@@ -734,19 +734,19 @@ func TestArmsEvents(t *testing.T) {
 
 // A player who leaves takes its Force and bits with it.
 func TestLeaveTakesArms(t *testing.T) {
-	w := stageWorld(t, 2)
+	w := armsWorld(t, 2)
 	w.SetShipPos(0, 300, 360)
-	giveForce(t, w, 0)
+	armsGiveForce(t, w, 0)
 	w.takeItem(0, wire.ItemBit)
-	run(w, 0, 0, 1)
+	armsRun(w, 0, 0, 1)
 	w.RemovePlayer(0, wire.LeftLeft)
 	w.TakeEvents()
 	if n := w.CountKind(wire.KindForce) + w.CountKind(wire.KindBit); n != 0 {
 		t.Errorf("%d arms left after their player", n)
 	}
-	run(w, 1, 0, 5)
+	armsRun(w, 1, 0, 5)
 	w.AddPlayer(0, "Again")
-	run(w, 0, wire.ActionFire|wire.ActionForce, 5)
+	armsRun(w, 0, wire.ActionFire|wire.ActionForce, 5)
 	if w.Arms(0) != (wire.Arms{}) {
 		t.Errorf("a new player starts with %+v", w.Arms(0))
 	}
@@ -754,10 +754,10 @@ func TestLeaveTakesArms(t *testing.T) {
 
 // The same inputs give the same events, tick for tick.
 func TestArmsDeterministic(t *testing.T) {
-	a, b := busyStage(t), busyStage(t)
+	a, b := armsBusy(t), armsBusy(t)
 	for i := range 600 {
-		ea := busyTick(a, i)
-		eb := busyTick(b, i)
+		ea := armsBusyTick(a, i)
+		eb := armsBusyTick(b, i)
 		if len(ea) != len(eb) {
 			t.Fatalf("tick %d: %d events, then %d", i, len(ea), len(eb))
 		}
@@ -769,10 +769,10 @@ func TestArmsDeterministic(t *testing.T) {
 	}
 }
 
-// busyStage is a Stage world with 4 players, Forces, bits, foes and
+// armsBusy is a Stage world with 4 players, Forces, bits, foes and
 // enemy shots.
-func busyStage(t testing.TB) *World {
-	w := stageWorld(t, 4)
+func armsBusy(t testing.TB) *World {
+	w := armsWorld(t, 4)
 	for p := range uint8(4) {
 		w.SetShipPos(p, 200+float64(p)*40, 120+float64(p)*150)
 		w.takeItem(p, p%3)
@@ -784,10 +784,10 @@ func busyStage(t testing.TB) *World {
 	return w
 }
 
-// busyTick scripts tick i of a busy world: the players charge, tap and
+// armsBusyTick scripts tick i of a busy world: the players charge, tap and
 // launch, foes and shots are topped up, items dropped; it returns the
 // tick's events (the world's buffer).
-func busyTick(w *World, i int) []wire.Event {
+func armsBusyTick(w *World, i int) []wire.Event {
 	for p := range uint8(4) {
 		pl := &w.pl[p]
 		if pl.lives < 3 && pl.slot != 0 {
@@ -836,13 +836,13 @@ func busyTick(w *World, i int) []wire.Event {
 
 // A busy Stage tick allocates nothing in steady state.
 func TestArmsBusyTickNoAllocs(t *testing.T) {
-	w := busyStage(t)
+	w := armsBusy(t)
 	i := 0
 	for ; i < 1200; i++ {
-		busyTick(w, i)
+		armsBusyTick(w, i)
 	}
 	testutil.NoAllocs(t, 600, "a busy Stage tick", func() {
-		busyTick(w, i)
+		armsBusyTick(w, i)
 		i++
 	})
 	if w.CountKind(wire.KindForce) == 0 || w.CountKind(wire.KindWaveBeam)+w.CountKind(wire.KindForceShot) == 0 {
@@ -851,15 +851,15 @@ func TestArmsBusyTickNoAllocs(t *testing.T) {
 }
 
 func BenchmarkArmsBusyStep(b *testing.B) {
-	w := busyStage(b)
+	w := armsBusy(b)
 	i := 0
 	for ; i < 1200; i++ {
-		busyTick(w, i)
+		armsBusyTick(w, i)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		busyTick(w, i)
+		armsBusyTick(w, i)
 		i++
 	}
 	b.ReportMetric(float64(w.NumEntities()), "entities")
