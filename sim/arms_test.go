@@ -307,7 +307,7 @@ func TestForceAttachFrontAndFollow(t *testing.T) {
 	}
 	armsRun(w, 0, 0, 1)
 	armsRun(w, 0, wire.ActionForce, 1) // launched backward again: it waits at the edge
-	w.SetShipPos(0, 20, fe.y-60)   // to its left, above it
+	w.SetShipPos(0, 20, fe.y-60)       // to its left, above it
 	armsRun(w, 0, 0, 45)
 	armsAttach(t, w, wire.ActionDown, 60)
 	if w.pl[0].arms.a.ForceAt != wire.ForceFront {
