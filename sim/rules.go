@@ -261,8 +261,12 @@ func (r *Rules) MoveShip(x, y float64, actions uint8) (nx, ny float64) {
 // diagonal moves normalized, before the walls. MoveShip's steps are this
 // velocity's to within 1/32 px/s per axis.
 func (r *Rules) shipVelocity(actions uint8) (vx, vy int16) {
+	return velocity(actions, r.ShipSpeed)
+}
+
+// velocity is shipVelocity at speed v px/s along each axis.
+func velocity(actions uint8, v float64) (vx, vy int16) {
 	dx, dy := direction(actions)
-	v := r.ShipSpeed
 	if dx != 0 && dy != 0 {
 		v *= math.Sqrt2 / 2
 	}

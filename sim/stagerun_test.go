@@ -33,7 +33,7 @@ func stageWorld(t testing.TB, src string, players int, warp string) (*World, *[]
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := NewStage(DefaultRules(), st, 1, StageOptions{Warp: warp})
+	w, err := NewStage(livelyRules(), st, 1, StageOptions{Warp: warp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,6 +364,15 @@ func script(w *World) {
 	}
 }
 
+// livelyRules are the default rules with 255 lives: the runner's tests
+// follow the timeline to its end, which idle or scripted players would
+// not reach with 3 lives now that foes and bosses shoot.
+func livelyRules() Rules {
+	r := DefaultRules()
+	r.Lives = 255
+	return r
+}
+
 // stageOne is a world playing stage 1 from warp with seed, with players
 // players joined at tick 0 and their events taken.
 func stageOne(tb testing.TB, seed uint64, warp string, players int) *World {
@@ -372,7 +381,7 @@ func stageOne(tb testing.TB, seed uint64, warp string, players int) *World {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	w, err := NewStage(DefaultRules(), st, seed, StageOptions{Warp: warp})
+	w, err := NewStage(livelyRules(), st, seed, StageOptions{Warp: warp})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -573,7 +582,7 @@ func FuzzStageRun(f *testing.F) {
 		if err != nil {
 			return
 		}
-		w, err := NewStage(DefaultRules(), st, 1, StageOptions{Warp: warp})
+		w, err := NewStage(livelyRules(), st, 1, StageOptions{Warp: warp})
 		if err != nil {
 			return
 		}
