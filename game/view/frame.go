@@ -99,6 +99,7 @@ func (v *View) Frame(dst *Frame, now time.Time) *Frame {
 		dst.Out = min(1, max(0, (t-v.outAt)/outFadeIn))
 	}
 	dst.Net = v.net
+	v.stageHUD(dst, t)
 	return dst
 }
 
@@ -150,6 +151,8 @@ func (v *View) sprites(dst *Frame, now time.Time) {
 				}
 				sp.X += float64(d.VX * lead)
 				sp.Y += float64(d.VY * lead)
+			case wire.KindForce:
+				v.ownForce(&sp, &d.Motion, d.HasMotion, r, float64(lead)*float64(v.cfg.Rules.TickRate), float64(px), float64(py), predicted, dst.T)
 			}
 		}
 		dst.Sprites = append(dst.Sprites, sp)
