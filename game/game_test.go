@@ -139,7 +139,7 @@ func TestStartHostTakesTheNextFreePort(t *testing.T) {
 	}
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
-	h, err := StartHost(port, testutil.Logger(t))
+	h, err := StartHost(port, HostConfig{}, testutil.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
