@@ -189,7 +189,7 @@ func (v *View) hud(dst *Frame) {
 		dst.HUD[p] = model.HUDPlayer{Present: pl.Present, Name: name, Score: pl.Score, Lives: int(pl.Lives), HasShip: pl.HasShip, Local: uint8(p) == v.me}
 	}
 	for _, sp := range dst.Sprites {
-		if sp.Kind == wire.KindPlayerShip || sp.Kind == wire.KindBydosSlave || sp.Kind == wire.KindEnemyMissile {
+		if underPanel(sp.Kind) {
 			if p := model.HUDSlotAt(sp.X, sp.Y, 16); p >= 0 {
 				dst.HUD[p].Behind = true
 			}
@@ -220,4 +220,17 @@ func (v *View) labels(dst *Frame) {
 		}
 		dst.Labels = append(dst.Labels, Label{Text: name, X: sp.X, Y: sp.Y + 13, Player: sp.Owner})
 	}
+}
+
+// underPanel reports whether an entity of kind k under a player's panel
+// makes it see-through: ships, foes, enemy shots and items (what a player
+// must see), not the players' own shots.
+func underPanel(k uint8) bool {
+	switch k {
+	case wire.KindPlayerShip, wire.KindBydosSlave, wire.KindEnemyMissile,
+		wire.KindPowerUp, wire.KindPowArmor, wire.KindChaser, wire.KindTurret, wire.KindArmored,
+		wire.KindMidBoss, wire.KindBoss, wire.KindBossCore, wire.KindBossBullet:
+		return true
+	}
+	return false
 }

@@ -367,3 +367,22 @@ func TestForceBitSentInV2Only(t *testing.T) {
 		t.Errorf("v2 step %#x, want %#x", got, wire.ActionForce|wire.ActionFire)
 	}
 }
+
+// TestStageFrameAllocatesNothing: a Stage game's Frame, with the boss bar,
+// a banner, the charge and the own Force, reuses its storage.
+func TestStageFrameAllocatesNothing(t *testing.T) {
+	s := newStageRig(t, wire.ModeStage, func(g *game2) Source { return forceSrc{g} })
+	s.feed(wire.Event{Type: wire.EventArms, Player: s.v.Me(), Arms: wire.Arms{Force: 1, ForceAt: wire.ForceFront}},
+		wire.Event{Type: wire.EventHealth, ID: 77, HP: 3, MaxHP: 4}, stageEv(wire.StageBoss, 77, "Boss"),
+		stageEv(wire.StageWarning, 120, "Sweep"))
+	s.run(500*time.Millisecond, wire.ActionFire)
+	var f Frame
+	now := s.clk.now
+	s.v.Frame(&f, now)
+	if !f.Stage.BossShown || f.Stage.Banner != "WARNING" || f.Stage.Charge == 0 {
+		t.Fatalf("not the busy HUD: %+v", f.Stage)
+	}
+	if n := testing.AllocsPerRun(100, func() { s.v.Frame(&f, now) }); n != 0 {
+		t.Errorf("Frame allocates %v times", n)
+	}
+}
