@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"rtype/game/core"
@@ -167,9 +168,10 @@ func modeName(mode uint8) string {
 	return "any"
 }
 
-// ParseMode reads a -mode flag: "classic" or "stage".
+// ParseMode reads a -mode flag: "classic" or "stage", in any case. (The
+// same as rtype-server's: at the merge with server's, one of them goes.)
 func ParseMode(s string) (uint8, error) {
-	switch s {
+	switch strings.ToLower(s) {
 	case "classic":
 		return wire.ModeClassic, nil
 	case "stage":
