@@ -156,11 +156,9 @@ type HostingScene struct {
 const minHostingShow = 1.5
 
 // NewHostingScene starts hosting what g.hostCfg says (or shows why it
-// cannot); the own client asks for the hosted mode.
+// cannot), unless a host runs (Play again); the own client asks for the
+// hosted mode.
 func NewHostingScene(g *Game) Scene {
-	if g.host != nil && g.host.Mode != g.hostCfg.mode() {
-		g.stopHost()
-	}
 	if g.host == nil {
 		h, err := StartHost(g.hostPort(), g.hostCfg, g.log)
 		if err != nil {
