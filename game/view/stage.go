@@ -75,6 +75,9 @@ const (
 	launchBlend = 0.15
 	// maxStageText bounds a title, boss or attack name, in characters.
 	maxStageText = 40
+	// maxForce, maxSpeed and maxBits bound the arms a server tells
+	// (7.12: Force level 1 to 3, 3 speed-ups, 2 bits).
+	maxForce, maxSpeed, maxBits = 3, 3, 2
 	// healthKept is how many entities' last Health the View keeps (the
 	// boss bar's entity may be told after its Health).
 	healthKept = 8
@@ -278,7 +281,8 @@ func (v *View) armsChanged(ev *wire.Event, t float64, quiet bool) {
 		return
 	}
 	old, had := s.arms[p], s.armsSet[p]
-	a := ev.Arms
+	a := ev.Arms // bounded: the HUD may index by them
+	a.Force, a.Laser, a.Speed, a.Bits = min(a.Force, maxForce), min(a.Laser, wire.LaserYellow), min(a.Speed, maxSpeed), min(a.Bits, maxBits)
 	a.ForceAt = min(a.ForceAt, wire.ForceLoose)
 	s.arms[p], s.armsSet[p] = a, true
 	if p != v.me {

@@ -3,6 +3,7 @@ package view
 import (
 	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -384,5 +385,45 @@ func TestStageFrameAllocatesNothing(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { s.v.Frame(&f, now) }); n != 0 {
 		t.Errorf("Frame allocates %v times", n)
+	}
+}
+
+// TestStageHostileEvents: whatever a server sends in Stage, Health and
+// Arms events, the View neither fails nor shows out-of-range values.
+func TestStageHostileEvents(t *testing.T) {
+	s := newStageRig(t, wire.ModeStage, func(g *game2) Source { return forceSrc{g} })
+	rng := rand.New(rand.NewPCG(5, 6))
+	junk := func() string {
+		b := make([]byte, rng.IntN(300))
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return string(b)
+	}
+	for range 3000 {
+		ev := wire.Event{Type: wire.EventType(7 + rng.IntN(3)), What: uint8(rng.IntN(10)), Value: rng.Uint32() >> uint(rng.IntN(32)),
+			Name: junk(), ID: uint32(rng.IntN(100)), HP: uint16(rng.Uint32()), MaxHP: uint16(rng.Uint32()), Player: uint8(rng.IntN(6)),
+			Arms: wire.Arms{Force: uint8(rng.Uint32()), Laser: uint8(rng.Uint32()), Speed: uint8(rng.Uint32()), Bits: uint8(rng.Uint32()), ForceAt: uint8(rng.Uint32())}}
+		s.feed(ev)
+		f := s.tick(uint8(rng.IntN(64)))
+		h := &f.Stage
+		a := h.Arms
+		if a.Force > 3 || a.Laser > wire.LaserYellow || a.Speed > 3 || a.Bits > 2 || a.ForceAt > wire.ForceLoose {
+			t.Fatalf("arms out of range: %+v", a)
+		}
+		if h.BossShown && (h.BossHP > h.BossMax || h.BossMax <= 0) {
+			t.Fatalf("boss bar %d/%d", h.BossHP, h.BossMax)
+		}
+		for _, txt := range []string{h.Banner, h.BannerSub, h.BossName} {
+			if !utf8.ValidString(txt) || utf8.RuneCountInString(txt) > maxStageText || strings.ContainsAny(txt, "\n\r\x00\u202e") {
+				t.Fatalf("text %q", txt)
+			}
+		}
+		if h.Charge < 0 || h.Charge > 1 || h.BannerAlpha < 0 || h.BannerAlpha > 1 || h.Warning < 0 || h.Warning > 1 {
+			t.Fatalf("fractions out of range: %+v", h)
+		}
+		if sp, ok := ownForce(f); ok && (math.IsNaN(sp.X) || math.IsInf(sp.X, 0)) {
+			t.Fatalf("Force at %v", sp.X)
+		}
 	}
 }

@@ -2,7 +2,9 @@
 // owns the client's frames, the interpolation of the world (game/interp),
 // the prediction of the own ship (game/predict), the timeline that turns
 // the server's events into effects, sounds and notices, and the HUD's
-// figures, and hands out one Frame per drawn frame, for any render time.
+// figures (in a Stage game, PROTOCOL.md 7.12, also the charge meter, the
+// boss's bar, the banners and the results: stage.go), and hands out one
+// Frame per drawn frame, for any render time.
 //
 // It is headless (no Ebitengine, directly or not), so the game, the
 // benchmark tool and the tests run exactly this code, the tests without a
