@@ -262,7 +262,11 @@ func (v *View) stageEvent(ev *wire.Event, t float64) {
 			s.bossID = 0
 		case wire.StageContinue:
 			if p := ev.Value; p < wire.MaxPlayers {
-				text := v.names[p] + " continues with 1 life"
+				name := v.names[p]
+				if name == "" {
+					name = "Player " + strconv.Itoa(int(p)+1)
+				}
+				text := name + " continues with 1 life"
 				if p == uint32(v.me) {
 					text = "You continue with 1 life"
 				}

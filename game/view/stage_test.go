@@ -427,3 +427,16 @@ func TestStageHostileEvents(t *testing.T) {
 		}
 	}
 }
+
+func TestStageContinueNotice(t *testing.T) {
+	s := newStageRig(t, wire.ModeStage, nil)
+	s.feed(stageEv(wire.StageContinue, uint32(s.v.Me()), ""), stageEv(wire.StageContinue, 2, ""), stageEv(wire.StageContinue, 9, ""))
+	f := s.tick(0)
+	var texts []string
+	for _, n := range f.Notices {
+		texts = append(texts, n.Text)
+	}
+	if !slices.Contains(texts, "You continue with 1 life") || !slices.Contains(texts, "Player 3 continues with 1 life") || len(texts) > 3 {
+		t.Errorf("notices %q", texts)
+	}
+}
