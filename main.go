@@ -6,6 +6,12 @@
 //	rtype -join HOST[:PORT]    join a game at once
 //	rtype -protocol 1|2        join with that protocol version only
 //	                           (default auto: 2, or 1 with a v1-only server)
+//	rtype -host -mode classic  host the Classic game (default: Stage mode)
+//	rtype -host -stage NAME|FILE -warp SECONDS|MARKER
+//	                           host that stage, starting later in it
+//	                           (-warp boss starts at the boss)
+//	rtype -join ADDR -mode classic|stage
+//	                           join asking for that mode
 //
 // Test hooks: -autotest-input SPEC holds actions during play (e.g.
 // "right+fire" for 3 s, "right+fire:forever"), -autotest-screenshot PATH
@@ -18,6 +24,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -41,55 +48,20 @@ func main() {
 }
 
 func run() error {
-	var (
-		host       = flag.Bool("host", false, "host a game at once (the server runs inside the game)")
-		join       = flag.String("join", "", "join the game at `ADDR` (host or host:port) at once")
-		name       = flag.String("name", "", "your pilot `NAME` (3 to 20 letters, digits, spaces, _ or -)")
-		port       = flag.Int("port", wire.DefaultPort, "the `port` to host on (TCP and UDP; if taken, the next free one; 0 for any)")
-		mute       = flag.Bool("mute", false, "no sound: never open an audio device")
-		fullscreen = flag.Bool("fullscreen", false, "start fullscreen")
-		config     = flag.String("config", "", "the settings `file` (default: the user's config directory, rtype/settings.json)")
-		debug      = flag.Bool("debug", false, "debug logs")
-		protocol   = flag.String("protocol", "auto", "the protocol `version` to join with: auto (2, or 1 with a v1-only server), 1 or 2")
-		shot       = flag.String("autotest-screenshot", "", "test hook: save a PNG of the screen to `PATH`")
-		shotAfter  = flag.Duration("autotest-screenshot-after", 4*time.Second, "test hook: how long after the play starts the screenshot is taken")
-		quitAfter  = flag.Duration("autotest-quit-after", 0, "test hook: quit after this `duration` (0: never)")
-		input      = flag.String("autotest-input", "", "test hook: actions held during play, e.g. right+fire (3 s) or right+fire:forever,up:1s")
-	)
-	flag.Parse()
-	if flag.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q (see -help)", flag.Args())
-	}
-	level := slog.LevelInfo
-	if *debug {
-		level = slog.LevelDebug
+	opt, level, err := parseFlags(os.Args[1:], os.Stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
-
-	if *host && *join != "" {
-		return errors.New("-host and -join cannot go together")
-	}
-	version, err := client.ParseVersion(*protocol)
-	if err != nil {
-		return fmt.Errorf("-protocol: %w", err)
-	}
-	var script []core.InputStep
-	if *input != "" {
-		var err error
-		if script, err = core.ParseInputScript(*input); err != nil {
-			return err
-		}
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	g, err := game.New(game.Options{
-		Host: *host, Join: *join, Name: *name, Port: *port,
-		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
-		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter,
-		InputScript: script, Context: ctx, Logger: log,
-	})
+	opt.Context, opt.Logger = ctx, log
+	g, err := game.New(opt)
 	if err != nil {
 		return err
 	}
@@ -102,4 +74,69 @@ func run() error {
 		return err
 	}
 	return nil
+}
+
+// parseFlags reads the command line args (without the program's name):
+// the game's options and the log level. Usage and errors of the flag
+// package go to output; -help gives flag.ErrHelp.
+func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, error) {
+	fs := flag.NewFlagSet("rtype", flag.ContinueOnError)
+	fs.SetOutput(output)
+	var (
+		host       = fs.Bool("host", false, "host a game at once (the server runs inside the game)")
+		join       = fs.String("join", "", "join the game at `ADDR` (host or host:port) at once")
+		name       = fs.String("name", "", "your pilot `NAME` (3 to 20 letters, digits, spaces, _ or -)")
+		port       = fs.Int("port", wire.DefaultPort, "the `port` to host on (TCP and UDP; if taken, the next free one; 0 for any)")
+		mode       = fs.String("mode", "", "the game `mode`: classic or stage; with -host the game hosted (default stage), else the one asked for when joining (default: the settings', stage)")
+		stageName  = fs.String("stage", "", "the stage hosted Stage games play: a built-in stage's `NAME` (1) or a stage FILE (default 1)")
+		warp       = fs.String("warp", "", "start hosted Stage games later: `SECONDS` into the stage or at a MARKER (boss, midboss, a checkpoint)")
+		mute       = fs.Bool("mute", false, "no sound: never open an audio device")
+		fullscreen = fs.Bool("fullscreen", false, "start fullscreen")
+		config     = fs.String("config", "", "the settings `file` (default: the user's config directory, rtype/settings.json)")
+		debug      = fs.Bool("debug", false, "debug logs")
+		protocol   = fs.String("protocol", "auto", "the protocol `version` to join with: auto (2, or 1 with a v1-only server), 1 or 2")
+		shot       = fs.String("autotest-screenshot", "", "test hook: save a PNG of the screen to `PATH`")
+		shotAfter  = fs.Duration("autotest-screenshot-after", 4*time.Second, "test hook: how long after the play starts the screenshot is taken")
+		quitAfter  = fs.Duration("autotest-quit-after", 0, "test hook: quit after this `duration` (0: never)")
+		input      = fs.String("autotest-input", "", "test hook: actions held during play, e.g. right+fire (3 s) or right+fire:forever,up:1s")
+	)
+	if err := fs.Parse(args); err != nil {
+		return game.Options{}, 0, err
+	}
+	if fs.NArg() > 0 {
+		return game.Options{}, 0, fmt.Errorf("unexpected arguments %q (see -help)", fs.Args())
+	}
+	level := slog.LevelInfo
+	if *debug {
+		level = slog.LevelDebug
+	}
+	if *host && *join != "" {
+		return game.Options{}, 0, errors.New("-host and -join cannot go together")
+	}
+	if *join != "" && (*stageName != "" || *warp != "") {
+		return game.Options{}, 0, errors.New("-stage and -warp choose the game hosted: they go with -host, not -join")
+	}
+	version, err := client.ParseVersion(*protocol)
+	if err != nil {
+		return game.Options{}, 0, fmt.Errorf("-protocol: %w", err)
+	}
+	opt := game.Options{
+		Host: *host, Join: *join, Name: *name, Port: *port, Stage: *stageName, Warp: *warp,
+		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
+		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter,
+	}
+	if *mode != "" {
+		if opt.Mode, err = game.ParseMode(*mode); err != nil {
+			return game.Options{}, 0, fmt.Errorf("-mode: %w", err)
+		}
+	}
+	if opt.Mode == wire.ModeClassic && (*stageName != "" || *warp != "") {
+		return game.Options{}, 0, errors.New("-stage and -warp are for Stage games, not -mode classic")
+	}
+	if *input != "" {
+		if opt.InputScript, err = core.ParseInputScript(*input); err != nil {
+			return game.Options{}, 0, err
+		}
+	}
+	return opt, level, nil
 }

@@ -28,6 +28,7 @@ import (
 	"rtype/game/core"
 	"rtype/game/settings"
 	"rtype/game/sound"
+	"rtype/net/wire"
 	"rtype/render"
 )
 
@@ -48,6 +49,13 @@ type Options struct {
 	// (client.Config.Version): 0 (auto, the default) tries version 2 and
 	// falls back to 1 with a v1-only server; 1 or 2 insists on that one.
 	Protocol uint8
+	// Mode is the game mode: of the game hosted by Host (wire.ModeStage
+	// when 0) and asked for when joining (when 0, the settings' JoinMode).
+	Mode uint8
+	// Stage is the stage hosted Stage games play: a built-in stage's name
+	// or a stage file ("" the default stage); Warp starts them later:
+	// seconds ("90") or a marker ("boss").
+	Stage, Warp string
 	// SettingsPath is the settings file ("" for the default place).
 	SettingsPath string
 	// Autotest hooks: a PNG of the screen ScreenshotAfter after the play
@@ -86,8 +94,9 @@ type Game struct {
 	sceneAt   uint64 // tick the scene started
 	ticks     uint64
 	start     time.Time
-	session   *Session // the game joined, if any
-	host      *Host    // the in-process server, if hosting
+	session   *Session   // the game joined, if any
+	host      *Host      // the in-process server, if hosting
+	hostCfg   HostConfig // what the next game hosted plays
 	quit      bool
 	leaving   bool
 	shotDue   bool
@@ -105,6 +114,9 @@ func New(opt Options) (*Game, error) {
 	}
 	g := &Game{opt: opt, log: opt.Logger, start: time.Now()}
 	var err error
+	if g.hostCfg, err = hostConfig(opt); err != nil {
+		return nil, err
+	}
 	if g.atlas, err = render.LoadAtlas(); err != nil {
 		return nil, err
 	}
@@ -161,6 +173,36 @@ func New(opt Options) (*Game, error) {
 	return g, nil
 }
 
+// hostConfig is what the games hosted play, from the options; the stage
+// is loaded and the warp checked against it.
+func hostConfig(opt Options) (HostConfig, error) {
+	hc := HostConfig{Mode: opt.Mode, Warp: opt.Warp}
+	if opt.Stage == "" && opt.Warp == "" {
+		return hc, nil
+	}
+	if opt.Mode == wire.ModeClassic {
+		return hc, errors.New("-stage and -warp are for Stage games, not -mode classic")
+	}
+	st, err := loadStage(opt.Stage)
+	if err != nil {
+		return hc, fmt.Errorf("-stage: %w", err)
+	}
+	if err := checkStage(st, opt.Warp); err != nil {
+		return hc, fmt.Errorf("-warp %q: %w", opt.Warp, err)
+	}
+	hc.Stage = st
+	return hc, nil
+}
+
+// joinMode is the mode asked for when joining: -mode's, else the
+// settings'.
+func (g *Game) joinMode() uint8 {
+	if g.opt.Mode != 0 {
+		return g.opt.Mode
+	}
+	return settings.WireMode(g.settings.JoinMode)
+}
+
 // Name is the player's name for this run.
 func (g *Game) Name() string {
 	if g.opt.Name != "" {
@@ -187,8 +229,13 @@ func (g *Game) setScene(s Scene) {
 	g.scene = s
 	g.sceneAt = g.ticks
 	g.in.TextMode = false
-	if _, ok := s.(*PlayScene); ok && g.playStart.IsZero() {
+	_, play := s.(*PlayScene)
+	if play && g.playStart.IsZero() {
 		g.playStart = time.Now()
+	}
+	if !play {
+		g.snd.SetTrack(sound.TrackMain)
+		g.snd.SetCharge(0)
 	}
 }
 

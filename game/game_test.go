@@ -139,7 +139,7 @@ func TestStartHostTakesTheNextFreePort(t *testing.T) {
 	}
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
-	h, err := StartHost(port, testutil.Logger(t))
+	h, err := StartHost(port, HostConfig{}, testutil.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,16 +295,16 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 	}
 }
 
-// startRulesHost hosts a one-game server with the given rules, run by
+// startRulesHost hosts a one-game Classic server with the given rules, run by
 // testserver until the test ends. Its Host.Stop closes the server (every
 // session gets Logout ServerShutdown) and returns at once; the test's
 // cleanup waits for the server's Run to return.
 func startRulesHost(t *testing.T, r sim.Rules) *Host {
 	t.Helper()
-	srv := testserver.Start(t, server.Config{MaxGames: 1, Rules: &r, GameOverLinger: 500 * time.Millisecond})
+	srv := testserver.Start(t, server.Config{MaxGames: 1, Rules: &r, Mode: wire.ModeClassic, GameOverLinger: 500 * time.Millisecond})
 	done := make(chan struct{})
 	close(done)
-	h := &Host{srv: srv, cancel: func() {}, done: done, Port: srv.Port(), Rules: r}
+	h := &Host{srv: srv, cancel: func() {}, done: done, Port: srv.Port(), Rules: r, Mode: wire.ModeClassic}
 	h.Addrs = []string{h.LocalAddr()}
 	return h
 }

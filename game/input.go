@@ -78,6 +78,10 @@ func KeyLabel(name string) string {
 		return "Left"
 	case "ArrowRight":
 		return "Right"
+	case "ShiftLeft":
+		return "Left Shift"
+	case "ShiftRight":
+		return "Right Shift"
 	}
 	if k, ok := KeyByName(name); ok {
 		if r := []rune(ebiten.KeyName(k)); len(r) == 1 && unicode.IsLetter(r[0]) {

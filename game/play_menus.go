@@ -16,8 +16,9 @@ import (
 // The play's surroundings: the controls hint, the pause menu, the network
 // overlay and the hand-off to the final scores.
 
-// controlsHint says the keys, from the bindings.
-func (g *Game) controlsHint() string {
+// controlsHint says the keys, from the bindings; a Stage game's the
+// Force's too.
+func (g *Game) controlsHint(stage bool) string {
 	km := g.settings.Keys
 	label := func(a settings.Action) string {
 		if ks := km.Keys(a); len(ks) > 0 {
@@ -34,6 +35,9 @@ func (g *Game) controlsHint() string {
 	fire := label(settings.ActFire)
 	if ks := km.Keys(settings.ActFire); len(ks) > 1 {
 		fire += " or " + KeyLabel(ks[1])
+	}
+	if stage {
+		return move + ": move  ·  " + fire + ": fire (hold to charge)  ·  " + label(settings.ActForce) + ": Force  ·  Esc: menu"
 	}
 	return move + ": move  ·  " + fire + ": fire (hold)  ·  Esc: menu  ·  F3: network"
 }

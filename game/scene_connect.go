@@ -31,15 +31,16 @@ type dialResult struct {
 	err error
 }
 
-func startDial(g *Game, addr string) *dialer {
+// startDial joins addr asking for mode (wire.Mode*).
+func startDial(g *Game, addr string, mode uint8) *dialer {
 	ctx, cancel := context.WithTimeout(g.opt.Context, dialTimeout)
 	d := &dialer{addr: addr, cancel: cancel, res: make(chan dialResult, 1)}
 	name := g.Name()
 	log := g.log.With("component", "client")
-	g.log.Info("connecting", "addr", addr, "name", name)
+	g.log.Info("connecting", "addr", addr, "name", name, "mode", modeName(mode))
 	go func() {
 		for try := 0; ; try++ {
-			c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: log, Version: g.opt.Protocol})
+			c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Mode: mode, Logger: log, Version: g.opt.Protocol})
 			// A game that just ended takes a moment to make room for the
 			// next one ("Play again"): try again a few times.
 			if rej, ok := errorsAs[*client.RejectedError](err); ok && rej.Reason == wire.RejectGameEnding && try < 6 {
@@ -86,7 +87,7 @@ type ConnectingScene struct {
 
 // NewConnectingScene starts joining addr.
 func NewConnectingScene(g *Game, addr string, hosting bool) *ConnectingScene {
-	return &ConnectingScene{addr: addr, hosting: hosting, d: startDial(g, addr)}
+	return &ConnectingScene{addr: addr, hosting: hosting, d: startDial(g, addr, g.joinMode())}
 }
 
 // Update implements Scene.
@@ -154,16 +155,18 @@ type HostingScene struct {
 // least before the play starts.
 const minHostingShow = 1.5
 
-// NewHostingScene starts hosting (or shows why it cannot).
+// NewHostingScene starts hosting what g.hostCfg says (or shows why it
+// cannot), unless a host runs (Play again); the own client asks for the
+// hosted mode.
 func NewHostingScene(g *Game) Scene {
 	if g.host == nil {
-		h, err := StartHost(g.hostPort(), g.log)
+		h, err := StartHost(g.hostPort(), g.hostCfg, g.log)
 		if err != nil {
 			return NewErrorScene(g, err, func() Scene { return NewHostingScene(g) })
 		}
 		g.host = h
 	}
-	return &HostingScene{d: startDial(g, g.host.LocalAddr())}
+	return &HostingScene{d: startDial(g, g.host.LocalAddr(), g.host.Mode)}
 }
 
 func (g *Game) hostPort() int {
@@ -194,7 +197,11 @@ func (s *HostingScene) Update(g *Game) error {
 // Draw implements Scene.
 func (s *HostingScene) Draw(screen *ebiten.Image, g *Game) {
 	g.drawBackdrop(screen)
-	render.Text(screen, "Hosting a game", g.fonts.Title, render.Width/2, 150, render.Center, render.ColText)
+	title := "Hosting a Stage game"
+	if g.host.Mode == wire.ModeClassic {
+		title = "Hosting a Classic game"
+	}
+	render.Text(screen, title, g.fonts.Title, render.Width/2, 150, render.Center, render.ColText)
 	drawJoinAddrs(screen, g, g.host.Addrs, 250)
 	status := "Starting the server…"
 	if s.result != nil {

@@ -36,6 +36,22 @@ var sounds = [...]sound.Effect{
 	view.SoundExplosion: sound.Explosion,
 	view.SoundDeath:     sound.Death,
 	view.SoundJoin:      sound.Join,
+	// Stage mode.
+	view.SoundBeam:          sound.Beam,
+	view.SoundPickup:        sound.Pickup,
+	view.SoundForceAttach:   sound.ForceAttach,
+	view.SoundForceLaunch:   sound.ForceLaunch,
+	view.SoundBossAlarm:     sound.BossAlarm,
+	view.SoundBossExplosion: sound.BossExplosion,
+}
+
+// tracks maps the view's music to the game's.
+var tracks = [...]sound.Track{
+	view.MusicMain:  sound.TrackMain,
+	view.MusicStage: sound.TrackStage,
+	view.MusicBoss:  sound.TrackBoss,
+	view.MusicClear: sound.TrackClear,
+	view.MusicNone:  sound.TrackNone,
 }
 
 // NewPlayScene starts showing the session's game.
@@ -79,6 +95,8 @@ func (s *PlayScene) Update(g *Game) error {
 	for _, c := range res.Sounds {
 		g.snd.Play(sounds[c.Sound], c.Volume)
 	}
+	g.snd.SetTrack(tracks[res.Music])
+	g.snd.SetCharge(res.Charge)
 	return nil
 }
 
@@ -153,17 +171,22 @@ func (s *PlayScene) Draw(screen *ebiten.Image, g *Game) {
 		render.Text(screen, l.Text, g.fonts.Tiny, l.X, l.Y, render.Center, render.Fade(render.PlayerColor(l.Player), 0.75))
 	}
 	a.DrawHUD(screen, g.fonts, f.HUD)
+	a.DrawStageHUD(screen, g.fonts, &f.Stage, f.T)
 	a.DrawNotices(screen, g.fonts, f.Notices, f.T)
 	if f.HitFlash > 0 {
 		a.FillRect(screen, 0, 0, render.Width, render.Height, render.Fade(render.ColWarn, 0.22*f.HitFlash))
 	}
 	if f.Age < controlsHint {
 		al := min(1, (controlsHint-f.Age)/0.8)
-		render.ShadowText(screen, g.controlsHint(), g.fonts.Small, render.Width/2, render.Height-40, render.Center, render.Fade(render.ColText, 0.85*al))
+		render.ShadowText(screen, g.controlsHint(f.Stage.Active), g.fonts.Small, render.Width/2, render.Height-40, render.Center, render.Fade(render.ColText, 0.85*al))
 	}
 	if f.Out > 0 {
 		render.ShadowText(screen, "You are out — watching", g.fonts.Title, render.Width/2, render.Height/2-60, render.Center, render.Fade(render.ColWarn, f.Out))
-		render.ShadowText(screen, "The game goes on while your friends have lives. Esc to leave.", g.fonts.Small, render.Width/2, render.Height/2+6, render.Center, render.Fade(render.ColText, f.Out*0.85))
+		why := "The game goes on while your friends have lives. Esc to leave."
+		if f.Stage.Active {
+			why = "You come back at the next checkpoint while a friend still flies. Esc to leave."
+		}
+		render.ShadowText(screen, why, g.fonts.Small, render.Width/2, render.Height/2+6, render.Center, render.Fade(render.ColText, f.Out*0.85))
 	}
 	if g.session.Hosting && g.host != nil && len(g.host.Addrs) > 0 {
 		render.ShadowText(screen, "Hosting · friends join at "+g.host.Addrs[0], g.fonts.Tiny, render.Width-16, render.Height-26, render.Right, render.Fade(render.ColDim, 0.85))

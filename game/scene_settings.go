@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -55,6 +56,9 @@ func NewSettingsScene(g *Game) *SettingsScene {
 			return onOff(&st.Mute)()
 		}, Activate: func() { st.Mute = !st.Mute; changed() }},
 		{Label: "Fullscreen", Value: onOff(&st.Fullscreen), Activate: func() { g.toggleFullscreen() }},
+		{Label: "Mode when joining", Value: func() string { return settings.ModeLabel(st.JoinMode) },
+			Activate: func() { st.JoinMode = nextMode(st.JoinMode, 1); changed() },
+			Adjust:   func(d int) { st.JoinMode = nextMode(st.JoinMode, d); changed() }},
 	}
 	for a := range settings.NumShipActions {
 		items = append(items, MenuItem{
@@ -84,8 +88,15 @@ func NewSettingsScene(g *Game) *SettingsScene {
 		}},
 		MenuItem{Label: "Back", Activate: func() { g.setScene(NewTitleScene(g)) }},
 	)
-	s.menu = Menu{Items: items, X: render.Width/2 - 360, Y: 108, W: 720, RowH: 38, Gap: 5, Face: g.fonts.Small, Align: render.Left}
+	s.menu = Menu{Items: items, X: render.Width/2 - 360, Y: 100, W: 720, RowH: 34, Gap: 4, Face: g.fonts.Small, Align: render.Left}
 	return s
+}
+
+// nextMode is the join mode d steps after mode in settings.JoinModes.
+func nextMode(mode string, d int) string {
+	n := len(settings.JoinModes)
+	i := slices.Index(settings.JoinModes, mode)
+	return settings.JoinModes[((i+d)%n+n)%n]
 }
 
 // Update implements Scene.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"rtype/net/wire"
 	"rtype/render"
 )
 
@@ -23,9 +24,16 @@ type TitleScene struct {
 // NewTitleScene returns the main menu.
 func NewTitleScene(g *Game) *TitleScene {
 	s := &TitleScene{}
-	s.menu = Menu{X: render.Width/2 - 170, Y: 372, W: 340, RowH: 50, Gap: 10, Face: g.fonts.Body, Align: render.Center}
+	s.menu = Menu{X: render.Width/2 - 170, Y: 352, W: 340, RowH: 44, Gap: 8, Face: g.fonts.Body, Align: render.Center}
+	host := func(mode uint8) func() {
+		return func() {
+			g.hostCfg.Mode = mode
+			g.setScene(g.withName(func() Scene { return NewHostingScene(g) }))
+		}
+	}
 	s.menu.Items = []MenuItem{
-		{Label: "Host game", Activate: func() { g.setScene(g.withName(func() Scene { return NewHostingScene(g) })) }},
+		{Label: "Host Stage", Activate: host(wire.ModeStage)},
+		{Label: "Host Classic", Activate: host(wire.ModeClassic)},
 		{Label: "Join game", Activate: func() { g.setScene(g.withName(func() Scene { return NewJoinScene(g) })) }},
 		{Label: "Settings", Activate: func() { g.setScene(NewSettingsScene(g)) }},
 		{Label: "Quit", Activate: func() { g.quit = true }},

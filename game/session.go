@@ -6,13 +6,63 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"rtype/game/core"
 	"rtype/net/client"
+	"rtype/net/wire"
 	"rtype/server"
 	"rtype/sim"
+	"rtype/sim/stage"
 )
+
+// HostConfig is what a hosted game plays.
+type HostConfig struct {
+	// Mode is the game's mode: wire.ModeStage (the default when 0) or
+	// wire.ModeClassic. The host's own client asks for it too.
+	Mode uint8
+	// Stage is the stage a Stage game plays; nil: the server's default
+	// (the built-in stage "1").
+	Stage *stage.Stage
+	// Warp starts a Stage game later in its stage: seconds ("90") or a
+	// marker ("boss"); "" from the start.
+	Warp string
+}
+
+// mode returns the hosted mode, defaults applied.
+func (hc HostConfig) mode() uint8 {
+	if hc.Mode == wire.ModeClassic {
+		return wire.ModeClassic
+	}
+	return wire.ModeStage
+}
+
+// loadStage returns the stage -stage names: a built-in stage's name or a
+// stage file's path. "" is the server's default stage (nil).
+func loadStage(nameOrFile string) (*stage.Stage, error) {
+	if nameOrFile == "" {
+		return nil, nil
+	}
+	return resolveStage(nameOrFile)
+}
+
+// checkStage checks that a Stage game can start with st warped as warp
+// (a warp to a marker the stage lacks, or beyond its end, is an error),
+// with the rules of a hosted game.
+func checkStage(st *stage.Stage, warp string) error {
+	if st == nil {
+		if warp == "" {
+			return nil
+		}
+		var err error
+		if st, err = resolveStage("1"); err != nil {
+			return err
+		}
+	}
+	_, err := sim.NewStage(sim.DefaultRules(), st, 1, sim.StageOptions{Warp: warp})
+	return err
+}
 
 // Host is the in-process server of a hosted game.
 type Host struct {
@@ -25,11 +75,14 @@ type Host struct {
 	Addrs []string
 	// Rules are the server's rules (the own ship is predicted with them).
 	Rules sim.Rules
+	// Mode is the mode of its games (wire.ModeStage or ModeClassic).
+	Mode uint8
 }
 
-// StartHost starts a one-game server on port, or the next free one of the
-// ten after it, or any free port; port 0 takes any free port at once.
-func StartHost(port int, log *slog.Logger) (*Host, error) {
+// StartHost starts a one-game server playing hc on port, or the next
+// free one of the ten after it, or any free port; port 0 takes any free
+// port at once.
+func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 	var ports []int
 	if port > 0 {
 		for p := port; p <= port+10 && p <= 65535; p++ {
@@ -44,6 +97,9 @@ func StartHost(port int, log *slog.Logger) (*Host, error) {
 			Listen:   net.JoinHostPort("", strconv.Itoa(p)),
 			MaxGames: 1,
 			Rules:    &rules,
+			Mode:     hc.mode(),
+			Stage:    hc.Stage,
+			Warp:     hc.Warp,
 			Logger:   log.With("component", "server"),
 		})
 		if err != nil {
@@ -54,7 +110,7 @@ func StartHost(port int, log *slog.Logger) (*Host, error) {
 			continue
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: rules}
+		h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: rules, Mode: hc.mode()}
 		h.Addrs = core.JoinAddrs(h.Port)
 		go func() {
 			defer close(h.done)
@@ -65,7 +121,7 @@ func StartHost(port int, log *slog.Logger) (*Host, error) {
 		if p != port && port > 0 {
 			log.Info("hosting port taken, using another", "wanted", port, "port", h.Port)
 		}
-		log.Info("hosting", "port", h.Port, "addrs", h.Addrs)
+		log.Info("hosting", "port", h.Port, "addrs", h.Addrs, "mode", modeName(h.Mode))
 		return h, nil
 	}
 	return nil, fmt.Errorf("cannot open a port to host the game: %w", firstErr)
@@ -100,3 +156,26 @@ func NewSession(c *client.Client, addr string, hosting bool) *Session {
 
 // Close leaves the game (Logout Left).
 func (s *Session) Close() { s.C.Close() }
+
+// modeName names a game mode for logs and screens.
+func modeName(mode uint8) string {
+	switch mode {
+	case wire.ModeClassic:
+		return "classic"
+	case wire.ModeStage:
+		return "stage"
+	}
+	return "any"
+}
+
+// ParseMode reads a -mode flag: "classic" or "stage", in any case. (The
+// same as rtype-server's: at the merge with server's, one of them goes.)
+func ParseMode(s string) (uint8, error) {
+	switch strings.ToLower(s) {
+	case "classic":
+		return wire.ModeClassic, nil
+	case "stage":
+		return wire.ModeStage, nil
+	}
+	return 0, fmt.Errorf("mode %q: want classic or stage", s)
+}

@@ -86,6 +86,9 @@ func TestInputScript(t *testing.T) {
 	if got := ScriptActions(steps, 3*time.Second); got != 0 {
 		t.Errorf("after 3 s: %#x", got)
 	}
+	if steps, err := ParseInputScript("fire+force:1s"); err != nil || ScriptActions(steps, 0) != wire.ActionFire|wire.ActionForce {
+		t.Errorf("fire+force: %v, %v", steps, err)
+	}
 	steps, err = ParseInputScript("up:500ms, none:1s ,fire+LEFT:forever")
 	if err != nil {
 		t.Fatal(err)

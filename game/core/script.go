@@ -19,7 +19,7 @@ type InputStep struct {
 const DefaultHold = 3 * time.Second
 
 // ParseInputScript parses a test input script: steps separated by commas,
-// each actions joined by '+' (up, down, left, right, fire, or none), then
+// each actions joined by '+' (up, down, left, right, fire, force, or none), then
 // optionally ':' and a duration ("forever" never ends). A step without a
 // duration lasts DefaultHold. Example: "right+fire" holds Right and Fire
 // for 3 s; "right+fire:1s,up:500ms,fire:forever".
@@ -56,9 +56,11 @@ func ParseInputScript(spec string) ([]InputStep, error) {
 				st.Actions |= wire.ActionRight
 			case "fire":
 				st.Actions |= wire.ActionFire
+			case "force":
+				st.Actions |= wire.ActionForce
 			case "none", "":
 			default:
-				return nil, fmt.Errorf("input script step %q: unknown action %q (up, down, left, right, fire, none)", part, a)
+				return nil, fmt.Errorf("input script step %q: unknown action %q (up, down, left, right, fire, force, none)", part, a)
 			}
 		}
 		steps = append(steps, st)

@@ -19,6 +19,8 @@ const (
 	ActLeft
 	ActRight
 	ActFire
+	// ActForce launches or recalls the Force (Stage mode, v2 sessions).
+	ActForce
 	// ActPause opens the pause menu of the play.
 	ActPause
 	// ActMenuUp to ActBack move through the menus.
@@ -31,21 +33,21 @@ const (
 	NumActions
 
 	// NumShipActions are the actions sent to the server, ActUp to
-	// ActFire; the settings screen rebinds their keys.
-	NumShipActions = ActFire + 1
+	// ActForce; the settings screen rebinds their keys.
+	NumShipActions = ActForce + 1
 )
 
 var actionNames = [NumActions]string{
-	"up", "down", "left", "right", "fire", "pause",
+	"up", "down", "left", "right", "fire", "force", "pause",
 	"menu_up", "menu_down", "menu_left", "menu_right", "confirm", "back",
 }
 
 var actionLabels = [NumActions]string{
-	"Move up", "Move down", "Move left", "Move right", "Fire", "Pause",
+	"Move up", "Move down", "Move left", "Move right", "Fire", "Force", "Pause",
 	"Menu up", "Menu down", "Menu left", "Menu right", "Confirm", "Back",
 }
 
-var actionBits = [NumShipActions]uint8{wire.ActionUp, wire.ActionDown, wire.ActionLeft, wire.ActionRight, wire.ActionFire}
+var actionBits = [NumShipActions]uint8{wire.ActionUp, wire.ActionDown, wire.ActionLeft, wire.ActionRight, wire.ActionFire, wire.ActionForce}
 
 // String returns the action's name in the settings file.
 func (a Action) String() string { return actionNames[a] }

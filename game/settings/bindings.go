@@ -9,8 +9,8 @@ import (
 // "ArrowUp", "W", "Space").
 type Keymap map[string][]string
 
-// DefaultKeymap is arrows and WASD to move, Space or J to fire, Escape to
-// pause; in the menus arrows and WASD, Enter or Space to confirm, Escape
+// DefaultKeymap is arrows and WASD to move, Space or J to fire, X or the
+// left Shift for the Force, Escape to pause; in the menus arrows and WASD, Enter or Space to confirm, Escape
 // to go back.
 func DefaultKeymap() Keymap {
 	return Keymap{
@@ -19,6 +19,7 @@ func DefaultKeymap() Keymap {
 		"left":       {"ArrowLeft", "A"},
 		"right":      {"ArrowRight", "D"},
 		"fire":       {"Space", "J"},
+		"force":      {"X", "ShiftLeft"},
 		"pause":      {"Escape"},
 		"menu_up":    {"ArrowUp", "W"},
 		"menu_down":  {"ArrowDown", "S"},
@@ -68,8 +69,8 @@ func (k Keymap) Rebind(a Action, key string) Keymap {
 type Padmap map[string][]string
 
 // DefaultPadmap is the d-pad or the left stick to move, the bottom face
-// button (A) to fire and confirm, the right one (B) to go back, Start to
-// pause or confirm.
+// button (A) to fire and confirm, the left one (X) or the right shoulder
+// for the Force, the right one (B) to go back, Start to pause or confirm.
 func DefaultPadmap() Padmap {
 	return Padmap{
 		"up":         {"LeftTop", "LeftStickUp"},
@@ -77,6 +78,7 @@ func DefaultPadmap() Padmap {
 		"left":       {"LeftLeft", "LeftStickLeft"},
 		"right":      {"LeftRight", "LeftStickRight"},
 		"fire":       {"RightBottom"},
+		"force":      {"RightLeft", "FrontTopRight"},
 		"pause":      {"CenterRight"},
 		"menu_up":    {"LeftTop", "LeftStickUp"},
 		"menu_down":  {"LeftBottom", "LeftStickDown"},

@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"rtype/net/wire"
 )
 
 // Settings are what the game remembers between runs.
@@ -38,6 +40,46 @@ type Settings struct {
 	Recent []string `json:"recent_servers"`
 	// ShowNetStats shows the network overlay (F3).
 	ShowNetStats bool `json:"show_net_stats,omitempty"`
+	// JoinMode is the game mode asked for when joining a server: one of
+	// the JoinModes (ModeStage, the default; ModeClassic; ModeServer).
+	JoinMode string `json:"join_mode"`
+}
+
+// The game modes a player can ask for when joining (Settings.JoinMode).
+const (
+	// ModeStage asks for Stage mode (wire.ModeStage).
+	ModeStage = "stage"
+	// ModeClassic asks for the Classic game (wire.ModeClassic).
+	ModeClassic = "classic"
+	// ModeServer lets the server choose (wire.ModeAny).
+	ModeServer = "server"
+)
+
+// JoinModes are the values of Settings.JoinMode, in the settings screen's
+// order.
+var JoinModes = []string{ModeStage, ModeClassic, ModeServer}
+
+// WireMode returns the login's mode (wire.ModeStage, ModeClassic or
+// ModeAny) of a JoinMode; an unknown one asks for Stage.
+func WireMode(mode string) uint8 {
+	switch mode {
+	case ModeClassic:
+		return wire.ModeClassic
+	case ModeServer:
+		return wire.ModeAny
+	}
+	return wire.ModeStage
+}
+
+// ModeLabel is how a JoinMode shows in the settings screen.
+func ModeLabel(mode string) string {
+	switch mode {
+	case ModeClassic:
+		return "Classic"
+	case ModeServer:
+		return "Server's choice"
+	}
+	return "Stage"
 }
 
 // Default returns the settings of a first run.
@@ -47,6 +89,7 @@ func Default() Settings {
 		EffectsVolume: 0.8,
 		Keys:          DefaultKeymap(),
 		Pad:           DefaultPadmap(),
+		JoinMode:      ModeStage,
 	}
 }
 
@@ -75,6 +118,9 @@ func (s *Settings) Sanitize(c Checks) {
 	s.Keys = s.Keys.Sanitized(c.Key)
 	s.Pad = s.Pad.Sanitized()
 	s.Recent = sanitizeRecent(s.Recent, c.Addr)
+	if !slices.Contains(JoinModes, s.JoinMode) {
+		s.JoinMode = ModeStage
+	}
 }
 
 // sanitizeRecent normalizes the addresses of list and drops the invalid

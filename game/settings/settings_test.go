@@ -313,3 +313,75 @@ func TestAddRecent(t *testing.T) {
 		t.Fatalf("got %v, want %d entries, newest first", l, MaxRecent)
 	}
 }
+
+func TestForceBinding(t *testing.T) {
+	if ActForce.Bit() != wire.ActionForce || ActForce >= NumShipActions || ActForce.String() != "force" {
+		t.Fatalf("ActForce: bit %#x, name %q", ActForce.Bit(), ActForce)
+	}
+	d := Default()
+	if got := d.Keys.Keys(ActForce); !reflect.DeepEqual(got, []string{"X", "ShiftLeft"}) {
+		t.Errorf("default Force keys %v", got)
+	}
+	var s PadState
+	s.Buttons[PadRightLeft] = true
+	if got := shipActions(d.Pad, &s); got != wire.ActionForce {
+		t.Errorf("the gamepad's X: actions %#x", got)
+	}
+	// Rebound, saved and loaded back; the key leaves the other action.
+	path := filepath.Join(t.TempDir(), "settings.json")
+	want := Default()
+	want.Keys = want.Keys.Rebind(ActForce, "J")
+	if got := want.Keys.Keys(ActForce); !reflect.DeepEqual(got, []string{"J", "X"}) {
+		t.Fatalf("rebound Force keys %v", got)
+	}
+	if got := want.Keys.Keys(ActFire); !reflect.DeepEqual(got, []string{"Space"}) {
+		t.Fatalf("J stays on Fire: %v", got)
+	}
+	want.Pad["force"] = []string{"FrontBottomRight"}
+	if err := Save(path, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path, Checks{})
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("round trip: %v\n got %+v\nwant %+v", err, got, want)
+	}
+	// A file written before the Force existed gets its defaults.
+	os.WriteFile(path, []byte(`{"name":"Ripley","keys":{"fire":["X"]}}`), 0o644)
+	got, err = Load(path, Checks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := got.Keys.Keys(ActForce); !reflect.DeepEqual(k, []string{"ShiftLeft"}) {
+		t.Errorf("Force keys of an old file whose Fire took X: %v", k)
+	}
+	if len(got.Pad.Controls(ActForce)) == 0 {
+		t.Error("no gamepad control for the Force")
+	}
+}
+
+func TestJoinMode(t *testing.T) {
+	if Default().JoinMode != ModeStage || WireMode(ModeStage) != wire.ModeStage || WireMode(ModeClassic) != wire.ModeClassic ||
+		WireMode(ModeServer) != wire.ModeAny || WireMode("bogus") != wire.ModeStage {
+		t.Fatal("join modes")
+	}
+	path := filepath.Join(t.TempDir(), "settings.json")
+	for _, m := range JoinModes {
+		s := Default()
+		s.JoinMode = m
+		if err := Save(path, s); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := Load(path, Checks{}); err != nil || got.JoinMode != m {
+			t.Errorf("%q: loaded %q, %v", m, got.JoinMode, err)
+		}
+		if ModeLabel(m) == "" {
+			t.Errorf("%q has no label", m)
+		}
+	}
+	for _, file := range []string{`{"join_mode":"deathmatch"}`, `{"name":"Ripley"}`} {
+		os.WriteFile(path, []byte(file), 0o644)
+		if got, _ := Load(path, Checks{}); got.JoinMode != ModeStage {
+			t.Errorf("%s: join mode %q, want stage", file, got.JoinMode)
+		}
+	}
+}

@@ -52,6 +52,8 @@ func (v *View) event(ev *wire.Event, t float64, now time.Time) {
 		v.joined(ev, t)
 	case wire.EventPlayerLeft:
 		v.left(ev, t)
+	case wire.EventStage, wire.EventHealth, wire.EventArms:
+		v.stageEvent(ev, t)
 	}
 }
 
@@ -77,6 +79,14 @@ func (v *View) queue(ev *wire.Event, t float64, p pendingFx) {
 // others' when the interpolated world reaches it.
 func (v *View) spawned(ev *wire.Event, t float64, now time.Time) {
 	v.kinds[ev.ID] = kindOf{kind: ev.Kind, tick: ev.Tick}
+	if ev.Kind == wire.KindWaveBeam && !v.quiet(ev, t) {
+		c := Cue{SoundBeam, 0.45}
+		if ev.Owner == v.me {
+			c.Volume = 1
+		}
+		v.sounds = append(v.sounds, c)
+		return
+	}
 	if ev.Kind != wire.KindPlayerMissile || v.quiet(ev, t) {
 		return
 	}
@@ -100,6 +110,7 @@ func (v *View) spawned(ev *wire.Event, t float64, now time.Time) {
 func (v *View) destroyed(ev *wire.Event, t float64) {
 	k, known := v.kinds[ev.ID]
 	delete(v.kinds, ev.ID)
+	v.stageDestroyed(ev, t, k, known)
 	killed := ev.Reason == wire.DestroyKilled || ev.Reason > wire.DestroyPlayerLeft
 	if !killed || (known && k.kind == wire.KindPlayerShip) {
 		return

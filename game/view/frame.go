@@ -99,6 +99,7 @@ func (v *View) Frame(dst *Frame, now time.Time) *Frame {
 		dst.Out = min(1, max(0, (t-v.outAt)/outFadeIn))
 	}
 	dst.Net = v.net
+	v.stageHUD(dst, t)
 	return dst
 }
 
@@ -150,6 +151,8 @@ func (v *View) sprites(dst *Frame, now time.Time) {
 				}
 				sp.X += float64(d.VX * lead)
 				sp.Y += float64(d.VY * lead)
+			case wire.KindForce:
+				v.ownForce(&sp, &d.Motion, d.HasMotion, r, float64(lead)*float64(v.cfg.Rules.TickRate), float64(px), float64(py), predicted, dst.T)
 			}
 		}
 		dst.Sprites = append(dst.Sprites, sp)
@@ -186,7 +189,7 @@ func (v *View) hud(dst *Frame) {
 		dst.HUD[p] = model.HUDPlayer{Present: pl.Present, Name: name, Score: pl.Score, Lives: int(pl.Lives), HasShip: pl.HasShip, Local: uint8(p) == v.me}
 	}
 	for _, sp := range dst.Sprites {
-		if sp.Kind == wire.KindPlayerShip || sp.Kind == wire.KindBydosSlave || sp.Kind == wire.KindEnemyMissile {
+		if underPanel(sp.Kind) {
 			if p := model.HUDSlotAt(sp.X, sp.Y, 16); p >= 0 {
 				dst.HUD[p].Behind = true
 			}
@@ -217,4 +220,17 @@ func (v *View) labels(dst *Frame) {
 		}
 		dst.Labels = append(dst.Labels, Label{Text: name, X: sp.X, Y: sp.Y + 13, Player: sp.Owner})
 	}
+}
+
+// underPanel reports whether an entity of kind k under a player's panel
+// makes it see-through: ships, foes, enemy shots and items (what a player
+// must see), not the players' own shots.
+func underPanel(k uint8) bool {
+	switch k {
+	case wire.KindPlayerShip, wire.KindBydosSlave, wire.KindEnemyMissile,
+		wire.KindPowerUp, wire.KindPowArmor, wire.KindChaser, wire.KindTurret, wire.KindArmored,
+		wire.KindMidBoss, wire.KindBoss, wire.KindBossCore, wire.KindBossBullet:
+		return true
+	}
+	return false
 }

@@ -48,6 +48,8 @@ type game2 struct {
 	drained []wire.Event
 	ents    []wire.Entity2
 	pls     []wire.Player2
+	// mode is the game's mode (Mode), Classic when 0.
+	mode uint8
 }
 
 type input2 struct {
@@ -234,6 +236,13 @@ func (g *game2) DrainEvents(dst []wire.Event) []wire.Event {
 }
 
 func (g *game2) Players() [wire.MaxPlayers]client.Player { return g.cw.Players() }
+
+func (g *game2) Mode() uint8 {
+	if g.mode == 0 {
+		return wire.ModeClassic
+	}
+	return g.mode
+}
 
 func (g *game2) Stats() client.Stats {
 	return client.Stats{RTT: 2 * g.oneWay, HasRTT: true, Version: 2}

@@ -2,7 +2,9 @@
 // owns the client's frames, the interpolation of the world (game/interp),
 // the prediction of the own ship (game/predict), the timeline that turns
 // the server's events into effects, sounds and notices, and the HUD's
-// figures, and hands out one Frame per drawn frame, for any render time.
+// figures (in a Stage game, PROTOCOL.md 7.12, also the charge meter, the
+// boss's bar, the banners and the results: stage.go), and hands out one
+// Frame per drawn frame, for any render time.
 //
 // It is headless (no Ebitengine, directly or not), so the game, the
 // benchmark tool and the tests run exactly this code, the tests without a
@@ -154,6 +156,8 @@ type View struct {
 	stats   client.Stats
 	statsAt float64
 	net     Net
+
+	stage stageState // Stage mode (stage.go)
 }
 
 // kindOf is what the View remembers of a live entity.
@@ -200,6 +204,7 @@ func New(src Source, cfg Config) *View {
 	}
 	v.start = v.t(now)
 	v.names[v.me] = cfg.Name
+	v.stage = newStageState(sourceMode(src), &v.cfg.Rules)
 	return v
 }
 
@@ -256,6 +261,13 @@ const (
 	SoundExplosion
 	SoundDeath
 	SoundJoin
+	// Stage mode.
+	SoundBeam          // a wave-cannon beam leaves
+	SoundPickup        // the own ship took an item
+	SoundForceAttach   // the own Force docked
+	SoundForceLaunch   // the own Force left
+	SoundBossAlarm     // a boss comes, an attack is announced
+	SoundBossExplosion // a boss blew up
 )
 
 // Cue is a sound to play now, at a volume from 0 to 1.
@@ -272,6 +284,11 @@ type Result struct {
 	// its scores.
 	GameOver bool
 	Scores   []wire.Score
+	// Music is the music to play (MusicMain in a Classic game).
+	Music Music
+	// Charge is the own wave cannon's charge, predicted from the Fire
+	// held, 0 (not charging) to 1 (full): the hum's level.
+	Charge float64
 }
 
 // Update takes the actions the player holds (wire.Action* bits: they are
@@ -283,13 +300,14 @@ func (v *View) Update(actions uint8) Result {
 	t := v.t(now)
 	clear(v.sounds)
 	v.sounds = v.sounds[:0]
-	v.input(actions, now)
+	v.input(actions, t, now)
 	v.receive(now)
 	if v.src2 != nil {
 		v.feedSteps()
 	}
 	v.feedPrediction(now)
 	res := v.timeline(t, now)
+	res.Music, res.Charge = v.stage.music, v.chargeLevel()
 	if res.GameOver {
 		return res
 	}
@@ -301,13 +319,21 @@ func (v *View) Update(actions uint8) Result {
 	return res
 }
 
-// input sends the actions and records them for the prediction.
-func (v *View) input(actions uint8, now time.Time) {
+// input sends the actions and records them for the prediction. The
+// Force key (bit 5) exists in v2 sessions only (7.12).
+func (v *View) input(actions uint8, t float64, now time.Time) {
+	if v.src2 == nil {
+		actions &= wire.ActionsMask
+	} else {
+		actions &= wire.ActionsMask2
+	}
+	prev := v.actions
 	v.actions = actions
 	v.src.SetInput(actions)
 	if v.src2 == nil {
 		v.pred.Input(actions, now)
 	}
+	v.stageInput(actions, prev, t, now)
 }
 
 // feedSteps gives the predictor the v2 input steps sent since the last
@@ -336,6 +362,7 @@ func (v *View) receive(now time.Time) {
 		if f.Tick < v.newest {
 			clear(v.kinds)
 			v.pending = v.pending[:0]
+			v.stage.bossID, v.stage.results = 0, false
 		}
 		v.newest = f.Tick
 	}

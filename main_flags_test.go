@@ -1,0 +1,56 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"rtype/net/wire"
+)
+
+func TestParseFlags(t *testing.T) {
+	opt, level, err := parseFlags([]string{"-host", "-stage", "1", "-warp", "boss", "-port", "0", "-debug"}, io.Discard)
+	if err != nil || !opt.Host || opt.Stage != "1" || opt.Warp != "boss" || opt.Mode != 0 || opt.Port != 0 || level != slog.LevelDebug {
+		t.Fatalf("-host -stage 1 -warp boss: %+v, %v, %v", opt, level, err)
+	}
+	opt, _, err = parseFlags([]string{"-host", "-mode", "classic"}, io.Discard)
+	if err != nil || opt.Mode != wire.ModeClassic {
+		t.Fatalf("-host -mode classic: mode %d, %v", opt.Mode, err)
+	}
+	opt, _, err = parseFlags([]string{"-join", "example.org", "-mode", "stage"}, io.Discard)
+	if err != nil || opt.Mode != wire.ModeStage || opt.Join != "example.org" {
+		t.Fatalf("-join -mode stage: %+v, %v", opt, err)
+	}
+	opt, _, err = parseFlags([]string{"-host", "-warp", "90"}, io.Discard)
+	if err != nil || opt.Warp != "90" {
+		t.Fatalf("-warp 90: %+v, %v", opt, err)
+	}
+	if _, _, err := parseFlags([]string{"-help"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-help: %v", err)
+	}
+	var usage strings.Builder
+	parseFlags([]string{"-help"}, &usage)
+	for _, f := range []string{"-stage", "-warp", "-mode"} {
+		if !strings.Contains(usage.String(), f) {
+			t.Errorf("the usage does not say %s", f)
+		}
+	}
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-mode", "deathmatch"}, "-mode"},
+		{[]string{"-host", "-mode", "classic", "-stage", "1"}, "Stage games"},
+		{[]string{"-host", "-mode", "classic", "-warp", "boss"}, "Stage games"},
+		{[]string{"-join", "x", "-stage", "1"}, "-host"},
+		{[]string{"-host", "-join", "x"}, "together"},
+		{[]string{"-host", "extra"}, "unexpected"},
+	} {
+		if _, _, err := parseFlags(bad.args, io.Discard); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: error %v, want one saying %q", bad.args, err, bad.want)
+		}
+	}
+}
