@@ -37,18 +37,15 @@ type armsNumbers struct {
 	LaunchSpeed float64
 }
 
-// armsRules returns the arms' numbers under rules r. They are those of
-// sim's arms rules (0.4 s, 1 s and 1.6 s of charge; the Force touching
-// the ship's nose or tail); when sim.DefaultArmsRules lands, this is the
-// one place that reads it.
+// armsRules returns the arms' numbers: those of sim's arms rules, which
+// the server plays by (the ship rules r only set the tick rate there).
 func armsRules(r *sim.Rules) armsNumbers {
-	tr := max(r.TickRate, 1)
-	dx := math.Round(r.ShipW/2 + 13)
+	a := sim.DefaultArmsRules()
 	return armsNumbers{
-		ChargeTicks: [3]int{tr * 4 / 10, tr, tr * 16 / 10},
-		FrontDX:     dx,
-		BackDX:      -dx,
-		LaunchSpeed: 600,
+		ChargeTicks: a.ChargeTicks,
+		FrontDX:     a.ForceDX,
+		BackDX:      -a.ForceDX,
+		LaunchSpeed: a.ForceLaunchSpeed,
 	}
 }
 
