@@ -33,6 +33,23 @@ func allRects() map[string]image.Rectangle {
 	add("StarFrames", StarFrames[:]...)
 	m["Pixel"] = Pixel
 	m["LifeIcon"] = LifeIcon
+	// Stage mode.
+	add("ForceFrames", ForceFrames[:]...)
+	add("Beam1Frames", Beam1Frames[:]...)
+	add("Beam2Frames", Beam2Frames[:]...)
+	add("Beam3Frames", Beam3Frames[:]...)
+	add("ForceShotFrames", ForceShotFrames[:]...)
+	add("BitFrames", BitFrames[:]...)
+	add("PowerUpFrames", PowerUpFrames[:]...)
+	add("PowArmorFrames", PowArmorFrames[:]...)
+	add("ChaserFrames", ChaserFrames[:]...)
+	add("TurretFrames", TurretFrames[:]...)
+	add("ArmoredFrames", ArmoredFrames[:]...)
+	add("BossBulletFrames", BossBulletFrames[:]...)
+	add("BossCoreFrames", BossCoreFrames[:]...)
+	for name, r := range map[string]image.Rectangle{"Glow": Glow, "ForceAccent": ForceAccent, "CoreSocket": CoreSocket, "MidBoss": MidBoss, "Boss": Boss} {
+		m[name] = r
+	}
 	return m
 }
 
@@ -47,7 +64,8 @@ func TestAtlasDecodes(t *testing.T) {
 	}
 	b := img.Bounds()
 	rects := allRects()
-	if len(rects) != 4+4+2+8+2+8+3+3+1+1 {
+	if len(rects) != 4+4+2+8+2+8+3+3+1+1+ // Classic
+		8+3+3+3+3+4+5+4+4+8+4+2+4+5 { // Stage
 		t.Fatalf("unexpected number of rectangles: %d", len(rects))
 	}
 	for name, r := range rects {
