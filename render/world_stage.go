@@ -1,0 +1,150 @@
+package render
+
+import (
+	"image"
+	"image/color"
+	"math"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"rtype/assets"
+	"rtype/net/wire"
+)
+
+// loadStage cuts the sprites of Stage mode out of the atlas.
+func (a *Atlas) loadStage(sub func(image.Rectangle) *ebiten.Image) {
+	a.Glow, a.ForceAccent, a.CoreSocket = sub(assets.Glow), sub(assets.ForceAccent), sub(assets.CoreSocket)
+	a.MidBoss, a.Boss = sub(assets.MidBoss), sub(assets.Boss)
+	cut := func(dst []*ebiten.Image, rs []image.Rectangle) {
+		for i, r := range rs {
+			dst[i] = sub(r)
+		}
+	}
+	cut(a.Force[:], assets.ForceFrames[:])
+	cut(a.Beam[0][:], assets.Beam1Frames[:])
+	cut(a.Beam[1][:], assets.Beam2Frames[:])
+	cut(a.Beam[2][:], assets.Beam3Frames[:])
+	cut(a.ForceShot[:], assets.ForceShotFrames[:])
+	cut(a.Bit[:], assets.BitFrames[:])
+	cut(a.PowerUp[:], assets.PowerUpFrames[:])
+	cut(a.PowArmor[:], assets.PowArmorFrames[:])
+	cut(a.Chaser[:], assets.ChaserFrames[:])
+	cut(a.Turret[:], assets.TurretFrames[:])
+	cut(a.Armored[:], assets.ArmoredFrames[:])
+	cut(a.BossBullet[:], assets.BossBulletFrames[:])
+	cut(a.BossCore[:], assets.BossCoreFrames[:])
+}
+
+// Layers of the world, back to front: every kind drawn has one, the
+// kinds without one (0) are not drawn. The Classic kinds keep their order.
+const (
+	layerNone = iota
+	layerBoss
+	layerCore
+	layerFoeShot
+	layerFoe
+	layerItem
+	layerShot
+	layerShip
+	layerForce
+	numLayers
+)
+
+var layerOf = func() (l [256]uint8) {
+	for k, v := range map[uint8]uint8{
+		wire.KindBoss: layerBoss, wire.KindMidBoss: layerBoss,
+		wire.KindBossCore:     layerCore,
+		wire.KindEnemyMissile: layerFoeShot, wire.KindBossBullet: layerFoeShot,
+		wire.KindBydosSlave: layerFoe, wire.KindPowArmor: layerFoe, wire.KindChaser: layerFoe,
+		wire.KindTurret: layerFoe, wire.KindArmored: layerFoe,
+		wire.KindPowerUp:       layerItem,
+		wire.KindPlayerMissile: layerShot, wire.KindWaveBeam: layerShot, wire.KindForceShot: layerShot,
+		wire.KindPlayerShip: layerShip, wire.KindBit: layerShip,
+		wire.KindForce: layerForce,
+	} {
+		l[k] = v
+	}
+	return l
+}()
+
+// Tell is the frame of a boss's body while it announces an attack.
+const Tell = 1
+
+// Colours of the Stage sprites' glows.
+var (
+	colForceGlow = color.RGBA{0xff, 0x8a, 0x30, 0xff}
+	colTell      = color.RGBA{0xff, 0x30, 0x20, 0xff}
+	colCoreGlow  = color.RGBA{0xff, 0x70, 0x30, 0xff}
+	colBullet    = color.RGBA{0xd0, 0x40, 0xff, 0xff}
+	itemGlow     = [5]color.RGBA{
+		{0xff, 0x50, 0x40, 0xff}, {0x50, 0x90, 0xff, 0xff}, {0xff, 0xe0, 0x40, 0xff},
+		{0x70, 0xff, 0x80, 0xff}, {0x70, 0xff, 0x80, 0xff},
+	}
+)
+
+// anim returns the frame of an n-frame loop at fps frames a second at
+// time t, offset by the entity's id.
+func anim(t, fps float64, id uint32, n int) int {
+	return (int(t*fps) + int(id)) % n
+}
+
+// drawStageSprite draws one entity of a Stage kind.
+func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64) {
+	switch s.Kind {
+	case wire.KindBoss, wire.KindMidBoss:
+		img := a.Boss
+		if s.Kind == wire.KindMidBoss {
+			img = a.MidBoss
+		}
+		DrawSprite(dst, img, s.X, s.Y, DrawOpts{})
+		if s.Frame == Tell {
+			// The tell: the body glows red, pulsing fast.
+			p := 0.5 + 0.5*math.Sin(t*2*math.Pi*6)
+			DrawSprite(dst, img, s.X, s.Y, DrawOpts{Tint: colTell, Alpha: 0.25 + 0.3*p, Blend: ebiten.BlendLighter})
+		}
+	case wire.KindBossCore:
+		p := 0.5 + 0.5*math.Sin(t*2*math.Pi*1.5)
+		DrawSprite(dst, a.CoreSocket, s.X, s.Y, DrawOpts{})
+		DrawSprite(dst, a.BossCore[anim(t, 8, s.ID, 4)], s.X, s.Y, DrawOpts{})
+		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 2.2 + 0.3*p, Tint: colCoreGlow, Alpha: 0.35 + 0.25*p, Blend: ebiten.BlendLighter})
+	case wire.KindBossBullet:
+		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 1.3, Tint: colBullet, Alpha: 0.5, Blend: ebiten.BlendLighter})
+		DrawSprite(dst, a.BossBullet[anim(t, 12, s.ID, 2)], s.X, s.Y, DrawOpts{})
+	case wire.KindPowArmor:
+		DrawSprite(dst, a.PowArmor[anim(t, 8, s.ID, 4)], s.X, s.Y, DrawOpts{})
+	case wire.KindChaser:
+		DrawSprite(dst, a.Chaser[anim(t, 12, s.ID, 4)], s.X, s.Y, DrawOpts{})
+	case wire.KindTurret:
+		aim := int(s.Frame & 7)
+		if s.Y < Height/2 { // on the ceiling: upside down
+			DrawSprite(dst, a.Turret[(8-aim)%8], s.X, s.Y, DrawOpts{FlipY: true})
+		} else {
+			DrawSprite(dst, a.Turret[aim], s.X, s.Y, DrawOpts{})
+		}
+	case wire.KindArmored:
+		DrawSprite(dst, a.Armored[anim(t, 6, s.ID, 4)], s.X, s.Y, DrawOpts{})
+	case wire.KindPowerUp:
+		if int(s.Frame) >= len(a.PowerUp) {
+			return
+		}
+		p := 0.5 + 0.5*math.Sin(t*2*math.Pi*2+float64(s.ID))
+		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 1.4 + 0.3*p, Tint: itemGlow[s.Frame], Alpha: 0.35 + 0.35*p, Blend: ebiten.BlendLighter})
+		DrawSprite(dst, a.PowerUp[s.Frame], s.X, s.Y, DrawOpts{})
+	case wire.KindWaveBeam:
+		lv := min(max(int(s.Frame), 1), 3) - 1
+		DrawSprite(dst, a.Beam[lv][anim(t, 24, s.ID, 3)], s.X, s.Y, DrawOpts{Blend: ebiten.BlendLighter})
+	case wire.KindForceShot:
+		if int(s.Frame) >= len(a.ForceShot) {
+			return
+		}
+		DrawSprite(dst, a.ForceShot[s.Frame], s.X, s.Y, DrawOpts{Blend: ebiten.BlendLighter})
+	case wire.KindBit:
+		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 0.9, Tint: PlayerColor(s.Owner), Alpha: 0.45, Blend: ebiten.BlendLighter})
+		DrawSprite(dst, a.Bit[anim(t, 10, s.ID, 4)], s.X, s.Y, DrawOpts{})
+	case wire.KindForce:
+		p := 0.5 + 0.5*math.Sin(t*2*math.Pi*2)
+		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 1.5 + 0.2*p, Tint: colForceGlow, Alpha: 0.45 + 0.2*p, Blend: ebiten.BlendLighter})
+		DrawSprite(dst, a.Force[anim(t, 16, 0, 8)], s.X, s.Y, DrawOpts{})
+		DrawSprite(dst, a.ForceAccent, s.X, s.Y, DrawOpts{Tint: PlayerColor(s.Owner)})
+	}
+}
