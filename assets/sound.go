@@ -309,7 +309,7 @@ var chordTones = [][]int{              // triads for pad and arpeggio
 }
 
 // melody notes: start beat, length in beats, MIDI note.
-var melody = []struct{ beat, length, note float64 }{
+var melody = []tuneNote{
 	{0, 2, 76}, {2, 1, 74}, {3, 1, 72},
 	{4, 1, 71}, {5, 1, 72}, {6, 2, 69},
 	{8, 1, 69}, {9, 1, 72}, {10, 2, 77},
@@ -437,8 +437,18 @@ func pluck(send *track, start, length int, f, g, duty, pan float64) {
 // playLead plays the melody: a soft triangle/pulse mix with delayed
 // vibrato.
 func playLead(send *track) {
-	for _, m := range melody {
-		leadNote(send, int(m.beat*beatFrames), int(m.length*beatFrames)-beatFrames/16, midiHz(m.note), 0.21)
+	playTune(send, melody, beatFrames, 0, 0.21)
+}
+
+// tuneNote is a note of a tune: its start and length in beats, its MIDI
+// note.
+type tuneNote struct{ beat, length, note float64 }
+
+// playTune plays a tune with leadNote, at bf frames a beat, transposed by
+// the given semitones, at gain g.
+func playTune(send *track, tune []tuneNote, bf int, transpose, g float64) {
+	for _, m := range tune {
+		leadNote(send, int(m.beat*float64(bf)), int(m.length*float64(bf))-bf/16, midiHz(m.note+transpose), g)
 	}
 }
 

@@ -81,6 +81,15 @@ func ClearJingle() []byte { return clearSnd.get(genClear) }
 // ---------------------------------------------------------------------------
 // effects
 
+// finish fades a stereo sound in and out (in and out frames), scales it to
+// peak and encodes it.
+func finish(l, r []float64, in, out int, peak float64) []byte {
+	fadeEdges(l, in, out)
+	fadeEdges(r, in, out)
+	normalize(peak, l, r)
+	return encode(l, r)
+}
+
 func genBeam() []byte {
 	n := beamSndFrames
 	l := make([]float64, n)
@@ -100,10 +109,7 @@ func genBeam() []byte {
 		l[i] = v*(1-p) + w
 		r[i] = v*(1+p) + w
 	}
-	fadeEdges(l, 48, 2400)
-	fadeEdges(r, 48, 2400)
-	normalize(0.55, l, r)
-	return encode(l, r)
+	return finish(l, r, 48, 2400, 0.55)
 }
 
 func genForceAttach() []byte {
@@ -143,10 +149,7 @@ func genForceLaunch() []byte {
 		l[i] = v * (1 - 0.5*u)
 		r[i] = v * (1 + 0.3*u)
 	}
-	fadeEdges(l, 48, 1440)
-	fadeEdges(r, 48, 1440)
-	normalize(0.5, l, r)
-	return encode(l, r)
+	return finish(l, r, 48, 1440, 0.5)
 }
 
 func genPickup() []byte {
@@ -167,10 +170,7 @@ func genPickup() []byte {
 			r[i] += v * (1 + pan) * 0.5
 		}
 	}
-	fadeEdges(l, 48, 2400)
-	fadeEdges(r, 48, 2400)
-	normalize(0.45, l, r)
-	return encode(l, r)
+	return finish(l, r, 48, 2400, 0.45)
 }
 
 func genBossAlarm() []byte {
@@ -219,10 +219,7 @@ func genBossExplosion() []byte {
 		l[i] += v
 		r[i] += v
 	}
-	fadeEdges(l, 96, 9600)
-	fadeEdges(r, 96, 9600)
-	normalize(0.7, l, r)
-	return encode(l, r)
+	return finish(l, r, 96, 9600, 0.7)
 }
 
 // ---------------------------------------------------------------------------
@@ -247,7 +244,7 @@ func drums(dry *track, beat, bf int, double bool, nz func() float64) {
 var (
 	stageRoots = [4]int{38, 34, 36, 33}
 	stageTones = [4][]int{{62, 65, 69}, {58, 62, 65}, {60, 64, 67}, {57, 61, 64}}
-	stageTune  = []struct{ beat, length, note float64 }{
+	stageTune  = []tuneNote{
 		{0, 1.5, 74}, {1.5, 0.5, 76}, {2, 1, 77}, {3, 1, 76},
 		{4, 2, 74}, {6, 1, 69}, {7, 1, 72},
 		{8, 1.5, 70}, {9.5, 0.5, 72}, {10, 1, 74}, {11, 1, 77},
@@ -283,9 +280,7 @@ func genStageMusic() []byte {
 		}
 		pluck(send, step*stageBeat/4, stageBeat/2, midiHz(note), g, 0.125, 0.4*math.Sin(float64(step)*0.3))
 	}
-	for _, m := range stageTune {
-		leadNote(send, int(m.beat*stageBeat), int(m.length*stageBeat)-stageBeat/16, midiHz(m.note), 0.2)
-	}
+	playTune(send, stageTune, stageBeat, 0, 0.2)
 	nz := noise(0x57A6E)
 	for beat := 0; beat < stageBeats; beat++ {
 		drums(dry, beat, stageBeat, false, nz)
@@ -300,7 +295,7 @@ func genStageMusic() []byte {
 var (
 	bossRoots = [4]int{28, 29, 28, 27}
 	bossStabs = [4][]int{{64, 67, 71}, {65, 68, 71}, {64, 67, 70}, {63, 66, 70}}
-	bossMotif = []struct{ beat, length, note float64 }{
+	bossMotif = []tuneNote{
 		{0, 0.5, 76}, {0.5, 0.5, 77}, {1, 1, 76}, {3, 0.5, 71}, {3.5, 0.5, 72},
 		{4, 2, 71}, {6, 1, 70}, {7, 1, 71},
 		{16, 0.5, 79}, {16.5, 0.5, 80}, {17, 1, 79}, {19, 0.5, 76}, {19.5, 0.5, 77},
@@ -327,11 +322,8 @@ func genBossMusic() []byte {
 			}
 		}
 	}
-	for _, m := range bossMotif {
-		leadNote(send, int(m.beat*bossBeat), int(m.length*bossBeat)-bossBeat/16, midiHz(m.note), 0.17)
-		// Doubled an octave down, for weight.
-		leadNote(send, int(m.beat*bossBeat), int(m.length*bossBeat)-bossBeat/16, midiHz(m.note-12), 0.1)
-	}
+	playTune(send, bossMotif, bossBeat, 0, 0.17)
+	playTune(send, bossMotif, bossBeat, -12, 0.1) // an octave down, for weight
 	nz := noise(0xB055E)
 	for beat := 0; beat < bossBeats; beat++ {
 		drums(dry, beat, bossBeat, true, nz)
@@ -346,15 +338,13 @@ func genBossMusic() []byte {
 func genClear() []byte {
 	dry := newTrack(clearFrames + SampleRate) // room for the tails
 	send := newTrack(clearFrames + SampleRate)
-	fan := []struct{ beat, length, note float64 }{
+	fan := []tuneNote{
 		{0, 0.5, 67}, {0.5, 0.5, 72}, {1, 0.5, 76}, {1.5, 0.5, 79},
 		{2, 0.5, 77}, {2.5, 0.5, 81}, {3, 0.5, 79}, {3.5, 0.5, 83},
 		{4, 4, 84},
 	}
-	for _, m := range fan {
-		leadNote(send, int(m.beat*clearBeat), int(m.length*clearBeat)-clearBeat/16, midiHz(m.note), 0.25)
-		leadNote(send, int(m.beat*clearBeat), int(m.length*clearBeat)-clearBeat/16, midiHz(m.note-12), 0.12)
-	}
+	playTune(send, fan, clearBeat, 0, 0.25)
+	playTune(send, fan, clearBeat, -12, 0.12)
 	for k, c := range [][]int{{60, 64, 67}, {65, 69, 72}, {67, 71, 74}} {
 		padChord(dry, k*clearBeat*4/3, clearBeat*4/3, c, 0.05)
 	}
@@ -367,10 +357,7 @@ func genClear() []byte {
 	playKick(dry, 4*clearBeat)
 	out := echo(dry, send, clearBeat*3/4)
 	l, r := out.l[:clearFrames], out.r[:clearFrames]
-	fadeEdges(l, 48, SampleRate)
-	fadeEdges(r, 48, SampleRate)
-	normalize(0.5, l, r)
-	return encode(l, r)
+	return finish(l, r, 48, SampleRate, 0.5)
 }
 
 // ---------------------------------------------------------------------------
