@@ -346,3 +346,40 @@ func shot(t *testing.T, a *Atlas, f *Fonts) {
 		t.Fatal(err)
 	}
 }
+
+// TestArmsShown: the own arms show right of the charge meter: a pip per
+// Force level in its laser's colour, a pip per speed-up, the bits.
+func TestArmsShown(t *testing.T) {
+	a, _ := LoadAtlas()
+	f, _ := LoadFonts()
+	img := ebiten.NewImage(Width, Height)
+	defer img.Deallocate()
+	x0, y0 := int(ChargeX+ChargeW), int(ChargeY-12)
+	x1, y1 := x0+200, int(ChargeY+ChargeH+12)
+	for _, c := range []struct {
+		arms model.Arms
+	}{
+		{model.Arms{}},
+		{model.Arms{Force: 1, Laser: wire.LaserRed, ForceAt: wire.ForceFront}},
+		{model.Arms{Force: 3, Laser: wire.LaserYellow, Speed: 2, Bits: 1, ForceAt: wire.ForceLoose}},
+		{model.Arms{Force: 2, Laser: wire.LaserBlue, Speed: 3, Bits: 2, ForceAt: wire.ForceBack}},
+	} {
+		img.Fill(black)
+		s := model.StageHUD{Active: true, Arms: c.arms}
+		a.DrawStageHUD(img, f, &s, 0)
+		p := read(img)
+		pips := p.count(x0, y0, x1, y1, func(k color.RGBA) bool { return k == LaserColors[min(c.arms.Laser, 2)] })
+		if want := int(c.arms.Force) * 7 * 8; pips < want || pips > want+100 {
+			t.Errorf("arms %+v: %d px of the laser's colour, want about %d", c.arms, pips, want)
+		}
+		speed := p.count(x0, y0, x1, y1, func(k color.RGBA) bool { return k == ChargeColors[1] })
+		if want := int(c.arms.Speed) * 6 * 10; speed != want {
+			t.Errorf("arms %+v: %d px of speed pips, want %d", c.arms, speed, want)
+		}
+		// Bits: their orange cores, right of the pips.
+		bits := p.count(x0+110, y0, x1, y1, func(k color.RGBA) bool { return k.R > 200 && k.G > 100 && k.B < 120 })
+		if (c.arms.Bits == 0) != (bits == 0) {
+			t.Errorf("arms %+v: %d px of bits", c.arms, bits)
+		}
+	}
+}
