@@ -1,6 +1,7 @@
 package assets
 
 import (
+	"image"
 	"math"
 )
 
@@ -43,21 +44,21 @@ func stageGroups() []spriteGroup {
 		{name: "Glow", doc: "Glow is a 32x32 white radial glow (a soft disc fading out); draw it additively, tinted, to light things up.",
 			w: glowSize, h: glowSize, n: 1, scalar: true, draw: canvasDraw(func(c *canvas, _ int) { drawGlow(c) })},
 		{name: "ForceFrames", doc: "ForceFrames are the 8 looping frames (34x34) of the Force: an orange plasma orb in a ring with four turning claws.",
-			w: forceSize, h: forceSize, n: forceFrameCnt, draw: canvasDraw(drawForce)},
+			w: forceSize, h: forceSize, n: forceFrameCnt, draw: faded(drawForce)},
 		{name: "ForceAccent", doc: "ForceAccent is a near-white ring (34x34) that lines up with ForceFrames; tint it with the owner's colour and draw it on top.",
 			w: forceSize, h: forceSize, n: 1, scalar: true, draw: canvasDraw(func(c *canvas, _ int) { drawForceAccent(c) })},
 		{name: "Beam1Frames", doc: "Beam1Frames are the 3 frames (72x16) of a level 1 wave beam, flying to the right.",
-			w: beamSizes[0][0], h: beamSizes[0][1], n: beamFrames, draw: canvasDraw(drawBeam(1))},
+			w: beamSizes[0][0], h: beamSizes[0][1], n: beamFrames, draw: faded(drawBeam(1))},
 		{name: "Beam2Frames", doc: "Beam2Frames are the 3 frames (104x24) of a level 2 wave beam, flying to the right.",
-			w: beamSizes[1][0], h: beamSizes[1][1], n: beamFrames, draw: canvasDraw(drawBeam(2))},
+			w: beamSizes[1][0], h: beamSizes[1][1], n: beamFrames, draw: faded(drawBeam(2))},
 		{name: "Beam3Frames", doc: "Beam3Frames are the 3 frames (136x34) of a level 3 wave beam, flying to the right.",
-			w: beamSizes[2][0], h: beamSizes[2][1], n: beamFrames, draw: canvasDraw(drawBeam(3))},
+			w: beamSizes[2][0], h: beamSizes[2][1], n: beamFrames, draw: faded(drawBeam(3))},
 		{name: "ForceShotFrames", doc: "ForceShotFrames are the Force's laser shots (28x10), flying to the right: 0 red, 1 blue, 2 yellow.",
-			w: forceShotW, h: forceShotH, n: 3, draw: canvasDraw(drawForceShot)},
+			w: forceShotW, h: forceShotH, n: 3, draw: faded(drawForceShot)},
 		{name: "BitFrames", doc: "BitFrames are the 4 looping frames (18x18) of a bit: a small silver orb with a glowing core.",
-			w: bitSize, h: bitSize, n: 4, draw: canvasDraw(drawBit)},
+			w: bitSize, h: bitSize, n: 4, draw: faded(drawBit)},
 		{name: "PowerUpFrames", doc: "PowerUpFrames are the items (26x26) by wire.Item*: 0 red, 1 blue, 2 yellow laser crystals, 3 speed capsule (S), 4 bit capsule (B).",
-			w: powerUpSize, h: powerUpSize, n: 5, draw: canvasDraw(drawPowerUp)},
+			w: powerUpSize, h: powerUpSize, n: 5, draw: faded(drawPowerUp)},
 		{name: "PowArmorFrames", doc: "PowArmorFrames are the 4 looping frames (46x38) of the POW armour, a hovering cargo pod, facing left.",
 			w: powArmorW, h: powArmorH, n: 4, draw: canvasDraw(drawPowArmor)},
 		{name: "ChaserFrames", doc: "ChaserFrames are the 4 looping frames (32x32) of the chaser, a spiked green mine with one eye.",
@@ -67,9 +68,9 @@ func stageGroups() []spriteGroup {
 		{name: "ArmoredFrames", doc: "ArmoredFrames are the 4 looping frames (50x42) of the armoured foe, a plated beetle with a glowing slit, facing left.",
 			w: armoredW, h: armoredH, n: 4, draw: canvasDraw(drawArmored)},
 		{name: "BossBulletFrames", doc: "BossBulletFrames are the 2 frames (24x24) of the boss's big violet plasma ball.",
-			w: bossBulletSz, h: bossBulletSz, n: 2, draw: canvasDraw(drawBossBullet)},
+			w: bossBulletSz, h: bossBulletSz, n: 2, draw: faded(drawBossBullet)},
 		{name: "BossCoreFrames", doc: "BossCoreFrames are the 4 looping frames (44x44) of the end boss's glowing core, its weak point.",
-			w: coreSize, h: coreSize, n: 4, draw: canvasDraw(drawBossCore)},
+			w: coreSize, h: coreSize, n: 4, draw: faded(drawBossCore)},
 		{name: "CoreSocket", doc: "CoreSocket is the 60x60 ribbed socket the boss's core sits in; draw it under the core.",
 			w: socketSize, h: socketSize, n: 1, scalar: true, draw: canvasDraw(func(c *canvas, _ int) { drawSocket(c) })},
 		{name: "MidBoss", doc: "MidBoss is the 172x172 mid-boss, an armoured eye-pod with claws, facing left.",
@@ -88,6 +89,21 @@ const (
 
 // ---------------------------------------------------------------------------
 // Helpers
+
+// faded is canvasDraw of f followed by a fade of the last 2.5 pixels
+// along the sprite's edges, so that the tails of its glows do not show the
+// sprite's rectangle when it is drawn additively.
+func faded(f func(c *canvas, frame int)) func(*image.NRGBA, image.Rectangle, int) {
+	return canvasDraw(func(c *canvas, frame int) {
+		f(c, frame)
+		const m = 2.5
+		w, h := float64(c.w), float64(c.h)
+		c.each(func(p *pm, x, y float64) {
+			k := smoothstep(0, m, min(x, y, w-x, h-y))
+			p.r, p.g, p.b, p.a = p.r*k, p.g*k, p.b*k, p.a*k
+		})
+	})
+}
 
 // sphere returns a shader lighting a disc at (cx, cy) of radius r like a
 // sphere lit from the top left, from dark to lit.
