@@ -383,3 +383,32 @@ func TestArmsShown(t *testing.T) {
 		}
 	}
 }
+
+// TestBossExplosion: a boss's explosion covers a boss-sized area over its
+// time, and is over at its end.
+func TestBossExplosion(t *testing.T) {
+	a, _ := LoadAtlas()
+	img := ebiten.NewImage(Width, Height)
+	defer img.Deallocate()
+	e := model.Effect{Kind: model.FxBossExplosion, X: 640, Y: 360, Start: 10}
+	lit := func(now float64) (int, image.Rectangle) {
+		img.Clear()
+		a.DrawEffects(img, []model.Effect{e}, now)
+		p := read(img)
+		return p.count(0, 0, Width, Height, opaque), p.bounds(opaque)
+	}
+	var all image.Rectangle
+	for now := 10.0; now < 10+model.FxBossExplosion.Duration(); now += 0.1 {
+		n, b := lit(now)
+		if n == 0 {
+			t.Errorf("nothing drawn at %.1f s", now-10)
+		}
+		all = all.Union(b)
+	}
+	if all.Dx() < 180 || all.Dy() < 200 {
+		t.Errorf("the explosion covers %v, want a boss-sized area", all)
+	}
+	if n, _ := lit(10 + model.FxBossExplosion.Duration()); n != 0 {
+		t.Errorf("%d pixels after the end", n)
+	}
+}

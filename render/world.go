@@ -126,6 +126,8 @@ func (a *Atlas) DrawEffects(dst *ebiten.Image, fx []model.Effect, now float64) {
 			DrawSprite(dst, a.Explosion[e.Frame(now, 8)], e.X, e.Y, DrawOpts{Scale: 2})
 		case model.FxMuzzle:
 			DrawSprite(dst, a.Muzzle[e.Frame(now, 3)], e.X, e.Y, DrawOpts{Blend: ebiten.BlendLighter})
+		case model.FxBossExplosion:
+			a.drawBossExplosion(dst, e, now)
 		}
 	}
 }

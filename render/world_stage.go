@@ -9,6 +9,7 @@ import (
 
 	"rtype/assets"
 	"rtype/net/wire"
+	"rtype/render/model"
 )
 
 // loadStage cuts the sprites of Stage mode out of the atlas.
@@ -146,5 +147,32 @@ func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64) {
 		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 1.5 + 0.2*p, Tint: colForceGlow, Alpha: 0.45 + 0.2*p, Blend: ebiten.BlendLighter})
 		DrawSprite(dst, a.Force[anim(t, 16, 0, 8)], s.X, s.Y, DrawOpts{})
 		DrawSprite(dst, a.ForceAccent, s.X, s.Y, DrawOpts{Tint: PlayerColor(s.Owner)})
+	}
+}
+
+// bossBlasts are the blasts of a boss's explosion: where over its body,
+// when (seconds after the start) and how big.
+var bossBlasts = [...]struct{ dx, dy, at, scale float64 }{
+	{0, 0, 0, 3}, {-60, -70, 0.12, 2.2}, {50, 60, 0.25, 2.5}, {-40, 80, 0.4, 2},
+	{70, -50, 0.5, 2.4}, {-80, 10, 0.65, 2.2}, {20, -95, 0.8, 2}, {40, 20, 0.95, 2.8},
+	{-20, 50, 1.1, 2.2}, {0, 0, 1.25, 3.6},
+}
+
+// bossBlastLife is how long each blast of a boss's explosion lasts.
+const bossBlastLife = 0.55
+
+// drawBossExplosion draws a boss's explosion: a white flash, then its
+// blasts one after the other.
+func (a *Atlas) drawBossExplosion(dst *ebiten.Image, e model.Effect, now float64) {
+	age := now - e.Start
+	if age < 0.4 {
+		DrawSprite(dst, a.Glow, e.X, e.Y, DrawOpts{Scale: 6 + 14*age, Tint: white, Alpha: 1 - age/0.4, Blend: ebiten.BlendLighter})
+	}
+	for _, b := range bossBlasts {
+		p := (age - b.at) / bossBlastLife
+		if p < 0 || p >= 1 {
+			continue
+		}
+		DrawSprite(dst, a.Explosion[int(p*8)], e.X+b.dx, e.Y+b.dy, DrawOpts{Scale: b.scale})
 	}
 }
