@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -197,12 +198,15 @@ func (a *Atlas) drawArms(dst *ebiten.Image, arms model.Arms) {
 }
 
 // drawBanner draws a big centred title on a dark band with a line under
-// it, at opacity al; "WARNING" is red.
+// it, at opacity al and centred on cy; "WARNING" is red, "… CLEAR" gold.
 func (a *Atlas) drawBanner(dst *ebiten.Image, f *Fonts, banner, sub string, al, cy float64) {
 	al = min(al, 1)
 	col := ColText
-	if banner == "WARNING" {
+	switch {
+	case strings.HasPrefix(banner, "WARNING"):
 		col = ColWarn
+	case strings.HasSuffix(banner, "CLEAR"):
+		col = ColGold
 	}
 	a.rect(dst, 0, cy-70, Width, 170, Fade(black, 0.45*al))
 	a.rect(dst, 0, cy-70, Width, 2, Fade(col, 0.6*al))
