@@ -147,7 +147,7 @@ var PowArmorFrames = [4]image.Rectangle{
 	image.Rect(365, 183, 411, 221),
 }
 
-// ChaserFrames are the 4 looping frames (32x32) of the chaser, a spiked green mine with one eye.
+// ChaserFrames are the 4 looping frames (32x32) of the chaser, a spiked green mine with one eye looking left; turn it to its heading.
 var ChaserFrames = [4]image.Rectangle{
 	image.Rect(413, 183, 445, 215),
 	image.Rect(447, 183, 479, 215),
@@ -155,7 +155,7 @@ var ChaserFrames = [4]image.Rectangle{
 	image.Rect(35, 223, 67, 255),
 }
 
-// TurretFrames are the floor turret (36x32) by aim a: the barrel points a*45 degrees counter-clockwise from the right (0 right, 2 up, 4 left); flip it vertically for the ceiling, with aim (8-a)%8.
+// TurretFrames are the floor turret (36x32) by aim frame k: the barrel points at the angle pi + k*pi/4 on the screen, y down (0 left, 2 up, 4 right, 6 down); flip it vertically for the ceiling, with frame (8-k)%8.
 var TurretFrames = [8]image.Rectangle{
 	image.Rect(69, 223, 105, 255),
 	image.Rect(107, 223, 143, 255),
@@ -195,5 +195,5 @@ var CoreSocket = image.Rect(341, 267, 401, 327)
 // MidBoss is the 172x172 mid-boss, an armoured eye-pod with claws, facing left.
 var MidBoss = image.Rect(1, 329, 173, 501)
 
-// Boss is the 216x248 end boss's body, a biomechanical giant facing left, with its core socket in the chest (BossSocket).
-var Boss = image.Rect(175, 329, 391, 577)
+// Boss is the 256x248 end boss's body, a biomechanical giant facing left; its centre is BossOriginX from its left edge, and its core's seat juts out of its front (BossSocketX, BossSocketY).
+var Boss = image.Rect(175, 329, 431, 577)

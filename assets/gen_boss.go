@@ -134,8 +134,13 @@ func drawMidBoss(c *canvas) {
 }
 
 func drawBoss(c *canvas) {
-	const w, h = float64(bossW), float64(bossH)
-	sx, sy := w/2+BossSocketX, h/2+BossSocketY // the chest socket
+	// The model is drawn around its body's centre at (108, 124), shifted
+	// so that the centre falls on BossOriginX: the front, where the core
+	// juts out, has the room.
+	c.ox = BossOriginX - 108
+	defer func() { c.ox = 0 }()
+	const bx, by = 108.0, 124.0
+	sx, sy := bx+BossSocketX, by+BossSocketY // the core's seat
 	// Tail, curling down and back.
 	var segs []sdf
 	for i := 0; i < 9; i++ {
@@ -153,8 +158,8 @@ func drawBoss(c *canvas) {
 		sp := capsule(x, y, x+26-math.Abs(float64(k)-3)*3, y-10, 5.5, 0.8)
 		bpart(c, x-7, y-18, x+32, y+8, sp, 1, vgrad(boneLit, boneDark, y-12, y+6))
 	}
-	// The lower arm, behind the torso.
-	claw(c, 86, 190, 48, 210, 22, 192, 9, 0.6)
+	// The hind limb, behind the torso.
+	claw(c, 104, 200, 72, 228, 42, 224, 8, 0.5)
 	// Torso.
 	torso := poly(vec{62, 66}, vec{118, 24}, vec{172, 30}, vec{200, 88}, vec{198, 168}, vec{166, 214}, vec{108, 230}, vec{64, 204}, vec{46, 140})
 	bpart(c, 46, 24, 200, 230, torso, 1.4, ribbed(128, 120, 100, fleshDark, fleshLit, 13, math.Pi/2))
@@ -167,27 +172,46 @@ func drawBoss(c *canvas) {
 			return mix(rgb(0.25, 0.35, 0.3), rgb(0.55, 0.8, 0.6), b)
 		})
 	}
-	// Chest plate around the socket.
-	chest := ellipse(sx, sy, 44, 52)
-	bpart(c, sx-44, sy-52, sx+44, sy+52, chest, 1.2, ribbed(sx, sy, 50, rgb(0.25, 0.12, 0.16), rgb(0.85, 0.55, 0.55), 8, 0))
-	// The socket, the core's seat: a dark, ribbed cavity.
-	c.within(sx-30, sy-30, sx+30, sy+30, func() {
-		c.fillGrow(circle(sx, sy, 26), 1.4, bossEdge)
-		c.fill(circle(sx, sy, 26), sphere(sx, sy, 26, rgb(0.2, 0.12, 0.2), rgb(0.65, 0.5, 0.6)))
+	// Chest plate, its veins glowing.
+	chest := ellipse(88, 132, 40, 50)
+	bpart(c, 48, 82, 128, 182, chest, 1.2, ribbed(88, 132, 48, rgb(0.25, 0.12, 0.16), rgb(0.85, 0.55, 0.55), 8, 0))
+	for k := 0; k < 4; k++ {
+		dot(c, 92+float64(k%2)*14, 104+float64(k)*18, 2.2, rgb(1, 0.45, 0.3))
+	}
+	// The neck of the core's seat, jutting forward from the chest, and
+	// its ribbed collar.
+	var neckParts []sdf
+	for i := 0; i <= 10; i++ {
+		u := float64(i) / 10
+		x := sx + 10 + u*(74-sx-10)
+		y := sy + 7*math.Sin(u*math.Pi)*u
+		neckParts = append(neckParts, circle(x, y, 15+9*u+3*math.Sin(u*math.Pi)))
+	}
+	neck := union(neckParts...)
+	bpart(c, sx-10, sy-34, 100, sy+42, neck, 1.2, func(x, y float64) col {
+		// A ringed cylinder lit from above.
+		t := clamp01((y - (sy - 26)) / 56)
+		k := mix(mix(fleshLit, rgb(1, 0.9, 1), 0.15), fleshDark, t)
+		ring := 0.5 + 0.5*math.Cos((x-sx)/6.5*2*math.Pi)
+		return k.scale(1 - 0.3*ring*ring)
+	})
+	c.within(sx-32, sy-32, sx+32, sy+32, func() {
+		c.fillGrow(circle(sx, sy, 27), 1.4, bossEdge)
+		c.fill(circle(sx, sy, 27), sphere(sx, sy, 27, rgb(0.2, 0.12, 0.2), rgb(0.7, 0.55, 0.65)))
 		for k := 0; k < 12; k++ {
 			a := float64(k) * math.Pi / 6
-			c.fill(capsule(sx+math.Cos(a)*19.5, sy+math.Sin(a)*19.5, sx+math.Cos(a)*25, sy+math.Sin(a)*25, 1.1, 1.4), solid(rgb(0.12, 0.06, 0.12)))
+			c.fill(capsule(sx+math.Cos(a)*20.5, sy+math.Sin(a)*20.5, sx+math.Cos(a)*26, sy+math.Sin(a)*26, 1.1, 1.4), solid(rgb(0.12, 0.06, 0.12)))
 		}
-		c.fill(circle(sx, sy, 19), func(x, y float64) col {
-			return mix(rgb(0.45, 0.08, 0.06), rgb(0.05, 0.01, 0.02), math.Hypot(x-sx, y-sy)/19)
+		c.fill(circle(sx, sy, 20), func(x, y float64) col {
+			return mix(rgb(0.45, 0.08, 0.06), rgb(0.05, 0.01, 0.02), math.Hypot(x-sx, y-sy)/20)
 		})
 	})
 	// Glowing spots down the torso.
 	for k := 0; k < 5; k++ {
 		dot(c, 140+math.Sin(float64(k))*8, 70+float64(k)*30, 2.6, bioGlow)
 	}
-	// The upper arm, in front.
-	claw(c, 66, 88, 32, 100, 22, 128, 9, 0.6)
+	// The fore limb, reaching forward under the core.
+	claw(c, 84, 178, 44, 196, 14, 176, 9, 0.6)
 	// Horns sweeping back from the head.
 	for k := 0; k < 2; k++ {
 		y := 26 + float64(k)*16

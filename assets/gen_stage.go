@@ -21,7 +21,7 @@ const (
 	bossBulletSz  = 24
 	glowSize      = 32
 	midBossSize   = 172
-	bossW, bossH  = 216, 248
+	bossW, bossH  = 256, 248
 	forceShotW    = 28
 	forceShotH    = 10
 	powArmorW     = 46
@@ -61,9 +61,9 @@ func stageGroups() []spriteGroup {
 			w: powerUpSize, h: powerUpSize, n: 5, draw: faded(drawPowerUp)},
 		{name: "PowArmorFrames", doc: "PowArmorFrames are the 4 looping frames (46x38) of the POW armour, a hovering cargo pod, facing left.",
 			w: powArmorW, h: powArmorH, n: 4, draw: canvasDraw(drawPowArmor)},
-		{name: "ChaserFrames", doc: "ChaserFrames are the 4 looping frames (32x32) of the chaser, a spiked green mine with one eye.",
+		{name: "ChaserFrames", doc: "ChaserFrames are the 4 looping frames (32x32) of the chaser, a spiked green mine with one eye looking left; turn it to its heading.",
 			w: chaserSize, h: chaserSize, n: 4, draw: canvasDraw(drawChaser)},
-		{name: "TurretFrames", doc: "TurretFrames are the floor turret (36x32) by aim a: the barrel points a*45 degrees counter-clockwise from the right (0 right, 2 up, 4 left); flip it vertically for the ceiling, with aim (8-a)%8.",
+		{name: "TurretFrames", doc: "TurretFrames are the floor turret (36x32) by aim frame k: the barrel points at the angle pi + k*pi/4 on the screen, y down (0 left, 2 up, 4 right, 6 down); flip it vertically for the ceiling, with frame (8-k)%8.",
 			w: turretW, h: turretH, n: 8, draw: canvasDraw(drawTurret)},
 		{name: "ArmoredFrames", doc: "ArmoredFrames are the 4 looping frames (50x42) of the armoured foe, a plated beetle with a glowing slit, facing left.",
 			w: armoredW, h: armoredH, n: 4, draw: canvasDraw(drawArmored)},
@@ -75,16 +75,20 @@ func stageGroups() []spriteGroup {
 			w: socketSize, h: socketSize, n: 1, scalar: true, draw: canvasDraw(func(c *canvas, _ int) { drawSocket(c) })},
 		{name: "MidBoss", doc: "MidBoss is the 172x172 mid-boss, an armoured eye-pod with claws, facing left.",
 			w: midBossSize, h: midBossSize, n: 1, scalar: true, draw: canvasDraw(func(c *canvas, _ int) { drawMidBoss(c) })},
-		{name: "Boss", doc: "Boss is the 216x248 end boss's body, a biomechanical giant facing left, with its core socket in the chest (BossSocket).",
+		{name: "Boss", doc: "Boss is the 256x248 end boss's body, a biomechanical giant facing left; its centre is BossOriginX from its left edge, and its core's seat juts out of its front (BossSocketX, BossSocketY).",
 			w: bossW, h: bossH, n: 1, scalar: true, draw: canvasDraw(func(c *canvas, _ int) { drawBoss(c) })},
 	}
 }
 
-// BossSocketX and BossSocketY are where the end boss's chest socket is,
-// from the Boss sprite's centre, in pixels.
+// The end boss's sprite: the body's centre is BossOriginX pixels from the
+// sprite's left edge (and at its middle height; the sprite reaches
+// further forward than back), and the seat of its core is at BossSocketX,
+// BossSocketY from that centre: where the simulation puts the core (sim's
+// boss.go, its coreDX with the kinds' boxes), sticking out of the front.
 const (
-	BossSocketX = -22
-	BossSocketY = 8
+	BossOriginX = 148
+	BossSocketX = -104
+	BossSocketY = 0
 )
 
 // ---------------------------------------------------------------------------
@@ -436,8 +440,8 @@ func drawChaser(c *canvas, frame int) {
 
 func drawTurret(c *canvas, aim int) {
 	const cx, cy = 18.0, 22.0
-	a := float64(aim) * math.Pi / 4
-	dx, dy := math.Cos(a), -math.Sin(a)
+	a := math.Pi + float64(aim)*math.Pi/4 // the aim frames of sim's foes.go
+	dx, dy := math.Cos(a), math.Sin(a)
 	barrel := capsule(cx+dx*3, cy+dy*3, cx+dx*15, cy+dy*15, 2.6, 2.2)
 	part(c, barrel, 0.6, solid(rgb(0.55, 0.56, 0.62)))
 	c.fill(capsule(cx+dx*5, cy+dy*5, cx+dx*14, cy+dy*14, 0.9, 0.8), solid(rgb(0.8, 0.82, 0.9)))

@@ -94,13 +94,16 @@ type canvas struct {
 	// for small parts of big sprites; see within).
 	clip    image.Rectangle
 	clipped bool
+	// ox shifts the model to the right by ox pixels (a sprite whose
+	// origin is not its centre); within takes model coordinates too.
+	ox float64
 }
 
 // within runs f with drawing limited to the pixels of [x0,x1)x[y0,y1):
 // the parts f draws must lie inside, or they are cut.
 func (c *canvas) within(x0, y0, x1, y1 float64, f func()) {
 	old, was := c.clip, c.clipped
-	c.clip = image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1))).Intersect(image.Rect(0, 0, c.w, c.h))
+	c.clip = image.Rect(int(math.Floor(x0+c.ox)), int(math.Floor(y0)), int(math.Ceil(x1+c.ox)), int(math.Ceil(y1))).Intersect(image.Rect(0, 0, c.w, c.h))
 	c.clipped = true
 	f()
 	c.clip, c.clipped = old, was
@@ -120,7 +123,7 @@ func (c *canvas) each(f func(p *pm, x, y float64)) {
 	}
 	for j := j0; j < j1; j++ {
 		for i := i0; i < i1; i++ {
-			x := (float64(i) + 0.5) / superSample
+			x := (float64(i)+0.5)/superSample - c.ox
 			y := (float64(j) + 0.5) / superSample
 			if c.inv != nil {
 				x, y = c.inv(x, y)

@@ -150,6 +150,9 @@ type DrawOpts struct {
 	Blend ebiten.Blend
 	// FlipX mirrors the sprite left to right, FlipY top to bottom.
 	FlipX, FlipY bool
+	// Rotate turns the sprite about its centre by this angle, in radians,
+	// clockwise on the screen (y down).
+	Rotate float64
 }
 
 // DrawSprite draws img centred on (cx, cy).
@@ -170,6 +173,9 @@ func DrawSprite(dst, img *ebiten.Image, cx, cy float64, o DrawOpts) {
 		op.GeoM.Translate(0, h)
 	}
 	op.GeoM.Translate(-w/2, -h/2)
+	if o.Rotate != 0 {
+		op.GeoM.Rotate(o.Rotate)
+	}
 	op.GeoM.Scale(s, s)
 	op.GeoM.Translate(cx, cy)
 	if o.Tint.A != 0 {
@@ -179,7 +185,9 @@ func DrawSprite(dst, img *ebiten.Image, cx, cy float64, o DrawOpts) {
 		op.ColorScale.ScaleAlpha(float32(o.Alpha))
 	}
 	op.Blend = o.Blend
-	if s != 1 && s == float64(int(s)) {
+	if o.Rotate != 0 {
+		op.Filter = ebiten.FilterLinear
+	} else if s != 1 && s == float64(int(s)) {
 		op.Filter = ebiten.FilterNearest
 	} else if s != 1 {
 		op.Filter = ebiten.FilterLinear

@@ -64,10 +64,15 @@ func TestStageKindsDraw(t *testing.T) {
 		{wire.KindTurret, 6, 100, 400, 20}, // on the ceiling, upside down
 		{wire.KindArmored, 0, 360, 1000, 30},
 		{wire.KindMidBoss, 0, 360, 14000, 90},
-		{wire.KindMidBoss, Tell, 360, 14000, 90},
-		{wire.KindBoss, 0, 360, 25000, 130},
-		{wire.KindBoss, Tell, 360, 25000, 130},
+		{wire.KindMidBoss, BossAngry, 360, 14000, 90},
+		{wire.KindMidBoss, BossTell, 360, 14000, 90},
+		{wire.KindBoss, BossCalm, 360, 25000, 150},
+		{wire.KindBoss, BossAngry, 360, 25000, 150},
+		{wire.KindBoss, BossTell + 5, 360, 25000, 150},
+		{wire.KindBoss, 200, 360, 25000, 150}, // an unknown tell
 		{wire.KindBossCore, 0, 360, 1200, 75},
+		{wire.KindBossCore, 1, 360, 1200, 75},
+		{wire.KindChaser, 2, 360, 400, 20},
 		{wire.KindBossBullet, 0, 360, 250, 25},
 	}
 	for _, c := range cases {
@@ -297,8 +302,8 @@ func shot(t *testing.T, a *Atlas, f *Fonts) {
 	img.Fill(ColBackground)
 	NewStarfield().Draw(img, a, 3)
 	sprites := []Sprite{
-		{ID: 1, Kind: wire.KindBoss, X: 1080, Y: 380, Frame: Tell},
-		{ID: 2, Kind: wire.KindBossCore, X: 1080 - 22, Y: 388},
+		{ID: 1, Kind: wire.KindBoss, X: 1100, Y: 380, Frame: BossTell + 1},
+		{ID: 2, Kind: wire.KindBossCore, X: 1100 - 104, Y: 380},
 		{ID: 3, Kind: wire.KindMidBoss, X: 760, Y: 560},
 		{ID: 4, Kind: wire.KindPlayerShip, Owner: 0, X: 200, Y: 300},
 		{ID: 5, Kind: wire.KindForce, Owner: 0, X: 232, Y: 300},
@@ -414,5 +419,53 @@ func TestBossExplosion(t *testing.T) {
 	}
 	if n, _ := lit(10 + model.FxBossExplosion.Duration()); n != 0 {
 		t.Errorf("%d pixels after the end", n)
+	}
+}
+
+// TestBossFramesAndHeadings: a boss glows when angry and more when it
+// announces an attack; a chaser looks where it heads.
+func TestBossFramesAndHeadings(t *testing.T) {
+	a, _ := LoadAtlas()
+	img := ebiten.NewImage(Width, Height)
+	defer img.Deallocate()
+	light := func(s Sprite, x0, y0, x1, y1 int, f func(c color.RGBA) int) int {
+		img.Clear()
+		a.DrawWorld(img, []Sprite{s}, 0.3)
+		p := read(img)
+		n := 0
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				n += f(p.at(x, y))
+			}
+		}
+		return n
+	}
+	red := func(c color.RGBA) int { return int(c.R) }
+	for _, k := range []uint8{wire.KindBoss, wire.KindMidBoss} {
+		calm := light(Sprite{Kind: k, Frame: BossCalm, X: 640, Y: 360}, 500, 220, 780, 500, red)
+		angry := light(Sprite{Kind: k, Frame: BossAngry, X: 640, Y: 360}, 500, 220, 780, 500, red)
+		tell := light(Sprite{Kind: k, Frame: BossTell, X: 640, Y: 360}, 500, 220, 780, 500, red)
+		if !(calm < angry && angry < tell) {
+			t.Errorf("kind %d: red light calm %d, angry %d, tell %d: want rising", k, calm, angry, tell)
+		}
+	}
+	// The chaser's eye (its white) is on the side it heads to.
+	white := func(c color.RGBA) int {
+		if c.R > 220 && c.G > 210 && c.B > 190 {
+			return 1
+		}
+		return 0
+	}
+	for _, c := range []struct {
+		frame uint8
+		dir   string
+	}{{0, "left"}, {2, "up"}, {4, "right"}, {6, "down"}} {
+		s := Sprite{Kind: wire.KindChaser, Frame: c.frame, X: 640, Y: 360}
+		l, r := light(s, 624, 352, 639, 368, white), light(s, 641, 352, 656, 368, white)
+		u, d := light(s, 632, 344, 648, 359, white), light(s, 632, 361, 648, 376, white)
+		ok := map[string]bool{"left": l > r, "right": r > l, "up": u > d, "down": d > u}[c.dir]
+		if !ok {
+			t.Errorf("chaser frame %d: eye white left %d right %d up %d down %d, want it %s", c.frame, l, r, u, d, c.dir)
+		}
 	}
 }

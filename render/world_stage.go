@@ -68,8 +68,31 @@ var layerOf = func() (l [256]uint8) {
 	return l
 }()
 
-// Tell is the frame of a boss's body while it announces an attack.
-const Tell = 1
+// Frames of a boss's body (sim's BossFrame*): calm (phase 1) and angry
+// (phase 2) between attacks, and from BossTell on the tell of an attack
+// announced (one frame per attack, 2 to 7). A boss core's frame is its
+// phase - 1.
+const (
+	BossCalm  = 0
+	BossAngry = 1
+	BossTell  = 2
+)
+
+// tellColors are the tells' glows by frame - BossTell: orange for the
+// missiles (fan, sweep, twin sweep), violet for the big bullets (ring,
+// spiral), red for both (crossfire).
+var tellColors = [6]color.RGBA{
+	{0xff, 0x70, 0x20, 0xff}, // fan
+	{0xc0, 0x40, 0xff, 0xff}, // ring
+	{0xff, 0x70, 0x20, 0xff}, // sweep
+	{0xc0, 0x40, 0xff, 0xff}, // spiral
+	{0xff, 0x30, 0x20, 0xff}, // crossfire
+	{0xff, 0x70, 0x20, 0xff}, // twin sweep
+}
+
+// bossDX is how far right of an end boss's position its sprite's centre
+// is: the sprite reaches further forward than back.
+var bossDX = float64(assets.Boss.Dx())/2 - assets.BossOriginX
 
 // Colours of the Stage sprites' glows.
 var (
@@ -93,28 +116,43 @@ func anim(t, fps float64, id uint32, n int) int {
 func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64) {
 	switch s.Kind {
 	case wire.KindBoss, wire.KindMidBoss:
-		img := a.Boss
+		img, x := a.Boss, s.X+bossDX
 		if s.Kind == wire.KindMidBoss {
-			img = a.MidBoss
+			img, x = a.MidBoss, s.X
 		}
-		DrawSprite(dst, img, s.X, s.Y, DrawOpts{})
-		if s.Frame == Tell {
-			// The tell: the body glows red, pulsing fast.
+		DrawSprite(dst, img, x, s.Y, DrawOpts{})
+		switch {
+		case s.Frame >= BossTell:
+			// An attack announced: the body glows in the colour of what
+			// comes, pulsing fast.
+			c := colTell
+			if i := int(s.Frame - BossTell); i < len(tellColors) {
+				c = tellColors[i]
+			}
 			p := 0.5 + 0.5*math.Sin(t*2*math.Pi*6)
-			DrawSprite(dst, img, s.X, s.Y, DrawOpts{Tint: colTell, Alpha: 0.25 + 0.3*p, Blend: ebiten.BlendLighter})
+			DrawSprite(dst, img, x, s.Y, DrawOpts{Tint: c, Alpha: 0.25 + 0.35*p, Blend: ebiten.BlendLighter})
+		case s.Frame == BossAngry:
+			// The second phase: a slow red throb.
+			p := 0.5 + 0.5*math.Sin(t*2*math.Pi*1.2)
+			DrawSprite(dst, img, x, s.Y, DrawOpts{Tint: colTell, Alpha: 0.08 + 0.12*p, Blend: ebiten.BlendLighter})
 		}
 	case wire.KindBossCore:
-		p := 0.5 + 0.5*math.Sin(t*2*math.Pi*1.5)
+		hz, glow := 1.5, colCoreGlow
+		if s.Frame > 0 { // the second phase: faster, redder
+			hz, glow = 3.5, colTell
+		}
+		p := 0.5 + 0.5*math.Sin(t*2*math.Pi*hz)
 		DrawSprite(dst, a.CoreSocket, s.X, s.Y, DrawOpts{})
-		DrawSprite(dst, a.BossCore[anim(t, 8, s.ID, 4)], s.X, s.Y, DrawOpts{})
-		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 2.2 + 0.3*p, Tint: colCoreGlow, Alpha: 0.35 + 0.25*p, Blend: ebiten.BlendLighter})
+		DrawSprite(dst, a.BossCore[anim(t, 4*hz, s.ID, 4)], s.X, s.Y, DrawOpts{})
+		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 2.2 + 0.3*p, Tint: glow, Alpha: 0.35 + 0.25*p, Blend: ebiten.BlendLighter})
 	case wire.KindBossBullet:
 		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 1.3, Tint: colBullet, Alpha: 0.5, Blend: ebiten.BlendLighter})
 		DrawSprite(dst, a.BossBullet[anim(t, 12, s.ID, 2)], s.X, s.Y, DrawOpts{})
 	case wire.KindPowArmor:
 		DrawSprite(dst, a.PowArmor[anim(t, 8, s.ID, 4)], s.X, s.Y, DrawOpts{})
 	case wire.KindChaser:
-		DrawSprite(dst, a.Chaser[anim(t, 12, s.ID, 4)], s.X, s.Y, DrawOpts{})
+		// Its frame is its heading (aim frames): 0 left, turning clockwise.
+		DrawSprite(dst, a.Chaser[anim(t, 12, s.ID, 4)], s.X, s.Y, DrawOpts{Rotate: float64(s.Frame&7) * math.Pi / 4})
 	case wire.KindTurret:
 		aim := int(s.Frame & 7)
 		if s.Y < Height/2 { // on the ceiling: upside down
