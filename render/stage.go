@@ -128,7 +128,7 @@ func (a *Atlas) drawBossBar(dst *ebiten.Image, f *Fonts, name string, hp, maxHP 
 		frac = min(max(float64(hp)/float64(maxHP), 0), 1)
 	}
 	x, y, w, h := BossBarX, BossBarY, BossBarW, BossBarH
-	ShadowText(dst, name, f.Small, x, y-26, Left, ColWarn)
+	ShadowText(dst, Fit(name, f.Small, w), f.Small, x, y-26, Left, ColWarn)
 	a.rect(dst, x-3, y-3, w+6, h+6, Fade(black, 0.7))
 	a.rect(dst, x, y, w, h, Fade(ColPanelEdge, 0.8))
 	a.rect(dst, x, y, w*frac, h, colBossBar)
@@ -211,9 +211,9 @@ func (a *Atlas) drawBanner(dst *ebiten.Image, f *Fonts, banner, sub string, al, 
 	a.rect(dst, 0, cy-70, Width, 170, Fade(black, 0.45*al))
 	a.rect(dst, 0, cy-70, Width, 2, Fade(col, 0.6*al))
 	a.rect(dst, 0, cy+98, Width, 2, Fade(col, 0.6*al))
-	ShadowText(dst, banner, f.Banner, Width/2, cy-60, Center, Fade(col, al))
+	ShadowText(dst, Fit(banner, f.Banner, Width-80), f.Banner, Width/2, cy-60, Center, Fade(col, al))
 	if sub != "" {
-		ShadowText(dst, sub, f.Body, Width/2, cy+56, Center, Fade(ColDim, al))
+		ShadowText(dst, Fit(sub, f.Body, Width-80), f.Body, Width/2, cy+56, Center, Fade(ColDim, al))
 	}
 }
 

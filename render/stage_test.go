@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"image/png"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -468,4 +469,31 @@ func TestBossFramesAndHeadings(t *testing.T) {
 			t.Errorf("chaser frame %d: eye white left %d right %d up %d down %d, want it %s", c.frame, l, r, u, d, c.dir)
 		}
 	}
+}
+
+// TestStageTextsFromElsewhere: names and titles that come from the
+// server (a boss's name, a stage's title) stay on their line and in the
+// screen, and a negative time does not break the animations.
+func TestStageTextsFromElsewhere(t *testing.T) {
+	a, _ := LoadAtlas()
+	f, _ := LoadFonts()
+	img := ebiten.NewImage(Width, Height)
+	defer img.Deallocate()
+	long := strings.Repeat("W", 64)
+	s := model.StageHUD{Active: true, BossShown: true, BossName: "Mother\nBydos\u202e" + long, BossMax: 1,
+		Banner: long, BannerSub: "line\none" + long, BannerAlpha: 1}
+	img.Fill(black)
+	a.DrawStageHUD(img, f, &s, -5)
+	p := read(img)
+	// Nothing drawn in the margins left and right of the banner's text.
+	lit := func(c color.RGBA) bool { return luma(c) > 150 }
+	if n := p.count(0, int(Height/2-100), 30, int(Height/2+60), lit) + p.count(Width-30, int(Height/2-100), Width, int(Height/2+60), lit); n != 0 {
+		t.Errorf("a long banner runs off the screen: %d lit pixels at its edges", n)
+	}
+	// The boss's name stays on one line over the bar.
+	if n := p.count(int(BossBarX), int(BossBarY)+int(BossBarH)+4, int(BossBarX+BossBarW), int(BossBarY)+60, lit); n != 0 {
+		t.Errorf("the boss's name spills under its bar: %d lit pixels", n)
+	}
+	img.Clear()
+	a.DrawWorld(img, []Sprite{{Kind: wire.KindChaser, X: 100, Y: 100}, {Kind: wire.KindForce, X: 200, Y: 100}, {Kind: wire.KindBossCore, X: 300, Y: 100}}, -3.7)
 }

@@ -109,7 +109,7 @@ var (
 // anim returns the frame of an n-frame loop at fps frames a second at
 // time t, offset by the entity's id.
 func anim(t, fps float64, id uint32, n int) int {
-	return (int(t*fps) + int(id)) % n
+	return int((uint64(max(t*fps, 0)) + uint64(id)) % uint64(n))
 }
 
 // drawStageSprite draws one entity of a Stage kind.
