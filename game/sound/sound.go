@@ -48,6 +48,20 @@ const (
 	numTracks  = TrackNone
 )
 
+// TrackFor returns the track of a Stage event's music cue (wire.StageMusic's
+// Name): "stage", "boss", "clear", and "" (or any other cue) for silence.
+func TrackFor(cue string) Track {
+	switch cue {
+	case "stage":
+		return TrackStage
+	case "boss":
+		return TrackBoss
+	case "clear":
+		return TrackClear
+	}
+	return TrackNone
+}
+
 // Sound plays effects and music.
 type Sound interface {
 	// Play starts an effect at volume (0 to 1, times the effects volume).

@@ -23,6 +23,14 @@ func TestMuteIsSilent(t *testing.T) {
 	s.SetCharge(1)
 }
 
+func TestTrackFor(t *testing.T) {
+	for cue, want := range map[string]Track{"stage": TrackStage, "boss": TrackBoss, "clear": TrackClear, "": TrackNone, "Stage": TrackNone, "main": TrackNone} {
+		if got := TrackFor(cue); got != want {
+			t.Errorf("TrackFor(%q) = %d, want %d", cue, got, want)
+		}
+	}
+}
+
 func TestProbe(t *testing.T) {
 	// No device, no configuration, no sound server: silent.
 	t.Setenv("ALSA_CONFIG_PATH", "")
