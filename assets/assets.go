@@ -1,9 +1,11 @@
 // Package assets holds the game's embedded art, fonts and synthesised sounds.
 //
 // The sprite atlas (sprites.png) and its rectangles (atlas_gen.go) are drawn
-// procedurally by GenerateAtlas and written by cmd/rtype-assetgen; the tests
-// check that the committed files match the generator. Sounds are synthesised
-// at run time (see sound.go). The package does not depend on Ebitengine.
+// procedurally by GenerateAtlas (gen.go; Stage mode's sprites in
+// gen_stage.go and gen_boss.go) and written by cmd/rtype-assetgen; the
+// tests check that the committed files match the generator. Sounds are
+// synthesised at run time (sound.go; Stage mode's in sound_stage.go, the
+// charge hum as it plays). The package does not depend on Ebitengine.
 //
 // After a change to the drawing, `go generate ./assets` writes the atlas
 // again.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -33,6 +34,23 @@ func allRects() map[string]image.Rectangle {
 	add("StarFrames", StarFrames[:]...)
 	m["Pixel"] = Pixel
 	m["LifeIcon"] = LifeIcon
+	// Stage mode.
+	add("ForceFrames", ForceFrames[:]...)
+	add("Beam1Frames", Beam1Frames[:]...)
+	add("Beam2Frames", Beam2Frames[:]...)
+	add("Beam3Frames", Beam3Frames[:]...)
+	add("ForceShotFrames", ForceShotFrames[:]...)
+	add("BitFrames", BitFrames[:]...)
+	add("PowerUpFrames", PowerUpFrames[:]...)
+	add("PowArmorFrames", PowArmorFrames[:]...)
+	add("ChaserFrames", ChaserFrames[:]...)
+	add("TurretFrames", TurretFrames[:]...)
+	add("ArmoredFrames", ArmoredFrames[:]...)
+	add("BossBulletFrames", BossBulletFrames[:]...)
+	add("BossCoreFrames", BossCoreFrames[:]...)
+	for name, r := range map[string]image.Rectangle{"Glow": Glow, "ForceAccent": ForceAccent, "CoreSocket": CoreSocket, "MidBoss": MidBoss, "Boss": Boss} {
+		m[name] = r
+	}
 	return m
 }
 
@@ -47,7 +65,8 @@ func TestAtlasDecodes(t *testing.T) {
 	}
 	b := img.Bounds()
 	rects := allRects()
-	if len(rects) != 4+4+2+8+2+8+3+3+1+1 {
+	if len(rects) != 4+4+2+8+2+8+3+3+1+1+ // Classic
+		8+3+3+3+3+4+5+4+4+8+4+2+4+5 { // Stage
 		t.Fatalf("unexpected number of rectangles: %d", len(rects))
 	}
 	for name, r := range rects {
@@ -213,6 +232,15 @@ func TestSounds(t *testing.T) {
 		{"Death", Death, SampleRate * 1200 / 1000},
 		{"Join", Join, SampleRate * 300 / 1000},
 		{"Music", Music, int(MusicDuration * SampleRate)},
+		{"Beam", Beam, SampleRate * 550 / 1000},
+		{"ForceAttach", ForceAttach, SampleRate * 220 / 1000},
+		{"ForceLaunch", ForceLaunch, SampleRate * 380 / 1000},
+		{"Pickup", Pickup, SampleRate * 420 / 1000},
+		{"BossAlarm", BossAlarm, SampleRate * 1800 / 1000},
+		{"BossExplosion", BossExplosion, SampleRate * 2600 / 1000},
+		{"StageMusic", StageMusic, int(math.Round(StageMusicDuration * SampleRate))},
+		{"BossMusic", BossMusic, int(math.Round(BossMusicDuration * SampleRate))},
+		{"ClearJingle", ClearJingle, int(math.Round(ClearDuration * SampleRate))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -240,7 +268,7 @@ func TestSounds(t *testing.T) {
 			if peak < 0.05 {
 				t.Errorf("peak %.3f: sound is (nearly) silent", peak)
 			}
-			if tc.name != "Music" {
+			if !strings.HasSuffix(tc.name, "Music") {
 				// Effects start and end silent: no clicks.
 				n := len(l) - 1
 				for _, v := range []float32{l[0], r[0], l[n], r[n]} {
@@ -254,7 +282,17 @@ func TestSounds(t *testing.T) {
 }
 
 func TestMusicLoopsWithoutClick(t *testing.T) {
-	l, r := decodePCM(t, "Music", Music())
+	for _, m := range []struct {
+		name string
+		f    func() []byte
+	}{{"Music", Music}, {"StageMusic", StageMusic}, {"BossMusic", BossMusic}} {
+		t.Run(m.name, func(t *testing.T) { testLoop(t, m.name, m.f()) })
+	}
+}
+
+// testLoop checks that a music loops without a click and stays under 0.5.
+func testLoop(t *testing.T, name string, b []byte) {
+	l, r := decodePCM(t, name, b)
 	n := len(l)
 	// The jump from the last sample back to the first must be no larger
 	// than the typical sample-to-sample steps inside the track.
@@ -284,6 +322,24 @@ func TestSoundsDeterministic(t *testing.T) {
 		!bytes.Equal(genJoin(), Join()) || !bytes.Equal(genDeath(), Death()) {
 		t.Error("sound synthesis is not deterministic")
 	}
+	for _, c := range []struct {
+		name string
+		gen  func() []byte
+		f    func() []byte
+	}{
+		{"Beam", genBeam, Beam}, {"ForceAttach", genForceAttach, ForceAttach},
+		{"ForceLaunch", genForceLaunch, ForceLaunch}, {"Pickup", genPickup, Pickup},
+		{"BossAlarm", genBossAlarm, BossAlarm}, {"BossExplosion", genBossExplosion, BossExplosion},
+		{"ClearJingle", genClear, ClearJingle}, {"StageMusic", genStageMusic, StageMusic},
+		{"BossMusic", genBossMusic, BossMusic},
+	} {
+		if testing.Short() && strings.HasSuffix(c.name, "Music") {
+			continue
+		}
+		if !bytes.Equal(c.gen(), c.f()) {
+			t.Errorf("%s: synthesis is not deterministic", c.name)
+		}
+	}
 }
 
 // The sounds are the same, sample for sample, as when they were first
@@ -304,9 +360,86 @@ func TestSoundsPinned(t *testing.T) {
 		{"Death", Death, "41fe46302c71d141bcad13730a2d657e4fd744f11a2b2c985f7036638e7c861f"},
 		{"Join", Join, "6448a66b76aeb42144e9a5f0e1bac03b954936716892a1720151cc56c2c4ac17"},
 		{"Music", Music, "847d74e452e17fc2edd80a46063aa48e34e07b29ed31a060676da1f9ee682ae9"},
+		{"Beam", Beam, "6d4084282967c4121c1cc9605d8a0f9ba5bfad6c19a0e04784fd4719d2803d54"},
+		{"ForceAttach", ForceAttach, "f36436a8c88dc15bcea49f7d60144ae38178a9bcf6036b20517a0c204d23820c"},
+		{"ForceLaunch", ForceLaunch, "c50d66e4338e955ded69d2d56d1bb15729fcc588238c27b2495c1ee64c617f86"},
+		{"Pickup", Pickup, "216a797a71c37eb7691b2fb241f278d08e383171df12806b92f3d23e6669c721"},
+		{"BossAlarm", BossAlarm, "03738585504fae3037cc4cc1e50e29bbdb82ca3d2ddc5b35dcde7f0d6889ba4b"},
+		{"BossExplosion", BossExplosion, "6a4f540dcede16dd052b6fc8b7f79db46f1dc3f32fdc2c124d296f2159468e4c"},
+		{"StageMusic", StageMusic, "05e0c5af72ef2588cffe7fb400851fb7532a21ee14d04270803e134d3084513a"},
+		{"BossMusic", BossMusic, "7a50f3b991669bf9c35e79abb695b5bd5b7545d3189424c7367aaa034bdc5b28"},
+		{"ClearJingle", ClearJingle, "e4d5f17f1033c813691fbbce016397c3234beafabfff5441682d7562bd1e38f0"},
 	} {
 		if got := fmt.Sprintf("%x", sha256.Sum256(c.f())); got != c.sum {
 			t.Errorf("%s: sha256 %s, want %s", c.name, got, c.sum)
+		}
+	}
+}
+
+// humRead reads n frames of h's left channel.
+func humRead(t *testing.T, h *Hum, n int) []float32 {
+	t.Helper()
+	b := make([]byte, n*8+5) // not a whole frame more: left unwritten
+	got, err := h.Read(b)
+	if err != nil || got != n*8 {
+		t.Fatalf("Read = %d, %v; want %d", got, err, n*8)
+	}
+	l, _ := decodePCM(t, "Hum", b[:got])
+	return l
+}
+
+// TestHum: the charge hum is silent at 0, louder and higher with the
+// level, never clips, and is the same for the same levels.
+func TestHum(t *testing.T) {
+	h := NewHum()
+	for _, v := range humRead(t, h, 4800) {
+		if v != 0 {
+			t.Fatal("the hum at level 0 is not silent")
+		}
+	}
+	stats := func(l []float32) (peak float64, crossings int) {
+		for i, v := range l {
+			peak = math.Max(peak, math.Abs(float64(v)))
+			if i > 0 && (l[i-1] < 0) != (v < 0) {
+				crossings++
+			}
+		}
+		return
+	}
+	var peaks [2]float64
+	var cross [2]int
+	for i, lv := range []float64{0.2, 1} {
+		h.Set(lv)
+		humRead(t, h, SampleRate/4) // settle
+		peaks[i], cross[i] = stats(humRead(t, h, SampleRate/2))
+		if peaks[i] > 1 || peaks[i] < 0.03 {
+			t.Errorf("level %v: peak %.3f", lv, peaks[i])
+		}
+	}
+	if peaks[1] <= peaks[0] || cross[1] <= cross[0] {
+		t.Errorf("the hum must rise with the level: peaks %v, zero crossings %v", peaks, cross)
+	}
+	// Back to 0: it fades out to silence, without a jump.
+	h.Set(0)
+	l := humRead(t, h, SampleRate/4)
+	for i := 1; i < len(l); i++ {
+		if d := math.Abs(float64(l[i] - l[i-1])); d > 0.2 {
+			t.Fatalf("a jump of %.3f at %d while fading out", d, i)
+		}
+	}
+	if p, _ := stats(l[len(l)-480:]); p != 0 {
+		t.Errorf("still %.4f after fading out", p)
+	}
+	// Deterministic.
+	a, b := NewHum(), NewHum()
+	for _, lv := range []float64{0.1, 0.5, 1, 0} {
+		a.Set(lv)
+		b.Set(lv)
+		x, y := humRead(t, a, 1000), humRead(t, b, 1000)
+		for i := range x {
+			if x[i] != y[i] {
+				t.Fatalf("two hums differ at level %v", lv)
+			}
 		}
 	}
 }

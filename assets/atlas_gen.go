@@ -11,67 +11,189 @@ var ExplosionFrames = [8]image.Rectangle{
 	image.Rect(101, 1, 149, 49),
 	image.Rect(151, 1, 199, 49),
 	image.Rect(201, 1, 249, 49),
-	image.Rect(1, 51, 49, 99),
-	image.Rect(51, 51, 99, 99),
-	image.Rect(101, 51, 149, 99),
+	image.Rect(251, 1, 299, 49),
+	image.Rect(301, 1, 349, 49),
+	image.Rect(351, 1, 399, 49),
 }
 
 // BydosFrames are the 8 looping animation frames (32x32) of the Bydos slave enemy, facing left.
 var BydosFrames = [8]image.Rectangle{
-	image.Rect(151, 51, 183, 83),
-	image.Rect(185, 51, 217, 83),
-	image.Rect(219, 51, 251, 83),
-	image.Rect(1, 101, 33, 133),
-	image.Rect(35, 101, 67, 133),
-	image.Rect(69, 101, 101, 133),
-	image.Rect(103, 101, 135, 133),
-	image.Rect(137, 101, 169, 133),
+	image.Rect(401, 1, 433, 33),
+	image.Rect(435, 1, 467, 33),
+	image.Rect(469, 1, 501, 33),
+	image.Rect(1, 51, 33, 83),
+	image.Rect(35, 51, 67, 83),
+	image.Rect(69, 51, 101, 83),
+	image.Rect(103, 51, 135, 83),
+	image.Rect(137, 51, 169, 83),
 }
 
 // ShipFrames are the player ship's neutral grey body (33x17, nose to the right): 0 level, 1 climbing, 2 diving, 3 blink (ghost).
 var ShipFrames = [4]image.Rectangle{
-	image.Rect(171, 101, 204, 118),
-	image.Rect(206, 101, 239, 118),
-	image.Rect(1, 135, 34, 152),
-	image.Rect(36, 135, 69, 152),
+	image.Rect(171, 51, 204, 68),
+	image.Rect(206, 51, 239, 68),
+	image.Rect(241, 51, 274, 68),
+	image.Rect(276, 51, 309, 68),
 }
 
 // ShipAccent are near-white accent overlays matching ShipFrames frame for frame; tint them with the player's colour and draw them on top of the body.
 var ShipAccent = [4]image.Rectangle{
-	image.Rect(71, 135, 104, 152),
-	image.Rect(106, 135, 139, 152),
-	image.Rect(141, 135, 174, 152),
-	image.Rect(176, 135, 209, 152),
+	image.Rect(311, 51, 344, 68),
+	image.Rect(346, 51, 379, 68),
+	image.Rect(381, 51, 414, 68),
+	image.Rect(416, 51, 449, 68),
 }
 
 // MuzzleFrames are the 3 frames (12x12) of the muzzle flash, big to small; centre them on the ship's nose.
 var MuzzleFrames = [3]image.Rectangle{
-	image.Rect(211, 135, 223, 147),
-	image.Rect(225, 135, 237, 147),
-	image.Rect(239, 135, 251, 147),
+	image.Rect(451, 51, 463, 63),
+	image.Rect(465, 51, 477, 63),
+	image.Rect(479, 51, 491, 63),
 }
 
 // MissileFrames are the 2 frames (16x4) of the player's bolt, flying to the right.
 var MissileFrames = [2]image.Rectangle{
-	image.Rect(1, 154, 17, 158),
-	image.Rect(19, 154, 35, 158),
+	image.Rect(493, 51, 509, 55),
+	image.Rect(1, 85, 17, 89),
 }
 
 // LifeIcon is a 12x7 light-grey mini ship for the HUD lives counter; tint it with the player's colour.
-var LifeIcon = image.Rect(37, 154, 49, 161)
+var LifeIcon = image.Rect(19, 85, 31, 92)
 
 // EnemyMissileFrames are the 2 frames (8x8) of the glowing orange enemy bullet.
 var EnemyMissileFrames = [2]image.Rectangle{
-	image.Rect(51, 154, 59, 162),
-	image.Rect(61, 154, 69, 162),
+	image.Rect(33, 85, 41, 93),
+	image.Rect(43, 85, 51, 93),
 }
 
 // StarFrames are 3 starfield sprites of size 1x1, 2x2 and 3x3 (the last with a soft glow).
 var StarFrames = [3]image.Rectangle{
-	image.Rect(71, 154, 72, 155),
-	image.Rect(74, 154, 76, 156),
-	image.Rect(78, 154, 81, 157),
+	image.Rect(53, 85, 54, 86),
+	image.Rect(56, 85, 58, 87),
+	image.Rect(60, 85, 63, 88),
 }
 
 // Pixel is a single opaque white pixel, surrounded by white in the atlas so it can be scaled with any filter; use it to draw rectangles and HUD bars.
-var Pixel = image.Rect(83, 154, 84, 155)
+var Pixel = image.Rect(65, 85, 66, 86)
+
+// Glow is a 32x32 white radial glow (a soft disc fading out); draw it additively, tinted, to light things up.
+var Glow = image.Rect(68, 85, 100, 117)
+
+// ForceFrames are the 8 looping frames (34x34) of the Force: an orange plasma orb in a ring with four turning claws.
+var ForceFrames = [8]image.Rectangle{
+	image.Rect(102, 85, 136, 119),
+	image.Rect(138, 85, 172, 119),
+	image.Rect(174, 85, 208, 119),
+	image.Rect(210, 85, 244, 119),
+	image.Rect(246, 85, 280, 119),
+	image.Rect(282, 85, 316, 119),
+	image.Rect(318, 85, 352, 119),
+	image.Rect(354, 85, 388, 119),
+}
+
+// ForceAccent is a near-white ring (34x34) that lines up with ForceFrames; tint it with the owner's colour and draw it on top.
+var ForceAccent = image.Rect(390, 85, 424, 119)
+
+// Beam1Frames are the 3 frames (72x16) of a level 1 wave beam, flying to the right.
+var Beam1Frames = [3]image.Rectangle{
+	image.Rect(426, 85, 498, 101),
+	image.Rect(1, 121, 73, 137),
+	image.Rect(75, 121, 147, 137),
+}
+
+// Beam2Frames are the 3 frames (104x24) of a level 2 wave beam, flying to the right.
+var Beam2Frames = [3]image.Rectangle{
+	image.Rect(149, 121, 253, 145),
+	image.Rect(255, 121, 359, 145),
+	image.Rect(361, 121, 465, 145),
+}
+
+// Beam3Frames are the 3 frames (136x34) of a level 3 wave beam, flying to the right.
+var Beam3Frames = [3]image.Rectangle{
+	image.Rect(1, 147, 137, 181),
+	image.Rect(139, 147, 275, 181),
+	image.Rect(277, 147, 413, 181),
+}
+
+// ForceShotFrames are the Force's laser shots (28x10), flying to the right: 0 red, 1 blue, 2 yellow.
+var ForceShotFrames = [3]image.Rectangle{
+	image.Rect(415, 147, 443, 157),
+	image.Rect(445, 147, 473, 157),
+	image.Rect(475, 147, 503, 157),
+}
+
+// BitFrames are the 4 looping frames (18x18) of a bit: a small silver orb with a glowing core.
+var BitFrames = [4]image.Rectangle{
+	image.Rect(1, 183, 19, 201),
+	image.Rect(21, 183, 39, 201),
+	image.Rect(41, 183, 59, 201),
+	image.Rect(61, 183, 79, 201),
+}
+
+// PowerUpFrames are the items (26x26) by wire.Item*: 0 red, 1 blue, 2 yellow laser crystals, 3 speed capsule (S), 4 bit capsule (B).
+var PowerUpFrames = [5]image.Rectangle{
+	image.Rect(81, 183, 107, 209),
+	image.Rect(109, 183, 135, 209),
+	image.Rect(137, 183, 163, 209),
+	image.Rect(165, 183, 191, 209),
+	image.Rect(193, 183, 219, 209),
+}
+
+// PowArmorFrames are the 4 looping frames (46x38) of the POW armour, a hovering cargo pod, facing left.
+var PowArmorFrames = [4]image.Rectangle{
+	image.Rect(221, 183, 267, 221),
+	image.Rect(269, 183, 315, 221),
+	image.Rect(317, 183, 363, 221),
+	image.Rect(365, 183, 411, 221),
+}
+
+// ChaserFrames are the 4 looping frames (32x32) of the chaser, a spiked green mine with one eye looking left; turn it to its heading.
+var ChaserFrames = [4]image.Rectangle{
+	image.Rect(413, 183, 445, 215),
+	image.Rect(447, 183, 479, 215),
+	image.Rect(1, 223, 33, 255),
+	image.Rect(35, 223, 67, 255),
+}
+
+// TurretFrames are the floor turret (36x32) by aim frame k: the barrel points at the angle pi + k*pi/4 on the screen, y down (0 left, 2 up, 4 right, 6 down); flip it vertically for the ceiling, with frame (8-k)%8.
+var TurretFrames = [8]image.Rectangle{
+	image.Rect(69, 223, 105, 255),
+	image.Rect(107, 223, 143, 255),
+	image.Rect(145, 223, 181, 255),
+	image.Rect(183, 223, 219, 255),
+	image.Rect(221, 223, 257, 255),
+	image.Rect(259, 223, 295, 255),
+	image.Rect(297, 223, 333, 255),
+	image.Rect(335, 223, 371, 255),
+}
+
+// ArmoredFrames are the 4 looping frames (50x42) of the armoured foe, a plated beetle with a glowing slit, facing left.
+var ArmoredFrames = [4]image.Rectangle{
+	image.Rect(373, 223, 423, 265),
+	image.Rect(425, 223, 475, 265),
+	image.Rect(1, 267, 51, 309),
+	image.Rect(53, 267, 103, 309),
+}
+
+// BossBulletFrames are the 2 frames (24x24) of the boss's big violet plasma ball.
+var BossBulletFrames = [2]image.Rectangle{
+	image.Rect(105, 267, 129, 291),
+	image.Rect(131, 267, 155, 291),
+}
+
+// BossCoreFrames are the 4 looping frames (44x44) of the end boss's glowing core, its weak point.
+var BossCoreFrames = [4]image.Rectangle{
+	image.Rect(157, 267, 201, 311),
+	image.Rect(203, 267, 247, 311),
+	image.Rect(249, 267, 293, 311),
+	image.Rect(295, 267, 339, 311),
+}
+
+// CoreSocket is the 60x60 ribbed socket the boss's core sits in; draw it under the core.
+var CoreSocket = image.Rect(341, 267, 401, 327)
+
+// MidBoss is the 172x172 mid-boss, an armoured eye-pod with claws, facing left.
+var MidBoss = image.Rect(1, 329, 173, 501)
+
+// Boss is the 256x248 end boss's body, a biomechanical giant facing left; its centre is BossOriginX from its left edge, and its core's seat juts out of its front (BossSocketX, BossSocketY).
+var Boss = image.Rect(175, 329, 431, 577)

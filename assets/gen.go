@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"runtime"
+	"sync"
 )
 
 // NamedRect is one sprite rectangle of the generated atlas.
@@ -19,7 +21,7 @@ type NamedRect struct {
 }
 
 // AtlasWidth is the width in pixels of the generated sprite atlas.
-const AtlasWidth = 256
+const AtlasWidth = 512
 
 // spriteGroup describes one family of equally sized sprites.
 type spriteGroup struct {
@@ -41,7 +43,7 @@ func canvasDraw(f func(c *canvas, frame int)) func(*image.NRGBA, image.Rectangle
 }
 
 func spriteGroups() []spriteGroup {
-	return []spriteGroup{
+	groups := []spriteGroup{
 		{name: "ExplosionFrames", doc: "ExplosionFrames are the 8 frames (48x48) of an expanding fireball with debris that fades out.",
 			w: 48, h: 48, n: 8, draw: canvasDraw(drawExplosion)},
 		{name: "BydosFrames", doc: "BydosFrames are the 8 looping animation frames (32x32) of the Bydos slave enemy, facing left.",
@@ -63,6 +65,7 @@ func spriteGroups() []spriteGroup {
 		{name: "Pixel", doc: "Pixel is a single opaque white pixel, surrounded by white in the atlas so it can be scaled with any filter; use it to draw rectangles and HUD bars.",
 			w: 1, h: 1, n: 1, scalar: true, draw: drawPixel},
 	}
+	return append(groups, stageGroups()...)
 }
 
 // layout packs all sprites in shelves, each with a 1px transparent gutter.
@@ -94,10 +97,31 @@ func GenerateAtlas() (*image.NRGBA, []NamedRect) {
 	groups := spriteGroups()
 	rects, h := layout(groups)
 	img := image.NewNRGBA(image.Rect(0, 0, AtlasWidth, h))
+	// The sprites are drawn side by side, each into its own rectangle
+	// (and gutter), so the result does not depend on the order.
+	jobs := make(chan func())
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				j()
+			}
+		}()
+	}
+	// The biggest first, so that they do not finish last alone.
+	for gi := len(groups) - 1; gi >= 0; gi-- {
+		g := groups[gi]
+		for i, r := range rects[gi] {
+			jobs <- func() { g.draw(img, r, i) }
+		}
+	}
+	close(jobs)
+	wg.Wait()
 	var named []NamedRect
 	for gi, g := range groups {
 		for i, r := range rects[gi] {
-			g.draw(img, r, i)
 			idx := i
 			if g.scalar {
 				idx = -1

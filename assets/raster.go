@@ -90,6 +90,23 @@ type canvas struct {
 	pix  []pm
 	// inv optionally maps device coordinates to model coordinates.
 	inv func(x, y float64) (float64, float64)
+	// clip, when clipped, limits drawing to these pixels (a speed-up
+	// for small parts of big sprites; see within).
+	clip    image.Rectangle
+	clipped bool
+	// ox shifts the model to the right by ox pixels (a sprite whose
+	// origin is not its centre); within takes model coordinates too.
+	ox float64
+}
+
+// within runs f with drawing limited to the pixels of [x0,x1)x[y0,y1):
+// the parts f draws must lie inside, or they are cut.
+func (c *canvas) within(x0, y0, x1, y1 float64, f func()) {
+	old, was := c.clip, c.clipped
+	c.clip = image.Rect(int(math.Floor(x0+c.ox)), int(math.Floor(y0)), int(math.Ceil(x1+c.ox)), int(math.Ceil(y1))).Intersect(image.Rect(0, 0, c.w, c.h))
+	c.clipped = true
+	f()
+	c.clip, c.clipped = old, was
 }
 
 func newCanvas(w, h int) *canvas {
@@ -99,10 +116,14 @@ func newCanvas(w, h int) *canvas {
 // each calls f for every sub-sample with its model-space coordinates.
 func (c *canvas) each(f func(p *pm, x, y float64)) {
 	sw := c.w * superSample
-	sh := c.h * superSample
-	for j := 0; j < sh; j++ {
-		for i := 0; i < sw; i++ {
-			x := (float64(i) + 0.5) / superSample
+	j0, j1, i0, i1 := 0, c.h*superSample, 0, sw
+	if c.clipped {
+		j0, j1 = c.clip.Min.Y*superSample, c.clip.Max.Y*superSample
+		i0, i1 = c.clip.Min.X*superSample, c.clip.Max.X*superSample
+	}
+	for j := j0; j < j1; j++ {
+		for i := i0; i < i1; i++ {
+			x := (float64(i)+0.5)/superSample - c.ox
 			y := (float64(j) + 0.5) / superSample
 			if c.inv != nil {
 				x, y = c.inv(x, y)

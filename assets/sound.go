@@ -309,7 +309,7 @@ var chordTones = [][]int{              // triads for pad and arpeggio
 }
 
 // melody notes: start beat, length in beats, MIDI note.
-var melody = []struct{ beat, length, note float64 }{
+var melody = []tuneNote{
 	{0, 2, 76}, {2, 1, 74}, {3, 1, 72},
 	{4, 1, 71}, {5, 1, 72}, {6, 2, 69},
 	{8, 1, 69}, {9, 1, 72}, {10, 2, 77},
@@ -331,7 +331,7 @@ func genMusic() []byte {
 	playArpeggio(send)
 	playLead(send)
 	playDrums(dry, noise(0x3A51C))
-	out := echo(dry, send)
+	out := echo(dry, send, beatFrames*3/4)
 	normalize(0.5, out.l, out.r)
 	return encode(out.l, out.r)
 }
@@ -347,48 +347,55 @@ func playBass(dry *track) {
 		if step%4 == 3 {
 			note += 12
 		}
-		start := step * beatFrames / 2
-		length := beatFrames/2 - beatFrames/16
-		var o1, o2 osc
-		var f1, f2 lowpass
-		f := midiHz(note)
-		for i := 0; i < length+SampleRate/50; i++ {
-			t := float64(i) / SampleRate
-			env := math.Min(1, t/0.004) * (0.55 + 0.45*math.Exp(-t*9))
-			if i >= length {
-				env *= 1 - float64(i-length)/float64(SampleRate/50)
-			}
-			cut := 350 + 1500*math.Exp(-t*14)
-			v := f2.step(f1.step(0.7*o1.saw(f)+0.5*o2.pulse(f*0.5, 0.5), cut), cut)
-			dry.add(start+i, v*env*0.42, 0)
+		bassNote(dry, step*beatFrames/2, beatFrames/2-beatFrames/16, midiHz(note), 0.42)
+	}
+}
+
+// bassNote plays one filtered saw bass note of length frames (and a short
+// release) from frame start, at frequency f and gain g.
+func bassNote(dry *track, start, length int, f, g float64) {
+	var o1, o2 osc
+	var f1, f2 lowpass
+	for i := 0; i < length+SampleRate/50; i++ {
+		t := float64(i) / SampleRate
+		env := math.Min(1, t/0.004) * (0.55 + 0.45*math.Exp(-t*9))
+		if i >= length {
+			env *= 1 - float64(i-length)/float64(SampleRate/50)
 		}
+		cut := 350 + 1500*math.Exp(-t*14)
+		v := f2.step(f1.step(0.7*o1.saw(f)+0.5*o2.pulse(f*0.5, 0.5), cut), cut)
+		dry.add(start+i, v*env*g, 0)
 	}
 }
 
 // playPad plays detuned saws, slow attack, one chord per two bars.
 func playPad(dry *track) {
 	for c := 0; c < 4; c++ {
-		start := c * 8 * beatFrames
-		length := 8 * beatFrames
-		rel := SampleRate / 2
-		for k, nt := range chordTones[c] {
-			f := midiHz(float64(nt))
-			var oa, ob osc
-			oa.phase = float64(k) * 0.31
-			ob.phase = float64(k) * 0.57
-			var fa, fb lowpass
-			for i := 0; i < length+rel; i++ {
-				t := float64(i) / SampleRate
-				env := math.Min(1, t/0.6)
-				if i >= length {
-					env *= math.Exp(-float64(i-length) / float64(SampleRate) * 8)
-				}
-				cut := 900 + 400*math.Sin(twoPi*t/4)
-				a := fa.step(oa.saw(f*1.004), cut)
-				b := fb.step(ob.saw(f*0.996), cut)
-				dry.add(start+i, a*env*0.08, -0.6)
-				dry.add(start+i, b*env*0.08, 0.6)
+		padChord(dry, c*8*beatFrames, 8*beatFrames, chordTones[c], 0.08)
+	}
+}
+
+// padChord plays a chord of detuned saws with a slow attack, for length
+// frames from start, at gain g per saw.
+func padChord(dry *track, start, length int, tones []int, g float64) {
+	rel := SampleRate / 2
+	for k, nt := range tones {
+		f := midiHz(float64(nt))
+		var oa, ob osc
+		oa.phase = float64(k) * 0.31
+		ob.phase = float64(k) * 0.57
+		var fa, fb lowpass
+		for i := 0; i < length+rel; i++ {
+			t := float64(i) / SampleRate
+			env := math.Min(1, t/0.6)
+			if i >= length {
+				env *= math.Exp(-float64(i-length) / float64(SampleRate) * 8)
 			}
+			cut := 900 + 400*math.Sin(twoPi*t/4)
+			a := fa.step(oa.saw(f*1.004), cut)
+			b := fb.step(ob.saw(f*0.996), cut)
+			dry.add(start+i, a*env*g, -0.6)
+			dry.add(start+i, b*env*g, 0.6)
 		}
 	}
 }
@@ -402,49 +409,65 @@ func playArpeggio(send *track) {
 		tones := chordTones[c]
 		idx := pattern[step%len(pattern)]
 		note := float64(tones[idx%3] + 12*(idx/3) + 12)
-		start := step * sixteenthStep
-		f := midiHz(note)
-		var o osc
-		var lp lowpass
 		accent := 0.8
 		if step%4 == 0 {
 			accent = 1
 		}
-		length := sixteenthStep * 2
-		for i := 0; i < length; i++ {
-			t := float64(i) / SampleRate
-			env := math.Min(1, t/0.003) * math.Exp(-t*16) * accent
-			if i > length-480 {
-				env *= float64(length-i) / 480
-			}
-			v := lp.step(o.pulse(f, 0.25), 2600)
-			pan := 0.35 * math.Sin(float64(step)*0.4)
-			send.add(start+i, v*env*0.2, pan)
+		pan := 0.35 * math.Sin(float64(step)*0.4)
+		pluck(send, step*sixteenthStep, sixteenthStep*2, midiHz(note), accent*0.2, 0.25, pan)
+	}
+}
+
+// pluck plays a short filtered pulse note of length frames from start:
+// frequency f, gain g, pulse duty, pan.
+func pluck(send *track, start, length int, f, g, duty, pan float64) {
+	var o osc
+	var lp lowpass
+	for i := 0; i < length; i++ {
+		t := float64(i) / SampleRate
+		env := math.Min(1, t/0.003) * math.Exp(-t*16) * g
+		if i > length-480 {
+			env *= float64(length-i) / 480
 		}
+		v := lp.step(o.pulse(f, duty), 2600)
+		send.add(start+i, v*env, pan)
 	}
 }
 
 // playLead plays the melody: a soft triangle/pulse mix with delayed
 // vibrato.
 func playLead(send *track) {
-	for _, m := range melody {
-		start := int(m.beat * beatFrames)
-		length := int(m.length*beatFrames) - beatFrames/16
-		rel := SampleRate / 8
-		f0 := midiHz(m.note)
-		var o1, o2, vib osc
-		var lp lowpass
-		for i := 0; i < length+rel; i++ {
-			t := float64(i) / SampleRate
-			env := math.Min(1, t/0.012) * (0.75 + 0.25*math.Exp(-t*6))
-			if i >= length {
-				env *= 1 - float64(i-length)/float64(rel)
-			}
-			depth := 0.006 * smoothstep(0.15, 0.4, t)
-			f := f0 * (1 + depth*vib.sine(5.5))
-			v := lp.step(0.7*o1.tri(f)+0.3*o2.pulse(f, 0.5), 3000)
-			send.add(start+i, v*env*0.21, 0)
+	playTune(send, melody, beatFrames, 0, 0.21)
+}
+
+// tuneNote is a note of a tune: its start and length in beats, its MIDI
+// note.
+type tuneNote struct{ beat, length, note float64 }
+
+// playTune plays a tune with leadNote, at bf frames a beat, transposed by
+// the given semitones, at gain g.
+func playTune(send *track, tune []tuneNote, bf int, transpose, g float64) {
+	for _, m := range tune {
+		leadNote(send, int(m.beat*float64(bf)), int(m.length*float64(bf))-bf/16, midiHz(m.note+transpose), g)
+	}
+}
+
+// leadNote plays one lead note of length frames from start, at frequency
+// f0 and gain g.
+func leadNote(send *track, start, length int, f0, g float64) {
+	rel := SampleRate / 8
+	var o1, o2, vib osc
+	var lp lowpass
+	for i := 0; i < length+rel; i++ {
+		t := float64(i) / SampleRate
+		env := math.Min(1, t/0.012) * (0.75 + 0.25*math.Exp(-t*6))
+		if i >= length {
+			env *= 1 - float64(i-length)/float64(rel)
 		}
+		depth := 0.006 * smoothstep(0.15, 0.4, t)
+		f := f0 * (1 + depth*vib.sine(5.5))
+		v := lp.step(0.7*o1.tri(f)+0.3*o2.pulse(f, 0.5), 3000)
+		send.add(start+i, v*env*g, 0)
 	}
 }
 
@@ -458,7 +481,7 @@ func playDrums(dry *track, nz func() float64) {
 		if beat%2 == 1 {
 			playSnare(dry, bs, nz)
 		}
-		playHats(dry, beat, nz)
+		playHats(dry, beat, beatFrames, nz)
 	}
 }
 
@@ -489,8 +512,8 @@ func playSnare(dry *track, bs int, nz func() float64) {
 
 // playHats plays the hats of a beat: closed on the off-beat, soft
 // sixteenths, an open hat at bar ends.
-func playHats(dry *track, beat int, nz func() float64) {
-	bs := beat * beatFrames
+func playHats(dry *track, beat, bf int, nz func() float64) {
+	bs := beat * bf
 	for s := 0; s < 4; s++ {
 		open := beat%4 == 3 && s == 2
 		gain := 0.05
@@ -505,7 +528,7 @@ func playHats(dry *track, beat int, nz func() float64) {
 			decay, gain = 12, 0.1
 		}
 		var lp lowpass
-		hs := bs + s*sixteenthStep
+		hs := bs + s*(bf/4)
 		for i := 0; i < SampleRate/6; i++ {
 			t := float64(i) / SampleRate
 			w := nz()
@@ -516,11 +539,10 @@ func playHats(dry *track, beat int, nz func() float64) {
 }
 
 // echo mixes the dry bus, the send bus and a ping-pong echo of the send
-// bus (dotted eighth), run over two laps of the circular buffer so the
-// echo tail wraps seamlessly into the loop start.
-func echo(dry, send *track) *track {
+// bus (d frames, e.g. a dotted eighth), run over two laps of the circular
+// buffer so the echo tail wraps seamlessly into the loop start.
+func echo(dry, send *track, d int) *track {
 	n := len(dry.l)
-	d := beatFrames * 3 / 4
 	bl := make([]float64, d)
 	br := make([]float64, d)
 	out := newTrack(n)

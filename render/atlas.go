@@ -36,6 +36,27 @@ type Atlas struct {
 	Star         [3]*ebiten.Image
 	Pixel        *ebiten.Image
 	Life         *ebiten.Image
+
+	// Stage mode (see the sprites' docs in package assets).
+	Glow        *ebiten.Image
+	Force       [8]*ebiten.Image
+	ForceAccent *ebiten.Image
+	Beam        [3][3]*ebiten.Image // by level - 1, then frame
+	ForceShot   [3]*ebiten.Image
+	Bit         [4]*ebiten.Image
+	PowerUp     [5]*ebiten.Image
+	PowArmor    [4]*ebiten.Image
+	Chaser      [4]*ebiten.Image
+	Turret      [8]*ebiten.Image
+	Armored     [4]*ebiten.Image
+	BossBullet  [2]*ebiten.Image
+	BossCore    [4]*ebiten.Image
+	CoreSocket  *ebiten.Image
+	MidBoss     *ebiten.Image
+	Boss        *ebiten.Image
+
+	// stage caches the texts of the Stage HUD.
+	stage stageText
 }
 
 var (
@@ -80,6 +101,7 @@ func LoadAtlas() (*Atlas, error) {
 		for i, r := range assets.StarFrames {
 			a.Star[i] = sub(r)
 		}
+		a.loadStage(sub)
 		atlas = a
 	})
 	return atlas, atlasErr
@@ -126,8 +148,11 @@ type DrawOpts struct {
 	Alpha float64
 	// Blend is the blend mode (the zero value is normal alpha blending).
 	Blend ebiten.Blend
-	// FlipX mirrors the sprite.
-	FlipX bool
+	// FlipX mirrors the sprite left to right, FlipY top to bottom.
+	FlipX, FlipY bool
+	// Rotate turns the sprite about its centre by this angle, in radians,
+	// clockwise on the screen (y down).
+	Rotate float64
 }
 
 // DrawSprite draws img centred on (cx, cy).
@@ -143,17 +168,26 @@ func DrawSprite(dst, img *ebiten.Image, cx, cy float64, o DrawOpts) {
 		op.GeoM.Scale(-1, 1)
 		op.GeoM.Translate(w, 0)
 	}
+	if o.FlipY {
+		op.GeoM.Scale(1, -1)
+		op.GeoM.Translate(0, h)
+	}
 	op.GeoM.Translate(-w/2, -h/2)
+	if o.Rotate != 0 {
+		op.GeoM.Rotate(o.Rotate)
+	}
 	op.GeoM.Scale(s, s)
 	op.GeoM.Translate(cx, cy)
 	if o.Tint.A != 0 {
-		op.ColorScale.ScaleWithColor(o.Tint)
+		scaleRGBA(&op.ColorScale, o.Tint)
 	}
 	if o.Alpha != 0 {
 		op.ColorScale.ScaleAlpha(float32(o.Alpha))
 	}
 	op.Blend = o.Blend
-	if s != 1 && s == float64(int(s)) {
+	if o.Rotate != 0 {
+		op.Filter = ebiten.FilterLinear
+	} else if s != 1 && s == float64(int(s)) {
 		op.Filter = ebiten.FilterNearest
 	} else if s != 1 {
 		op.Filter = ebiten.FilterLinear
@@ -172,6 +206,32 @@ func (a *Atlas) FillRect(dst *ebiten.Image, x, y, w, h float64, clr color.Color)
 	op.GeoM.Translate(x, y)
 	op.ColorScale.ScaleWithColor(clr)
 	dst.DrawImage(a.Pixel, &op)
+}
+
+// scaleRGBA multiplies cs by c (premultiplied), as ScaleWithColor does,
+// without boxing c in an interface (an allocation per call).
+func scaleRGBA(cs *ebiten.ColorScale, c color.RGBA) {
+	cs.Scale(float32(c.R)/0xff, float32(c.G)/0xff, float32(c.B)/0xff, float32(c.A)/0xff)
+}
+
+// rect is FillRect for a color.RGBA: it allocates nothing.
+func (a *Atlas) rect(dst *ebiten.Image, x, y, w, h float64, c color.RGBA) {
+	if w <= 0 || h <= 0 {
+		return
+	}
+	var op ebiten.DrawImageOptions
+	op.GeoM.Scale(w, h)
+	op.GeoM.Translate(x, y)
+	scaleRGBA(&op.ColorScale, c)
+	dst.DrawImage(a.Pixel, &op)
+}
+
+// stroke is StrokeRect for a color.RGBA: it allocates nothing.
+func (a *Atlas) stroke(dst *ebiten.Image, x, y, w, h, t float64, c color.RGBA) {
+	a.rect(dst, x, y, w, t, c)
+	a.rect(dst, x, y+h-t, w, t, c)
+	a.rect(dst, x, y+t, t, h-2*t, c)
+	a.rect(dst, x+w-t, y+t, t, h-2*t, c)
 }
 
 // StrokeRect draws the outline of a rectangle, t pixels thick, inside it.

@@ -16,8 +16,8 @@ import (
 
 // Fonts are the faces of the interface.
 type Fonts struct {
-	Logo, Title, Big, Body, Small, Tiny *text.GoTextFace
-	Mono, MonoSmall, MonoBig            *text.GoTextFace
+	Logo, Banner, Title, Big, Body, Small, Tiny *text.GoTextFace
+	Mono, MonoSmall, MonoBig                    *text.GoTextFace
 }
 
 // LoadFonts parses the embedded fonts and makes the faces.
@@ -35,6 +35,7 @@ func LoadFonts() (*Fonts, error) {
 	}
 	return &Fonts{
 		Logo:      f(reg, 132),
+		Banner:    f(reg, 84),
 		Title:     f(reg, 48),
 		Big:       f(reg, 32),
 		Body:      f(reg, 24),

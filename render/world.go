@@ -52,16 +52,19 @@ func (sf *Starfield) Draw(dst *ebiten.Image, a *Atlas, t float64) {
 // invulnerable after a respawn (it blinks).
 const Invulnerable = 3
 
-// DrawWorld draws the entities in layers: enemy missiles, enemies,
-// player missiles, ships. t is the game time in seconds (animations).
+// DrawWorld draws the entities in layers, back to front: bosses, enemy
+// shots, enemies, items, player shots, ships and bits, Forces (the
+// Classic kinds in their old order: enemy missiles, enemies, player
+// missiles, ships). Unknown kinds are not drawn. t is the game time in
+// seconds (animations).
 func (a *Atlas) DrawWorld(dst *ebiten.Image, sprites []Sprite, t float64) {
-	for _, kind := range [...]uint8{wire.KindEnemyMissile, wire.KindBydosSlave, wire.KindPlayerMissile, wire.KindPlayerShip} {
+	for layer := uint8(1); layer < numLayers; layer++ {
 		for i := range sprites {
 			s := &sprites[i]
-			if s.Kind != kind {
+			if layerOf[s.Kind] != layer {
 				continue
 			}
-			switch kind {
+			switch s.Kind {
 			case wire.KindEnemyMissile:
 				f := (int(t*12) + int(s.ID)) & 1
 				DrawSprite(dst, a.EnemyMissile[f], s.X, s.Y, DrawOpts{})
@@ -72,6 +75,8 @@ func (a *Atlas) DrawWorld(dst *ebiten.Image, sprites []Sprite, t float64) {
 				DrawSprite(dst, a.Missile[f], s.X, s.Y, DrawOpts{})
 			case wire.KindPlayerShip:
 				a.DrawShip(dst, s.X, s.Y, s.Frame, s.Owner, t)
+			default:
+				a.drawStageSprite(dst, s, t)
 			}
 		}
 	}
@@ -121,6 +126,8 @@ func (a *Atlas) DrawEffects(dst *ebiten.Image, fx []model.Effect, now float64) {
 			DrawSprite(dst, a.Explosion[e.Frame(now, 8)], e.X, e.Y, DrawOpts{Scale: 2})
 		case model.FxMuzzle:
 			DrawSprite(dst, a.Muzzle[e.Frame(now, 3)], e.X, e.Y, DrawOpts{Blend: ebiten.BlendLighter})
+		case model.FxBossExplosion:
+			a.drawBossExplosion(dst, e, now)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2/audio"
 
@@ -44,7 +45,22 @@ const (
 	TrackBoss               // a boss fight
 	TrackClear              // the stage is cleared (plays once)
 	TrackNone               // silence
+	numTracks  = TrackNone
 )
+
+// TrackFor returns the track of a Stage event's music cue (wire.StageMusic's
+// Name): "stage", "boss", "clear", and "" (or any other cue) for silence.
+func TrackFor(cue string) Track {
+	switch cue {
+	case "stage":
+		return TrackStage
+	case "boss":
+		return TrackBoss
+	case "clear":
+		return TrackClear
+	}
+	return TrackNone
+}
 
 // Sound plays effects and music.
 type Sound interface {
@@ -82,11 +98,34 @@ type Audio struct {
 	ctx     *audio.Context
 	effects [numEffects][voices]*audio.Player
 	next    [numEffects]int
-	music   *audio.Player
-	musicCh chan []byte
-	vMusic  float64
-	vFx     float64
+	// The music: a player per track once its samples are synthesised (in
+	// a goroutine, on the first SetTrack that wants it, through ready).
+	tracks [numTracks]*audio.Player
+	ready  [numTracks]chan []byte
+	asked  [numTracks]bool
+	want   Track
+	vMusic float64
+	vFx    float64
+	// stageFx brings the Stage effects' samples, synthesised in a
+	// goroutine; their players are nil (Play skips them) until then.
+	stageFx chan [numEffects][]byte
+	// The charge hum: a stream synthesised as it plays, its player made
+	// on the first charge.
+	hum       *assets.Hum
+	humPlayer *audio.Player
 }
+
+// trackSamples synthesise the tracks.
+var trackSamples = [numTracks]func() []byte{
+	TrackMain:  assets.Music,
+	TrackStage: assets.StageMusic,
+	TrackBoss:  assets.BossMusic,
+	TrackClear: assets.ClearJingle,
+}
+
+// humBuffer is the hum player's buffer: short, so the pitch follows the
+// charge within a frame or three.
+const humBuffer = 40 * time.Millisecond
 
 var (
 	ctxOnce sync.Once
@@ -100,23 +139,55 @@ func context() *audio.Context {
 	return ctx
 }
 
-// NewAudio opens the audio context and prepares the players; the music is
-// synthesised in a goroutine and starts when ready.
+// effectSamples synthesise the effects: the Classic ones (Shot to Join)
+// at once, the Stage ones (a second of work together) in a goroutine.
+var effectSamples = [numEffects]func() []byte{
+	Shot: assets.Shot, Explosion: assets.Explosion, Death: assets.Death, Join: assets.Join,
+	Beam: assets.Beam, ForceAttach: assets.ForceAttach, ForceLaunch: assets.ForceLaunch,
+	Pickup: assets.Pickup, BossAlarm: assets.BossAlarm, BossExplosion: assets.BossExplosion,
+}
+
+// NewAudio opens the audio context and prepares the players; the main
+// music is synthesised in a goroutine and starts when ready.
 func NewAudio(music, effects float64) *Audio {
-	a := &Audio{ctx: context(), musicCh: make(chan []byte, 1), vMusic: music, vFx: effects}
-	srcs := [numEffects][]byte{Shot: assets.Shot(), Explosion: assets.Explosion(), Death: assets.Death(), Join: assets.Join()}
-	for e, b := range srcs {
-		for v := range voices {
-			a.effects[e][v] = a.ctx.NewPlayerF32FromBytes(b)
-		}
+	a := &Audio{ctx: context(), vMusic: music, vFx: effects, want: TrackMain, stageFx: make(chan [numEffects][]byte, 1)}
+	for e := Shot; e < Beam; e++ {
+		a.effectPlayers(e, effectSamples[e]())
 	}
-	go func() { a.musicCh <- assets.Music() }()
+	go func() {
+		var fx [numEffects][]byte
+		for e := Beam; e < numEffects; e++ {
+			fx[e] = effectSamples[e]()
+		}
+		a.stageFx <- fx
+	}()
+	for t := range a.ready {
+		a.ready[t] = make(chan []byte, 1)
+	}
+	a.load(TrackMain)
 	return a
+}
+
+// effectPlayers makes the voices of effect e.
+func (a *Audio) effectPlayers(e Effect, b []byte) {
+	for v := range voices {
+		a.effects[e][v] = a.ctx.NewPlayerF32FromBytes(b)
+	}
+}
+
+// load starts synthesising track t's samples, once.
+func (a *Audio) load(t Track) {
+	if a.asked[t] {
+		return
+	}
+	a.asked[t] = true
+	gen, ch := trackSamples[t], a.ready[t]
+	go func() { ch <- gen() }()
 }
 
 // Play implements Sound.
 func (a *Audio) Play(e Effect, volume float64) {
-	if e < 0 || e >= numEffects || a.vFx <= 0 || volume <= 0 {
+	if e < 0 || e >= numEffects || a.vFx <= 0 || volume <= 0 || a.effects[e][0] == nil {
 		return
 	}
 	// The next voice, or the first idle one.
@@ -140,42 +211,110 @@ func (a *Audio) Play(e Effect, volume float64) {
 // SetVolumes implements Sound.
 func (a *Audio) SetVolumes(music, effects float64) {
 	a.vMusic, a.vFx = music, effects
-	if a.music != nil {
-		a.music.SetVolume(music * musicGain)
+	for _, p := range a.tracks {
+		if p != nil {
+			p.SetVolume(music * musicGain)
+		}
+	}
+	if a.humPlayer != nil {
+		a.humPlayer.SetVolume(effects)
 	}
 }
 
 // musicGain keeps the music under the effects.
 const musicGain = 0.7
 
-// Update implements Sound.
+// Update implements Sound: it makes the players of the Stage effects and
+// of the tracks whose samples are ready, and starts the track wanted.
 func (a *Audio) Update() {
-	if a.music != nil {
-		return
-	}
 	select {
-	case b := <-a.musicCh:
-		loop := audio.NewInfiniteLoopF32(bytes.NewReader(b), int64(len(b)))
-		p, err := a.ctx.NewPlayerF32(loop)
-		if err != nil {
-			slog.Warn("music player", "err", err)
-			return
+	case fx := <-a.stageFx:
+		for e := Beam; e < numEffects; e++ {
+			a.effectPlayers(e, fx[e])
 		}
-		a.music = p
-		p.SetVolume(a.vMusic * musicGain)
-		p.Play()
 	default:
+	}
+	for t := range numTracks {
+		if !a.asked[t] || a.tracks[t] != nil {
+			continue
+		}
+		select {
+		case b := <-a.ready[t]:
+			var p *audio.Player
+			if t == TrackClear {
+				p = a.ctx.NewPlayerF32FromBytes(b) // once
+			} else {
+				var err error
+				p, err = a.ctx.NewPlayerF32(audio.NewInfiniteLoopF32(bytes.NewReader(b), int64(len(b))))
+				if err != nil {
+					slog.Warn("music player", "track", t, "err", err)
+					continue
+				}
+			}
+			a.tracks[t] = p
+			p.SetVolume(a.vMusic * musicGain)
+			if t == a.want {
+				p.Play()
+			}
+		default:
+		}
 	}
 }
 
 // Enabled implements Sound.
 func (a *Audio) Enabled() bool { return true }
 
-// SetTrack implements Sound. (Only TrackMain exists so far.)
-func (a *Audio) SetTrack(Track) {}
+// SetTrack implements Sound: the track playing stops (it starts from
+// its beginning next time), and t starts, at once when its samples are
+// ready, else when Update finds them synthesised. TrackNone (or an
+// unknown track) is silence.
+func (a *Audio) SetTrack(t Track) {
+	if t < 0 || t > TrackNone {
+		t = TrackNone
+	}
+	if t == a.want {
+		return
+	}
+	if a.want != TrackNone {
+		if p := a.tracks[a.want]; p != nil {
+			p.Pause()
+			if err := p.Rewind(); err != nil {
+				slog.Warn("music rewind", "track", a.want, "err", err)
+			}
+		}
+	}
+	a.want = t
+	if t == TrackNone {
+		return
+	}
+	if p := a.tracks[t]; p != nil {
+		p.Play()
+		return
+	}
+	a.load(t)
+}
 
-// SetCharge implements Sound. (No hum yet.)
-func (a *Audio) SetCharge(float64) {}
+// SetCharge implements Sound: the hum follows level (0 silent to 1),
+// its player made on the first charge.
+func (a *Audio) SetCharge(level float64) {
+	if a.hum == nil {
+		if level <= 0 {
+			return
+		}
+		a.hum = assets.NewHum()
+		p, err := a.ctx.NewPlayerF32(a.hum)
+		if err != nil {
+			slog.Warn("charge hum player", "err", err)
+			a.hum = nil
+			return
+		}
+		p.SetBufferSize(humBuffer)
+		p.SetVolume(a.vFx)
+		p.Play()
+		a.humPlayer = p
+	}
+	a.hum.Set(level)
+}
 
 // New returns the Sound to use: Silent when mute, or when Probe finds no
 // sound device (logged once), else an Audio.

@@ -19,6 +19,16 @@ func TestMuteIsSilent(t *testing.T) {
 	s.Play(Shot, 1)
 	s.SetVolumes(0.5, 0.5)
 	s.Update()
+	s.SetTrack(TrackBoss)
+	s.SetCharge(1)
+}
+
+func TestTrackFor(t *testing.T) {
+	for cue, want := range map[string]Track{"stage": TrackStage, "boss": TrackBoss, "clear": TrackClear, "": TrackNone, "Stage": TrackNone, "main": TrackNone} {
+		if got := TrackFor(cue); got != want {
+			t.Errorf("TrackFor(%q) = %d, want %d", cue, got, want)
+		}
+	}
 }
 
 func TestProbe(t *testing.T) {
@@ -89,11 +99,81 @@ func TestAudio(t *testing.T) {
 	case <-time.After(synthWait):
 		t.Fatalf("the music was not synthesised within %v", synthWait)
 	}
+	testutil.WaitFor(t, synthWait, "the Stage effects", func() bool {
+		a.Update()
+		return a.effects[BossExplosion][0] != nil
+	})
+	for e := range numEffects {
+		a.Play(e, 1)
+		playing := false
+		for _, p := range a.effects[e] {
+			playing = playing || p.IsPlaying()
+		}
+		if !playing {
+			t.Errorf("effect %d does not play", e)
+		}
+	}
 	testutil.WaitFor(t, testutil.Wait, "Update to start the synthesised music", func() bool {
 		a.Update()
-		return a.music != nil
+		return a.tracks[TrackMain] != nil
 	})
-	if v := a.music.Volume(); v < 0.13 || v > 0.15 {
+	if v := a.tracks[TrackMain].Volume(); v < 0.13 || v > 0.15 {
 		t.Errorf("music volume %v, want 0.2 x %v", v, musicGain)
+	}
+	if !a.tracks[TrackMain].IsPlaying() {
+		t.Error("the main music does not play")
+	}
+
+	// The Stage tracks: each is synthesised when first wanted, then
+	// plays alone; TrackNone silences.
+	for _, tr := range []Track{TrackStage, TrackBoss, TrackClear, TrackStage, TrackMain} {
+		a.SetTrack(tr)
+		waitSynth(t, trackSamples[tr])
+		testutil.WaitFor(t, testutil.Wait, "Update to start the track", func() bool {
+			a.Update()
+			return a.tracks[tr] != nil && a.tracks[tr].IsPlaying()
+		})
+		for o, p := range a.tracks {
+			if Track(o) != tr && p != nil && p.IsPlaying() {
+				t.Errorf("track %d plays along with track %d", o, tr)
+			}
+		}
+	}
+	a.SetTrack(TrackNone)
+	a.SetTrack(Track(99)) // unknown: silence too
+	for o, p := range a.tracks {
+		if p != nil && p.IsPlaying() {
+			t.Errorf("track %d plays after TrackNone", o)
+		}
+	}
+
+	// The charge hum: no player until a charge, then it plays, and a
+	// level of 0 keeps it (silent).
+	a.SetCharge(0)
+	if a.humPlayer != nil {
+		t.Error("a hum player before any charge")
+	}
+	a.SetCharge(0.5)
+	if a.humPlayer == nil || !a.humPlayer.IsPlaying() {
+		t.Fatal("the charge hum does not play")
+	}
+	a.SetCharge(1)
+	a.SetCharge(0)
+	a.SetVolumes(0.3, 0.4)
+	if v := a.humPlayer.Volume(); v != 0.4 {
+		t.Errorf("hum volume %v, want the effects' 0.4", v)
+	}
+}
+
+// waitSynth waits for a track's synthesis (once per process: this returns
+// when the goroutine SetTrack started has it too), bounded by synthWait.
+func waitSynth(t *testing.T, f func() []byte) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { f(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(synthWait):
+		t.Fatalf("a track was not synthesised within %v", synthWait)
 	}
 }

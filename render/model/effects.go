@@ -11,6 +11,9 @@ const (
 	FxShipExplosion
 	// FxMuzzle is the flash of a shot (Spawn of a PlayerMissile).
 	FxMuzzle
+	// FxBossExplosion is a boss destroyed (Stage mode): a white flash and
+	// a chain of big blasts over its body.
+	FxBossExplosion
 )
 
 // Duration returns how long an effect of kind k lasts, in seconds.
@@ -22,6 +25,8 @@ func (k EffectKind) Duration() float64 {
 		return 0.8
 	case FxMuzzle:
 		return 0.1
+	case FxBossExplosion:
+		return 1.8
 	}
 	return 0
 }
