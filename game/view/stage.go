@@ -317,7 +317,10 @@ func (v *View) stageDestroyed(ev *wire.Event, t float64, k kindOf, known bool) {
 		s.bossID = 0
 	}
 	if known && ev.Reason == wire.DestroyKilled && (k.kind == wire.KindBoss || k.kind == wire.KindMidBoss) {
-		v.queue(ev, t, pendingFx{snd: Cue{SoundBossExplosion, 1}, hasSnd: true})
+		v.queue(ev, t, pendingFx{
+			fx:    model.Effect{Kind: model.FxBossExplosion, X: float64(ev.X), Y: float64(ev.Y), Owner: wire.NoPlayer},
+			hasFx: true, snd: Cue{SoundBossExplosion, 1}, hasSnd: true,
+		})
 	}
 }
 
