@@ -19,6 +19,10 @@ import (
 	"rtype/sim"
 )
 
+// ErrConfig reports a Config that New refuses: a mode that is neither
+// Classic nor Stage, or a stage that does not start with its Warp.
+var ErrConfig = errors.New("server: invalid configuration")
+
 // Server hosts games over TCP sessions and UDP datagrams on one port.
 type Server struct {
 	cfg Config
@@ -53,10 +57,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: MaxVersion %d: this server speaks protocol versions 1 and 2", cfg.MaxVersion)
 	}
 	if cfg.Mode != wire.ModeClassic && cfg.Mode != wire.ModeStage {
-		return nil, fmt.Errorf("server: Mode %d: want wire.ModeClassic (1) or wire.ModeStage (2)", cfg.Mode)
+		return nil, fmt.Errorf("%w: Mode %d: want wire.ModeClassic (1) or wire.ModeStage (2)", ErrConfig, cfg.Mode)
 	}
 	if _, err := sim.NewStage(*cfg.Rules, cfg.Stage, 0, sim.StageOptions{Warp: cfg.Warp}); err != nil {
-		return nil, fmt.Errorf("server: stage %q with warp %q: %w", cfg.Stage.Name, cfg.Warp, err)
+		return nil, fmt.Errorf("%w: stage %q with warp %q: %w", ErrConfig, cfg.Stage.Name, cfg.Warp, err)
 	}
 	tcp, udp, err := listen(cfg.Listen)
 	if err != nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/binary"
+	"errors"
 	"net"
 	"os"
 	"regexp"
@@ -367,6 +368,8 @@ func TestConfigModeAndStage(t *testing.T) {
 			s.Close()
 			s.Run(t.Context())
 			t.Errorf("New with Mode %d: no error", mode)
+		} else if !errors.Is(err, ErrConfig) {
+			t.Errorf("New with Mode %d: %v, want ErrConfig", mode, err)
 		}
 	}
 	cfg := testConfig().withDefaults()

@@ -6,11 +6,17 @@
 // -protocol 1 runs a v1-only server, which refuses v2 logins with
 // LoginRejected(VersionMismatch).
 //
+// Version 1 and 2.0 clients play Classic games; a v2.1 client plays the
+// mode it asks for, or -mode when it lets the server choose (PROTOCOL.md
+// 7.12). Stage games play -stage, started at -warp.
+//
 //	rtype-server -listen :4242 -max-games 8 -max-sessions-per-ip 8 -protocol 2 -log-level info
+//	rtype-server -mode stage -stage 1 -warp boss
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -29,6 +35,10 @@ func main() {
 	protocol := flag.Int("protocol", 2, "highest protocol version served: 2 serves v1 and v2 clients, 1 only v1")
 	level := flag.String("log-level", "info", "log level: debug, info, warn or error")
 	jsonLogs := flag.Bool("log-json", false, "write logs as JSON")
+	var sf stageFlags
+	flag.StringVar(&sf.mode, "mode", "stage", "mode of the games of v2.1 clients that let the server choose: classic or stage")
+	flag.StringVar(&sf.stage, "stage", "", "stage of Stage games: a built-in stage's name or a stage file (default the built-in stage 1)")
+	flag.StringVar(&sf.warp, "warp", "", "start Stage games later: seconds (90) or a marker (boss)")
 	flag.Parse()
 
 	if *protocol != 1 && *protocol != 2 {
@@ -47,8 +57,17 @@ func main() {
 	}
 	log := slog.New(h)
 
-	srv, err := server.New(server.Config{Listen: *listen, MaxGames: *maxGames,
-		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log})
+	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
+		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log}
+	if err := sf.apply(&cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
+		os.Exit(2)
+	}
+	srv, err := server.New(cfg)
+	if errors.Is(err, server.ErrConfig) {
+		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
+		os.Exit(2)
+	}
 	if err != nil {
 		log.Error("cannot start", "err", err)
 		os.Exit(1)
