@@ -24,14 +24,7 @@ func loginAs2(t testing.TB, addr, name string) (net.Conn, wire.Message) {
 // and the answer, parsed as a v2 session parses it (7.1).
 func loginWith2(t testing.TB, addr, name string, req []byte) (net.Conn, wire.Message) {
 	t.Helper()
-	c := dialTCP(t, addr)
-	writeAll(t, c, req)
-	c.SetReadDeadline(time.Now().Add(wait))
-	fr := wire.FrameReader{R: c}
-	f, err := fr.ReadFrame()
-	if err != nil {
-		t.Fatalf("login %q: %v", name, err)
-	}
+	c, f := rawLogin(t, addr, req)
 	m, err := wire.ParseMessage2(f)
 	if err != nil {
 		t.Fatalf("login %q: % X: %v", name, f, err)

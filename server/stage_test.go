@@ -29,7 +29,7 @@ func loginRequest21(name string, tail ...byte) []byte {
 
 // rawLogin sends the LoginRequest frame req and returns the connection and
 // the frame of the answer (type and body).
-func rawLogin(t *testing.T, addr string, req []byte) (net.Conn, []byte) {
+func rawLogin(t testing.TB, addr string, req []byte) (net.Conn, []byte) {
 	t.Helper()
 	c := dialTCP(t, addr)
 	writeAll(t, c, req)
@@ -37,7 +37,7 @@ func rawLogin(t *testing.T, addr string, req []byte) (net.Conn, []byte) {
 	fr := wire.FrameReader{R: c}
 	f, err := fr.ReadFrame()
 	if err != nil {
-		t.Fatalf("login: %v", err)
+		t.Fatalf("login % X: %v", req, err)
 	}
 	return c, append([]byte(nil), f...)
 }
