@@ -10,6 +10,7 @@ import (
 
 	"rtype/game/core"
 	"rtype/net/client"
+	"rtype/net/wire"
 	"rtype/server"
 	"rtype/sim"
 )
@@ -44,7 +45,9 @@ func StartHost(port int, log *slog.Logger) (*Host, error) {
 			Listen:   net.JoinHostPort("", strconv.Itoa(p)),
 			MaxGames: 1,
 			Rules:    &rules,
-			Logger:   log.With("component", "server"),
+			// The game hosts Classic until it draws Stage mode (7.12).
+			Mode:   wire.ModeClassic,
+			Logger: log.With("component", "server"),
 		})
 		if err != nil {
 			if firstErr == nil {
