@@ -307,6 +307,28 @@ func TestStageGameEvents(t *testing.T) {
 	})
 	d := join21(t, s, "Hudson", wire.ModeStage)
 	waitEvents21(t, d, 0, []wire.Event{evs[0], evs[8], evs[9]})
+
+	// Nothing that v2.1 does not define.
+	for _, cl := range []*tclient2{a, b, c, d} {
+		for _, ev := range cl.events {
+			if ev.Type > wire.EventArms || (ev.Type == wire.EventSpawn && ev.Kind > wire.KindBossBullet) {
+				t.Errorf("%s got %+v", cl.name, ev)
+			}
+		}
+	}
+}
+
+// TestV1OnlyServerRefusesV21: a v1-only server reads the version byte
+// first and answers a v2.1 LoginRequest with VersionMismatch (7.12, 3.2).
+func TestV1OnlyServerRefusesV21(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxVersion = wire.Version
+	s := startServer(t, cfg)
+	c, f := rawLogin(t, s.Addr(), loginRequest21("Ripley", 1, wire.ModeStage))
+	defer c.Close()
+	if m, err := wire.ParseMessage(f); err != nil || m.Type != wire.MsgLoginRejected || m.Reason != wire.RejectVersionMismatch {
+		t.Fatalf("% X: %+v %v, want LoginRejected(VersionMismatch)", f, m, err)
+	}
 }
 
 // TestStageClearEndsTheBoss: a Clear (and a new Intro) ends the boss for
