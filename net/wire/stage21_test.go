@@ -244,3 +244,24 @@ func TestLoginTails21(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEvents21 encodes and parses one event of each v2.1 type (a
+// Stage event with a name: its parse allocates the name).
+func BenchmarkEvents21(b *testing.B) {
+	evs := []Event{
+		{Type: EventStage, Tick: 9000, What: StageBoss, Value: 0x31, Name: "Dobkeratops"},
+		{Type: EventHealth, Tick: 9001, ID: 0x31, HP: 750, MaxHP: 800},
+		{Type: EventArms, Tick: 617, Player: 0, Arms: Arms{Force: 2, Laser: LaserBlue, Speed: 1, Bits: 2, ForceAt: ForceFront}},
+	}
+	buf := make([]byte, 0, 128)
+	var ev Event
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range evs {
+			buf = AppendEvent2(buf[:0], &evs[i])
+			if err := ParseEvent2(buf, &ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
