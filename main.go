@@ -38,6 +38,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
+	"rtype/server"
 )
 
 func main() {
@@ -126,7 +127,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter,
 	}
 	if *mode != "" {
-		if opt.Mode, err = game.ParseMode(*mode); err != nil {
+		if opt.Mode, err = server.ParseMode(*mode); err != nil {
 			return game.Options{}, 0, fmt.Errorf("-mode: %w", err)
 		}
 	}

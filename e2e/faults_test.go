@@ -56,7 +56,7 @@ func TestMain(m *testing.M) {
 // the process is killed.
 func serveChild() {
 	rules := soakRules()
-	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 1, Rules: &rules, Logger: testutil.ProcessLogger()})
+	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 1, Rules: &rules, Mode: wire.ModeClassic, Logger: testutil.ProcessLogger()})
 	if err != nil {
 		fmt.Println("ERROR", err)
 		os.Exit(1)

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
-	"strings"
 	"time"
 
 	"rtype/game/core"
@@ -166,16 +165,4 @@ func modeName(mode uint8) string {
 		return "stage"
 	}
 	return "any"
-}
-
-// ParseMode reads a -mode flag: "classic" or "stage", in any case. (The
-// same as rtype-server's: at the merge with server's, one of them goes.)
-func ParseMode(s string) (uint8, error) {
-	switch strings.ToLower(s) {
-	case "classic":
-		return wire.ModeClassic, nil
-	case "stage":
-		return wire.ModeStage, nil
-	}
-	return 0, fmt.Errorf("mode %q: want classic or stage", s)
 }

@@ -41,11 +41,13 @@ type Config struct {
 	// Rules are the gameplay rules. Default sim.DefaultRules().
 	Rules *sim.Rules
 	// Mode is the mode of the games of v2.1 logins that let the server
-	// choose (wire.ModeAny): wire.ModeStage or wire.ModeClassic. Default
-	// wire.ModeStage. v1 and v2.0 logins always play Classic (7.12).
+	// choose (wire.ModeAny, or a mode above 2): wire.ModeStage or
+	// wire.ModeClassic. Default wire.ModeStage. v1 and v2.0 logins always
+	// play Classic (7.12).
 	Mode uint8
 	// Stage is the stage Stage games play. Default: the built-in stage
-	// "1" (stage.Builtin).
+	// "1" (stage.Builtin). New checks that a Stage game can start with it
+	// and Warp.
 	Stage *stage.Stage
 	// Warp starts every Stage game later in its stage: seconds ("90") or
 	// a marker ("boss"), as sim.StageOptions.Warp. Default "".
@@ -126,6 +128,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxGames <= 0 {
 		c.MaxGames = 8
+	}
+	if c.Mode == wire.ModeAny {
+		c.Mode = wire.ModeStage
+	}
+	if c.Stage == nil {
+		c.Stage = defaultStage()
 	}
 	if c.Rules == nil {
 		r := sim.DefaultRules()

@@ -11,6 +11,7 @@ import (
 // game is one running game: its world and the sessions of its players.
 type game struct {
 	id       int
+	mode     uint8 // wire.ModeClassic or wire.ModeStage (7.12)
 	world    *sim.World
 	sessions [wire.MaxPlayers]*session
 	over     bool
@@ -28,6 +29,8 @@ type game struct {
 	players2  []wire.Player2
 	mine2     []wire.Player2 // players2 with one client's last_step
 	snaps2    link.SnapshotSender2
+
+	stage stageState // Stage games: what a joining session needs (7.12)
 }
 
 // freePlayer returns the lowest free player number, or wire.NoPlayer.
@@ -191,20 +194,29 @@ func (g *game) applySteps() {
 // position and velocity, a v2 one from its motion, 7.11).
 func (s *Server) distribute(g *game) {
 	g.events = s.holdForScores(g, g.world.TakeEvents2())
-	if len(g.events) == 0 {
+	s.deliver(g, g.events)
+}
+
+// deliver queues events of g, in order, to every session in its world;
+// a Stage game keeps what a joining session needs of them (7.12).
+func (s *Server) deliver(g *game, events []wire.Event) {
+	if len(events) == 0 {
 		return
 	}
 	if s.cfg.OnEvents != nil {
-		g.events1 = append(g.events1[:0], g.events...)
+		g.events1 = append(g.events1[:0], events...)
 		for i := range g.events1 {
 			g.events1[i].Motion, g.events1[i].Anim = wire.Motion{}, wire.Anim{}
 		}
 		s.cfg.OnEvents(g.id, g.events1)
 	}
-	for i := range g.events {
+	for i := range events {
+		if g.mode == wire.ModeStage {
+			g.stage.observe(&events[i])
+		}
 		for _, ss := range g.sessions {
 			if ss != nil && ss.joined {
-				queue(ss, &g.events[i])
+				queue(ss, &events[i])
 			}
 		}
 	}

@@ -17,14 +17,14 @@ import (
 // and the answer, parsed as a v2 session parses it (7.1).
 func loginAs2(t testing.TB, addr, name string) (net.Conn, wire.Message) {
 	t.Helper()
-	c := dialTCP(t, addr)
-	writeAll(t, c, loginRequest(wire.Version2, name))
-	c.SetReadDeadline(time.Now().Add(wait))
-	fr := wire.FrameReader{R: c}
-	f, err := fr.ReadFrame()
-	if err != nil {
-		t.Fatalf("login %q: %v", name, err)
-	}
+	return loginWith2(t, addr, name, loginRequest(wire.Version2, name))
+}
+
+// loginWith2 sends the LoginRequest frame req and returns the connection
+// and the answer, parsed as a v2 session parses it (7.1).
+func loginWith2(t testing.TB, addr, name string, req []byte) (net.Conn, wire.Message) {
+	t.Helper()
+	c, f := rawLogin(t, addr, req)
 	m, err := wire.ParseMessage2(f)
 	if err != nil {
 		t.Fatalf("login %q: % X: %v", name, f, err)
@@ -83,7 +83,14 @@ type tclient2 struct {
 // connect2 logs in with version 2 and fails the test unless accepted.
 func connect2(t testing.TB, s *Server, name string) *tclient2 {
 	t.Helper()
-	c, m := loginAs2(t, s.Addr(), name)
+	return connectWith2(t, s, name, loginRequest(wire.Version2, name))
+}
+
+// connectWith2 logs in with the v2 LoginRequest frame req and fails the
+// test unless accepted.
+func connectWith2(t testing.TB, s *Server, name string, req []byte) *tclient2 {
+	t.Helper()
+	c, m := loginWith2(t, s.Addr(), name, req)
 	if m.Type != wire.MsgLoginAccepted {
 		t.Fatalf("login %q: %+v", name, m)
 	}

@@ -19,6 +19,10 @@ import (
 	"rtype/sim"
 )
 
+// ErrConfig reports a Config that New refuses: a mode that is neither
+// Classic nor Stage, or a stage that does not start with its Warp.
+var ErrConfig = errors.New("server: invalid configuration")
+
 // Server hosts games over TCP sessions and UDP datagrams on one port.
 type Server struct {
 	cfg Config
@@ -51,6 +55,12 @@ func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
 	if cfg.MaxVersion > wire.Version2 {
 		return nil, fmt.Errorf("server: MaxVersion %d: this server speaks protocol versions 1 and 2", cfg.MaxVersion)
+	}
+	if cfg.Mode != wire.ModeClassic && cfg.Mode != wire.ModeStage {
+		return nil, fmt.Errorf("%w: Mode %d: want wire.ModeClassic (1) or wire.ModeStage (2)", ErrConfig, cfg.Mode)
+	}
+	if _, err := sim.NewStage(*cfg.Rules, cfg.Stage, 0, sim.StageOptions{Warp: cfg.Warp}); err != nil {
+		return nil, fmt.Errorf("%w: stage %q with warp %q: %w", ErrConfig, cfg.Stage.Name, cfg.Warp, err)
 	}
 	tcp, udp, err := listen(cfg.Listen)
 	if err != nil {
@@ -112,7 +122,8 @@ func (s *Server) Port() int { return s.tcp.Addr().(*net.TCPAddr).Port }
 // Run serves until ctx is done or Close is called, then ends every session
 // with Logout(ServerShutdown). It returns nil after a clean stop.
 func (s *Server) Run(ctx context.Context) error {
-	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames, "max_version", s.cfg.MaxVersion)
+	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames, "max_version", s.cfg.MaxVersion,
+		"mode", modeName(s.cfg.Mode), "stage", s.cfg.Stage.Name, "warp", s.cfg.Warp)
 	s.wg.Add(3)
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
 	go func() { defer s.wg.Done(); s.readLoop() }()
@@ -347,9 +358,10 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		return reject(c, wire.RejectRateLimited,
 			fmt.Sprintf("too many players from your address: at most %d at once", s.cfg.MaxSessionsPerIP))
 	}
-	g, why, reason := s.findGame(name)
+	mode := s.gameMode(version, &m)
+	g, why, reason := s.findGame(name, mode)
 	if g == nil {
-		s.log.Info("login refused", "addr", ip, "name", name, "reason", why)
+		s.log.Info("login refused", "addr", ip, "name", name, "mode", modeName(mode), "reason", why)
 		return reject(c, reason, why)
 	}
 	ss := &session{
@@ -363,12 +375,16 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		player:  g.freePlayer(),
 		start:   time.Now(),
 		version: version,
+		minor:   min(m.Minor, wire.MinorVersion),
 	}
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: ss.player, Session: ss.id, Token: tok, Tick: g.world.Tick()}
 	var acc []byte
 	if version == wire.Version2 {
 		ss.link = link.NewV2(ss.id, ss.start)
 		accepted.Ext = s.loginExt()
+		if ss.minor >= 1 {
+			accepted.Minor, accepted.Mode = ss.minor, g.mode // v2.1 (7.12)
+		}
 		acc = wire.AppendMessage2(nil, &accepted)
 	} else {
 		ss.link = link.New(ss.id, ss.start)
@@ -382,7 +398,8 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		s.dropLocked(ss)
 		return nil, false
 	}
-	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap, "version", version)
+	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap,
+		"version", version, "minor", ss.minor, "mode", modeName(g.mode))
 	return ss, true
 }
 
@@ -425,9 +442,10 @@ func kick(c net.Conn) {
 	c.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: wire.LogoutKicked}))
 }
 
-// findGame returns a running game with a free player number and no player
-// of that name, else a new game; or a reason to refuse.
-func (s *Server) findGame(name string) (*game, string, uint8) {
+// findGame returns a running game of mode with a free player number and
+// no player of that name, else a new game of mode; or a reason to refuse.
+// MaxGames counts the games of both modes (7.12).
+func (s *Server) findGame(name string, mode uint8) (*game, string, uint8) {
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		return nil, "the server is full", wire.RejectGameFull
 	}
@@ -439,6 +457,9 @@ func (s *Server) findGame(name string) (*game, string, uint8) {
 			continue
 		}
 		running++
+		if g.mode != mode {
+			continue
+		}
 		if g.over {
 			ending = true
 			continue
@@ -452,7 +473,12 @@ func (s *Server) findGame(name string) (*game, string, uint8) {
 		}
 	}
 	if running < s.cfg.MaxGames {
-		return s.newGame(), "", 0
+		g, err := s.newGame(mode)
+		if err != nil {
+			s.log.Error("cannot start a game", "mode", modeName(mode), "err", err)
+			return nil, "the server cannot start a game", wire.RejectGameFull
+		}
+		return g, "", 0
 	}
 	switch {
 	case taken:
@@ -463,13 +489,18 @@ func (s *Server) findGame(name string) (*game, string, uint8) {
 	return nil, "every game is full", wire.RejectGameFull
 }
 
-func (s *Server) newGame() *game {
+// newGame starts a game of mode.
+func (s *Server) newGame(mode uint8) (*game, error) {
 	id := s.nextGame
+	w, err := s.newWorld(mode, s.seed+uint64(id))
+	if err != nil {
+		return nil, err
+	}
 	s.nextGame++
-	g := &game{id: id, world: sim.New(*s.cfg.Rules, s.seed+uint64(id))}
+	g := &game{id: id, mode: mode, world: w}
 	s.games = append(s.games, g)
-	s.log.Info("game started", "game", id)
-	return g
+	s.log.Info("game started", "game", id, "mode", modeName(mode))
+	return g, nil
 }
 
 // newSessionID returns a random session id, not 0, not in use.

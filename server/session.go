@@ -29,6 +29,9 @@ type session struct {
 	// version is the session's protocol version, 1 or 2 (PROTOCOL.md
 	// 7.1): every datagram of another version is dropped.
 	version uint8
+	// minor is the minor version of a v2 session: 0 (v2.0) or 1 (v2.1,
+	// 7.12); 0 in v1.
+	minor uint8
 
 	bound        bool
 	joined       bool // in the game's world (after its first Bind)
@@ -226,6 +229,9 @@ func (s *Server) bindToLocked(ss *session, from netip.AddrPort, now time.Time, r
 			g.spawns = g.world.AppendSpawns2(g.spawns)
 		} else {
 			g.spawns = g.world.AppendSpawns(g.spawns)
+		}
+		if g.mode == wire.ModeStage {
+			g.spawns = g.stage.appendJoin(g.spawns) // 7.12
 		}
 		for i := range g.spawns {
 			queue(ss, &g.spawns[i])

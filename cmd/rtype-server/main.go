@@ -6,16 +6,23 @@
 // -protocol 1 runs a v1-only server, which refuses v2 logins with
 // LoginRejected(VersionMismatch).
 //
+// Version 1 and 2.0 clients play Classic games; a v2.1 client plays the
+// mode it asks for, or -mode when it lets the server choose (PROTOCOL.md
+// 7.12). Stage games play -stage, started at -warp.
+//
+//	rtype-server -listen :4242 -max-games 8 -max-sessions-per-ip 8 -protocol 2 -log-level info
+//	rtype-server -mode stage -stage 1 -warp boss
+//
 // It keeps the final scores of every game in an SQLite file, -db (by
 // default rtype/scores.db in the user's data directory, ~/.local/share on
 // Linux; -db "" keeps none); -leaderboard prints them and exits.
 //
-//	rtype-server -listen :4242 -max-games 8 -max-sessions-per-ip 8 -protocol 2 -log-level info
 //	rtype-server -db /var/lib/rtype/scores.db -leaderboard
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -36,6 +43,10 @@ func main() {
 	level := flag.String("log-level", "info", "log level: debug, info, warn or error")
 	jsonLogs := flag.Bool("log-json", false, "write logs as JSON")
 	scores := addScoreFlags()
+	var sf stageFlags
+	flag.StringVar(&sf.mode, "mode", "stage", "mode of the games of v2.1 clients that let the server choose: classic or stage")
+	flag.StringVar(&sf.stage, "stage", "", "stage of Stage games: a built-in stage's name or a stage file (default the built-in stage 1)")
+	flag.StringVar(&sf.warp, "warp", "", "start Stage games later: seconds (90) or a marker (boss)")
 	flag.Parse()
 	if *scores.board {
 		os.Exit(printLeaderboard(os.Stdout, os.Stderr, *scores.db, time.Now()))
@@ -59,6 +70,10 @@ func main() {
 
 	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
 		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log}
+	if err := sf.apply(&cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
+		os.Exit(2)
+	}
 	board, err := scores.open(&cfg, log)
 	if err != nil {
 		log.Error("cannot open the leaderboard", "err", err)
@@ -68,6 +83,10 @@ func main() {
 		defer board.Close()
 	}
 	srv, err := server.New(cfg)
+	if errors.Is(err, server.ErrConfig) {
+		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
+		os.Exit(2)
+	}
 	if err != nil {
 		log.Error("cannot start", "err", err)
 		os.Exit(1)

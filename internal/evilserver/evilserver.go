@@ -176,7 +176,15 @@ func (s *Server) acceptLoop() {
 func (s *Server) serve(c net.Conn) {
 	defer c.Close()
 	fr := wire.FrameReader{R: c}
-	m, err := fr.ReadMessage()
+	f, err := fr.ReadFrame()
+	if err != nil || len(f) < 2 {
+		return
+	}
+	parse := wire.ParseMessage
+	if f[1] == wire.Version2 {
+		parse = wire.ParseMessage2 // bytes after the name are v2.x's (7.1, 7.12)
+	}
+	m, err := parse(f)
 	if err != nil || m.Type != wire.MsgLoginRequest {
 		return
 	}

@@ -67,6 +67,9 @@ type Config struct {
 	Name string
 	// Mode is the game mode asked for in a v2.1 login (wire.ModeAny,
 	// ModeClassic, ModeStage). Default wire.ModeAny: the server's choice.
+	// A client that speaks v2 always logs in as v2.1 (7.12); a v1 session
+	// (and a v2.0 server) plays Classic whatever Mode says: Client.Mode
+	// tells what the game is.
 	Mode uint8
 	// Logger receives the client's logs. Default slog.Default().
 	Logger *slog.Logger
@@ -208,6 +211,7 @@ type Client struct {
 	token   wire.Token
 	version uint8         // the session's protocol version, 1 or 2
 	ext     wire.LoginExt // v2: the rules of LoginAccepted (7.1)
+	mode    uint8         // the game's mode (7.12): Classic unless a v2.1 LoginAccepted says Stage
 
 	rebindMu sync.Mutex // one Rebind at a time
 
@@ -279,6 +283,9 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.Version > wire.Version2 {
 		return nil, fmt.Errorf("client: protocol version %d unknown: 0 (auto), 1 or 2", cfg.Version)
 	}
+	if cfg.Mode > wire.ModeStage {
+		return nil, fmt.Errorf("client: game mode %d unknown: 0 (any), 1 (classic) or 2 (stage)", cfg.Mode)
+	}
 	version := cfg.Version
 	if version == 0 {
 		version = wire.Version2
@@ -312,6 +319,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		udp:      udp,
 		version:  version,
 		ext:      acc.Ext,
+		mode:     sessionMode(version, &acc),
 		player:   acc.Player,
 		session:  acc.Session,
 		token:    acc.Token,
@@ -323,7 +331,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		boundCh:  make(chan struct{}),
 		done:     make(chan struct{}),
 	}
-	c.log.Info("login accepted", "tick", acc.Tick)
+	c.log.Info("login accepted", "tick", acc.Tick, "minor", acc.Minor, "mode", c.mode)
 	c.wg.Add(2)
 	go func() { defer c.wg.Done(); c.readUDP(udp) }()
 	go func() { defer c.wg.Done(); c.readTCP() }()
@@ -387,6 +395,10 @@ func login(ctx context.Context, conn net.Conn, cfg Config, version uint8) (wire.
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name})
+	if version == wire.Version2 { // always v2.1 (7.12)
+		req = wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name,
+			Minor: wire.MinorVersion, Mode: cfg.Mode})
+	}
 	_, err := conn.Write(req)
 	var m wire.Message
 	if err == nil {
@@ -996,7 +1008,7 @@ func (c *Client) Player() uint8 { return c.player }
 
 // Mode returns the mode of the game joined (wire.ModeClassic or
 // ModeStage): from a v2.1 LoginAccepted, else Classic.
-func (c *Client) Mode() uint8 { return wire.ModeClassic }
+func (c *Client) Mode() uint8 { return c.mode }
 
 // Session returns the session number of LoginAccepted.
 func (c *Client) Session() uint32 { return c.session }

@@ -111,9 +111,17 @@ func (s *fakeServer) acceptLoop() {
 func (s *fakeServer) serve(c net.Conn) {
 	defer c.Close()
 	fr := wire.FrameReader{R: c}
-	m, err := fr.ReadMessage()
-	if err != nil || m.Type != wire.MsgLoginRequest {
+	f, err := fr.ReadFrame()
+	if err != nil || len(f) < 2 || f[0] != byte(wire.MsgLoginRequest) {
 		return
+	}
+	// The version byte before the rest of the body (3.2 check 2): a v2.1
+	// LoginRequest has a tail that v1's layout has not.
+	m := wire.Message{Type: wire.MsgLoginRequest, Version: f[1]}
+	if m.Version == wire.Version {
+		if m, err = wire.ParseMessage(f); err != nil {
+			return
+		}
 	}
 	s.mu.Lock()
 	s.versions = append(s.versions, m.Version)

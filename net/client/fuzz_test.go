@@ -91,6 +91,7 @@ func FuzzWorld2(f *testing.F) {
 	// t0 age, x0, y0 (2 bytes each), vx, vy, frame0, ticks, count.
 	f.Add(seed, []byte{205, 5, 0, 3, 2, 3, 0xA0, 0x28, 0x40, 0x06, 0x80, 0xF8, 0, 6, 8, 9, 0, 2, 1, 1, 0xD2, 0x04, 0x7E, 0x05, 0x40, 0x38, 0, 0, 0})
 	f.Add(seed, []byte{255, 0xFF, 0xFF, 1, 15, 255, 0xFF, 0x7F, 0x00, 0x80, 0xFF, 0x7F, 255, 255, 255})
+	f.Add(stageSeed21(), []byte{205, 5, 0, 3, 2, 3, 0xA0, 0x28, 0x40, 0x06, 0x80, 0xF8, 0, 6, 8})
 	f.Fuzz(func(t *testing.T, events, records []byte) {
 		w := NewWorld2()
 		for len(events) > 0 {
@@ -161,4 +162,25 @@ func checkWorld(t *testing.T, w *World) {
 			t.Fatalf("entity %d shown after its Destroy at tick %d", e.ID, tick)
 		}
 	}
+}
+
+// stageSeed21 is a FuzzWorld2 seed of Stage mode (7.12): a Force, a boss
+// with its Stage and Health events, Arms, late and invalid ones.
+func stageSeed21() []byte {
+	var seed []byte
+	for _, ev := range []wire.Event{
+		{Type: wire.EventStage, Tick: 600, What: wire.StageIntro, Value: 1, Name: "Stage 1"},
+		{Type: wire.EventSpawn, Tick: 612, ID: 40, Kind: wire.KindBossCore, Owner: wire.NoPlayer, Motion: wire.Linear(612, 1000, 300, -30, 0)},
+		{Type: wire.EventSpawn, Tick: 612, ID: 41, Kind: wire.KindForce, Owner: 0, Motion: wire.Linear(612, 100, 300, 0, 0)},
+		{Type: wire.EventStage, Tick: 613, What: wire.StageBoss, Value: 40, Name: "Dobkeratops"},
+		{Type: wire.EventHealth, Tick: 614, ID: 40, HP: 700, MaxHP: 800},
+		{Type: wire.EventHealth, Tick: 613, ID: 40, HP: 800, MaxHP: 800},
+		{Type: wire.EventArms, Tick: 615, Player: 0, Arms: wire.Arms{Force: 1, ForceAt: wire.ForceFront}},
+		{Type: wire.EventArms, Tick: 614, Player: 0},
+		{Type: wire.EventArms, Tick: 615, Player: 4},
+	} {
+		b := wire.AppendEvent2(nil, &ev)
+		seed = append(append(seed, byte(len(b))), b...)
+	}
+	return seed
 }

@@ -16,6 +16,16 @@ func newLink(version uint8, session uint32, now time.Time) *link.Link {
 	return link.New(session, now)
 }
 
+// sessionMode returns the mode of the game a LoginAccepted of a session of
+// version joined (7.12): the mode of a v2.1 LoginAccepted, else Classic
+// (v1, or a v2.0 server).
+func sessionMode(version uint8, acc *wire.Message) uint8 {
+	if version == wire.Version2 && acc.Minor >= 1 {
+		return acc.Mode
+	}
+	return wire.ModeClassic
+}
+
 // newWorld returns the world of a session of version.
 func newWorld(version uint8) *World {
 	if version == wire.Version2 {

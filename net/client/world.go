@@ -229,6 +229,8 @@ type World struct {
 	err error // the first limit a server broke
 
 	v2 bool // a v2 session: Spawns carry motions (7.6)
+
+	stage stageOrder // the order of Stage mode's events (7.12)
 }
 
 // NewWorld2 returns an empty world of a v2 session, whose Spawns carry
@@ -252,9 +254,24 @@ func NewWorld() *World {
 // nil. The world stays usable: what went beyond the limit was refused.
 func (w *World) Err() error { return w.err }
 
-// knownKind reports whether this client knows how to show kind.
+// knownKind reports whether a v1 session's client knows how to show kind:
+// the kinds of 4.1.
 func knownKind(kind uint8) bool {
 	return kind >= wire.KindPlayerShip && kind <= wire.KindEnemyMissile
+}
+
+// knownKind2 reports whether a v2 session's client knows how to show
+// kind: Classic's and those of Stage mode (v2.1, 7.12).
+func knownKind2(kind uint8) bool {
+	return kind >= wire.KindPlayerShip && kind <= wire.KindBossBullet
+}
+
+// known reports whether the world shows entities of kind.
+func (w *World) known(kind uint8) bool {
+	if w.v2 {
+		return knownKind2(kind)
+	}
+	return knownKind(kind)
 }
 
 // find returns the live entity id, or nil.
@@ -373,6 +390,8 @@ func (w *World) ApplyEventAt(ev *wire.Event, now time.Time) bool {
 		w.over = true
 		w.scores = append(w.scores[:0], ev.Scores[:min(ev.NumScores, wire.MaxPlayers)]...)
 		return true
+	case wire.EventStage, wire.EventHealth, wire.EventArms:
+		return w.v2 && w.stage.apply(ev)
 	}
 	return false
 }
@@ -397,7 +416,7 @@ func (w *World) spawn(ev *wire.Event) bool {
 	e := ent{
 		Entity: Entity{ID: ev.ID, Kind: ev.Kind, Owner: ev.Owner, X: ev.X, Y: ev.Y,
 			VX: ev.VX, VY: ev.VY, Tick: ev.Tick, Spawned: ev.Tick},
-		hidden: !knownKind(ev.Kind),
+		hidden: !w.known(ev.Kind),
 	}
 	if w.v2 {
 		e.setMotion(ev.Motion, ev.Anim, ev.Tick)
@@ -461,7 +480,7 @@ func (e *ent) setMotion(m wire.Motion, a wire.Anim, tick uint32) {
 	x, y, vx, vy := m.At(float64(tick))
 	e.X, e.Y, e.VX, e.VY = float32(x), float32(y), float32(vx), float32(vy)
 	e.Frame = a.Frame(m.T0, float64(tick))
-	e.hidden = !knownKind(e.Kind) || m.Model > wire.ModelSine
+	e.hidden = !knownKind2(e.Kind) || m.Model > wire.ModelSine
 }
 
 // shown returns e as shown, with its Respawned tick.
@@ -530,7 +549,7 @@ func (w *World) ApplySnapshot2(r *link.Rebuilt2, received time.Time) {
 		if e == nil {
 			continue // unknown, or destroyed (4.3)
 		}
-		if !knownKind(e.Kind) || re.Kind() != e.Kind || t < e.Spawned || (e.hasRec && t < e.recTick) {
+		if !knownKind2(e.Kind) || re.Kind() != e.Kind || t < e.Spawned || (e.hasRec && t < e.recTick) {
 			continue
 		}
 		e.setMotion(re.Motion(), re.Anim(), t)

@@ -66,10 +66,15 @@ func (l *Link) Unacked() int {
 // peer is gone or hostile, and the session ends.
 //
 // In a v2 session the event is encoded as 7.6 says (wire.AppendEvent2) and
-// the limit is wire.EventWindow2 (7.7).
+// the limit is wire.EventWindow2 (7.7). A v1 session never carries the
+// events of Stage mode (Stage, Health, Arms: v2.1, 7.12): on a v1 Link
+// they are dropped, unnumbered.
 func (l *Link) QueueEvent(ev *wire.Event) error {
 	if l.v2 != nil {
 		return l.v2.queue(ev)
+	}
+	if ev.Type > wire.EventGameOver {
+		return nil
 	}
 	if l.Unacked() >= MaxUnacked {
 		return ErrTooManyEvents

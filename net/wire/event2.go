@@ -42,9 +42,15 @@ func parseMotion(b []byte, m *Motion) {
 }
 
 // AppendEvent2 appends the bytes of ev as a v2 session carries it (7.6):
-// a Spawn with its motion and animation, the other types as in v1.
+// a Spawn with its motion and animation, Stage, Health and Arms as v2.1
+// defines them (7.12; a Stage name cut to MaxStageName bytes), the other
+// types as in v1.
 func AppendEvent2(dst []byte, ev *Event) []byte {
-	if ev.Type != EventSpawn {
+	switch ev.Type {
+	case EventStage, EventHealth, EventArms:
+		return appendEvent21(dst, ev)
+	case EventSpawn:
+	default:
 		return AppendEvent(dst, ev)
 	}
 	le := binary.LittleEndian
@@ -57,10 +63,12 @@ func AppendEvent2(dst []byte, ev *Event) []byte {
 }
 
 // ParseEvent2 decodes one event of a v2 session into ev and checks it
-// (7.6): as ParseEvent, except that a Spawn has the v2 layout, and that
-// bytes after the fields v2.0 defines are ignored, so later versions may
-// append fields. A model above 15 or an owner that is neither a player nor
-// 255 is an invalid value. Only a PlayerJoined name allocates.
+// (7.6): as ParseEvent, except that a Spawn has the v2 layout, that the
+// events of Stage mode (Stage, Health, Arms: v2.1, 7.12) are known, and
+// that bytes after the fields an event type defines are ignored, so later
+// versions may append fields. A model above 15 or an owner that is neither
+// a player nor 255 is an invalid value, as are 7.12's. Only a PlayerJoined
+// name and a Stage name allocate.
 func ParseEvent2(b []byte, ev *Event) error {
 	if len(b) < 5 {
 		return ErrEventLength
@@ -94,6 +102,9 @@ func ParseEvent2(b []byte, ev *Event) error {
 		if n >= 6 {
 			n = min(n, 6+5*int(b[5]))
 		}
+	case EventStage, EventHealth, EventArms:
+		*ev = Event{Type: typ, Tick: le.Uint32(b[1:])}
+		return parseEvent21(b, ev)
 	}
 	return ParseEvent(b[:n], ev)
 }

@@ -158,6 +158,9 @@ func fuzzEvents2() [][]byte {
 	for _, e := range validEvents()[1:] {
 		out = append(out, append(AppendEvent2(nil, &e), 0xAA))
 	}
+	for _, e := range validEvents21() { // v2.1 (7.12)
+		out = append(out, AppendEvent2(nil, &e), append(AppendEvent2(nil, &e), 0xAA))
+	}
 	return out
 }
 
@@ -172,6 +175,12 @@ func FuzzParseEvent2(f *testing.F) {
 		}
 		if ev.Type == EventSpawn && ev.Motion.Model > 15 {
 			t.Fatalf("accepted model %d", ev.Motion.Model)
+		}
+		switch { // 7.12
+		case ev.Type == EventArms && (ev.Player >= MaxPlayers || !validArms(&ev.Arms)),
+			ev.Type == EventHealth && (ev.HP > ev.MaxHP || ev.MaxHP == 0),
+			ev.Type == EventStage && (len(ev.Name) > MaxStageName || !validStage(ev.What, ev.Value, len(ev.Name))):
+			t.Fatalf("accepted %+v", ev)
 		}
 		// Re-encoded, the event is a prefix of the input (extra bytes are
 		// ignored) and parses to the same event.
@@ -214,6 +223,8 @@ func FuzzParseMessage2(f *testing.F) {
 		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt},
 		{Type: MsgLoginRejected, Reason: RejectVersionMismatch, Text: "version"},
 		{Type: MsgLogout, Reason: LogoutKicked},
+		{Type: MsgLoginRequest, Version: 2, Name: "Ripley", Minor: 1, Mode: ModeStage},
+		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt, Minor: 1, Mode: ModeStage},
 	} {
 		b := AppendMessage2(nil, &m)[2:]
 		f.Add(b)
@@ -257,6 +268,12 @@ func TestWriteFuzzCorpus2(t *testing.T) {
 		msgs = append(msgs, append(AppendMessage2(nil, &m)[2:], 9))
 	}
 	msgs = append(msgs, []byte{0x42, 1, 2, 3})
+	for _, m := range []Message{ // v2.1 (7.12)
+		{Type: MsgLoginRequest, Version: 2, Name: "Ripley", Minor: 1, Mode: ModeStage},
+		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt, Minor: 1, Mode: ModeStage},
+	} {
+		msgs = append(msgs, AppendMessage2(nil, &m)[2:])
+	}
 	for name, seeds := range map[string][][]byte{
 		"FuzzParseHeader2":      fuzzDatagrams2(),
 		"FuzzSnapshot2Decode":   fuzzSnapshots2(),

@@ -92,7 +92,7 @@ func docExamples2() []docExample {
 		}
 		return nil
 	}
-	return []docExample{
+	return append([]docExample{
 		{
 			name:   "v2-header",
 			want:   "52 54 59 50 02 04 25 00 40 00 FF FF FF FF EF BE AD DE AA 00",
@@ -215,5 +215,5 @@ func docExamples2() []docExample {
 				return nil
 			},
 		},
-	}
+	}, docExamples21()...)
 }

@@ -64,7 +64,9 @@ const (
 //	LoginRejected: Reason, Text
 //	Logout:        Reason
 //
-// In v2 (7.1), LoginAccepted also carries Ext.
+// In v2 (7.1), LoginAccepted also carries Ext. In v2.1 (7.12),
+// LoginRequest also carries Minor and Mode, LoginAccepted Mode (Minor 1
+// when it does).
 type Message struct {
 	Type    MsgType
 	Version uint8
@@ -76,6 +78,8 @@ type Message struct {
 	Reason  uint8
 	Text    string
 	Ext     LoginExt // v2 LoginAccepted only
+	Minor   uint8    // v2 LoginRequest: the minor version, 0 for v2.0 (7.12)
+	Mode    uint8    // v2.1 LoginRequest and LoginAccepted: the game mode (7.12)
 }
 
 // AppendMessage appends m as one TCP frame: the u16 length, then the type
@@ -103,13 +107,7 @@ func AppendMessage(dst []byte, m *Message) []byte {
 }
 
 func appendString(dst []byte, s string, maxLen int) []byte {
-	if len(s) > maxLen {
-		i := maxLen // cut at the start of the rune that crosses the limit
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i]
-	}
+	s = cutString(s, maxLen)
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(s)))
 	return append(dst, s...)
 }

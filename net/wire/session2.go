@@ -27,21 +27,38 @@ const loginAcceptedSize = 17
 // type v2.0 does not define: a v2 receiver skips it (7.1).
 var ErrUnknownMessage = errors.New("wire: unknown TCP message type, skipped in v2 (7.1)")
 
+// MinorVersion is the highest minor version of protocol 2 this package
+// speaks: 1, v2.1 (Stage mode, 7.12).
+const MinorVersion = 1
+
 // AppendMessage2 appends m as one TCP frame of a v2 session: as
-// AppendMessage, with the extension after a LoginAccepted.
+// AppendMessage, with the extension after a LoginAccepted. With Minor 1 or
+// more (v2.1, 7.12), a LoginRequest carries minor and mode after the name
+// (its name cut so that the frame stays within MaxFrame), and a
+// LoginAccepted mode after the extension.
 func AppendMessage2(dst []byte, m *Message) []byte {
 	at := len(dst)
-	dst = AppendMessage(dst, m)
-	if m.Type != MsgLoginAccepted {
-		return dst
-	}
 	le := binary.LittleEndian
+	switch {
+	case m.Type == MsgLoginRequest && m.Minor >= 1:
+		dst = append(dst, 0, 0, byte(m.Type), m.Version)
+		dst = appendString(dst, m.Name, MaxFrame-6)
+		dst = append(dst, m.Minor, m.Mode)
+		le.PutUint16(dst[at:], uint16(len(dst)-at-2))
+		return dst
+	case m.Type != MsgLoginAccepted:
+		return AppendMessage(dst, m)
+	}
+	dst = AppendMessage(dst, m)
 	e := &m.Ext
 	dst = le.AppendUint16(dst, e.ShipSpeed)
 	dst = append(dst, e.ShipW, e.ShipH)
 	dst = le.AppendUint16(dst, e.AreaW)
 	dst = le.AppendUint16(dst, e.AreaH)
 	dst = append(dst, e.TickRate, e.SnapshotTicks, e.BlinkTicks)
+	if m.Minor >= 1 {
+		dst = append(dst, m.Mode)
+	}
 	le.PutUint16(dst[at:], uint16(len(dst)-at-2))
 	return dst
 }
@@ -50,6 +67,13 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 // session (7.1). Unlike v1, bytes after the fields v2.0 defines are
 // ignored, and an unknown type is ErrUnknownMessage (skip it, not a
 // protocol error). A LoginAccepted must carry the whole v2.0 extension.
+//
+// v2.1 (7.12): a LoginRequest whose name is followed by at least two bytes,
+// the first not 0, has Minor and Mode from them (as they are: the server
+// decides what a minor above 1 or an unknown mode gets); otherwise Minor
+// and Mode are 0 (v2.0). A LoginAccepted with a byte after its extension
+// has Minor 1 and Mode from it, which must be ModeClassic or ModeStage,
+// else the message is malformed.
 func ParseMessage2(b []byte) (Message, error) {
 	if len(b) < 1 || len(b) > MaxFrame {
 		return Message{}, ErrFrameLength
@@ -65,7 +89,11 @@ func ParseMessage2(b []byte) (Message, error) {
 		if n > len(body) {
 			return Message{Type: MsgType(b[0])}, ErrMessageBody
 		}
-		return ParseMessage(b[:1+n])
+		m, err := ParseMessage(b[:1+n])
+		if tail := body[n:]; err == nil && m.Type == MsgLoginRequest && len(tail) >= 2 && tail[0] >= 1 {
+			m.Minor, m.Mode = tail[0], tail[1]
+		}
+		return m, err
 	case MsgLoginAccepted:
 		if len(body) < loginAcceptedSize+LoginExtSize {
 			return Message{Type: MsgLoginAccepted}, ErrMessageBody
@@ -79,6 +107,12 @@ func ParseMessage2(b []byte) (Message, error) {
 			ShipSpeed: le.Uint16(x[0:]), ShipW: x[2], ShipH: x[3],
 			AreaW: le.Uint16(x[4:]), AreaH: le.Uint16(x[6:]),
 			TickRate: x[8], SnapshotTicks: x[9], BlinkTicks: x[10],
+		}
+		if len(x) > LoginExtSize {
+			m.Minor, m.Mode = 1, x[LoginExtSize]
+			if m.Mode != ModeClassic && m.Mode != ModeStage {
+				return m, ErrMessageBody
+			}
 		}
 		return m, nil
 	case MsgLogout:

@@ -271,8 +271,11 @@ func TestMessage2LoginAccepted(t *testing.T) {
 	if err != nil || got != m {
 		t.Fatalf("got %+v %v", got, err)
 	}
-	// Bytes after the v2.0 fields are ignored.
-	if got, err := ParseMessage2(append(b[2:], 1, 2, 3)); err != nil || got != m {
+	// Bytes after the v2.0 fields: the first is v2.1's mode (7.12), the
+	// others are ignored.
+	want := m
+	want.Minor, want.Mode = 1, ModeClassic
+	if got, err := ParseMessage2(append(b[2:], ModeClassic, 2, 3)); err != nil || got != want {
 		t.Fatalf("with 3 more bytes: %+v %v", got, err)
 	}
 	// A LoginAccepted without the whole extension is malformed.
@@ -300,7 +303,11 @@ func TestMessage2Extensible(t *testing.T) {
 		{Type: MsgLogout, Reason: LogoutKicked},
 	} {
 		b := AppendMessage2(nil, &m)[2:]
-		if got, err := ParseMessage2(append(slices.Clone(b), 0xAA, 0xBB)); err != nil || got != m {
+		more := []byte{0xAA, 0xBB}
+		if m.Type == MsgLoginRequest {
+			more[0] = 0 // minor 0: v2.0 (a minor of 1 or more is v2.1's tail, 7.12)
+		}
+		if got, err := ParseMessage2(append(slices.Clone(b), more...)); err != nil || got != m {
 			t.Errorf("%v with 2 more bytes: %+v %v", m.Type, got, err)
 		}
 		if _, err := ParseMessage2(b[:len(b)-1]); !errors.Is(err, ErrMessageBody) {
@@ -373,7 +380,7 @@ func TestEvent2OtherTypes(t *testing.T) {
 		}
 	}
 	var got Event
-	for _, typ := range []byte{0, 7, 255} {
+	for _, typ := range []byte{0, 10, 255} { // 7 to 9 are v2.1's (7.12)
 		if err := ParseEvent2([]byte{typ, 0, 0, 0, 0, 1}, &got); !errors.Is(err, ErrEventType) {
 			t.Errorf("type %d: %v", typ, err)
 		}

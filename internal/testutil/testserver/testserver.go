@@ -8,17 +8,24 @@ import (
 	"testing"
 
 	"rtype/internal/testutil"
+	"rtype/net/wire"
 	"rtype/server"
 )
 
 // Start runs a server.Server on 127.0.0.1 port 0 (TCP and UDP) until the
 // test ends; the cleanup stops it and waits for Run to return. cfg.Listen
-// is ignored; a nil cfg.Logger becomes testutil.Logger(t). The other
+// is ignored; a nil cfg.Logger becomes testutil.Logger(t); a zero
+// cfg.Mode becomes wire.ModeClassic, so that the v1 and v2 clients of a
+// test share the game of Part I as before Stage mode (a test of Stage
+// mode sets cfg.Mode, or its clients ask for wire.ModeStage). The other
 // defaults are the server's: a test whose clients log in more than 5
 // times in 10 s from 127.0.0.1 raises cfg.LoginLimit.
 func Start(t testing.TB, cfg server.Config) *server.Server {
 	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
+	if cfg.Mode == wire.ModeAny {
+		cfg.Mode = wire.ModeClassic
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = testutil.Logger(t)
 	}

@@ -1,0 +1,267 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// The events and login tails of Stage mode (v2.1, PROTOCOL.md 7.12).
+
+// validEvents21 is one valid event of each v2.1 type and of each Stage what.
+func validEvents21() []Event {
+	return []Event{
+		{Type: EventStage, Tick: 60, What: StageIntro, Value: 1, Name: "Bydo Frontier"},
+		{Type: EventStage, Tick: 3600, What: StageMarker, Name: "checkpoint 1"},
+		{Type: EventStage, Tick: 9000, What: StageWarning, Value: 90, Name: "wave"},
+		{Type: EventStage, Tick: 9100, What: StageMusic, Name: ""},
+		{Type: EventStage, Tick: 9200, What: StageBoss, Value: 0x1234, Name: "Dobkeratops"},
+		{Type: EventStage, Tick: 12000, What: StageClear, Value: 2},
+		{Type: EventStage, Tick: 4000, What: StageContinue, Value: 3},
+		{Type: EventHealth, Tick: 9300, ID: 0x1234, HP: 0, MaxHP: 1},
+		{Type: EventHealth, Tick: 9300, ID: 7, HP: 65535, MaxHP: 65535},
+		{Type: EventArms, Tick: 700, Player: 3, Arms: Arms{Force: 3, Laser: LaserYellow, Speed: 3, Bits: 2, ForceAt: ForceLoose}},
+		{Type: EventArms, Tick: 700, Player: 0},
+	}
+}
+
+func TestEvents21RoundTrip(t *testing.T) {
+	sizes := map[EventType]int{EventHealth: HealthSize, EventArms: ArmsSize}
+	for _, ev := range validEvents21() {
+		b := AppendEvent2(nil, &ev)
+		want, ok := sizes[ev.Type]
+		if !ok {
+			want = StageEventSize + len(ev.Name)
+		}
+		if len(b) != want {
+			t.Errorf("%+v: %d bytes, want %d", ev, len(b), want)
+		}
+		var got Event
+		if err := ParseEvent2(b, &got); err != nil || got != ev {
+			t.Errorf("% X: parsed %+v %v, want %+v", b, got, err, ev)
+		}
+		// Room to grow (7.6): bytes after the fields are ignored.
+		got = Event{}
+		if err := ParseEvent2(append(bytes.Clone(b), 1, 2, 3), &got); err != nil || got != ev {
+			t.Errorf("% X and 3 more bytes: parsed %+v %v", b, got, err)
+		}
+		// Shorter than its type needs: ignored.
+		for n := 5; n < len(b); n++ {
+			if err := ParseEvent2(b[:n], &got); !errors.Is(err, ErrEventLength) {
+				t.Errorf("%v cut to %d bytes: %v, want ErrEventLength", ev.Type, n, err)
+			}
+		}
+		// A v1 session never carries them: v1's parser does not know them.
+		if err := ParseEvent(b, &got); !errors.Is(err, ErrEventType) {
+			t.Errorf("v1 ParseEvent of %v: %v, want ErrEventType", ev.Type, err)
+		}
+	}
+}
+
+// TestEvents21Bytes checks the layout of each event field by field (7.12).
+func TestEvents21Bytes(t *testing.T) {
+	for _, c := range []struct {
+		ev   Event
+		want []byte
+	}{
+		{Event{Type: EventStage, Tick: 0x04030201, What: StageBoss, Value: 0x0A090807, Name: "é"},
+			[]byte{7, 1, 2, 3, 4, 5, 7, 8, 9, 10, 2, 0xC3, 0xA9}},
+		{Event{Type: EventHealth, Tick: 0x04030201, ID: 0x08070605, HP: 0x0A09, MaxHP: 0x0C0B},
+			[]byte{8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
+		{Event{Type: EventArms, Tick: 0x04030201, Player: 1, Arms: Arms{Force: 2, Laser: 1, Speed: 3, Bits: 2, ForceAt: 1}},
+			[]byte{9, 1, 2, 3, 4, 1, 2, 1, 3, 2, 1}},
+	} {
+		if got := AppendEvent2(nil, &c.ev); !bytes.Equal(got, c.want) {
+			t.Errorf("%v: % X, want % X", c.ev.Type, got, c.want)
+		}
+	}
+}
+
+func TestStageNameCut(t *testing.T) {
+	long := strings.Repeat("a", 63) + "é" + "tail" // the 64-byte limit falls inside é
+	ev := Event{Type: EventStage, What: StageBoss, Name: long}
+	b := AppendEvent2(nil, &ev)
+	var got Event
+	if err := ParseEvent2(b, &got); err != nil || got.Name != strings.Repeat("a", 63) {
+		t.Fatalf("name %q %v, want 63 a's (cut before the rune that crosses 64 bytes)", got.Name, err)
+	}
+	ev.Name = strings.Repeat("b", MaxStageName)
+	if err := ParseEvent2(AppendEvent2(nil, &ev), &got); err != nil || got.Name != ev.Name {
+		t.Fatalf("a 64-byte name: %q %v", got.Name, err)
+	}
+}
+
+// TestEvents21Invalid: each invalid value makes the event ignored
+// (ErrEventValue), as 6.4 and 7.10 say (7.12).
+func TestEvents21Invalid(t *testing.T) {
+	stage := func(what uint8, value uint32, name string) []byte {
+		b := []byte{byte(EventStage), 1, 0, 0, 0, what, byte(value), byte(value >> 8), byte(value >> 16), byte(value >> 24), byte(len(name))}
+		return append(b, name...)
+	}
+	arms := func(p, force, laser, speed, bits, at byte) []byte {
+		return []byte{byte(EventArms), 1, 0, 0, 0, p, force, laser, speed, bits, at}
+	}
+	health := func(hp, max uint16) []byte {
+		return []byte{byte(EventHealth), 1, 0, 0, 0, 5, 0, 0, 0, byte(hp), byte(hp >> 8), byte(max), byte(max >> 8)}
+	}
+	for _, c := range []struct {
+		why string
+		b   []byte
+	}{
+		{"what 0", stage(0, 1, "x")},
+		{"what 8", stage(8, 1, "x")},
+		{"what 255", stage(255, 1, "x")},
+		{"Intro of loop 0", stage(StageIntro, 0, "Title")},
+		{"Clear of loop 0", stage(StageClear, 0, "")},
+		{"Marker without a name", stage(StageMarker, 0, "")},
+		{"Continue of player 4", stage(StageContinue, 4, "")},
+		{"name of 65 bytes", stage(StageBoss, 1, strings.Repeat("x", 65))},
+		{"name not UTF-8", stage(StageBoss, 1, "\xff\xfe")},
+		{"hp above max", health(11, 10)},
+		{"max 0", health(0, 0)},
+		{"player 4", arms(4, 0, 0, 0, 0, 0)},
+		{"player 255", arms(255, 0, 0, 0, 0, 0)},
+		{"force 4", arms(0, 4, 0, 0, 0, 1)},
+		{"laser 3", arms(0, 1, 3, 0, 0, 1)},
+		{"speed 4", arms(0, 0, 0, 4, 0, 0)},
+		{"bits 3", arms(0, 0, 0, 0, 3, 0)},
+		{"force_at 4", arms(0, 1, 0, 0, 0, 4)},
+	} {
+		var ev Event
+		if err := ParseEvent2(c.b, &ev); !errors.Is(err, ErrEventValue) {
+			t.Errorf("%s (% X): %v, want ErrEventValue", c.why, c.b, err)
+		}
+	}
+	// The limits themselves are valid.
+	for _, b := range [][]byte{stage(StageContinue, 3, ""), stage(StageIntro, 1, ""), stage(StageMarker, 0, "m"),
+		stage(StageBoss, 1, strings.Repeat("x", 64)), health(10, 10), arms(3, 3, 2, 3, 2, 3)} {
+		var ev Event
+		if err := ParseEvent2(b, &ev); err != nil {
+			t.Errorf("% X: %v", b, err)
+		}
+	}
+	// A name that runs past the event's end: shorter than it needs.
+	b := stage(StageBoss, 1, "abc")
+	var ev Event
+	if err := ParseEvent2(b[:len(b)-1], &ev); !errors.Is(err, ErrEventLength) {
+		t.Errorf("name past the end: %v", err)
+	}
+	// Unknown event types stay unknown (ignored, 4.4).
+	if err := ParseEvent2([]byte{10, 0, 0, 0, 0, 1, 2, 3}, &ev); !errors.Is(err, ErrEventType) {
+		t.Errorf("type 10: %v", err)
+	}
+}
+
+func TestEvents21NoAllocs(t *testing.T) {
+	bs := [][]byte{}
+	for _, ev := range validEvents21() {
+		if ev.Type != EventStage {
+			bs = append(bs, AppendEvent2(nil, &ev))
+		}
+	}
+	bs = append(bs, AppendEvent2(nil, &Event{Type: EventStage, What: StageClear, Value: 1}))
+	var ev Event
+	buf := make([]byte, 0, 64)
+	if n := testing.AllocsPerRun(100, func() {
+		for _, b := range bs {
+			ParseEvent2(b, &ev)
+			buf = AppendEvent2(buf[:0], &ev)
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations per parse and append of Health, Arms and an unnamed Stage", n)
+	}
+}
+
+// TestLoginTails21 checks the v2.1 tails of LoginRequest and LoginAccepted
+// (7.12) and how a v2.0 receiver or sender fits with them.
+func TestLoginTails21(t *testing.T) {
+	req := Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley", Minor: 1, Mode: ModeStage}
+	b := AppendMessage2(nil, &req)
+	want := []byte{0x0C, 0x00, 0x01, 0x02, 0x06, 0x00, 'R', 'i', 'p', 'l', 'e', 'y', 0x01, 0x02}
+	if !bytes.Equal(b, want) {
+		t.Fatalf("v2.1 LoginRequest % X, want % X", b, want)
+	}
+	parse := func(b []byte) (Message, error) { return ParseMessage2(b[2:]) }
+	if m, err := parse(b); err != nil || m != req {
+		t.Fatalf("parsed %+v %v", m, err)
+	}
+	// A v2.0 request: no tail, Minor and Mode 0.
+	v20 := Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley"}
+	if m, err := parse(AppendMessage2(nil, &v20)); err != nil || m != v20 {
+		t.Fatalf("v2.0 request parsed %+v %v", m, err)
+	}
+	// One byte after the name, or a minor of 0: v2.0, the bytes ignored.
+	for _, tail := range [][]byte{{1}, {0, 2}, {0, 2, 9}} {
+		f := append(AppendMessage(nil, &v20)[2:], tail...)
+		if m, err := ParseMessage2(f); err != nil || m != v20 {
+			t.Errorf("tail % X: %+v %v, want v2.0", tail, m, err)
+		}
+	}
+	// A later minor and an unknown mode are given as they are (the
+	// server decides), and bytes after them ignored.
+	f := append(AppendMessage(nil, &v20)[2:], 3, 7, 0xAA)
+	if m, err := ParseMessage2(f); err != nil || m.Minor != 3 || m.Mode != 7 {
+		t.Errorf("minor 3 mode 7: %+v %v", m, err)
+	}
+	// A v1 parser (a v2.0 server's parser ignores the tail, 7.1) is not
+	// fooled: the v1 layout has no tail.
+	if _, err := ParseMessage(AppendMessage2(nil, &req)[2:]); err == nil {
+		t.Error("v1 ParseMessage accepted a LoginRequest with a tail")
+	}
+	// The longest name still fits the frame with the tail.
+	long := Message{Type: MsgLoginRequest, Version: Version2, Name: strings.Repeat("n", MaxFrame), Minor: 1, Mode: ModeAny}
+	if b := AppendMessage2(nil, &long); len(b) != 2+MaxFrame {
+		t.Errorf("longest request: %d bytes", len(b))
+	} else if m, err := parse(b); err != nil || m.Minor != 1 || len(m.Name) != MaxFrame-6 {
+		t.Errorf("longest request parsed: minor %d, name of %d bytes, %v", m.Minor, len(m.Name), err)
+	}
+
+	acc := Message{Type: MsgLoginAccepted, Player: 1, Session: 9, Tick: 5, Ext: exExt, Minor: 1, Mode: ModeStage}
+	b = AppendMessage2(nil, &acc)
+	if len(b) != 2+1+loginAcceptedSize+LoginExtSize+1 || b[len(b)-1] != ModeStage {
+		t.Fatalf("v2.1 LoginAccepted % X", b)
+	}
+	if m, err := parse(b); err != nil || m != acc {
+		t.Fatalf("parsed %+v %v", m, err)
+	}
+	// Extra bytes after the mode: ignored.
+	if m, err := ParseMessage2(append(bytes.Clone(b[2:]), 1, 2)); err != nil || m != acc {
+		t.Fatalf("with 2 more bytes: %+v %v", m, err)
+	}
+	// A v2.0 LoginAccepted (29 bytes): Minor 0, Mode 0.
+	acc20 := acc
+	acc20.Minor, acc20.Mode = 0, 0
+	if m, err := parse(AppendMessage2(nil, &acc20)); err != nil || m != acc20 {
+		t.Fatalf("v2.0 accepted parsed %+v %v", m, err)
+	}
+	// A mode that is neither Classic nor Stage is malformed.
+	for _, mode := range []uint8{ModeAny, 3, 255} {
+		bad := bytes.Clone(b[2:])
+		bad[len(bad)-1] = mode
+		if _, err := ParseMessage2(bad); !errors.Is(err, ErrMessageBody) {
+			t.Errorf("LoginAccepted of mode %d: %v, want ErrMessageBody", mode, err)
+		}
+	}
+}
+
+// BenchmarkEvents21 encodes and parses one event of each v2.1 type (a
+// Stage event with a name: its parse allocates the name).
+func BenchmarkEvents21(b *testing.B) {
+	evs := []Event{
+		{Type: EventStage, Tick: 9000, What: StageBoss, Value: 0x31, Name: "Dobkeratops"},
+		{Type: EventHealth, Tick: 9001, ID: 0x31, HP: 750, MaxHP: 800},
+		{Type: EventArms, Tick: 617, Player: 0, Arms: Arms{Force: 2, Laser: LaserBlue, Speed: 1, Bits: 2, ForceAt: ForceFront}},
+	}
+	buf := make([]byte, 0, 128)
+	var ev Event
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range evs {
+			buf = AppendEvent2(buf[:0], &evs[i])
+			if err := ParseEvent2(buf, &ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
