@@ -63,7 +63,3 @@ func HUDSlotAt(x, y, m float64) int {
 	}
 	return -1
 }
-
-// PlayerColorNames name the players' colours, for people, by player
-// number (render.PlayerColors are the colours).
-var PlayerColorNames = [4]string{"cyan", "magenta", "yellow", "green"}
