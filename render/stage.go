@@ -109,6 +109,9 @@ func (a *Atlas) DrawStageHUD(dst *ebiten.Image, f *Fonts, s *model.StageHUD, t f
 // al: strips fading towards the middle.
 func (a *Atlas) drawWarningEdges(dst *ebiten.Image, al float64) {
 	al = min(al, 1)
+	if style.NoFlashes {
+		al = 0.45 // steady: the warning stays, the flashing goes
+	}
 	const strips, sw = 6, 8.0
 	for i := range strips {
 		c := Fade(colEdge, al*0.55*(1-float64(i)/strips))
