@@ -60,8 +60,11 @@ type Atlas struct {
 	PaletteMissile      [6]*ebiten.Image
 	PaletteEnemyMissile [6]*ebiten.Image
 
-	// stage caches the texts of the Stage HUD.
-	stage stageText
+	// stage caches the texts of the Stage HUD, hud those of the players'
+	// panels, scoreW the width of a score.
+	stage  stageText
+	hud    [4]hudText
+	scoreW struct{ size, w, h float64 }
 }
 
 var (

@@ -93,3 +93,33 @@ func BenchmarkDrawStageHUD(b *testing.B) {
 		a.DrawStageHUD(dst, fonts, &s, t)
 	})
 }
+
+// BenchmarkDrawHUD is the CPU side of drawing the four players' panels
+// (names, scores changing every frame, lives) into an offscreen image.
+func BenchmarkDrawHUD(b *testing.B) {
+	a, err := LoadAtlas()
+	if err != nil {
+		b.Fatal(err)
+	}
+	fonts, err := LoadFonts()
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := ebiten.NewImage(Width, Height)
+	players := hudPlayers()
+	benchDraw(b, dst, func() {
+		players[0].Score++
+		a.DrawHUD(dst, fonts, players)
+	})
+}
+
+// hudPlayers are four panels: the local player, a leader with a name too
+// long for its panel, one out, an open slot.
+func hudPlayers() [4]HUDPlayer {
+	return [4]HUDPlayer{
+		{Present: true, Name: "Ripley", Score: 1200, Lives: 3, HasShip: true, Local: true},
+		{Present: true, Name: "Lieutenant Gorman of the Colonial Marines", Score: 9000, Lives: 1, HasShip: true, Leader: true},
+		{Present: true, Name: "Hicks", Score: 300, HasShip: false},
+		{},
+	}
+}

@@ -125,3 +125,40 @@ func TestNoFlashes(t *testing.T) {
 		}
 	}
 }
+
+// TestHUDTextsCached: once drawn, the HUD's texts (scores, names cut to
+// their panel) are not made again while they do not change, and a new
+// score makes one string only when it changes.
+func TestHUDTextsCached(t *testing.T) {
+	a, _ := LoadAtlas()
+	f, err := LoadFonts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := ebiten.NewImage(Width, Height)
+	defer img.Deallocate()
+	players := hudPlayers()
+	a.DrawHUD(img, f, players)
+	ht := &a.hud[1]
+	if ht.fit == players[1].Name || ht.fit == "" {
+		t.Fatalf("the long name was not cut: %q", ht.fit)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		for p := range players {
+			a.hud[p].fitName(players[p].Name, f.Small, a.hud[p].room)
+		}
+		a.scoreWidth(f.MonoBig)
+	}); n != 0 {
+		t.Errorf("the HUD's texts: %v allocations per frame, want 0", n)
+	}
+	// At 150 % the panels grow and the name is cut again.
+	f.SetScale(1.5)
+	a.DrawHUD(img, f, players)
+	if ht.size != f.Small.Size || f.Small.Size != 19*1.5 {
+		t.Errorf("the cached name is for size %v, the face is %v", ht.size, f.Small.Size)
+	}
+	b := read(img).bounds(opaque)
+	if b.Max.Y < HUDTop+int(HUDPanelHeight(1.5))-2 {
+		t.Errorf("the panels end at y=%d at 150%%, want %v", b.Max.Y, HUDTop+HUDPanelHeight(1.5))
+	}
+}
