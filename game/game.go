@@ -154,6 +154,7 @@ func New(opt Options) (*Game, error) {
 		g.settings.Fullscreen = true
 	}
 	ebiten.SetFullscreen(g.settings.Fullscreen)
+	g.applyDisplay()
 	g.in.SetBindings(g.settings.Keys, g.settings.Pad)
 	g.snd = sound.New(opt.Mute || g.settings.Mute, g.settings.MusicVolume, g.settings.EffectsVolume, g.log)
 	g.noSound = !opt.Mute && !g.settings.Mute && !g.snd.Enabled()

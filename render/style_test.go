@@ -1,7 +1,6 @@
 package render
 
 import (
-
 	"testing"
 
 	"github.com/hajimehoshi/ebiten/v2"

@@ -38,6 +38,10 @@ type Frame struct {
 	// HitFlash is the opacity of the red flash of the own ship blowing
 	// up, 0 for none; Out that of "you are out", 0 while in the game.
 	HitFlash, Out float64
+	// Shake is how far the screen shakes, in pixels (0 for still): when
+	// the own ship or a boss blows up. The game shakes it only when its
+	// player wants (ShakeAt).
+	Shake float64
 	// Own is the own ship's placement.
 	Own Own
 	// Net are the network overlay's figures.
@@ -98,6 +102,7 @@ func (v *View) Frame(dst *Frame, now time.Time) *Frame {
 	if v.out {
 		dst.Out = min(1, max(0, (t-v.outAt)/outFadeIn))
 	}
+	dst.Shake = v.shake(t)
 	dst.Net = v.net
 	v.stageHUD(dst, t)
 	return dst
@@ -233,4 +238,37 @@ func underPanel(k uint8) bool {
 		return true
 	}
 	return false
+}
+
+// Screen shake: its amplitudes in pixels when the own ship and when a boss
+// blows up; it fades out over the hit flash, and over the boss
+// explosion's first half.
+const (
+	shakeHit  = 7.0
+	shakeBoss = 10.0
+)
+
+// shake returns the screen shake's amplitude at t.
+func (v *View) shake(t float64) float64 {
+	a := 0.0
+	if t >= v.hitAt && t-v.hitAt < hitFlash {
+		a = shakeHit * (1 - (t-v.hitAt)/hitFlash)
+	}
+	for _, e := range v.fx.List {
+		if e.Kind == model.FxBossExplosion {
+			if p := e.Progress(t) * 2; p >= 0 && p < 1 {
+				a = max(a, shakeBoss*(1-p))
+			}
+		}
+	}
+	return a
+}
+
+// ShakeAt returns the screen's offset at time t for a shake of amplitude
+// a: a quick, deterministic wobble.
+func ShakeAt(a, t float64) (dx, dy float64) {
+	if a <= 0 {
+		return 0, 0
+	}
+	return math.Round(a * math.Sin(t*73)), math.Round(a * math.Cos(t*59))
 }

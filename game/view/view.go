@@ -74,6 +74,9 @@ type Config struct {
 	// Name is the local player's name until the server's PlayerJoined
 	// says it.
 	Name string
+	// Palette names the players' colours in the notices (the normal
+	// palette's names by default).
+	Palette model.Palette
 	// Interp configures the interpolation (its defaults).
 	Interp interp.Config
 	// Predict configures the prediction's smoothing (its defaults); its
