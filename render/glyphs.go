@@ -24,14 +24,7 @@ type cachedText struct {
 func (c *cachedText) draw(dst *ebiten.Image, s string, face *text.GoTextFace, x, y float64, align Align, clr color.RGBA) {
 	if c.face != face || c.s != s || c.size != face.Size || c.align != align || (c.glyphs == nil && s != "") {
 		c.s, c.face, c.size, c.align = s, face, face.Size, align
-		var lo text.LayoutOptions
-		lo.LineSpacing = face.Size * 1.3
-		switch align {
-		case Center:
-			lo.PrimaryAlign = text.AlignCenter
-		case Right:
-			lo.PrimaryAlign = text.AlignEnd
-		}
+		lo := layout(face, align)
 		c.glyphs = text.AppendGlyphs(c.glyphs[:0], s, face, &lo)
 	}
 	for i := range c.glyphs {
@@ -77,7 +70,7 @@ func (d *digits) drawNumber(dst *ebiten.Image, v uint64, width int, face *text.G
 func (d *digits) drawRight(dst *ebiten.Image, s []byte, face *text.GoTextFace, x, y float64, clr color.RGBA) {
 	if d.face != face || d.size != face.Size || len(d.glyphs) != 10 {
 		d.face, d.size = face, face.Size
-		lo := text.LayoutOptions{LineSpacing: face.Size * 1.3}
+		lo := layout(face, Left)
 		d.glyphs = text.AppendGlyphs(d.glyphs[:0], "0123456789", face, &lo)
 		d.adv = text.Advance("0", face)
 		if len(d.glyphs) != 10 { // not one glyph a digit: never expected

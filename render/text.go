@@ -102,14 +102,20 @@ func Text(dst *ebiten.Image, s string, face *text.GoTextFace, x, y float64, alig
 	var op text.DrawOptions
 	op.GeoM.Translate(x, y)
 	scaleRGBA(&op.ColorScale, clr) // not boxed in an interface: no allocation
-	op.LineSpacing = face.Size * 1.3
+	op.LayoutOptions = layout(face, align)
+	text.Draw(dst, s, face, &op)
+}
+
+// layout is how Text lays out a text in face with align.
+func layout(face *text.GoTextFace, align Align) text.LayoutOptions {
+	lo := text.LayoutOptions{LineSpacing: face.Size * 1.3}
 	switch align {
 	case Center:
-		op.PrimaryAlign = text.AlignCenter
+		lo.PrimaryAlign = text.AlignCenter
 	case Right:
-		op.PrimaryAlign = text.AlignEnd
+		lo.PrimaryAlign = text.AlignEnd
 	}
-	text.Draw(dst, s, face, &op)
+	return lo
 }
 
 // ShadowText draws s with a dark drop shadow under it, for text over the
