@@ -79,8 +79,16 @@ func (a *Atlas) DrawHUD(dst *ebiten.Image, f *Fonts, players [4]HUDPlayer) {
 			a.stroke(dst, x, y, w, h, 1, ColPanelEdge)
 		}
 		a.rect(dst, x, y, 6, h, col)
+		// At 100 % the score is on the name's line; larger, it would leave
+		// the name no room, and goes down to the lives' line.
 		scoreW, _ := a.scoreWidth(f.MonoBig)
-		room := w - 16 - 10 - scoreW - 10
+		below := k > 1
+		room := w - 16 - 10
+		if !below {
+			room -= scoreW + 10
+		} else if pl.Leader {
+			room -= 50 * k // LEAD
+		}
 		if pl.Local {
 			room -= 42 * k
 		}
@@ -99,7 +107,11 @@ func (a *Atlas) DrawHUD(dst *ebiten.Image, f *Fonts, players [4]HUDPlayer) {
 		if pl.Leader {
 			scoreCol = ColGold
 		}
-		ht.scoreT.drawNumber(dst, uint64(pl.Score), 7, f.MonoBig, x+w-10, y+4*k, scoreCol)
+		sy := y + 4*k
+		if below {
+			sy = y + h - f.MonoBig.Size*1.2
+		}
+		ht.scoreT.drawNumber(dst, uint64(pl.Score), 7, f.MonoBig, x+w-10, sy, scoreCol)
 		// Lives.
 		ly := y + 44*k
 		switch {
@@ -111,7 +123,11 @@ func (a *Atlas) DrawHUD(dst *ebiten.Image, f *Fonts, players [4]HUDPlayer) {
 			ht.out.draw(dst, "OUT", f.Tiny, x+16, ly-9*k, Left, ColWarn)
 		}
 		if pl.Leader {
-			ht.lead.draw(dst, "LEAD", f.Tiny, x+w-10, ly-9*k, Right, ColGold)
+			ly := ly - 9*k
+			if below {
+				ly = y + 9*k
+			}
+			ht.lead.draw(dst, "LEAD", f.Tiny, x+w-10, ly, Right, ColGold)
 		}
 	}
 }
