@@ -61,7 +61,8 @@ func NewPlayScene(g *Game) *PlayScene {
 	// The view's time goes on from the game's (the starfield does not
 	// jump), on the wall clock from here.
 	epoch := time.Now().Add(-time.Duration(g.T() * float64(time.Second)))
-	s := &PlayScene{view: view.New(g.session.C, view.Config{Rules: g.serverRules(), Epoch: epoch, Name: g.Name(), Palette: render.CurrentStyle().Palette})}
+	s := &PlayScene{view: view.New(g.session.C, view.Config{Rules: g.serverRules(), Epoch: epoch, Name: g.Name(),
+		Palette: render.CurrentStyle().Palette, HUDHeight: render.HUDPanelHeight(g.fonts.Scale())})}
 	s.pause = Menu{X: render.Width/2 - 160, Y: 330, W: 320, RowH: 50, Gap: 10, Face: g.fonts.Body, Align: render.Center}
 	s.pause.Items = []MenuItem{
 		{Label: "Resume", Activate: func() { s.paused = false }},

@@ -202,9 +202,13 @@ func (v *View) hud(dst *Frame) {
 		}
 		dst.HUD[p] = model.HUDPlayer{Present: pl.Present, Name: name, Score: pl.Score, Lives: int(pl.Lives), HasShip: pl.HasShip, Local: uint8(p) == v.me}
 	}
+	hudH := v.cfg.HUDHeight
+	if hudH <= 0 {
+		hudH = model.HUDHeight
+	}
 	for _, sp := range dst.Sprites {
 		if underPanel(sp.Kind) {
-			if p := model.HUDSlotAt(sp.X, sp.Y, 16); p >= 0 {
+			if p := model.HUDSlotAtHeight(sp.X, sp.Y, 16, hudH); p >= 0 {
 				dst.HUD[p].Behind = true
 			}
 		}

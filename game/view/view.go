@@ -77,6 +77,10 @@ type Config struct {
 	// Palette names the players' colours in the notices (the normal
 	// palette's names by default).
 	Palette model.Palette
+	// HUDHeight is the players' panels' height (model.HUDHeight when 0;
+	// more at a UI scale above 100 %): what flies under them makes them
+	// see-through.
+	HUDHeight float64
 	// Interp configures the interpolation (its defaults).
 	Interp interp.Config
 	// Predict configures the prediction's smoothing (its defaults); its
