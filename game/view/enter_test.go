@@ -20,27 +20,10 @@ type advancer interface {
 // number of Bydos seen enter).
 func stillAtEntry(t *testing.T, g advancer, clk *clock, hz int, d time.Duration) (worst, entered int) {
 	v := newView(g, clk)
-	var f Frame
 	firstX := map[uint32]float64{}
 	still := map[uint32]int{}
 	moved := map[uint32]bool{}
-	update, draw := 0, 0
-	start := clk.now
-	for {
-		tu := start.Add(time.Duration(update) * time.Second / 60)
-		td := start.Add(time.Duration(draw) * time.Second / time.Duration(hz))
-		if tu.Sub(start) > d && td.Sub(start) > d {
-			break
-		}
-		if !td.Before(tu) {
-			clk.now = tu
-			g.advance()
-			v.Update(0)
-			update++
-			continue
-		}
-		v.Frame(&f, td)
-		draw++
+	drive(g, clk, v, hz, d, nil, func(f *Frame) {
 		for _, sp := range f.Sprites {
 			if sp.Kind != wire.KindBydosSlave || moved[sp.ID] {
 				continue
@@ -56,7 +39,7 @@ func stillAtEntry(t *testing.T, g advancer, clk *clock, hz int, d time.Duration)
 				moved[sp.ID] = true
 			}
 		}
-	}
+	})
 	for id, n := range still {
 		if moved[id] {
 			entered++

@@ -15,7 +15,7 @@ import (
 // 1/60 s (after advancing the game to it) and a Frame at every refresh of
 // a display of the given rate, in time order, from the clock's present
 // for d; frame is called with each Frame.
-func drive(g *game, clk *clock, v *View, hz int, d time.Duration, actions func(time.Time) uint8, frame func(f *Frame)) {
+func drive(g interface{ advance() }, clk *clock, v *View, hz int, d time.Duration, actions func(time.Time) uint8, frame func(f *Frame)) {
 	var f Frame
 	update, draw := 0, 0
 	start := clk.now
