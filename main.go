@@ -33,8 +33,10 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"rtype/assets"
 	"rtype/game"
 	"rtype/game/core"
+	"rtype/internal/version"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/render"
@@ -54,10 +56,15 @@ func run() error {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
+		if errors.Is(err, errVersion) {
+			fmt.Println("rtype", version.String())
+			return nil
+		}
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
+	log.Info("rtype starting", "version", version.String())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -67,6 +74,11 @@ func run() error {
 		return err
 	}
 	ebiten.SetWindowTitle("R-Type")
+	if icons, err := assets.WindowIcons(); err == nil {
+		ebiten.SetWindowIcon(icons)
+	} else {
+		log.Warn("no window icon", "err", err)
+	}
 	ebiten.SetWindowSize(render.Width, render.Height)
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 	ebiten.SetWindowClosingHandled(true)
@@ -76,6 +88,10 @@ func run() error {
 	}
 	return nil
 }
+
+// errVersion is parseFlags' answer to -version: print the version and
+// stop.
+var errVersion = errors.New("-version")
 
 // parseFlags reads the command line args (without the program's name):
 // the game's options and the log level. Usage and errors of the flag
@@ -100,9 +116,13 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		shotAfter  = fs.Duration("autotest-screenshot-after", 4*time.Second, "test hook: how long after the play starts the screenshot is taken")
 		quitAfter  = fs.Duration("autotest-quit-after", 0, "test hook: quit after this `duration` (0: never)")
 		input      = fs.String("autotest-input", "", "test hook: actions held during play, e.g. right+fire (3 s) or right+fire:forever,up:1s")
+		showVer    = fs.Bool("version", false, "print the version and exit")
 	)
 	if err := fs.Parse(args); err != nil {
 		return game.Options{}, 0, err
+	}
+	if *showVer {
+		return game.Options{}, 0, errVersion
 	}
 	if fs.NArg() > 0 {
 		return game.Options{}, 0, fmt.Errorf("unexpected arguments %q (see -help)", fs.Args())

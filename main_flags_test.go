@@ -28,6 +28,9 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || opt.Warp != "90" {
 		t.Fatalf("-warp 90: %+v, %v", opt, err)
 	}
+	if _, _, err := parseFlags([]string{"-version"}, io.Discard); !errors.Is(err, errVersion) {
+		t.Errorf("-version: %v", err)
+	}
 	if _, _, err := parseFlags([]string{"-help"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-help: %v", err)
 	}

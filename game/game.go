@@ -28,6 +28,7 @@ import (
 	"rtype/game/core"
 	"rtype/game/settings"
 	"rtype/game/sound"
+	"rtype/internal/version"
 	"rtype/net/wire"
 	"rtype/render"
 )
@@ -102,6 +103,8 @@ type Game struct {
 	shotDue   bool
 	shotDone  bool
 	playStart time.Time
+	// version is the game's version, as the title screen shows it.
+	version string
 }
 
 // New prepares the game: settings, atlas, fonts, sound, first scene.
@@ -112,7 +115,7 @@ func New(opt Options) (*Game, error) {
 	if opt.Context == nil {
 		opt.Context = context.Background()
 	}
-	g := &Game{opt: opt, log: opt.Logger, start: time.Now()}
+	g := &Game{opt: opt, log: opt.Logger, start: time.Now(), version: "version " + version.String()}
 	var err error
 	if g.hostCfg, err = hostConfig(opt); err != nil {
 		return nil, err
@@ -154,6 +157,7 @@ func New(opt Options) (*Game, error) {
 		g.settings.Fullscreen = true
 	}
 	ebiten.SetFullscreen(g.settings.Fullscreen)
+	g.applyDisplay()
 	g.in.SetBindings(g.settings.Keys, g.settings.Pad)
 	g.snd = sound.New(opt.Mute || g.settings.Mute, g.settings.MusicVolume, g.settings.EffectsVolume, g.log)
 	g.noSound = !opt.Mute && !g.settings.Mute && !g.snd.Enabled()
