@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bufio"
+	"net/netip"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+
+	"rtype/net/discovery"
+)
+
+// TestDiscoveryBinary runs the real binary with its discovery responder on
+// the loopback broadcast address: a querier finds it there, by its -name,
+// at its game port (PROTOCOL.md 8.1).
+func TestDiscoveryBinary(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "rtype-server")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "-listen", "127.0.0.1:0", "-discovery-listen", "127.255.255.255:0", "-name", "hangar-7", "-db", "")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var game, disco netip.AddrPort
+	sc := bufio.NewScanner(stderr)
+	gameRe := regexp.MustCompile(`msg="server listening" addr=(\S+)`)
+	discoRe := regexp.MustCompile(`msg="answering LAN discovery" addr=(\S+)`)
+	for (!game.IsValid() || !disco.IsValid()) && sc.Scan() {
+		if m := gameRe.FindStringSubmatch(sc.Text()); m != nil {
+			game = netip.MustParseAddrPort(m[1])
+		}
+		if m := discoRe.FindStringSubmatch(sc.Text()); m != nil {
+			disco = netip.MustParseAddrPort(m[1])
+		}
+	}
+	if !game.IsValid() || !disco.IsValid() {
+		t.Fatalf("no addresses in the logs (game %v, discovery %v)", game, disco)
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	q, err := discovery.NewQuerier(discovery.QuerierConfig{Dest: disco.String(), Local: "127.0.0.1:0", Interval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	var found []discovery.Server
+	for end := time.Now().Add(10 * time.Second); len(found) == 0 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		found = q.Servers()
+	}
+	if len(found) != 1 || found[0].Addr != game || found[0].Name != "hangar-7" || found[0].MaxGames != 8 {
+		t.Fatalf("found %+v, want hangar-7 at %v", found, game)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
