@@ -160,7 +160,9 @@ const minHostingShow = 1.5
 // hosted mode.
 func NewHostingScene(g *Game) Scene {
 	if g.host == nil {
-		h, err := StartHost(g.hostPort(), g.hostCfg, g.log)
+		hc := g.hostCfg
+		hc.Name, hc.Discovery = g.Name(), g.opt.DiscoveryListen
+		h, err := StartHost(g.hostPort(), hc, g.log)
 		if err != nil {
 			return NewErrorScene(g, err, func() Scene { return NewHostingScene(g) })
 		}
