@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"net/netip"
 	"os/exec"
 	"path/filepath"
@@ -21,35 +20,17 @@ func TestDiscoveryBinary(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-listen", "127.0.0.1:0", "-discovery-listen", "127.255.255.255:0", "-name", "hangar-7", "-db", "")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	cmd, addr, log := runServer(t, bin, "-discovery-listen", "127.255.255.255:0", "-name", "hangar-7", "-db", "")
+	game := netip.MustParseAddrPort(addr)
+	re := regexp.MustCompile(`msg="answering LAN discovery" addr=(\S+)`)
+	var m []string
+	for end := time.Now().Add(10 * time.Second); m == nil && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		m = re.FindStringSubmatch(log())
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	if m == nil {
+		t.Fatalf("the server does not say where it answers discovery; its log:\n%s", log())
 	}
-	defer cmd.Process.Kill()
-	var game, disco netip.AddrPort
-	sc := bufio.NewScanner(stderr)
-	gameRe := regexp.MustCompile(`msg="server listening" addr=(\S+)`)
-	discoRe := regexp.MustCompile(`msg="answering LAN discovery" addr=(\S+)`)
-	for (!game.IsValid() || !disco.IsValid()) && sc.Scan() {
-		if m := gameRe.FindStringSubmatch(sc.Text()); m != nil {
-			game = netip.MustParseAddrPort(m[1])
-		}
-		if m := discoRe.FindStringSubmatch(sc.Text()); m != nil {
-			disco = netip.MustParseAddrPort(m[1])
-		}
-	}
-	if !game.IsValid() || !disco.IsValid() {
-		t.Fatalf("no addresses in the logs (game %v, discovery %v)", game, disco)
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
-	q, err := discovery.NewQuerier(discovery.QuerierConfig{Dest: disco.String(), Local: "127.0.0.1:0", Interval: 50 * time.Millisecond})
+	q, err := discovery.NewQuerier(discovery.QuerierConfig{Dest: m[1], Local: "127.0.0.1:0", Interval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
