@@ -3,8 +3,10 @@ package discovery
 import (
 	"bytes"
 	"errors"
+	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"rtype/net/wire"
 )
@@ -154,6 +156,31 @@ func TestCodecAllocs(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Fatalf("answering a query allocates %v times", n)
+	}
+}
+
+// The responder answers a query without allocating (the rate limit's
+// address known).
+func TestResponderAllocs(t *testing.T) {
+	r := &Responder{cfg: ResponderConfig{Info: func() Info { return exInfo }}, lim: newLimiter(1e9, 1e9, 16)}
+	q, out := AppendQuery(nil, exNonce), make([]byte, 0, MaxAnswerSize)
+	from, now := netip.MustParseAddrPort("127.0.0.1:5000"), time.Now()
+	if n := testing.AllocsPerRun(100, func() {
+		if out = r.handle(out[:0], q, from, now); len(out) == 0 {
+			t.Fatal("no answer")
+		}
+	}); n != 0 {
+		t.Fatalf("answering allocates %v times", n)
+	}
+}
+
+func BenchmarkResponderHandle(b *testing.B) {
+	r := &Responder{cfg: ResponderConfig{Info: func() Info { return exInfo }}, lim: newLimiter(1e9, 1e9, 16)}
+	q, out := AppendQuery(nil, exNonce), make([]byte, 0, MaxAnswerSize)
+	from, now := netip.MustParseAddrPort("127.0.0.1:5000"), time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		out = r.handle(out[:0], q, from, now)
 	}
 }
 

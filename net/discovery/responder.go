@@ -116,23 +116,32 @@ func (r *Responder) Serve() {
 			r.cfg.Logger.Debug("discovery read", "err", err)
 			continue
 		}
-		nonce, err := ParseQuery(buf[:n])
-		if err != nil {
-			r.dropped.Add(1)
+		out = r.handle(out[:0], buf[:n], from, time.Now())
+		if len(out) == 0 {
 			continue
 		}
-		if !r.lim.allow(from.Addr().Unmap(), time.Now()) {
-			r.limited.Add(1)
-			continue
-		}
-		info := r.cfg.Info()
-		out = AppendAnswer(out[:0], nonce, &info)
 		if _, err := r.conn.WriteToUDPAddrPort(out, from); err != nil {
 			r.cfg.Logger.Debug("discovery answer not sent", "to", from, "err", err)
 			continue
 		}
 		r.answered.Add(1)
 	}
+}
+
+// handle appends to dst the answer to datagram b from from, received at
+// now: nothing when b is not a query, or from is over its rate.
+func (r *Responder) handle(dst, b []byte, from netip.AddrPort, now time.Time) []byte {
+	nonce, err := ParseQuery(b)
+	if err != nil {
+		r.dropped.Add(1)
+		return dst
+	}
+	if !r.lim.allow(from.Addr().Unmap(), now) {
+		r.limited.Add(1)
+		return dst
+	}
+	info := r.cfg.Info()
+	return AppendAnswer(dst, nonce, &info)
 }
 
 // Close stops Serve and closes the socket.
