@@ -12,6 +12,11 @@
 //	                           (-warp boss starts at the boss)
 //	rtype -join ADDR -mode classic|stage
 //	                           join asking for that mode
+//	rtype -discovery ADDR      where the join screen looks for games on the
+//	                           LAN (default 255.255.255.255:4243, the LAN
+//	                           broadcast; 127.255.255.255:4243 this machine
+//	                           only; "" nowhere); a hosted game answers on
+//	                           its port (PROTOCOL.md section 8)
 //
 // Test hooks: -autotest-input SPEC holds actions during play (e.g.
 // "right+fire" for 3 s, "right+fire:forever"), -autotest-screenshot PATH
@@ -26,6 +31,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"syscall"
@@ -38,6 +45,7 @@ import (
 	"rtype/game/core"
 	"rtype/internal/version"
 	"rtype/net/client"
+	"rtype/net/discovery"
 	"rtype/net/wire"
 	"rtype/render"
 	"rtype/server"
@@ -115,6 +123,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		shot       = fs.String("autotest-screenshot", "", "test hook: save a PNG of the screen to `PATH`")
 		shotAfter  = fs.Duration("autotest-screenshot-after", 4*time.Second, "test hook: how long after the play starts the screenshot is taken")
 		quitAfter  = fs.Duration("autotest-quit-after", 0, "test hook: quit after this `duration` (0: never)")
+		disco      = fs.String("discovery", discovery.DefaultBroadcast, "where the join screen sends LAN discovery queries: `ADDR` (host:port; 127.255.255.255:4243 finds the games of this machine only); a hosted game answers on its port; \"\" for no LAN discovery")
 		input      = fs.String("autotest-input", "", "test hook: actions held during play, e.g. right+fire (3 s) or right+fire:forever,up:1s")
 		showVer    = fs.Bool("version", false, "print the version and exit")
 	)
@@ -146,6 +155,9 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter,
 	}
+	if opt.Discovery, opt.DiscoveryListen, err = discoveryAddrs(*disco); err != nil {
+		return game.Options{}, 0, err
+	}
 	if *mode != "" {
 		if opt.Mode, err = server.ParseMode(*mode); err != nil {
 			return game.Options{}, 0, fmt.Errorf("-mode: %w", err)
@@ -160,4 +172,22 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		}
 	}
 	return opt, level, nil
+}
+
+// discoveryAddrs returns where the join screen sends its LAN discovery
+// queries, -discovery's dest, and where a hosted game answers them: on
+// dest's port, on every address, or on dest's own address when it is a
+// loopback one (127.255.255.255: this machine only). "" is no discovery.
+func discoveryAddrs(dest string) (query, listen string, err error) {
+	if dest == "" {
+		return "", "", nil
+	}
+	host, port, err := net.SplitHostPort(dest)
+	if err != nil {
+		return "", "", fmt.Errorf("-discovery %q: want host:port, e.g. %s: %w", dest, discovery.DefaultBroadcast, err)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+		return dest, dest, nil
+	}
+	return dest, net.JoinHostPort("", port), nil
 }

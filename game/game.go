@@ -59,6 +59,11 @@ type Options struct {
 	Stage, Warp string
 	// SettingsPath is the settings file ("" for the default place).
 	SettingsPath string
+	// Discovery is where the join screen sends LAN discovery queries
+	// (PROTOCOL.md section 8), e.g. discovery.DefaultBroadcast; "" sends
+	// none. DiscoveryListen is the UDP address a hosted game answers
+	// them on, e.g. ":4243"; "" answers none.
+	Discovery, DiscoveryListen string
 	// Autotest hooks: a PNG of the screen ScreenshotAfter after the play
 	// starts (or at the quit, if it never does); quit after QuitAfter from
 	// the start; actions held by a script during play.
@@ -230,6 +235,7 @@ func (g *Game) T() float64 { return float64(g.ticks) / 60 }
 func (g *Game) SceneTime() float64 { return float64(g.ticks-g.sceneAt) / 60 }
 
 func (g *Game) setScene(s Scene) {
+	g.stopLAN(s)
 	g.scene = s
 	g.sceneAt = g.ticks
 	g.in.TextMode = false
@@ -315,6 +321,7 @@ func (g *Game) Update() error {
 // shutdown leaves cleanly: Logout to the server, the in-process server
 // stopped, then the end of the game loop.
 func (g *Game) shutdown() error {
+	g.stopLAN(nil)
 	g.endSession()
 	g.stopHost()
 	g.log.Info("bye")

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"rtype/net/discovery"
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/sim"
@@ -47,6 +48,8 @@ type Server struct {
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 	sendBuf   []byte
+
+	disco *discovery.Responder // LAN discovery (section 8), or nil
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -74,7 +77,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	secret := make([]byte, 32) // the cookie secret, drawn at start (7.3)
 	rand.Read(secret)
-	return &Server{
+	s := &Server{
 		cookies:  wire.NewCookieMAC(secret),
 		cfg:      cfg,
 		log:      cfg.Logger,
@@ -86,7 +89,9 @@ func New(cfg Config) (*Server, error) {
 		limiter:  newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.LoginAddrs),
 		seed:     seed,
 		done:     make(chan struct{}),
-	}, nil
+	}
+	s.openDiscovery()
+	return s, nil
 }
 
 // listen opens TCP and UDP on the same port. With port 0 it takes the
@@ -128,6 +133,7 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
 	go func() { defer s.wg.Done(); s.readLoop() }()
 	go func() { defer s.wg.Done(); s.tickLoop() }()
+	s.serveDiscovery()
 	select {
 	case <-ctx.Done():
 	case <-s.done:
@@ -170,6 +176,7 @@ func (s *Server) shutdown() {
 	wg.Wait()
 	s.tcp.Close()
 	s.udp.Close()
+	s.closeDiscovery()
 }
 
 // acceptLoop takes TCP connections and hands each to its session reader.

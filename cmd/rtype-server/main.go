@@ -18,6 +18,12 @@
 // Linux; -db "" keeps none); -leaderboard prints them and exits.
 //
 //	rtype-server -db /var/lib/rtype/scores.db -leaderboard
+//
+// It answers LAN discovery queries (PROTOCOL.md section 8) on UDP port
+// 4243, -discovery-listen ("" answers none), with its name, -name (by
+// default the host name), so that players on its network find it.
+//
+//	rtype-server -name hangar-7 -discovery-listen :4243
 package main
 
 import (
@@ -43,6 +49,7 @@ func main() {
 	level := flag.String("log-level", "info", "log level: debug, info, warn or error")
 	jsonLogs := flag.Bool("log-json", false, "write logs as JSON")
 	scores := addScoreFlags()
+	disco := addDiscoveryFlags()
 	var sf stageFlags
 	flag.StringVar(&sf.mode, "mode", "stage", "mode of the games of v2.1 clients that let the server choose: classic or stage")
 	flag.StringVar(&sf.stage, "stage", "", "stage of Stage games: a built-in stage's name or a stage file (default the built-in stage 1)")
@@ -70,6 +77,7 @@ func main() {
 
 	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
 		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log}
+	disco.apply(&cfg)
 	if err := sf.apply(&cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
 		os.Exit(2)
