@@ -42,6 +42,7 @@ type Server struct {
 	seed     uint64
 	ticks    tickTimes
 	cookies  *wire.CookieMAC // v2 binding (7.3); used under mu
+	life     lifecycle       // Watch
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -128,6 +129,9 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
 	go func() { defer s.wg.Done(); s.readLoop() }()
 	go func() { defer s.wg.Done(); s.tickLoop() }()
+	s.mu.Lock()
+	s.lifeLocked(Listening)
+	s.mu.Unlock()
 	select {
 	case <-ctx.Done():
 	case <-s.done:
@@ -398,6 +402,7 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		s.dropLocked(ss)
 		return nil, false
 	}
+	s.lifeLocked(PlayerJoined)
 	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap,
 		"version", version, "minor", ss.minor, "mode", modeName(g.mode))
 	return ss, true
@@ -499,6 +504,7 @@ func (s *Server) newGame(mode uint8) (*game, error) {
 	s.nextGame++
 	g := &game{id: id, mode: mode, world: w}
 	s.games = append(s.games, g)
+	s.lifeLocked(GameStarted)
 	s.log.Info("game started", "game", id, "mode", modeName(mode))
 	return g, nil
 }
