@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/agonesstub"
 	"rtype/internal/testutil"
 	"rtype/server"
 )
@@ -32,8 +33,8 @@ func TestDefaultAddr(t *testing.T) {
 // Each call of SDK is the documented request; an answer other than 2xx
 // is an error that names the call and quotes the answer.
 func TestSDKCalls(t *testing.T) {
-	st := newStub(t)
-	sdk := NewSDK(st.addr(), nil)
+	st := agonesstub.New(t)
+	sdk := NewSDK(st.Addr(), nil)
 	ctx := context.Background()
 	for _, c := range []struct {
 		path string
@@ -42,14 +43,14 @@ func TestSDKCalls(t *testing.T) {
 		if err := c.f(ctx); err != nil {
 			t.Errorf("%s: %v", c.path, err)
 		}
-		if !st.succeeded(c.path) {
+		if !st.Succeeded(c.path) {
 			t.Errorf("%s: not called", c.path)
 		}
 	}
 	if err := sdk.SetLabel(ctx, LabelGames, "3"); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := st.label(LabelGames); v != "3" {
+	if v, _ := st.Label(LabelGames); v != "3" {
 		t.Errorf("label %s = %q, want 3", LabelGames, v)
 	}
 	gs, err := sdk.GameServer(ctx)
@@ -60,7 +61,7 @@ func TestSDKCalls(t *testing.T) {
 		t.Errorf("GameServer %+v", gs)
 	}
 
-	st.failNext("/ready", 1)
+	st.FailNext("/ready", 1)
 	err = sdk.Ready(ctx)
 	if err == nil || !strings.Contains(err.Error(), "POST /ready") || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "stub: 503") {
 		t.Errorf("Ready against a 503: %v", err)
@@ -73,7 +74,7 @@ func TestSDKCalls(t *testing.T) {
 // Counts that change faster than LabelInterval are sent at most once per
 // interval, the last ones last.
 func TestLabelsRateLimited(t *testing.T) {
-	st := newStub(t)
+	st := agonesstub.New(t)
 	cfg := testConfig(t, st)
 	cfg.LabelInterval = 50 * time.Millisecond
 	a := New(cfg)
@@ -96,7 +97,7 @@ func TestLabelsRateLimited(t *testing.T) {
 	if d := time.Since(start); d < 4*cfg.LabelInterval {
 		t.Errorf("5 label updates in %v: more than one per %v", d, cfg.LabelInterval)
 	}
-	if n, _ := st.count("/metadata/label"); n > 2+2+5 {
-		t.Errorf("%d label calls, want at most 9: %s", n, st.history())
+	if n, _ := st.Count("/metadata/label"); n > 2+2+5 {
+		t.Errorf("%d label calls, want at most 9: %s", n, st.History())
 	}
 }

@@ -1,4 +1,10 @@
-package agones
+// Package agonesstub is a stand-in for the Agones SDK sidecar's REST API,
+// for tests: the endpoints as Agones documents them (sdk.proto's HTTP
+// annotations), on 127.0.0.1, checking each request's method, path and
+// body and recording it; it can fail or hang calls. It is what the
+// Agones integration is tested against here: no real sidecar runs. Only
+// tests use it.
+package agonesstub
 
 import (
 	"encoding/json"
@@ -20,10 +26,10 @@ type call struct {
 	status       int
 }
 
-// stub is the Agones SDK sidecar's REST API as its documentation gives
+// Stub is the Agones SDK sidecar's REST API as its documentation gives
 // it, on 127.0.0.1: it checks each request's method, path and body,
 // records it, and can fail or hang the calls of a path.
-type stub struct {
+type Stub struct {
 	t   testing.TB
 	srv *httptest.Server
 
@@ -37,10 +43,10 @@ type stub struct {
 	release chan struct{}
 }
 
-// newStub starts a stub sidecar until the test ends; it fails the test
+// New starts a stub sidecar until the test ends; it fails the test
 // if a request broke the documented API.
-func newStub(t testing.TB) *stub {
-	s := &stub{t: t, fail: map[string]int{}, labels: map[string]string{}, release: make(chan struct{})}
+func New(t testing.TB) *Stub {
+	s := &Stub{t: t, fail: map[string]int{}, labels: map[string]string{}, release: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(func() {
 		close(s.release)
@@ -54,10 +60,10 @@ func newStub(t testing.TB) *stub {
 	return s
 }
 
-// addr is the stub's "host:port".
-func (s *stub) addr() string { return strings.TrimPrefix(s.srv.URL, "http://") }
+// Addr is the stub's "host:port".
+func (s *Stub) Addr() string { return strings.TrimPrefix(s.srv.URL, "http://") }
 
-func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
+func (s *Stub) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
 	c := call{method: r.Method, path: r.URL.Path, at: time.Now()}
 	problem := ""
@@ -135,23 +141,23 @@ func validLabelValue(v string) bool {
 	return true
 }
 
-// failNext makes the next n calls of path answer 503.
-func (s *stub) failNext(path string, n int) {
+// FailNext makes the next n calls of path answer 503.
+func (s *Stub) FailNext(path string, n int) {
 	s.mu.Lock()
 	s.fail[path] = n
 	s.mu.Unlock()
 }
 
-// setHang makes every call wait until its client gives up.
-func (s *stub) setHang(on bool) {
+// SetHang makes every call wait until its client gives up.
+func (s *Stub) SetHang(on bool) {
 	s.mu.Lock()
 	s.hang = on
 	s.mu.Unlock()
 }
 
-// count returns how many calls of path arrived, and how many of them
+// Count returns how many calls of path arrived, and how many of them
 // were answered 200.
-func (s *stub) count(path string) (all, ok int) {
+func (s *Stub) Count(path string) (all, ok int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.calls {
@@ -165,19 +171,19 @@ func (s *stub) count(path string) (all, ok int) {
 	return all, ok
 }
 
-// succeeded reports whether a call of path was answered 200.
-func (s *stub) succeeded(path string) bool { _, ok := s.count(path); return ok > 0 }
+// Succeeded reports whether a call of path was answered 200.
+func (s *Stub) Succeeded(path string) bool { _, ok := s.Count(path); return ok > 0 }
 
-// label returns the label's value as last set, and whether it was.
-func (s *stub) label(key string) (string, bool) {
+// Label returns the label's value as last set, and whether it was.
+func (s *Stub) Label(key string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.labels[key]
 	return v, ok
 }
 
-// firstOK returns the time of the first call of path answered 200.
-func (s *stub) firstOK(path string) time.Time {
+// FirstOK returns the time of the first call of path answered 200.
+func (s *Stub) FirstOK(path string) time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.calls {
@@ -188,8 +194,8 @@ func (s *stub) firstOK(path string) time.Time {
 	return time.Time{}
 }
 
-// history returns the calls so far, for failure messages.
-func (s *stub) history() string {
+// History returns the calls so far, for failure messages.
+func (s *Stub) History() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var b strings.Builder
