@@ -7,7 +7,7 @@
 package deploy
 
 import (
-	"bufio"
+	"bytes"
 	"debug/elf"
 	"os"
 	"os/exec"
@@ -324,32 +324,19 @@ func TestFleetArgsRunStaticBinary(t *testing.T) {
 	args[slices.Index(args, "-db")+1] = filepath.Join(t.TempDir(), "scores.db")
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "DISPLAY=", "AGONES_SDK_HTTP_PORT="+port)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	var out bytes.Buffer // read once the process ended
+	cmd.Stderr = &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	logs := make(chan []string, 1)
-	go func() {
-		var all []string
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			all = append(all, sc.Text())
-		}
-		logs <- all
-	}()
 	testutil.WaitFor(t, 20*time.Second, "Ready from the binary", func() bool { return st.Succeeded("/ready") })
 	testutil.WaitFor(t, 20*time.Second, "its first Health", func() bool { return st.Succeeded("/health") })
 	cmd.Process.Signal(syscall.SIGTERM)
-	err = cmd.Wait()
-	all := <-logs
-	if err != nil {
-		t.Fatalf("rtype-server %q exited with %v after SIGTERM; its log:\n%s", args, err, strings.Join(all, "\n"))
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("rtype-server %q exited with %v after SIGTERM; its log:\n%s", args, err, out.String())
 	}
-	if !slices.ContainsFunc(all, func(l string) bool { return strings.Contains(l, `"msg":"server stopped"`) }) {
-		t.Errorf("no JSON log of the stop (-log-json); its log:\n%s", strings.Join(all, "\n"))
+	if !strings.Contains(out.String(), `"msg":"server stopped"`) {
+		t.Errorf("no JSON log of the stop (-log-json); its log:\n%s", out.String())
 	}
 }
