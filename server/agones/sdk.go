@@ -153,12 +153,22 @@ func (c *SDK) do(ctx context.Context, method, path string, body []byte, out any)
 	if err != nil {
 		return fmt.Errorf("agones: %s %s: reading the answer: %w", method, path, err)
 	}
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("agones: %s %s: %s: %q", method, path, resp.Status, b[:min(len(b), 200)])
+	if err := readAnswer(resp.StatusCode, b, out); err != nil {
+		return fmt.Errorf("agones: %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+// readAnswer checks the status of a sidecar's answer and decodes its
+// body b (at most maxBody bytes) into out, if not nil. The error of a
+// status other than 2xx quotes the start of b.
+func readAnswer(status int, b []byte, out any) error {
+	if status/100 != 2 {
+		return fmt.Errorf("%d %s: %q", status, http.StatusText(status), b[:min(len(b), 200)])
 	}
 	if out != nil {
 		if err := json.Unmarshal(b, out); err != nil {
-			return fmt.Errorf("agones: %s %s: the answer: %w", method, path, err)
+			return fmt.Errorf("the answer: %w", err)
 		}
 	}
 	return nil
