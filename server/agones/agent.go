@@ -221,7 +221,12 @@ func (a *Agent) retry(ctx context.Context, what string, f func(context.Context) 
 
 // call makes one call bounded by RequestTimeout.
 func (a *Agent) call(ctx context.Context, f func(context.Context) error) error {
-	rctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
+	return a.callWithin(ctx, a.cfg.RequestTimeout, f)
+}
+
+// callWithin makes one call bounded by d.
+func (a *Agent) callWithin(ctx context.Context, d time.Duration, f func(context.Context) error) error {
+	rctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	return f(rctx)
 }
@@ -238,15 +243,15 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// healthLoop calls Health at once, then every HealthInterval; a failure
-// waits for the next one. It logs when the calls start failing and when
+// healthLoop calls Health at once, then every HealthInterval, each call
+// bounded by the interval too; a failure waits for the next one. It logs when the calls start failing and when
 // they work again, not each failure.
 func (a *Agent) healthLoop(ctx context.Context) {
 	t := time.NewTicker(a.cfg.HealthInterval)
 	defer t.Stop()
 	failing := 0
 	for {
-		err := a.call(ctx, a.sdk.Health)
+		err := a.callWithin(ctx, min(a.cfg.RequestTimeout, a.cfg.HealthInterval), a.sdk.Health)
 		switch {
 		case ctx.Err() != nil:
 			return
