@@ -43,6 +43,7 @@ type Server struct {
 	seed     uint64
 	ticks    tickTimes
 	cookies  *wire.CookieMAC // v2 binding (7.3); used under mu
+	life     lifecycle       // Watch
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -134,6 +135,9 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { defer s.wg.Done(); s.readLoop() }()
 	go func() { defer s.wg.Done(); s.tickLoop() }()
 	s.serveDiscovery()
+	s.mu.Lock()
+	s.lifeLocked(Listening)
+	s.mu.Unlock()
 	select {
 	case <-ctx.Done():
 	case <-s.done:
@@ -405,6 +409,7 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		s.dropLocked(ss)
 		return nil, false
 	}
+	s.lifeLocked(PlayerJoined)
 	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap,
 		"version", version, "minor", ss.minor, "mode", modeName(g.mode))
 	return ss, true
@@ -506,6 +511,7 @@ func (s *Server) newGame(mode uint8) (*game, error) {
 	s.nextGame++
 	g := &game{id: id, mode: mode, world: w}
 	s.games = append(s.games, g)
+	s.lifeLocked(GameStarted)
 	s.log.Info("game started", "game", id, "mode", modeName(mode))
 	return g, nil
 }

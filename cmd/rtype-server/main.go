@@ -24,6 +24,15 @@
 // default the host name), so that players on its network find it.
 //
 //	rtype-server -name hangar-7 -discovery-listen :4243
+//
+// With -agones it runs as an Agones GameServer (deploy/ holds a
+// Dockerfile, a Fleet and a FleetAutoscaler): it talks to the SDK
+// sidecar through its REST API, Ready once it listens, Health every
+// -agones-health, Allocated when its first player joins, and with
+// -agones-shutdown-when-empty Shutdown once its last game ended; the
+// labels rtype-games and rtype-players carry its counts.
+//
+//	rtype-server -agones -agones-shutdown-when-empty -db /data/scores.db
 package main
 
 import (
@@ -50,6 +59,7 @@ func main() {
 	jsonLogs := flag.Bool("log-json", false, "write logs as JSON")
 	scores := addScoreFlags()
 	disco := addDiscoveryFlags()
+	ag := addAgonesFlags()
 	var sf stageFlags
 	flag.StringVar(&sf.mode, "mode", "stage", "mode of the games of v2.1 clients that let the server choose: classic or stage")
 	flag.StringVar(&sf.stage, "stage", "", "stage of Stage games: a built-in stage's name or a stage file (default the built-in stage 1)")
@@ -59,6 +69,10 @@ func main() {
 		os.Exit(printLeaderboard(os.Stdout, os.Stderr, *scores.db, time.Now()))
 	}
 
+	if err := ag.check(); err != nil {
+		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
+		os.Exit(2)
+	}
 	if *protocol != 1 && *protocol != 2 {
 		fmt.Fprintf(os.Stderr, "rtype-server: -protocol %d: want 1 or 2\n", *protocol)
 		os.Exit(2)
@@ -101,6 +115,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer ag.start(ctx, srv, log)()
 	if err := srv.Run(ctx); err != nil {
 		log.Error("server failed", "err", err)
 		os.Exit(1)
