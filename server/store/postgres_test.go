@@ -88,8 +88,10 @@ func TestPostgresSettings(t *testing.T) {
 		t.Errorf("synchronous_commit %q, application_name %q: want on and rtype", sync, app)
 	}
 
-	if _, err := s.db.Exec("CREATE DATABASE latin1 ENCODING 'LATIN1' TEMPLATE template0"); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{"DROP DATABASE IF EXISTS latin1", "CREATE DATABASE latin1 ENCODING 'LATIN1' TEMPLATE template0"} {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if s, err := Open(pg.Get(t).URL("latin1")); err == nil || !strings.Contains(err.Error(), "LATIN1") {
 		if s != nil {

@@ -193,30 +193,27 @@ func (s *Store) Record(ctx context.Context, scores []Score) error {
 			return fmt.Errorf("store: record score %d: %w", i, err)
 		}
 	}
+	// One statement: one transaction by itself, and one round trip to
+	// a PostgreSQL server.
+	var q strings.Builder
+	q.WriteString("INSERT INTO scores (name, mode, stage, score, players, finished_at) VALUES ")
+	args := make([]any, 0, 6*len(scores))
 	now := time.Now()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: record in %s: %w", s.where, err)
-	}
-	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx,
-		"INSERT INTO scores (name, mode, stage, score, players, finished_at) VALUES ($1, $2, $3, $4, $5, $6)")
-	if err != nil {
-		return fmt.Errorf("store: record in %s: %w", s.where, err)
-	}
-	defer ins.Close()
 	for i := range scores {
 		sc := &scores[i]
 		at := sc.FinishedAt
 		if at.IsZero() {
 			at = now
 		}
-		if _, err := ins.ExecContext(ctx, sc.Name, sc.Mode, sc.Stage, int64(sc.Score), sc.Players, at.UnixMilli()); err != nil {
-			return fmt.Errorf("store: record score %d in %s: %w", i, s.where, err)
+		if i > 0 {
+			q.WriteString(", ")
 		}
+		n := len(args)
+		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
+		args = append(args, sc.Name, sc.Mode, sc.Stage, int64(sc.Score), sc.Players, at.UnixMilli())
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: record in %s: commit: %w", s.where, err)
+	if _, err := s.db.ExecContext(ctx, q.String(), args...); err != nil {
+		return fmt.Errorf("store: record %d scores in %s: %w", len(scores), s.where, err)
 	}
 	return nil
 }
