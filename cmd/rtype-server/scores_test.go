@@ -64,14 +64,7 @@ func runServer(t *testing.T, bin string, args ...string) (*exec.Cmd, string, fun
 
 var pg pgtest.Shared // the PostgreSQL server of the package's tests
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := pg.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = max(code, 1)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(pg.Run(m)) }
 
 // A score is never lost once GameOver was sent (issue 14), in either
 // backend: the real binary, built without cgo, plays a game to its

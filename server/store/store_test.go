@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,14 +16,7 @@ import (
 
 var pg pgtest.Shared // the PostgreSQL server of the package's tests
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := pg.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = max(code, 1)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(pg.Run(m)) }
 
 // A backend is a kind of database the suite runs on: newDSN returns what
 // Open takes to open a new, empty database of it, for the test's own use.

@@ -82,7 +82,7 @@ func BinDir() (string, error) {
 	}
 	if d := os.Getenv("PG_BINDIR"); d != "" {
 		if !has(d) {
-			return "", fmt.Errorf("pgtest: $PG_BINDIR=%s has no initdb and postgres: %w", d, ErrNoPostgres)
+			return "", fmt.Errorf("%w ($PG_BINDIR=%s has none)", ErrNoPostgres, d)
 		}
 		return d, nil
 	}
@@ -297,15 +297,11 @@ func (s *Server) Stop() error {
 }
 
 // Shared is a Server that the tests of a package share: the first test
-// that calls Get starts it, and the package's TestMain stops it:
+// that calls Get starts it, and the package's TestMain stops it (Run):
 //
 //	var pg pgtest.Shared
 //
-//	func TestMain(m *testing.M) {
-//		code := m.Run()
-//		pg.Stop()
-//		os.Exit(code)
-//	}
+//	func TestMain(m *testing.M) { os.Exit(pg.Run(m)) }
 type Shared struct {
 	once sync.Once
 	srv  *Server
@@ -330,6 +326,19 @@ func (sh *Shared) Get(tb testing.TB) *Server {
 		tb.Fatal(sh.err)
 	}
 	return sh.srv
+}
+
+// Run runs the tests of m, then stops the server if they started it, and
+// returns the exit code: the tests', or 1 if the server did not stop
+// cleanly. (Should the tests' process die first, the server gets SIGQUIT
+// from the kernel; its directory stays in $TMPDIR, rtype-pg-*.)
+func (sh *Shared) Run(m *testing.M) int {
+	code := m.Run()
+	if err := sh.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = max(code, 1)
+	}
+	return code
 }
 
 // Stop stops the server if it was started.
