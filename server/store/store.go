@@ -221,12 +221,18 @@ func (s *Store) Record(ctx context.Context, scores []Score) error {
 // Top returns the best n scores of mode and stage ("" in ModeClassic)
 // finished at or after since, best first; the zero since means all time
 // (WeekStart gives this week's). Of equal scores, the one finished first
-// ranks first. n <= 0 means DefaultTop; n is capped at MaxTop.
+// ranks first. n <= 0 means DefaultTop; n is capped at MaxTop. A mode or
+// stage that no score can have (one Record refuses) has no entries.
 func (s *Store) Top(ctx context.Context, mode, stage string, since time.Time, n int) ([]Entry, error) {
 	if n <= 0 {
 		n = DefaultTop
 	}
 	n = min(n, MaxTop)
+	if (mode != ModeClassic && mode != ModeStage) || len(stage) > MaxStage || !utf8.ValidString(stage) || strings.IndexByte(stage, 0) >= 0 {
+		// Not asked of the database: PostgreSQL would refuse such a
+		// stage with an error, where SQLite finds nothing.
+		return []Entry{}, nil
+	}
 	// Two queries, each with its index (migrations): all time walks the
 	// board's scores best first and stops at n; since a time, it takes
 	// the board's scores of that time on and sorts them.

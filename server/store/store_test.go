@@ -188,8 +188,10 @@ func testRecordAndTop(t *testing.T, b backend) {
 	if got := str(st); got != "Dallas" {
 		t.Errorf("stage 1: %s, want Dallas", got)
 	}
-	if none, _ := s.Top(ctx, ModeStage, "2", time.Time{}, 10); len(none) != 0 {
-		t.Errorf("stage 2 has %v", none)
+	for _, c := range [][2]string{{ModeStage, "2"}, {ModeStage, "1\x00"}, {ModeStage, "\xff"}, {ModeStage, strings.Repeat("1", MaxStage+1)}, {"Stage", "1"}, {"", ""}} {
+		if none, err := s.Top(ctx, c[0], c[1], time.Time{}, 10); err != nil || len(none) != 0 {
+			t.Errorf("Top of %q %q: %v, %v; want no entries, no error", c[0], c[1], none, err)
+		}
 	}
 	boards, err := s.Boards(ctx)
 	if err != nil {
