@@ -18,11 +18,14 @@ type migration struct {
 // migrations are the steps of the schema, in order: migrations[i] takes a
 // database from version i to version i+1 (0 is an empty database). A
 // released step never changes: a new schema is a new step at the end,
-// with the statements of both backends.
+// with the statements of both backends (TestMigrationsHaveBothDialects
+// and TestSameSchemaBothBackends check that they make the same tables,
+// columns and indexes; the suite migrates to it from every version).
 //
 // Integers are 64-bit on both (a score is a uint32); finished_at is Unix
-// milliseconds, UTC, on both; the statements of Record, Top and Boards are
-// the same on both.
+// milliseconds, UTC, on both. Outside the migrations one statement serves
+// both backends: standard SQL with $1, $2, ... parameters, which
+// modernc's SQLite takes as PostgreSQL does.
 var migrations = []migration{
 	{
 		what: "the scores of Classic games",
