@@ -15,9 +15,12 @@
 //
 // It keeps the final scores of every game in an SQLite file, -db (by
 // default rtype/scores.db in the user's data directory, ~/.local/share on
-// Linux; -db "" keeps none); -leaderboard prints them and exits.
+// Linux; -db "" keeps none), or in a PostgreSQL database that the servers
+// of a fleet share, -db postgres://...; -leaderboard prints them and
+// exits.
 //
 //	rtype-server -db /var/lib/rtype/scores.db -leaderboard
+//	PGPASSWORD=... rtype-server -db 'postgres://rtype@db.example:5432/rtype?sslmode=verify-full' -leaderboard
 //
 // It answers LAN discovery queries (PROTOCOL.md section 8) on UDP port
 // 4243, -discovery-listen ("" answers none), with its name, -name (by
