@@ -41,7 +41,7 @@ func docExamples21() []docExample {
 			return nil
 		}
 	}
-	return []docExample{
+	return append([]docExample{
 		{
 			name:   "v21-login-request",
 			want:   "0C 00 01 02 06 00 52 69 70 6C 65 79 01 02",
@@ -72,5 +72,5 @@ func docExamples21() []docExample {
 			encode: func() []byte { return AppendEvent2(nil, &exArms) },
 			decode: event(exArms),
 		},
-	}
+	}, docExamplesChat()...)
 }
