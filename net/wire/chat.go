@@ -192,7 +192,7 @@ func NormalizeChat(dst, raw []byte) ([]byte, uint8) {
 func NormalizeChatString(dst []byte, raw string) ([]byte, uint8) {
 	var c ChatNormalizer
 	c.it.InitString(norm.NFKC, raw)
-	return c.normalize(dst)
+	return c.normalize(dst, false)
 }
 
 // ChatNormalizer is NormalizeChat's state: a reader that keeps one
@@ -205,14 +205,26 @@ type ChatNormalizer struct {
 // Normalize is NormalizeChat, with c's buffers.
 func (c *ChatNormalizer) Normalize(dst, raw []byte) ([]byte, uint8) {
 	c.it.Init(norm.NFKC, raw)
-	return c.normalize(dst)
+	return c.normalize(dst, false)
 }
 
-func (c *ChatNormalizer) normalize(dst []byte) ([]byte, uint8) {
+// normalize runs the rules of 7.13 on c.it. With cut, a text over
+// MaxChatLen characters is cut to MaxChatLen, its last one Ellipsis.
+func (c *ChatNormalizer) normalize(dst []byte, cut bool) ([]byte, uint8) {
 	it := &c.it
 	at := len(dst)
-	n := 0
+	n, last := 0, at // characters so far, and where the last one starts
 	space, removed := false, false
+	put := func(r rune) bool {
+		if n == MaxChatLen {
+			return false
+		}
+		last = len(dst)
+		dst = utf8.AppendRune(dst, r)
+		n++
+		return true
+	}
+scan:
 	for !it.Done() {
 		seg := it.Next()
 		for len(seg) > 0 {
@@ -226,15 +238,14 @@ func (c *ChatNormalizer) normalize(dst []byte) ([]byte, uint8) {
 				removed = true
 				continue
 			}
-			if space {
-				dst = append(dst, ' ')
-				n++
-				space = false
+			if (space && !put(' ')) || !put(r) {
+				if !cut {
+					return dst[:at], ChatTooLong
+				}
+				dst = append(dst[:last], Ellipsis...)
+				break scan
 			}
-			dst = utf8.AppendRune(dst, r)
-			if n++; n > MaxChatLen {
-				return dst[:at], ChatTooLong
-			}
+			space = false
 		}
 	}
 	if n == 0 {
@@ -250,6 +261,19 @@ func (c *ChatNormalizer) normalize(dst []byte) ([]byte, uint8) {
 		dst = append(dst[:at], fixed...)
 	}
 	return dst, 0
+}
+
+// CleanChat makes a chat text safe to show, by the rules of 7.13 but
+// without refusing: a text over MaxChatLen characters is cut to
+// MaxChatLen, the cut marked by Ellipsis. The result may be empty. The
+// server cleans its announcements with it; a client the lines it
+// receives.
+func CleanChat(s string) string {
+	var c ChatNormalizer
+	c.it.InitString(norm.NFKC, s)
+	var buf [MaxChatBytes + 2*utf8.UTFMax]byte
+	out, _ := c.normalize(buf[:0], true)
+	return string(out)
 }
 
 // chatRune reports whether a chat text keeps r (other than white space):

@@ -188,6 +188,25 @@ func TestNormalizeChat(t *testing.T) {
 	}
 }
 
+func TestCleanChat(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"  ｇｏ！\u202e ", "go!"},
+		{"\x00\u200b", ""},
+		{strings.Repeat("a", MaxChatLen), strings.Repeat("a", MaxChatLen)},
+		{strings.Repeat("a", MaxChatLen+1), strings.Repeat("a", MaxChatLen-1) + Ellipsis},
+		{strings.Repeat("a", MaxChatLen-1) + " b", strings.Repeat("a", MaxChatLen-1) + Ellipsis},
+		{strings.Repeat("ab ", 100), strings.Repeat("ab ", 39) + "ab" + Ellipsis},
+	} {
+		got := CleanChat(c.in)
+		if got != c.want {
+			t.Errorf("CleanChat(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if n := utf8.RuneCountInString(got); n > MaxChatLen {
+			t.Errorf("CleanChat(%q): %d characters", c.in, n)
+		}
+	}
+}
+
 func TestChatNoAllocs(t *testing.T) {
 	dst := make([]byte, 0, MaxChatBytes+8)
 	text := []byte("ｇｏ  go,\u202e team! ")
