@@ -214,7 +214,7 @@ func (c *ChatNormalizer) normalize(dst []byte, cut bool) ([]byte, uint8) {
 	it := &c.it
 	at := len(dst)
 	n, last := 0, at // characters so far, and where the last one starts
-	space, removed := false, false
+	space, removed, cutOff := false, false, false
 	put := func(r rune) bool {
 		if n == MaxChatLen {
 			return false
@@ -242,7 +242,7 @@ scan:
 				if !cut {
 					return dst[:at], ChatTooLong
 				}
-				dst = append(dst[:last], Ellipsis...)
+				dst, cutOff = dst[:last], true
 				break scan
 			}
 			space = false
@@ -259,6 +259,9 @@ scan:
 			fixed = append(fixed, it.Next()...)
 		}
 		dst = append(dst[:at], fixed...)
+	}
+	if cutOff { // after NFKC, which would make it "..."
+		dst = append(dst, Ellipsis...)
 	}
 	return dst, 0
 }

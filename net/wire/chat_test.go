@@ -196,6 +196,8 @@ func TestCleanChat(t *testing.T) {
 		{strings.Repeat("a", MaxChatLen+1), strings.Repeat("a", MaxChatLen-1) + Ellipsis},
 		{strings.Repeat("a", MaxChatLen-1) + " b", strings.Repeat("a", MaxChatLen-1) + Ellipsis},
 		{strings.Repeat("ab ", 100), strings.Repeat("ab ", 39) + "ab" + Ellipsis},
+		{"\u200b" + strings.Repeat("a", 200), strings.Repeat("a", MaxChatLen-1) + Ellipsis}, // removed, then cut
+		{"…", "..."},
 	} {
 		got := CleanChat(c.in)
 		if got != c.want {
