@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"log/slog"
 	"net"
 	"strconv"
@@ -298,22 +297,8 @@ func TestChatMalformedKicks(t *testing.T) {
 	v1.onlyLogout(wire.LogoutKicked)
 }
 
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncBuffer) String() string { w.mu.Lock(); defer w.mu.Unlock(); return w.b.String() }
-
 func TestChatIsLogged(t *testing.T) {
-	var logs syncBuffer
+	var logs lockedBuffer
 	cfg := testConfig()
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	s := startServer(t, cfg)
@@ -374,7 +359,7 @@ func TestChatFlood(t *testing.T) {
 // but its log record (off here).
 func TestChatNoAllocs(t *testing.T) {
 	cfg := testConfig()
-	cfg.Logger = slog.New(slog.NewTextHandler(&syncBuffer{}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg.Logger = slog.New(slog.NewTextHandler(&lockedBuffer{}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := startServer(t, cfg)
 	clk := useClock(s)
 	a := chatLogin(t, s, "Ripley", 21, wire.ModeStage)

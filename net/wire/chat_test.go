@@ -3,9 +3,6 @@ package wire
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,22 +23,8 @@ var (
 )
 
 func docExamplesChat() []docExample {
-	message := func(want Message) func(b []byte) error {
-		return func(b []byte) error {
-			fr := FrameReader{R: bytes.NewReader(b)}
-			f, err := fr.ReadFrame()
-			if err != nil {
-				return err
-			}
-			m, err := ParseMessage2(f)
-			if err != nil || m != want {
-				return fmt.Errorf("decoded %+v %v", m, err)
-			}
-			return nil
-		}
-	}
 	ex := func(name, want string, m Message) docExample {
-		return docExample{name: name, want: want, encode: func() []byte { return AppendMessage2(nil, &m) }, decode: message(m)}
+		return docExample{name: name, want: want, encode: func() []byte { return AppendMessage2(nil, &m) }, decode: docMessage2(m)}
 	}
 	return []docExample{
 		ex("v21-chat", "0C 00 05 09 00 EF BD 87 EF BD 8F EF BC 81", exChat),
@@ -269,15 +252,8 @@ func FuzzParseChat(f *testing.F) {
 			return
 		}
 		b[0] = 0x05 + b[0]%3
-		m, err := ParseMessage2(b)
-		if err != nil {
-			return
-		}
-		got := AppendMessage2(nil, &m)[2:]
-		if !bytes.HasPrefix(b, got) {
-			t.Fatalf("re-encoded % X\n is no prefix of % X", got, b)
-		}
-		if m.Type != MsgChat {
+		m, ok := reencodes2(t, b)
+		if !ok || m.Type != MsgChat {
 			return
 		}
 		text, why := NormalizeChatString(dst[:0], m.Text)
@@ -294,22 +270,4 @@ func FuzzParseChat(f *testing.F) {
 			t.Fatalf("NormalizeChat(%q): reason %d", m.Text, why)
 		}
 	})
-}
-
-// TestWriteFuzzCorpusChat writes the seeds of FuzzParseChat as its
-// committed corpus, when RTYPE_WRITE_CORPUS is set.
-func TestWriteFuzzCorpusChat(t *testing.T) {
-	if os.Getenv("RTYPE_WRITE_CORPUS") == "" {
-		t.Skip("set RTYPE_WRITE_CORPUS=1 to rewrite the chat seed corpus")
-	}
-	dir := filepath.Join("testdata", "fuzz", "FuzzParseChat")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i, b := range fuzzChats() {
-		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%02d", i)), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
