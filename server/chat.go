@@ -66,24 +66,32 @@ type chatOut struct {
 	quit    chan struct{}
 }
 
-// push queues a message (a whole frame); it reports false when the
-// outbox has no room for it, and drops it.
-func (o *chatOut) push(frame []byte) bool {
+// push queues a message (a whole frame). When the outbox has no room for
+// it, it drops it and returns the number of messages dropped so far.
+func (o *chatOut) push(frame []byte) (dropped int) {
 	o.mu.Lock()
-	ok := len(o.pending)+len(frame) <= cap(o.pending)
-	if ok {
+	if len(o.pending)+len(frame) <= cap(o.pending) {
 		o.pending = append(o.pending, frame...)
 	} else {
 		o.dropped++
+		dropped = o.dropped
 	}
 	o.mu.Unlock()
-	if ok {
+	if dropped == 0 {
 		select {
 		case o.wake <- struct{}{}:
 		default:
 		}
 	}
-	return ok
+	return dropped
+}
+
+// pushTo queues a message to ss, and logs the first message it drops for
+// it.
+func (s *Server) pushTo(ss *session, frame []byte) {
+	if ss.chat.out.push(frame) == 1 {
+		s.log.Info("chat: outbox full, lines dropped for a player that reads slowly", "session", ss.id, "name", ss.name)
+	}
 }
 
 // startChat gives a v2.1 session its chat and starts its writer; the
@@ -181,9 +189,7 @@ func (s *Server) chat(ss *session, frame []byte) error {
 func (s *Server) refuseChat(ss *session, reason uint8, wait uint16) {
 	c := ss.chat
 	c.reply = wire.AppendMessage2(c.reply[:0], &wire.Message{Type: wire.MsgChatRefused, Reason: reason, Wait: wait})
-	if !c.out.push(c.reply) {
-		s.log.Debug("chat refusal dropped: outbox full", "session", ss.id, "name", ss.name)
-	}
+	s.pushTo(ss, c.reply)
 }
 
 // sendChatLocked queues a ChatMessage frame to every v2.1 session of g;
@@ -193,9 +199,7 @@ func (s *Server) sendChatLocked(g *game, frame []byte) {
 		if o == nil || o.chat == nil || o.gone {
 			continue
 		}
-		if !o.chat.out.push(frame) {
-			s.log.Debug("chat line dropped: outbox full", "session", o.id, "name", o.name, "game", g.id)
-		}
+		s.pushTo(o, frame)
 	}
 }
 

@@ -322,8 +322,8 @@ func TestChatOutboxIsBounded(t *testing.T) {
 	frame := wire.AppendChatMessage(nil, 1, 0, "Ripley", []byte(strings.Repeat("é", wire.MaxChatLen)))
 	fit := chatOutbox / len(frame)
 	for i := range 1000 {
-		if ok := o.push(frame); ok != (i < fit) {
-			t.Fatalf("push %d: %v", i, ok)
+		if dropped := o.push(frame); dropped != max(0, i-fit+1) {
+			t.Fatalf("push %d: %d dropped", i, dropped)
 		}
 	}
 	if cap(o.pending) != chatOutbox || len(o.pending) != fit*len(frame) || o.dropped != 1000-fit {
@@ -374,4 +374,38 @@ func TestChatNoAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// BenchmarkChatLine: a line taken from a session of a game of four v2.1
+// players, normalized and queued to the four (logging off, the clients
+// reading all).
+func BenchmarkChatLine(b *testing.B) {
+	cfg := testConfig()
+	cfg.Logger = testutil.Discard()
+	s := startServer(b, cfg)
+	clk := useClock(s)
+	var cs []*chatter
+	for _, name := range []string{"Ripley", "Hicks", "Vasquez", "Bishop"} {
+		c := chatLogin(b, s, name, 21, wire.ModeStage)
+		cs = append(cs, c)
+		go func() {
+			for {
+				c.c.SetReadDeadline(time.Now().Add(time.Minute))
+				if _, err := c.fr.ReadFrame(); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	s.mu.Lock()
+	ss := s.sessions[cs[0].id]
+	s.mu.Unlock()
+	frame := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "Ｂｏｓｓ incoming, everyone to the ceiling! \u202e"})[2:]
+	b.ReportAllocs()
+	for b.Loop() {
+		clk.advance(time.Second)
+		if err := s.chat(ss, frame); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
