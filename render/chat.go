@@ -17,8 +17,6 @@ type ChatBox struct {
 	// Text is what was typed; Count its characters, of at most Max.
 	Text       string
 	Count, Max int
-	// Key is the label of the key that opens the box, for the hint.
-	Key string
 }
 
 // Chat geometry: the history and the box in the bottom-left corner.
@@ -54,10 +52,7 @@ func (a *Atlas) DrawChat(dst *ebiten.Image, f *Fonts, lines []model.ChatLine, bo
 		Text(dst, hint, f.Tiny, x+ChatBoxW-10, y+9, Right, hintCol)
 		lw, _ := Measure("Say: ", face)
 		Text(dst, "Say: ", face, x+10, y+6, Left, ColAccent)
-		s := OneLine(box.Text)
-		if w, _ := Measure(s, face); w > ChatBoxW-36-lw-hw {
-			s = fitTail(s, face, ChatBoxW-36-lw-hw) // the end of what is typed shows
-		}
+		s := fitTail(box.Text, face, ChatBoxW-36-lw-hw) // the end of what is typed shows
 		Text(dst, s, face, x+10+lw, y+6, Left, ColText)
 		if int(t*2.5)%2 == 0 {
 			tw, _ := Measure(s, face)
@@ -96,10 +91,14 @@ func (a *Atlas) DrawChat(dst *ebiten.Image, f *Fonts, lines []model.ChatLine, bo
 	}
 }
 
-// fitTail returns the end of s, after "…", no wider than width: the
-// end of a line being typed. It measures O(log n) suffixes of s.
+// fitTail returns s on one line (OneLine) or, when it is wider than
+// width, its end after "…": the end of a line being typed. It measures O(log n) suffixes of s.
 func fitTail(s string, face *text.GoTextFace, width float64) string {
-	r := []rune(OneLine(s))
+	s = OneLine(s)
+	if w, _ := Measure(s, face); w <= width {
+		return s
+	}
+	r := []rune(s)
 	lo, hi := 0, len(r) // r[hi:] fits (or is empty), r[lo:] does not
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
