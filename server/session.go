@@ -42,9 +42,10 @@ type session struct {
 	inputSeq     uint16
 	steps        stepQueue // v2: the inputs by step (7.4)
 	gone         bool
-	logoutReason uint8      // the Logout to send when the tick loop ends it
-	overflow     bool       // more than link.MaxUnacked events unacknowledged
-	chat         *chatState // v2.1: its chat (7.13), set once under the lock
+	logoutReason uint8 // the Logout to send when the tick loop ends it
+	overflow     bool  // more than link.MaxUnacked events unacknowledged
+
+	chat *chatState // v2.1: its chat (7.13), set once under the lock
 
 	logoutOnce sync.Once
 }
