@@ -25,6 +25,9 @@ type Input struct {
 	// Pause is set when a Pause binding went down this tick (Escape or
 	// the gamepad's Start by default).
 	Pause bool
+	// Chat is set when a Chat binding went down this tick (T by default);
+	// never in text mode.
+	Chat bool
 	// MouseX, MouseY are the cursor in logical pixels; MouseMoved is set
 	// when it moved this tick, Click when the left button went down.
 	MouseX, MouseY int
@@ -128,6 +131,7 @@ func (in *Input) Update() {
 	in.Confirm = in.pressed(settings.ActConfirm) && !ebiten.IsKeyPressed(ebiten.KeyAlt)
 	in.Back = in.pressed(settings.ActBack)
 	in.Pause = in.pressed(settings.ActPause)
+	in.Chat = in.pressed(settings.ActChat)
 
 	x, y := ebiten.CursorPosition()
 	in.MouseMoved = x != in.MouseX || y != in.MouseY

@@ -95,24 +95,33 @@ func yesNo(b bool) string {
 	return "no"
 }
 
+// pauseLayout is the pause panel's top and height, and the height of its
+// rows beyond Resume and Leave (the chat's mutes).
+func (s *PlayScene) pauseLayout(g *Game) (y, h, extra float64) {
+	extra = s.pause.Height() - 110
+	h = 300 + extra
+	if g.session.Hosting && g.host != nil {
+		h += 40 * float64(min(len(g.host.Addrs), 3))
+	}
+	return max(20, min(200, render.Height-h-20)), h, extra
+}
+
 // drawPause draws the pause menu over the play, with the addresses to
 // join at when hosting.
 func (s *PlayScene) drawPause(screen *ebiten.Image, g *Game) {
 	g.atlas.Dim(screen, 0.55)
 	const w = 560.0
-	h := 300.0
-	if g.session.Hosting && g.host != nil {
-		h = 300 + 40*float64(min(len(g.host.Addrs), 3))
-	}
-	x, y := render.Width/2-w/2, 200.0
+	y, h, extra := s.pauseLayout(g)
+	x := render.Width/2 - w/2
 	g.atlas.Panel(screen, x, y, w, h)
 	render.Text(screen, "Paused", g.fonts.Title, render.Width/2, y+24, render.Center, render.ColText)
 	render.Text(screen, "The game goes on: it is a network game.", g.fonts.Small, render.Width/2, y+90, render.Center, render.ColDim)
 	s.pause.Draw(screen, g)
 	if g.session.Hosting && g.host != nil {
-		render.Text(screen, "You are the host: leaving ends the game for everyone. Friends join at:", g.fonts.Tiny, render.Width/2, y+260, render.Center, render.ColDim)
+		hy := y + 260 + extra
+		render.Text(screen, "You are the host: leaving ends the game for everyone. Friends join at:", g.fonts.Tiny, render.Width/2, hy, render.Center, render.ColDim)
 		for i, addr := range g.host.Addrs[:min(len(g.host.Addrs), 3)] {
-			render.Text(screen, addr, g.fonts.Mono, render.Width/2, y+290+float64(i)*30, render.Center, render.ColAccent)
+			render.Text(screen, addr, g.fonts.Mono, render.Width/2, hy+30+float64(i)*30, render.Center, render.ColAccent)
 		}
 	}
 }

@@ -30,6 +30,7 @@ type PlayScene struct {
 	pause  Menu
 	// shaken is where the play area is drawn while the screen shakes.
 	shaken *ebiten.Image
+	chat   chatBox
 }
 
 // sounds maps the view's sounds to the game's.
@@ -64,11 +65,22 @@ func NewPlayScene(g *Game) *PlayScene {
 	s := &PlayScene{view: view.New(g.session.C, view.Config{Rules: g.serverRules(), Epoch: epoch, Name: g.Name(),
 		Palette: render.CurrentStyle().Palette, HUDHeight: render.HUDPanelHeight(g.fonts.Scale())})}
 	s.pause = Menu{X: render.Width/2 - 160, Y: 330, W: 320, RowH: 50, Gap: 10, Face: g.fonts.Body, Align: render.Center}
-	s.pause.Items = []MenuItem{
-		{Label: "Resume", Activate: func() { s.paused = false }},
-		{Label: "Leave game", Activate: func() { g.log.Info("left the game"); g.toMenu() }},
-	}
+	s.setPauseItems(g)
 	return s
+}
+
+// setPauseItems makes the pause menu: Resume, a row per other player to
+// mute its chat, Leave game.
+func (s *PlayScene) setPauseItems(g *Game) {
+	mutes := s.chat.muteItems(g, s.view)
+	s.pause.Items = append(append([]MenuItem{{Label: "Resume", Activate: func() { s.paused = false }}}, mutes...),
+		MenuItem{Label: "Leave game", Activate: func() { g.log.Info("left the game"); g.toMenu() }})
+	if len(mutes) > 0 { // smaller rows, so that the panel fits
+		s.pause.RowH, s.pause.Gap, s.pause.Face = 38, 6, g.fonts.Small
+		s.pause.W, s.pause.X = 420, render.Width/2-210
+	}
+	y, _, _ := s.pauseLayout(g)
+	s.pause.Y = y + 130
 }
 
 // serverRules are the rules of the server the session plays on, which
@@ -86,6 +98,7 @@ func (s *PlayScene) Update(g *Game) error {
 	if s.ended(g) {
 		return nil
 	}
+	s.chat.drain(g)
 	actions, stay := s.input(g)
 	if !stay {
 		return nil
@@ -149,9 +162,10 @@ func (s *PlayScene) input(g *Game) (actions uint8, stay bool) {
 		if g.scene != s {
 			return 0, false
 		}
-	} else {
+	} else if !s.chat.update(g) { // while typing, the ship gets nothing
 		if g.in.Pause {
 			s.paused = true
+			s.setPauseItems(g)
 			s.pause.Sel = 0
 		}
 		actions = g.in.Actions()
@@ -194,7 +208,11 @@ func (s *PlayScene) Draw(screen *ebiten.Image, g *Game) {
 	}
 	if f.Age < controlsHint {
 		al := min(1, (controlsHint-f.Age)/0.8)
-		render.ShadowText(screen, g.controlsHint(f.Stage.Active), g.fonts.Small, render.Width/2, render.Height-40, render.Center, render.Fade(render.ColText, 0.85*al))
+		hint := g.controlsHint(f.Stage.Active)
+		if g.session.C.CanChat() {
+			hint += "  ·  " + g.chatKey() + ": chat"
+		}
+		render.ShadowText(screen, hint, g.fonts.Small, render.Width/2, render.Height-40, render.Center, render.Fade(render.ColText, 0.85*al))
 	}
 	if f.Out > 0 {
 		render.ShadowText(screen, "You are out — watching", g.fonts.Title, render.Width/2, render.Height/2-60, render.Center, render.Fade(render.ColWarn, f.Out))
@@ -210,6 +228,7 @@ func (s *PlayScene) Draw(screen *ebiten.Image, g *Game) {
 	if g.settings.ShowNetStats {
 		a.DrawNetOverlay(screen, g.fonts, netLines(&f.Net))
 	}
+	s.chat.draw(screen, g)
 	if s.paused {
 		s.drawPause(screen, g)
 	}

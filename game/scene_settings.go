@@ -61,7 +61,10 @@ func NewSettingsScene(g *Game) *SettingsScene {
 			Activate: func() { st.JoinMode = nextMode(st.JoinMode, 1); changed() },
 			Adjust:   func(d int) { st.JoinMode = nextMode(st.JoinMode, d); changed() }},
 	}
-	for a := range settings.NumShipActions {
+	for a := range settings.ActChat + 1 {
+		if a == settings.ActPause {
+			continue // Escape stays the way out
+		}
 		items = append(items, MenuItem{
 			Label: a.Label(),
 			Value: func() string {
@@ -90,7 +93,7 @@ func NewSettingsScene(g *Game) *SettingsScene {
 		}},
 		MenuItem{Label: "Back", Activate: func() { g.setScene(NewTitleScene(g)) }},
 	)
-	s.menu = Menu{Items: items, X: render.Width/2 - 360, Y: 100, W: 720, RowH: 34, Gap: 4, Face: g.fonts.Small, Align: render.Left}
+	s.menu = Menu{Items: items, X: render.Width/2 - 360, Y: 100, W: 720, RowH: 32, Gap: 3, Face: g.fonts.Small, Align: render.Left}
 	return s
 }
 

@@ -171,7 +171,7 @@ type NetLine struct {
 // DrawNetOverlay draws the network overlay (F3) in the bottom-left corner.
 func (a *Atlas) DrawNetOverlay(dst *ebiten.Image, f *Fonts, lines []NetLine) {
 	const lh = 21.0
-	w, h := 330.0, 40+lh*float64(len(lines))
+	w, h := NetOverlayW, 40+lh*float64(len(lines))
 	x, y := 16.0, float64(Height)-16-h
 	a.rect(dst, x, y, w, h, Fade(color.RGBA{0, 0, 0, 0xff}, 0.72))
 	a.stroke(dst, x, y, w, h, 1, ColPanelEdge)

@@ -1,8 +1,225 @@
 package server
 
-// Announce sends text to every player of every game, as a message from
-// the server (the operator's announcement). (A stub until chat lands: it
-// only logs.)
+import (
+	"context"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"rtype/net/wire"
+)
+
+// Chat (PROTOCOL.md 7.13): the lines of v2.1 sessions, normalized and
+// rate-limited, go to every v2.1 session of the sender's game; Announce
+// sends the operator's lines to every v2.1 session of every game. Each
+// v2.1 session has an outbox of fixed size and a writer goroutine, so that
+// no session's slow reading holds anyone else, and a flood of lines grows
+// no memory: what does not fit in a session's outbox is dropped for it.
+
+// Chat limits of the reference server (7.13).
+const (
+	// chatLimit lines per chatWindow per player; the next is refused.
+	chatLimit  = 5
+	chatWindow = 5 * time.Second
+	// chatOutbox is the most bytes of messages waiting for one session.
+	chatOutbox = 4096
+	// chatWriteTimeout bounds one write of a session's outbox; a session
+	// that reads nothing for that long loses its connection.
+	chatWriteTimeout = 10 * time.Second
+)
+
+// chatHub is the server's chat state: its clock and its encoding buffer
+// (used under s.mu).
+type chatHub struct {
+	now func() time.Time // time.Now; tests drive it
+	buf []byte
+}
+
+// clock returns the chat's time.
+func (h *chatHub) clock() time.Time {
+	if h.now != nil {
+		return h.now()
+	}
+	return time.Now()
+}
+
+// chatState is a v2.1 session's chat: the rate limit and buffers, used
+// by the session's reader goroutine only, and its outbox.
+type chatState struct {
+	sent  [chatLimit]time.Time // the last lines sent on, oldest at next
+	next  int
+	norm  wire.ChatNormalizer
+	text  []byte
+	reply []byte
+	out   chatOut
+}
+
+// chatOut is a session's outbox: bytes of whole messages, written by the
+// session's chat writer.
+type chatOut struct {
+	mu      sync.Mutex
+	pending []byte // cap chatOutbox
+	writing []byte // cap chatOutbox, the writer's
+	dropped int
+	wake    chan struct{} // cap 1
+	quit    chan struct{}
+}
+
+// push queues a message (a whole frame). When the outbox has no room for
+// it, it drops it and returns the number of messages dropped so far.
+func (o *chatOut) push(frame []byte) (dropped int) {
+	o.mu.Lock()
+	if len(o.pending)+len(frame) <= cap(o.pending) {
+		o.pending = append(o.pending, frame...)
+	} else {
+		o.dropped++
+		dropped = o.dropped
+	}
+	o.mu.Unlock()
+	if dropped == 0 {
+		select {
+		case o.wake <- struct{}{}:
+		default:
+		}
+	}
+	return dropped
+}
+
+// pushTo queues a message to ss, and logs the first message it drops for
+// it.
+func (s *Server) pushTo(ss *session, frame []byte) {
+	if ss.chat.out.push(frame) == 1 {
+		s.log.Info("chat: outbox full, lines dropped for a player that reads slowly", "session", ss.id, "name", ss.name)
+	}
+}
+
+// startChat gives a v2.1 session its chat and starts its writer; the
+// function it returns stops the writer (when the session's reader ends).
+// Other sessions are left alone.
+func (s *Server) startChat(ss *session) (stop func()) {
+	if ss.minor < 1 {
+		return func() {}
+	}
+	c := &chatState{
+		text:  make([]byte, 0, wire.MaxChatBytes+8),
+		reply: make([]byte, 0, 8),
+		out: chatOut{
+			pending: make([]byte, 0, chatOutbox),
+			writing: make([]byte, 0, chatOutbox),
+			wake:    make(chan struct{}, 1),
+			quit:    make(chan struct{}),
+		},
+	}
+	s.mu.Lock()
+	ss.chat = c
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() { defer s.wg.Done(); chatWriter(ss.conn, &c.out) }()
+	return func() { close(c.out.quit) }
+}
+
+// chatWriter writes a session's outbox to its connection until quit. A
+// write that fails (the peer reads nothing for chatWriteTimeout, or the
+// connection closed) closes the connection: the session's reader then
+// ends it.
+func chatWriter(conn net.Conn, o *chatOut) {
+	for {
+		select {
+		case <-o.quit:
+			return
+		case <-o.wake:
+		}
+		o.mu.Lock()
+		o.pending, o.writing = o.writing[:0], o.pending
+		o.mu.Unlock()
+		if len(o.writing) == 0 {
+			continue
+		}
+		conn.SetWriteDeadline(time.Now().Add(chatWriteTimeout))
+		if _, err := conn.Write(o.writing); err != nil {
+			conn.Close()
+			return
+		}
+	}
+}
+
+// chat handles a Chat frame of ss (7.13): in a v2.0 session it is
+// ignored; a malformed one is an error (the session is kicked). Otherwise
+// the line is refused (ChatRefused to the sender) or sent to every v2.1
+// session of the game.
+func (s *Server) chat(ss *session, frame []byte) error {
+	c := ss.chat
+	if c == nil {
+		return nil // v2.0 (7.13), or the session's chat not started yet
+	}
+	raw, err := wire.ChatText(frame)
+	if err != nil {
+		return err
+	}
+	now := s.chatHub.clock()
+	if oldest := c.sent[c.next]; !oldest.IsZero() && now.Sub(oldest) < chatWindow {
+		wait := (chatWindow - now.Sub(oldest) + time.Millisecond - 1) / time.Millisecond
+		s.refuseChat(ss, wire.ChatRateLimited, uint16(wait))
+		return nil
+	}
+	text, why := c.norm.Normalize(c.text[:0], raw)
+	if why != 0 {
+		s.refuseChat(ss, why, 0)
+		return nil
+	}
+	c.sent[c.next] = now
+	c.next = (c.next + 1) % chatLimit
+	s.mu.Lock()
+	if ss.gone {
+		s.mu.Unlock()
+		return nil
+	}
+	g := ss.game
+	s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], g.world.Tick(), ss.player, ss.name, text)
+	s.sendChatLocked(g, s.chatHub.buf)
+	s.mu.Unlock()
+	if s.log.Enabled(context.Background(), slog.LevelInfo) { // its arguments allocate
+		s.log.Info("chat", "game", g.id, "player", ss.player, "name", ss.name, "text", string(text))
+	}
+	return nil
+}
+
+// refuseChat tells ss its last Chat was refused.
+func (s *Server) refuseChat(ss *session, reason uint8, wait uint16) {
+	c := ss.chat
+	c.reply = wire.AppendMessage2(c.reply[:0], &wire.Message{Type: wire.MsgChatRefused, Reason: reason, Wait: wait})
+	s.pushTo(ss, c.reply)
+}
+
+// sendChatLocked queues a ChatMessage frame to every v2.1 session of g;
+// s.mu is held.
+func (s *Server) sendChatLocked(g *game, frame []byte) {
+	for _, o := range g.sessions {
+		if o == nil || o.chat == nil || o.gone {
+			continue
+		}
+		s.pushTo(o, frame)
+	}
+}
+
+// Announce sends text to every player of every game, as a line of the
+// server (player 255, 7.13): every v2.1 session gets it, with its game's
+// tick. The text is normalized as players' lines are, and cut to 120
+// characters; an empty one is not sent.
 func (s *Server) Announce(text string) {
-	s.log.Info("announcement", "text", text)
+	t := wire.CleanChat(text)
+	if t == "" {
+		s.log.Warn("announcement not sent: empty after normalization", "text", text)
+		return
+	}
+	s.mu.Lock()
+	games := 0
+	for _, g := range s.games {
+		s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], g.world.Tick(), wire.ServerPlayer, "", []byte(t))
+		s.sendChatLocked(g, s.chatHub.buf)
+		games++
+	}
+	s.mu.Unlock()
+	s.log.Info("announcement", "text", t, "games", games)
 }

@@ -50,7 +50,8 @@ type Server struct {
 	wg        sync.WaitGroup
 	sendBuf   []byte
 
-	disco *discovery.Responder // LAN discovery (section 8), or nil
+	disco   *discovery.Responder // LAN discovery (section 8), or nil
+	chatHub chatHub              // chat's clock and buffer (7.13)
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -237,9 +238,10 @@ func (s *Server) serveConn(c *net.TCPConn, ip netip.Addr) {
 		return
 	}
 	c.SetReadDeadline(time.Time{})
+	defer s.startChat(ss)()
 	fr := wire.FrameReader{R: c}
 	for {
-		m, err := readMessage(&fr, ss.version)
+		m, err := readMessage(&fr, ss.version, func(f []byte) error { return s.chat(ss, f) })
 		switch {
 		case err == nil && m.Type == wire.MsgLogout:
 			s.leave(ss, wire.LeftLeft, -1)
@@ -256,8 +258,9 @@ func (s *Server) serveConn(c *net.TCPConn, ip netip.Addr) {
 }
 
 // readMessage reads the next TCP message of a session of version v. In
-// v2, a message of a type it does not know is skipped (7.1).
-func readMessage(fr *wire.FrameReader, v uint8) (wire.Message, error) {
+// v2, a message of a type it does not know is skipped (7.1), and a Chat
+// goes to chat (7.13), which returns an error for a malformed one.
+func readMessage(fr *wire.FrameReader, v uint8, chat func(frame []byte) error) (wire.Message, error) {
 	if v != wire.Version2 {
 		return fr.ReadMessage()
 	}
@@ -265,6 +268,12 @@ func readMessage(fr *wire.FrameReader, v uint8) (wire.Message, error) {
 		f, err := fr.ReadFrame()
 		if err != nil {
 			return wire.Message{}, err
+		}
+		if wire.MsgType(f[0]) == wire.MsgChat {
+			if err := chat(f); err != nil {
+				return wire.Message{Type: wire.MsgChat}, err
+			}
+			continue
 		}
 		m, err := wire.ParseMessage2(f)
 		if errors.Is(err, wire.ErrUnknownMessage) {

@@ -45,6 +45,8 @@ type session struct {
 	logoutReason uint8 // the Logout to send when the tick loop ends it
 	overflow     bool  // more than link.MaxUnacked events unacknowledged
 
+	chat *chatState // v2.1: its chat (7.13), set once under the lock
+
 	logoutOnce sync.Once
 }
 

@@ -23,6 +23,9 @@ const (
 	ActForce
 	// ActPause opens the pause menu of the play.
 	ActPause
+	// ActChat opens the chat box of the play (v2.1 sessions, PROTOCOL.md
+	// 7.13).
+	ActChat
 	// ActMenuUp to ActBack move through the menus.
 	ActMenuUp
 	ActMenuDown
@@ -38,12 +41,12 @@ const (
 )
 
 var actionNames = [NumActions]string{
-	"up", "down", "left", "right", "fire", "force", "pause",
+	"up", "down", "left", "right", "fire", "force", "pause", "chat",
 	"menu_up", "menu_down", "menu_left", "menu_right", "confirm", "back",
 }
 
 var actionLabels = [NumActions]string{
-	"Move up", "Move down", "Move left", "Move right", "Fire", "Force", "Pause",
+	"Move up", "Move down", "Move left", "Move right", "Fire", "Force", "Pause", "Chat",
 	"Menu up", "Menu down", "Menu left", "Menu right", "Confirm", "Back",
 }
 

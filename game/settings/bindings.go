@@ -10,7 +10,7 @@ import (
 type Keymap map[string][]string
 
 // DefaultKeymap is arrows and WASD to move, Space or J to fire, X or the
-// left Shift for the Force, Escape to pause; in the menus arrows and WASD, Enter or Space to confirm, Escape
+// left Shift for the Force, Escape to pause, T to chat; in the menus arrows and WASD, Enter or Space to confirm, Escape
 // to go back.
 func DefaultKeymap() Keymap {
 	return Keymap{
@@ -21,6 +21,7 @@ func DefaultKeymap() Keymap {
 		"fire":       {"Space", "J"},
 		"force":      {"X", "ShiftLeft"},
 		"pause":      {"Escape"},
+		"chat":       {"T"},
 		"menu_up":    {"ArrowUp", "W"},
 		"menu_down":  {"ArrowDown", "S"},
 		"menu_left":  {"ArrowLeft", "A"},
@@ -70,7 +71,8 @@ type Padmap map[string][]string
 
 // DefaultPadmap is the d-pad or the left stick to move, the bottom face
 // button (A) to fire and confirm, the left one (X) or the right shoulder
-// for the Force, the right one (B) to go back, Start to pause or confirm.
+// for the Force, the right one (B) to go back, Start to pause or confirm,
+// Select (Back) to open the chat box.
 func DefaultPadmap() Padmap {
 	return Padmap{
 		"up":         {"LeftTop", "LeftStickUp"},
@@ -80,6 +82,7 @@ func DefaultPadmap() Padmap {
 		"fire":       {"RightBottom"},
 		"force":      {"RightLeft", "FrontTopRight"},
 		"pause":      {"CenterRight"},
+		"chat":       {"CenterLeft"},
 		"menu_up":    {"LeftTop", "LeftStickUp"},
 		"menu_down":  {"LeftBottom", "LeftStickDown"},
 		"menu_left":  {"LeftLeft", "LeftStickLeft"},

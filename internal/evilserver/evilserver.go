@@ -47,6 +47,10 @@ type Config struct {
 	// in v2 (7.x); without it the server speaks only version 1 and answers
 	// version 2 with LoginRejected(VersionMismatch), as a v1 server does.
 	Version2 bool
+	// Minor, with Version2, is the minor version of the LoginAccepted of
+	// a v2 session: 1 makes it a v2.1 session of a Classic game (7.12),
+	// with chat (7.13). Default 0: v2.0.
+	Minor uint8
 }
 
 // Server is a hostile server. Start makes one.
@@ -218,6 +222,9 @@ func (s *Server) serve(c net.Conn) {
 	if v2 {
 		acc.Ext = wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: wire.TickRate,
 			SnapshotTicks: wire.SnapshotTicks, BlinkTicks: 8}
+		if s.cfg.Minor >= 1 {
+			acc.Minor, acc.Mode = s.cfg.Minor, wire.ModeClassic
+		}
 		c.Write(wire.AppendMessage2(nil, acc))
 	} else {
 		c.Write(wire.AppendMessage(nil, acc))
@@ -529,6 +536,16 @@ func (s *Server) Datagram(t wire.Type, payload []byte) {
 	defer s.mu.Unlock()
 	s.buf, _ = s.link.AppendDatagram(s.buf[:0], t, payload, time.Now())
 	s.sendLocked(s.buf)
+}
+
+// TCP writes b, raw bytes, on the session's TCP connection.
+func (s *Server) TCP(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil {
+		s.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		s.conn.Write(b)
+	}
 }
 
 // Logout sends Logout(reason) on TCP and closes the connection.

@@ -263,6 +263,9 @@ type Client struct {
 	// violation is a breach of the protocol found by the receiving
 	// goroutine, to end the session with once the lock is released.
 	violation error
+	chats     []Chat // received, for DrainChat (7.13)
+
+	chatOut chan []byte // v2.1: lines for writeChat; nil without chat (7.13)
 
 	boundCh chan struct{}
 	done    chan struct{}
@@ -331,6 +334,9 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		boundCh:  make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	if version == wire.Version2 && acc.Minor >= 1 {
+		c.chatOut = make(chan []byte, chatQueue)
+	}
 	c.log.Info("login accepted", "tick", acc.Tick, "minor", acc.Minor, "mode", c.mode)
 	c.wg.Add(2)
 	go func() { defer c.wg.Done(); c.readUDP(udp) }()
@@ -342,6 +348,10 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c.wg.Add(1)
 	go func() { defer c.wg.Done(); c.send() }()
+	if c.chatOut != nil {
+		c.wg.Add(1)
+		go func() { defer c.wg.Done(); c.writeChat() }()
+	}
 	return c, nil
 }
 
@@ -514,7 +524,8 @@ func (c *Client) ended() bool {
 	}
 }
 
-// readTCP reads the session stream: the server's Logout, or its closing.
+// readTCP reads the session stream: chat in v2.1 (7.13), and the
+// server's Logout, or its closing.
 func (c *Client) readTCP() {
 	fr := wire.FrameReader{R: c.tcp}
 	for {
@@ -526,6 +537,8 @@ func (c *Client) readTCP() {
 		case err == nil && m.Type == wire.MsgLogout:
 			c.end(&LogoutError{Reason: m.Reason}, false)
 			return
+		case err == nil && c.chatOut != nil && (m.Type == wire.MsgChatMessage || m.Type == wire.MsgChatRefused):
+			c.receiveChat(&m) // 7.13
 		case err == nil:
 			c.end(protocolError("unexpected %v during the session", m.Type), true)
 			return

@@ -17,21 +17,24 @@ var (
 		Arms: Arms{Force: 2, Laser: LaserBlue, Speed: 1, Bits: 2, ForceAt: ForceFront}}
 )
 
-func docExamples21() []docExample {
-	message := func(want Message) func(b []byte) error {
-		return func(b []byte) error {
-			fr := FrameReader{R: bytes.NewReader(b)}
-			f, err := fr.ReadFrame()
-			if err != nil {
-				return err
-			}
-			m, err := ParseMessage2(f)
-			if err != nil || m != want {
-				return fmt.Errorf("decoded %+v %v", m, err)
-			}
-			return nil
+// docMessage2 checks that a frame decodes, in a v2 session, to want.
+func docMessage2(want Message) func(b []byte) error {
+	return func(b []byte) error {
+		fr := FrameReader{R: bytes.NewReader(b)}
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return err
 		}
+		m, err := ParseMessage2(f)
+		if err != nil || m != want {
+			return fmt.Errorf("decoded %+v %v", m, err)
+		}
+		return nil
 	}
+}
+
+func docExamples21() []docExample {
+	message := docMessage2
 	event := func(want Event) func(b []byte) error {
 		return func(b []byte) error {
 			var ev Event
@@ -41,7 +44,7 @@ func docExamples21() []docExample {
 			return nil
 		}
 	}
-	return []docExample{
+	return append([]docExample{
 		{
 			name:   "v21-login-request",
 			want:   "0C 00 01 02 06 00 52 69 70 6C 65 79 01 02",
@@ -72,5 +75,5 @@ func docExamples21() []docExample {
 			encode: func() []byte { return AppendEvent2(nil, &exArms) },
 			decode: event(exArms),
 		},
-	}
+	}, docExamplesChat()...)
 }

@@ -32,6 +32,12 @@ func (t MsgType) String() string {
 		return "LoginRejected"
 	case MsgLogout:
 		return "Logout"
+	case MsgChat:
+		return "Chat"
+	case MsgChatMessage:
+		return "ChatMessage"
+	case MsgChatRefused:
+		return "ChatRefused"
 	}
 	return "Unknown"
 }
@@ -66,7 +72,9 @@ const (
 //
 // In v2 (7.1), LoginAccepted also carries Ext. In v2.1 (7.12),
 // LoginRequest also carries Minor and Mode, LoginAccepted Mode (Minor 1
-// when it does).
+// when it does). The chat messages of v2.1 (7.13) use Text (Chat);
+// Tick, Player, Name and Text (ChatMessage); Reason and Wait
+// (ChatRefused).
 type Message struct {
 	Type    MsgType
 	Version uint8
@@ -80,6 +88,7 @@ type Message struct {
 	Ext     LoginExt // v2 LoginAccepted only
 	Minor   uint8    // v2 LoginRequest: the minor version, 0 for v2.0 (7.12)
 	Mode    uint8    // v2.1 LoginRequest and LoginAccepted: the game mode (7.12)
+	Wait    uint16   // v2.1 ChatRefused: milliseconds until a Chat is taken again (7.13)
 }
 
 // AppendMessage appends m as one TCP frame: the u16 length, then the type

@@ -46,6 +46,10 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 		dst = append(dst, m.Minor, m.Mode)
 		le.PutUint16(dst[at:], uint16(len(dst)-at-2))
 		return dst
+	case m.Type >= MsgChat && m.Type <= MsgChatRefused: // v2.1 (7.13)
+		dst = appendChat(append(dst, 0, 0, byte(m.Type)), m)
+		le.PutUint16(dst[at:], uint16(len(dst)-at-2))
+		return dst
 	case m.Type != MsgLoginAccepted:
 		return AppendMessage(dst, m)
 	}
@@ -74,6 +78,11 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 // and Mode are 0 (v2.0). A LoginAccepted with a byte after its extension
 // has Minor 1 and Mode from it, which must be ModeClassic or ModeStage,
 // else the message is malformed.
+//
+// v2.1 (7.13): Chat, ChatMessage and ChatRefused; a string over its
+// bound (ChatMessage: a name over MaxChatNameBytes, a text over
+// MaxChatBytes), not valid UTF-8 or running past the message, or a
+// ChatMessage's player other than 0 to 3 and 255, is ErrMessageBody.
 func ParseMessage2(b []byte) (Message, error) {
 	if len(b) < 1 || len(b) > MaxFrame {
 		return Message{}, ErrFrameLength
@@ -121,5 +130,6 @@ func ParseMessage2(b []byte) (Message, error) {
 		}
 		return ParseMessage(b[:2])
 	}
-	return Message{Type: MsgType(b[0])}, ErrUnknownMessage
+	return parseChat(b) // v2.1 (7.13), or ErrUnknownMessage
+
 }
