@@ -33,6 +33,17 @@ var migrations = []struct {
 		// This week: the recent scores of a board, then sorted.
 		`CREATE INDEX scores_board_time ON scores (mode, stage, finished_at)`,
 	}},
+	{"bans: a name or an address refused until a time", []string{
+		`CREATE TABLE bans (
+			id         INTEGER PRIMARY KEY,
+			name       TEXT    NOT NULL DEFAULT '', -- lower case; '' for an address ban
+			addr       TEXT    NOT NULL DEFAULT '', -- an IP address; '' for a name ban
+			until      INTEGER NOT NULL,            -- Unix milliseconds, UTC
+			reason     TEXT    NOT NULL DEFAULT '',
+			created_at INTEGER NOT NULL             -- Unix milliseconds, UTC
+		)`,
+		`CREATE INDEX bans_until ON bans (until)`,
+	}},
 }
 
 // migrate brings db to schema version to, at most len(migrations), in one
