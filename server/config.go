@@ -98,6 +98,11 @@ type Config struct {
 	// ends, before its GameOver goes out (gameScores). Default nil: no
 	// leaderboard. The server does not close it.
 	Leaderboard Leaderboard
+	// Bans, when set, keeps the operator's bans (Server.Ban): New loads
+	// those in force, and every new one is stored there first, so that
+	// they survive a restart. Default nil: bans last until the server
+	// stops. The server does not close it.
+	Bans BanList
 	// Logger receives the server's structured logs. Default slog.Default().
 	Logger *slog.Logger
 	// OnSnapshot, when set, is called from the tick loop with each game's

@@ -58,6 +58,7 @@ func (f scoreFlags) open(cfg *server.Config, log *slog.Logger) (*store.Store, er
 	}
 	log.Info("leaderboard", "db", *f.db)
 	cfg.Leaderboard = st
+	cfg.Bans = st // the bans live in the same file
 	return st, nil
 }
 
