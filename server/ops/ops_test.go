@@ -403,7 +403,7 @@ func TestPageShows(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("GET /: %d", code)
 	}
-	for _, want := range []string{`data-name="Pilot"`, "#22e4ff", "cyan", "stage stage 1", "4242", "Ace&lt;b&gt;",
+	for _, want := range []string{`data-name="Pilot"`, "#22e4ff", "cyan", "stage mode, stage 1", "4242", "Ace&lt;b&gt;",
 		"troll", "&lt;script&gt;", `id="signin"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
