@@ -13,10 +13,11 @@ cd "$(dirname "$0")"
 
 # Debian packages: a cgo Ebitengine build (C toolchain, X11/GL headers,
 # ALSA headers, pkg-config) and the windowed tests (Xvfb, xauth, Mesa,
-# xdotool to press keys, ImageMagick's import to take screenshots).
+# xdotool to press keys, ImageMagick's import to take screenshots), and
+# Chromium, in which server/ops tests the status page (headless).
 DEB_PACKAGES=(gcc libc6-dev libgl1-mesa-dev libxcursor-dev libxi-dev
 	libxinerama-dev libxrandr-dev libxxf86vm-dev libasound2-dev pkg-config
-	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick)
+	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick chromium)
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
