@@ -78,7 +78,13 @@ func (e *env) dial(t *testing.T, name string) *client.Client {
 // get returns the status and body of a GET.
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
-	r, err := http.Get(url)
+	return getWith(t, http.DefaultClient, url)
+}
+
+// getWith is get with a client of the test's (a browser's cookies).
+func getWith(t *testing.T, hc *http.Client, url string) (int, string) {
+	t.Helper()
+	r, err := hc.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,13 +371,8 @@ func TestAdminNeedsToken(t *testing.T) {
 
 func get2(t *testing.T, hc *http.Client, url string) string {
 	t.Helper()
-	r, err := hc.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Body.Close()
-	b, _ := io.ReadAll(r.Body)
-	return string(b)
+	_, body := getWith(t, hc, url)
+	return body
 }
 
 // waitLogout waits for the client's session to end with Logout(reason).

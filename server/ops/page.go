@@ -252,6 +252,9 @@ func parseDuration(s string) (time.Duration, error) {
 	if n, ok := strings.CutSuffix(s, "d"); ok {
 		var days int
 		days, err = strconv.Atoi(n)
+		if days > 366 { // and no overflow below
+			days = -1
+		}
 		d = time.Duration(days) * 24 * time.Hour
 	} else {
 		d, err = time.ParseDuration(s)
