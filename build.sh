@@ -12,12 +12,16 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # Debian packages: a cgo Ebitengine build (C toolchain, X11/GL headers,
-# ALSA headers, pkg-config) and the windowed tests (Xvfb, xauth, Mesa,
-# xdotool to press keys, ImageMagick's import to take screenshots), and
-# Chromium, in which server/ops tests the status page (headless).
+# ALSA headers, pkg-config), the windowed tests (Xvfb, xauth, Mesa,
+# xdotool to press keys, ImageMagick's import to take screenshots) and the
+# tests of the PostgreSQL leaderboard (postgresql: its initdb and postgres,
+# in /usr/lib/postgresql/*/bin, make and run a throwaway cluster per test
+# binary, as the package's user "postgres" when the tests run as root; the
+# cluster the package itself sets up is not used), and Chromium, in which
+# server/ops tests the status page (headless).
 DEB_PACKAGES=(gcc libc6-dev libgl1-mesa-dev libxcursor-dev libxi-dev
 	libxinerama-dev libxrandr-dev libxxf86vm-dev libasound2-dev pkg-config
-	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick chromium)
+	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick postgresql chromium)
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }

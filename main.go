@@ -12,6 +12,11 @@
 //	                           (-warp boss starts at the boss)
 //	rtype -join ADDR -mode classic|stage
 //	                           join asking for that mode
+//	rtype -discovery ADDR      where the join screen looks for games on the
+//	                           LAN (default 255.255.255.255:4243, the LAN
+//	                           broadcast; 127.255.255.255:4243 this machine
+//	                           only; "" nowhere); a hosted game answers on
+//	                           its port (PROTOCOL.md section 8)
 //
 // Test hooks: -autotest-input SPEC holds actions during play (e.g.
 // "right+fire" for 3 s, "right+fire:forever"), -autotest-screenshot PATH
@@ -26,6 +31,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"syscall"
@@ -33,9 +40,12 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"rtype/assets"
 	"rtype/game"
 	"rtype/game/core"
+	"rtype/internal/version"
 	"rtype/net/client"
+	"rtype/net/discovery"
 	"rtype/net/wire"
 	"rtype/render"
 	"rtype/server"
@@ -54,10 +64,15 @@ func run() error {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
+		if errors.Is(err, errVersion) {
+			fmt.Println("rtype", version.String())
+			return nil
+		}
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
+	log.Info("rtype starting", "version", version.String())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -67,6 +82,11 @@ func run() error {
 		return err
 	}
 	ebiten.SetWindowTitle("R-Type")
+	if icons, err := assets.WindowIcons(); err == nil {
+		ebiten.SetWindowIcon(icons)
+	} else {
+		log.Warn("no window icon", "err", err)
+	}
 	ebiten.SetWindowSize(render.Width, render.Height)
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 	ebiten.SetWindowClosingHandled(true)
@@ -76,6 +96,10 @@ func run() error {
 	}
 	return nil
 }
+
+// errVersion is parseFlags' answer to -version: print the version and
+// stop.
+var errVersion = errors.New("-version")
 
 // parseFlags reads the command line args (without the program's name):
 // the game's options and the log level. Usage and errors of the flag
@@ -99,10 +123,15 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		shot       = fs.String("autotest-screenshot", "", "test hook: save a PNG of the screen to `PATH`")
 		shotAfter  = fs.Duration("autotest-screenshot-after", 4*time.Second, "test hook: how long after the play starts the screenshot is taken")
 		quitAfter  = fs.Duration("autotest-quit-after", 0, "test hook: quit after this `duration` (0: never)")
+		disco      = fs.String("discovery", discovery.DefaultBroadcast, "where the join screen sends LAN discovery queries: `ADDR` (host:port; 127.255.255.255:4243 finds the games of this machine only); a hosted game answers on its port; \"\" for no LAN discovery")
 		input      = fs.String("autotest-input", "", "test hook: actions held during play, e.g. right+fire (3 s) or right+fire:forever,up:1s")
+		showVer    = fs.Bool("version", false, "print the version and exit")
 	)
 	if err := fs.Parse(args); err != nil {
 		return game.Options{}, 0, err
+	}
+	if *showVer {
+		return game.Options{}, 0, errVersion
 	}
 	if fs.NArg() > 0 {
 		return game.Options{}, 0, fmt.Errorf("unexpected arguments %q (see -help)", fs.Args())
@@ -126,6 +155,9 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter,
 	}
+	if opt.Discovery, opt.DiscoveryListen, err = discoveryAddrs(*disco); err != nil {
+		return game.Options{}, 0, err
+	}
 	if *mode != "" {
 		if opt.Mode, err = server.ParseMode(*mode); err != nil {
 			return game.Options{}, 0, fmt.Errorf("-mode: %w", err)
@@ -140,4 +172,22 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		}
 	}
 	return opt, level, nil
+}
+
+// discoveryAddrs returns where the join screen sends its LAN discovery
+// queries, -discovery's dest, and where a hosted game answers them: on
+// dest's port, on every address, or on dest's own address when it is a
+// loopback one (127.255.255.255: this machine only). "" is no discovery.
+func discoveryAddrs(dest string) (query, listen string, err error) {
+	if dest == "" {
+		return "", "", nil
+	}
+	host, port, err := net.SplitHostPort(dest)
+	if err != nil {
+		return "", "", fmt.Errorf("-discovery %q: want host:port, e.g. %s: %w", dest, discovery.DefaultBroadcast, err)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+		return dest, dest, nil
+	}
+	return dest, net.JoinHostPort("", port), nil
 }

@@ -28,6 +28,9 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || opt.Warp != "90" {
 		t.Fatalf("-warp 90: %+v, %v", opt, err)
 	}
+	if _, _, err := parseFlags([]string{"-version"}, io.Discard); !errors.Is(err, errVersion) {
+		t.Errorf("-version: %v", err)
+	}
 	if _, _, err := parseFlags([]string{"-help"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-help: %v", err)
 	}
@@ -52,5 +55,26 @@ func TestParseFlags(t *testing.T) {
 		if _, _, err := parseFlags(bad.args, io.Discard); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: error %v, want one saying %q", bad.args, err, bad.want)
 		}
+	}
+}
+
+func TestDiscoveryFlag(t *testing.T) {
+	for _, c := range []struct{ arg, query, listen string }{
+		{"", "", ""},
+		{"255.255.255.255:4243", "255.255.255.255:4243", ":4243"},
+		{"127.255.255.255:5000", "127.255.255.255:5000", "127.255.255.255:5000"},
+		{"192.168.1.255:4243", "192.168.1.255:4243", ":4243"},
+	} {
+		opt, _, err := parseFlags([]string{"-discovery", c.arg}, io.Discard)
+		if err != nil || opt.Discovery != c.query || opt.DiscoveryListen != c.listen {
+			t.Errorf("-discovery %q: %q %q %v", c.arg, opt.Discovery, opt.DiscoveryListen, err)
+		}
+	}
+	opt, _, err := parseFlags(nil, io.Discard)
+	if err != nil || opt.Discovery != "255.255.255.255:4243" || opt.DiscoveryListen != ":4243" {
+		t.Errorf("default: %q %q %v", opt.Discovery, opt.DiscoveryListen, err)
+	}
+	if _, _, err := parseFlags([]string{"-discovery", "nowhere"}, io.Discard); err == nil || !strings.Contains(err.Error(), "-discovery") {
+		t.Errorf("-discovery nowhere: %v", err)
 	}
 }

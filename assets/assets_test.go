@@ -48,6 +48,9 @@ func allRects() map[string]image.Rectangle {
 	add("ArmoredFrames", ArmoredFrames[:]...)
 	add("BossBulletFrames", BossBulletFrames[:]...)
 	add("BossCoreFrames", BossCoreFrames[:]...)
+	// The colour-blind palettes' shots.
+	add("PaletteMissileFrames", PaletteMissileFrames[:]...)
+	add("PaletteEnemyMissileFrames", PaletteEnemyMissileFrames[:]...)
 	for name, r := range map[string]image.Rectangle{"Glow": Glow, "ForceAccent": ForceAccent, "CoreSocket": CoreSocket, "MidBoss": MidBoss, "Boss": Boss} {
 		m[name] = r
 	}
@@ -66,7 +69,8 @@ func TestAtlasDecodes(t *testing.T) {
 	b := img.Bounds()
 	rects := allRects()
 	if len(rects) != 4+4+2+8+2+8+3+3+1+1+ // Classic
-		8+3+3+3+3+4+5+4+4+8+4+2+4+5 { // Stage
+		8+3+3+3+3+4+5+4+4+8+4+2+4+5+ // Stage
+		6+6 { // the colour-blind palettes' shots
 		t.Fatalf("unexpected number of rectangles: %d", len(rects))
 	}
 	for name, r := range rects {

@@ -197,3 +197,23 @@ var MidBoss = image.Rect(1, 329, 173, 501)
 
 // Boss is the 256x248 end boss's body, a biomechanical giant facing left; its centre is BossOriginX from its left edge, and its core's seat juts out of its front (BossSocketX, BossSocketY).
 var Boss = image.Rect(175, 329, 431, 577)
+
+// PaletteMissileFrames are MissileFrames drawn in ShotColors[p].Friendly: frame f of palette p (1 to 3) is at (p-1)*2+f.
+var PaletteMissileFrames = [6]image.Rectangle{
+	image.Rect(433, 329, 449, 333),
+	image.Rect(451, 329, 467, 333),
+	image.Rect(469, 329, 485, 333),
+	image.Rect(487, 329, 503, 333),
+	image.Rect(1, 579, 17, 583),
+	image.Rect(19, 579, 35, 583),
+}
+
+// PaletteEnemyMissileFrames are EnemyMissileFrames drawn in ShotColors[p].Enemy: frame f of palette p (1 to 3) is at (p-1)*2+f.
+var PaletteEnemyMissileFrames = [6]image.Rectangle{
+	image.Rect(37, 579, 45, 587),
+	image.Rect(47, 579, 55, 587),
+	image.Rect(57, 579, 65, 587),
+	image.Rect(67, 579, 75, 587),
+	image.Rect(77, 579, 85, 587),
+	image.Rect(87, 579, 95, 587),
+}

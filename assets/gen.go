@@ -65,7 +65,8 @@ func spriteGroups() []spriteGroup {
 		{name: "Pixel", doc: "Pixel is a single opaque white pixel, surrounded by white in the atlas so it can be scaled with any filter; use it to draw rectangles and HUD bars.",
 			w: 1, h: 1, n: 1, scalar: true, draw: drawPixel},
 	}
-	return append(groups, stageGroups()...)
+	groups = append(groups, stageGroups()...)
+	return append(groups, paletteGroups()...)
 }
 
 // layout packs all sprites in shelves, each with a 1px transparent gutter.

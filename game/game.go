@@ -28,6 +28,7 @@ import (
 	"rtype/game/core"
 	"rtype/game/settings"
 	"rtype/game/sound"
+	"rtype/internal/version"
 	"rtype/net/wire"
 	"rtype/render"
 )
@@ -58,6 +59,11 @@ type Options struct {
 	Stage, Warp string
 	// SettingsPath is the settings file ("" for the default place).
 	SettingsPath string
+	// Discovery is where the join screen sends LAN discovery queries
+	// (PROTOCOL.md section 8), e.g. discovery.DefaultBroadcast; "" sends
+	// none. DiscoveryListen is the UDP address a hosted game answers
+	// them on, e.g. ":4243"; "" answers none.
+	Discovery, DiscoveryListen string
 	// Autotest hooks: a PNG of the screen ScreenshotAfter after the play
 	// starts (or at the quit, if it never does); quit after QuitAfter from
 	// the start; actions held by a script during play.
@@ -102,6 +108,8 @@ type Game struct {
 	shotDue   bool
 	shotDone  bool
 	playStart time.Time
+	// version is the game's version, as the title screen shows it.
+	version string
 }
 
 // New prepares the game: settings, atlas, fonts, sound, first scene.
@@ -112,7 +120,7 @@ func New(opt Options) (*Game, error) {
 	if opt.Context == nil {
 		opt.Context = context.Background()
 	}
-	g := &Game{opt: opt, log: opt.Logger, start: time.Now()}
+	g := &Game{opt: opt, log: opt.Logger, start: time.Now(), version: "version " + version.String()}
 	var err error
 	if g.hostCfg, err = hostConfig(opt); err != nil {
 		return nil, err
@@ -154,6 +162,7 @@ func New(opt Options) (*Game, error) {
 		g.settings.Fullscreen = true
 	}
 	ebiten.SetFullscreen(g.settings.Fullscreen)
+	g.applyDisplay()
 	g.in.SetBindings(g.settings.Keys, g.settings.Pad)
 	g.snd = sound.New(opt.Mute || g.settings.Mute, g.settings.MusicVolume, g.settings.EffectsVolume, g.log)
 	g.noSound = !opt.Mute && !g.settings.Mute && !g.snd.Enabled()
@@ -226,6 +235,7 @@ func (g *Game) T() float64 { return float64(g.ticks) / 60 }
 func (g *Game) SceneTime() float64 { return float64(g.ticks-g.sceneAt) / 60 }
 
 func (g *Game) setScene(s Scene) {
+	g.stopLAN(s)
 	g.scene = s
 	g.sceneAt = g.ticks
 	g.in.TextMode = false
@@ -311,6 +321,7 @@ func (g *Game) Update() error {
 // shutdown leaves cleanly: Logout to the server, the in-process server
 // stopped, then the end of the game loop.
 func (g *Game) shutdown() error {
+	g.stopLAN(nil)
 	g.endSession()
 	g.stopHost()
 	g.log.Info("bye")

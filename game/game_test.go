@@ -424,7 +424,8 @@ func TestNameTakenOffersAnotherName(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer first.Close()
-	g := newTestGame(t, Options{Join: h.LocalAddr(), Name: "ripley"})
+	// The host plays Classic (startRulesHost): join that game, not a Stage one.
+	g := newTestGame(t, Options{Join: h.LocalAddr(), Name: "ripley", Mode: wire.ModeClassic})
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()

@@ -34,11 +34,45 @@ type Menu struct {
 	Align         render.Align
 }
 
-func (m *Menu) rowY(i int) float64 { return m.Y + float64(i)*(m.RowH+m.Gap) }
+// menuBottom is the lowest a menu reaches: below, the hints.
+const menuBottom = render.Height - 80
 
-// Height is the menu's height.
+// rowH is the rows' height: RowH, or more when the UI scale makes the
+// text taller.
+func (m *Menu) rowH() float64 {
+	if m.Face == nil {
+		return m.RowH
+	}
+	return max(m.RowH, m.Face.Size*1.3+8)
+}
+
+// scroll is how far the rows are moved up so that the selected one shows
+// when the menu is taller than the room under its top.
+func (m *Menu) scroll() float64 {
+	step := m.rowH() + m.Gap
+	bottom := m.Y + float64(m.Sel)*step + m.rowH()
+	return max(0, bottom-menuBottom)
+}
+
+func (m *Menu) rowY(i int) float64 {
+	return m.Y + float64(i)*(m.rowH()+m.Gap) - m.scroll()
+}
+
+// shown reports whether row i is within the menu's room.
+func (m *Menu) shown(i int) bool {
+	y := m.rowY(i)
+	return y >= m.Y-0.5 && y+m.rowH() <= max(menuBottom, m.Y+m.rowH())+0.5
+}
+
+// Height is the menu's height, all its rows.
 func (m *Menu) Height() float64 {
-	return float64(len(m.Items))*(m.RowH+m.Gap) - m.Gap
+	return float64(len(m.Items))*(m.rowH()+m.Gap) - m.Gap
+}
+
+// ShownHeight is the height of the rows shown (Height, or the room under
+// its top when the menu scrolls).
+func (m *Menu) ShownHeight() float64 {
+	return min(m.Height(), max(menuBottom-m.Y, m.rowH()))
 }
 
 // Update moves the selection and runs the selected row's actions.
@@ -66,7 +100,7 @@ func (m *Menu) Update(in *Input) {
 	}
 	hover := -1
 	for i := range m.Items {
-		if !m.Items[i].Disabled && in.In(m.X, m.rowY(i), m.W, m.RowH) {
+		if !m.Items[i].Disabled && m.shown(i) && in.In(m.X, m.rowY(i), m.W, m.rowH()) {
 			hover = i
 		}
 	}
@@ -106,8 +140,11 @@ func (m *Menu) activate(it *MenuItem, dir int) {
 // Draw draws the rows.
 func (m *Menu) Draw(dst *ebiten.Image, g *Game) {
 	for i, it := range m.Items {
+		if !m.shown(i) {
+			continue
+		}
 		row := render.Item{
-			X: m.X, Y: m.rowY(i), W: m.W, H: m.RowH,
+			X: m.X, Y: m.rowY(i), W: m.W, H: m.rowH(),
 			Label: it.Label, Slider: -1,
 			Selected: i == m.Sel, Disabled: it.Disabled,
 			Face: m.Face, Align: m.Align,

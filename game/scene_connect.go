@@ -160,7 +160,9 @@ const minHostingShow = 1.5
 // hosted mode.
 func NewHostingScene(g *Game) Scene {
 	if g.host == nil {
-		h, err := StartHost(g.hostPort(), g.hostCfg, g.log)
+		hc := g.hostCfg
+		hc.Name, hc.Discovery = g.Name(), g.opt.DiscoveryListen
+		h, err := StartHost(g.hostPort(), hc, g.log)
 		if err != nil {
 			return NewErrorScene(g, err, func() Scene { return NewHostingScene(g) })
 		}
@@ -214,7 +216,11 @@ func (s *HostingScene) Draw(screen *ebiten.Image, g *Game) {
 
 // drawJoinAddrs shows the addresses friends can join, from y.
 func drawJoinAddrs(screen *ebiten.Image, g *Game, addrs []string, y float64) {
-	render.Text(screen, "Friends choose Join game and type one of these addresses:", g.fonts.Body, render.Width/2, y, render.Center, render.ColDim)
+	say := "Friends choose Join game and type one of these addresses:"
+	if g.host != nil && g.host.srv.DiscoveryAddr() != "" {
+		say = "Friends on this network find it in Join game; others type an address:"
+	}
+	render.Text(screen, say, g.fonts.Body, render.Width/2, y, render.Center, render.ColDim)
 	const w = 560.0
 	n := min(len(addrs), 5)
 	h := 24 + float64(n)*44

@@ -28,6 +28,8 @@ type PlayScene struct {
 	frame  view.Frame // the last drawn frame (Draw's scratch)
 	paused bool
 	pause  Menu
+	// shaken is where the play area is drawn while the screen shakes.
+	shaken *ebiten.Image
 }
 
 // sounds maps the view's sounds to the game's.
@@ -59,7 +61,8 @@ func NewPlayScene(g *Game) *PlayScene {
 	// The view's time goes on from the game's (the starfield does not
 	// jump), on the wall clock from here.
 	epoch := time.Now().Add(-time.Duration(g.T() * float64(time.Second)))
-	s := &PlayScene{view: view.New(g.session.C, view.Config{Rules: g.serverRules(), Epoch: epoch, Name: g.Name()})}
+	s := &PlayScene{view: view.New(g.session.C, view.Config{Rules: g.serverRules(), Epoch: epoch, Name: g.Name(),
+		Palette: render.CurrentStyle().Palette, HUDHeight: render.HUDPanelHeight(g.fonts.Scale())})}
 	s.pause = Menu{X: render.Width/2 - 160, Y: 330, W: 320, RowH: 50, Gap: 10, Face: g.fonts.Body, Align: render.Center}
 	s.pause.Items = []MenuItem{
 		{Label: "Resume", Activate: func() { s.paused = false }},
@@ -163,17 +166,30 @@ func (s *PlayScene) input(g *Game) (actions uint8, stay bool) {
 func (s *PlayScene) Draw(screen *ebiten.Image, g *Game) {
 	f := s.view.Frame(&s.frame, s.view.Now())
 	a := g.atlas
-	a.Backdrop(screen)
-	g.stars.Draw(screen, a, f.T)
-	a.DrawWorld(screen, f.Sprites, f.T)
-	a.DrawEffects(screen, f.Effects, f.T)
+	world := screen
+	if g.settings.ScreenShake && f.Shake > 0 {
+		// The play area shakes, drawn apart and moved; the HUD stays.
+		if s.shaken == nil {
+			s.shaken = ebiten.NewImage(render.Width, render.Height)
+		}
+		world = s.shaken
+	}
+	a.Backdrop(world)
+	g.stars.Draw(world, a, f.T)
+	a.DrawWorld(world, f.Sprites, f.T)
+	a.DrawEffects(world, f.Effects, f.T)
 	for _, l := range f.Labels {
-		render.Text(screen, l.Text, g.fonts.Tiny, l.X, l.Y, render.Center, render.Fade(render.PlayerColor(l.Player), 0.75))
+		render.Text(world, l.Text, g.fonts.Tiny, l.X, l.Y, render.Center, render.Fade(render.PlayerColor(l.Player), 0.75))
+	}
+	if world != screen {
+		var op ebiten.DrawImageOptions
+		op.GeoM.Translate(view.ShakeAt(f.Shake, f.T))
+		screen.DrawImage(world, &op)
 	}
 	a.DrawHUD(screen, g.fonts, f.HUD)
 	a.DrawStageHUD(screen, g.fonts, &f.Stage, f.T)
 	a.DrawNotices(screen, g.fonts, f.Notices, f.T)
-	if f.HitFlash > 0 {
+	if f.HitFlash > 0 && g.settings.Flashes {
 		a.FillRect(screen, 0, 0, render.Width, render.Height, render.Fade(render.ColWarn, 0.22*f.HitFlash))
 	}
 	if f.Age < controlsHint {

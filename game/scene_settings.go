@@ -56,6 +56,7 @@ func NewSettingsScene(g *Game) *SettingsScene {
 			return onOff(&st.Mute)()
 		}, Activate: func() { st.Mute = !st.Mute; changed() }},
 		{Label: "Fullscreen", Value: onOff(&st.Fullscreen), Activate: func() { g.toggleFullscreen() }},
+		{Label: "Display & accessibility…", Activate: func() { g.setScene(NewAccessScene(g)) }},
 		{Label: "Mode when joining", Value: func() string { return settings.ModeLabel(st.JoinMode) },
 			Activate: func() { st.JoinMode = nextMode(st.JoinMode, 1); changed() },
 			Adjust:   func(d int) { st.JoinMode = nextMode(st.JoinMode, d); changed() }},
@@ -83,6 +84,7 @@ func NewSettingsScene(g *Game) *SettingsScene {
 			*st = settings.Default()
 			st.Name, st.Recent = name, recent
 			ebiten.SetFullscreen(st.Fullscreen)
+			g.applyDisplay()
 			changed()
 			s.msg = "Settings reset to the defaults."
 		}},
@@ -133,7 +135,7 @@ func (s *SettingsScene) bind(g *Game, a settings.Action, key string) {
 func (s *SettingsScene) Draw(screen *ebiten.Image, g *Game) {
 	g.drawBackdrop(screen)
 	render.Text(screen, "Settings", g.fonts.Title, render.Width/2, 40, render.Center, render.ColText)
-	g.atlas.FillRect(screen, s.menu.X, s.menu.Y-8, s.menu.W, s.menu.Height()+16, render.Fade(render.ColPanel, 0.75))
+	g.atlas.FillRect(screen, s.menu.X, s.menu.Y-8, s.menu.W, s.menu.ShownHeight()+16, render.Fade(render.ColPanel, 0.75))
 	s.menu.Draw(screen, g)
 	switch {
 	case s.binding >= 0:

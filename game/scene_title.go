@@ -75,4 +75,5 @@ func (s *TitleScene) Draw(screen *ebiten.Image, g *Game) {
 		render.Text(screen, "Pilot: "+name, g.fonts.Small, render.Width/2, 626, render.Center, render.Fade(render.ColText, 0.7))
 	}
 	render.Hint(screen, g.fonts, "Arrows or d-pad to choose  ·  Enter or A to confirm  ·  F11 fullscreen")
+	render.Text(screen, g.version, g.fonts.Tiny, render.Width-16, render.Height-26, render.Right, render.Fade(render.ColDim, 0.7))
 }

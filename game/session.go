@@ -27,6 +27,12 @@ type HostConfig struct {
 	// Warp starts a Stage game later in its stage: seconds ("90") or a
 	// marker ("boss"); "" from the start.
 	Warp string
+	// Name is the game's name in LAN discovery answers: the host's name.
+	Name string
+	// Discovery is the UDP address that answers LAN discovery queries
+	// (PROTOCOL.md section 8), ":4243" by default in the game; "" answers
+	// none.
+	Discovery string
 }
 
 // mode returns the hosted mode, defaults applied.
@@ -93,13 +99,15 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 	rules := sim.DefaultRules()
 	for _, p := range ports {
 		srv, err := server.New(server.Config{
-			Listen:   net.JoinHostPort("", strconv.Itoa(p)),
-			MaxGames: 1,
-			Rules:    &rules,
-			Mode:     hc.mode(),
-			Stage:    hc.Stage,
-			Warp:     hc.Warp,
-			Logger:   log.With("component", "server"),
+			Listen:    net.JoinHostPort("", strconv.Itoa(p)),
+			MaxGames:  1,
+			Rules:     &rules,
+			Mode:      hc.mode(),
+			Stage:     hc.Stage,
+			Warp:      hc.Warp,
+			Discovery: hc.Discovery,
+			Name:      hc.Name,
+			Logger:    log.With("component", "server"),
 		})
 		if err != nil {
 			if firstErr == nil {

@@ -55,8 +55,16 @@ type Atlas struct {
 	MidBoss     *ebiten.Image
 	Boss        *ebiten.Image
 
-	// stage caches the texts of the Stage HUD.
-	stage stageText
+	// The shots of the colour-blind palettes: frame f of palette p is at
+	// (p-1)*2+f.
+	PaletteMissile      [6]*ebiten.Image
+	PaletteEnemyMissile [6]*ebiten.Image
+
+	// stage caches the texts of the Stage HUD, hud those of the players'
+	// panels, scoreW the width of a score.
+	stage  stageText
+	hud    [4]hudText
+	scoreW struct{ size, w, h float64 }
 }
 
 var (
@@ -101,19 +109,21 @@ func LoadAtlas() (*Atlas, error) {
 		for i, r := range assets.StarFrames {
 			a.Star[i] = sub(r)
 		}
+		for i, r := range assets.PaletteMissileFrames {
+			a.PaletteMissile[i] = sub(r)
+		}
+		for i, r := range assets.PaletteEnemyMissileFrames {
+			a.PaletteEnemyMissile[i] = sub(r)
+		}
 		a.loadStage(sub)
 		atlas = a
 	})
 	return atlas, atlasErr
 }
 
-// PlayerColors are the players' colours: cyan, magenta, yellow, green.
-var PlayerColors = [4]color.RGBA{
-	{0x22, 0xe4, 0xff, 0xff},
-	{0xff, 0x45, 0xd0, 0xff},
-	{0xff, 0xd8, 0x2a, 0xff},
-	{0x5c, 0xff, 0x6a, 0xff},
-}
+// PlayerColors are the players' colours in the palette in use (SetStyle);
+// the normal palette's are cyan, magenta, yellow, green.
+var PlayerColors = model.Palettes[model.PaletteNormal].Players
 
 // PlayerColor returns player p's colour (white for no player).
 func PlayerColor(p uint8) color.RGBA {
@@ -123,7 +133,8 @@ func PlayerColor(p uint8) color.RGBA {
 	return color.RGBA{0xff, 0xff, 0xff, 0xff}
 }
 
-// PlayerColorNames name the colours, for people.
+// PlayerColorNames name the normal palette's colours, for people
+// (PlayerColorName names those in use).
 var PlayerColorNames = model.PlayerColorNames
 
 // Palette of the interface.
@@ -131,9 +142,9 @@ var (
 	ColBackground = color.RGBA{0x05, 0x06, 0x12, 0xff}
 	ColText       = color.RGBA{0xea, 0xee, 0xff, 0xff}
 	ColDim        = color.RGBA{0x8a, 0x93, 0xb8, 0xff}
-	ColAccent     = color.RGBA{0x22, 0xe4, 0xff, 0xff}
-	ColWarn       = color.RGBA{0xff, 0x6b, 0x4a, 0xff}
-	ColGold       = color.RGBA{0xff, 0xd2, 0x4a, 0xff}
+	ColAccent     = model.Palettes[model.PaletteNormal].Accent
+	ColWarn       = model.Palettes[model.PaletteNormal].Warn
+	ColGold       = model.Palettes[model.PaletteNormal].Gold
 	ColPanel      = color.RGBA{0x0c, 0x10, 0x26, 0xff}
 	ColPanelEdge  = color.RGBA{0x2a, 0x34, 0x66, 0xff}
 )

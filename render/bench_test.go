@@ -16,15 +16,7 @@ import (
 // reading one pixel does that, outside the timer, or the queue would grow
 // across iterations and count as allocations of ours.
 func BenchmarkDrawFrame300(b *testing.B) {
-	a, err := LoadAtlas()
-	if err != nil {
-		b.Fatal(err)
-	}
-	fonts, err := LoadFonts()
-	if err != nil {
-		b.Fatal(err)
-	}
-	dst := ebiten.NewImage(Width, Height)
+	a, fonts, dst := benchSetup(b)
 	stars := NewStarfield()
 	kinds := [...]uint8{wire.KindPlayerMissile, wire.KindBydosSlave, wire.KindEnemyMissile}
 	sprites := make([]Sprite, 300)
@@ -74,15 +66,7 @@ func benchDraw(b *testing.B, dst *ebiten.Image, frame func()) {
 // (charge meter, arms, boss bar, banner, warning edges and results) into
 // an offscreen 1280 x 720 image; the queue is emptied outside the timer.
 func BenchmarkDrawStageHUD(b *testing.B) {
-	a, err := LoadAtlas()
-	if err != nil {
-		b.Fatal(err)
-	}
-	fonts, err := LoadFonts()
-	if err != nil {
-		b.Fatal(err)
-	}
-	dst := ebiten.NewImage(Width, Height)
+	a, fonts, dst := benchSetup(b)
 	s := stageHUD()
 	s.ResultsShown, s.Warning = true, 0.5
 	s.Banner, s.BannerSub, s.BannerAlpha = "STAGE CLEAR", "loop 1", 1
@@ -92,4 +76,39 @@ func BenchmarkDrawStageHUD(b *testing.B) {
 		s.Charge = math.Mod(t, 1)
 		a.DrawStageHUD(dst, fonts, &s, t)
 	})
+}
+
+// BenchmarkDrawHUD is the CPU side of drawing the four players' panels
+// (names, scores changing every frame, lives) into an offscreen image.
+func BenchmarkDrawHUD(b *testing.B) {
+	a, fonts, dst := benchSetup(b)
+	players := hudPlayers()
+	benchDraw(b, dst, func() {
+		players[0].Score++
+		a.DrawHUD(dst, fonts, players)
+	})
+}
+
+// hudPlayers are four panels: the local player, a leader with a name too
+// long for its panel, one out, an open slot.
+func hudPlayers() [4]HUDPlayer {
+	return [4]HUDPlayer{
+		{Present: true, Name: "Ripley", Score: 1200, Lives: 3, HasShip: true, Local: true},
+		{Present: true, Name: "Lieutenant Gorman of the Colonial Marines", Score: 9000, Lives: 1, HasShip: true, Leader: true},
+		{Present: true, Name: "Hicks", Score: 300, HasShip: false},
+		{},
+	}
+}
+
+// benchSetup loads the atlas and the fonts and makes a screen-sized image.
+func benchSetup(b *testing.B) (*Atlas, *Fonts, *ebiten.Image) {
+	a, err := LoadAtlas()
+	if err != nil {
+		b.Fatal(err)
+	}
+	fonts, err := LoadFonts()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a, fonts, ebiten.NewImage(Width, Height)
 }

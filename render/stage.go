@@ -109,6 +109,9 @@ func (a *Atlas) DrawStageHUD(dst *ebiten.Image, f *Fonts, s *model.StageHUD, t f
 // al: strips fading towards the middle.
 func (a *Atlas) drawWarningEdges(dst *ebiten.Image, al float64) {
 	al = min(al, 1)
+	if style.NoFlashes {
+		al = 0.45 // steady: the warning stays, the flashing goes
+	}
 	const strips, sw = 6, 8.0
 	for i := range strips {
 		c := Fade(colEdge, al*0.55*(1-float64(i)/strips))
@@ -127,8 +130,10 @@ func (a *Atlas) drawBossBar(dst *ebiten.Image, f *Fonts, name string, hp, maxHP 
 	if maxHP > 0 {
 		frac = min(max(float64(hp)/float64(maxHP), 0), 1)
 	}
-	x, y, w, h := BossBarX, BossBarY, BossBarW, BossBarH
-	ShadowText(dst, Fit(name, f.Small, w), f.Small, x, y-26, Left, ColWarn)
+	// Lower by what the UI scale adds to the panels and the name.
+	k := max(f.Scale(), 1)
+	x, y, w, h := BossBarX, BossBarY+HUDPanelHeight(k)-HUDHeight+26*(k-1), BossBarW, BossBarH
+	ShadowText(dst, Fit(name, f.Small, w), f.Small, x, y-26*k, Left, ColWarn)
 	a.rect(dst, x-3, y-3, w+6, h+6, Fade(black, 0.7))
 	a.rect(dst, x, y, w, h, Fade(ColPanelEdge, 0.8))
 	a.rect(dst, x, y, w*frac, h, colBossBar)

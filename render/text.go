@@ -18,6 +18,27 @@ import (
 type Fonts struct {
 	Logo, Banner, Title, Big, Body, Small, Tiny *text.GoTextFace
 	Mono, MonoSmall, MonoBig                    *text.GoTextFace
+
+	// scale is the UI scale (SetScale), 1 at first.
+	scale float64
+}
+
+// fontSizes are the faces' sizes at scale 1; scaled is true for those
+// of the HUD's and the menus' text, which the UI scale changes (not the
+// titles).
+var fontSizes = [...]struct {
+	size   float64
+	mono   bool
+	scaled bool
+}{
+	{132, false, false}, {84, false, false}, {48, false, false}, {32, false, true},
+	{24, false, true}, {19, false, true}, {15, false, true},
+	{18, true, true}, {15, true, true}, {26, true, true},
+}
+
+// faces lists the faces in fontSizes' order.
+func (f *Fonts) faces() [len(fontSizes)]**text.GoTextFace {
+	return [...]**text.GoTextFace{&f.Logo, &f.Banner, &f.Title, &f.Big, &f.Body, &f.Small, &f.Tiny, &f.Mono, &f.MonoSmall, &f.MonoBig}
 }
 
 // LoadFonts parses the embedded fonts and makes the faces.
@@ -30,21 +51,39 @@ func LoadFonts() (*Fonts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("font: %w", err)
 	}
-	f := func(s *text.GoTextFaceSource, size float64) *text.GoTextFace {
-		return &text.GoTextFace{Source: s, Size: size}
+	f := &Fonts{scale: 1}
+	for i, p := range f.faces() {
+		src := reg
+		if fontSizes[i].mono {
+			src = mono
+		}
+		*p = &text.GoTextFace{Source: src, Size: fontSizes[i].size}
 	}
-	return &Fonts{
-		Logo:      f(reg, 132),
-		Banner:    f(reg, 84),
-		Title:     f(reg, 48),
-		Big:       f(reg, 32),
-		Body:      f(reg, 24),
-		Small:     f(reg, 19),
-		Tiny:      f(reg, 15),
-		Mono:      f(mono, 18),
-		MonoSmall: f(mono, 15),
-		MonoBig:   f(mono, 26),
-	}, nil
+	return f, nil
+}
+
+// SetScale sets the UI scale: the faces of the HUD's and the menus' text
+// (all but Logo, Banner and Title) become scale times their size. The
+// faces stay the same values, so what holds one sees the change. Call it
+// from the game's Update, not while drawing.
+func (f *Fonts) SetScale(scale float64) {
+	if scale <= 0 {
+		scale = 1
+	}
+	f.scale = scale
+	for i, p := range f.faces() {
+		if fontSizes[i].scaled {
+			(*p).Size = fontSizes[i].size * scale
+		}
+	}
+}
+
+// Scale returns the UI scale (1 when never set).
+func (f *Fonts) Scale() float64 {
+	if f.scale <= 0 {
+		return 1
+	}
+	return f.scale
 }
 
 // Align is a horizontal alignment.
@@ -59,18 +98,24 @@ const (
 
 // Text draws s with its top at y and x its left edge, centre or right
 // edge per align, in clr (alpha included).
-func Text(dst *ebiten.Image, s string, face *text.GoTextFace, x, y float64, align Align, clr color.Color) {
+func Text(dst *ebiten.Image, s string, face *text.GoTextFace, x, y float64, align Align, clr color.RGBA) {
 	var op text.DrawOptions
 	op.GeoM.Translate(x, y)
-	op.ColorScale.ScaleWithColor(clr)
-	op.LineSpacing = face.Size * 1.3
+	scaleRGBA(&op.ColorScale, clr) // not boxed in an interface: no allocation
+	op.LayoutOptions = layout(face, align)
+	text.Draw(dst, s, face, &op)
+}
+
+// layout is how Text lays out a text in face with align.
+func layout(face *text.GoTextFace, align Align) text.LayoutOptions {
+	lo := text.LayoutOptions{LineSpacing: face.Size * 1.3}
 	switch align {
 	case Center:
-		op.PrimaryAlign = text.AlignCenter
+		lo.PrimaryAlign = text.AlignCenter
 	case Right:
-		op.PrimaryAlign = text.AlignEnd
+		lo.PrimaryAlign = text.AlignEnd
 	}
-	text.Draw(dst, s, face, &op)
+	return lo
 }
 
 // ShadowText draws s with a dark drop shadow under it, for text over the

@@ -64,19 +64,28 @@ func (a *Atlas) DrawWorld(dst *ebiten.Image, sprites []Sprite, t float64) {
 			if layerOf[s.Kind] != layer {
 				continue
 			}
+			z := zoomOf(style, s.Kind)
 			switch s.Kind {
 			case wire.KindEnemyMissile:
 				f := (int(t*12) + int(s.ID)) & 1
-				DrawSprite(dst, a.EnemyMissile[f], s.X, s.Y, DrawOpts{})
+				img := a.EnemyMissile[f]
+				if p := style.Palette; p > model.PaletteNormal {
+					img = a.PaletteEnemyMissile[int(p-1)*2+f]
+				}
+				DrawSprite(dst, img, s.X, s.Y, z.of(DrawOpts{}))
 			case wire.KindBydosSlave:
-				DrawSprite(dst, a.Bydos[s.Frame&7], s.X, s.Y, DrawOpts{})
+				DrawSprite(dst, a.Bydos[s.Frame&7], s.X, s.Y, z.of(DrawOpts{}))
 			case wire.KindPlayerMissile:
 				f := (int(t*20) + int(s.ID)) & 1
-				DrawSprite(dst, a.Missile[f], s.X, s.Y, DrawOpts{})
+				img := a.Missile[f]
+				if p := style.Palette; p > model.PaletteNormal {
+					img = a.PaletteMissile[int(p-1)*2+f]
+				}
+				DrawSprite(dst, img, s.X, s.Y, z.of(DrawOpts{}))
 			case wire.KindPlayerShip:
-				a.DrawShip(dst, s.X, s.Y, s.Frame, s.Owner, t)
+				a.DrawShipScaled(dst, s.X, s.Y, s.Frame, s.Owner, t, float64(z))
 			default:
-				a.drawStageSprite(dst, s, t)
+				a.drawStageSprite(dst, s, t, z)
 			}
 		}
 	}
@@ -120,12 +129,16 @@ func (a *Atlas) DrawEffects(dst *ebiten.Image, fx []model.Effect, now float64) {
 		case model.FxShipExplosion:
 			p := e.Progress(now)
 			// A coloured flash, then a big fireball.
-			if p < 0.35 {
+			if p < 0.35 && !style.NoFlashes {
 				DrawSprite(dst, a.Muzzle[0], e.X, e.Y, DrawOpts{Scale: 5 + 14*p, Tint: PlayerColor(e.Owner), Alpha: 1 - p/0.35, Blend: ebiten.BlendLighter})
 			}
 			DrawSprite(dst, a.Explosion[e.Frame(now, 8)], e.X, e.Y, DrawOpts{Scale: 2})
 		case model.FxMuzzle:
-			DrawSprite(dst, a.Muzzle[e.Frame(now, 3)], e.X, e.Y, DrawOpts{Blend: ebiten.BlendLighter})
+			o := DrawOpts{Blend: ebiten.BlendLighter}
+			if style.NoFlashes {
+				o.Alpha = 0.35
+			}
+			DrawSprite(dst, a.Muzzle[e.Frame(now, 3)], e.X, e.Y, o)
 		case model.FxBossExplosion:
 			a.drawBossExplosion(dst, e, now)
 		}

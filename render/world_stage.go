@@ -113,14 +113,14 @@ func anim(t, fps float64, id uint32, n int) int {
 }
 
 // drawStageSprite draws one entity of a Stage kind.
-func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64) {
+func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64, z zoom) {
 	switch s.Kind {
 	case wire.KindBoss, wire.KindMidBoss:
 		img, x := a.Boss, s.X+bossDX
 		if s.Kind == wire.KindMidBoss {
 			img, x = a.MidBoss, s.X
 		}
-		DrawSprite(dst, img, x, s.Y, DrawOpts{})
+		DrawSprite(dst, img, x, s.Y, z.of(DrawOpts{}))
 		switch {
 		case s.Frame >= BossTell:
 			// An attack announced: the body glows in the colour of what
@@ -130,11 +130,11 @@ func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64) {
 				c = tellColors[i]
 			}
 			p := 0.5 + 0.5*math.Sin(t*2*math.Pi*6)
-			DrawSprite(dst, img, x, s.Y, DrawOpts{Tint: c, Alpha: 0.25 + 0.35*p, Blend: ebiten.BlendLighter})
+			DrawSprite(dst, img, x, s.Y, z.of(DrawOpts{Tint: c, Alpha: 0.25 + 0.35*p, Blend: ebiten.BlendLighter}))
 		case s.Frame == BossAngry:
 			// The second phase: a slow red throb.
 			p := 0.5 + 0.5*math.Sin(t*2*math.Pi*1.2)
-			DrawSprite(dst, img, x, s.Y, DrawOpts{Tint: colTell, Alpha: 0.08 + 0.12*p, Blend: ebiten.BlendLighter})
+			DrawSprite(dst, img, x, s.Y, z.of(DrawOpts{Tint: colTell, Alpha: 0.08 + 0.12*p, Blend: ebiten.BlendLighter}))
 		}
 	case wire.KindBossCore:
 		hz, glow := 1.5, colCoreGlow
@@ -142,49 +142,49 @@ func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64) {
 			hz, glow = 3.5, colTell
 		}
 		p := 0.5 + 0.5*math.Sin(t*2*math.Pi*hz)
-		DrawSprite(dst, a.CoreSocket, s.X, s.Y, DrawOpts{})
-		DrawSprite(dst, a.BossCore[anim(t, 4*hz, s.ID, 4)], s.X, s.Y, DrawOpts{})
-		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 2.2 + 0.3*p, Tint: glow, Alpha: 0.35 + 0.25*p, Blend: ebiten.BlendLighter})
+		DrawSprite(dst, a.CoreSocket, s.X, s.Y, z.of(DrawOpts{}))
+		DrawSprite(dst, a.BossCore[anim(t, 4*hz, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{}))
+		DrawSprite(dst, a.Glow, s.X, s.Y, z.of(DrawOpts{Scale: 2.2 + 0.3*p, Tint: glow, Alpha: 0.35 + 0.25*p, Blend: ebiten.BlendLighter}))
 	case wire.KindBossBullet:
-		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 1.3, Tint: colBullet, Alpha: 0.5, Blend: ebiten.BlendLighter})
-		DrawSprite(dst, a.BossBullet[anim(t, 12, s.ID, 2)], s.X, s.Y, DrawOpts{})
+		DrawSprite(dst, a.Glow, s.X, s.Y, z.of(DrawOpts{Scale: 1.3, Tint: colBullet, Alpha: 0.5, Blend: ebiten.BlendLighter}))
+		DrawSprite(dst, a.BossBullet[anim(t, 12, s.ID, 2)], s.X, s.Y, z.of(DrawOpts{}))
 	case wire.KindPowArmor:
-		DrawSprite(dst, a.PowArmor[anim(t, 8, s.ID, 4)], s.X, s.Y, DrawOpts{})
+		DrawSprite(dst, a.PowArmor[anim(t, 8, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{}))
 	case wire.KindChaser:
 		// Its frame is its heading (aim frames): 0 left, turning clockwise.
-		DrawSprite(dst, a.Chaser[anim(t, 12, s.ID, 4)], s.X, s.Y, DrawOpts{Rotate: float64(s.Frame&7) * math.Pi / 4})
+		DrawSprite(dst, a.Chaser[anim(t, 12, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{Rotate: float64(s.Frame&7) * math.Pi / 4}))
 	case wire.KindTurret:
 		aim := int(s.Frame & 7)
 		if s.Y < Height/2 { // on the ceiling: upside down
-			DrawSprite(dst, a.Turret[(8-aim)%8], s.X, s.Y, DrawOpts{FlipY: true})
+			DrawSprite(dst, a.Turret[(8-aim)%8], s.X, s.Y, z.of(DrawOpts{FlipY: true}))
 		} else {
-			DrawSprite(dst, a.Turret[aim], s.X, s.Y, DrawOpts{})
+			DrawSprite(dst, a.Turret[aim], s.X, s.Y, z.of(DrawOpts{}))
 		}
 	case wire.KindArmored:
-		DrawSprite(dst, a.Armored[anim(t, 6, s.ID, 4)], s.X, s.Y, DrawOpts{})
+		DrawSprite(dst, a.Armored[anim(t, 6, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{}))
 	case wire.KindPowerUp:
 		if int(s.Frame) >= len(a.PowerUp) {
 			return
 		}
 		p := 0.5 + 0.5*math.Sin(t*2*math.Pi*2+float64(s.ID))
-		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 1.4 + 0.3*p, Tint: itemGlow[s.Frame], Alpha: 0.35 + 0.35*p, Blend: ebiten.BlendLighter})
-		DrawSprite(dst, a.PowerUp[s.Frame], s.X, s.Y, DrawOpts{})
+		DrawSprite(dst, a.Glow, s.X, s.Y, z.of(DrawOpts{Scale: 1.4 + 0.3*p, Tint: itemGlow[s.Frame], Alpha: 0.35 + 0.35*p, Blend: ebiten.BlendLighter}))
+		DrawSprite(dst, a.PowerUp[s.Frame], s.X, s.Y, z.of(DrawOpts{}))
 	case wire.KindWaveBeam:
 		lv := min(max(int(s.Frame), 1), 3) - 1
-		DrawSprite(dst, a.Beam[lv][anim(t, 24, s.ID, 3)], s.X, s.Y, DrawOpts{Blend: ebiten.BlendLighter})
+		DrawSprite(dst, a.Beam[lv][anim(t, 24, s.ID, 3)], s.X, s.Y, z.of(DrawOpts{Blend: ebiten.BlendLighter}))
 	case wire.KindForceShot:
 		if int(s.Frame) >= len(a.ForceShot) {
 			return
 		}
-		DrawSprite(dst, a.ForceShot[s.Frame], s.X, s.Y, DrawOpts{Blend: ebiten.BlendLighter})
+		DrawSprite(dst, a.ForceShot[s.Frame], s.X, s.Y, z.of(DrawOpts{Blend: ebiten.BlendLighter}))
 	case wire.KindBit:
-		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 0.9, Tint: PlayerColor(s.Owner), Alpha: 0.45, Blend: ebiten.BlendLighter})
-		DrawSprite(dst, a.Bit[anim(t, 10, s.ID, 4)], s.X, s.Y, DrawOpts{})
+		DrawSprite(dst, a.Glow, s.X, s.Y, z.of(DrawOpts{Scale: 0.9, Tint: PlayerColor(s.Owner), Alpha: 0.45, Blend: ebiten.BlendLighter}))
+		DrawSprite(dst, a.Bit[anim(t, 10, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{}))
 	case wire.KindForce:
 		p := 0.5 + 0.5*math.Sin(t*2*math.Pi*2)
-		DrawSprite(dst, a.Glow, s.X, s.Y, DrawOpts{Scale: 1.5 + 0.2*p, Tint: colForceGlow, Alpha: 0.45 + 0.2*p, Blend: ebiten.BlendLighter})
-		DrawSprite(dst, a.Force[anim(t, 16, 0, 8)], s.X, s.Y, DrawOpts{})
-		DrawSprite(dst, a.ForceAccent, s.X, s.Y, DrawOpts{Tint: PlayerColor(s.Owner)})
+		DrawSprite(dst, a.Glow, s.X, s.Y, z.of(DrawOpts{Scale: 1.5 + 0.2*p, Tint: colForceGlow, Alpha: 0.45 + 0.2*p, Blend: ebiten.BlendLighter}))
+		DrawSprite(dst, a.Force[anim(t, 16, 0, 8)], s.X, s.Y, z.of(DrawOpts{}))
+		DrawSprite(dst, a.ForceAccent, s.X, s.Y, z.of(DrawOpts{Tint: PlayerColor(s.Owner)}))
 	}
 }
 
@@ -203,7 +203,7 @@ const bossBlastLife = 0.55
 // blasts one after the other.
 func (a *Atlas) drawBossExplosion(dst *ebiten.Image, e model.Effect, now float64) {
 	age := now - e.Start
-	if age < 0.4 {
+	if age < 0.4 && !style.NoFlashes {
 		DrawSprite(dst, a.Glow, e.X, e.Y, DrawOpts{Scale: 6 + 14*age, Tint: white, Alpha: 1 - age/0.4, Blend: ebiten.BlendLighter})
 	}
 	for _, b := range bossBlasts {

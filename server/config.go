@@ -103,6 +103,15 @@ type Config struct {
 	// they survive a restart. Default nil: bans last until the server
 	// stops. The server does not close it.
 	Bans BanList
+	// Discovery is the UDP address the LAN discovery responder listens
+	// on (PROTOCOL.md section 8), ":4243" to answer on every interface.
+	// Default "": the server answers no discovery query. When the
+	// address cannot be opened, the server runs without it and logs a
+	// warning.
+	Discovery string
+	// Name is the server's name in discovery answers (8.3), cleaned and
+	// cut to 35 bytes. Default: the machine's host name.
+	Name string
 	// Logger receives the server's structured logs. Default slog.Default().
 	Logger *slog.Logger
 	// OnSnapshot, when set, is called from the tick loop with each game's

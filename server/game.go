@@ -97,8 +97,12 @@ func (s *Server) tick(now time.Time) {
 		}
 		kept = append(kept, g)
 	}
+	ended := len(s.games) - len(kept)
 	clear(s.games[len(kept):])
 	s.games = kept
+	for range ended {
+		s.lifeLocked(GameEnded)
+	}
 	for _, ss := range lost {
 		go ss.logout(ss.logoutReason)
 	}

@@ -10,9 +10,9 @@ import (
 )
 
 // Leaderboard is where the server records the final scores of each game
-// that ends (Config.Leaderboard). *store.Store, an SQLite file, is one; a
-// leaderboard on another database needs only these methods, with the same
-// meaning as the Store's.
+// that ends (Config.Leaderboard). *store.Store, an SQLite file or a
+// PostgreSQL database, is one; a leaderboard on another database needs
+// only these methods, with the same meaning as the Store's.
 type Leaderboard interface {
 	// Record stores the scores in one transaction, durably once it
 	// returns nil.

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"rtype/net/discovery"
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/server/store"
@@ -47,11 +48,14 @@ type Server struct {
 	nextBan  int64           // the last ID of a ban kept in memory only
 	serving  bool            // Run started: with !closed, ready (Metrics)
 	stats    serverStats     // counters for monitoring, atomic
+	life     lifecycle       // Watch
 
 	done      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 	sendBuf   []byte
+
+	disco *discovery.Responder // LAN discovery (section 8), or nil
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -83,7 +87,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	secret := make([]byte, 32) // the cookie secret, drawn at start (7.3)
 	rand.Read(secret)
-	return &Server{
+	s := &Server{
 		cookies:  wire.NewCookieMAC(secret),
 		cfg:      cfg,
 		log:      cfg.Logger,
@@ -96,7 +100,9 @@ func New(cfg Config) (*Server, error) {
 		seed:     seed,
 		bans:     bans,
 		done:     make(chan struct{}),
-	}, nil
+	}
+	s.openDiscovery()
+	return s, nil
 }
 
 // listen opens TCP and UDP on the same port. With port 0 it takes the
@@ -141,6 +147,10 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
 	go func() { defer s.wg.Done(); s.readLoop() }()
 	go func() { defer s.wg.Done(); s.tickLoop() }()
+	s.serveDiscovery()
+	s.mu.Lock()
+	s.lifeLocked(Listening)
+	s.mu.Unlock()
 	select {
 	case <-ctx.Done():
 	case <-s.done:
@@ -183,6 +193,7 @@ func (s *Server) shutdown() {
 	wg.Wait()
 	s.tcp.Close()
 	s.udp.Close()
+	s.closeDiscovery()
 }
 
 // acceptLoop takes TCP connections and hands each to its session reader.
@@ -427,6 +438,7 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		return nil, false
 	}
 	s.stats.logins[LoginAccepted].Add(1)
+	s.lifeLocked(PlayerJoined)
 	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap,
 		"version", version, "minor", ss.minor, "mode", modeName(g.mode))
 	return ss, true
@@ -528,6 +540,7 @@ func (s *Server) newGame(mode uint8) (*game, error) {
 	s.nextGame++
 	g := &game{id: id, mode: mode, world: w}
 	s.games = append(s.games, g)
+	s.lifeLocked(GameStarted)
 	s.log.Info("game started", "game", id, "mode", modeName(mode))
 	return g, nil
 }

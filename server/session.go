@@ -100,6 +100,7 @@ func (s *Server) dropLocked(ss *session) {
 	if ss.game.sessions[ss.player] == ss {
 		ss.game.sessions[ss.player] = nil
 	}
+	s.lifeLocked(PlayerLeft)
 }
 
 // readLoop receives every datagram, checks it (6.1, 7.10) with the rules

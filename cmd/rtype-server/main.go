@@ -15,16 +15,34 @@
 //
 // It keeps the final scores of every game in an SQLite file, -db (by
 // default rtype/scores.db in the user's data directory, ~/.local/share on
-// Linux; -db "" keeps none); -leaderboard prints them and exits.
+// Linux; -db "" keeps none), or in a PostgreSQL database that the servers
+// of a fleet share, -db postgres://...; -leaderboard prints them and
+// exits.
 //
 //	rtype-server -db /var/lib/rtype/scores.db -leaderboard
 //
 // -http ADDR serves the operator's status page, Prometheus metrics
 // (/metrics) and probes (/healthz, /readyz) over HTTP; its admin actions
 // (kick, ban, close a game, announce) need the token of -admin-token-file
-// or $RTYPE_ADMIN_TOKEN. Bans are kept in the -db file with the scores.
+// or $RTYPE_ADMIN_TOKEN. Bans are kept in the -db database with the scores.
 //
 //	RTYPE_ADMIN_TOKEN=$(cat /etc/rtype/token) rtype-server -http 127.0.0.1:8080
+//	PGPASSWORD=... rtype-server -db 'postgres://rtype@db.example:5432/rtype?sslmode=verify-full' -leaderboard
+//
+// It answers LAN discovery queries (PROTOCOL.md section 8) on UDP port
+// 4243, -discovery-listen ("" answers none), with its name, -name (by
+// default the host name), so that players on its network find it.
+//
+//	rtype-server -name hangar-7 -discovery-listen :4243
+//
+// With -agones it runs as an Agones GameServer (deploy/ holds a
+// Dockerfile, a Fleet and a FleetAutoscaler): it talks to the SDK
+// sidecar through its REST API, Ready once it listens, Health every
+// -agones-health, Allocated when its first player joins, and with
+// -agones-shutdown-when-empty Shutdown once its last game ended; the
+// labels rtype-games and rtype-players carry its counts.
+//
+//	rtype-server -agones -agones-shutdown-when-empty -db /data/scores.db
 package main
 
 import (
@@ -52,6 +70,8 @@ func main() {
 	jsonLogs := flag.Bool("log-json", false, "write logs as JSON")
 	scores := addScoreFlags()
 	opsf := addOpsFlags()
+	disco := addDiscoveryFlags()
+	ag := addAgonesFlags()
 	var sf stageFlags
 	flag.StringVar(&sf.mode, "mode", "stage", "mode of the games of v2.1 clients that let the server choose: classic or stage")
 	flag.StringVar(&sf.stage, "stage", "", "stage of Stage games: a built-in stage's name or a stage file (default the built-in stage 1)")
@@ -61,6 +81,10 @@ func main() {
 		os.Exit(printLeaderboard(os.Stdout, os.Stderr, *scores.db, time.Now()))
 	}
 
+	if err := ag.check(); err != nil {
+		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
+		os.Exit(2)
+	}
 	if *protocol != 1 && *protocol != 2 {
 		fmt.Fprintf(os.Stderr, "rtype-server: -protocol %d: want 1 or 2\n", *protocol)
 		os.Exit(2)
@@ -79,6 +103,7 @@ func main() {
 
 	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
 		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log}
+	disco.apply(&cfg)
 	if err := sf.apply(&cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
 		os.Exit(2)
@@ -124,6 +149,7 @@ func main() {
 	} else {
 		close(webDone)
 	}
+	defer ag.start(ctx, srv, log)()
 	if err := srv.Run(ctx); err != nil {
 		log.Error("server failed", "err", err)
 		os.Exit(1)

@@ -31,7 +31,8 @@ func addScoreFlags() scoreFlags {
 		def = ""
 	}
 	return scoreFlags{
-		db: flag.String("db", def, "leaderboard database file (SQLite; its directory is made if missing); "+
+		db: flag.String("db", def, "leaderboard database: an SQLite file (its directory is made if missing), "+
+			`or a PostgreSQL URL (postgres://user@host:port/database?sslmode=...; the password from $PGPASSWORD or ~/.pgpass); `+
 			`"" for no leaderboard`),
 		board: flag.Bool("leaderboard", false, "print the top scores of the -db database per mode and stage, all time and this week, and exit"),
 		quickDeath: flag.Bool("test-quick-death", false, "for tests: one life, no invulnerability, foes that fire at once, "+
@@ -49,30 +50,36 @@ func (f scoreFlags) open(cfg *server.Config, log *slog.Logger) (*store.Store, er
 		log.Warn("no leaderboard: scores are not kept (-db PATH keeps them)")
 		return nil, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(*f.db), 0o700); err != nil {
-		return nil, fmt.Errorf("-db %s: %w", *f.db, err)
+	if !store.IsPostgres(*f.db) {
+		if err := os.MkdirAll(filepath.Dir(*f.db), 0o700); err != nil {
+			return nil, fmt.Errorf("-db %s: %w", *f.db, err)
+		}
 	}
 	st, err := store.Open(*f.db)
 	if err != nil {
 		return nil, err
 	}
-	log.Info("leaderboard", "db", *f.db)
+	log.Info("leaderboard", "db", st.Path()) // without a password
 	cfg.Leaderboard = st
-	cfg.Bans = st // the bans live in the same file
+	cfg.Bans = st // the bans live in the same database
 	return st, nil
 }
 
-// printLeaderboard prints the leaderboards of the database at path to w:
-// for each mode and stage with scores, the top 10 of all time and of this
-// week (since Monday 00:00 UTC). It returns the exit status.
+// printLeaderboard prints the leaderboards of the database at path (a
+// file, or a PostgreSQL URL) to w: for each mode and stage with scores,
+// the top 10 of all time and of this week (since Monday 00:00 UTC). It
+// returns the exit status. It makes no SQLite file, but it brings an
+// existing database's schema up to date, as the server would.
 func printLeaderboard(w, errw io.Writer, path string, now time.Time) int {
 	if path == "" {
 		fmt.Fprintln(errw, "rtype-server: -leaderboard: no database: give -db PATH")
 		return 2
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(errw, "rtype-server: -leaderboard: no database at %s\n", path)
-		return 1
+	if !store.IsPostgres(path) {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(errw, "rtype-server: -leaderboard: no database at %s\n", path)
+			return 1
+		}
 	}
 	st, err := store.Open(path)
 	if err != nil {
@@ -88,7 +95,7 @@ func printLeaderboard(w, errw io.Writer, path string, now time.Time) int {
 		return 1
 	}
 	week := store.WeekStart(now)
-	fmt.Fprintf(w, "Leaderboard of %s\n", path)
+	fmt.Fprintf(w, "Leaderboard of %s\n", st.Path())
 	if len(boards) == 0 {
 		fmt.Fprintln(w, "\nno scores yet")
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"rtype/internal/testutil"
+	"rtype/internal/testutil/pgtest"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/server/store"
@@ -61,25 +62,43 @@ func runServer(t *testing.T, bin string, args ...string) (*exec.Cmd, string, fun
 	return nil, "", nil
 }
 
-// A score is never lost once GameOver was sent (issue 14): the real binary,
-// built without cgo, with -db in a temporary directory plays a game to its GameOver over real
-// sockets; the moment the client has the GameOver the process is killed
-// with SIGKILL (no clean stop, no checkpoint); restarted with the same -db
-// and -leaderboard, it prints the score, all time and this week.
+var pg pgtest.Shared // the PostgreSQL server of the package's tests
+
+func TestMain(m *testing.M) { os.Exit(pg.Run(m)) }
+
+// A score is never lost once GameOver was sent (issue 14), in either
+// backend: the real binary, built without cgo, plays a game to its
+// GameOver over real sockets with -db an SQLite file in a temporary
+// directory, or a PostgreSQL database of a throwaway server; the moment
+// the client has the GameOver the process is killed with SIGKILL (no
+// clean stop, no checkpoint); restarted with the same -db and
+// -leaderboard, it prints the score, all time and this week. The
+// PostgreSQL URL carries a password (which the throwaway server's trust
+// authentication does not ask for): neither the log nor -leaderboard
+// shows it.
 func TestScoreSurvivesSIGKILL(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL is Unix's")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "rtype-server")
-	// Without cgo: the SQLite driver is pure Go, and this is the binary
-	// that must work.
+	bin := filepath.Join(t.TempDir(), "rtype-server")
+	// Without cgo: the SQLite driver and pgx are pure Go, and this is the
+	// binary that must work.
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build with CGO_ENABLED=0: %v\n%s", err, out)
 	}
-	db := filepath.Join(dir, "data", "scores.db") // the directory is made
+	t.Run("sqlite", func(t *testing.T) {
+		// The directory is made.
+		scoreSurvivesSIGKILL(t, bin, filepath.Join(t.TempDir(), "data", "scores.db"))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db := strings.Replace(pg.Get(t).NewSchema(t), pgtest.User+"@", pgtest.User+":hunter2@", 1)
+		scoreSurvivesSIGKILL(t, bin, db)
+	})
+}
+
+func scoreSurvivesSIGKILL(t *testing.T, bin, db string) {
 	srv, addr, logs := runServer(t, bin, "-db", db, "-test-quick-death", "-seed", "7")
 
 	type over struct {
@@ -136,7 +155,15 @@ func TestScoreSurvivesSIGKILL(t *testing.T) {
 	}
 
 	// The restarted server serves on with the same database.
-	runServer(t, bin, "-db", db)
+	_, _, logs2 := runServer(t, bin, "-db", db)
+	for what, text := range map[string]string{"-leaderboard": string(out), "the log": logs(), "the restarted server's log": logs2()} {
+		if strings.Contains(text, "hunter2") {
+			t.Errorf("%s shows the database's password:\n%s", what, text)
+		}
+	}
+	if !strings.Contains(logs(), `msg=leaderboard db=`) {
+		t.Errorf("the log does not say which leaderboard:\n%s", logs())
+	}
 }
 
 // -leaderboard without a database, with an empty one, and of a database

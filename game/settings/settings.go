@@ -43,6 +43,43 @@ type Settings struct {
 	// JoinMode is the game mode asked for when joining a server: one of
 	// the JoinModes (ModeStage, the default; ModeClassic; ModeServer).
 	JoinMode string `json:"join_mode"`
+
+	// Palette is the colours: one of Palettes ("normal", the default;
+	// "deuteranopia", "protanopia", "tritanopia").
+	Palette string `json:"palette"`
+	// ScreenShake shakes the screen when the own ship or a boss blows up
+	// (default on).
+	ScreenShake bool `json:"screen_shake"`
+	// Flashes shows the bright flashes: the red hit flash, the flashing
+	// attack warning, the explosions' and the muzzles' flashes (default
+	// on).
+	Flashes bool `json:"flashes"`
+	// UIScale is the size of the HUD's and the menus' text, in percent:
+	// one of UIScales (default 100).
+	UIScale int `json:"ui_scale"`
+	// SpriteScale is the size the sprites are drawn at, in percent of
+	// their hitboxes: one of SpriteScales (default 100). The hitboxes do
+	// not change.
+	SpriteScale int `json:"sprite_scale"`
+}
+
+// Palettes are the values of Settings.Palette, in the settings screen's
+// order (those of render/model.PaletteNames).
+var Palettes = []string{"normal", "deuteranopia", "protanopia", "tritanopia"}
+
+// UIScales and SpriteScales are the values of Settings.UIScale and
+// Settings.SpriteScale, in percent.
+var (
+	UIScales     = []int{100, 125, 150}
+	SpriteScales = []int{100, 125, 150}
+)
+
+// Next returns the value d steps after v in values, wrapping around; a v
+// not in values counts as the first.
+func Next[T comparable](values []T, v T, d int) T {
+	n := len(values)
+	i := max(slices.Index(values, v), 0)
+	return values[((i+d)%n+n)%n]
 }
 
 // The game modes a player can ask for when joining (Settings.JoinMode).
@@ -90,6 +127,11 @@ func Default() Settings {
 		Keys:          DefaultKeymap(),
 		Pad:           DefaultPadmap(),
 		JoinMode:      ModeStage,
+		Palette:       "normal",
+		ScreenShake:   true,
+		Flashes:       true,
+		UIScale:       100,
+		SpriteScale:   100,
 	}
 }
 
@@ -105,7 +147,8 @@ type Checks struct {
 
 // Sanitize brings loaded values back into range: volumes within 0 to 1,
 // every action bound (unknown, reserved or missing bindings replaced by
-// the defaults), at most MaxRecent valid recent servers.
+// the defaults), at most MaxRecent valid recent servers, a known palette
+// and join mode, scales among those offered (the nearest).
 func (s *Settings) Sanitize(c Checks) {
 	clamp := func(v float64) float64 {
 		if math.IsNaN(v) {
@@ -121,7 +164,25 @@ func (s *Settings) Sanitize(c Checks) {
 	if !slices.Contains(JoinModes, s.JoinMode) {
 		s.JoinMode = ModeStage
 	}
+	if !slices.Contains(Palettes, s.Palette) {
+		s.Palette = "normal"
+	}
+	s.UIScale = nearest(UIScales, s.UIScale)
+	s.SpriteScale = nearest(SpriteScales, s.SpriteScale)
 }
+
+// nearest returns the value of values closest to v.
+func nearest(values []int, v int) int {
+	best := values[0]
+	for _, x := range values {
+		if abs(x-v) < abs(best-v) {
+			best = x
+		}
+	}
+	return best
+}
+
+func abs(v int) int { return max(v, -v) }
 
 // sanitizeRecent normalizes the addresses of list and drops the invalid
 // ones, the copies (ignoring case) and those beyond MaxRecent.

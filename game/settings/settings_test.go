@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"rtype/net/wire"
+	"rtype/render/model"
 )
 
 // normAddr stands in for core.NormalizeAddr: "host" gets port 4242.
@@ -45,6 +46,11 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	want.Pad["fire"] = []string{"RightTop", "FrontBottomRight"}
 	want.Pad["menu_up"] = []string{"RightStickUp"}
 	want.Recent = []string{"example.org:4242", "10.0.0.2:5000"}
+	want.Palette = "tritanopia"
+	want.ScreenShake = false
+	want.Flashes = false
+	want.UIScale = 150
+	want.SpriteScale = 125
 	if err := Save(path, want); err != nil {
 		t.Fatal(err)
 	}
@@ -383,5 +389,37 @@ func TestJoinMode(t *testing.T) {
 		if got, _ := Load(path, Checks{}); got.JoinMode != ModeStage {
 			t.Errorf("%s: join mode %q, want stage", file, got.JoinMode)
 		}
+	}
+}
+
+// The display settings out of range come back to the nearest offered; an
+// unknown palette to the normal one.
+func TestSanitizeDisplay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(path, []byte(`{"palette":"sepia","ui_scale":1000,"sprite_scale":-5,"flashes":false}`), 0o644)
+	s, err := Load(path, Checks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Palette != "normal" || s.UIScale != 150 || s.SpriteScale != 100 || s.Flashes || !s.ScreenShake {
+		t.Errorf("got palette %q, ui %d, sprites %d, flashes %v, shake %v", s.Palette, s.UIScale, s.SpriteScale, s.Flashes, s.ScreenShake)
+	}
+	s.UIScale = 130
+	s.Sanitize(Checks{})
+	if s.UIScale != 125 {
+		t.Errorf("ui scale 130 became %d, want 125", s.UIScale)
+	}
+}
+
+// The palettes offered are render's, in its order.
+func TestPalettesAreRenders(t *testing.T) {
+	if !reflect.DeepEqual(Palettes, model.PaletteNames[:]) {
+		t.Errorf("palettes %v, render's %v", Palettes, model.PaletteNames)
+	}
+	if got := Next(Palettes, "tritanopia", 1); got != "normal" {
+		t.Errorf("after tritanopia: %q", got)
+	}
+	if got := Next(UIScales, 100, -1); got != 150 {
+		t.Errorf("before 100%%: %d", got)
 	}
 }

@@ -146,7 +146,7 @@ func (v *View) joined(ev *wire.Event, t float64) {
 	n := model.Notice{Start: t, Player: ev.Player}
 	switch {
 	case ev.Player == v.me:
-		n.Text = fmt.Sprintf("You fly the %s ship, %s", model.PlayerColorNames[ev.Player], ev.Name)
+		n.Text = fmt.Sprintf("You fly the %s ship, %s", model.Palettes[v.cfg.Palette%model.NumPalettes].Names[ev.Player], ev.Name)
 	case v.quiet(ev, t):
 		n.Text = ev.Name + " is here"
 	default:

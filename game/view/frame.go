@@ -38,6 +38,10 @@ type Frame struct {
 	// HitFlash is the opacity of the red flash of the own ship blowing
 	// up, 0 for none; Out that of "you are out", 0 while in the game.
 	HitFlash, Out float64
+	// Shake is how far the screen shakes, in pixels (0 for still): when
+	// the own ship or a boss blows up. The game shakes it only when its
+	// player wants (ShakeAt).
+	Shake float64
 	// Own is the own ship's placement.
 	Own Own
 	// Net are the network overlay's figures.
@@ -98,6 +102,7 @@ func (v *View) Frame(dst *Frame, now time.Time) *Frame {
 	if v.out {
 		dst.Out = min(1, max(0, (t-v.outAt)/outFadeIn))
 	}
+	dst.Shake = v.shake(t)
 	dst.Net = v.net
 	v.stageHUD(dst, t)
 	return dst
@@ -145,12 +150,21 @@ func (v *View) sprites(dst *Frame, now time.Time) {
 				}
 				dst.Own.X, dst.Own.Y = sp.X, sp.Y
 			case wire.KindPlayerMissile:
+				// A new missile is led by no more than its age on the
+				// render clock: it leaves from the nose (its Spawn, where
+				// the interpolation has it) and catches up with the
+				// server's present at twice its speed, instead of
+				// appearing a lead's flight (~70 px) ahead of the ship.
+				l := lead
+				if d.Spawned > 0 {
+					l = min(l, float32(max(0, (r-float64(d.Spawned))/float64(v.cfg.Rules.TickRate))))
+				}
 				if d.HasMotion {
-					sp.X, sp.Y, _, _ = d.Motion.At(r + float64(lead)*float64(v.cfg.Rules.TickRate))
+					sp.X, sp.Y, _, _ = d.Motion.At(r + float64(l)*float64(v.cfg.Rules.TickRate))
 					break
 				}
-				sp.X += float64(d.VX * lead)
-				sp.Y += float64(d.VY * lead)
+				sp.X += float64(d.VX * l)
+				sp.Y += float64(d.VY * l)
 			case wire.KindForce:
 				v.ownForce(&sp, &d.Motion, d.HasMotion, r, float64(lead)*float64(v.cfg.Rules.TickRate), float64(px), float64(py), predicted, dst.T)
 			}
@@ -188,9 +202,13 @@ func (v *View) hud(dst *Frame) {
 		}
 		dst.HUD[p] = model.HUDPlayer{Present: pl.Present, Name: name, Score: pl.Score, Lives: int(pl.Lives), HasShip: pl.HasShip, Local: uint8(p) == v.me}
 	}
+	hudH := v.cfg.HUDHeight
+	if hudH <= 0 {
+		hudH = model.HUDHeight
+	}
 	for _, sp := range dst.Sprites {
 		if underPanel(sp.Kind) {
-			if p := model.HUDSlotAt(sp.X, sp.Y, 16); p >= 0 {
+			if p := model.HUDSlotAtHeight(sp.X, sp.Y, 16, hudH); p >= 0 {
 				dst.HUD[p].Behind = true
 			}
 		}
@@ -233,4 +251,37 @@ func underPanel(k uint8) bool {
 		return true
 	}
 	return false
+}
+
+// Screen shake: its amplitudes in pixels when the own ship and when a boss
+// blows up; it fades out over the hit flash, and over the boss
+// explosion's first half.
+const (
+	shakeHit  = 7.0
+	shakeBoss = 10.0
+)
+
+// shake returns the screen shake's amplitude at t.
+func (v *View) shake(t float64) float64 {
+	a := 0.0
+	if t >= v.hitAt && t-v.hitAt < hitFlash {
+		a = shakeHit * (1 - (t-v.hitAt)/hitFlash)
+	}
+	for _, e := range v.fx.List {
+		if e.Kind == model.FxBossExplosion {
+			if p := e.Progress(t) * 2; p >= 0 && p < 1 {
+				a = max(a, shakeBoss*(1-p))
+			}
+		}
+	}
+	return a
+}
+
+// ShakeAt returns the screen's offset at time t for a shake of amplitude
+// a: a quick, deterministic wobble.
+func ShakeAt(a, t float64) (dx, dy float64) {
+	if a <= 0 {
+		return 0, 0
+	}
+	return math.Round(a * math.Sin(t*73)), math.Round(a * math.Cos(t*59))
 }

@@ -74,6 +74,13 @@ type Config struct {
 	// Name is the local player's name until the server's PlayerJoined
 	// says it.
 	Name string
+	// Palette names the players' colours in the notices (the normal
+	// palette's names by default).
+	Palette model.Palette
+	// HUDHeight is the players' panels' height (model.HUDHeight when 0;
+	// more at a UI scale above 100 %): what flies under them makes them
+	// see-through.
+	HUDHeight float64
 	// Interp configures the interpolation (its defaults).
 	Interp interp.Config
 	// Predict configures the prediction's smoothing (its defaults); its

@@ -52,8 +52,12 @@ func HUDSlotX(p int) float64 { return float64(HUDMargin + p*(HUDWidth+HUDGap)) }
 
 // HUDSlotAt returns the HUD panel a point of the play area is under (with
 // a margin of m pixels), or -1.
-func HUDSlotAt(x, y, m float64) int {
-	if y < HUDTop-m || y >= HUDTop+HUDHeight+m {
+func HUDSlotAt(x, y, m float64) int { return HUDSlotAtHeight(x, y, m, HUDHeight) }
+
+// HUDSlotAtHeight is HUDSlotAt for panels h pixels high (a UI scale
+// above 100 % makes them higher).
+func HUDSlotAtHeight(x, y, m, h float64) int {
+	if y < HUDTop-m || y >= HUDTop+h+m {
 		return -1
 	}
 	for p := range 4 {
@@ -63,7 +67,3 @@ func HUDSlotAt(x, y, m float64) int {
 	}
 	return -1
 }
-
-// PlayerColorNames name the players' colours, for people, by player
-// number (render.PlayerColors are the colours).
-var PlayerColorNames = [4]string{"cyan", "magenta", "yellow", "green"}

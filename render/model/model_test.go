@@ -107,4 +107,8 @@ func TestHUDSlotAt(t *testing.T) {
 	if HUDSlotAt(640, 400, 16) != -1 {
 		t.Error("point in the middle of the screen")
 	}
+	// Under a panel 90 px high (150 %), not under one of 60.
+	if y := float64(HUDTop + 80); HUDSlotAt(HUDSlotX(1)+5, y, 0) != -1 || HUDSlotAtHeight(HUDSlotX(1)+5, y, 0, 90) != 1 {
+		t.Error("the panel's height is not taken")
+	}
 }

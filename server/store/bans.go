@@ -40,10 +40,10 @@ func (b *Ban) check() error {
 	switch {
 	case (b.Name == "") == !b.Addr.IsValid():
 		return fmt.Errorf("ban: want a name or an address, exactly one")
-	case b.Name != "" && (!utf8.ValidString(b.Name) || utf8.RuneCountInString(b.Name) > MaxName):
-		return fmt.Errorf("ban: name %q: want 1 to %d characters of UTF-8", b.Name, MaxName)
-	case len(b.Reason) > MaxReason || !utf8.ValidString(b.Reason):
-		return fmt.Errorf("ban: reason: want at most %d bytes of UTF-8", MaxReason)
+	case b.Name != "" && (!utf8.ValidString(b.Name) || utf8.RuneCountInString(b.Name) > MaxName || strings.IndexByte(b.Name, 0) >= 0):
+		return fmt.Errorf("ban: name %q: want 1 to %d characters of UTF-8, no NUL", b.Name, MaxName)
+	case len(b.Reason) > MaxReason || !utf8.ValidString(b.Reason) || strings.IndexByte(b.Reason, 0) >= 0:
+		return fmt.Errorf("ban: reason: want at most %d bytes of UTF-8, no NUL", MaxReason)
 	case b.Until.IsZero():
 		return fmt.Errorf("ban: no end time")
 	}
@@ -66,35 +66,35 @@ func (s *Store) AddBan(ctx context.Context, b Ban) (Ban, error) {
 	if b.Addr.IsValid() {
 		addr = b.Addr.String()
 	}
-	res, err := s.db.ExecContext(ctx, `INSERT INTO bans (name, addr, until, reason, created_at) VALUES (?, ?, ?, ?, ?)`,
-		b.Name, addr, b.Until.UnixMilli(), b.Reason, b.Created.UnixMilli())
+	err := s.db.QueryRowContext(ctx, `INSERT INTO bans (name, addr, ends_at, reason, created_at) VALUES ($1, $2, $3, $4, $5)
+		RETURNING id`, b.Name, addr, b.Until.UnixMilli(), b.Reason, b.Created.UnixMilli()).Scan(&b.ID)
 	if err != nil {
-		return b, fmt.Errorf("store: add a ban in %s: %w", s.path, err)
-	}
-	if b.ID, err = res.LastInsertId(); err != nil {
-		return b, fmt.Errorf("store: add a ban in %s: %w", s.path, err)
+		return b, fmt.Errorf("store: add a ban in %s: %w", s.where, err)
 	}
 	return b, nil
 }
 
 // RemoveBan deletes the ban of that ID; an unknown ID is no error.
 func (s *Store) RemoveBan(ctx context.Context, id int64) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM bans WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("store: remove ban %d in %s: %w", id, s.path, err)
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM bans WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("store: remove ban %d in %s: %w", id, s.where, err)
 	}
 	return nil
 }
 
 // Bans returns the bans still in force at now (Until after it), oldest
-// first, at most MaxBans of them. Bans that ended are deleted.
+// first, at most MaxBans of them. Bans that ended are deleted. Every
+// server of a fleet on one PostgreSQL database reads the same bans (each
+// at its start: a ban made on one server reaches the others when they
+// restart).
 func (s *Store) Bans(ctx context.Context, now time.Time) ([]Ban, error) {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM bans WHERE until <= ?`, now.UnixMilli()); err != nil {
-		return nil, fmt.Errorf("store: bans of %s: %w", s.path, err)
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM bans WHERE ends_at <= $1`, now.UnixMilli()); err != nil {
+		return nil, fmt.Errorf("store: bans of %s: %w", s.where, err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, addr, until, reason, created_at FROM bans
-		ORDER BY id LIMIT ?`, MaxBans)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, addr, ends_at, reason, created_at FROM bans
+		ORDER BY id LIMIT $1`, MaxBans)
 	if err != nil {
-		return nil, fmt.Errorf("store: bans of %s: %w", s.path, err)
+		return nil, fmt.Errorf("store: bans of %s: %w", s.where, err)
 	}
 	defer rows.Close()
 	var out []Ban
@@ -103,18 +103,18 @@ func (s *Store) Bans(ctx context.Context, now time.Time) ([]Ban, error) {
 		var addr string
 		var until, created int64
 		if err := rows.Scan(&b.ID, &b.Name, &addr, &until, &b.Reason, &created); err != nil {
-			return nil, fmt.Errorf("store: bans of %s: %w", s.path, err)
+			return nil, fmt.Errorf("store: bans of %s: %w", s.where, err)
 		}
 		if addr != "" {
 			if b.Addr, err = netip.ParseAddr(addr); err != nil {
-				return nil, fmt.Errorf("store: bans of %s: ban %d: address %q: %w", s.path, b.ID, addr, err)
+				return nil, fmt.Errorf("store: bans of %s: ban %d: address %q: %w", s.where, b.ID, addr, err)
 			}
 		}
 		b.Until, b.Created = time.UnixMilli(until).UTC(), time.UnixMilli(created).UTC()
 		out = append(out, b)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: bans of %s: %w", s.path, err)
+		return nil, fmt.Errorf("store: bans of %s: %w", s.where, err)
 	}
 	return out, nil
 }

@@ -3,17 +3,16 @@ package store
 import (
 	"context"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-// Bans survive closing and reopening the file; ended bans are gone; names
+// Bans survive closing and reopening the database; ended bans are gone; names
 // are kept in lower case and addresses unmapped.
-func TestBansPersist(t *testing.T) {
+func testBansPersist(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "scores.db")
+	path := b.newDSN(t)
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -52,8 +51,8 @@ func TestBansPersist(t *testing.T) {
 }
 
 // AddBan refuses what is not a ban, naming the fault.
-func TestAddBanRefuses(t *testing.T) {
-	s := openTemp(t)
+func testAddBanRefuses(t *testing.T, b backend) {
+	s := openNew(t, b)
 	until := time.Now().Add(time.Hour)
 	for _, c := range []struct {
 		b    Ban
@@ -63,6 +62,8 @@ func TestAddBanRefuses(t *testing.T) {
 		{Ban{Name: "x", Addr: netip.MustParseAddr("10.0.0.1"), Until: until}, "exactly one"},
 		{Ban{Name: strings.Repeat("x", MaxName+1), Until: until}, "name"},
 		{Ban{Name: "bad\xff", Until: until}, "name"},
+		{Ban{Name: "a\x00b", Until: until}, "name"},
+		{Ban{Name: "x", Until: until, Reason: "r\x00"}, "reason"},
 		{Ban{Name: "x", Until: until, Reason: strings.Repeat("r", MaxReason+1)}, "reason"},
 		{Ban{Name: "x"}, "end time"},
 	} {
@@ -70,11 +71,14 @@ func TestAddBanRefuses(t *testing.T) {
 			t.Errorf("AddBan(%+v): %v, want an error about %s", c.b, err, c.want)
 		}
 	}
+	if bans, err := s.Bans(context.Background(), time.Now()); err != nil || len(bans) != 0 {
+		t.Errorf("bans after refusals: %+v, %v", bans, err)
+	}
 }
 
-// A file of the version before bans gets them and keeps its scores.
-func TestMigrateAddsBans(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "scores.db")
+// A database of the version before bans gets them and keeps its scores.
+func testMigrateAddsBans(t *testing.T, b backend) {
+	path := b.newDSN(t)
 	makeVersion(t, path, 2)
 	s, err := Open(path)
 	if err != nil {

@@ -1,20 +1,29 @@
 // Package store is the leaderboard that lasts: the final scores of every
-// finished game in an embedded SQLite database, through a pure-Go driver
-// (modernc.org/sqlite), so the server builds without cgo.
+// finished game, in an embedded SQLite database file through a pure-Go
+// driver (modernc.org/sqlite, so the server builds without cgo), or in a
+// PostgreSQL database through pgx, which the servers of a fleet share.
+// Open picks the backend by its argument (IsPostgres); both have the same
+// API, limits, errors, schema and migrations, and pass the same tests.
 //
-// The database runs in WAL mode with synchronous=FULL: Record returns once
-// its transaction is in the write-ahead log and that log is on the disk
-// (fsync), so a recorded score survives the process being killed (SIGKILL)
-// and the machine losing power. With synchronous=NORMAL, the cheaper
-// setting WAL allows, a commit would survive a killed process (the log is
-// in the operating system's cache) but not a power cut, the log being
-// synced only at checkpoints. A game ends once: one fsync per game over is
-// a small price (BenchmarkRecord measures it), and the server pays it off
-// its tick loop.
+// Record returns once its transaction is durable. In SQLite the database
+// runs in WAL mode with synchronous=FULL: the commit is in the write-ahead
+// log and that log is on the disk (fsync), so a recorded score survives
+// the process being killed (SIGKILL) and the machine losing power. With
+// synchronous=NORMAL, the cheaper setting WAL allows, a commit would
+// survive a killed process (the log is in the operating system's cache)
+// but not a power cut, the log being synced only at checkpoints. In
+// PostgreSQL every connection sets synchronous_commit=on: the commit
+// returns once the server flushed its WAL (and, with synchronous standbys
+// configured, once they have it). A game ends once: one fsync per game
+// over is a small price (BenchmarkRecord measures it), and the server pays
+// it off its tick loop.
 //
-// The schema is versioned in the database's user_version (PRAGMA
-// user_version): Open applies the migrations the file lacks, in order, in
-// one transaction, and refuses a file that a newer version wrote.
+// The schema is versioned: in SQLite in the file's user_version (PRAGMA
+// user_version), in PostgreSQL in a one-row table, schema_version. Open
+// applies the migrations the database lacks, in order, in one
+// transaction, and refuses a database that a newer version wrote. In
+// PostgreSQL that transaction first takes an advisory lock, so the servers
+// of a fleet starting at once migrate the database once.
 //
 // The leaderboard is arcade-style: every player of every game is an entry,
 // so a name may appear more than once. Names are the players' names as the
@@ -24,15 +33,10 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
 
 // The modes of the leaderboard.
@@ -64,12 +68,12 @@ const (
 // Score is one player's final score in one finished game.
 type Score struct {
 	// Name is the player's name as the server accepted it: 1 to MaxName
-	// characters of valid UTF-8.
+	// characters of valid UTF-8, none of them NUL (U+0000).
 	Name string
 	// Mode is ModeClassic or ModeStage.
 	Mode string
-	// Stage is the stage's name in ModeStage (at most MaxStage bytes), ""
-	// in ModeClassic.
+	// Stage is the stage's name in ModeStage (at most MaxStage bytes of
+	// UTF-8, no NUL), "" in ModeClassic.
 	Stage string
 	// Score is the player's score in the game's GameOver.
 	Score uint32
@@ -98,105 +102,75 @@ type Board struct {
 	Best        uint32 // the best of them
 }
 
-// Store is a leaderboard in an SQLite database file. Its methods are safe
-// for concurrent use.
+// Store is a leaderboard in an SQLite database file or a PostgreSQL
+// database (Open). Its methods are safe for concurrent use.
 type Store struct {
-	db   *sql.DB
-	path string
+	db    *sql.DB
+	d     *dialect
+	where string // the file's path, or the URL without its password
 }
 
-// Open opens the leaderboard database at path, creating the file if it
-// does not exist (not its directory), turns on WAL mode and brings its
-// schema to the current version. Close it when done.
-func Open(path string) (*Store, error) {
-	db, err := openDB(path)
+// Open opens the leaderboard database of dsn and brings its schema to the
+// current version (migrations); close it when done.
+//
+// A dsn that starts with postgres:// or postgresql:// (IsPostgres) is a
+// PostgreSQL database, reached through pgx (postgres.go). Anything else is
+// the path of an SQLite file, created if it does not exist (not its
+// directory), in WAL mode (sqlite.go).
+func Open(dsn string) (*Store, error) {
+	s, err := openBackend(dsn)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := checkWAL(ctx, db, path); err != nil {
-		db.Close()
+	if err := s.d.check(ctx, s.db, s.where); err != nil {
+		s.db.Close()
 		return nil, err
 	}
-	if _, err := migrate(ctx, db, len(migrations)); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("store: %s: %w", path, err)
+	if _, err := migrate(ctx, s.db, s.d, len(migrations)); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store: %s: %w", s.where, err)
 	}
-	return &Store{db: db, path: path}, nil
+	return s, nil
 }
 
-// openDB opens the database/sql handle of the file at path with the
-// settings every connection needs: WAL, synchronous=FULL, a busy timeout
-// (another process, such as rtype-server -leaderboard, may hold the file
-// a moment) and write transactions that take the write lock at BEGIN, so
-// that two writers wait for each other instead of failing.
-func openDB(path string) (*sql.DB, error) {
-	if path == "" {
-		return nil, errors.New("store: no database path")
+// openBackend opens the database of dsn, as Open says, without checking
+// or migrating it.
+func openBackend(dsn string) (*Store, error) {
+	if IsPostgres(dsn) {
+		return openPostgres(dsn)
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("store: database path %q: %w", path, err)
-	}
-	q := url.Values{}
-	q.Set("_busy_timeout", "10000")
-	q.Set("_journal_mode", "WAL")
-	q.Set("_synchronous", "FULL")
-	q.Set("_txlock", "immediate")
-	// A file: URI, so that any character of the path (a '?' or a '#') is
-	// escaped rather than read as the start of the parameters.
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
-	if !strings.HasPrefix(u.Path, "/") { // Windows: C:/x -> /C:/x
-		u.Path = "/" + u.Path
-	}
-	db, err := sql.Open("sqlite", u.String())
-	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
-	}
-	// One connection: every write is serialized anyway, and a query is
-	// microseconds on the indexes. It also keeps the per-connection
-	// settings above in one place.
-	db.SetMaxOpenConns(1)
-	return db, nil
-}
-
-// checkWAL makes sure the file is in WAL mode: the DSN asks for it, and a
-// file system that cannot do it (no shared memory) would silently keep
-// the rollback journal.
-func checkWAL(ctx context.Context, db *sql.DB, path string) error {
-	var mode string
-	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return fmt.Errorf("store: open %s: %w", path, err)
-	}
-	if !strings.EqualFold(mode, "wal") {
-		return fmt.Errorf("store: %s: journal mode is %q, not WAL (is it on a network file system?)", path, mode)
-	}
-	return nil
+	return openSQLite(dsn)
 }
 
 // Close closes the database; SQLite checkpoints the log into the file.
 func (s *Store) Close() error {
 	if err := s.db.Close(); err != nil {
-		return fmt.Errorf("store: close %s: %w", s.path, err)
+		return fmt.Errorf("store: close %s: %w", s.where, err)
 	}
 	return nil
 }
 
-// Path returns the path the Store was opened with.
-func (s *Store) Path() string { return s.path }
+// Path returns the path the Store was opened with or, of a PostgreSQL
+// database, its URL without the password: what its errors name.
+func (s *Store) Path() string { return s.where }
 
 // check returns what is wrong with sc, for Record.
 func (sc *Score) check() error {
 	switch {
 	case sc.Name == "" || !utf8.ValidString(sc.Name) || utf8.RuneCountInString(sc.Name) > MaxName:
 		return fmt.Errorf("name %q: want 1 to %d characters of UTF-8", sc.Name, MaxName)
+	case strings.IndexByte(sc.Name, 0) >= 0:
+		return fmt.Errorf("name %q: a NUL character (PostgreSQL's text cannot hold one)", sc.Name)
 	case sc.Mode != ModeClassic && sc.Mode != ModeStage:
 		return fmt.Errorf("mode %q: want %q or %q", sc.Mode, ModeClassic, ModeStage)
 	case sc.Mode == ModeClassic && sc.Stage != "":
 		return fmt.Errorf("stage %q in mode %q: a classic score has no stage", sc.Stage, sc.Mode)
 	case len(sc.Stage) > MaxStage || !utf8.ValidString(sc.Stage):
 		return fmt.Errorf("stage %q: want at most %d bytes of UTF-8", sc.Stage, MaxStage)
+	case strings.IndexByte(sc.Stage, 0) >= 0:
+		return fmt.Errorf("stage %q: a NUL character (PostgreSQL's text cannot hold one)", sc.Stage)
 	case sc.Players < 1 || sc.Players > MaxPlayers:
 		return fmt.Errorf("players %d: want 1 to %d", sc.Players, MaxPlayers)
 	}
@@ -219,30 +193,27 @@ func (s *Store) Record(ctx context.Context, scores []Score) error {
 			return fmt.Errorf("store: record score %d: %w", i, err)
 		}
 	}
+	// One statement: one transaction by itself, and one round trip to
+	// a PostgreSQL server.
+	var q strings.Builder
+	q.WriteString("INSERT INTO scores (name, mode, stage, score, players, finished_at) VALUES ")
+	args := make([]any, 0, 6*len(scores))
 	now := time.Now()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: record in %s: %w", s.path, err)
-	}
-	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx,
-		"INSERT INTO scores (name, mode, stage, score, players, finished_at) VALUES (?, ?, ?, ?, ?, ?)")
-	if err != nil {
-		return fmt.Errorf("store: record in %s: %w", s.path, err)
-	}
-	defer ins.Close()
 	for i := range scores {
 		sc := &scores[i]
 		at := sc.FinishedAt
 		if at.IsZero() {
 			at = now
 		}
-		if _, err := ins.ExecContext(ctx, sc.Name, sc.Mode, sc.Stage, int64(sc.Score), sc.Players, at.UnixMilli()); err != nil {
-			return fmt.Errorf("store: record score %d in %s: %w", i, s.path, err)
+		if i > 0 {
+			q.WriteString(", ")
 		}
+		n := len(args)
+		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
+		args = append(args, sc.Name, sc.Mode, sc.Stage, int64(sc.Score), sc.Players, at.UnixMilli())
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: record in %s: commit: %w", s.path, err)
+	if _, err := s.db.ExecContext(ctx, q.String(), args...); err != nil {
+		return fmt.Errorf("store: record %d scores in %s: %w", len(scores), s.where, err)
 	}
 	return nil
 }
@@ -250,12 +221,18 @@ func (s *Store) Record(ctx context.Context, scores []Score) error {
 // Top returns the best n scores of mode and stage ("" in ModeClassic)
 // finished at or after since, best first; the zero since means all time
 // (WeekStart gives this week's). Of equal scores, the one finished first
-// ranks first. n <= 0 means DefaultTop; n is capped at MaxTop.
+// ranks first. n <= 0 means DefaultTop; n is capped at MaxTop. A mode or
+// stage that no score can have (one Record refuses) has no entries.
 func (s *Store) Top(ctx context.Context, mode, stage string, since time.Time, n int) ([]Entry, error) {
 	if n <= 0 {
 		n = DefaultTop
 	}
 	n = min(n, MaxTop)
+	if (mode != ModeClassic && mode != ModeStage) || len(stage) > MaxStage || !utf8.ValidString(stage) || strings.IndexByte(stage, 0) >= 0 {
+		// Not asked of the database: PostgreSQL would refuse such a
+		// stage with an error, where SQLite finds nothing.
+		return []Entry{}, nil
+	}
 	// Two queries, each with its index (migrations): all time walks the
 	// board's scores best first and stops at n; since a time, it takes
 	// the board's scores of that time on and sorts them.
@@ -263,15 +240,15 @@ func (s *Store) Top(ctx context.Context, mode, stage string, since time.Time, n 
 	var err error
 	if since.IsZero() {
 		rows, err = s.db.QueryContext(ctx, `SELECT name, score, players, finished_at FROM scores
-			WHERE mode = ? AND stage = ?
-			ORDER BY score DESC, finished_at ASC, id ASC LIMIT ?`, mode, stage, n)
+			WHERE mode = $1 AND stage = $2
+			ORDER BY score DESC, finished_at ASC, id ASC LIMIT $3`, mode, stage, n)
 	} else {
 		rows, err = s.db.QueryContext(ctx, `SELECT name, score, players, finished_at FROM scores
-			WHERE mode = ? AND stage = ? AND finished_at >= ?
-			ORDER BY score DESC, finished_at ASC, id ASC LIMIT ?`, mode, stage, since.UnixMilli(), n)
+			WHERE mode = $1 AND stage = $2 AND finished_at >= $3
+			ORDER BY score DESC, finished_at ASC, id ASC LIMIT $4`, mode, stage, since.UnixMilli(), n)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("store: top of %s %q in %s: %w", mode, stage, s.path, err)
+		return nil, fmt.Errorf("store: top of %s %q in %s: %w", mode, stage, s.where, err)
 	}
 	defer rows.Close()
 	out := make([]Entry, 0, n)
@@ -279,13 +256,13 @@ func (s *Store) Top(ctx context.Context, mode, stage string, since time.Time, n 
 		var e Entry
 		var score, at int64
 		if err := rows.Scan(&e.Name, &score, &e.Players, &at); err != nil {
-			return nil, fmt.Errorf("store: top of %s %q in %s: %w", mode, stage, s.path, err)
+			return nil, fmt.Errorf("store: top of %s %q in %s: %w", mode, stage, s.where, err)
 		}
 		e.Rank, e.Score, e.FinishedAt = len(out)+1, uint32(score), time.UnixMilli(at).UTC()
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: top of %s %q in %s: %w", mode, stage, s.path, err)
+		return nil, fmt.Errorf("store: top of %s %q in %s: %w", mode, stage, s.where, err)
 	}
 	return out, nil
 }
@@ -294,9 +271,9 @@ func (s *Store) Top(ctx context.Context, mode, stage string, since time.Time, n 
 // most MaxBoards of them.
 func (s *Store) Boards(ctx context.Context) ([]Board, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT mode, stage, COUNT(*), MAX(score) FROM scores
-		GROUP BY mode, stage ORDER BY mode, stage LIMIT ?`, MaxBoards)
+		GROUP BY mode, stage ORDER BY mode, stage LIMIT $1`, MaxBoards)
 	if err != nil {
-		return nil, fmt.Errorf("store: boards of %s: %w", s.path, err)
+		return nil, fmt.Errorf("store: boards of %s: %w", s.where, err)
 	}
 	defer rows.Close()
 	var out []Board
@@ -304,13 +281,13 @@ func (s *Store) Boards(ctx context.Context) ([]Board, error) {
 		var b Board
 		var best int64
 		if err := rows.Scan(&b.Mode, &b.Stage, &b.Games, &best); err != nil {
-			return nil, fmt.Errorf("store: boards of %s: %w", s.path, err)
+			return nil, fmt.Errorf("store: boards of %s: %w", s.where, err)
 		}
 		b.Best = uint32(best)
 		out = append(out, b)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: boards of %s: %w", s.path, err)
+		return nil, fmt.Errorf("store: boards of %s: %w", s.where, err)
 	}
 	return out, nil
 }

@@ -10,17 +10,73 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"rtype/internal/testutil/pgtest"
 )
 
-func openTemp(t testing.TB) *Store {
+var pg pgtest.Shared // the PostgreSQL server of the package's tests
+
+func TestMain(m *testing.M) { os.Exit(pg.Run(m)) }
+
+// A backend is a kind of database the suite runs on: newDSN returns what
+// Open takes to open a new, empty database of it, for the test's own use.
+type backend struct {
+	name   string
+	newDSN func(t testing.TB) string
+}
+
+// sqliteBackend gives each test a file in its temporary directory.
+func sqliteBackend() backend {
+	return backend{"SQLite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "scores.db") }}
+}
+
+// postgresBackend gives each test a schema of its own in the package's
+// PostgreSQL server, started by the first test that needs it.
+func postgresBackend(t testing.TB) backend {
+	return backend{"PostgreSQL", pg.Get(t).NewSchema}
+}
+
+// suite is the tests every backend passes.
+var suite = []struct {
+	name string
+	test func(t *testing.T, b backend)
+}{
+	{"RecordAndTop", testRecordAndTop},
+	{"TopIsBounded", testTopIsBounded},
+	{"RecordRefusesBadScores", testRecordRefusesBadScores},
+	{"RoundTrip", testRoundTrip},
+	{"TwoStoresOneDatabase", testTwoStoresOneDatabase},
+	{"ConcurrentOpensMigrateOnce", testConcurrentOpensMigrateOnce},
+	{"MigrateFromEveryVersion", testMigrateFromEveryVersion},
+	{"MigrationIsOneTransaction", testMigrationIsOneTransaction},
+	{"OpenRefusesNewerSchema", testOpenRefusesNewerSchema},
+	{"BansPersist", testBansPersist},
+	{"AddBanRefuses", testAddBanRefuses},
+	{"MigrateAddsBans", testMigrateAddsBans},
+}
+
+func runSuite(t *testing.T, b backend) {
+	for _, c := range suite {
+		t.Run(c.name, func(t *testing.T) { c.test(t, b) })
+	}
+}
+
+func TestSQLite(t *testing.T)   { runSuite(t, sqliteBackend()) }
+func TestPostgres(t *testing.T) { runSuite(t, postgresBackend(t)) }
+
+// openNew opens a new database of b, closed when the test ends.
+func openNew(t testing.TB, b backend) *Store {
 	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "scores.db"))
+	s, err := Open(b.newDSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
 }
+
+// openTemp opens a new SQLite file.
+func openTemp(t testing.TB) *Store { return openNew(t, sqliteBackend()) }
 
 // pragma reads a PRAGMA through a connection of the Store's.
 func (s *Store) pragma(t testing.TB, name string) string {
@@ -70,8 +126,8 @@ func TestWALAndFullSync(t *testing.T) {
 	}
 }
 
-func TestRecordAndTop(t *testing.T) {
-	s := openTemp(t)
+func testRecordAndTop(t *testing.T, b backend) {
+	s := openNew(t, b)
 	ctx := context.Background()
 	now := time.Now().UTC()
 	week := WeekStart(now)
@@ -135,8 +191,10 @@ func TestRecordAndTop(t *testing.T) {
 	if got := str(st); got != "Dallas" {
 		t.Errorf("stage 1: %s, want Dallas", got)
 	}
-	if none, _ := s.Top(ctx, ModeStage, "2", time.Time{}, 10); len(none) != 0 {
-		t.Errorf("stage 2 has %v", none)
+	for _, c := range [][2]string{{ModeStage, "2"}, {ModeStage, "1\x00"}, {ModeStage, "\xff"}, {ModeStage, strings.Repeat("1", MaxStage+1)}, {"Stage", "1"}, {"", ""}} {
+		if none, err := s.Top(ctx, c[0], c[1], time.Time{}, 10); err != nil || len(none) != 0 {
+			t.Errorf("Top of %q %q: %v, %v; want no entries, no error", c[0], c[1], none, err)
+		}
 	}
 	boards, err := s.Boards(ctx)
 	if err != nil {
@@ -148,8 +206,8 @@ func TestRecordAndTop(t *testing.T) {
 	}
 }
 
-func TestTopIsBounded(t *testing.T) {
-	s := openTemp(t)
+func testTopIsBounded(t *testing.T, b backend) {
+	s := openNew(t, b)
 	ctx := context.Background()
 	batch := make([]Score, MaxBatch)
 	for i := range batch {
@@ -178,14 +236,16 @@ func TestTopIsBounded(t *testing.T) {
 	}
 }
 
-func TestRecordRefusesBadScores(t *testing.T) {
-	s := openTemp(t)
+func testRecordRefusesBadScores(t *testing.T, b backend) {
+	s := openNew(t, b)
 	ctx := context.Background()
 	good := Score{Name: "Ripley", Mode: ModeClassic, Score: 10, Players: 1}
 	bad := map[string]func(*Score){
 		"no name":          func(sc *Score) { sc.Name = "" },
 		"long name":        func(sc *Score) { sc.Name = strings.Repeat("é", MaxName+1) },
 		"bad UTF-8":        func(sc *Score) { sc.Name = "a\xffb" },
+		"NUL in the name":  func(sc *Score) { sc.Name = "a\x00b" },
+		"NUL in the stage": func(sc *Score) { sc.Mode, sc.Stage = ModeStage, "1\x00" },
 		"unknown mode":     func(sc *Score) { sc.Mode = "deathmatch" },
 		"classic stage":    func(sc *Score) { sc.Stage = "1" },
 		"long stage":       func(sc *Score) { sc.Mode, sc.Stage = ModeStage, strings.Repeat("s", MaxStage+1) },
@@ -217,18 +277,19 @@ func TestRecordRefusesBadScores(t *testing.T) {
 	}
 }
 
-// Two processes' worth of writers on one file: the busy timeout and the
-// immediate transactions make them wait for each other, none fails.
-func TestTwoStoresOneFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "scores.db")
+// Two processes' worth of writers on one database: opening it at once
+// migrates it once, and the writers wait for each other (SQLite: the busy
+// timeout and the immediate transactions), none fails.
+func testTwoStoresOneDatabase(t *testing.T, b backend) {
+	dsn := b.newDSN(t)
 	var stores [2]*Store
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*20+2)
 	for i := range stores {
 		wg.Add(1)
-		go func() { // opening at once migrates once
+		go func() {
 			defer wg.Done()
-			s, err := Open(path)
+			s, err := Open(dsn)
 			stores[i] = s
 			errs <- err
 		}()
@@ -262,6 +323,36 @@ func TestTwoStoresOneFile(t *testing.T) {
 	}
 }
 
+// What comes back is what went in, byte for byte: names and stages of
+// every script, the extremes of a score and a player count, times to the
+// millisecond far from now.
+func testRoundTrip(t *testing.T, b backend) {
+	s := openNew(t, b)
+	ctx := context.Background()
+	cases := []Score{
+		{Name: "é\u202e文字", Mode: ModeStage, Stage: "🚀", Score: 1<<32 - 1, Players: MaxPlayers,
+			FinishedAt: time.Date(1970, 1, 1, 0, 0, 0, 1e6, time.UTC)},
+		{Name: strings.Repeat("𝕏", MaxName), Mode: ModeStage, Stage: strings.Repeat("s", MaxStage), Score: 0, Players: 1,
+			FinishedAt: time.Date(2999, 12, 31, 23, 59, 59, 999e6, time.UTC)},
+		{Name: "O'Brien \"--", Mode: ModeStage, Stage: "'; DROP TABLE scores; --", Score: 7, Players: 3,
+			FinishedAt: time.Date(2026, 11, 30, 18, 0, 0, 123456789, time.FixedZone("CET", 3600))},
+	}
+	for _, sc := range cases {
+		if err := s.Record(ctx, []Score{sc}); err != nil {
+			t.Fatalf("Record(%+v): %v", sc, err)
+		}
+		es, err := s.Top(ctx, sc.Mode, sc.Stage, time.Time{}, 1)
+		if err != nil || len(es) != 1 {
+			t.Fatalf("Top of %q: %+v, %v", sc.Stage, es, err)
+		}
+		e := es[0]
+		if e.Name != sc.Name || e.Score != sc.Score || e.Players != sc.Players ||
+			!e.FinishedAt.Equal(sc.FinishedAt.Truncate(time.Millisecond)) || e.FinishedAt.Location() != time.UTC {
+			t.Errorf("recorded %+v, read back %+v", sc, e)
+		}
+	}
+}
+
 func TestWeekStart(t *testing.T) {
 	for _, c := range []struct{ at, want string }{
 		{"2026-11-30T17:00:00Z", "2026-11-30T00:00:00Z"}, // a Monday
@@ -277,7 +368,7 @@ func TestWeekStart(t *testing.T) {
 	}
 }
 
-func TestOpenErrors(t *testing.T) {
+func TestOpenErrorsSQLite(t *testing.T) {
 	if _, err := Open(""); err == nil {
 		t.Error("Open(\"\") worked")
 	}

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"rtype/net/discovery"
+	"rtype/server"
+)
+
+// discoveryFlags are the flags of LAN discovery (PROTOCOL.md section 8).
+type discoveryFlags struct {
+	listen *string
+	name   *string
+}
+
+// addDiscoveryFlags registers -discovery-listen and -name.
+func addDiscoveryFlags() discoveryFlags {
+	return discoveryFlags{
+		listen: flag.String("discovery-listen", fmt.Sprintf(":%d", discovery.Port),
+			`UDP address that answers LAN discovery queries (the game port's neighbour, 4243, by default); "" answers none`),
+		name: flag.String("name", "", "the server's name in LAN discovery answers, at most 35 bytes (default the host name)"),
+	}
+}
+
+// apply sets the discovery fields of cfg.
+func (f discoveryFlags) apply(cfg *server.Config) {
+	cfg.Discovery, cfg.Name = *f.listen, *f.name
+}

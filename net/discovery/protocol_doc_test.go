@@ -1,0 +1,72 @@
+package discovery
+
+import (
+	"bytes"
+	"encoding/hex"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"rtype/net/wire"
+)
+
+// docExample reads the bytes of the worked example name of PROTOCOL.md:
+// the fenced block right after `<!-- example: name -->`, each line's
+// leading two-digit hex tokens.
+func docExample(t *testing.T, md, name string) []byte {
+	t.Helper()
+	m := regexp.MustCompile("(?s)<!-- example: " + regexp.QuoteMeta(name) + " -->\\s*```[a-z]*\n(.*?)```").FindStringSubmatch(md)
+	if m == nil {
+		t.Fatalf("PROTOCOL.md has no example %q", name)
+	}
+	var b []byte
+	for _, line := range strings.Split(m[1], "\n") {
+		for _, tok := range strings.Fields(line) {
+			v, err := hex.DecodeString(tok)
+			if err != nil || len(v) != 1 {
+				break
+			}
+			b = append(b, v...)
+		}
+	}
+	return b
+}
+
+// TestProtocolDoc checks the worked examples of PROTOCOL.md section 8
+// byte for byte, both ways.
+func TestProtocolDoc(t *testing.T) {
+	raw, err := os.ReadFile("../../PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(raw)
+
+	q := docExample(t, md, "discovery-query")
+	if got := AppendQuery(nil, exNonce); !bytes.Equal(got, q) {
+		t.Errorf("query:\n  doc % X\ncodec % X", q, got)
+	}
+	if n, err := ParseQuery(q); err != nil || n != exNonce {
+		t.Errorf("query: decoded %v %v", n, err)
+	}
+
+	for _, c := range []struct {
+		name  string
+		nonce Nonce
+		info  Info
+	}{
+		{"discovery-answer-hosted", exNonce, Info{Port: 4242, Modes: ModeBit(wire.ModeStage), DefaultMode: wire.ModeStage,
+			Versions: 3, Minor: 1, Players: 1, Capacity: 4, Games: 1, MaxGames: 1, Name: "Ripley"}},
+		{"discovery-answer-dedicated", Nonce{0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6, 0x07, 0x18}, Info{Port: 4242,
+			Modes: ModeBit(wire.ModeClassic) | ModeBit(wire.ModeStage), DefaultMode: wire.ModeStage,
+			Versions: 3, Minor: 1, Players: 5, Capacity: 32, Games: 2, MaxGames: 8, Name: "hangar-7"}},
+	} {
+		doc := docExample(t, md, c.name)
+		if got := AppendAnswer(nil, c.nonce, &c.info); !bytes.Equal(got, doc) {
+			t.Errorf("%s:\n  doc % X\ncodec % X", c.name, doc, got)
+		}
+		if n, info, err := ParseAnswer(doc); err != nil || n != c.nonce || info != c.info {
+			t.Errorf("%s: decoded %v %+v %v", c.name, n, info, err)
+		}
+	}
+}

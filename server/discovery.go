@@ -1,0 +1,98 @@
+package server
+
+import (
+	"os"
+
+	"rtype/net/discovery"
+	"rtype/net/wire"
+)
+
+// LAN discovery (PROTOCOL.md section 8): the server answers the queries
+// that reach Config.Discovery with its port, name, modes, players and
+// games.
+
+// openDiscovery opens the discovery responder of cfg.Discovery, if any; a
+// server whose discovery port is taken runs without it (8.1).
+func (s *Server) openDiscovery() {
+	if s.cfg.Discovery == "" {
+		return
+	}
+	name := s.cfg.Name
+	if name == "" {
+		name, _ = os.Hostname()
+	}
+	name = discovery.CleanName(name)
+	r, err := discovery.Listen(discovery.ResponderConfig{
+		Listen: s.cfg.Discovery,
+		Info:   func() discovery.Info { return s.discoveryInfo(name) },
+		Logger: s.log,
+	})
+	if err != nil {
+		s.log.Warn("LAN discovery off: its port cannot be opened", "addr", s.cfg.Discovery, "err", err)
+		return
+	}
+	s.disco = r
+}
+
+// DiscoveryAddr returns the address the discovery responder listens on,
+// or "" when the server answers no discovery query.
+func (s *Server) DiscoveryAddr() string {
+	if s.disco == nil {
+		return ""
+	}
+	return s.disco.Addr().String()
+}
+
+// serveDiscovery starts answering discovery queries, until shutdown.
+func (s *Server) serveDiscovery() {
+	if s.disco == nil {
+		return
+	}
+	s.log.Info("answering LAN discovery", "addr", s.DiscoveryAddr())
+	s.wg.Add(1)
+	go func() { defer s.wg.Done(); s.disco.Serve() }()
+}
+
+func (s *Server) closeDiscovery() {
+	if s.disco != nil {
+		s.disco.Close()
+	}
+}
+
+// discoveryInfo is what an Answer says of the server now (8.3): a mode
+// is offered when a login asking for it would find a game (findGame).
+func (s *Server) discoveryInfo(name string) discovery.Info {
+	info := discovery.Info{
+		Port: uint16(s.Port()), DefaultMode: s.cfg.Mode, Versions: 0x03, Minor: wire.MinorVersion,
+		Capacity: uint16(min(s.cfg.MaxSessions, 0xFFFF)), MaxGames: uint16(min(s.cfg.MaxGames, 0xFFFF)), Name: name,
+	}
+	modes := []uint8{wire.ModeClassic, wire.ModeStage}
+	if s.cfg.MaxVersion < wire.Version2 {
+		// v1 logins play Classic (7.12).
+		info.Versions, info.Minor, info.DefaultMode = 0x01, 0, wire.ModeClassic
+		modes = modes[:1]
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	running := 0
+	var open uint8
+	for _, g := range s.games {
+		if g.empty() {
+			continue
+		}
+		running++
+		if !g.over && g.freePlayer() != wire.NoPlayer {
+			open |= discovery.ModeBit(g.mode)
+		}
+	}
+	info.Players = uint16(min(len(s.sessions), int(info.Capacity)))
+	info.Games = uint16(min(running, int(info.MaxGames)))
+	if len(s.sessions) < s.cfg.MaxSessions {
+		for _, m := range modes {
+			if running < s.cfg.MaxGames || open&discovery.ModeBit(m) != 0 {
+				info.Modes |= discovery.ModeBit(m)
+			}
+		}
+	}
+	return info
+}
