@@ -17,6 +17,7 @@ func (s *Server) handle2Locked(rd *reader, ss *session, h wire.Header2, payload 
 	case h.Type == wire.TypeBind:
 		s.bind2Locked(rd, ss, h, payload, from, n, now)
 	case !ss.bound || from != ss.addr || ss.link.Seen(h.Seq):
+		s.stats.dropped[DropStale].Add(1)
 	case h.Type == wire.TypeInput:
 		if wire.ParseInput2(payload, &rd.input) != nil {
 			return // ParseHeader2 checked it already (7.4)

@@ -98,6 +98,11 @@ type Config struct {
 	// ends, before its GameOver goes out (gameScores). Default nil: no
 	// leaderboard. The server does not close it.
 	Leaderboard Leaderboard
+	// Bans, when set, keeps the operator's bans (Server.Ban): New loads
+	// those in force, and every new one is stored there first, so that
+	// they survive a restart. Default nil: bans last until the server
+	// stops. The server does not close it.
+	Bans BanList
 	// Discovery is the UDP address the LAN discovery responder listens
 	// on (PROTOCOL.md section 8), ":4243" to answer on every interface.
 	// Default "": the server answers no discovery query. When the

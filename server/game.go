@@ -73,8 +73,10 @@ func (s *Server) tickLoop() {
 			for ; done < due; done++ {
 				begin := time.Now()
 				s.tick(begin)
+				d := time.Since(begin)
+				s.stats.observeTick(d)
 				s.mu.Lock()
-				s.ticks.add(time.Since(begin))
+				s.ticks.add(d)
 				s.mu.Unlock()
 			}
 		}
@@ -272,6 +274,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time) {
 		}
 		for _, d := range ds {
 			s.udp.WriteToUDPAddrPort(d, ss.addr)
+			s.stats.snapshotBytes.Add(uint64(len(d)))
 		}
 	}
 }
@@ -297,5 +300,6 @@ func (s *Server) flushEvents(ss *session, now time.Time) {
 			return
 		}
 		s.udp.WriteToUDPAddrPort(s.sendBuf, ss.addr)
+		s.stats.eventBytes.Add(uint64(len(s.sendBuf)))
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"rtype/net/discovery"
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/server/store"
 	"rtype/sim"
 )
 
@@ -43,6 +44,10 @@ type Server struct {
 	seed     uint64
 	ticks    tickTimes
 	cookies  *wire.CookieMAC // v2 binding (7.3); used under mu
+	bans     []store.Ban     // in force or ended lately (Ban, bannedLocked)
+	nextBan  int64           // the last ID of a ban kept in memory only
+	serving  bool            // Run started: with !closed, ready (Metrics)
+	stats    serverStats     // counters for monitoring, atomic
 	life     lifecycle       // Watch
 
 	done      chan struct{}
@@ -67,6 +72,10 @@ func New(cfg Config) (*Server, error) {
 	if _, err := sim.NewStage(*cfg.Rules, cfg.Stage, 0, sim.StageOptions{Warp: cfg.Warp}); err != nil {
 		return nil, fmt.Errorf("%w: stage %q with warp %q: %w", ErrConfig, cfg.Stage.Name, cfg.Warp, err)
 	}
+	bans, err := loadBans(cfg.Bans)
+	if err != nil {
+		return nil, err
+	}
 	tcp, udp, err := listen(cfg.Listen)
 	if err != nil {
 		return nil, err
@@ -90,6 +99,7 @@ func New(cfg Config) (*Server, error) {
 		waiting:  make(map[*net.TCPConn]bool),
 		limiter:  newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.LoginAddrs),
 		seed:     seed,
+		bans:     bans,
 		done:     make(chan struct{}),
 	}
 	s.openDiscovery()
@@ -129,6 +139,9 @@ func (s *Server) Port() int { return s.tcp.Addr().(*net.TCPAddr).Port }
 // Run serves until ctx is done or Close is called, then ends every session
 // with Logout(ServerShutdown). It returns nil after a clean stop.
 func (s *Server) Run(ctx context.Context) error {
+	s.mu.Lock()
+	s.serving = true
+	s.mu.Unlock()
 	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames, "max_version", s.cfg.MaxVersion,
 		"mode", modeName(s.cfg.Mode), "stage", s.cfg.Stage.Name, "warp", s.cfg.Warp)
 	s.wg.Add(3)
@@ -309,8 +322,17 @@ const maxLingering = 256
 
 var lingering atomic.Int32
 
-// reject answers LoginRejected and reports false.
-func reject(c net.Conn, reason uint8, text string) (*session, bool) {
+// reject answers LoginRejected, counts it by its reason and reports
+// false.
+func (s *Server) reject(c net.Conn, reason uint8, text string) (*session, bool) {
+	if int(reason) < numLogins {
+		s.stats.logins[reason].Add(1)
+	}
+	return writeReject(c, reason, text)
+}
+
+// writeReject answers LoginRejected and reports false.
+func writeReject(c net.Conn, reason uint8, text string) (*session, bool) {
 	c.SetWriteDeadline(time.Now().Add(time.Second))
 	c.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRejected, Reason: reason, Text: text}))
 	return nil, false
@@ -336,13 +358,13 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	s.mu.Unlock()
 	if !allowed {
 		s.log.Info("login refused", "addr", ip, "reason", "rate limited")
-		return reject(c, wire.RejectRateLimited, "too many logins from your address: wait 10 seconds")
+		return s.reject(c, wire.RejectRateLimited, "too many logins from your address: wait 10 seconds")
 	}
 	version := uint8(wire.Version)
 	if len(frame) >= 2 && frame[0] == byte(wire.MsgLoginRequest) {
 		version = frame[1]
 		if version < wire.Version || int(version) > s.cfg.MaxVersion {
-			return reject(c, wire.RejectVersionMismatch, s.versionText())
+			return s.reject(c, wire.RejectVersionMismatch, s.versionText())
 		}
 	}
 	var m wire.Message
@@ -354,35 +376,41 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	if err != nil && badUTF8Name(frame) {
 		// A well-framed name that is not UTF-8 is an invalid name, not a
 		// protocol error (3.1 LoginRejected reasons, 3.2 names rule 1).
-		return reject(c, wire.RejectInvalidName, wire.ErrNameChars.Error())
+		return s.reject(c, wire.RejectInvalidName, wire.ErrNameChars.Error())
 	}
 	if err != nil || m.Type != wire.MsgLoginRequest {
 		s.log.Info("kicked", "addr", ip, "reason", "bad LoginRequest", "err", err)
+		s.stats.logins[LoginMalformed].Add(1)
 		kick(c)
 		return nil, false
 	}
 	name, err := wire.NormalizeName(m.Name)
 	if err != nil {
-		return reject(c, wire.RejectInvalidName, err.Error())
+		return s.reject(c, wire.RejectInvalidName, err.Error())
 	}
 	var tok wire.Token
 	rand.Read(tok[:])
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return reject(c, wire.RejectGameEnding, "the server is shutting down")
+		return s.reject(c, wire.RejectGameEnding, "the server is shutting down")
+	}
+	if b, ok := s.bannedLocked(name, ip, time.Now()); ok {
+		s.log.Info("login refused", "addr", ip, "name", name, "reason", "banned", "ban", b.ID, "until", b.Until)
+		s.stats.logins[LoginBanned].Add(1)
+		return writeReject(c, wire.RejectRateLimited, banText(b))
 	}
 	if n := s.sessionsFrom(ip); n >= s.cfg.MaxSessionsPerIP {
 		s.log.Info("login refused", "addr", ip, "name", name, "reason", "too many sessions from this address",
 			"sessions", n, "max", s.cfg.MaxSessionsPerIP)
-		return reject(c, wire.RejectRateLimited,
+		return s.reject(c, wire.RejectRateLimited,
 			fmt.Sprintf("too many players from your address: at most %d at once", s.cfg.MaxSessionsPerIP))
 	}
 	mode := s.gameMode(version, &m)
 	g, why, reason := s.findGame(name, mode)
 	if g == nil {
 		s.log.Info("login refused", "addr", ip, "name", name, "mode", modeName(mode), "reason", why)
-		return reject(c, reason, why)
+		return s.reject(c, reason, why)
 	}
 	ss := &session{
 		srv:     s,
@@ -418,6 +446,7 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		s.dropLocked(ss)
 		return nil, false
 	}
+	s.stats.logins[LoginAccepted].Add(1)
 	s.lifeLocked(PlayerJoined)
 	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap,
 		"version", version, "minor", ss.minor, "mode", modeName(g.mode))

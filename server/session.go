@@ -136,9 +136,11 @@ func (s *Server) readLoop() {
 		case wire.Version2:
 			h2, payload, err = wire.ParseHeader2(b, wire.ToServer)
 		default:
+			s.stats.dropped[DropVersion].Add(1)
 			continue // no magic, or a version no session has (6.1)
 		}
 		if err != nil {
+			s.stats.dropped[DropHeader].Add(1)
 			continue
 		}
 		from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
@@ -150,6 +152,8 @@ func (s *Server) readLoop() {
 			} else {
 				s.handle1Locked(&rd, ss, h2.Header, payload, from, n, now)
 			}
+		} else {
+			s.stats.dropped[DropSession].Add(1)
 		}
 		s.mu.Unlock()
 	}
@@ -178,6 +182,7 @@ func (s *Server) handle1Locked(rd *reader, ss *session, h wire.Header, payload [
 			s.flushEvents(ss, now)
 		}
 	case !ss.bound || from != ss.addr || ss.link.Seen(h.Seq):
+		s.stats.dropped[DropStale].Add(1)
 	case h.Type == wire.TypeInput:
 		if !ss.hasInput || wire.SeqNewer(h.Seq, ss.inputSeq) {
 			ss.hasInput, ss.inputSeq = true, h.Seq

@@ -20,6 +20,13 @@
 // exits.
 //
 //	rtype-server -db /var/lib/rtype/scores.db -leaderboard
+//
+// -http ADDR serves the operator's status page, Prometheus metrics
+// (/metrics) and probes (/healthz, /readyz) over HTTP; its admin actions
+// (kick, ban, close a game, announce) need the token of -admin-token-file
+// or $RTYPE_ADMIN_TOKEN. Bans are kept in the -db database with the scores.
+//
+//	RTYPE_ADMIN_TOKEN=$(cat /etc/rtype/token) rtype-server -http 127.0.0.1:8080
 //	PGPASSWORD=... rtype-server -db 'postgres://rtype@db.example:5432/rtype?sslmode=verify-full' -leaderboard
 //
 // It answers LAN discovery queries (PROTOCOL.md section 8) on UDP port
@@ -50,6 +57,7 @@ import (
 	"time"
 
 	"rtype/server"
+	"rtype/server/ops"
 )
 
 func main() {
@@ -61,6 +69,7 @@ func main() {
 	level := flag.String("log-level", "info", "log level: debug, info, warn or error")
 	jsonLogs := flag.Bool("log-json", false, "write logs as JSON")
 	scores := addScoreFlags()
+	opsf := addOpsFlags()
 	disco := addDiscoveryFlags()
 	ag := addAgonesFlags()
 	var sf stageFlags
@@ -99,6 +108,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
 		os.Exit(2)
 	}
+	token, err := opsf.token()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
+		os.Exit(2)
+	}
 	board, err := scores.open(&cfg, log)
 	if err != nil {
 		log.Error("cannot open the leaderboard", "err", err)
@@ -118,9 +132,31 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var web *ops.Ops
+	if *opsf.http != "" {
+		oc := ops.Config{Listen: *opsf.http, Server: srv, Token: token, Logger: log}
+		if board != nil {
+			oc.Leaderboard = board
+		}
+		if web, err = ops.New(oc); err != nil {
+			log.Error("cannot start the status page", "err", err)
+			os.Exit(1)
+		}
+	}
+	webDone := make(chan error, 1)
+	if web != nil {
+		go func() { webDone <- web.Serve(ctx) }()
+	} else {
+		close(webDone)
+	}
 	defer ag.start(ctx, srv, log)()
 	if err := srv.Run(ctx); err != nil {
 		log.Error("server failed", "err", err)
+		os.Exit(1)
+	}
+	stop()
+	if err := <-webDone; err != nil {
+		log.Error("status page failed", "err", err)
 		os.Exit(1)
 	}
 }

@@ -61,6 +61,7 @@ func (f scoreFlags) open(cfg *server.Config, log *slog.Logger) (*store.Store, er
 	}
 	log.Info("leaderboard", "db", st.Path()) // without a password
 	cfg.Leaderboard = st
+	cfg.Bans = st // the bans live in the same database
 	return st, nil
 }
 

@@ -50,6 +50,9 @@ var suite = []struct {
 	{"MigrateFromEveryVersion", testMigrateFromEveryVersion},
 	{"MigrationIsOneTransaction", testMigrationIsOneTransaction},
 	{"OpenRefusesNewerSchema", testOpenRefusesNewerSchema},
+	{"BansPersist", testBansPersist},
+	{"AddBanRefuses", testAddBanRefuses},
+	{"MigrateAddsBans", testMigrateAddsBans},
 }
 
 func runSuite(t *testing.T, b backend) {
