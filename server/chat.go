@@ -179,6 +179,7 @@ func (s *Server) chat(ss *session, frame []byte) error {
 	s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], g.world.Tick(), ss.player, ss.name, text)
 	s.sendChatLocked(g, s.chatHub.buf)
 	s.mu.Unlock()
+	s.stats.chatMessages.Add(1)
 	if s.log.Enabled(context.Background(), slog.LevelInfo) { // its arguments allocate
 		s.log.Info("chat", "game", g.id, "player", ss.player, "name", ss.name, "text", string(text))
 	}

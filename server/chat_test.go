@@ -258,6 +258,9 @@ func TestChatGoesToTheGame(t *testing.T) {
 	}
 	other.say("other game")
 	other.line(other.player, "Newt", "other game")
+	if n := s.Metrics().ChatMessages; n != 2 { // rtype_chat_messages_total
+		t.Errorf("%d chat messages counted, want 2", n)
+	}
 
 	s.Announce("  Restart\u202e in 5 min  ")
 	for _, c := range []*chatter{a, b, other} {
