@@ -10,13 +10,20 @@ import (
 	"rtype/net/wire"
 )
 
-// Play drives c with a Brain until the session ends or ctx is done: 60
-// times a second it decides from the newest frame (brought to the
-// present, Present) and holds the result.
+// Play drives c with a Brain of the game's mode (c.Mode) until the
+// session ends or ctx is done: 60 times a second it decides from the
+// newest frame (brought to the present, Present) and holds the result.
 // It returns nil when the game ended normally (Logout GameOver),
 // ctx.Err() when ctx ended first, and the session's error otherwise.
 func Play(ctx context.Context, c *client.Client, rng *rand.Rand) error {
-	b := New(c.Player(), rng)
+	return PlayWatching(ctx, c, rng, nil)
+}
+
+// PlayWatching is Play that also hands watch (unless nil) every event the
+// client delivers (DrainEvents), in order, on Play's goroutine: a Stage
+// event tells how far the bot got.
+func PlayWatching(ctx context.Context, c *client.Client, rng *rand.Rand, watch func(*wire.Event)) error {
+	b := NewMode(c.Player(), c.Mode(), rng)
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
 	var frames []client.Frame
@@ -34,6 +41,11 @@ func Play(ctx context.Context, c *client.Client, rng *rand.Rand) error {
 			return c.Err()
 		case <-tick.C:
 			events = c.DrainEvents(events[:0]) // a bot shows no effects, but takes them like a game
+			if watch != nil {
+				for i := range events {
+					watch(&events[i])
+				}
+			}
 			frames = c.Frames(frames)
 			if len(frames) == 0 {
 				continue

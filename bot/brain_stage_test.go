@@ -1,0 +1,278 @@
+package bot
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"rtype/net/client"
+	"rtype/net/wire"
+)
+
+// stageBrain is a Stage brain of player 0 at home x 200 that charges for
+// 72 ticks.
+func stageBrain() *Brain {
+	b := NewMode(0, wire.ModeStage, rand.New(rand.NewPCG(1, 2)))
+	b.homeX, b.chargeFor = 200, 72
+	return b
+}
+
+func foe(id uint32, kind uint8, x, y float32) client.Entity {
+	return client.Entity{ID: id, Kind: kind, Owner: wire.NoPlayer, X: x, Y: y, VX: -60}
+}
+
+// run calls Decide n times with f and returns the actions of each call.
+func run(b *Brain, f *client.Frame, n int) []uint8 {
+	acts := make([]uint8, n)
+	for i := range acts {
+		acts[i] = b.Decide(f)
+	}
+	return acts
+}
+
+// held returns how many calls from the first held bit, and at which call
+// it was first let go (-1 if never).
+func held(acts []uint8, bit uint8) (n, release int) {
+	release = -1
+	for i, a := range acts {
+		if a&bit == 0 {
+			release = i
+			break
+		}
+		n++
+	}
+	return n, release
+}
+
+func TestNewModeHabits(t *testing.T) {
+	for seed := range uint64(50) {
+		c := New(0, rand.New(rand.NewPCG(seed, 7)))
+		s := NewMode(0, wire.ModeStage, rand.New(rand.NewPCG(seed, 7)))
+		if c.stage || !s.stage || c.homeX != s.homeX || c.lookY != s.lookY {
+			t.Fatalf("seed %d: classic %+v, stage %+v: the same habits but the mode", seed, c, s)
+		}
+		if s.chargeFor < 60 || s.chargeFor > 96 {
+			t.Fatalf("seed %d: charge of %d ticks, want 1 to 1.6 s", seed, s.chargeFor)
+		}
+	}
+	if b := NewMode(0, wire.ModeAny, rand.New(rand.NewPCG(1, 2))); b.stage {
+		t.Fatal("a brain of ModeAny plays Stage; the client's Mode is Classic or Stage")
+	}
+}
+
+// A Classic brain never charges nor touches the Force, even in a world
+// with Stage kinds: it holds Fire as long as a Bydos is in line.
+func TestClassicHoldsFireAndNoForce(t *testing.T) {
+	b := testBrain()
+	f := frameWith(ship(200, 360), foe(3, wire.KindBydosSlave, 900, 360),
+		client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 230, Y: 360})
+	for i, a := range run(b, f, 200) {
+		if a&wire.ActionFire == 0 || a&wire.ActionForce != 0 {
+			t.Fatalf("call %d: actions %#x, want Fire held and no Force", i, a)
+		}
+	}
+}
+
+// An armoured foe in line: Fire is held for the brain's charge time, then
+// let go (the beam), then held again for the next charge.
+func TestChargesAtArmored(t *testing.T) {
+	for _, kind := range []uint8{wire.KindArmored, wire.KindBossCore, wire.KindMidBoss} {
+		b := stageBrain()
+		f := frameWith(ship(200, 360), foe(3, kind, 900, 365))
+		acts := run(b, f, 200)
+		n, release := held(acts, wire.ActionFire)
+		if n != b.chargeFor || release != b.chargeFor {
+			t.Fatalf("kind %d: Fire held %d calls, let go at %d, want %d", kind, n, release, b.chargeFor)
+		}
+		// Up for tapOff calls, then the next charge.
+		if n2, _ := held(acts[release+tapOff:], wire.ActionFire); n2 != b.chargeFor {
+			t.Fatalf("kind %d: second charge of %d calls", kind, n2)
+		}
+		if a := acts[release+tapOff-1]; a&wire.ActionFire != 0 {
+			t.Fatalf("kind %d: Fire down %d calls after the release", kind, tapOff-1)
+		}
+	}
+}
+
+// Three foes in the ship's line are worth a charge; two are tapped at.
+func TestChargesAtDenseLine(t *testing.T) {
+	b := stageBrain()
+	f := frameWith(ship(200, 360), foe(3, wire.KindChaser, 700, 350), foe(4, wire.KindChaser, 800, 370), foe(5, wire.KindBydosSlave, 900, 360))
+	if n, _ := held(run(b, f, 200), wire.ActionFire); n != b.chargeFor {
+		t.Fatalf("Fire held %d calls at a line of three, want %d", n, b.chargeFor)
+	}
+	b = stageBrain()
+	f = frameWith(ship(200, 360), foe(3, wire.KindChaser, 700, 350), foe(4, wire.KindChaser, 800, 370))
+	if n, release := held(run(b, f, 200), wire.ActionFire); n != tapOn || release != tapOn {
+		t.Fatalf("Fire held %d calls at two foes, want taps of %d", n, tapOn)
+	}
+}
+
+// A single light foe in line: taps, tapOn calls down and tapOff up; no
+// foe in line: no Fire.
+func TestTapsAtLightFoes(t *testing.T) {
+	b := stageBrain()
+	f := frameWith(ship(200, 360), foe(3, wire.KindChaser, 900, 362))
+	acts := run(b, f, 40)
+	for i, a := range acts {
+		down := i%(tapOn+tapOff) < tapOn
+		if (a&wire.ActionFire != 0) != down {
+			t.Fatalf("call %d: actions %#x, want Fire %v", i, a, down)
+		}
+	}
+	// Out of line, behind, or a boss's body (shots stop on it): no Fire.
+	for _, e := range []client.Entity{foe(3, wire.KindChaser, 900, 500), foe(3, wire.KindChaser, 100, 360), foe(3, wire.KindBoss, 1100, 360)} {
+		b := stageBrain()
+		for i, a := range run(b, frameWith(ship(200, 360), e), 30) {
+			if a&wire.ActionFire != 0 {
+				t.Fatalf("%+v: call %d: Fire", e, i)
+			}
+		}
+	}
+}
+
+// A charge whose target leaves the line is still released as a beam,
+// after beamMin calls.
+func TestChargeReleasedWhenTargetLeaves(t *testing.T) {
+	b := stageBrain()
+	run(b, frameWith(ship(200, 360), foe(3, wire.KindArmored, 900, 360)), 5)
+	acts := run(b, frameWith(ship(200, 360)), 40)
+	n, release := held(acts, wire.ActionFire)
+	if n+5 != beamMin || release != beamMin-5 {
+		t.Fatalf("held %d more calls after the target left, want up to %d in all", n, beamMin)
+	}
+}
+
+// Dodging a big boss bullet by its box: it comes at the ship 30 px below
+// its centre, beyond a Classic missile's radius but within its box.
+func TestDodgesBossBullet(t *testing.T) {
+	b := stageBrain()
+	act := b.Decide(frameWith(ship(200, 360), client.Entity{ID: 2, Kind: wire.KindBossBullet, X: 500, Y: 390, VX: -400}))
+	if act&wire.ActionUp == 0 || act&wire.ActionDown != 0 {
+		t.Fatalf("actions %#x, want Up", act)
+	}
+	// A power-up coming at the ship is no threat.
+	act = stageBrain().Decide(frameWith(ship(200, 360), client.Entity{ID: 2, Kind: wire.KindPowerUp, X: 300, Y: 360, VX: -100}))
+	if act&(wire.ActionUp|wire.ActionDown) != 0 {
+		t.Fatalf("actions %#x: dodged a power-up", act)
+	}
+}
+
+// An item below and ahead: the bot goes for it, leaving its home; with a
+// missile coming it dodges instead; an item far ahead is left to come.
+func TestFetchesItemsWhenSafe(t *testing.T) {
+	item := client.Entity{ID: 5, Kind: wire.KindPowerUp, Owner: wire.NoPlayer, X: 400, Y: 500, VX: -60}
+	act := stageBrain().Decide(frameWith(ship(200, 360), item))
+	if act != wire.ActionDown|wire.ActionRight {
+		t.Fatalf("actions %#x, want Down|Right towards the item", act)
+	}
+	// Past home too: no Left pulling it back.
+	act = stageBrain().Decide(frameWith(ship(300, 500), item))
+	if act != wire.ActionRight {
+		t.Fatalf("actions %#x beside the item, want Right", act)
+	}
+	// A missile coming at the ship, below its centre: Up, not the item.
+	act = stageBrain().Decide(frameWith(ship(200, 360), item,
+		client.Entity{ID: 6, Kind: wire.KindEnemyMissile, X: 400, Y: 365, VX: -300}))
+	if act&wire.ActionUp == 0 || act&wire.ActionDown != 0 {
+		t.Fatalf("actions %#x with a missile coming, want Up", act)
+	}
+	// Far ahead: the bot stays home and lines up with nothing.
+	item.X = 1000
+	if act := stageBrain().Decide(frameWith(ship(200, 360), item)); act != 0 {
+		t.Fatalf("actions %#x for an item far ahead, want none", act)
+	}
+	// Near the floor: the bot stops short of the edge.
+	item.X, item.Y = 200, 715
+	if act := stageBrain().Decide(frameWith(ship(200, 660), item)); act&wire.ActionDown != 0 {
+		t.Fatalf("actions %#x: went for an item at the floor's edge", act)
+	}
+}
+
+// The Force: launched at a boss in front when attached at the front, held
+// forceHold calls, then not pressed again for forceRest.
+func TestLaunchesForceAtBoss(t *testing.T) {
+	b := stageBrain()
+	force := client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 230, Y: 360}
+	f := frameWith(ship(200, 360), force, foe(9, wire.KindBoss, 1100, 360), foe(10, wire.KindBossCore, 1050, 300))
+	acts := run(b, f, forceRest+10)
+	if n, release := held(acts, wire.ActionForce); n != forceHold || release != forceHold {
+		t.Fatalf("Force held %d calls, want %d", n, forceHold)
+	}
+	for i := forceHold; i <= forceRest; i++ {
+		if acts[i]&wire.ActionForce != 0 {
+			t.Fatalf("call %d: Force pressed again within %d calls", i, forceRest)
+		}
+	}
+	// Attached at the back: not launched.
+	force.X = 170
+	for i, a := range run(stageBrain(), frameWith(ship(200, 360), force, foe(9, wire.KindBoss, 1100, 360)), 10) {
+		if a&wire.ActionForce != 0 {
+			t.Fatalf("call %d: launched a Force attached at the back", i)
+		}
+	}
+	// Another player's Force, or nothing worth it in front: not pressed.
+	other := client.Entity{ID: 4, Kind: wire.KindForce, Owner: 1, X: 230, Y: 360}
+	for _, f := range []*client.Frame{
+		frameWith(ship(200, 360), other, foe(9, wire.KindBoss, 1100, 360)),
+		frameWith(ship(200, 360), client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 230, Y: 360}, foe(3, wire.KindChaser, 900, 360)),
+	} {
+		for i, a := range run(stageBrain(), f, 10) {
+			if a&wire.ActionForce != 0 {
+				t.Fatalf("call %d: Force pressed in %+v", i, f.Entities)
+			}
+		}
+	}
+}
+
+// A crowd in front (three foes near the ship's line) is worth the Force.
+func TestLaunchesForceAtCrowd(t *testing.T) {
+	f := frameWith(ship(200, 360), client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 230, Y: 360},
+		foe(5, wire.KindChaser, 500, 300), foe(6, wire.KindChaser, 550, 420), foe(7, wire.KindBydosSlave, 600, 360))
+	if a := stageBrain().Decide(f); a&wire.ActionForce == 0 {
+		t.Fatalf("actions %#x, want Force", a)
+	}
+}
+
+// A loose Force far away is recalled; a loose one nearby is recalled once
+// nothing was worth fighting for forceIdle calls.
+func TestRecallsForce(t *testing.T) {
+	far := frameWith(ship(200, 360), client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 900, Y: 360})
+	if a := stageBrain().Decide(far); a&wire.ActionForce == 0 {
+		t.Fatalf("actions %#x with the Force 700 px away, want Force", a)
+	}
+	b := stageBrain()
+	near := frameWith(ship(200, 360), client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 400, Y: 300})
+	acts := run(b, near, forceIdle+5)
+	first := -1
+	for i, a := range acts {
+		if a&wire.ActionForce != 0 {
+			first = i
+			break
+		}
+	}
+	if first != forceIdle {
+		t.Fatalf("idle loose Force recalled at call %d, want %d", first, forceIdle)
+	}
+	// While a crowd is in front, it stays out.
+	b = stageBrain()
+	busy := frameWith(ship(200, 360), client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 400, Y: 300},
+		foe(5, wire.KindChaser, 500, 300), foe(6, wire.KindChaser, 550, 420), foe(7, wire.KindBydosSlave, 600, 360))
+	for i, a := range run(b, busy, 2*forceIdle) {
+		if a&wire.ActionForce != 0 {
+			t.Fatalf("call %d: recalled the Force in a fight", i)
+		}
+	}
+}
+
+// Without its ship the brain forgets its charge: the next ship starts
+// with Fire up.
+func TestStageResetsOnDeath(t *testing.T) {
+	b := stageBrain()
+	run(b, frameWith(ship(200, 360), foe(3, wire.KindArmored, 900, 360)), 20)
+	if a := b.Decide(frameWith(foe(3, wire.KindArmored, 900, 360))); a != 0 {
+		t.Fatalf("actions %#x without a ship", a)
+	}
+	if b.st != (stageState{}) {
+		t.Fatalf("state %+v kept without a ship", b.st)
+	}
+}

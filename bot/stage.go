@@ -1,0 +1,298 @@
+package bot
+
+import (
+	"rtype/net/client"
+	"rtype/net/wire"
+	"rtype/sim"
+)
+
+// Stage mode (PROTOCOL.md 7.12, README "How to play"): the bot dodges as
+// in Classic, charges the wave cannon at what a missile barely scratches,
+// taps Fire at the rest, picks up items when nothing threatens it, and
+// launches its Force at a boss or a crowd, recalling it when it is far.
+
+// Timings, in ticks (calls of Decide).
+const (
+	// chargeMin and chargeMax bound how long a brain holds Fire for a
+	// beam: 1 s (level 2) to 1.6 s (level 3).
+	chargeMin = 60
+	chargeMax = 96
+	// beamMin is the shortest hold that still fires a beam (level 1 is at
+	// 0.4 s): a charge whose target went away is released after it.
+	beamMin = 30
+	// tapOn and tapOff are the tap cycle: Fire down, then up. Each press
+	// shoots a missile; a hold that short charges nothing.
+	tapOn, tapOff = 5, 5
+	// forceHold is how long the Force button is held for one press (a few
+	// ticks, so that a client sampling the input misses none), forceRest
+	// the least time between two presses.
+	forceHold = 3
+	forceRest = 60
+	// forceIdle: a loose Force with no foe ahead of the ship for this long
+	// is recalled.
+	forceIdle = 120
+)
+
+// Distances, in pixels.
+const (
+	// forceNear: a Force this close to its ship is attached to it.
+	forceNear = 44
+	// forceFar: a loose Force farther than this is recalled.
+	forceFar = 420
+	// lineBand: foes within this of the ship's y are in the beam's line;
+	// denseLine of them make a line worth a charge.
+	lineBand  = 36
+	denseLine = 3
+	// crowdBand and crowdReach: foes within crowdBand of the ship's y and
+	// crowdReach ahead of it are a group worth the Force; crowd of them.
+	crowdBand  = 100
+	crowdReach = 600
+	crowd      = 3
+	// itemBack and itemFront bound the x of an item the bot goes for: a
+	// little behind the ship, up to the middle of the screen.
+	itemBack  = 160
+	itemFront = areaW * 0.55
+	// edge keeps the bot that far from the top and bottom of the screen
+	// when it lines up or fetches an item (turrets sit there).
+	edge = 60
+)
+
+// stageState is what a Stage brain remembers from one tick to the next.
+type stageState struct {
+	held      int // ticks Fire has been held for a charge; 0 when not charging
+	rest      int // ticks Fire stays up after a beam
+	tap       int // ticks into the tap cycle
+	force     int // ticks the Force button stays down
+	forceRest int // ticks before the next press of the Force button
+	idle      int // ticks a loose Force had no foe to fight
+}
+
+// foeHalfH is the half height of the box of each foe kind, 0 for what is
+// not a foe (or a boss's body, which absorbs shots without damage).
+var foeHalfH = func() (r [256]float32) {
+	rules := sim.DefaultRules()
+	for _, k := range []uint8{wire.KindBydosSlave, wire.KindPowArmor, wire.KindChaser, wire.KindTurret,
+		wire.KindArmored, wire.KindMidBoss, wire.KindBossCore} {
+		_, h := sim.KindSize(&rules, k)
+		r[k] = float32(h / 2)
+	}
+	return r
+}()
+
+// heavy reports whether a foe of kind is worth a charged beam.
+func heavy(kind uint8) bool {
+	return kind == wire.KindArmored || kind == wire.KindBossCore || kind == wire.KindMidBoss
+}
+
+// bossKind reports whether kind is part of a boss.
+func bossKind(kind uint8) bool {
+	return kind == wire.KindMidBoss || kind == wire.KindBoss || kind == wire.KindBossCore
+}
+
+// decideStage is Decide in Stage mode.
+func (b *Brain) decideStage(f *client.Frame, ship client.Entity) uint8 {
+	var act uint8
+	danger, found := b.nearestThreat(f, ship)
+	var item client.Entity
+	fetch := false
+	if !found {
+		item, fetch = nearestItem(f, ship)
+	}
+	switch {
+	case found:
+		act |= dodge(danger, ship)
+	case fetch:
+		act |= goTo(item, ship)
+	default:
+		if target, ok := stageTarget(f, ship); ok {
+			act |= lineUp(target, ship)
+		}
+	}
+	if !fetch {
+		act |= b.keepHome(ship)
+	}
+	act |= b.fireStage(f, ship)
+	act |= b.forceStage(f, ship)
+	return act
+}
+
+// within keeps a y the bot heads for away from the screen's edges.
+func within(y float32) float32 { return min(max(y, edge), areaH-edge) }
+
+// goTo moves the ship towards e, away from the edges.
+func goTo(e, ship client.Entity) uint8 {
+	e.Y = within(e.Y)
+	act := lineUp(e, ship)
+	if dx := e.X - ship.X; dx < -8 {
+		act |= wire.ActionLeft
+	} else if dx > 8 {
+		act |= wire.ActionRight
+	}
+	return act
+}
+
+// nearestItem returns the item closest to the ship among those it may
+// fetch: a little behind it up to the middle of the screen.
+func nearestItem(f *client.Frame, ship client.Entity) (client.Entity, bool) {
+	var best client.Entity
+	bestD, found := float32(0), false
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		if e.Kind != wire.KindPowerUp || e.X < ship.X-itemBack || e.X > itemFront || e.Y < 0 || e.Y > areaH {
+			continue
+		}
+		dx, dy := e.X-ship.X, e.Y-ship.Y
+		if d := dx*dx + dy*dy; !found || d < bestD {
+			best, bestD, found = *e, d, true
+		}
+	}
+	return best, found
+}
+
+// stageTarget returns the foe to line up with: a boss's weak point if one
+// is ahead, else the foe ahead closest in x (not a boss's body, which
+// absorbs shots), its y kept away from the edges.
+func stageTarget(f *client.Frame, ship client.Entity) (client.Entity, bool) {
+	var best client.Entity
+	found := false
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		if foeHalfH[e.Kind] == 0 || e.X <= ship.X+20 || e.X > areaW+40 {
+			continue
+		}
+		if e.Kind == wire.KindBossCore {
+			best, found = *e, true
+			break
+		}
+		if !found || e.X < best.X {
+			best, found = *e, true
+		}
+	}
+	best.Y = within(best.Y)
+	return best, found
+}
+
+// fireStage decides Fire: a charge held chargeFor ticks and released when
+// something heavy or a dense line is in front, taps at any other foe in
+// front, nothing otherwise.
+func (b *Brain) fireStage(f *client.Frame, ship client.Entity) uint8 {
+	s := &b.st
+	aimed, charge := b.inLine(f, ship)
+	switch {
+	case s.held > 0:
+		if s.held >= b.chargeFor || !charge && s.held >= beamMin {
+			s.held, s.rest, s.tap = 0, tapOff-1, 0 // release: the beam goes; up tapOff calls
+			return 0
+		}
+		s.held++
+		return wire.ActionFire
+	case s.rest > 0:
+		s.rest--
+		return 0
+	case charge:
+		s.held, s.tap = 1, 0
+		return wire.ActionFire
+	case aimed:
+		s.tap++
+		if (s.tap-1)%(tapOn+tapOff) < tapOn {
+			return wire.ActionFire
+		}
+		return 0
+	}
+	s.tap = 0
+	return 0
+}
+
+// inLine reports whether a foe is in front of the ship, in the line of its
+// shots (aimed), and whether what is in front is worth a charge: a heavy
+// foe, or a dense line of foes.
+func (b *Brain) inLine(f *client.Frame, ship client.Entity) (aimed, charge bool) {
+	n := 0
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		h := foeHalfH[e.Kind]
+		if h == 0 || e.X <= ship.X || e.X > areaW+20 {
+			continue
+		}
+		dy := abs(e.Y - ship.Y)
+		if dy >= b.lookY+h {
+			continue
+		}
+		aimed = true
+		if heavy(e.Kind) {
+			charge = true
+		}
+		if dy < lineBand {
+			n++
+		}
+	}
+	return aimed, charge || n >= denseLine
+}
+
+// forceStage decides the Force button: launch an attached Force at a boss
+// or a crowd in front, recall a loose one that is far or idle.
+func (b *Brain) forceStage(f *client.Frame, ship client.Entity) uint8 {
+	s := &b.st
+	if s.force > 0 {
+		s.force--
+		return wire.ActionForce
+	}
+	if s.forceRest > 0 {
+		s.forceRest--
+	}
+	fo, ok := b.force(f)
+	if !ok {
+		s.idle = 0
+		return 0
+	}
+	dx, dy := fo.X-ship.X, fo.Y-ship.Y
+	d2 := dx*dx + dy*dy
+	worth := worthTheForce(f, ship)
+	var press bool
+	if d2 < forceNear*forceNear { // attached
+		s.idle = 0
+		press = dx > 0 && worth
+	} else {
+		if worth {
+			s.idle = 0
+		} else {
+			s.idle++
+		}
+		press = d2 > forceFar*forceFar || s.idle > forceIdle
+	}
+	if !press || s.forceRest > 0 {
+		return 0
+	}
+	s.force, s.forceRest, s.idle = forceHold-1, forceRest, 0
+	return wire.ActionForce
+}
+
+// force returns the bot's own Force.
+func (b *Brain) force(f *client.Frame) (client.Entity, bool) {
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		if e.Kind == wire.KindForce && e.Owner == b.player {
+			return *e, true
+		}
+	}
+	return client.Entity{}, false
+}
+
+// worthTheForce reports whether a boss is in front of the ship on screen,
+// or a crowd of foes near its line.
+func worthTheForce(f *client.Frame, ship client.Entity) bool {
+	n := 0
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		if e.X <= ship.X || e.X > areaW {
+			continue
+		}
+		if bossKind(e.Kind) {
+			return true
+		}
+		if foeHalfH[e.Kind] != 0 && e.X < ship.X+crowdReach && abs(e.Y-ship.Y) < crowdBand {
+			n++
+		}
+	}
+	return n >= crowd
+}
