@@ -16,13 +16,6 @@ import (
 // It returns nil when the game ended normally (Logout GameOver),
 // ctx.Err() when ctx ended first, and the session's error otherwise.
 func Play(ctx context.Context, c *client.Client, rng *rand.Rand) error {
-	return PlayWatching(ctx, c, rng, nil)
-}
-
-// PlayWatching is Play that also hands watch (unless nil) every event the
-// client delivers (DrainEvents), in order, on Play's goroutine: a Stage
-// event tells how far the bot got.
-func PlayWatching(ctx context.Context, c *client.Client, rng *rand.Rand, watch func(*wire.Event)) error {
 	b := NewMode(c.Player(), c.Mode(), rng)
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
@@ -41,11 +34,6 @@ func PlayWatching(ctx context.Context, c *client.Client, rng *rand.Rand, watch f
 			return c.Err()
 		case <-tick.C:
 			events = c.DrainEvents(events[:0]) // a bot shows no effects, but takes them like a game
-			if watch != nil {
-				for i := range events {
-					watch(&events[i])
-				}
-			}
 			frames = c.Frames(frames)
 			if len(frames) == 0 {
 				continue
