@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/wire"
 )
@@ -274,5 +275,37 @@ func TestStageResetsOnDeath(t *testing.T) {
 	}
 	if b.st != (stageState{}) {
 		t.Fatalf("state %+v kept without a ship", b.st)
+	}
+}
+
+// busyFrame is a Stage frame of a busy moment: the ship, its Force, a
+// boss, 40 foes, 40 enemy shots and 4 items.
+func busyFrame() *client.Frame {
+	ents := []client.Entity{ship(200, 360), {ID: 2, Kind: wire.KindForce, Owner: 0, X: 230, Y: 360},
+		foe(3, wire.KindBoss, 1100, 360), foe(4, wire.KindBossCore, 1040, 360)}
+	for i := range 40 {
+		ents = append(ents, foe(uint32(10+i), []uint8{wire.KindChaser, wire.KindArmored, wire.KindTurret, wire.KindPowArmor}[i%4],
+			float32(500+15*i), float32(60+15*i)))
+		ents = append(ents, client.Entity{ID: uint32(60 + i), Kind: wire.KindEnemyMissile, X: float32(400 + 20*i), Y: float32(700 - 15*i), VX: -300, VY: 40})
+	}
+	for i := range 4 {
+		ents = append(ents, client.Entity{ID: uint32(110 + i), Kind: wire.KindPowerUp, X: float32(300 + 100*i), Y: 200, VX: -60})
+	}
+	return frameWith(ents...)
+}
+
+// Deciding allocates nothing, in either mode.
+func TestDecideAllocatesNothing(t *testing.T) {
+	f := busyFrame()
+	for _, b := range []*Brain{testBrain(), stageBrain()} {
+		testutil.NoAllocs(t, 1000, "Decide", func() { b.Decide(f) })
+	}
+}
+
+func BenchmarkDecideStage(b *testing.B) {
+	br, f := stageBrain(), busyFrame()
+	b.ReportAllocs()
+	for b.Loop() {
+		br.Decide(f)
 	}
 }
