@@ -217,11 +217,20 @@ func (b *Brain) nearestThreat(f *client.Frame, ship client.Entity) (threat, bool
 
 // nearestBydos returns the Bydos ahead of the ship closest in x.
 func nearestBydos(f *client.Frame, ship client.Entity) (client.Entity, bool) {
+	return nearestAhead(f, ship, &bydos)
+}
+
+// bydos is the set of the Bydos' kinds.
+var bydos = [256]bool{wire.KindBydosSlave: true}
+
+// nearestAhead returns the entity ahead of the ship closest in x whose
+// kind is in kinds.
+func nearestAhead(f *client.Frame, ship client.Entity, kinds *[256]bool) (client.Entity, bool) {
 	var best client.Entity
 	found := false
 	for i := range f.Entities {
 		e := &f.Entities[i]
-		if e.Kind != wire.KindBydosSlave || e.X <= ship.X+20 || e.X > areaW+40 {
+		if !kinds[e.Kind] || e.X <= ship.X+20 || e.X > areaW+40 {
 			continue
 		}
 		if !found || e.X < best.X {

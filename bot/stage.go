@@ -79,6 +79,18 @@ var foeHalfH = func() (r [256]float32) {
 	return r
 }()
 
+// foes and cores are the sets of the kinds of foes (foeHalfH) and of
+// bosses' weak points.
+var (
+	foes = func() (r [256]bool) {
+		for k, h := range foeHalfH {
+			r[k] = h != 0
+		}
+		return r
+	}()
+	cores = [256]bool{wire.KindBossCore: true}
+)
+
 // heavy reports whether a foe of kind is worth a charged beam.
 func heavy(kind uint8) bool {
 	return kind == wire.KindArmored || kind == wire.KindBossCore || kind == wire.KindMidBoss
@@ -153,20 +165,9 @@ func nearestItem(f *client.Frame, ship client.Entity) (client.Entity, bool) {
 // is ahead, else the foe ahead closest in x (not a boss's body, which
 // absorbs shots), its y kept away from the edges.
 func stageTarget(f *client.Frame, ship client.Entity) (client.Entity, bool) {
-	var best client.Entity
-	found := false
-	for i := range f.Entities {
-		e := &f.Entities[i]
-		if foeHalfH[e.Kind] == 0 || e.X <= ship.X+20 || e.X > areaW+40 {
-			continue
-		}
-		if e.Kind == wire.KindBossCore {
-			best, found = *e, true
-			break
-		}
-		if !found || e.X < best.X {
-			best, found = *e, true
-		}
+	best, found := nearestAhead(f, ship, &cores)
+	if !found {
+		best, found = nearestAhead(f, ship, &foes)
 	}
 	best.Y = within(best.Y)
 	return best, found
