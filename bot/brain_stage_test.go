@@ -234,34 +234,34 @@ func TestLaunchesForceAtCrowd(t *testing.T) {
 	}
 }
 
-// A loose Force far away is recalled; a loose one nearby is recalled once
-// nothing was worth fighting for forceIdle calls.
+// A loose Force far away is recalled; a flying one nearby once nothing
+// was worth fighting for forceIdle calls; a stopped one after forceWait.
 func TestRecallsForce(t *testing.T) {
-	far := frameWith(ship(200, 360), client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 900, Y: 360})
+	far := frameWith(ship(200, 360), client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 900, Y: 360, VX: 300})
 	if a := stageBrain().Decide(far); a&wire.ActionForce == 0 {
 		t.Fatalf("actions %#x with the Force 700 px away, want Force", a)
 	}
-	b := stageBrain()
-	near := frameWith(ship(200, 360), client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 400, Y: 300})
-	acts := run(b, near, forceIdle+5)
-	first := -1
-	for i, a := range acts {
-		if a&wire.ActionForce != 0 {
-			first = i
-			break
+	first := func(acts []uint8) int {
+		for i, a := range acts {
+			if a&wire.ActionForce != 0 {
+				return i
+			}
 		}
+		return -1
 	}
-	if first != forceIdle {
-		t.Fatalf("idle loose Force recalled at call %d, want %d", first, forceIdle)
+	flying := client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 400, Y: 300, VX: 200, VY: -50}
+	if i := first(run(stageBrain(), frameWith(ship(200, 360), flying), forceIdle+5)); i != forceIdle {
+		t.Fatalf("idle loose Force recalled at call %d, want %d", i, forceIdle)
 	}
-	// While a crowd is in front, it stays out.
-	b = stageBrain()
-	busy := frameWith(ship(200, 360), client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 400, Y: 300},
+	stopped := client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 400, Y: 300}
+	if i := first(run(stageBrain(), frameWith(ship(200, 360), stopped), forceIdle)); i != forceWait {
+		t.Fatalf("stopped loose Force recalled at call %d, want %d", i, forceWait)
+	}
+	// While a crowd is in front, a flying Force stays out.
+	busy := frameWith(ship(200, 360), flying,
 		foe(5, wire.KindChaser, 500, 300), foe(6, wire.KindChaser, 550, 420), foe(7, wire.KindBydosSlave, 600, 360))
-	for i, a := range run(b, busy, 2*forceIdle) {
-		if a&wire.ActionForce != 0 {
-			t.Fatalf("call %d: recalled the Force in a fight", i)
-		}
+	if i := first(run(stageBrain(), busy, 2*forceIdle)); i >= 0 {
+		t.Fatalf("call %d: recalled the Force in a fight", i)
 	}
 }
 

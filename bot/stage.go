@@ -29,16 +29,20 @@ const (
 	forceHold = 3
 	forceRest = 60
 	// forceIdle: a loose Force with no foe ahead of the ship for this long
-	// is recalled.
+	// is recalled; forceWait: so is one that stopped (at the end of its
+	// launch, or new and waiting to be caught) for this long, to be
+	// launched again.
 	forceIdle = 120
+	forceWait = 30
 )
 
 // Distances, in pixels.
 const (
 	// forceNear: a Force this close to its ship is attached to it.
 	forceNear = 44
-	// forceFar: a loose Force farther than this is recalled.
-	forceFar = 420
+	// forceFar: a loose Force farther than this is recalled (a launch takes
+	// it about 480 px away).
+	forceFar = 600
 	// lineBand: foes within this of the ship's y are in the beam's line;
 	// denseLine of them make a line worth a charge.
 	lineBand  = 36
@@ -65,6 +69,7 @@ type stageState struct {
 	force     int // ticks the Force button stays down
 	forceRest int // ticks before the next press of the Force button
 	idle      int // ticks a loose Force had no foe to fight
+	still     int // ticks a loose Force has not moved
 }
 
 // foeHalfH is the half height of the box of each foe kind, 0 for what is
@@ -231,7 +236,8 @@ func (b *Brain) inLine(f *client.Frame, ship client.Entity) (aimed, charge bool)
 }
 
 // forceStage decides the Force button: launch an attached Force at a boss
-// or a crowd in front, recall a loose one that is far or idle.
+// or a crowd in front, recall a loose one that is far, idle or stopped, so
+// that it sweeps the way again.
 func (b *Brain) forceStage(f *client.Frame, ship client.Entity) uint8 {
 	s := &b.st
 	if s.force > 0 {
@@ -243,7 +249,7 @@ func (b *Brain) forceStage(f *client.Frame, ship client.Entity) uint8 {
 	}
 	fo, ok := b.force(f)
 	if !ok {
-		s.idle = 0
+		s.idle, s.still = 0, 0
 		return 0
 	}
 	dx, dy := fo.X-ship.X, fo.Y-ship.Y
@@ -251,7 +257,7 @@ func (b *Brain) forceStage(f *client.Frame, ship client.Entity) uint8 {
 	worth := worthTheForce(f, ship)
 	var press bool
 	if d2 < forceNear*forceNear { // attached
-		s.idle = 0
+		s.idle, s.still = 0, 0
 		press = dx > 0 && worth
 	} else {
 		if worth {
@@ -259,12 +265,17 @@ func (b *Brain) forceStage(f *client.Frame, ship client.Entity) uint8 {
 		} else {
 			s.idle++
 		}
-		press = d2 > forceFar*forceFar || s.idle > forceIdle
+		if abs(fo.VX)+abs(fo.VY) < 1 {
+			s.still++
+		} else {
+			s.still = 0
+		}
+		press = d2 > forceFar*forceFar || s.idle > forceIdle || s.still > forceWait
 	}
 	if !press || s.forceRest > 0 {
 		return 0
 	}
-	s.force, s.forceRest, s.idle = forceHold-1, forceRest, 0
+	s.force, s.forceRest, s.idle, s.still = forceHold-1, forceRest, 0, 0
 	return wire.ActionForce
 }
 
