@@ -31,8 +31,10 @@ type Brain struct {
 	// Stage mode (PROTOCOL.md 7.12): the bot charges, picks up items and
 	// uses the Force.
 	stage     bool
-	chargeFor int // how long it holds Fire for a beam, in ticks
+	chargeFor int     // how long it holds Fire for a beam, in ticks
+	speed     float32 // the ship's speed along an axis, px/s: the fastest seen
 	st        stageState
+	near      []danger // steerStage's, kept to allocate nothing
 }
 
 // New returns the brain of player in a Classic game, its habits drawn
@@ -51,7 +53,7 @@ func NewMode(player, mode uint8, rng *rand.Rand) *Brain {
 		lookY:  float32(14 + rng.IntN(12)),
 	}
 	if mode == wire.ModeStage {
-		b.stage = true
+		b.stage, b.speed = true, stageSpeed
 		b.chargeFor = chargeMin + rng.IntN(chargeMax-chargeMin+1)
 	}
 	return b

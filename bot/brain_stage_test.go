@@ -143,13 +143,18 @@ func TestChargeReleasedWhenTargetLeaves(t *testing.T) {
 	}
 }
 
-// Dodging a big boss bullet by its box: it comes at the ship 30 px below
-// its centre, beyond a Classic missile's radius but within its box.
+// Dodging a big boss bullet by its box: it comes at the ship 15 px below
+// its centre, beyond a Classic missile's radius but within its box. One
+// passing 30 px below leaves room enough: the bot stays.
 func TestDodgesBossBullet(t *testing.T) {
 	b := stageBrain()
-	act := b.Decide(frameWith(ship(200, 360), client.Entity{ID: 2, Kind: wire.KindBossBullet, X: 500, Y: 390, VX: -400}))
+	act := b.Decide(frameWith(ship(200, 360), client.Entity{ID: 2, Kind: wire.KindBossBullet, X: 400, Y: 375, VX: -400}))
 	if act&wire.ActionUp == 0 || act&wire.ActionDown != 0 {
 		t.Fatalf("actions %#x, want Up", act)
+	}
+	act = stageBrain().Decide(frameWith(ship(200, 360), client.Entity{ID: 2, Kind: wire.KindBossBullet, X: 400, Y: 390, VX: -400}))
+	if act != 0 {
+		t.Fatalf("actions %#x for a bullet passing 30 px below, want none", act)
 	}
 	// A power-up coming at the ship is no threat.
 	act = stageBrain().Decide(frameWith(ship(200, 360), client.Entity{ID: 2, Kind: wire.KindPowerUp, X: 300, Y: 360, VX: -100}))
@@ -171,11 +176,17 @@ func TestFetchesItemsWhenSafe(t *testing.T) {
 	if act != wire.ActionRight {
 		t.Fatalf("actions %#x beside the item, want Right", act)
 	}
-	// A missile coming at the ship, below its centre: Up, not the item.
+	// A missile crossing the way to the item: the bot goes another way.
+	act = stageBrain().Decide(frameWith(ship(200, 360), item,
+		client.Entity{ID: 6, Kind: wire.KindEnemyMissile, X: 420, Y: 440, VX: -300}))
+	if act == wire.ActionDown|wire.ActionRight {
+		t.Fatalf("actions %#x: into the missile on the way to the item", act)
+	}
+	// One that passes well away from the way: the bot goes on.
 	act = stageBrain().Decide(frameWith(ship(200, 360), item,
 		client.Entity{ID: 6, Kind: wire.KindEnemyMissile, X: 400, Y: 365, VX: -300}))
-	if act&wire.ActionUp == 0 || act&wire.ActionDown != 0 {
-		t.Fatalf("actions %#x with a missile coming, want Up", act)
+	if act != wire.ActionDown|wire.ActionRight {
+		t.Fatalf("actions %#x with a missile passing behind, want Down|Right", act)
 	}
 	// Far ahead: the bot stays home and lines up with nothing.
 	item.X = 1000

@@ -106,28 +106,20 @@ func bossKind(kind uint8) bool {
 	return kind == wire.KindMidBoss || kind == wire.KindBoss || kind == wire.KindBossCore
 }
 
-// decideStage is Decide in Stage mode.
+// decideStage is Decide in Stage mode: the move it means (fetch an item,
+// else line up with a foe, and keep home), made safe by steerStage; Fire;
+// the Force.
 func (b *Brain) decideStage(f *client.Frame, ship client.Entity) uint8 {
-	var act uint8
-	danger, found := b.nearestThreat(f, ship)
-	var item client.Entity
-	fetch := false
-	if !found {
-		item, fetch = nearestItem(f, ship)
-	}
-	switch {
-	case found:
-		act |= dodge(danger, ship)
-	case fetch:
-		act |= goTo(item, ship)
-	default:
+	var meant uint8
+	if item, ok := nearestItem(f, ship); ok {
+		meant = goTo(item, ship)
+	} else {
 		if target, ok := stageTarget(f, ship); ok {
-			act |= lineUp(target, ship)
+			meant = lineUp(target, ship)
 		}
+		meant |= b.keepHome(ship)
 	}
-	if !fetch {
-		act |= b.keepHome(ship)
-	}
+	act := b.steerStage(f, ship, meant)
 	act |= b.fireStage(f, ship)
 	act |= b.forceStage(f, ship)
 	return act
