@@ -20,6 +20,9 @@ const (
 	// beamMin is the shortest hold that still fires a beam (level 1 is at
 	// 0.4 s): a charge whose target went away is released after it.
 	beamMin = 30
+	// chargeWait: a charge is released when the beam will meet its target,
+	// or this long after it is full.
+	chargeWait = 60
 	// tapOn and tapOff are the tap cycle: Fire down, then up. Each press
 	// shoots a missile; a hold that short charges nothing.
 	tapOn, tapOff = 5, 5
@@ -43,6 +46,12 @@ const (
 	// forceFar: a loose Force farther than this is recalled (a launch takes
 	// it about 480 px away).
 	forceFar = 600
+	// beamSpeed is a beam's speed (sim.ArmsRules.BeamSpeed), px/s: the
+	// bot leads its target by the beam's flight.
+	beamSpeed = 1200
+	// squarely: a beam meets a heavy foe squarely when it passes within
+	// this fraction of the foe's half height of its centre.
+	squarely = 0.6
 	// lineBand: foes within this of the ship's y are in the beam's line;
 	// denseLine of them make a line worth a charge.
 	lineBand  = 36
@@ -160,25 +169,27 @@ func nearestItem(f *client.Frame, ship client.Entity) (client.Entity, bool) {
 
 // stageTarget returns the foe to line up with: a boss's weak point if one
 // is ahead, else the foe ahead closest in x (not a boss's body, which
-// absorbs shots), its y kept away from the edges.
+// absorbs shots). Its y is where a shot fired now meets it (lead), kept
+// away from the edges.
 func stageTarget(f *client.Frame, ship client.Entity) (client.Entity, bool) {
 	best, found := nearestAhead(f, ship, &cores)
 	if !found {
 		best, found = nearestAhead(f, ship, &foes)
 	}
-	best.Y = within(best.Y)
+	best.Y = within(lead(&best, ship))
 	return best, found
 }
 
-// fireStage decides Fire: a charge held chargeFor ticks and released when
-// something heavy or a dense line is in front, taps at any other foe in
+// fireStage decides Fire: a charge held at least chargeFor ticks when
+// something heavy or a dense line is in front, released when the beam
+// will meet it (or after chargeWait more ticks), taps at any other foe in
 // front, nothing otherwise.
 func (b *Brain) fireStage(f *client.Frame, ship client.Entity) uint8 {
 	s := &b.st
-	aimed, charge := b.inLine(f, ship)
+	aimed, charge, onTarget := b.inLine(f, ship)
 	switch {
 	case s.held > 0:
-		if s.held >= b.chargeFor || !charge && s.held >= beamMin {
+		if s.held >= b.chargeFor && (onTarget || s.held >= b.chargeFor+chargeWait) || !charge && s.held >= beamMin {
 			s.held, s.rest, s.tap = 0, tapOff-1, 0 // release: the beam goes; up tapOff calls
 			return 0
 		}
@@ -201,10 +212,18 @@ func (b *Brain) fireStage(f *client.Frame, ship client.Entity) uint8 {
 	return 0
 }
 
+// lead returns the y at which a shot fired now from ship meets e, e going
+// on straight: its y when the shot has flown to its x.
+func lead(e *client.Entity, ship client.Entity) float32 {
+	t := max(e.X-ship.X, 0) / beamSpeed
+	return e.Y + e.VY*t
+}
+
 // inLine reports whether a foe is in front of the ship, in the line of its
-// shots (aimed), and whether what is in front is worth a charge: a heavy
-// foe, or a dense line of foes.
-func (b *Brain) inLine(f *client.Frame, ship client.Entity) (aimed, charge bool) {
+// shots when they reach it (aimed); whether what is in front is worth a
+// charge: a heavy foe, or a dense line of foes; and whether a beam
+// released now meets it squarely (onTarget).
+func (b *Brain) inLine(f *client.Frame, ship client.Entity) (aimed, charge, onTarget bool) {
 	n := 0
 	for i := range f.Entities {
 		e := &f.Entities[i]
@@ -212,19 +231,23 @@ func (b *Brain) inLine(f *client.Frame, ship client.Entity) (aimed, charge bool)
 		if h == 0 || e.X <= ship.X || e.X > areaW+20 {
 			continue
 		}
-		dy := abs(e.Y - ship.Y)
+		dy := abs(lead(e, ship) - ship.Y)
 		if dy >= b.lookY+h {
 			continue
 		}
 		aimed = true
 		if heavy(e.Kind) {
 			charge = true
+			onTarget = onTarget || dy < h*squarely
 		}
 		if dy < lineBand {
 			n++
 		}
 	}
-	return aimed, charge || n >= denseLine
+	if n >= denseLine {
+		charge, onTarget = true, true
+	}
+	return aimed, charge, onTarget
 }
 
 // forceStage decides the Force button: launch an attached Force at a boss
