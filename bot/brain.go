@@ -257,19 +257,21 @@ const maxAhead = 0.5
 // it: f.Tick plus the time since f.Received, at most half a second. A v2
 // server sends a snapshot only when something changed (every 200 ms when
 // nothing did), so a frame may be older than v1's 50 ms; the motions say
-// exactly where everything is now. Other entities are left as they are.
+// exactly where everything is now. The present is a whole tick, each
+// moved entity's Tick: a brain evaluates its motion further from there.
+// Other entities are left as they are.
 func Present(f *client.Frame, now time.Time) {
 	if f.Received.IsZero() {
 		return
 	}
 	ahead := min(max(now.Sub(f.Received).Seconds(), 0), maxAhead)
-	tick := float64(f.Tick) + ahead*wire.TickRate
+	tick := f.Tick + uint32(math.Round(ahead*wire.TickRate))
 	for i := range f.Entities {
 		e := &f.Entities[i]
 		if !e.HasMotion {
 			continue
 		}
-		x, y, vx, vy := e.At(tick)
-		e.X, e.Y, e.VX, e.VY = float32(x), float32(y), float32(vx), float32(vy)
+		x, y, vx, vy := e.At(float64(tick))
+		e.X, e.Y, e.VX, e.VY, e.Tick = float32(x), float32(y), float32(vx), float32(vy), tick
 	}
 }

@@ -212,10 +212,15 @@ func (b *Brain) fireStage(f *client.Frame, ship client.Entity) uint8 {
 	return 0
 }
 
-// lead returns the y at which a shot fired now from ship meets e, e going
-// on straight: its y when the shot has flown to its x.
+// lead returns the y at which a shot fired now from ship meets e: its y
+// when the shot has flown to its x, by its motion (v2: exact, a hovering
+// boss's sine included, until it turns), else going on straight.
 func lead(e *client.Entity, ship client.Entity) float32 {
 	t := max(e.X-ship.X, 0) / beamSpeed
+	if e.HasMotion {
+		_, y, _, _ := e.Motion.At(float64(e.Tick) + float64(t)*wire.TickRate)
+		return float32(y)
+	}
 	return e.Y + e.VY*t
 }
 
