@@ -162,21 +162,13 @@ func isFoe(kind uint8) bool {
 }
 
 // endBoss returns the StageBoss of the end boss: the first whose entity is
-// the end boss's body or core, else the last one before the clear.
+// the end boss's body or core.
 func (s *stageSim) endBoss() (stageMoment, bool) {
-	for _, b := range s.bosses {
-		if b.kind == wire.KindBoss || b.kind == wire.KindBossCore {
-			return b, true
-		}
+	i := slices.IndexFunc(s.bosses, func(b stageMoment) bool { return b.kind == wire.KindBoss || b.kind == wire.KindBossCore })
+	if i < 0 {
+		return stageMoment{}, false
 	}
-	var last stageMoment
-	found := false
-	for _, b := range s.bosses {
-		if s.clear.tick == 0 || b.tick <= s.clear.tick {
-			last, found = b, true
-		}
-	}
-	return last, found
+	return s.bosses[i], true
 }
 
 // marker returns the tick of the first StageMarker named name.
