@@ -32,6 +32,11 @@ const (
 	// sight: dangers farther than this from the ship, along either axis,
 	// cannot reach it within steer seconds.
 	sight = 480
+	// A ship near an edge has fewer ways out: a move's room is at most
+	// 1 + its distance from the nearest edge (the left, top and bottom
+	// ones, and the bot's right bound, fieldW) in edgeRoom pixels.
+	edgeRoom = 80
+	fieldW   = areaW * 0.6
 )
 
 // moves are the nine moves a Stage brain tries, the held actions and the
@@ -113,9 +118,12 @@ func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uin
 // tryMove scores moving the ship at (vx, vy) for steer seconds: the time
 // of the first hit as a fraction of steer (below 1), or 1 plus the least
 // room left to any danger (the larger of the distances along the axes in
-// reaches of its box), up to roomCap.
+// reaches of its box) and to the edges, up to roomCap.
 func (b *Brain) tryMove(ship client.Entity, vx, vy float32) float32 {
-	room := float32(roomCap)
+	ex := min(max(ship.X+vx*steer, shipHW), areaW-shipHW)
+	ey := min(max(ship.Y+vy*steer, shipHH), areaH-shipHH)
+	edge := min(ex-shipHW, fieldW-ex, ey-shipHH, areaH-shipHH-ey)
+	room := min(roomCap, 1+max(edge, 0)/edgeRoom)
 	for s := 1; s <= steerSteps; s++ {
 		t := steer * float32(s) / steerSteps
 		// The ship stops at the area's edges.
