@@ -7,21 +7,23 @@ import (
 
 // Stage mode's dodging: a Stage screen holds dozens of aimed shots and
 // foes that turn, where Classic's "go to the side the nearest threat does
-// not pass on" steps into the next one. A Stage brain tries each of the
-// nine moves (none, the four directions, the four diagonals) over the
-// next steer seconds, the ship and every danger on straight lines, and
-// keeps the move that wants: no hit, the most room, and the move it meant
-// to make (lining up, fetching an item, going home) when that one leaves
-// room enough.
+// not pass on" steps into the next one. A Stage brain tries plans over the
+// next steer seconds, the ship and every danger on straight lines: first
+// the nine moves (none, the four directions, the four diagonals) held
+// throughout; when none of them leaves room enough, every pair of a first
+// move for firstSteps steps and another after it (a way out of a squeeze
+// often turns). It keeps the first move of the best plan: no hit, the most
+// room, and the move it meant to make (lining up, fetching an item, going
+// home) when that one leaves room enough.
 
 const (
-	// steer is how far ahead, in seconds, the moves are tried, in
-	// steerSteps steps.
-	steer      = 0.6
-	steerSteps = 18
-	// roomy: a move whose dangers all stay this many times their box's
-	// reach away (per axis, the larger) leaves room enough for the move
-	// the brain meant.
+	// steer is how far ahead, in seconds, the plans are tried, in
+	// steerSteps steps; a two-move plan turns after firstSteps of them.
+	steer      = 0.75
+	steerSteps = 20
+	firstSteps = 6
+	// roomy: a plan whose dangers all stay this many times their box's
+	// reach away (per axis, the larger) leaves room enough.
 	roomy = 1.6
 	// roomCap caps the room counted: beyond it, more room is no better.
 	roomCap = 2.5
@@ -29,17 +31,14 @@ const (
 	// (sim.ArmsRules.ShipSpeeds[0]): the brain takes the fastest it saw
 	// its ship move.
 	stageSpeed = 270
-	// sight: dangers farther than this from the ship, along either axis,
-	// cannot reach it within steer seconds.
-	sight = 480
-	// A ship near an edge has fewer ways out: a move's room is at most
-	// 1 + its distance from the nearest edge (the left, top and bottom
-	// ones, and the bot's right bound, fieldW) in edgeRoom pixels.
+	// A ship near an edge has fewer ways out: a plan's room is at most
+	// 1 + its end's distance from the nearest edge (the left, top and
+	// bottom ones, and the bot's right bound, fieldW) in edgeRoom pixels.
 	edgeRoom = 80
 	fieldW   = areaW * 0.6
 )
 
-// moves are the nine moves a Stage brain tries, the held actions and the
+// moves are the moves a Stage brain tries, the held actions and the
 // direction, diagonals normalized as the ship's (README).
 var moves = [...]struct {
 	act    uint8
@@ -64,23 +63,6 @@ type danger struct {
 	hx, hy       float32
 }
 
-// dangers gathers the dangers within sight of ship into b.near.
-func (b *Brain) dangers(f *client.Frame, ship client.Entity) {
-	b.near = b.near[:0]
-	for i := range f.Entities {
-		e := &f.Entities[i]
-		h := &hits[e.Kind]
-		if h.hx == 0 {
-			continue
-		}
-		dx, dy := e.X-ship.X, e.Y-ship.Y
-		if abs(dx) > sight || abs(dy) > sight {
-			continue
-		}
-		b.near = append(b.near, danger{dx, dy, e.VX, e.VY, h.hx, h.hy})
-	}
-}
-
 // hits are the half sizes, by kind, of the box within which the ship's
 // centre touches an entity of that kind: reaches less the margin.
 var hits = func() (r [256]struct{ hx, hy float32 }) {
@@ -92,8 +74,29 @@ var hits = func() (r [256]struct{ hx, hy float32 }) {
 	return r
 }()
 
+// dangers gathers into b.near the dangers that may come within roomCap
+// reaches of the ship within steer seconds, wherever it goes.
+func (b *Brain) dangers(f *client.Frame, ship client.Entity) {
+	b.near = b.near[:0]
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		h := &hits[e.Kind]
+		if h.hx == 0 {
+			continue
+		}
+		d := danger{e.X - ship.X, e.Y - ship.Y, e.VX, e.VY, h.hx, h.hy}
+		for s := 1; s <= 5; s++ {
+			t := steer * float32(s) / 5
+			if abs(d.x+d.vx*t) < roomCap*d.hx+b.speed*t && abs(d.y+d.vy*t) < roomCap*d.hy+b.speed*t {
+				b.near = append(b.near, d)
+				break
+			}
+		}
+	}
+}
+
 // steerStage returns the move to hold: meant if it is safe and roomy,
-// else the safest of the nine.
+// else the first move of the best plan.
 func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uint8 {
 	if s := max(abs(ship.VX), abs(ship.VY)); s > b.speed {
 		b.speed = s // a speed-up
@@ -103,40 +106,59 @@ func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uin
 		return meant
 	}
 	best, bestScore := meant, float32(-1)
-	for _, m := range moves {
-		score := b.tryMove(ship, m.dx*b.speed, m.dy*b.speed)
+	for i, m := range moves {
+		score := b.tryPlan(ship, i, i)
 		if m.act == meant && score >= 1+roomy {
-			score += roomCap // room enough: what the brain meant wins
+			return meant // room enough: what the brain meant
 		}
 		if score > bestScore {
 			best, bestScore = m.act, score
 		}
 	}
+	if bestScore >= 1+roomy {
+		return best
+	}
+	for i, m := range moves {
+		for j := range moves {
+			if j == i {
+				continue
+			}
+			if score := b.tryPlan(ship, i, j); score > bestScore {
+				best, bestScore = m.act, score
+			}
+		}
+	}
 	return best
 }
 
-// tryMove scores moving the ship at (vx, vy) for steer seconds: the time
-// of the first hit as a fraction of steer (below 1), or 1 plus the least
-// room left to any danger (the larger of the distances along the axes in
-// reaches of its box) and to the edges, up to roomCap.
-func (b *Brain) tryMove(ship client.Entity, vx, vy float32) float32 {
-	ex := min(max(ship.X+vx*steer, shipHW), areaW-shipHW)
-	ey := min(max(ship.Y+vy*steer, shipHH), areaH-shipHH)
-	edge := min(ex-shipHW, fieldW-ex, ey-shipHH, areaH-shipHH-ey)
-	room := min(roomCap, 1+max(edge, 0)/edgeRoom)
+// tryPlan scores moving the ship by moves[first] for firstSteps steps,
+// then by moves[then], up to steer seconds: the time of the first hit as
+// a fraction of steer (below 1), or 1 plus the least room left to any
+// danger (the larger of the distances along the axes in reaches of its
+// box) and to the edges, up to roomCap.
+func (b *Brain) tryPlan(ship client.Entity, first, then int) float32 {
+	const dt = steer / steerSteps
+	room := float32(roomCap)
+	x, y := ship.X, ship.Y
+	m := &moves[first]
 	for s := 1; s <= steerSteps; s++ {
-		t := steer * float32(s) / steerSteps
+		if s == firstSteps+1 {
+			m = &moves[then]
+		}
+		t := dt * float32(s)
 		// The ship stops at the area's edges.
-		x := min(max(ship.X+vx*t, shipHW), areaW-shipHW) - ship.X
-		y := min(max(ship.Y+vy*t, shipHH), areaH-shipHH) - ship.Y
+		x = min(max(x+m.dx*b.speed*dt, shipHW), areaW-shipHW)
+		y = min(max(y+m.dy*b.speed*dt, shipHH), areaH-shipHH)
+		rx, ry := x-ship.X, y-ship.Y
 		for i := range b.near {
 			d := &b.near[i]
-			r := max(abs(d.x+d.vx*t-x)/d.hx, abs(d.y+d.vy*t-y)/d.hy)
+			r := max(abs(d.x+d.vx*t-rx)/d.hx, abs(d.y+d.vy*t-ry)/d.hy)
 			if r < 1 {
 				return float32(s-1) / steerSteps
 			}
 			room = min(room, r)
 		}
 	}
-	return 1 + room
+	edge := min(x-shipHW, fieldW-x, y-shipHH, areaH-shipHH-y)
+	return 1 + min(room, 1+max(edge, 0)/edgeRoom)
 }
