@@ -107,7 +107,7 @@ func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uin
 	}
 	best, bestScore := meant, float32(-1)
 	for i, m := range moves {
-		score := b.tryPlan(ship, i, i)
+		score := b.tryPlan(ship, i, i, 0)
 		if m.act == meant && score >= 1+roomy {
 			return meant // room enough: what the brain meant
 		}
@@ -123,7 +123,7 @@ func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uin
 			if j == i {
 				continue
 			}
-			if score := b.tryPlan(ship, i, j); score > bestScore {
+			if score := b.tryPlan(ship, i, j, bestScore); score > bestScore {
 				best, bestScore = m.act, score
 			}
 		}
@@ -135,8 +135,9 @@ func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uin
 // then by moves[then], up to steer seconds: the time of the first hit as
 // a fraction of steer (below 1), or 1 plus the least room left to any
 // danger (the larger of the distances along the axes in reaches of its
-// box) and to the edges, up to roomCap.
-func (b *Brain) tryPlan(ship client.Entity, first, then int) float32 {
+// box) and to the edges, up to roomCap. It gives up, with a score of at
+// most floor, as soon as the plan cannot score above floor.
+func (b *Brain) tryPlan(ship client.Entity, first, then int, floor float32) float32 {
 	const dt = steer / steerSteps
 	room := float32(roomCap)
 	x, y := ship.X, ship.Y
@@ -157,6 +158,9 @@ func (b *Brain) tryPlan(ship client.Entity, first, then int) float32 {
 				return float32(s-1) / steerSteps
 			}
 			room = min(room, r)
+		}
+		if 1+room <= floor {
+			return 1 + room
 		}
 	}
 	edge := min(x-shipHW, fieldW-x, y-shipHH, areaH-shipHH-y)
