@@ -35,6 +35,7 @@ type Brain struct {
 	speed     float32 // the ship's speed along an axis, px/s: the fastest seen
 	st        stageState
 	near      []danger // steerStage's, kept to allocate nothing
+	at        []at     // where they are at each step
 }
 
 // New returns the brain of player in a Classic game, its habits drawn

@@ -23,8 +23,10 @@ const (
 	steerSteps = 20
 	firstSteps = 6
 	// roomy: a plan whose dangers all stay this many times their box's
-	// reach away (per axis, the larger) leaves room enough.
+	// reach away (per axis, the larger) leaves room enough; below tight,
+	// the brain looks for two-move plans.
 	roomy = 1.6
+	tight = 1.25
 	// roomCap caps the room counted: beyond it, more room is no better.
 	roomCap = 2.5
 	// stageSpeed is the ship's speed along each axis without speed-ups
@@ -63,6 +65,12 @@ type danger struct {
 	hx, hy       float32
 }
 
+// at is where a danger is, relative to the ship's start, at a step of the
+// plans, with the inverses of its box's half sizes.
+type at struct {
+	x, y, ihx, ihy float32
+}
+
 // hits are the half sizes, by kind, of the box within which the ship's
 // centre touches an entity of that kind: reaches less the margin.
 var hits = func() (r [256]struct{ hx, hy float32 }) {
@@ -93,6 +101,15 @@ func (b *Brain) dangers(f *client.Frame, ship client.Entity) {
 			}
 		}
 	}
+	// Where they are at each step, step by step.
+	b.at = b.at[:0]
+	for s := 1; s <= steerSteps; s++ {
+		t := steer * float32(s) / steerSteps
+		for i := range b.near {
+			d := &b.near[i]
+			b.at = append(b.at, at{d.x + d.vx*t, d.y + d.vy*t, 1 / d.hx, 1 / d.hy})
+		}
+	}
 }
 
 // steerStage returns the move to hold: meant if it is safe and roomy,
@@ -115,7 +132,7 @@ func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uin
 			best, bestScore = m.act, score
 		}
 	}
-	if bestScore >= 1+roomy {
+	if bestScore >= 1+tight {
 		return best
 	}
 	for i, m := range moves {
@@ -142,18 +159,17 @@ func (b *Brain) tryPlan(ship client.Entity, first, then int, floor float32) floa
 	room := float32(roomCap)
 	x, y := ship.X, ship.Y
 	m := &moves[first]
+	n := len(b.near)
 	for s := 1; s <= steerSteps; s++ {
 		if s == firstSteps+1 {
 			m = &moves[then]
 		}
-		t := dt * float32(s)
 		// The ship stops at the area's edges.
 		x = min(max(x+m.dx*b.speed*dt, shipHW), areaW-shipHW)
 		y = min(max(y+m.dy*b.speed*dt, shipHH), areaH-shipHH)
 		rx, ry := x-ship.X, y-ship.Y
-		for i := range b.near {
-			d := &b.near[i]
-			r := max(abs(d.x+d.vx*t-rx)/d.hx, abs(d.y+d.vy*t-ry)/d.hy)
+		for _, d := range b.at[(s-1)*n : s*n] {
+			r := max(abs(d.x-rx)*d.ihx, abs(d.y-ry)*d.ihy)
 			if r < 1 {
 				return float32(s-1) / steerSteps
 			}
