@@ -32,7 +32,7 @@ type Brain struct {
 	// uses the Force.
 	stage     bool
 	chargeFor int     // how long it holds Fire for a beam, in ticks
-	speed     float32 // the ship's speed along an axis, px/s: the fastest seen
+	speed     float32 // the ship's speed along an axis, px/s, as last seen
 	st        stageState
 	near      []danger // steerStage's, kept to allocate nothing
 	at        []at     // where they are at each step
@@ -106,6 +106,9 @@ func (b *Brain) Decide(f *client.Frame) uint8 {
 	ship, ok := b.ship(f)
 	if !ok {
 		b.st = stageState{} // a new ship starts with Fire and Force up
+		if b.stage {
+			b.speed = stageSpeed // and without speed-ups
+		}
 		return 0
 	}
 	if b.stage {

@@ -30,8 +30,8 @@ const (
 	// roomCap caps the room counted: beyond it, more room is no better.
 	roomCap = 2.5
 	// stageSpeed is the ship's speed along each axis without speed-ups
-	// (sim.ArmsRules.ShipSpeeds[0]): the brain takes the fastest it saw
-	// its ship move.
+	// (sim.ArmsRules.ShipSpeeds[0]): the brain takes the speed it last saw
+	// its ship move at.
 	stageSpeed = 270
 	// A ship near an edge has fewer ways out: a plan's room is at most
 	// 1 + its end's distance from the nearest edge (the left, top and
@@ -112,12 +112,23 @@ func (b *Brain) dangers(f *client.Frame, ship client.Entity) {
 	}
 }
 
+// observeSpeed keeps the ship's speed along an axis as its last move
+// shows it: a speed-up makes it faster, a death slower again.
+func (b *Brain) observeSpeed(ship client.Entity) {
+	vx, vy := abs(ship.VX), abs(ship.VY)
+	switch {
+	case vx == 0 && vy == 0:
+	case vx == 0 || vy == 0:
+		b.speed = vx + vy
+	default:
+		b.speed = max(vx, vy) * 1.4142135 // diagonal: normalized
+	}
+}
+
 // steerStage returns the move to hold: meant if it is safe and roomy,
 // else the first move of the best plan.
 func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uint8 {
-	if s := max(abs(ship.VX), abs(ship.VY)); s > b.speed {
-		b.speed = s // a speed-up
-	}
+	b.observeSpeed(ship)
 	b.dangers(f, ship)
 	if len(b.near) == 0 {
 		return meant
