@@ -63,6 +63,7 @@ var moves = [...]struct {
 type danger struct {
 	x, y, vx, vy float32
 	hx, hy       float32
+	e            *client.Entity
 }
 
 // at is where a danger is, relative to the ship's start, at a step of the
@@ -92,7 +93,7 @@ func (b *Brain) dangers(f *client.Frame, ship client.Entity) {
 		if h.hx == 0 {
 			continue
 		}
-		d := danger{e.X - ship.X, e.Y - ship.Y, e.VX, e.VY, h.hx, h.hy}
+		d := danger{e.X - ship.X, e.Y - ship.Y, e.VX, e.VY, h.hx, h.hy, e}
 		for s := 1; s <= 5; s++ {
 			t := steer * float32(s) / 5
 			if abs(d.x+d.vx*t) < roomCap*d.hx+b.speed*t && abs(d.y+d.vy*t) < roomCap*d.hy+b.speed*t {
@@ -101,13 +102,20 @@ func (b *Brain) dangers(f *client.Frame, ship client.Entity) {
 			}
 		}
 	}
-	// Where they are at each step, step by step.
+	// Where they are at each step, step by step: on a straight line, or
+	// by their motion when it waves (a Bydos' sine strays tens of pixels
+	// from its tangent within steer seconds).
 	b.at = b.at[:0]
 	for s := 1; s <= steerSteps; s++ {
 		t := steer * float32(s) / steerSteps
 		for i := range b.near {
 			d := &b.near[i]
-			b.at = append(b.at, at{d.x + d.vx*t, d.y + d.vy*t, 1 / d.hx, 1 / d.hy})
+			a := at{d.x + d.vx*t, d.y + d.vy*t, 1 / d.hx, 1 / d.hy}
+			if e := d.e; e.HasMotion && e.Motion.Model == wire.ModelSine {
+				x, y, _, _ := e.Motion.At(float64(e.Tick) + float64(t)*wire.TickRate)
+				a.x, a.y = float32(x)-ship.X, float32(y)-ship.Y
+			}
+			b.at = append(b.at, a)
 		}
 	}
 }
