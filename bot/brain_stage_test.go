@@ -145,16 +145,16 @@ func TestChargeReleasedWhenTargetLeaves(t *testing.T) {
 
 // Dodging a big boss bullet by its box: it comes at the ship 15 px below
 // its centre, beyond a Classic missile's radius but within its box. One
-// passing 30 px below leaves room enough: the bot stays.
+// passing 40 px below leaves room enough: the bot stays.
 func TestDodgesBossBullet(t *testing.T) {
 	b := stageBrain()
 	act := b.Decide(frameWith(ship(200, 360), client.Entity{ID: 2, Kind: wire.KindBossBullet, X: 400, Y: 375, VX: -400}))
 	if act&wire.ActionUp == 0 || act&wire.ActionDown != 0 {
 		t.Fatalf("actions %#x, want Up", act)
 	}
-	act = stageBrain().Decide(frameWith(ship(200, 360), client.Entity{ID: 2, Kind: wire.KindBossBullet, X: 400, Y: 390, VX: -400}))
+	act = stageBrain().Decide(frameWith(ship(200, 360), client.Entity{ID: 2, Kind: wire.KindBossBullet, X: 400, Y: 400, VX: -400}))
 	if act != 0 {
-		t.Fatalf("actions %#x for a bullet passing 30 px below, want none", act)
+		t.Fatalf("actions %#x for a bullet passing 40 px below, want none", act)
 	}
 	// A power-up coming at the ship is no threat.
 	act = stageBrain().Decide(frameWith(ship(200, 360), client.Entity{ID: 2, Kind: wire.KindPowerUp, X: 300, Y: 360, VX: -100}))

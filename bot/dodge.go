@@ -17,11 +17,10 @@ import (
 // home) when that one leaves room enough.
 
 const (
-	// steer is how far ahead, in seconds, the plans are tried, in
-	// steerSteps steps; a two-move plan turns after firstSteps of them.
+	// steer is how far ahead, in seconds, the plans are tried, at the
+	// ticks of stepTicks; a two-move plan turns after firstSteps of them.
 	steer      = 0.75
-	steerSteps = 20
-	firstSteps = 6
+	firstSteps = 10
 	// roomy: a plan whose dangers all stay this many times their box's
 	// reach away (per axis, the larger) leaves room enough; below tight,
 	// the brain looks for two-move plans.
@@ -39,6 +38,16 @@ const (
 	edgeRoom = 80
 	fieldW   = areaW * 0.6
 )
+
+// stepTicks are the ticks ahead at which the plans are checked: every
+// tick at first (a shot and the ship close in by up to 10 px a tick, and
+// the boxes are 25 px high), then more sparsely, up to steer seconds.
+var stepTicks = [...]float32{1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 17, 20, 23, 26, 30, 34, 38, 42, 45}
+
+// hitSlack widens the boxes the plans avoid, in pixels: the simulation's
+// positions are finer than a snapshot's, and its collisions sweep each
+// tick.
+const hitSlack = 2
 
 // moves are the moves a Stage brain tries, the held actions and the
 // direction, diagonals normalized as the ship's (README).
@@ -77,7 +86,7 @@ type at struct {
 var hits = func() (r [256]struct{ hx, hy float32 }) {
 	for k := range reaches {
 		if reaches[k].rx != 0 {
-			r[k].hx, r[k].hy = reaches[k].rx-margin, reaches[k].ry-margin
+			r[k].hx, r[k].hy = reaches[k].rx-margin+hitSlack, reaches[k].ry-margin+hitSlack
 		}
 	}
 	return r
@@ -106,8 +115,8 @@ func (b *Brain) dangers(f *client.Frame, ship client.Entity) {
 	// by their motion when it waves (a Bydos' sine strays tens of pixels
 	// from its tangent within steer seconds).
 	b.at = b.at[:0]
-	for s := 1; s <= steerSteps; s++ {
-		t := steer * float32(s) / steerSteps
+	for _, st := range stepTicks {
+		t := st / wire.TickRate
 		for i := range b.near {
 			d := &b.near[i]
 			a := at{d.x + d.vx*t, d.y + d.vy*t, 1 / d.hx, 1 / d.hy}
@@ -174,26 +183,28 @@ func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uin
 // box) and to the edges, up to roomCap. It gives up, with a score of at
 // most floor, as soon as the plan cannot score above floor.
 func (b *Brain) tryPlan(ship client.Entity, first, then int, floor float32) float32 {
-	const dt = steer / steerSteps
 	room := float32(roomCap)
 	x, y := ship.X, ship.Y
 	m := &moves[first]
 	n := len(b.near)
-	for s := 1; s <= steerSteps; s++ {
-		if s == firstSteps+1 {
+	prev := float32(0)
+	for s, st := range stepTicks {
+		if s == firstSteps {
 			m = &moves[then]
 		}
+		dt := (st - prev) / wire.TickRate
 		// The ship stops at the area's edges.
 		x = min(max(x+m.dx*b.speed*dt, shipHW), areaW-shipHW)
 		y = min(max(y+m.dy*b.speed*dt, shipHH), areaH-shipHH)
 		rx, ry := x-ship.X, y-ship.Y
-		for _, d := range b.at[(s-1)*n : s*n] {
+		for _, d := range b.at[s*n : (s+1)*n] {
 			r := max(abs(d.x-rx)*d.ihx, abs(d.y-ry)*d.ihy)
 			if r < 1 {
-				return float32(s-1) / steerSteps
+				return prev / (steer * wire.TickRate) // the time it lasts
 			}
 			room = min(room, r)
 		}
+		prev = st
 		if 1+room <= floor {
 			return 1 + room
 		}
