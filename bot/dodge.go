@@ -32,9 +32,10 @@ const (
 	// (sim.ArmsRules.ShipSpeeds[0]): the brain takes the speed it last saw
 	// its ship move at.
 	stageSpeed = 270
-	// A ship near an edge has fewer ways out: a plan's room is at most
-	// 1 + its end's distance from the nearest edge (the left, top and
-	// bottom ones, and the bot's right bound, fieldW) in edgeRoom pixels.
+	// A ship near an edge has fewer ways out: a plan's room is at most its
+	// end's distance from the nearest edge (the left, top and bottom ones,
+	// and the bot's right bound, fieldW) in edgeRoom pixels, so that a
+	// plan ending against an edge is as bad as one grazing a shot.
 	edgeRoom = 80
 	fieldW   = areaW * 0.6
 )
@@ -210,5 +211,5 @@ func (b *Brain) tryPlan(ship client.Entity, first, then int, floor float32) floa
 		}
 	}
 	edge := min(x-shipHW, fieldW-x, y-shipHH, areaH-shipHH-y)
-	return 1 + min(room, 1+max(edge, 0)/edgeRoom)
+	return 1 + min(room, max(edge, 0)/edgeRoom)
 }
