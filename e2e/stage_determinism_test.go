@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 )
 
@@ -13,13 +14,21 @@ import (
 // 3 to 5 minutes a stage lasts.
 const stageLimit = 8 * 60 * wire.TickRate
 
+// raceStageTicks is how much of the stage TestStageDeterminism plays under
+// the race detector, which slows the bots' planning tenfold (a whole
+// stage, twice, takes half a minute then): the first 40 seconds. The
+// simulation has no goroutines for it to check; the whole stage is played
+// without it.
+const raceStageTicks = 40 * wire.TickRate
+
 // TestStageDeterminism plays the built-in stage twice with the same seed,
 // four bot brains fed from the world's own state (stageSim), from the
 // first tick to the clear of loop 1 (or to the game over, or
-// stageLimit): the two worlds must emit the same events and hold the same
-// entities, tick for tick. It logs how long the stage lasts with bots:
-// the ticks to each marker, to each boss's entrance (StageBoss), to the
-// clear, and how each bot fared.
+// stageLimit; under the race detector only raceStageTicks): the two
+// worlds must emit the same events and hold the same entities, tick for
+// tick. It logs how long the stage lasts with bots: the ticks to each
+// marker, to each boss's entrance (StageBoss), to the clear, and how each
+// bot fared.
 func TestStageDeterminism(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a whole stage, twice: not with -short")
@@ -27,8 +36,13 @@ func TestStageDeterminism(t *testing.T) {
 	st := builtinStage(t)
 	const seed = 1213
 	a, b := newStageSim(t, st, seed, ""), newStageSim(t, st, seed, "")
+	limit := uint32(stageLimit)
+	if testutil.RaceEnabled {
+		limit = raceStageTicks
+		t.Logf("race detector on: the first %s of the stage only", seconds(limit))
+	}
 	t0 := time.Now()
-	for a.w.Tick() < stageLimit && a.clear.tick == 0 && a.over == 0 {
+	for a.w.Tick() < limit && a.clear.tick == 0 && a.over == 0 {
 		ea, eb := a.step(), b.step()
 		if i := firstEventDiff(ea, eb); i >= 0 {
 			t.Fatalf("tick %d: event %d differs between two runs of the same seed:\n%s", a.w.Tick(), i, eventDiff(ea, eb, i))
