@@ -16,6 +16,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/server"
+	"rtype/sim"
 	"rtype/sim/stage"
 )
 
@@ -31,41 +32,60 @@ const loginLead = 6 * wire.TickRate
 // (stageSim):
 //
 //   - warped to the "boss" marker, does the boss enter at least loginLead
-//     after the start? Then the server warps to "boss": the bots play the
-//     stage's last seconds before the boss.
-//   - if not, a run from the beginning finds the tick of the "boss"
-//     marker, and the server warps to 10 s before it, in seconds.
+//     after the start? Then the server warps to "boss".
+//   - if not, it finds the latest second of the stage's timeline that
+//     sim.NewStage accepts as a warp (none beyond the end boss: a warp in
+//     seconds is timeline time, which stands still while the mid-boss
+//     fights, so the ticks of a run do not give it), and steps back 10 s
+//     at a time until the boss enters at least loginLead after the start:
+//     the bots play the stage's last seconds before the boss.
 //
 // It returns the warp and why, and skips the test when the stage brings no
 // boss (the built-in stage is not in this build).
 func bossWarp(t *testing.T, st *stage.Stage) (warp, why string) {
 	t.Helper()
-	probe := newStageSim(t, st, 7, "boss")
-	for probe.w.Tick() < 60*wire.TickRate && len(probe.bosses) == 0 && probe.over == 0 {
-		probe.step()
+	// bossAfter is the tick of the first StageBoss after warping to w, 0
+	// if none within a minute.
+	bossAfter := func(w string) uint32 {
+		s := newStageSim(t, st, 7, w)
+		for s.w.Tick() < 60*wire.TickRate && len(s.bosses) == 0 && s.over == 0 {
+			s.step()
+		}
+		if len(s.bosses) == 0 {
+			return 0
+		}
+		return s.bosses[0].tick
 	}
-	if len(probe.bosses) == 0 {
-		t.Skipf("warped to its \"boss\" marker, the stage %q brings no boss in %s (%s): the built-in stage (stage.Builtin) is not in this build",
-			st.Name, seconds(probe.w.Tick()), probe.report())
+	d := bossAfter("boss")
+	if d == 0 {
+		t.Skipf("warped to its \"boss\" marker, the stage %q brings no boss within a minute: the built-in stage (stage.Builtin) is not in this build", st.Name)
 	}
-	if d := probe.bosses[0].tick; d >= loginLead {
+	if d >= loginLead {
 		return "boss", fmt.Sprintf("warped to the \"boss\" marker: the boss enters %s after it", seconds(d))
 	}
-	full := newStageSim(t, st, 7, "")
-	for full.w.Tick() < stageLimit && full.over == 0 {
-		full.step()
-		if _, ok := full.marker("boss"); ok {
-			break
+	accepts := func(sec int) bool {
+		_, err := sim.NewStage(sim.DefaultRules(), st, 7, sim.StageOptions{Warp: strconv.Itoa(sec)})
+		return err == nil
+	}
+	lo, hi := 0, 3600 // lo is accepted
+	if accepts(hi) {
+		t.Fatalf("the stage %q accepts a warp to %d s: no end to find", st.Name, hi)
+	}
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; accepts(mid) {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	m, ok := full.marker("boss")
-	if !ok {
-		t.Fatalf("the boss enters %s after the \"boss\" marker, too soon for the logins, and a run from the beginning with bots never reached the marker: %s",
-			seconds(probe.bosses[0].tick), full.report())
+	for sec := lo - 10; sec >= 0; sec -= 10 {
+		if d := bossAfter(strconv.Itoa(sec)); d >= loginLead {
+			return strconv.Itoa(sec), fmt.Sprintf("warped to %d s of the timeline (the last warp it accepts is %d s; the \"boss\" marker brings the boss at once): the boss enters %s after the start",
+				sec, lo, seconds(d))
+		}
 	}
-	s := max(0, int(m/wire.TickRate)-10)
-	return strconv.Itoa(s), fmt.Sprintf("warped to %d s: the \"boss\" marker is at %s, and the boss enters only %s after it",
-		s, seconds(m), seconds(probe.bosses[0].tick))
+	t.Fatalf("no warp of the stage %q brings the boss at least %s after the start", st.Name, seconds(loginLead))
+	return "", ""
 }
 
 // TestFourBotsReachTheBoss has four bots (protocol v2.1, mode Stage) play
