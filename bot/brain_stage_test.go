@@ -152,8 +152,10 @@ func TestDodgesBossBullet(t *testing.T) {
 	if act&wire.ActionUp == 0 || act&wire.ActionDown != 0 {
 		t.Fatalf("actions %#x, want Up", act)
 	}
-	act = stageBrain().Decide(frameWith(ship(200, 360), client.Entity{ID: 2, Kind: wire.KindBossBullet, X: 400, Y: 400, VX: -400}))
-	if act != 0 {
+	// (A foe far ahead keeps the bot at its y.)
+	act = stageBrain().Decide(frameWith(ship(200, 360), foe(3, wire.KindChaser, 1200, 360),
+		client.Entity{ID: 2, Kind: wire.KindBossBullet, X: 400, Y: 400, VX: -400}))
+	if act&(wire.ActionUp|wire.ActionDown) != 0 {
 		t.Fatalf("actions %#x for a bullet passing 40 px below, want none", act)
 	}
 	// A power-up coming at the ship is no threat.
@@ -188,9 +190,9 @@ func TestFetchesItemsWhenSafe(t *testing.T) {
 	if act != wire.ActionDown|wire.ActionRight {
 		t.Fatalf("actions %#x with a missile passing behind, want Down|Right", act)
 	}
-	// Far ahead: the bot stays home and lines up with nothing.
+	// Far ahead: the bot stays home, in its lane (player 0's: y 110).
 	item.X = 1000
-	if act := stageBrain().Decide(frameWith(ship(200, 360), item)); act != 0 {
+	if act := stageBrain().Decide(frameWith(ship(200, 110), item)); act != 0 {
 		t.Fatalf("actions %#x for an item far ahead, want none", act)
 	}
 	// Near the floor: the bot stops short of the edge.
@@ -273,6 +275,32 @@ func TestRecallsForce(t *testing.T) {
 		foe(5, wire.KindChaser, 500, 300), foe(6, wire.KindChaser, 550, 420), foe(7, wire.KindBydosSlave, 600, 360))
 	if i := first(run(stageBrain(), busy, 2*forceIdle)); i >= 0 {
 		t.Fatalf("call %d: recalled the Force in a fight", i)
+	}
+}
+
+// Each bot lines up with the foes of its lane, so that four bots do not
+// bunch where every aimed shot flies; with none ahead it goes back to its
+// lane; a boss's core draws them all.
+func TestKeepsToItsLane(t *testing.T) {
+	lanes := [wire.MaxPlayers]float32{110, 110 + 500.0/3, 110 + 1000.0/3, 610}
+	for p, lane := range lanes {
+		b := NewMode(uint8(p), wire.ModeStage, rand.New(rand.NewPCG(1, 2)))
+		if got := b.laneY(); abs(got-lane) > 0.01 {
+			t.Fatalf("player %d: lane %v, want %v", p, got, lane)
+		}
+	}
+	b := stageBrain() // player 0: lane 110
+	// A foe ahead at 360 and one farther at 170: the one of the lane.
+	f := frameWith(ship(200, 360), foe(3, wire.KindChaser, 500, 360), foe(4, wire.KindChaser, 800, 170))
+	if act := b.Decide(f); act&wire.ActionUp == 0 {
+		t.Fatalf("actions %#x, want Up to the foe of its lane", act)
+	}
+	if act := stageBrain().Decide(frameWith(ship(200, 360))); act != wire.ActionUp {
+		t.Fatalf("actions %#x with no foe, want Up to its lane", act)
+	}
+	f = frameWith(ship(200, 360), foe(4, wire.KindChaser, 800, 170), foe(5, wire.KindBossCore, 1000, 500))
+	if act := stageBrain().Decide(f); act&wire.ActionDown == 0 {
+		t.Fatalf("actions %#x, want Down to the boss's core", act)
 	}
 }
 

@@ -65,6 +65,12 @@ const (
 	// little behind the ship, up to the middle of the screen.
 	itemBack  = 160
 	itemFront = areaW * 0.55
+	// laneWeight: how many pixels ahead a pixel off the bot's lane counts
+	// for when it chooses a target.
+	laneWeight = 2
+	// laneTop is the middle of the top lane (player 0's), px from the top;
+	// the bottom lane's is as far from the bottom.
+	laneTop = 110
 	// edge keeps the bot that far from the top and bottom of the screen
 	// when it lines up or fetches an item (turrets sit there).
 	edge = 60
@@ -123,9 +129,11 @@ func (b *Brain) decideStage(f *client.Frame, ship client.Entity) uint8 {
 	if item, ok := nearestItem(f, ship); ok {
 		meant = goTo(item, ship)
 	} else {
-		if target, ok := stageTarget(f, ship); ok {
-			meant = lineUp(target, ship)
+		target, ok := b.stageTarget(f, ship)
+		if !ok { // nothing to shoot: back to the lane
+			target.Y = b.laneY()
 		}
+		meant = lineUp(target, ship)
 		meant |= b.keepHome(ship)
 	}
 	act := b.steerStage(f, ship, meant)
@@ -168,16 +176,34 @@ func nearestItem(f *client.Frame, ship client.Entity) (client.Entity, bool) {
 }
 
 // stageTarget returns the foe to line up with: a boss's weak point if one
-// is ahead, else the foe ahead closest in x (not a boss's body, which
-// absorbs shots). Its y is where a shot fired now meets it (lead), kept
-// away from the edges.
-func stageTarget(f *client.Frame, ship client.Entity) (client.Entity, bool) {
+// is ahead, else the foe ahead nearest to the bot's lane (laneY), counting
+// a pixel off its lane as laneWeight pixels ahead, so that the bots spread
+// over the screen instead of bunching in one line where every aimed shot
+// flies (not a boss's body, which absorbs shots). Its y is where a shot
+// fired now meets it (lead), kept away from the edges.
+func (b *Brain) stageTarget(f *client.Frame, ship client.Entity) (client.Entity, bool) {
 	best, found := nearestAhead(f, ship, &cores)
 	if !found {
-		best, found = nearestAhead(f, ship, &foes)
+		lane := b.laneY()
+		var bestCost float32
+		for i := range f.Entities {
+			e := &f.Entities[i]
+			if !foes[e.Kind] || e.X <= ship.X+20 || e.X > areaW+40 {
+				continue
+			}
+			if c := e.X - ship.X + laneWeight*abs(lead(e, ship)-lane); !found || c < bestCost {
+				best, bestCost, found = *e, c, true
+			}
+		}
 	}
 	best.Y = within(lead(&best, ship))
 	return best, found
+}
+
+// laneY is the middle of the bot's lane: players 0 to 3 from laneTop to
+// areaH-laneTop, evenly.
+func (b *Brain) laneY() float32 {
+	return laneTop + float32(b.player%wire.MaxPlayers)*(areaH-2*laneTop)/(wire.MaxPlayers-1)
 }
 
 // fireStage decides Fire: a charge held at least chargeFor ticks when
