@@ -34,7 +34,11 @@ func TestStageDeterminism(t *testing.T) {
 		t.Skip("a whole stage, twice: not with -short")
 	}
 	st := builtinStage(t)
-	const seed = 1213
+	// A seed whose bots clear the stage in the build measured (TestStageLength:
+	// 7 games of 16 clear), so that the runs compared go through both
+	// bosses and the clear; should it no longer clear, the test checks what
+	// is played and says how far the bots got.
+	const seed = 9
 	a, b := newStageSim(t, st, seed, ""), newStageSim(t, st, seed, "")
 	limit := uint32(stageLimit)
 	if testutil.RaceEnabled {
