@@ -6,10 +6,12 @@ import (
 	"rtype/sim"
 )
 
-// Stage mode (PROTOCOL.md 7.12, README "How to play"): the bot dodges as
-// in Classic, charges the wave cannon at what a missile barely scratches,
-// taps Fire at the rest, picks up items when nothing threatens it, and
-// launches its Force at a boss or a crowd, recalling it when it is far.
+// Stage mode (PROTOCOL.md 7.12, README "How to play"): the bot means to
+// fetch the items near it, else to line up with the foes of its lane, and
+// makes that move only when it is safe (steerStage, dodge.go); it charges
+// the wave cannon at what a missile barely scratches, releasing the beam
+// when it will meet it, taps Fire at the rest, and launches its Force at a
+// boss or a crowd, recalling it when it is far, idle or stopped.
 
 // Timings, in ticks (calls of Decide).
 const (
