@@ -10,9 +10,9 @@ import (
 // not pass on" steps into the next one. A Stage brain tries plans over the
 // next steer seconds, the ship and every danger on straight lines: first
 // the nine moves (none, the four directions, the four diagonals) held
-// throughout; when none of them leaves room enough, every pair of a first
-// move for firstSteps steps and another after it (a way out of a squeeze
-// often turns). It keeps the first move of the best plan: no hit, the most
+// throughout; when none of them leaves even tight room, every pair of a
+// first move for firstSteps steps and another after it (a way out of a
+// squeeze often turns). It keeps the first move of the best plan: no hit, the most
 // room, and the move it meant to make (lining up, fetching an item, going
 // home) when that one leaves room enough.
 
