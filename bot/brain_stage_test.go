@@ -348,3 +348,32 @@ func BenchmarkDecideStage(b *testing.B) {
 		br.Decide(f)
 	}
 }
+
+// Near the top edge, a shot coming at the ship: the way out is down, away
+// from the edge, even when the shot passes a little below the ship's
+// centre.
+func TestDodgesAwayFromEdges(t *testing.T) {
+	act := stageBrain().Decide(frameWith(ship(200, 20), client.Entity{ID: 2, Kind: wire.KindEnemyMissile, X: 350, Y: 24, VX: -300}))
+	if act&wire.ActionDown == 0 || act&wire.ActionUp != 0 {
+		t.Fatalf("actions %#x at the top edge, want Down", act)
+	}
+}
+
+// The brain plans with the speed its ship last moved at: a speed-up makes
+// it faster, the death that takes it slower again.
+func TestObservesSpeed(t *testing.T) {
+	b := stageBrain()
+	if b.speed != stageSpeed {
+		t.Fatalf("speed %v at first, want %v", b.speed, stageSpeed)
+	}
+	for _, c := range []struct{ vx, vy, want float32 }{
+		{0, 0, stageSpeed}, {330, 0, 330}, {0, -390, 390}, {-233.34524, 233.34524, 330}, {0, 0, 330}, {270, 0, 270},
+	} {
+		s := ship(200, 360)
+		s.VX, s.VY = c.vx, c.vy
+		b.observeSpeed(s)
+		if abs(b.speed-c.want) > 0.01 {
+			t.Fatalf("ship moving at (%v, %v): speed %v, want %v", c.vx, c.vy, b.speed, c.want)
+		}
+	}
+}
