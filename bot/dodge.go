@@ -12,9 +12,10 @@ import (
 // the nine moves (none, the four directions, the four diagonals) held
 // throughout; when none of them leaves even tight room, every pair of a
 // first move for firstSteps steps and another after it (a way out of a
-// squeeze often turns). It keeps the first move of the best plan: no hit, the most
-// room, and the move it meant to make (lining up, fetching an item, going
-// home) when that one leaves room enough.
+// squeeze often turns). It makes the move it meant (lining up, fetching an
+// item, going home) when that one leaves room enough from every danger,
+// else the first move of the best plan: no hit, the most room from the
+// dangers and the edges.
 
 const (
 	// steer is how far ahead, in seconds, the plans are tried, at the
@@ -151,13 +152,14 @@ func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uin
 	if len(b.near) == 0 {
 		return meant
 	}
+	for i, m := range moves {
+		if m.act == meant && b.tryPlan(ship, i, i, 0, false) >= 1+roomy {
+			return meant // room enough from every danger: what the brain meant
+		}
+	}
 	best, bestScore := meant, float32(-1)
 	for i, m := range moves {
-		score := b.tryPlan(ship, i, i, 0)
-		if m.act == meant && score >= 1+roomy {
-			return meant // room enough: what the brain meant
-		}
-		if score > bestScore {
+		if score := b.tryPlan(ship, i, i, 0, true); score > bestScore {
 			best, bestScore = m.act, score
 		}
 	}
@@ -169,7 +171,7 @@ func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uin
 			if j == i {
 				continue
 			}
-			if score := b.tryPlan(ship, i, j, bestScore); score > bestScore {
+			if score := b.tryPlan(ship, i, j, bestScore, true); score > bestScore {
 				best, bestScore = m.act, score
 			}
 		}
@@ -181,9 +183,9 @@ func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uin
 // then by moves[then], up to steer seconds: the time of the first hit as
 // a fraction of steer (below 1), or 1 plus the least room left to any
 // danger (the larger of the distances along the axes in reaches of its
-// box) and to the edges, up to roomCap. It gives up, with a score of at
-// most floor, as soon as the plan cannot score above floor.
-func (b *Brain) tryPlan(ship client.Entity, first, then int, floor float32) float32 {
+// box) and, with edges, to the edges, up to roomCap. It gives up, with a
+// score of at most floor, as soon as the plan cannot score above floor.
+func (b *Brain) tryPlan(ship client.Entity, first, then int, floor float32, edges bool) float32 {
 	room := float32(roomCap)
 	x, y := ship.X, ship.Y
 	m := &moves[first]
@@ -209,6 +211,9 @@ func (b *Brain) tryPlan(ship client.Entity, first, then int, floor float32) floa
 		if 1+room <= floor {
 			return 1 + room
 		}
+	}
+	if !edges {
+		return 1 + room
 	}
 	edge := min(x-shipHW, fieldW-x, y-shipHH, areaH-shipHH-y)
 	return 1 + min(room, max(edge, 0)/edgeRoom)
