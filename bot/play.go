@@ -10,13 +10,13 @@ import (
 	"rtype/net/wire"
 )
 
-// Play drives c with a Brain until the session ends or ctx is done: 60
-// times a second it decides from the newest frame (brought to the
-// present, Present) and holds the result.
+// Play drives c with a Brain of the game's mode (c.Mode) until the
+// session ends or ctx is done: 60 times a second it decides from the
+// newest frame (brought to the present, Present) and holds the result.
 // It returns nil when the game ended normally (Logout GameOver),
 // ctx.Err() when ctx ended first, and the session's error otherwise.
 func Play(ctx context.Context, c *client.Client, rng *rand.Rand) error {
-	b := New(c.Player(), rng)
+	b := NewMode(c.Player(), c.Mode(), rng)
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
 	var frames []client.Frame

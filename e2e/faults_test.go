@@ -452,7 +452,7 @@ func TestServerKilled(t *testing.T) {
 			for i := range bots {
 				dctx, dcancel := context.WithTimeout(context.Background(), 10*time.Second)
 				c, err := client.Dial(dctx, client.Config{Addr: addr, Name: fmt.Sprintf("orphan-%d", i), Logger: testutil.Logger(t),
-					Version: versions[i%len(versions)]})
+					Version: versions[i%len(versions)], Mode: wire.ModeClassic})
 				dcancel()
 				if err != nil {
 					t.Fatal(err)

@@ -143,13 +143,16 @@ func (l *clientLog) onEvent(ev *wire.Event) {
 	l.events = append(l.events, v1Event(ev))
 }
 
-// dial connects a recorded client named name to addr, speaking version.
+// dial connects a recorded client named name to addr, speaking version,
+// to a Classic game (the games these tests check, where v1 and v2
+// sessions play together; a v2.1 login left to the server's choice would
+// get Stage mode).
 func dial(t testing.TB, addr, name string, l *clientLog, version uint8) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(t),
-		OnSnapshot: l.onSnapshot, OnSnapshot2: l.onSnapshot2, OnEvent: l.onEvent, Version: version})
+		OnSnapshot: l.onSnapshot, OnSnapshot2: l.onSnapshot2, OnEvent: l.onEvent, Version: version, Mode: wire.ModeClassic})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

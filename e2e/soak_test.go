@@ -363,7 +363,7 @@ func (r *soakRecorder) addClient(name string, version uint8) *soakClient {
 // config returns the configuration of a recorded client of c's version
 // that dials addr.
 func (c *soakClient) config(addr string, log *slog.Logger) client.Config {
-	return client.Config{Addr: addr, Name: c.name, Logger: log, Version: c.version,
+	return client.Config{Addr: addr, Name: c.name, Logger: log, Version: c.version, Mode: wire.ModeClassic,
 		OnSnapshot: c.onSnapshot, OnSnapshot2: c.onSnapshot2, OnEvent: c.onEvent}
 }
 

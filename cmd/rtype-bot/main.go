@@ -1,17 +1,24 @@
 // Command rtype-bot plays the game headless: each bot logs in, dodges the
 // Bydos and their missiles coming its way, lines up with the nearest Bydos
-// and fires at it, staying in the left third of the screen. It is used to
-// load a server and to test it end to end.
+// and fires at it, staying in the left third of the screen; in Stage mode
+// it also charges the wave cannon, picks up items and uses the Force
+// (package bot). It is used to load a server and to test it end to end.
 //
 // Usage:
 //
-//	rtype-bot [-addr 127.0.0.1:4242] [-n 1] [-name bot] [-duration 0] [-seed 0] [-protocol auto] [-log-level info]
+//	rtype-bot [-addr 127.0.0.1:4242] [-n 1] [-name bot] [-duration 0] [-seed 0] [-protocol auto] [-mode any] [-log-level info]
 //
 // -protocol picks the protocol version (PROTOCOL.md 7.1): auto (the
 // default) speaks version 2, and version 1 with a server that only speaks
 // that (once one bot has learnt it, the others log in with version 1 at
 // once); 2 insists on version 2 and fails with a clear error on a v1-only
 // server; 1 speaks version 1 only.
+//
+// -mode asks for a game mode in the v2.1 login (PROTOCOL.md 7.12): classic,
+// stage, or any (the default: the server's choice). A version 1 session
+// always plays Classic, so -protocol 1 goes only with -mode any or
+// classic. Each bot logs the Stage events it sees (the stage's intro,
+// markers, bosses, clear, continues): how far it got.
 //
 // The bots are named bot1..botN (with -name bot). They log in 100 ms apart
 // and at most 5 per 10 seconds, the server's limit per IP address; a login
@@ -53,6 +60,7 @@ type options struct {
 	seed     uint64
 	level    slog.Level
 	version  uint8 // client.Config.Version: 0 auto, 1 or 2
+	mode     uint8 // client.Config.Mode: wire.ModeAny, ModeClassic or ModeStage
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -66,6 +74,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the bots' choices; 0 picks one at random")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	protocol := fs.String("protocol", "auto", "protocol version: auto (2, falling back to 1 with a v1-only server), 1 or 2")
+	mode := fs.String("mode", "any", "game mode: any (the server's choice), classic or stage")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -89,10 +98,29 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-protocol: %v", err)
 	}
 	o.version = v
+	if o.mode, err = parseMode(*mode); err != nil {
+		return o, fmt.Errorf("-mode: %v", err)
+	}
+	if o.version == wire.Version && o.mode == wire.ModeStage {
+		return o, fmt.Errorf("-mode stage needs protocol 2: a version 1 session plays Classic only")
+	}
 	if o.seed == 0 {
 		o.seed = rand.Uint64()
 	}
 	return o, nil
+}
+
+// parseMode parses a -mode value.
+func parseMode(s string) (uint8, error) {
+	switch s {
+	case "any":
+		return wire.ModeAny, nil
+	case "classic":
+		return wire.ModeClassic, nil
+	case "stage":
+		return wire.ModeStage, nil
+	}
+	return 0, fmt.Errorf("%q is not any, classic or stage", s)
 }
 
 // result is how one bot's game ended.
@@ -149,7 +177,7 @@ func playAll(ctx context.Context, o options, log *slog.Logger) []result {
 			defer wg.Done()
 			name := fmt.Sprintf("%s%d", o.name, i+1)
 			rng := rand.New(rand.NewPCG(o.seed, uint64(i)))
-			results[i] = playBot(ctx, o.addr, name, gate, slot, rng, log.With("bot", name))
+			results[i] = playBot(ctx, o, name, gate, slot, rng, log.With("bot", name))
 		}()
 	}
 	wg.Wait()
@@ -158,9 +186,9 @@ func playAll(ctx context.Context, o options, log *slog.Logger) []result {
 
 // playBot logs one bot in and plays until the game is over, ctx is done,
 // or the session fails.
-func playBot(ctx context.Context, addr, name string, gate *loginGate, slot time.Time, rng *rand.Rand, log *slog.Logger) result {
+func playBot(ctx context.Context, o options, name string, gate *loginGate, slot time.Time, rng *rand.Rand, log *slog.Logger) result {
 	res := result{name: name}
-	c, err := login(ctx, addr, name, gate, slot, log)
+	c, err := login(ctx, o, name, gate, slot, log)
 	if err != nil {
 		if ctx.Err() == nil {
 			res.err = err
@@ -168,12 +196,13 @@ func playBot(ctx context.Context, addr, name string, gate *loginGate, slot time.
 		return res
 	}
 	defer c.Close()
-	b := bot.New(c.Player(), rng)
+	b := bot.NewMode(c.Player(), c.Mode(), rng)
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
 	report := time.NewTicker(10 * time.Second)
 	defer report.Stop()
 	var frames []client.Frame
+	var events []wire.Event
 	last := uint8(0xFF)
 	for {
 		select {
@@ -197,6 +226,10 @@ func playBot(ctx context.Context, addr, name string, gate *loginGate, slot time.
 			log.Info("playing", "score", c.Players()[c.Player()].Score, "lives", c.Players()[c.Player()].Lives,
 				"rtt", st.RTT.Round(time.Millisecond), "loss", st.Loss, "kbit_in", int(st.KbitIn), "kbit_out", int(st.KbitOut))
 		case <-tick.C:
+			events = c.DrainEvents(events[:0])
+			for i := range events {
+				logStage(log, &events[i])
+			}
 			frames = c.Frames(frames)
 			if len(frames) == 0 {
 				continue
@@ -209,6 +242,36 @@ func playBot(ctx context.Context, addr, name string, gate *loginGate, slot time.
 				last = act
 			}
 		}
+	}
+}
+
+// modeName names a game mode as -mode does.
+func modeName(m uint8) string {
+	switch m {
+	case wire.ModeClassic:
+		return "classic"
+	case wire.ModeStage:
+		return "stage"
+	}
+	return "any"
+}
+
+// logStage logs a Stage event (PROTOCOL.md 7.12): how far the bot got.
+func logStage(log *slog.Logger, ev *wire.Event) {
+	if ev.Type != wire.EventStage {
+		return
+	}
+	switch ev.What {
+	case wire.StageIntro:
+		log.Info("stage", "tick", ev.Tick, "intro", ev.Name, "loop", ev.Value)
+	case wire.StageMarker:
+		log.Info("stage", "tick", ev.Tick, "marker", ev.Name)
+	case wire.StageBoss:
+		log.Info("stage", "tick", ev.Tick, "boss", ev.Name)
+	case wire.StageClear:
+		log.Info("stage", "tick", ev.Tick, "clear", ev.Value)
+	case wire.StageContinue:
+		log.Info("stage", "tick", ev.Tick, "continue", ev.Value)
 	}
 }
 
@@ -227,7 +290,7 @@ func finalScore(c *client.Client) uint32 {
 
 // login dials at its slot of the gate, trying again when the server says the
 // address logged in too often.
-func login(ctx context.Context, addr, name string, gate *loginGate, slot time.Time, log *slog.Logger) (*client.Client, error) {
+func login(ctx context.Context, o options, name string, gate *loginGate, slot time.Time, log *slog.Logger) (*client.Client, error) {
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
 			slot = gate.reserve()
@@ -236,7 +299,7 @@ func login(ctx context.Context, addr, name string, gate *loginGate, slot time.Ti
 			return nil, err
 		}
 		version := gate.protocol()
-		c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: log, Version: version})
+		c, err := client.Dial(ctx, client.Config{Addr: o.addr, Name: name, Logger: log, Version: version, Mode: o.mode})
 		var rej *client.RejectedError
 		if errors.As(err, &rej) && rej.Reason == wire.RejectRateLimited && attempt < 10 {
 			log.Info("login rate limited: waiting for the window to pass", "attempt", attempt)
@@ -250,7 +313,10 @@ func login(ctx context.Context, addr, name string, gate *loginGate, slot time.Ti
 		if version == 0 && c.Version() == wire.Version {
 			gate.learn(wire.Version) // a v1-only server: no more v2 attempts
 		}
-		log.Info("logged in", "player", c.Player(), "version", c.Version())
+		log.Info("logged in", "player", c.Player(), "version", c.Version(), "mode", modeName(c.Mode()))
+		if o.mode != wire.ModeAny && c.Mode() != o.mode {
+			log.Warn("the server gave another mode than asked", "asked", modeName(o.mode), "mode", modeName(c.Mode()))
+		}
 		return c, nil
 	}
 }

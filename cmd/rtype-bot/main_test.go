@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rtype/internal/testutil/testserver"
+	"rtype/net/wire"
 	"rtype/server"
 )
 
@@ -58,6 +59,20 @@ func TestFlags(t *testing.T) {
 	errs.Reset()
 	if code := run([]string{"-protocol", "3"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "-protocol") {
 		t.Fatalf("-protocol 3: exit %d, stderr %q", code, errs.String())
+	}
+	if o.mode != wire.ModeAny {
+		t.Fatalf("default mode %d, want any", o.mode)
+	}
+	for arg, want := range map[string]uint8{"any": wire.ModeAny, "classic": wire.ModeClassic, "stage": wire.ModeStage} {
+		if o, err := parse([]string{"-mode", arg}, &errs); err != nil || o.mode != want {
+			t.Fatalf("-mode %s: %+v, %v", arg, o, err)
+		}
+	}
+	for _, args := range [][]string{{"-mode", "arcade"}, {"-mode", "stage", "-protocol", "1"}} {
+		errs.Reset()
+		if code := run(args, &out, &errs); code != 2 || !strings.Contains(errs.String(), "-mode") {
+			t.Fatalf("%q: exit %d, stderr %q", args, code, errs.String())
+		}
 	}
 	// A server that is not there: exit status 1 with a readable error.
 	out.Reset()

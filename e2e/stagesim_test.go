@@ -1,0 +1,206 @@
+package e2e
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"rtype/bot"
+	"rtype/net/client"
+	"rtype/net/wire"
+	"rtype/sim"
+	"rtype/sim/stage"
+)
+
+// builtinStage returns the built-in stage "1" that Stage games play by
+// default. Until the stage runner's branch (stage.Builtin) is merged it is
+// an empty stage of that name: the tests that need the real stage see no
+// foe and no boss in it and skip, saying so.
+func builtinStage(t testing.TB) *stage.Stage {
+	t.Helper()
+	return &stage.Stage{Name: "1"}
+}
+
+// stageSim plays a Stage world headless with four bot brains, fed from the
+// world's own state as a client sees it: every tick, each brain decides
+// from a client.Frame of the world (the entities' motions at the tick,
+// their owners from the Spawns), then the world steps with their inputs.
+// No sockets: it is what the server and four bots do, without the
+// network.
+type stageSim struct {
+	w      *sim.World
+	brains [wire.MaxPlayers]*bot.Brain
+	owner  map[uint32]uint8 // of the live entities, from their Spawns
+	kind   map[uint32]uint8 // of every entity ever spawned
+	ents   []wire.Entity2
+	frame  client.Frame
+
+	// What the game did, for the report.
+	foes   int // foes spawned
+	deaths [wire.MaxPlayers]int
+	bosses []stageMoment // StageBoss, with the kind of its Value
+	clear  stageMoment   // the first StageClear (tick 0: none)
+	over   uint32        // the tick of GameOver, 0 if none
+	marks  []stageMoment // StageMarker
+}
+
+// stageMoment is a Stage event worth reporting.
+type stageMoment struct {
+	tick uint32
+	name string
+	kind uint8
+}
+
+// newStageSim returns a Stage world of st warped as warp, seeded with seed,
+// with four players whose brains are drawn from seed too.
+func newStageSim(t testing.TB, st *stage.Stage, seed uint64, warp string) *stageSim {
+	t.Helper()
+	w, err := sim.NewStage(sim.DefaultRules(), st, seed, sim.StageOptions{Warp: warp})
+	if err != nil {
+		t.Fatalf("stage %q warped %q: %v", st.Name, warp, err)
+	}
+	s := &stageSim{w: w, owner: map[uint32]uint8{}, kind: map[uint32]uint8{}}
+	for p := range uint8(wire.MaxPlayers) {
+		w.AddPlayer(p, fmt.Sprintf("bot%d", p+1))
+		s.brains[p] = bot.NewMode(p, wire.ModeStage, rand.New(rand.NewPCG(seed, uint64(p))))
+	}
+	s.note(w.TakeEvents2())
+	return s
+}
+
+// step lets every brain decide from the world as it is, steps the world
+// with their inputs, and returns the step's events (the world's buffer,
+// valid until the next step).
+func (s *stageSim) step() []wire.Event {
+	s.see()
+	for p, b := range s.brains {
+		if s.w.InGame(uint8(p)) {
+			s.w.SetInput(uint8(p), b.Decide(&s.frame))
+		}
+	}
+	s.w.Step()
+	evs := s.w.TakeEvents2()
+	s.note(evs)
+	return evs
+}
+
+// see builds the frame the brains decide from: the world at its tick.
+func (s *stageSim) see() {
+	f := &s.frame
+	tick := s.w.Tick()
+	f.Tick = tick
+	for p := range f.Players {
+		id := s.w.Ship(uint8(p))
+		f.Players[p] = client.Player{Present: s.w.InGame(uint8(p)), Name: s.w.Name(uint8(p)),
+			HasShip: id != wire.NoEntity, Ship: id, Lives: s.w.Lives(uint8(p)), Score: s.w.Score(uint8(p))}
+	}
+	s.ents = s.w.AppendEntities2(s.ents[:0])
+	f.Entities = f.Entities[:0]
+	for i := range s.ents {
+		e := &s.ents[i]
+		m, a := e.Motion(), e.Anim()
+		x, y, vx, vy := m.At(float64(tick))
+		owner, ok := s.owner[e.ID]
+		if !ok {
+			owner = wire.NoPlayer
+		}
+		f.Entities = append(f.Entities, client.Entity{ID: e.ID, Kind: e.Kind(), Owner: owner,
+			Frame: a.Frame(m.T0, float64(tick)), X: float32(x), Y: float32(y), VX: float32(vx), VY: float32(vy),
+			Tick: tick, HasMotion: true, Motion: m, Anim: a})
+	}
+}
+
+// note keeps the owners and kinds of the entities, and what the report
+// tells.
+func (s *stageSim) note(evs []wire.Event) {
+	for i := range evs { // first the Spawns: a StageBoss may come before its boss's
+		if ev := &evs[i]; ev.Type == wire.EventSpawn {
+			s.owner[ev.ID], s.kind[ev.ID] = ev.Owner, ev.Kind
+			if isFoe(ev.Kind) {
+				s.foes++
+			}
+		}
+	}
+	for i := range evs {
+		ev := &evs[i]
+		switch ev.Type {
+		case wire.EventDestroy:
+			delete(s.owner, ev.ID)
+		case wire.EventDeath:
+			if int(ev.Player) < wire.MaxPlayers {
+				s.deaths[ev.Player]++
+			}
+		case wire.EventGameOver:
+			if s.over == 0 {
+				s.over = ev.Tick
+			}
+		case wire.EventStage:
+			switch ev.What {
+			case wire.StageBoss:
+				s.bosses = append(s.bosses, stageMoment{ev.Tick, ev.Name, s.kind[ev.Value]})
+			case wire.StageClear:
+				if s.clear.tick == 0 {
+					s.clear = stageMoment{tick: ev.Tick, name: ev.Name}
+				}
+			case wire.StageMarker:
+				s.marks = append(s.marks, stageMoment{tick: ev.Tick, name: ev.Name})
+			}
+		}
+	}
+}
+
+// isFoe reports whether kind is an enemy (not a shot).
+func isFoe(kind uint8) bool {
+	switch kind {
+	case wire.KindBydosSlave, wire.KindPowArmor, wire.KindChaser, wire.KindTurret, wire.KindArmored,
+		wire.KindMidBoss, wire.KindBoss, wire.KindBossCore:
+		return true
+	}
+	return false
+}
+
+// endBoss returns the StageBoss of the end boss: the first whose entity is
+// the end boss's body or core.
+func (s *stageSim) endBoss() (stageMoment, bool) {
+	i := slices.IndexFunc(s.bosses, func(b stageMoment) bool { return b.kind == wire.KindBoss || b.kind == wire.KindBossCore })
+	if i < 0 {
+		return stageMoment{}, false
+	}
+	return s.bosses[i], true
+}
+
+// marker returns the tick of the first StageMarker named name.
+func (s *stageSim) marker(name string) (uint32, bool) {
+	i := slices.IndexFunc(s.marks, func(m stageMoment) bool { return m.name == name })
+	if i < 0 {
+		return 0, false
+	}
+	return s.marks[i].tick, true
+}
+
+// seconds formats a number of ticks as seconds.
+func seconds(ticks uint32) string { return fmt.Sprintf("%.1f s", float64(ticks)/wire.TickRate) }
+
+// report tells how far the bots got, and how fast.
+func (s *stageSim) report() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d ticks (%s), %d foes spawned", s.w.Tick(), seconds(s.w.Tick()), s.foes)
+	for _, m := range s.marks {
+		fmt.Fprintf(&b, "; marker %q at %d (%s)", m.name, m.tick, seconds(m.tick))
+	}
+	for _, m := range s.bosses {
+		fmt.Fprintf(&b, "; boss %q (kind %d) at %d (%s)", m.name, m.kind, m.tick, seconds(m.tick))
+	}
+	if s.clear.tick != 0 {
+		fmt.Fprintf(&b, "; clear at %d (%s)", s.clear.tick, seconds(s.clear.tick))
+	}
+	if s.over != 0 {
+		fmt.Fprintf(&b, "; game over at %d (%s)", s.over, seconds(s.over))
+	}
+	for p := range uint8(wire.MaxPlayers) {
+		fmt.Fprintf(&b, "; bot%d: %d deaths, %d lives, score %d", p+1, s.deaths[p], s.w.Lives(p), s.w.Score(p))
+	}
+	return b.String()
+}
