@@ -13,12 +13,19 @@ import (
 // when it will meet it, taps Fire at the rest, and launches its Force at a
 // boss or a crowd, recalling it when it is far, idle or stopped.
 
+// The server's arms rules: chargeMin and chargeMax bound how long a brain
+// holds Fire for a beam, level 2 (1 s) to level 3 (1.6 s), in ticks;
+// beamSpeed is a beam's speed, px/s: the bot leads its target by the
+// beam's flight.
+var (
+	arms      = sim.DefaultArmsRules()
+	chargeMin = arms.ChargeTicks[1]
+	chargeMax = arms.ChargeTicks[2]
+	beamSpeed = float32(arms.BeamSpeed)
+)
+
 // Timings, in ticks (calls of Decide).
 const (
-	// chargeMin and chargeMax bound how long a brain holds Fire for a
-	// beam: 1 s (level 2) to 1.6 s (level 3).
-	chargeMin = 60
-	chargeMax = 96
 	// beamMin is the shortest hold that still fires a beam (level 1 is at
 	// 0.4 s): a charge whose target went away is released after it.
 	beamMin = 30
@@ -48,9 +55,6 @@ const (
 	// forceFar: a loose Force farther than this is recalled (a launch takes
 	// it about 480 px away).
 	forceFar = 600
-	// beamSpeed is a beam's speed (sim.ArmsRules.BeamSpeed), px/s: the
-	// bot leads its target by the beam's flight.
-	beamSpeed = 1200
 	// squarely: a beam meets a heavy foe squarely when it passes within
 	// this fraction of the foe's half height of its centre.
 	squarely = 0.6

@@ -15,12 +15,14 @@ import (
 )
 
 // builtinStage returns the built-in stage "1" that Stage games play by
-// default. Until the stage runner's branch (stage.Builtin) is merged it is
-// an empty stage of that name: the tests that need the real stage see no
-// foe and no boss in it and skip, saying so.
+// default.
 func builtinStage(t testing.TB) *stage.Stage {
 	t.Helper()
-	return &stage.Stage{Name: "1"}
+	st, err := stage.Builtin("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // stageSim plays a Stage world headless with four bot brains, fed from the
