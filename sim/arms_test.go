@@ -33,22 +33,7 @@ func armsWorld(t testing.TB, n int) *World {
 // copy of the events.
 func armsRun(w *World, p uint8, actions uint8, n int) []wire.Event {
 	w.SetInput(p, actions)
-	var evs []wire.Event
-	for range n {
-		w.Step()
-		evs = append(evs, w.TakeEvents2()...)
-	}
-	return evs
-}
-
-func armsSpawns(evs []wire.Event, kind uint8) []wire.Event {
-	var out []wire.Event
-	for _, e := range evs {
-		if e.Type == wire.EventSpawn && e.Kind == kind {
-			out = append(out, e)
-		}
-	}
-	return out
+	return stepN(w, n)
 }
 
 func armsEvents(evs []wire.Event, typ wire.EventType) []wire.Event {
@@ -157,17 +142,17 @@ func TestChargeAndRelease(t *testing.T) {
 		w := armsWorld(t, 1)
 		press := w.tick + 1
 		evs := armsRun(w, 0, wire.ActionFire, n)
-		if b := armsSpawns(evs, wire.KindWaveBeam); len(b) != 0 {
+		if b := spawnsOf(evs, wire.KindWaveBeam); len(b) != 0 {
 			t.Errorf("held %d: a beam while Fire is held", n)
 		}
 		release := w.tick + 1
 		evs = append(evs, armsRun(w, 0, 0, 1)...)
-		m := armsSpawns(evs, wire.KindPlayerMissile)
+		m := spawnsOf(evs, wire.KindPlayerMissile)
 		if len(m) != 1 || m[0].Tick != press {
 			t.Errorf("held %d: missiles %v, want one at the press (tick %d)", n, m, press)
 		}
 		want := r.ChargeLevel(n)
-		b := armsSpawns(evs, wire.KindWaveBeam)
+		b := spawnsOf(evs, wire.KindWaveBeam)
 		if want == 0 {
 			if len(b) != 0 {
 				t.Errorf("held %d: a beam after a short tap", n)
@@ -195,11 +180,11 @@ func TestTapsKeepTheCooldown(t *testing.T) {
 	evs = append(evs, armsRun(w, 0, 0, 7)...)
 	evs = append(evs, armsRun(w, 0, wire.ActionFire, 1)...) // tick 11: missile
 	evs = append(evs, armsRun(w, 0, 0, 1)...)
-	m := armsSpawns(evs, wire.KindPlayerMissile)
+	m := spawnsOf(evs, wire.KindPlayerMissile)
 	if len(m) != 2 || m[0].Tick != 1 || m[1].Tick != 11 {
 		t.Fatalf("missiles at %v, want ticks 1 and 11", m)
 	}
-	if len(armsSpawns(evs, wire.KindWaveBeam)) != 0 {
+	if len(spawnsOf(evs, wire.KindWaveBeam)) != 0 {
 		t.Error("taps fired a beam")
 	}
 }
@@ -218,7 +203,7 @@ func TestBeamPierces(t *testing.T) {
 		}
 		w.fireBeam(0, l)
 		evs := w.TakeEvents2()
-		b := armsSpawns(evs, wire.KindWaveBeam)
+		b := spawnsOf(evs, wire.KindWaveBeam)
 		if len(b) != 1 {
 			t.Fatalf("level %d: no beam", l)
 		}
@@ -247,7 +232,7 @@ func TestBeamStopsOnBossBody(t *testing.T) {
 	armsFoe(t, w, wire.KindBoss, 420, 180, 0)
 	behind := armsFoe(t, w, wire.KindPowArmor, 700, 180, 20)
 	w.fireBeam(0, 3)
-	b := armsSpawns(w.TakeEvents2(), wire.KindWaveBeam)
+	b := spawnsOf(w.TakeEvents2(), wire.KindWaveBeam)
 	evs := armsRun(w, 0, 0, 60)
 	if d, ok := armsDestroy(evs, b[0].ID); !ok || d.Reason != wire.DestroyConsumed {
 		t.Errorf("the beam was not stopped by the boss's body: %+v", d)
@@ -268,7 +253,7 @@ func TestForcePickupAndAttachBack(t *testing.T) {
 	if d, ok := armsDestroy(evs, item.ID); !ok || d.Reason != wire.DestroyConsumed {
 		t.Fatalf("item not taken: %v", evs)
 	}
-	f := armsSpawns(evs, wire.KindForce)
+	f := spawnsOf(evs, wire.KindForce)
 	if len(f) != 1 || f[0].Owner != 0 || f[0].X != -13 || f[0].Y != float32(sy) {
 		t.Fatalf("Force spawns %+v, want one at (-13, %g)", f, sy)
 	}
@@ -453,10 +438,10 @@ func TestForceAndBitsFire(t *testing.T) {
 	shots := func() []wire.Event {
 		evs := armsRun(w, 0, wire.ActionFire, 1)
 		armsRun(w, 0, 0, 12)
-		if len(armsSpawns(evs, wire.KindPlayerMissile)) != 1 {
+		if len(spawnsOf(evs, wire.KindPlayerMissile)) != 1 {
 			t.Fatal("no missile")
 		}
-		return armsSpawns(evs, wire.KindForceShot)
+		return spawnsOf(evs, wire.KindForceShot)
 	}
 	s := shots()
 	if len(s) != 1 || s[0].Anim.Frame0 != wire.LaserRed || s[0].X != float32(fe.x) || s[0].Motion.VX >= 0 || s[0].Motion.VY != 0 {
@@ -552,11 +537,11 @@ func TestBits(t *testing.T) {
 	w.takeItem(0, wire.ItemBit)
 	w.takeItem(0, wire.ItemBit)
 	w.takeItem(0, wire.ItemBit)
-	if b := armsSpawns(w.TakeEvents2(), wire.KindBit); len(b) != 2 || b[0].Owner != 0 {
+	if b := spawnsOf(w.TakeEvents2(), wire.KindBit); len(b) != 2 || b[0].Owner != 0 {
 		t.Fatalf("bit spawns %+v, want 2", b)
 	}
 	evs := armsRun(w, 0, 0, 1)
-	if b := armsSpawns(evs, wire.KindBit); len(b) != 0 {
+	if b := spawnsOf(evs, wire.KindBit); len(b) != 0 {
 		t.Fatalf("bits spawned in the step: %v", b)
 	}
 	if w.CountKind(wire.KindBit) != 2 || w.pl[0].arms.a.Bits != 2 {
