@@ -37,7 +37,7 @@ func startDial(g *Game, addr string, mode uint8) *dialer {
 	d := &dialer{addr: addr, cancel: cancel, res: make(chan dialResult, 1)}
 	name := g.Name()
 	log := g.log.With("component", "client")
-	g.log.Info("connecting", "addr", addr, "name", name, "mode", modeName(mode))
+	g.log.Info("connecting", "addr", addr, "name", name, "mode", wire.ModeName(mode))
 	go func() {
 		for try := 0; ; try++ {
 			c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Mode: mode, Logger: log, Version: g.opt.Protocol})

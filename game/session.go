@@ -128,7 +128,7 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 		if p != port && port > 0 {
 			log.Info("hosting port taken, using another", "wanted", port, "port", h.Port)
 		}
-		log.Info("hosting", "port", h.Port, "addrs", h.Addrs, "mode", modeName(h.Mode))
+		log.Info("hosting", "port", h.Port, "addrs", h.Addrs, "mode", wire.ModeName(h.Mode))
 		return h, nil
 	}
 	return nil, fmt.Errorf("cannot open a port to host the game: %w", firstErr)
@@ -163,14 +163,3 @@ func NewSession(c *client.Client, addr string, hosting bool) *Session {
 
 // Close leaves the game (Logout Left).
 func (s *Session) Close() { s.C.Close() }
-
-// modeName names a game mode for logs and screens.
-func modeName(mode uint8) string {
-	switch mode {
-	case wire.ModeClassic:
-		return "classic"
-	case wire.ModeStage:
-		return "stage"
-	}
-	return "any"
-}

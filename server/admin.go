@@ -103,7 +103,7 @@ func (s *Server) Games() []GameInfo {
 		if g.empty() {
 			continue
 		}
-		gi := GameInfo{ID: g.id, Mode: modeName(g.mode), Tick: g.world.Tick(), Over: g.over}
+		gi := GameInfo{ID: g.id, Mode: wire.ModeName(g.mode), Tick: g.world.Tick(), Over: g.over}
 		if g.mode == wire.ModeStage {
 			gi.Stage = s.cfg.Stage.Name
 		}

@@ -143,7 +143,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.serving = true
 	s.mu.Unlock()
 	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames, "max_version", s.cfg.MaxVersion,
-		"mode", modeName(s.cfg.Mode), "stage", s.cfg.Stage.Name, "warp", s.cfg.Warp)
+		"mode", wire.ModeName(s.cfg.Mode), "stage", s.cfg.Stage.Name, "warp", s.cfg.Warp)
 	s.wg.Add(3)
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
 	go func() { defer s.wg.Done(); s.readLoop() }()
@@ -409,7 +409,7 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	mode := s.gameMode(version, &m)
 	g, why, reason := s.findGame(name, mode)
 	if g == nil {
-		s.log.Info("login refused", "addr", ip, "name", name, "mode", modeName(mode), "reason", why)
+		s.log.Info("login refused", "addr", ip, "name", name, "mode", wire.ModeName(mode), "reason", why)
 		return s.reject(c, reason, why)
 	}
 	ss := &session{
@@ -449,7 +449,7 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	s.stats.logins[LoginAccepted].Add(1)
 	s.lifeLocked(PlayerJoined)
 	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap,
-		"version", version, "minor", ss.minor, "mode", modeName(g.mode))
+		"version", version, "minor", ss.minor, "mode", wire.ModeName(g.mode))
 	return ss, true
 }
 
@@ -525,7 +525,7 @@ func (s *Server) findGame(name string, mode uint8) (*game, string, uint8) {
 	if running < s.cfg.MaxGames {
 		g, err := s.newGame(mode)
 		if err != nil {
-			s.log.Error("cannot start a game", "mode", modeName(mode), "err", err)
+			s.log.Error("cannot start a game", "mode", wire.ModeName(mode), "err", err)
 			return nil, "the server cannot start a game", wire.RejectGameFull
 		}
 		return g, "", 0
@@ -550,7 +550,7 @@ func (s *Server) newGame(mode uint8) (*game, error) {
 	g := &game{id: id, mode: mode, world: w}
 	s.games = append(s.games, g)
 	s.lifeLocked(GameStarted)
-	s.log.Info("game started", "game", id, "mode", modeName(mode))
+	s.log.Info("game started", "game", id, "mode", wire.ModeName(mode))
 	return g, nil
 }
 

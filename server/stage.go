@@ -31,17 +31,6 @@ func ParseMode(s string) (uint8, error) {
 	return 0, fmt.Errorf("mode %q: classic or stage", s)
 }
 
-// modeName is the name of a game mode in the logs.
-func modeName(mode uint8) string {
-	switch mode {
-	case wire.ModeClassic:
-		return "classic"
-	case wire.ModeStage:
-		return "stage"
-	}
-	return fmt.Sprintf("mode %d", mode)
-}
-
 // gameMode returns the mode of the game a login plays (PROTOCOL.md 7.12):
 // Classic for v1 and v2.0; for v2.1 the mode asked for, the server's
 // default for ModeAny or a mode it does not know.

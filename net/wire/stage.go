@@ -1,5 +1,7 @@
 package wire
 
+import "strconv"
+
 // Stage mode (protocol v2.1, PROTOCOL.md 7.12). A Stage game is only for
 // v2.1 sessions: its entities have the kinds below, and its events include
 // Stage, Health and Arms. A Classic game never has any of them.
@@ -110,3 +112,17 @@ const (
 	// for v2.1 sessions only.
 	ModeStage uint8 = 2
 )
+
+// ModeName names a game mode for logs and screens: "any", "classic",
+// "stage", or "mode N" for a mode this version does not know.
+func ModeName(m uint8) string {
+	switch m {
+	case ModeAny:
+		return "any"
+	case ModeClassic:
+		return "classic"
+	case ModeStage:
+		return "stage"
+	}
+	return "mode " + strconv.Itoa(int(m))
+}
