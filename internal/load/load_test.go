@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"context"
@@ -23,8 +23,8 @@ func TestRun(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 			defer cancel()
 			var st server.TickStats
-			rep, err := run(ctx, Config{Addr: srv.Addr(), N: n, Duration: 2 * time.Second, Protocol: v, Seed: 7,
-				atEnd: func() { st = srv.TickStats() }})
+			rep, err := Run(ctx, Config{Addr: srv.Addr(), N: n, Duration: 2 * time.Second, Protocol: v, Seed: 7,
+				AtEnd: func() { st = srv.TickStats() }})
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
@@ -61,7 +61,7 @@ func TestRun(t *testing.T) {
 
 // TestRunRejectsProtocol checks a protocol other than 1 or 2 is refused.
 func TestRunRejectsProtocol(t *testing.T) {
-	if _, err := run(context.Background(), Config{Addr: "127.0.0.1:1", Protocol: 3}); err == nil {
+	if _, err := Run(context.Background(), Config{Addr: "127.0.0.1:1", Protocol: 3}); err == nil {
 		t.Fatal("protocol 3 accepted")
 	}
 }
