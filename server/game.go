@@ -95,6 +95,7 @@ func (s *Server) tick(now time.Time) {
 		}
 		kept = append(kept, g)
 	}
+	s.tickOut.flush() // the tick's datagrams, in batches (sendmmsg)
 	clear(s.games[len(kept):])
 	s.games = kept
 	for _, ss := range lost {
@@ -165,7 +166,7 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 	// and a joining client has its joining events first (4.6).
 	for _, ss := range g.sessions {
 		if ss != nil && ss.bound {
-			s.flushEvents(ss, now)
+			s.flushEvents(s.tickOut, ss, now)
 		}
 	}
 	tick := g.world.Tick()
@@ -267,7 +268,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time) {
 			ds = g.snaps.Datagrams(ss.link, tick, g.players, g.entities, now)
 		}
 		for _, d := range ds {
-			s.udp.WriteToUDPAddrPort(d, ss.addr)
+			s.tickOut.add(d, ss.addr)
 		}
 	}
 }
@@ -284,14 +285,13 @@ func (g *game) playersFor(ss *session) []wire.Player2 {
 	return g.mine2
 }
 
-// flushEvents sends the session's due events (5.3).
-func (s *Server) flushEvents(ss *session, now time.Time) {
+// flushEvents queues the session's due events (5.3) in out.
+func (s *Server) flushEvents(out *outbox, ss *session, now time.Time) {
 	for {
-		var ok bool
-		s.sendBuf, ok = ss.link.AppendEvents(s.sendBuf[:0], now)
+		b, ok := ss.link.AppendEvents(out.next(), now)
 		if !ok {
 			return
 		}
-		s.udp.WriteToUDPAddrPort(s.sendBuf, ss.addr)
+		out.push(b, ss.addr)
 	}
 }

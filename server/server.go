@@ -46,7 +46,9 @@ type Server struct {
 	done      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
-	sendBuf   []byte
+	rx        *batchReader // the read loop's
+	rxOut     *outbox      // what the read loop sends (under mu)
+	tickOut   *outbox      // what the tick loop sends (under mu)
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -65,6 +67,19 @@ func New(cfg Config) (*Server, error) {
 	tcp, udp, err := listen(cfg.Listen)
 	if err != nil {
 		return nil, err
+	}
+	rx, err := newBatchReader(udp)
+	var rxOut, tickOut *outbox
+	if err == nil {
+		rxOut, err = newOutbox(udp)
+	}
+	if err == nil {
+		tickOut, err = newOutbox(udp)
+	}
+	if err != nil {
+		tcp.Close()
+		udp.Close()
+		return nil, fmt.Errorf("server: UDP socket of %s: %w", cfg.Listen, err)
 	}
 	seed := cfg.Seed
 	if seed == 0 {
@@ -86,6 +101,9 @@ func New(cfg Config) (*Server, error) {
 		limiter:  newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.LoginAddrs),
 		seed:     seed,
 		done:     make(chan struct{}),
+		rx:       rx,
+		rxOut:    rxOut,
+		tickOut:  tickOut,
 	}, nil
 }
 
