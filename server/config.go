@@ -13,6 +13,7 @@ package server
 import (
 	"fmt"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"rtype/net/wire"
@@ -104,6 +105,12 @@ type Config struct {
 	// more never refuses for load (a tick loop busy all the time is
 	// already behind).
 	MaxTickLoad float64
+	// TickShards is how many goroutines step the games each tick, each a
+	// share of them (a game is always stepped whole by one, so it stays
+	// deterministic). Default runtime.GOMAXPROCS(0); 1 steps every game
+	// on the tick loop's goroutine. With OnSnapshot or OnEvents set, one
+	// goroutine steps them all, so that the callbacks are called in turn.
+	TickShards int
 	// Leaderboard, when set, records the final scores of every game that
 	// ends, before its GameOver goes out (gameScores). Default nil: no
 	// leaderboard. The server does not close it.
@@ -182,6 +189,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.GameOverLinger <= 0 {
 		c.GameOverLinger = 3 * time.Second
+	}
+	if c.TickShards <= 0 {
+		c.TickShards = runtime.GOMAXPROCS(0)
 	}
 	if c.MaxTickLoad <= 0 {
 		c.MaxTickLoad = 0.75

@@ -48,7 +48,7 @@ type Server struct {
 	wg        sync.WaitGroup
 	rx        *batchReader // the read loop's
 	rxOut     *outbox      // what the read loop sends (under mu)
-	tickOut   *outbox      // what the tick loop sends (under mu)
+	shards    shards       // the tick's goroutines, each with its outbox
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -69,12 +69,16 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	rx, err := newBatchReader(udp)
-	var rxOut, tickOut *outbox
+	var rxOut *outbox
 	if err == nil {
 		rxOut, err = newOutbox(udp)
 	}
-	if err == nil {
-		tickOut, err = newOutbox(udp)
+	shs := make([]*shard, cfg.TickShards)
+	for i := range shs {
+		shs[i] = &shard{}
+		if err == nil {
+			shs[i].out, err = newOutbox(udp)
+		}
 	}
 	if err != nil {
 		tcp.Close()
@@ -103,7 +107,7 @@ func New(cfg Config) (*Server, error) {
 		done:     make(chan struct{}),
 		rx:       rx,
 		rxOut:    rxOut,
-		tickOut:  tickOut,
+		shards:   shards{all: shs, work: make(chan *shard, len(shs))},
 	}, nil
 }
 
@@ -142,7 +146,10 @@ func (s *Server) Port() int { return s.tcp.Addr().(*net.TCPAddr).Port }
 func (s *Server) Run(ctx context.Context) error {
 	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames, "max_version", s.cfg.MaxVersion,
 		"mode", modeName(s.cfg.Mode), "stage", s.cfg.Stage.Name, "warp", s.cfg.Warp)
-	s.wg.Add(3)
+	s.wg.Add(3 + len(s.shards.all) - 1)
+	for range len(s.shards.all) - 1 {
+		go func() { defer s.wg.Done(); s.shardHelper() }()
+	}
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
 	go func() { defer s.wg.Done(); s.readLoop() }()
 	go func() { defer s.wg.Done(); s.tickLoop() }()
