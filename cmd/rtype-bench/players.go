@@ -153,17 +153,7 @@ func (p *serverProcess) stats() (serverStats, error) {
 
 // stop ends the server (closing its input) and waits for it, killing it,
 // by its id, if it has not ended within 10 seconds.
-func (p *serverProcess) stop() {
-	p.stdin.Close()
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		p.cmd.Process.Kill()
-		<-done
-	}
-}
+func (p *serverProcess) stop() { stopChild(p.cmd, p.stdin, 10*time.Second) }
 
 // playersStep is one step of the section: n players for a window.
 type playersStep struct {
