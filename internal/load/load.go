@@ -23,7 +23,6 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"rtype/net/client"
@@ -111,16 +110,6 @@ type player struct {
 	evbuf     []wire.Event
 	base      link.Stats // counters at the start of the measure
 	base0     ClientCount
-}
-
-// CPUSeconds returns this process's CPU time so far, user and system
-// (getrusage), or 0 where it cannot be read.
-func CPUSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // Load is a running load: its clients logged in and playing.
