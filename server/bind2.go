@@ -57,14 +57,14 @@ func (s *Server) bind2Locked(rd *reader, ss *session, h wire.Header2, payload []
 		rd.reply = s.bindToLocked(ss, from, now, rd.reply[:0])
 		// The Accept, then the events due (the joining events after a
 		// first binding): before any Snapshot of the tick loop (3.4).
-		s.udp.WriteToUDPAddrPort(rd.reply, from)
-		s.flushEvents(ss, now)
+		s.rxOut.add(rd.reply, from)
+		s.flushEvents(s.rxOut, ss, now)
 		return
 	}
 	// Not recorded (7.3): the Bind is answered, nothing more.
 	c := s.cookies.Cookie(wire.CookieEpoch(now.Unix()), from, ss.id)
 	rd.reply, _ = ss.link.AppendDatagram(rd.reply[:0], wire.TypeChallenge, c[:], now)
 	if len(rd.reply) <= n { // 28 bytes, never more than the Bind (7.3)
-		s.udp.WriteToUDPAddrPort(rd.reply, from)
+		s.rxOut.add(rd.reply, from)
 	}
 }

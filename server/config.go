@@ -13,6 +13,7 @@ package server
 import (
 	"fmt"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"rtype/net/wire"
@@ -94,6 +95,22 @@ type Config struct {
 	// SnapshotInterval is the number of ticks between snapshots: 3 is 20
 	// per second. Default 3.
 	SnapshotInterval int
+	// MaxTickLoad is the back-pressure threshold: when the tick loop's
+	// duty cycle over the last second (the time its ticks took over the
+	// time they had, TickStats.Load) is above it, a login that would start
+	// a new game is refused with LoginRejected(GameFull) and the reason
+	// logged, so that the running games keep their 60 ticks a second;
+	// logins that join a running game are still let in. Default 0.75: a
+	// quarter of each tick period left for the machine's hiccups. 1 or
+	// more never refuses for load (a tick loop busy all the time is
+	// already behind).
+	MaxTickLoad float64
+	// TickShards is how many goroutines step the games each tick, each a
+	// share of them (a game is always stepped whole by one, so it stays
+	// deterministic). Default runtime.GOMAXPROCS(0); 1 steps every game
+	// on the tick loop's goroutine. With OnSnapshot or OnEvents set, one
+	// goroutine steps them all, so that the callbacks are called in turn.
+	TickShards int
 	// Leaderboard, when set, records the final scores of every game that
 	// ends, before its GameOver goes out (gameScores). Default nil: no
 	// leaderboard. The server does not close it.
@@ -186,6 +203,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.GameOverLinger <= 0 {
 		c.GameOverLinger = 3 * time.Second
+	}
+	if c.TickShards <= 0 {
+		c.TickShards = runtime.GOMAXPROCS(0)
+	}
+	if c.MaxTickLoad <= 0 {
+		c.MaxTickLoad = 0.75
 	}
 	if c.SnapshotInterval <= 0 {
 		c.SnapshotInterval = wire.SnapshotTicks

@@ -61,6 +61,7 @@ func (s *Server) tickLoop() {
 	var done uint64
 	t := time.NewTicker(period)
 	defer t.Stop()
+	defer close(s.shards.work) // the shards' helpers end with the tick loop
 	for {
 		select {
 		case <-s.done:
@@ -87,10 +88,9 @@ func (s *Server) tickLoop() {
 func (s *Server) tick(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var lost []*session
+	lost := s.stepAll(now)
 	kept := s.games[:0]
 	for _, g := range s.games {
-		lost = s.stepGame(g, now, lost)
 		if g.empty() {
 			s.log.Info("game ended", "game", g.id, "ticks", g.world.Tick())
 			continue
@@ -123,7 +123,9 @@ func (g *game) freePlayerCount() int {
 
 // stepGame runs one tick of g: timeouts, the simulation step, events to
 // every joined session, then snapshots every SnapshotInterval ticks.
-func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
+// It runs on one of the tick's shards (stepAll): it touches g, its
+// sessions and out, and the server's session map only through dropInTick.
+func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) []*session {
 	// Sessions that end: silent too long, never bound, too many events
 	// unacknowledged, or done with a finished game.
 	for _, ss := range g.sessions {
@@ -138,7 +140,7 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 		case !ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
 			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
 		case g.over && s.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
-			s.dropLocked(ss)
+			s.dropInTick(ss)
 			ss.logoutReason = wire.LogoutGameOver
 			lost = append(lost, ss)
 			s.log.Info("game over for player", "session", ss.id, "name", ss.name, "game", g.id)
@@ -147,7 +149,7 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 			continue
 		}
 		s.log.Info("player timed out", "session", ss.id, "name", ss.name, "game", g.id, "bound", ss.bound)
-		s.dropLocked(ss)
+		s.dropInTick(ss)
 		if ss.joined && !g.over {
 			g.world.RemovePlayer(ss.player, why)
 		}
@@ -171,12 +173,12 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 	// and a joining client has its joining events first (4.6).
 	for _, ss := range g.sessions {
 		if ss != nil && ss.bound {
-			s.flushEvents(ss, now)
+			s.flushEvents(out, ss, now)
 		}
 	}
 	tick := g.world.Tick()
 	if tick%uint32(s.cfg.SnapshotInterval) == 0 && g.hasJoined() {
-		s.sendSnapshots(g, now)
+		s.sendSnapshots(g, now, out)
 	}
 	return lost
 }
@@ -242,7 +244,7 @@ func (g *game) hasJoined() bool {
 // its newest fully acknowledged snapshot (4.8), in its version: v1
 // records of the positions, or v2 records of the motions with the rate
 // rule of 7.9 (7.11).
-func (s *Server) sendSnapshots(g *game, now time.Time) {
+func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 	tick := g.world.Tick()
 	var v1, v2 bool
 	for _, ss := range g.sessions {
@@ -273,7 +275,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time) {
 			ds = g.snaps.Datagrams(ss.link, tick, g.players, g.entities, now)
 		}
 		for _, d := range ds {
-			s.udp.WriteToUDPAddrPort(d, ss.addr)
+			out.add(d, ss.addr)
 			s.stats.snapshotBytes.Add(uint64(len(d)))
 		}
 	}
@@ -291,15 +293,14 @@ func (g *game) playersFor(ss *session) []wire.Player2 {
 	return g.mine2
 }
 
-// flushEvents sends the session's due events (5.3).
-func (s *Server) flushEvents(ss *session, now time.Time) {
+// flushEvents queues the session's due events (5.3) in out.
+func (s *Server) flushEvents(out *outbox, ss *session, now time.Time) {
 	for {
-		var ok bool
-		s.sendBuf, ok = ss.link.AppendEvents(s.sendBuf[:0], now)
+		b, ok := ss.link.AppendEvents(out.next(), now)
 		if !ok {
 			return
 		}
-		s.udp.WriteToUDPAddrPort(s.sendBuf, ss.addr)
-		s.stats.eventBytes.Add(uint64(len(s.sendBuf)))
+		out.push(b, ss.addr)
+		s.stats.eventBytes.Add(uint64(len(b)))
 	}
 }

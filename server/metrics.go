@@ -13,16 +13,35 @@ const tickSamples = 4096
 // tickTimes is a ring of the durations of recent ticks.
 type tickTimes struct {
 	d    [tickSamples]time.Duration
-	n    int // samples written in all
-	over int // ticks that took longer than a tick period
+	n    int           // samples written in all
+	over int           // ticks that took longer than a tick period
+	busy time.Duration // the sum of the last loadTicks samples
 }
 
+// loadTicks is the window of the tick loop's load: one second of ticks.
+const loadTicks = wire.TickRate
+
 func (t *tickTimes) add(d time.Duration) {
+	if t.n >= loadTicks {
+		t.busy -= t.d[(t.n-loadTicks)%tickSamples]
+	}
+	t.busy += d
 	t.d[t.n%tickSamples] = d
 	t.n++
 	if d > time.Second/wire.TickRate {
 		t.over++
 	}
+}
+
+// load returns the tick loop's duty cycle over the last loadTicks ticks:
+// the time they took over the time they had (a tick period each); 0
+// before any tick.
+func (t *tickTimes) load() float64 {
+	n := min(t.n, loadTicks)
+	if n == 0 {
+		return 0
+	}
+	return float64(t.busy) / float64(time.Duration(n)*(time.Second/wire.TickRate))
 }
 
 // TickStats describes how long the server's ticks took: every game's
@@ -34,6 +53,10 @@ type TickStats struct {
 	Games         int           // games running now
 	Sessions      int           // sessions logged in now
 	Pending       int           // TCP connections accepted and not logged in yet (MaxPending caps them)
+	// Load is the tick loop's duty cycle over the last second: the time
+	// its ticks took over the time they had. Past Config.MaxTickLoad, no
+	// new game starts.
+	Load float64
 }
 
 // TickStats returns the distribution of recent tick durations.
@@ -46,7 +69,8 @@ func (s *Server) TickStats() TickStats { return s.TickStatsSince(0) }
 func (s *Server) TickStatsSince(from int) TickStats {
 	s.mu.Lock()
 	n := min(max(s.ticks.n-max(from, 0), 0), tickSamples)
-	st := TickStats{Ticks: s.ticks.n, Overruns: s.ticks.over, Games: len(s.games), Sessions: len(s.sessions), Pending: s.pending}
+	st := TickStats{Ticks: s.ticks.n, Overruns: s.ticks.over, Games: len(s.games), Sessions: len(s.sessions), Pending: s.pending,
+		Load: s.ticks.load()}
 	d := make([]time.Duration, n)
 	for i := range d {
 		d[i] = s.ticks.d[(s.ticks.n-n+i)%tickSamples]

@@ -53,10 +53,12 @@ type Server struct {
 	done      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
-	sendBuf   []byte
+	disco     *discovery.Responder // LAN discovery (section 8), or nil
+	chatHub   chatHub              // chat's clock and buffer (7.13)
 
-	disco   *discovery.Responder // LAN discovery (section 8), or nil
-	chatHub chatHub              // chat's clock and buffer (7.13)
+	rx     *batchReader // the read loop's
+	rxOut  *outbox      // what the read loop sends (under mu)
+	shards shards       // the tick's goroutines, each with its outbox
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -80,6 +82,23 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	rx, err := newBatchReader(udp)
+	var rxOut *outbox
+	if err == nil {
+		rxOut, err = newOutbox(udp)
+	}
+	shs := make([]*shard, cfg.TickShards)
+	for i := range shs {
+		shs[i] = &shard{}
+		if err == nil {
+			shs[i].out, err = newOutbox(udp)
+		}
+	}
+	if err != nil {
+		tcp.Close()
+		udp.Close()
+		return nil, fmt.Errorf("server: UDP socket of %s: %w", cfg.Listen, err)
+	}
 	seed := cfg.Seed
 	if seed == 0 {
 		var b [8]byte
@@ -101,6 +120,9 @@ func New(cfg Config) (*Server, error) {
 		seed:     seed,
 		bans:     bans,
 		done:     make(chan struct{}),
+		rx:       rx,
+		rxOut:    rxOut,
+		shards:   shards{all: shs, work: make(chan *shard, len(shs))},
 	}
 	s.openDiscovery()
 	return s, nil
@@ -144,7 +166,10 @@ func (s *Server) Run(ctx context.Context) error {
 	s.mu.Unlock()
 	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames, "max_version", s.cfg.MaxVersion,
 		"mode", wire.ModeName(s.cfg.Mode), "stage", s.cfg.Stage.Name, "warp", s.cfg.Warp)
-	s.wg.Add(3)
+	s.wg.Add(3 + len(s.shards.all) - 1)
+	for range len(s.shards.all) - 1 {
+		go func() { defer s.wg.Done(); s.shardHelper() }()
+	}
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
 	go func() { defer s.wg.Done(); s.readLoop() }()
 	go func() { defer s.wg.Done(); s.tickLoop() }()
@@ -521,6 +546,12 @@ func (s *Server) findGame(name string, mode uint8) (*game, string, uint8) {
 		if g.freePlayer() != wire.NoPlayer {
 			return g, "", 0
 		}
+	}
+	if running < s.cfg.MaxGames && running > 0 && s.ticks.load() > s.cfg.MaxTickLoad {
+		// Back-pressure: the running games first.
+		s.log.Warn("no new game: the tick loop is too busy", "load", s.ticks.load(), "max_tick_load", s.cfg.MaxTickLoad,
+			"games", running)
+		return nil, "the server is at capacity: try again in a minute", wire.RejectGameFull
 	}
 	if running < s.cfg.MaxGames {
 		g, err := s.newGame(mode)

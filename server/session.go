@@ -109,12 +109,12 @@ func (s *Server) dropLocked(ss *session) {
 // of its version (header byte 4) and routes it to its session, if the
 // session has that version (7.1). Nothing is ever answered but a matching
 // Bind; the answer is written under the lock, so that no datagram of the
-// tick loop overtakes it.
+// tick loop overtakes it. The datagrams come and go in batches (recvmmsg
+// and sendmmsg on Linux: batchReader, outbox).
 func (s *Server) readLoop() {
-	buf := make([]byte, wire.MaxDatagram+1)
 	var rd reader
 	for {
-		n, from, err := s.udp.ReadFromUDPAddrPort(buf)
+		ds, err := s.rx.read()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
@@ -126,36 +126,49 @@ func (s *Server) readLoop() {
 				continue
 			}
 		}
-		b := buf[:n]
-		var h2 wire.Header2
-		var payload []byte
-		ver, _ := wire.DatagramVersion(b)
-		switch ver {
-		case wire.Version:
-			h2.Header, payload, err = wire.ParseHeader(b, wire.ToServer)
-		case wire.Version2:
-			h2, payload, err = wire.ParseHeader2(b, wire.ToServer)
-		default:
-			s.stats.dropped[DropVersion].Add(1)
-			continue // no magic, or a version no session has (6.1)
-		}
-		if err != nil {
-			s.stats.dropped[DropHeader].Add(1)
-			continue
-		}
-		from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
-		now := time.Now()
-		s.mu.Lock()
-		if ss := s.sessions[h2.Session]; ss != nil && ss.version == ver {
-			if ver == wire.Version2 {
-				s.handle2Locked(&rd, ss, h2, payload, from, n, now)
-			} else {
-				s.handle1Locked(&rd, ss, h2.Header, payload, from, n, now)
-			}
+		s.receive(&rd, ds, time.Now())
+	}
+}
+
+// receive handles a batch of datagrams under one lock, and sends what they
+// are answered with (one batch) before it lets go of the lock.
+func (s *Server) receive(rd *reader, ds []datagram, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range ds {
+		s.receiveLocked(rd, ds[i].b, ds[i].addr, now)
+	}
+	s.rxOut.flush()
+}
+
+// receiveLocked checks one datagram and routes it to its session; s.mu
+// is held.
+func (s *Server) receiveLocked(rd *reader, b []byte, from netip.AddrPort, now time.Time) {
+	var h2 wire.Header2
+	var payload []byte
+	var err error
+	ver, _ := wire.DatagramVersion(b)
+	switch ver {
+	case wire.Version:
+		h2.Header, payload, err = wire.ParseHeader(b, wire.ToServer)
+	case wire.Version2:
+		h2, payload, err = wire.ParseHeader2(b, wire.ToServer)
+	default:
+		s.stats.dropped[DropVersion].Add(1)
+		return // no magic, or a version no session has (6.1)
+	}
+	if err != nil {
+		s.stats.dropped[DropHeader].Add(1)
+		return
+	}
+	if ss := s.sessions[h2.Session]; ss != nil && ss.version == ver {
+		if ver == wire.Version2 {
+			s.handle2Locked(rd, ss, h2, payload, from, len(b), now)
 		} else {
-			s.stats.dropped[DropSession].Add(1)
+			s.handle1Locked(rd, ss, h2.Header, payload, from, len(b), now)
 		}
-		s.mu.Unlock()
+	} else {
+		s.stats.dropped[DropSession].Add(1)
 	}
 }
 
@@ -178,8 +191,8 @@ func (s *Server) handle1Locked(rd *reader, ss *session, h wire.Header, payload [
 			// The Accept, then at once the events due (after a
 			// first binding, the joining events, 4.6): both
 			// before any Snapshot the tick loop sends next (3.4).
-			s.udp.WriteToUDPAddrPort(rd.reply, from)
-			s.flushEvents(ss, now)
+			s.rxOut.add(rd.reply, from)
+			s.flushEvents(s.rxOut, ss, now)
 		}
 	case !ss.bound || from != ss.addr || ss.link.Seen(h.Seq):
 		s.stats.dropped[DropStale].Add(1)

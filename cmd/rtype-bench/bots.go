@@ -85,14 +85,18 @@ func startBots(addr string, n int, seed uint64) (*botProcess, error) {
 
 // stop ends the bots (they log out) and waits for the process, killing
 // it, by its id, if it has not ended within 5 seconds.
-func (b *botProcess) stop() {
-	b.stdin.Close()
+func (b *botProcess) stop() { stopChild(b.cmd, b.stdin, 5*time.Second) }
+
+// stopChild closes a child process's standard input, which ends it, and
+// waits for it, killing it, by its id, if it has not ended within wait.
+func stopChild(cmd *exec.Cmd, stdin io.Closer, wait time.Duration) {
+	stdin.Close()
 	done := make(chan struct{})
-	go func() { b.cmd.Wait(); close(done) }()
+	go func() { cmd.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
-		b.cmd.Process.Kill()
+	case <-time.After(wait):
+		cmd.Process.Kill()
 		<-done
 	}
 }

@@ -17,6 +17,8 @@
 //	latency     4. key press to the first frame showing the ship moved, and
 //	               how far behind the server the world is drawn
 //	smoothness  5. a Bydos at constant velocity drawn through jitter and loss
+//	players     6. players per core: the server's CPU time per player and
+//	               second, and its tick, with rtype-load's clients
 //
 // Every scenario is deterministic in its inputs (simulation seed, bot
 // seeds, impairment seed); timings on a real clock still vary from run to
@@ -69,11 +71,15 @@ var sections = []section{
 	{"client", "3 Client CPU", runClientCPU},
 	{"latency", "4 Latency", runLatency},
 	{"smoothness", "5 Smoothness", runSmoothness},
+	{"players", "6 Players per core", runPlayers},
 }
 
 func main() {
 	if spec := os.Getenv(botsEnv); spec != "" {
 		os.Exit(botChild(spec))
+	}
+	if spec := os.Getenv(serverEnv); spec != "" {
+		os.Exit(serverChild(spec))
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

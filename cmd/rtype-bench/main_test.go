@@ -12,6 +12,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(botsEnv); spec != "" {
 		os.Exit(botChild(spec))
 	}
+	if spec := os.Getenv(serverEnv); spec != "" {
+		os.Exit(serverChild(spec))
+	}
 	os.Exit(m.Run())
 }
 

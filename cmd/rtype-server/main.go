@@ -64,6 +64,8 @@ func main() {
 	listen := flag.String("listen", ":4242", "TCP and UDP address to serve on (same port)")
 	maxGames := flag.Int("max-games", 8, "games that may run at once")
 	maxPerIP := flag.Int("max-sessions-per-ip", 8, "players logged in at once from one IP address")
+	loginLimit := flag.Int("login-limit", 5, "logins per IP address within 10 s (raise it to load the server with rtype-load)")
+	maxLoad := flag.Float64("max-tick-load", 0.75, "no new game when the tick loop is busier than this share of the time (back-pressure)")
 	seed := flag.Uint64("seed", 0, "simulation seed (0: random)")
 	protocol := flag.Int("protocol", 2, "highest protocol version served: 2 serves v1 and v2 clients, 1 only v1")
 	level := flag.String("log-level", "info", "log level: debug, info, warn or error")
@@ -102,7 +104,8 @@ func main() {
 	log := slog.New(h)
 
 	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
-		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log}
+		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log,
+		LoginLimit: *loginLimit, MaxTickLoad: *maxLoad}
 	disco.apply(&cfg)
 	if err := sf.apply(&cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)

@@ -2,6 +2,7 @@ package link
 
 import (
 	"errors"
+	"math/bits"
 	"time"
 
 	"rtype/net/wire"
@@ -65,6 +66,12 @@ type Link struct {
 	hasRTT   bool
 	lastRecv time.Time
 	stats    Stats
+
+	// The peer's newest ack processed and the ack_bits processed with
+	// it: a header that repeats them (most do) walks only the new bits.
+	peerAck     uint16
+	peerAckBits uint32
+	peerAckHas  bool
 
 	out   *[MaxUnacked]outEvent // v1's events; nil in a v2 session
 	head  uint16                // oldest unacknowledged event id
@@ -142,11 +149,28 @@ func (l *Link) accept(h wire.Header, delay time.Duration, size int, now time.Tim
 		return // the peer has recorded nothing yet (5.1)
 	}
 	l.acknowledge(h.Ack, true, delay, now)
-	for i := 0; i < 32; i++ {
-		if h.AckBits&(1<<i) != 0 {
-			// v1 takes a sample of every sequence (5.4), v2 of ack only.
-			l.acknowledge(h.Ack-1-uint16(i), l.v2 == nil, 0, now)
+	// The bits of sequences an earlier header acknowledged were
+	// processed then: acknowledging is idempotent, and a peer only
+	// acknowledges what we sent, so only the others are walked.
+	var done uint32
+	newer := h.Ack-l.next >= 0x8000 // not ahead of what we sent (a lie is walked, not recorded)
+	if newer && l.peerAckHas {
+		switch d := h.Ack - l.peerAck; {
+		case d == 0:
+			done = l.peerAckBits
+		case d <= 32:
+			done = l.peerAckBits<<d | 1<<(d-1)
+		case d >= 0x8000:
+			newer = false // an older header: walked whole, not recorded
 		}
+	}
+	if newer {
+		l.peerAck, l.peerAckBits, l.peerAckHas = h.Ack, h.AckBits|done, true
+	}
+	for todo := h.AckBits &^ done; todo != 0; todo &= todo - 1 {
+		i := bits.TrailingZeros32(todo)
+		// v1 takes a sample of every sequence (5.4), v2 of ack only.
+		l.acknowledge(h.Ack-1-uint16(i), l.v2 == nil, 0, now)
 	}
 }
 

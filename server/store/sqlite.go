@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
@@ -78,10 +79,27 @@ func openDB(path string) (*sql.DB, error) {
 // checkWAL makes sure the file is in WAL mode: the DSN asks for it, and a
 // file system that cannot do it (no shared memory) would silently keep
 // the rollback journal.
+//
+// The connection's first query sets the DSN's pragmas, and switching a new
+// file to WAL needs a lock that SQLite does not wait for (its busy timeout
+// does not apply): when another process opens the same new file at the
+// same moment, the switch fails with SQLITE_BUSY at once. It is tried
+// again then, every 20 ms, until ctx is done.
 func checkWAL(ctx context.Context, db *sql.DB, path string) error {
 	var mode string
-	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return fmt.Errorf("store: open %s: %w", path, err)
+	for {
+		err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "SQLITE_BUSY") {
+			return fmt.Errorf("store: open %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("store: open %s: %w", path, err)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("store: %s: journal mode is %q, not WAL (is it on a network file system?)", path, mode)

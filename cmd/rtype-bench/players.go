@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"rtype/internal/load"
+	"rtype/net/wire"
+	"rtype/server"
+)
+
+// Section 6: players per core. A server in a process of its own (this
+// executable in the mode of serverEnv) runs Classic games at full
+// strength; rtype-load's clients (package internal/load) in this process
+// log in, step by step, and play. At each step the server's own CPU time
+// (its getrusage) over a measured window gives its cost per player and
+// second; its tick statistics give the tick duration; this process's
+// getrusage gives the load generator's cost.
+
+// serverEnv, when set to "PROFILE" (a file name, or "-" for none), makes
+// this program (or its test binary) a server process instead: it prints
+// its address on its standard output, then answers each line of its
+// standard input: "mark" starts a window, "stats" prints the window's
+// figures (serverStats); it ends when its standard input is closed.
+const serverEnv = "RTYPE_BENCH_SERVER"
+
+// serverStats are a server process's figures over a window.
+type serverStats struct {
+	cpu             float64 // CPU seconds (user + system)
+	wall            float64 // seconds
+	ticks, overruns int
+	p50, p99, max   time.Duration
+	games, sessions int
+	busy            float64 // the tick loop's duty cycle at the end
+}
+
+// serverChild is the server process. It returns its exit status.
+func serverChild(spec string) int {
+	rules := fullStrengthRules()
+	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 4096, MaxSessions: 1 << 16,
+		Seed: 1, Rules: &rules, Mode: wire.ModeClassic, LoginLimit: 1 << 20, MaxSessionsPerIP: 1 << 20,
+		MaxPending: 1024, MaxPendingPerIP: 1024, MaxTickLoad: 1, Logger: quiet()}) // no back-pressure: the cost is measured
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-bench server:", err)
+		return 1
+	}
+	if spec != "-" {
+		f, err := os.Create(spec)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "rtype-bench server:", err)
+			return 1
+		}
+		pprof.StartCPUProfile(f)
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Run(ctx); close(done) }()
+	fmt.Println(srv.Addr())
+	var t0 time.Time
+	var cpu0 float64
+	var st0 server.TickStats
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		switch sc.Text() {
+		case "mark":
+			t0, cpu0, st0 = time.Now(), load.CPUSeconds(), srv.TickStats()
+			fmt.Println("ok")
+		case "stats":
+			cpu, wall := load.CPUSeconds()-cpu0, time.Since(t0).Seconds()
+			st := srv.TickStatsSince(st0.Ticks)
+			fmt.Println(cpu, wall, st.Ticks-st0.Ticks, st.Overruns-st0.Overruns, int64(st.P50), int64(st.P99), int64(st.Max),
+				st.Games, st.Sessions, st.Load)
+		}
+	}
+	cancel()
+	<-done
+	return 0
+}
+
+// serverProcess is a running server process.
+type serverProcess struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Scanner
+	addr  string
+}
+
+// startServerProcess starts a server process; profile, when not "",
+// receives its CPU profile.
+func startServerProcess(profile string) (*serverProcess, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if profile == "" {
+		profile = "-"
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), serverEnv+"="+profile)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &serverProcess{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
+	if !p.out.Scan() {
+		p.stop()
+		return nil, errors.New("the server process printed no address")
+	}
+	p.addr = p.out.Text()
+	return p, nil
+}
+
+// ask sends a command and returns the answer line.
+func (p *serverProcess) ask(cmd string) (string, error) {
+	if _, err := fmt.Fprintln(p.stdin, cmd); err != nil {
+		return "", err
+	}
+	if !p.out.Scan() {
+		return "", fmt.Errorf("the server process did not answer %q", cmd)
+	}
+	return p.out.Text(), nil
+}
+
+func (p *serverProcess) stats() (serverStats, error) {
+	var s serverStats
+	line, err := p.ask("stats")
+	if err != nil {
+		return s, err
+	}
+	var p50, p99, mx int64
+	_, err = fmt.Sscan(line, &s.cpu, &s.wall, &s.ticks, &s.overruns, &p50, &p99, &mx, &s.games, &s.sessions, &s.busy)
+	s.p50, s.p99, s.max = time.Duration(p50), time.Duration(p99), time.Duration(mx)
+	return s, err
+}
+
+// stop ends the server (closing its input) and waits for it, killing it,
+// by its id, if it has not ended within 10 seconds.
+func (p *serverProcess) stop() { stopChild(p.cmd, p.stdin, 10*time.Second) }
+
+// playersStep is one step of the section: n players for a window.
+type playersStep struct {
+	n    int
+	srv  serverStats
+	load load.Report
+}
+
+// runPlayers is section 6: a step that does not hold (a client dropped,
+// or more than 5% of the ticks missed) is the last, its row marked so; a
+// first step that does not hold fails the section.
+func runPlayers(ctx context.Context, o *opts) ([]row, error) {
+	steps := []int{100, 200, 400, 800, 1000}
+	warm, window := 5*time.Second, 20*time.Second
+	if o.quick {
+		steps, warm, window = []int{8}, time.Second, 2*time.Second
+	}
+	if s := os.Getenv("RTYPE_BENCH_PLAYERS"); s != "" { // e.g. "400,800"
+		steps = nil
+		for _, f := range strings.Split(s, ",") {
+			var n int
+			if _, err := fmt.Sscan(f, &n); err == nil && n > 0 {
+				steps = append(steps, n)
+			}
+		}
+	}
+	var rows []row
+	for i, n := range steps {
+		st, err := playersRun(ctx, o, n, warm, window, os.Getenv("RTYPE_BENCH_PROFILE"))
+		switch {
+		case err != nil && (st == nil || i == 0):
+			return rows, err
+		case err != nil:
+			// The machine holds no more (the load generator's CPU
+			// counts too): the step is a figure, and the last.
+			r := st.row(window)
+			r.Measure += " (did not hold: " + err.Error() + ")"
+			return append(rows, r), nil
+		}
+		rows = append(rows, st.row(window))
+	}
+	return rows, nil
+}
+
+// playersRun runs one step: a new server process, n clients logged in,
+// warm, then a measured window.
+func playersRun(ctx context.Context, o *opts, n int, warm, window time.Duration, profile string) (*playersStep, error) {
+	if profile != "" {
+		profile = fmt.Sprintf("%s.%d", profile, n)
+	}
+	sp, err := startServerProcess(profile)
+	if err != nil {
+		return nil, err
+	}
+	defer sp.stop()
+	logf(o, "%d players: logging in...", n)
+	l, err := load.Start(ctx, load.Config{Addr: sp.addr, N: n, Seed: o.seed, Logins: 16, Logger: quiet()})
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	if err := sleepCtx(ctx, warm); err != nil {
+		return nil, err
+	}
+	if _, err := sp.ask("mark"); err != nil {
+		return nil, err
+	}
+	l.Mark()
+	if err := sleepCtx(ctx, window); err != nil {
+		return nil, err
+	}
+	st := &playersStep{n: n, load: l.Report()}
+	if st.srv, err = sp.stats(); err != nil {
+		return nil, err
+	}
+	logf(o, "    server cpu %.2fs over %.1fs (%.1f µs per player-second), p50 %s p99 %s max %s, %d/%d ticks, %d games, %d sessions; load cpu %.2fs, %d connected",
+		st.srv.cpu, st.srv.wall, st.cpuPerPlayerSecond()*1e6, dur(st.srv.p50), dur(st.srv.p99), dur(st.srv.max),
+		st.srv.ticks, int(st.srv.wall*wire.TickRate), st.srv.games, st.srv.sessions, st.load.CPU, st.load.Connected)
+	switch expected := int(st.srv.wall * wire.TickRate); {
+	case st.load.Connected < n || st.srv.sessions < n:
+		return st, fmt.Errorf("%d connected at the end, the server holds %d sessions", st.load.Connected, st.srv.sessions)
+	case !o.quick && st.srv.ticks < expected-expected/20: // -quick checks the table, not the machine
+		return st, fmt.Errorf("the server ran %d of %d ticks", st.srv.ticks, expected)
+	}
+	return st, nil
+}
+
+// cpuPerPlayerSecond is the server's CPU seconds per player and second.
+func (s *playersStep) cpuPerPlayerSecond() float64 {
+	if s.srv.wall == 0 || s.n == 0 {
+		return 0
+	}
+	return s.srv.cpu / (s.srv.wall * float64(s.n))
+}
+
+func (s *playersStep) row(window time.Duration) row {
+	c := s.cpuPerPlayerSecond()
+	perCore := 0.0
+	if c > 0 {
+		perCore = 1 / c
+	}
+	return row{
+		Measure: fmt.Sprintf("%d players in %d busy games", s.n, s.srv.games),
+		Cond:    fmt.Sprintf("server process, GOMAXPROCS %d; load in another process", runtime.GOMAXPROCS(0)),
+		Value: fmt.Sprintf("%s µs server CPU per player-second: %s players per core; tick p50 %s, p99 %s",
+			sig(c*1e6), num(perCore), dur(s.srv.p50), dur(s.srv.p99)),
+		Note: fmt.Sprintf("server CPU %.2f s over %.1f s (getrusage of its process, not wall time); max tick %s, %d/%d ticks; load generator CPU %s µs per player-second (%.2f s); in %s datagrams/s, out %s datagrams/s",
+			s.srv.cpu, s.srv.wall, dur(s.srv.max), s.srv.ticks, int(s.srv.wall*wire.TickRate),
+			sig(s.load.CPUPerClientSecond()*1e6), s.load.CPU,
+			num(float64(s.load.DatagramsIn)/s.load.Seconds), num(float64(s.load.DatagramsOut)/s.load.Seconds)),
+	}
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package load
+
+// CPUSeconds returns 0: this platform has no getrusage, and the load's
+// own CPU is not measured.
+func CPUSeconds() float64 { return 0 }

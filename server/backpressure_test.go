@@ -1,0 +1,68 @@
+package server
+
+import (
+	"testing"
+	"time"
+
+	"rtype/net/wire"
+)
+
+// Back-pressure (Config.MaxTickLoad): once the tick loop is busier than
+// the threshold, a login that would start a new game is refused with
+// GameFull, logins that join the running game still get in, and the
+// running game keeps ticking. The threshold is so low that any running
+// game is past it: the server's capacity is one game.
+func TestBackPressureRefusesNewGames(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxTickLoad = 1e-9
+	s := startServer(t, cfg)
+	a := join(t, s, "Ripley") // no game runs: the first starts, whatever the load
+	a.waitSnaps(3)
+	deadline := time.Now().Add(wait)
+	for s.TickStats().Load <= cfg.MaxTickLoad {
+		if time.Now().After(deadline) {
+			t.Fatalf("tick load %v, never above %v", s.TickStats().Load, cfg.MaxTickLoad)
+		}
+		a.pump(10 * time.Millisecond)
+	}
+	// Joining the running game is still allowed.
+	for _, name := range []string{"Hicks", "Vasquez", "Hudson"} {
+		c := join(t, s, name)
+		if c.acc.Player == wire.NoPlayer {
+			t.Fatalf("%s: no player number", name)
+		}
+		a.pump(10 * time.Millisecond)
+	}
+	// The game is full: the next login would start a game.
+	expectRejected(t, s.Addr(), "Bishop", wire.RejectGameFull)
+	expectRejected(t, s.Addr(), "Gorman", wire.RejectGameFull)
+	// The running game keeps its tick: snapshots keep coming, 3 ticks
+	// apart.
+	first := a.lastSnap().tick
+	a.waitSnaps(20)
+	if got := a.lastSnap().tick - first; got < 3*20 {
+		t.Errorf("the running game advanced %d ticks over 20 snapshots, want at least 60", got)
+	}
+	if st := s.TickStats(); st.Games != 1 || st.Sessions != 4 {
+		t.Errorf("%d games, %d sessions; want 1 and 4", st.Games, st.Sessions)
+	}
+}
+
+// The default threshold lets a lightly loaded server start games as before.
+func TestBackPressureDefault(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxGames = 2
+	s := startServer(t, cfg)
+	if got := s.cfg.MaxTickLoad; got != 0.75 {
+		t.Fatalf("default MaxTickLoad %v, want 0.75", got)
+	}
+	names := []string{"Apone", "Bishop", "Crowe", "Dietrich", "Frost"}
+	var cs []*tclient
+	for _, n := range names {
+		cs = append(cs, join(t, s, n))
+	}
+	cs[0].waitSnaps(3)
+	if st := s.TickStats(); st.Games != 2 {
+		t.Fatalf("%d games, want 2 (a second game for the fifth player)", st.Games)
+	}
+}

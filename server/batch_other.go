@@ -1,0 +1,46 @@
+//go:build !linux
+
+package server
+
+import (
+	"net"
+	"net/netip"
+
+	"rtype/net/wire"
+)
+
+// Elsewhere than on Linux, the datagrams go one syscall each, through
+// package net: a batch of one received, a loop of writes.
+
+// batchReader receives one datagram at a time.
+type batchReader struct {
+	c    *net.UDPConn
+	buf  [wire.MaxDatagram + 1]byte
+	msgs [1]datagram
+}
+
+func newBatchReader(c *net.UDPConn) (*batchReader, error) { return &batchReader{c: c}, nil }
+
+// read waits for a datagram and returns it, valid until the next read,
+// its address unmapped.
+func (r *batchReader) read() ([]datagram, error) {
+	n, from, err := r.c.ReadFromUDPAddrPort(r.buf[:])
+	if err != nil {
+		return nil, err
+	}
+	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+	r.msgs[0] = datagram{b: r.buf[:n], addr: from}
+	return r.msgs[:], nil
+}
+
+// batchWriter sends datagrams one at a time.
+type batchWriter struct{ c *net.UDPConn }
+
+func newBatchWriter(c *net.UDPConn) (*batchWriter, error) { return &batchWriter{c: c}, nil }
+
+// write sends ds, in order; a datagram refused is dropped.
+func (w *batchWriter) write(ds []datagram) {
+	for i := range ds {
+		w.c.WriteToUDPAddrPort(ds[i].b, ds[i].addr)
+	}
+}
