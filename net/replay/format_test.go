@@ -15,7 +15,7 @@ import (
 )
 
 var testHeader = Header{Protocol: wire.Version2, Minor: 1, Mode: wire.ModeClassic, Player: 2, Session: 77, Tick: 1234,
-	Ext: wire.LoginExt{ShipSpeed: 300, ShipW: 32, ShipH: 16, AreaW: 960, AreaH: 540, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 6},
+	Ext:  wire.LoginExt{ShipSpeed: 300, ShipW: 32, ShipH: 16, AreaW: 960, AreaH: 540, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 6},
 	Name: "Ripley", Start: time.Unix(0, 1_700_000_000_123_456_789)}
 
 // testFile writes n records of every kind, some out of time order, and
