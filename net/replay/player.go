@@ -108,8 +108,9 @@ type Player struct {
 	rep    *Replay
 	feed   *client.Feed
 	next   int
-	follow uint8
-	err    error // the first record that could not be applied
+	follow  uint8
+	actions uint8 // of the last step applied
+	err     error // the first record that could not be applied
 }
 
 // NewPlayer returns a Player of rep at its start, whose View shows the
@@ -146,6 +147,7 @@ func (p *Player) Advance(to time.Duration) {
 			st.Sent = at
 			if err == nil {
 				p.feed.Step(st)
+				p.actions = st.Actions
 			}
 		}
 		if err != nil && p.err == nil {
@@ -154,6 +156,10 @@ func (p *Player) Advance(to time.Duration) {
 		p.next++
 	}
 }
+
+// Actions returns the actions of the recording player's last input step
+// applied: what it held.
+func (p *Player) Actions() uint8 { return p.actions }
 
 // Done reports whether every record was applied.
 func (p *Player) Done() bool { return p.next >= len(p.rep.Records) }
