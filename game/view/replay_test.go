@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"reflect"
 	"sync"
@@ -161,7 +162,26 @@ type loginTap struct {
 
 func (l *loginTap) Login(in client.Login) { l.at = in.At; l.Recorder.Login(in) }
 
-// comparable returns what a Frame shows, without the connection's
+// liveSource is the client as the View sees it, with the steps sent by
+// the View's clock only: a step sent during an Update (while the View
+// reads) is the next Update's, live as in the recording.
+type liveSource struct {
+	*client.Client
+	now *time.Time
+}
+
+func (s liveSource) Steps(after uint32, dst []client.Step) []client.Step {
+	n := len(dst)
+	dst = s.Client.Steps(after, dst)
+	for i := n; i < len(dst); i++ {
+		if dst[i].Sent.After(*s.now) {
+			return dst[:i]
+		}
+	}
+	return dst
+}
+
+// shown returns what a Frame shows, without the connection's
 // measures (a replay has no connection).
 func shown(f *Frame) Frame {
 	return Frame{T: f.T, Age: f.Age, RenderTick: f.RenderTick, NewestTick: f.NewestTick,
@@ -208,7 +228,7 @@ func TestReplayEqualsLive(t *testing.T) {
 	epoch := now
 	newAt := now
 	rules := sim.DefaultRules()
-	live := New(alice, Config{Rules: rules, Clock: clock, Epoch: epoch, Name: "alice"})
+	live := New(liveSource{alice, &now}, Config{Rules: rules, Clock: clock, Epoch: epoch, Name: "alice"})
 
 	type sample struct {
 		at      time.Time // the Update's time
@@ -290,6 +310,7 @@ func TestReplayEqualsLive(t *testing.T) {
 	if sprites < updates || fx == 0 {
 		t.Fatalf("a game of %d sprites and %d effects in %d frames: too quiet to tell", sprites, fx, 2*updates)
 	}
+	testReplayer(t, rep, samples[len(samples)/2].frames[0], samples[len(samples)/2].at.Sub(tap.at), alice.Player(), bob.Player())
 	t.Logf("recording: %d bytes for %d received (%.2f), %d records, %s; %d sprites and %d effects compared",
 		size, received, float64(size)/float64(received), len(rep.Records), rep.Length, sprites, fx)
 }
@@ -298,4 +319,72 @@ func TestReplayEqualsLive(t *testing.T) {
 func equalFrames(a, b *Frame) bool {
 	a.Stage.ChargeMarks, b.Stage.ChargeMarks = cloneOrNil(a.Stage.ChargeMarks), cloneOrNil(b.Stage.ChargeMarks)
 	return reflect.DeepEqual(a, b)
+}
+
+// testReplayer checks the Replayer on a recording: a seek to d shows the
+// world of the frame live showed at d (want: the same entities and HUD,
+// at a render tick at most 3 ticks apart), a Follow marks the other
+// player's panel and names its ship "YOU", the speed stays within 0.25x
+// to 4x and moves the present by that much per Update, a pause stops it.
+func testReplayer(t *testing.T, rep *replay.Replay, want Frame, d time.Duration, me, other uint8) {
+	t.Helper()
+	r := NewReplayer(rep, Config{Rules: sim.DefaultRules()})
+	if r.Following() != me || r.Pos() != 0 {
+		t.Fatalf("a new Replayer follows %d at %v", r.Following(), r.Pos())
+	}
+	r.Seek(d)
+	var f Frame
+	got := r.Frame(&f)
+	if got.NewestTick != want.NewestTick || len(got.Sprites) != len(want.Sprites) || got.HUD != want.HUD {
+		t.Fatalf("after a seek to %v: tick %d, %d sprites, HUD %+v; live: tick %d, %d sprites, HUD %+v",
+			d, got.NewestTick, len(got.Sprites), got.HUD, want.NewestTick, len(want.Sprites), want.HUD)
+	}
+	// The interpolation's delay adapts to the link: a View shown the
+	// last second only may draw the world a few ticks apart.
+	if math.Abs(got.RenderTick-want.RenderTick) > 3 {
+		t.Fatalf("after a seek to %v: render tick %g, live %g", d, got.RenderTick, want.RenderTick)
+	}
+	for i, sp := range got.Sprites {
+		if w := want.Sprites[i]; sp.ID != w.ID || sp.Kind != w.Kind || math.Abs(sp.X-w.X) > 48 || math.Abs(sp.Y-w.Y) > 48 {
+			t.Fatalf("after a seek to %v: sprite %+v, live %+v", d, sp, w)
+		}
+	}
+	r.Follow(other)
+	got = r.Frame(&f)
+	if r.Following() != other || !got.HUD[other].Local || got.HUD[me].Local || r.Pos() != d {
+		t.Fatalf("following %d: HUD %+v at %v", other, got.HUD, r.Pos())
+	}
+	you := false
+	for _, l := range got.Labels {
+		you = you || (l.Text == "YOU" && l.Player == other)
+	}
+	if !you {
+		t.Fatalf("following %d: labels %+v", other, got.Labels)
+	}
+	r.SetSpeed(10)
+	if r.Speed() != MaxSpeed {
+		t.Fatalf("speed %g", r.Speed())
+	}
+	r.SetSpeed(0.1)
+	if r.Speed() != MinSpeed {
+		t.Fatalf("speed %g", r.Speed())
+	}
+	r.SetSpeed(2)
+	r.Update()
+	if want := d + 2*updateStep; r.Pos() != want {
+		t.Fatalf("at 2x an Update moved to %v, want %v", r.Pos(), want)
+	}
+	r.SetPaused(true)
+	r.Update()
+	if r.Pos() != d+2*updateStep {
+		t.Fatal("a paused replay moved")
+	}
+	r.SetPaused(false)
+	r.Seek(rep.Length + time.Hour)
+	if !r.Ended() || r.Pos() != rep.Length {
+		t.Fatalf("a seek past the end: at %v of %v", r.Pos(), rep.Length)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
 }

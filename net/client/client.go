@@ -997,7 +997,10 @@ func (c *Client) send() {
 		buf = buf[:0]
 		switch {
 		case c.world.HasShip(c.player) && !c.world.over && c.version == wire.Version2:
-			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, c.nextStep(now), now)
+			// The step's time is read with the lock held: a reader of
+			// Steps (or of a recording, net/replay) sees the steps sent
+			// by its own time, and no later one.
+			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, c.nextStep(time.Now()), now)
 		case c.world.HasShip(c.player) && !c.world.over:
 			input[0] = c.actions
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, input[:], now)

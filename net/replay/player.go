@@ -105,9 +105,9 @@ func (rep *Replay) Players() [wire.MaxPlayers]string {
 // by then, and the View reads the frames, events and players as it reads
 // a live client's. It is not safe for concurrent use.
 type Player struct {
-	rep    *Replay
-	feed   *client.Feed
-	next   int
+	rep     *Replay
+	feed    *client.Feed
+	next    int
 	follow  uint8
 	actions uint8 // of the last step applied
 	err     error // the first record that could not be applied
