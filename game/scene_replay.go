@@ -111,8 +111,8 @@ func (s *ReplayScene) Draw(screen *ebiten.Image, g *Game) {
 	f := r.Frame(&s.frame)
 	g.drawFrame(screen, f, &s.shaken)
 	a := g.atlas
-	y := float64(render.Height - 58)
-	a.FillRect(screen, 0, y-8, render.Width, 66, render.Fade(render.ColBackground, 0.7))
+	y := float64(render.Height - 104) // above the Stage HUD's beam gauge
+	a.FillRect(screen, 0, y-8, render.Width, 48, render.Fade(render.ColBackground, 0.7))
 	w := float64(render.Width - 32)
 	a.FillRect(screen, 16, y, w, 6, render.Fade(render.ColDim, 0.6))
 	if l := r.Length(); l > 0 {
