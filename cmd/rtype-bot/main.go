@@ -192,6 +192,7 @@ func playAll(ctx context.Context, o options, log *slog.Logger) []result {
 func playBot(ctx context.Context, o options, name string, gate *loginGate, slot time.Time, rng *rand.Rand, log *slog.Logger) result {
 	res := result{name: name}
 	var tap client.Tap
+	var c *client.Client
 	if o.record != "" {
 		f, err := replay.Create(o.record, replay.DefaultCap, 0, time.Now(), name)
 		if err != nil {
@@ -204,11 +205,16 @@ func playBot(ctx context.Context, o options, name string, gate *loginGate, slot 
 				log.Error("recording", "file", f.Name(), "err", err)
 			}
 			f.Close()
-			log.Info("recorded", "file", f.Name(), "bytes", rec.Size())
+			var received uint64 // the UDP bytes the client accepted
+			if c != nil {
+				received = c.Stats().Link.RecvBytes
+			}
+			log.Info("recorded", "file", f.Name(), "bytes", rec.Size(), "received", received)
 		}()
 		tap = rec
 	}
-	c, err := login(ctx, o, name, gate, slot, tap, log)
+	var err error
+	c, err = login(ctx, o, name, gate, slot, tap, log)
 	if err != nil {
 		if ctx.Err() == nil {
 			res.err = err

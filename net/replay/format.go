@@ -236,7 +236,12 @@ func (w *Writer) endBlock() error {
 
 // Size returns the bytes written so far, header and the block being
 // filled included.
-func (w *Writer) Size() int64 { return w.n + int64(len(w.blk)) + 8 }
+func (w *Writer) Size() int64 {
+	if len(w.blk) == 0 {
+		return w.n
+	}
+	return w.n + int64(len(w.blk)) + 8
+}
 
 // Flush ends the block being filled and writes out what is buffered.
 func (w *Writer) Flush() error {

@@ -46,8 +46,8 @@ func testFile(t testing.TB, n int) ([]byte, []Record) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if w.Size() != int64(buf.Len())+8 {
-		t.Fatalf("Size %d for %d bytes written (+8 for the next block)", w.Size(), buf.Len())
+	if w.Size() != int64(buf.Len()) {
+		t.Fatalf("Size %d for %d bytes written", w.Size(), buf.Len())
 	}
 	return buf.Bytes(), recs
 }
