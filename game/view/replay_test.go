@@ -388,3 +388,84 @@ func testReplayer(t *testing.T, rep *replay.Replay, want Frame, d time.Duration,
 		t.Fatal(err)
 	}
 }
+
+// nopCloser is a bytes.Buffer a GameRecorder may close.
+type nopCloser struct{ *bytes.Buffer }
+
+func (nopCloser) Close() error { return nil }
+
+// TestServerRecording: a server's recording of a game (-record) plays in
+// the Replayer: the players' names and ships, their missiles, following
+// either player.
+func TestServerRecording(t *testing.T) {
+	var file bytes.Buffer
+	ended := make(chan error, 1)
+	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: 3,
+		Recorder: func(game int, mode uint8, rules wire.LoginExt) server.GameRecorder {
+			rec, err := replay.NewGameRecorder(nopCloser{&file}, mode, rules, "game", 0, func(_ int64, err error) { ended <- err })
+			if err != nil {
+				t.Error(err)
+				return nil
+			}
+			return rec
+		}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var cs []*client.Client
+	for _, name := range []string{"alice", "bob"} {
+		c, err := client.Dial(ctx, client.Config{Addr: srv.Addr(), Name: name, Logger: testutil.Logger(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetInput(wire.ActionFire | wire.ActionRight)
+		cs = append(cs, c)
+	}
+	testutil.WaitFor(t, 5*time.Second, "150 ticks of the game", func() bool { return cs[1].Stats().SnapshotTick > 150 })
+	for _, c := range cs {
+		c.Close()
+	}
+	select {
+	case err := <-ended:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the game's recording did not end with the game")
+	}
+	size := file.Len()
+	rep, err := replay.Read(&file)
+	if err != nil || rep.Damage != nil {
+		t.Fatalf("%v, damage %v", err, rep.Damage)
+	}
+	if rep.Header.Player != wire.NoPlayer || rep.Length < 2*time.Second {
+		t.Fatalf("header %+v, %v long", rep.Header, rep.Length)
+	}
+	names := rep.Players()
+	if names[cs[0].Player()] != "alice" || names[cs[1].Player()] != "bob" {
+		t.Fatalf("players %q", names)
+	}
+	r := NewReplayer(rep, Config{Rules: sim.DefaultRules()})
+	for _, c := range cs {
+		r.Follow(c.Player())
+		r.Seek(2 * time.Second)
+		var f Frame
+		r.Frame(&f)
+		ships, missiles := 0, 0
+		for _, sp := range f.Sprites {
+			switch sp.Kind {
+			case wire.KindPlayerShip:
+				ships++
+			case wire.KindPlayerMissile:
+				missiles++
+			}
+		}
+		if ships != 2 || missiles == 0 || !f.HUD[c.Player()].Local || f.HUD[cs[0].Player()].Name != "alice" {
+			t.Fatalf("following %d at 2 s: %d ships, %d missiles, HUD %+v", c.Player(), ships, missiles, f.HUD)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the server's recording: %d bytes, %d records, %v", size, len(rep.Records), rep.Length)
+}
