@@ -43,11 +43,12 @@ func needDisplay(t *testing.T) {
 }
 
 // startGame starts the game binary bin with args, muted, its settings file
-// and configuration home in dir, and returns it and its stderr (its log).
+// configuration and data homes in dir (so its recordings too), and
+// returns it and its stderr (its log).
 func startGame(t *testing.T, ctx context.Context, bin, dir string, args ...string) (*exec.Cmd, io.ReadCloser) {
 	t.Helper()
 	game := exec.CommandContext(ctx, bin, append(args, "-mute", "-config", filepath.Join(dir, "settings.json"))...)
-	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir) // its settings, its recordings
 	stderr, err := game.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
