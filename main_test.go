@@ -42,7 +42,7 @@ func needDisplay(t *testing.T) {
 	}
 }
 
-// startGame starts the game binary bin with args, muted, its settings file
+// startGame starts the game binary bin with args, muted, its settings file,
 // configuration and data homes in dir (so its recordings too), and
 // returns it and its stderr (its log).
 func startGame(t *testing.T, ctx context.Context, bin, dir string, args ...string) (*exec.Cmd, io.ReadCloser) {
