@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/client"
 	"rtype/net/wire"
 )
 
@@ -225,5 +226,33 @@ func TestPrune(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
 		t.Fatal("pruned a file that is no recording")
+	}
+}
+
+// TestRecorder: a Recorder writes the login's header, writes its records
+// out every 2 s of the game without being asked, and stops at its cap
+// with a file that reads to its end.
+func TestRecorder(t *testing.T) {
+	var buf bytes.Buffer
+	r := NewRecorder(&buf, 4000)
+	start := time.Now()
+	r.Login(client.Login{Version: wire.Version2, Minor: 1, Mode: wire.ModeStage, Player: 1, Name: "Hicks", At: start})
+	for i := 0; i < 200; i++ {
+		at := start.Add(time.Duration(i) * 50 * time.Millisecond)
+		r.Snapshot(bytes.Repeat([]byte{byte(i)}, 30), at)
+		r.Step(client.Step{Step: uint32(i), Actions: 3, Sent: at})
+		if i == 60 && buf.Len() < 1000 {
+			t.Fatalf("3 s in, %d bytes written out", buf.Len())
+		}
+	}
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() > 4000 || r.Size() != int64(buf.Len()) {
+		t.Fatalf("%d bytes written (Size %d) for a cap of 4000", buf.Len(), r.Size())
+	}
+	got, h, err := readAll(buf.Bytes())
+	if err != nil || h.Name != "Hicks" || h.Player != 1 || len(got) < 50 {
+		t.Fatalf("%d records, header %+v, %v", len(got), h, err)
 	}
 }

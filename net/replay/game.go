@@ -17,17 +17,18 @@ import (
 // recordings have no recording player (Header.Player is wire.NoPlayer)
 // and play in the same viewer. Past maxBytes it records nothing more.
 type GameRecorder struct {
-	mu    sync.Mutex
-	out   io.WriteCloser
-	w     *Writer
-	start time.Time
-	lk    *link.Link
-	snd   link.SnapshotSender2
-	buf   []byte
-	max   int64
-	full  bool
-	err   error
-	done  func(size int64, err error)
+	mu      sync.Mutex
+	out     io.WriteCloser
+	w       *Writer
+	start   time.Time
+	lk      *link.Link
+	snd     link.SnapshotSender2
+	buf     []byte
+	max     int64
+	full    bool
+	err     error
+	done    func(size int64, err error)
+	flushed time.Duration
 }
 
 // NewGameRecorder starts the recording of a game of mode, played by
@@ -82,6 +83,9 @@ func (r *GameRecorder) record(kind Kind, at time.Duration, p []byte) {
 		return
 	}
 	r.err = r.w.Record(kind, at, p)
+	if r.err == nil && at-r.flushed >= flushEvery {
+		r.err, r.flushed = r.w.Flush(), at
+	}
 }
 
 // End writes out the recording and closes its file.

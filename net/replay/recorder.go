@@ -22,7 +22,12 @@ type Recorder struct {
 	full     bool
 	err      error
 	buf      []byte
+	flushed  time.Duration // time of the last record written out
 }
+
+// flushEvery is how often a recorder writes its records out to the file:
+// a crash loses at most that much of the game.
+const flushEvery = 2 * time.Second
 
 // NewRecorder returns a Recorder writing to out, of at most maxBytes
 // (0: no limit). The header is written at the login.
@@ -78,7 +83,11 @@ func (r *Recorder) recordLocked(kind Kind, at time.Time, p []byte) {
 		r.full = true
 		return
 	}
-	r.err = r.w.Record(kind, at.Sub(r.start), p)
+	d := at.Sub(r.start)
+	r.err = r.w.Record(kind, d, p)
+	if r.err == nil && d-r.flushed >= flushEvery {
+		r.err, r.flushed = r.w.Flush(), d
+	}
 }
 
 // Size returns the bytes recorded so far.
