@@ -43,9 +43,11 @@ import (
 	"rtype/assets"
 	"rtype/game"
 	"rtype/game/core"
+	"rtype/game/view"
 	"rtype/internal/version"
 	"rtype/net/client"
 	"rtype/net/discovery"
+	"rtype/net/replay"
 	"rtype/net/wire"
 	"rtype/render"
 	"rtype/server"
@@ -77,6 +79,14 @@ func run() error {
 	defer stop()
 
 	opt.Context, opt.Logger = ctx, log
+	switch opt.ReplayDir {
+	case "none":
+		opt.ReplayDir = ""
+	case "":
+		if opt.ReplayDir, err = replay.DefaultDir(); err != nil {
+			log.Warn("games will not be recorded", "err", err)
+		}
+	}
 	g, err := game.New(opt)
 	if err != nil {
 		return err
@@ -126,6 +136,10 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		disco      = fs.String("discovery", discovery.DefaultBroadcast, "where the join screen sends LAN discovery queries: `ADDR` (host:port; 127.255.255.255:4243 finds the games of this machine only); a hosted game answers on its port; \"\" for no LAN discovery")
 		input      = fs.String("autotest-input", "", "test hook: actions held during play, e.g. right+fire (3 s) or right+fire:forever,up:1s")
 		showVer    = fs.Bool("version", false, "print the version and exit")
+		replayFile = fs.String("replay", "", "watch the recording `FILE` (a game recorded in the replays directory, or by rtype-server -record)")
+		replaySpd  = fs.Float64("replay-speed", 1, "with -replay: the speed to start at, 0.25 to 4")
+		replayFol  = fs.Int("replay-follow", 0, "with -replay: the `player` to follow, 1 to 4 (default the recording player)")
+		replays    = fs.String("replays", "", "the `DIR` where every game played is recorded, up to the settings' cap (replay_cap_mb, default 200 MiB) (default: the user's data directory, rtype/replays); \"none\" records nothing")
 	)
 	if err := fs.Parse(args); err != nil {
 		return game.Options{}, 0, err
@@ -150,7 +164,17 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 	if err != nil {
 		return game.Options{}, 0, fmt.Errorf("-protocol: %w", err)
 	}
+	if *replayFile != "" && (*host || *join != "") {
+		return game.Options{}, 0, errors.New("-replay watches a recording: it goes without -host and -join")
+	}
+	if *replaySpd < view.MinSpeed || *replaySpd > view.MaxSpeed {
+		return game.Options{}, 0, fmt.Errorf("-replay-speed %g: from %g to %g", *replaySpd, view.MinSpeed, view.MaxSpeed)
+	}
+	if *replayFol < 0 || *replayFol > wire.MaxPlayers {
+		return game.Options{}, 0, fmt.Errorf("-replay-follow %d: a player from 1 to %d", *replayFol, wire.MaxPlayers)
+	}
 	opt := game.Options{
+		Replay: *replayFile, ReplaySpeed: *replaySpd, ReplayFollow: *replayFol - 1, ReplayDir: *replays,
 		Host: *host, Join: *join, Name: *name, Port: *port, Stage: *stageName, Warp: *warp,
 		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter,

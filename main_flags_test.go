@@ -78,3 +78,25 @@ func TestDiscoveryFlag(t *testing.T) {
 		t.Errorf("-discovery nowhere: %v", err)
 	}
 }
+
+// TestParseReplayFlags: -replay with its speed and player; what does not
+// go with it is refused.
+func TestParseReplayFlags(t *testing.T) {
+	opt, _, err := parseFlags([]string{"-replay", "a.rtreplay", "-replay-speed", "2", "-replay-follow", "3"}, io.Discard)
+	if err != nil || opt.Replay != "a.rtreplay" || opt.ReplaySpeed != 2 || opt.ReplayFollow != 2 {
+		t.Fatalf("-replay: %+v, %v", opt, err)
+	}
+	opt, _, err = parseFlags(nil, io.Discard)
+	if err != nil || opt.ReplayFollow != -1 || opt.ReplaySpeed != 1 {
+		t.Fatalf("defaults: follow %d, speed %g, %v", opt.ReplayFollow, opt.ReplaySpeed, err)
+	}
+	for _, bad := range [][]string{
+		{"-replay", "a", "-host"},
+		{"-replay", "a", "-replay-speed", "8"},
+		{"-replay", "a", "-replay-follow", "5"},
+	} {
+		if _, _, err := parseFlags(bad, io.Discard); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"rtype/bot"
 	"rtype/internal/testutil"
 	"rtype/net/client"
+	"rtype/net/replay"
 	"rtype/net/wire"
 	"rtype/render"
 )
@@ -41,12 +42,13 @@ func needDisplay(t *testing.T) {
 	}
 }
 
-// startGame starts the game binary bin with args, muted, its settings file
-// and configuration home in dir, and returns it and its stderr (its log).
+// startGame starts the game binary bin with args, muted, its settings file,
+// configuration and data homes in dir (so its recordings too), and
+// returns it and its stderr (its log).
 func startGame(t *testing.T, ctx context.Context, bin, dir string, args ...string) (*exec.Cmd, io.ReadCloser) {
 	t.Helper()
 	game := exec.CommandContext(ctx, bin, append(args, "-mute", "-config", filepath.Join(dir, "settings.json"))...)
-	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir) // its settings, its recordings
 	stderr, err := game.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +86,7 @@ func TestEndToEnd(t *testing.T) {
 		"-host", "-port", strconv.Itoa(freePort(t)), "-name", "Tester",
 		"-autotest-input", "right+fire",
 		"-autotest-screenshot", shot, "-autotest-screenshot-after", "2500ms",
-		"-autotest-quit-after", "12s")
+		"-autotest-quit-after", "12s", "-replays", filepath.Join(dir, "replays"))
 	var logMu sync.Mutex
 	var logs strings.Builder
 	// The game logs "joined addr=127.0.0.1:PORT player=N" when its play
@@ -207,6 +209,41 @@ func TestEndToEnd(t *testing.T) {
 	} else {
 		t.Log("no X screenshot (ImageMagick's import missing or failed)")
 	}
+	watchReplay(t, bin, dir, friend.Player(), uint8(me.player))
+}
+
+// watchReplay opens the recording the game made of the game it hosted
+// (the newest recording) with rtype -replay, at 2x, following the bot, and checks the screenshot
+// of the replay: the game as it was played, the bot's panel marked and
+// its ship in its colour.
+func watchReplay(t *testing.T, bin, dir string, bot, host uint8) {
+	t.Helper()
+	list, err := replay.List(filepath.Join(dir, "replays"))
+	if err != nil || len(list) == 0 {
+		t.Fatalf("recordings %+v, %v: want the game's", list, err)
+	}
+	rep, err := replay.Open(list[0].Path)
+	if err != nil || rep.Damage != nil || rep.Length < 5*time.Second {
+		t.Fatalf("the recording: %v (damage %v), %v long", err, rep.Damage, rep.Length)
+	}
+	shot := filepath.Join(dir, "replay.png")
+	os.Remove(shot)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	game, stderr := startGame(t, ctx, bin, dir, "-replay", list[0].Path, "-replay-speed", "2",
+		"-replay-follow", strconv.Itoa(int(bot)+1), "-replays", "none",
+		"-autotest-screenshot", shot, "-autotest-screenshot-after", "4s", "-autotest-quit-after", "9s")
+	out, _ := io.ReadAll(stderr)
+	if err := game.Wait(); err != nil {
+		t.Fatalf("rtype -replay failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{"msg=replay ", "screenshot saved", "bye"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the replay's log lacks %q:\n%s", want, out)
+		}
+	}
+	img := loadPNG(t, shot)
+	checkPlayScreen(t, img, "the replay's screenshot", true, bot, host)
 }
 
 // buildGame builds the rtype binary into dir, with the race detector

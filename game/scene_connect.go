@@ -28,6 +28,7 @@ type dialer struct {
 
 type dialResult struct {
 	c   *client.Client
+	rec *recording
 	err error
 }
 
@@ -38,9 +39,15 @@ func startDial(g *Game, addr string, mode uint8) *dialer {
 	name := g.Name()
 	log := g.log.With("component", "client")
 	g.log.Info("connecting", "addr", addr, "name", name, "mode", wire.ModeName(mode))
+	dir, limit := g.opt.ReplayDir, int64(g.settings.ReplayCapMB)<<20
 	go func() {
 		for try := 0; ; try++ {
-			c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Mode: mode, Logger: log, Version: g.opt.Protocol})
+			rec := startRecording(dir, limit, name, g.log)
+			c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Mode: mode, Logger: log, Version: g.opt.Protocol, Tap: rec.tap()})
+			if err != nil {
+				rec.discard()
+				rec = nil
+			}
 			// A game that just ended takes a moment to make room for the
 			// next one ("Play again"): try again a few times.
 			if rej, ok := errorsAs[*client.RejectedError](err); ok && rej.Reason == wire.RejectGameEnding && try < 6 {
@@ -50,7 +57,7 @@ func startDial(g *Game, addr string, mode uint8) *dialer {
 				case <-ctx.Done():
 				}
 			}
-			d.res <- dialResult{c, err}
+			d.res <- dialResult{c, rec, err}
 			return
 		}
 	}()
@@ -74,6 +81,7 @@ func (d *dialer) abort() {
 	go func() {
 		if r := <-d.res; r.c != nil {
 			r.c.Close()
+			r.rec.close()
 		}
 	}()
 }
@@ -121,6 +129,7 @@ func (g *Game) connected(r dialResult, addr string, hosting bool) {
 		g.saveSettings()
 	}
 	g.session = NewSession(r.c, addr, hosting)
+	g.session.rec = r.rec
 	g.log.Info("joined", "addr", addr, "player", r.c.Player())
 	g.setScene(NewPlayScene(g))
 }

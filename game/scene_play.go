@@ -180,32 +180,7 @@ func (s *PlayScene) input(g *Game) (actions uint8, stay bool) {
 func (s *PlayScene) Draw(screen *ebiten.Image, g *Game) {
 	f := s.view.Frame(&s.frame, s.view.Now())
 	a := g.atlas
-	world := screen
-	if g.settings.ScreenShake && f.Shake > 0 {
-		// The play area shakes, drawn apart and moved; the HUD stays.
-		if s.shaken == nil {
-			s.shaken = ebiten.NewImage(render.Width, render.Height)
-		}
-		world = s.shaken
-	}
-	a.Backdrop(world)
-	g.stars.Draw(world, a, f.T)
-	a.DrawWorld(world, f.Sprites, f.T)
-	a.DrawEffects(world, f.Effects, f.T)
-	for _, l := range f.Labels {
-		render.Text(world, l.Text, g.fonts.Tiny, l.X, l.Y, render.Center, render.Fade(render.PlayerColor(l.Player), 0.75))
-	}
-	if world != screen {
-		var op ebiten.DrawImageOptions
-		op.GeoM.Translate(view.ShakeAt(f.Shake, f.T))
-		screen.DrawImage(world, &op)
-	}
-	a.DrawHUD(screen, g.fonts, f.HUD)
-	a.DrawStageHUD(screen, g.fonts, &f.Stage, f.T)
-	a.DrawNotices(screen, g.fonts, f.Notices, f.T)
-	if f.HitFlash > 0 && g.settings.Flashes {
-		a.FillRect(screen, 0, 0, render.Width, render.Height, render.Fade(render.ColWarn, 0.22*f.HitFlash))
-	}
+	g.drawFrame(screen, f, &s.shaken)
 	if f.Age < controlsHint {
 		al := min(1, (controlsHint-f.Age)/0.8)
 		hint := g.controlsHint(f.Stage.Active)
@@ -231,5 +206,38 @@ func (s *PlayScene) Draw(screen *ebiten.Image, g *Game) {
 	s.chat.draw(screen, g)
 	if s.paused {
 		s.drawPause(screen, g)
+	}
+}
+
+// drawFrame draws what a View's Frame shows: the play area (shaken, drawn
+// apart in *shaken, when the player wants), the labels, the HUD, the
+// notices and the hit flash. The play and the replays draw with it.
+func (g *Game) drawFrame(screen *ebiten.Image, f *view.Frame, shaken **ebiten.Image) {
+	a := g.atlas
+	world := screen
+	if g.settings.ScreenShake && f.Shake > 0 {
+		// The play area shakes, drawn apart and moved; the HUD stays.
+		if *shaken == nil {
+			*shaken = ebiten.NewImage(render.Width, render.Height)
+		}
+		world = *shaken
+	}
+	a.Backdrop(world)
+	g.stars.Draw(world, a, f.T)
+	a.DrawWorld(world, f.Sprites, f.T)
+	a.DrawEffects(world, f.Effects, f.T)
+	for _, l := range f.Labels {
+		render.Text(world, l.Text, g.fonts.Tiny, l.X, l.Y, render.Center, render.Fade(render.PlayerColor(l.Player), 0.75))
+	}
+	if world != screen {
+		var op ebiten.DrawImageOptions
+		op.GeoM.Translate(view.ShakeAt(f.Shake, f.T))
+		screen.DrawImage(world, &op)
+	}
+	a.DrawHUD(screen, g.fonts, f.HUD)
+	a.DrawStageHUD(screen, g.fonts, &f.Stage, f.T)
+	a.DrawNotices(screen, g.fonts, f.Notices, f.T)
+	if f.HitFlash > 0 && g.settings.Flashes {
+		a.FillRect(screen, 0, 0, render.Width, render.Height, render.Fade(render.ColWarn, 0.22*f.HitFlash))
 	}
 }

@@ -24,7 +24,7 @@ type TitleScene struct {
 // NewTitleScene returns the main menu.
 func NewTitleScene(g *Game) *TitleScene {
 	s := &TitleScene{}
-	s.menu = Menu{X: render.Width/2 - 170, Y: 352, W: 340, RowH: 44, Gap: 8, Face: g.fonts.Body, Align: render.Center}
+	s.menu = Menu{X: render.Width/2 - 170, Y: 340, W: 340, RowH: 40, Gap: 6, Face: g.fonts.Body, Align: render.Center}
 	host := func(mode uint8) func() {
 		return func() {
 			g.hostCfg.Mode = mode
@@ -35,6 +35,7 @@ func NewTitleScene(g *Game) *TitleScene {
 		{Label: "Host Stage", Activate: host(wire.ModeStage)},
 		{Label: "Host Classic", Activate: host(wire.ModeClassic)},
 		{Label: "Join game", Activate: func() { g.setScene(g.withName(func() Scene { return NewJoinScene(g) })) }},
+		{Label: "Replays", Activate: func() { g.setScene(NewReplaysScene(g)) }},
 		{Label: "Settings", Activate: func() { g.setScene(NewSettingsScene(g)) }},
 		{Label: "Quit", Activate: func() { g.quit = true }},
 	}

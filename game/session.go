@@ -154,6 +154,7 @@ type Session struct {
 	Addr    string
 	Hosting bool
 	Started time.Time
+	rec     *recording // the game's recording, or nil
 }
 
 // NewSession wraps a connected client.
@@ -161,5 +162,8 @@ func NewSession(c *client.Client, addr string, hosting bool) *Session {
 	return &Session{C: c, Addr: addr, Hosting: hosting, Started: time.Now()}
 }
 
-// Close leaves the game (Logout Left).
-func (s *Session) Close() { s.C.Close() }
+// Close leaves the game (Logout Left) and ends its recording.
+func (s *Session) Close() {
+	s.C.Close()
+	s.rec.close()
+}

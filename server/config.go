@@ -141,6 +141,25 @@ type Config struct {
 	// clients. Tests use it to check that every client gets each event
 	// once. The slice is only valid during the call.
 	OnEvents func(game int, events []wire.Event)
+	// Recorder, when set, is called when a game starts and may return
+	// the game's recorder, or nil (cmd/rtype-server -record): the game's
+	// events and snapshots go to it as a v2 client of the game receives
+	// them, until End, when the game ends or the server stops.
+	Recorder func(game int, mode uint8, rules wire.LoginExt) GameRecorder
+}
+
+// GameRecorder records a game (net/replay's GameRecorder writes it to a
+// file). Its methods are called from the tick loop with the server's
+// lock held: they must be quick, and keep nothing of their arguments
+// past the call.
+type GameRecorder interface {
+	// Events are the events the game's world produced in a tick, in
+	// order, as v2 carries them (with motions, 7.6).
+	Events(events []wire.Event)
+	// Snapshot is the game's state at a snapshot tick (7.8).
+	Snapshot(tick uint32, players []wire.Player2, entities []wire.Entity2)
+	// End ends the recording.
+	End()
 }
 
 // Snapshot is a game's state at a snapshot tick, as the clients get it.

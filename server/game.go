@@ -16,7 +16,8 @@ type game struct {
 	sessions [wire.MaxPlayers]*session
 	over     bool
 	overAt   time.Time
-	scores   gameScores // its GameOver, held until the leaderboard has it
+	scores   gameScores   // its GameOver, held until the leaderboard has it
+	rec      GameRecorder // Config.Recorder's, or nil
 
 	// Buffers reused every tick.
 	events    []wire.Event // the world's, with motions (v2), valid until its next change
@@ -93,6 +94,7 @@ func (s *Server) tick(now time.Time) {
 	for _, g := range s.games {
 		if g.empty() {
 			s.log.Info("game ended", "game", g.id, "ticks", g.world.Tick())
+			g.endRecording()
 			continue
 		}
 		kept = append(kept, g)
@@ -105,6 +107,14 @@ func (s *Server) tick(now time.Time) {
 	}
 	for _, ss := range lost {
 		go ss.logout(ss.logoutReason)
+	}
+}
+
+// endRecording ends the game's recording, if any.
+func (g *game) endRecording() {
+	if g.rec != nil {
+		g.rec.End()
+		g.rec = nil
 	}
 }
 
@@ -211,6 +221,9 @@ func (s *Server) deliver(g *game, events []wire.Event) {
 	if len(events) == 0 {
 		return
 	}
+	if g.rec != nil {
+		g.rec.Events(events)
+	}
 	if s.cfg.OnEvents != nil {
 		g.events1 = append(g.events1[:0], events...)
 		for i := range g.events1 {
@@ -257,9 +270,12 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		g.entities = g.world.AppendEntities(g.entities[:0])
 		g.players = g.world.AppendPlayers(g.players[:0])
 	}
-	if v2 {
+	if v2 || g.rec != nil {
 		g.entities2 = g.world.AppendEntities2(g.entities2[:0])
 		g.players2 = g.world.AppendPlayers2(g.players2[:0])
+	}
+	if g.rec != nil {
+		g.rec.Snapshot(tick, g.players2, g.entities2)
 	}
 	if s.cfg.OnSnapshot != nil {
 		s.cfg.OnSnapshot(g.id, Snapshot{Tick: tick, Players: g.players, Entities: g.entities})

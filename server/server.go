@@ -183,6 +183,11 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	s.shutdown()
 	s.wg.Wait()
+	s.mu.Lock()
+	for _, g := range s.games {
+		g.endRecording()
+	}
+	s.mu.Unlock()
 	s.log.Info("server stopped")
 	return nil
 }
@@ -579,6 +584,9 @@ func (s *Server) newGame(mode uint8) (*game, error) {
 	}
 	s.nextGame++
 	g := &game{id: id, mode: mode, world: w}
+	if s.cfg.Recorder != nil {
+		g.rec = s.cfg.Recorder(id, mode, s.loginExt())
+	}
 	s.games = append(s.games, g)
 	s.lifeLocked(GameStarted)
 	s.log.Info("game started", "game", id, "mode", wire.ModeName(mode))

@@ -44,6 +44,7 @@ import (
 
 	"rtype/bot"
 	"rtype/net/client"
+	"rtype/net/replay"
 	"rtype/net/wire"
 )
 
@@ -59,8 +60,9 @@ type options struct {
 	duration time.Duration
 	seed     uint64
 	level    slog.Level
-	version  uint8 // client.Config.Version: 0 auto, 1 or 2
-	mode     uint8 // client.Config.Mode: wire.ModeAny, ModeClassic or ModeStage
+	version  uint8  // client.Config.Version: 0 auto, 1 or 2
+	mode     uint8  // client.Config.Mode: wire.ModeAny, ModeClassic or ModeStage
+	record   string // directory of each bot's recording (net/replay), "" for none
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -75,6 +77,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	protocol := fs.String("protocol", "auto", "protocol version: auto (2, falling back to 1 with a v1-only server), 1 or 2")
 	mode := fs.String("mode", "any", "game mode: any (the server's choice), classic or stage")
+	fs.StringVar(&o.record, "record", "", "directory where each bot records its game (a replay file per bot, REPLAYS.md); empty records nothing")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -188,7 +191,30 @@ func playAll(ctx context.Context, o options, log *slog.Logger) []result {
 // or the session fails.
 func playBot(ctx context.Context, o options, name string, gate *loginGate, slot time.Time, rng *rand.Rand, log *slog.Logger) result {
 	res := result{name: name}
-	c, err := login(ctx, o, name, gate, slot, log)
+	var tap client.Tap
+	var c *client.Client
+	if o.record != "" {
+		f, err := replay.Create(o.record, replay.DefaultCap, 0, time.Now(), name)
+		if err != nil {
+			res.err = fmt.Errorf("-record: %w", err)
+			return res
+		}
+		rec := replay.NewRecorder(f, 0)
+		defer func() {
+			if err := rec.Flush(); err != nil {
+				log.Error("recording", "file", f.Name(), "err", err)
+			}
+			f.Close()
+			var received uint64 // the UDP bytes the client accepted
+			if c != nil {
+				received = c.Stats().Link.RecvBytes
+			}
+			log.Info("recorded", "file", f.Name(), "bytes", rec.Size(), "received", received)
+		}()
+		tap = rec
+	}
+	var err error
+	c, err = login(ctx, o, name, gate, slot, tap, log)
 	if err != nil {
 		if ctx.Err() == nil {
 			res.err = err
@@ -290,7 +316,7 @@ func finalScore(c *client.Client) uint32 {
 
 // login dials at its slot of the gate, trying again when the server says the
 // address logged in too often.
-func login(ctx context.Context, o options, name string, gate *loginGate, slot time.Time, log *slog.Logger) (*client.Client, error) {
+func login(ctx context.Context, o options, name string, gate *loginGate, slot time.Time, tap client.Tap, log *slog.Logger) (*client.Client, error) {
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
 			slot = gate.reserve()
@@ -299,7 +325,7 @@ func login(ctx context.Context, o options, name string, gate *loginGate, slot ti
 			return nil, err
 		}
 		version := gate.protocol()
-		c, err := client.Dial(ctx, client.Config{Addr: o.addr, Name: name, Logger: log, Version: version, Mode: o.mode})
+		c, err := client.Dial(ctx, client.Config{Addr: o.addr, Name: name, Logger: log, Version: version, Mode: o.mode, Tap: tap})
 		var rej *client.RejectedError
 		if errors.As(err, &rej) && rej.Reason == wire.RejectRateLimited && attempt < 10 {
 			log.Info("login rate limited: waiting for the window to pass", "attempt", attempt)

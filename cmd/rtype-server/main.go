@@ -43,6 +43,12 @@
 // labels rtype-games and rtype-players carry its counts.
 //
 //	rtype-server -agones -agones-shutdown-when-empty -db /data/scores.db
+//
+// With -record DIR it records every game into DIR, at most -record-cap
+// MiB in all (oldest first), as a client of the game receives it
+// (REPLAYS.md): rtype -replay FILE plays a recording.
+//
+//	rtype-server -record /var/lib/rtype/replays -record-cap 2048
 package main
 
 import (
@@ -74,6 +80,7 @@ func main() {
 	opsf := addOpsFlags()
 	disco := addDiscoveryFlags()
 	ag := addAgonesFlags()
+	rec := addRecordFlags()
 	var sf stageFlags
 	flag.StringVar(&sf.mode, "mode", "stage", "mode of the games of v2.1 clients that let the server choose: classic or stage")
 	flag.StringVar(&sf.stage, "stage", "", "stage of Stage games: a built-in stage's name or a stage file (default the built-in stage 1)")
@@ -107,6 +114,10 @@ func main() {
 		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log,
 		LoginLimit: *loginLimit, MaxTickLoad: *maxLoad}
 	disco.apply(&cfg)
+	if err := rec.apply(&cfg, log); err != nil {
+		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
+		os.Exit(2)
+	}
 	if err := sf.apply(&cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
 		os.Exit(2)

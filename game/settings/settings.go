@@ -61,11 +61,21 @@ type Settings struct {
 	// their hitboxes: one of SpriteScales (default 100). The hitboxes do
 	// not change.
 	SpriteScale int `json:"sprite_scale"`
+	// ReplayCapMB is the most the recordings of the games played may take
+	// on disk, in MiB (default 200): the oldest go first. 0 records
+	// nothing.
+	ReplayCapMB int `json:"replay_cap_mb"`
 }
 
 // Palettes are the values of Settings.Palette, in the settings screen's
 // order (those of render/model.PaletteNames).
 var Palettes = []string{"normal", "deuteranopia", "protanopia", "tritanopia"}
+
+// Settings.ReplayCapMB: the default, and the most (100 GiB).
+const (
+	DefaultReplayCapMB = 200
+	MaxReplayCapMB     = 100 << 10
+)
 
 // UIScales and SpriteScales are the values of Settings.UIScale and
 // Settings.SpriteScale, in percent.
@@ -132,6 +142,7 @@ func Default() Settings {
 		Flashes:       true,
 		UIScale:       100,
 		SpriteScale:   100,
+		ReplayCapMB:   DefaultReplayCapMB,
 	}
 }
 
@@ -169,6 +180,7 @@ func (s *Settings) Sanitize(c Checks) {
 	}
 	s.UIScale = nearest(UIScales, s.UIScale)
 	s.SpriteScale = nearest(SpriteScales, s.SpriteScale)
+	s.ReplayCapMB = min(max(s.ReplayCapMB, 0), MaxReplayCapMB)
 }
 
 // nearest returns the value of values closest to v.

@@ -115,6 +115,10 @@ type Config struct {
 	OnEvent func(ev *wire.Event)
 	// OnSnapshot2 is OnSnapshot for a v2 session (7.8).
 	OnSnapshot2 func(r *link.Rebuilt2)
+	// Tap, when set, is told the login and then what the client accepts
+	// (snapshots, events, input steps) with their times: a recorder
+	// (net/replay) keeps the session to play it again.
+	Tap Tap
 	// Version is the protocol version to speak (7.1): 0 (auto, the
 	// default) logs in with version 2 and, when the server answers
 	// LoginRejected(VersionMismatch), at once again with version 1 on a
@@ -263,7 +267,8 @@ type Client struct {
 	// violation is a breach of the protocol found by the receiving
 	// goroutine, to end the session with once the lock is released.
 	violation error
-	chats     []Chat // received, for DrainChat (7.13)
+	chats     []Chat        // received, for DrainChat (7.13)
+	tapRTT    time.Duration // the last RTT told to the Tap
 
 	chatOut chan []byte // v2.1: lines for writeChat; nil without chat (7.13)
 
@@ -338,6 +343,14 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		c.chatOut = make(chan []byte, chatQueue)
 	}
 	c.log.Info("login accepted", "tick", acc.Tick, "minor", acc.Minor, "mode", c.mode)
+	if cfg.Tap != nil {
+		minor := uint8(0)
+		if version == wire.Version2 {
+			minor = acc.Minor
+		}
+		cfg.Tap.Login(Login{Version: version, Minor: minor, Mode: c.mode, Player: acc.Player,
+			Session: acc.Session, Tick: acc.Tick, Ext: acc.Ext, Name: cfg.Name, At: now})
+	}
 	c.wg.Add(2)
 	go func() { defer c.wg.Done(); c.readUDP(udp) }()
 	go func() { defer c.wg.Done(); c.readTCP() }()
@@ -725,6 +738,12 @@ func (c *Client) accept(h wire.Header2, size int, now time.Time) {
 	} else {
 		c.link.Accept(h.Header, size, now)
 	}
+	if c.cfg.Tap != nil {
+		if rtt, ok := c.link.RTT(); ok && rtt != c.tapRTT {
+			c.tapRTT = rtt
+			c.cfg.Tap.RTT(rtt, now)
+		}
+	}
 }
 
 // receiveLocked processes a datagram of the session that is not a
@@ -830,6 +849,9 @@ func (c *Client) snapshot1(p []byte, now time.Time) (tick, baseAge uint32, ok bo
 		return 0, 0, false
 	}
 	c.world.ApplySnapshotAt(r, now)
+	if c.cfg.Tap != nil {
+		c.cfg.Tap.Snapshot(p, now)
+	}
 	if c.cfg.OnSnapshot != nil {
 		c.cfg.OnSnapshot(r)
 	}
@@ -852,6 +874,9 @@ func (c *Client) snapshot2(p []byte, now time.Time) (tick, baseAge uint32, ok bo
 		return 0, 0, false
 	}
 	c.world.ApplySnapshot2(r, now)
+	if c.cfg.Tap != nil {
+		c.cfg.Tap.Snapshot(p, now)
+	}
 	if c.cfg.OnSnapshot2 != nil {
 		c.cfg.OnSnapshot2(r)
 	}
@@ -901,18 +926,12 @@ func (c *Client) events(p []byte, now time.Time) bool {
 // event decodes and applies one event delivered for the first time.
 func (c *Client) event(id uint32, data []byte, now time.Time) {
 	var ev wire.Event
-	var err error
-	if c.version == wire.Version2 {
-		err = wire.ParseEvent2(data, &ev)
-	} else {
-		err = wire.ParseEvent(data, &ev)
-	}
-	if err != nil {
+	if err := parseEvent(c.version, data, &ev); err != nil {
 		c.log.Debug("event ignored", "id", id, "err", err)
 		return // 6.4
 	}
-	if ev.Type == wire.EventPlayerJoined {
-		ev.Name = wire.CleanName(ev.Name) // safe to draw
+	if c.cfg.Tap != nil {
+		c.cfg.Tap.Event(data, now)
 	}
 	if c.cfg.OnEvent != nil {
 		c.cfg.OnEvent(&ev)
@@ -978,7 +997,10 @@ func (c *Client) send() {
 		buf = buf[:0]
 		switch {
 		case c.world.HasShip(c.player) && !c.world.over && c.version == wire.Version2:
-			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, c.nextStep(now), now)
+			// The step's time is read with the lock held: a reader of
+			// Steps (or of a recording, net/replay) sees the steps sent
+			// by its own time, and no later one.
+			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, c.nextStep(time.Now()), now)
 		case c.world.HasShip(c.player) && !c.world.over:
 			input[0] = c.actions
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, input[:], now)

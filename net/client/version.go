@@ -91,6 +91,9 @@ func (s *steps) appendAfter(after uint32, dst []Step) []Step {
 // Input lost alone costs nothing. c.mu must be held.
 func (c *Client) nextStep(now time.Time) []byte {
 	st := c.steps.add(c.actions, now)
+	if c.cfg.Tap != nil {
+		c.cfg.Tap.Step(st)
+	}
 	in := wire.Input2{Step: st.Step, Count: int(min(st.Step+1, wire.MaxInputActions2))}
 	for i := 0; i < in.Count; i++ {
 		in.Actions[i] = c.steps.ring[(st.Step-uint32(i))%StepsKept].Actions

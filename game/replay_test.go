@@ -1,0 +1,73 @@
+package game
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"rtype/game/core"
+	"rtype/net/replay"
+	"rtype/net/wire"
+	"rtype/render"
+)
+
+// TestGameIsRecordedAndReplayed: a hosted game is recorded in the replay
+// directory; the title's Replays menu lists it, and choosing it shows the
+// game again: the ship flies and fires, at 2x, following the player;
+// Escape goes back to the list.
+func TestGameIsRecordedAndReplayed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "replays")
+	script, _ := core.ParseInputScript("right+fire:forever")
+	g := newTestGame(t, Options{Host: true, Port: 0, Name: "Tester", InputScript: script, ReplayDir: dir})
+	defer g.shutdown()
+	screen := ebiten.NewImage(render.Width, render.Height)
+	defer screen.Deallocate()
+	play := waitScene[*PlayScene](t, g, screen, 15*time.Second, "no play")
+	if !run(t, g, screen, 10*time.Second, func() bool {
+		for _, s := range play.frame.Sprites {
+			if s.Kind == wire.KindPlayerMissile {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatal("no missile in the play")
+	}
+	run(t, g, screen, time.Second, func() bool { return false })
+	g.toMenu() // ends the session: the recording is written
+
+	list, err := replay.List(dir)
+	if err != nil || len(list) != 1 || list[0].Size < 1000 {
+		t.Fatalf("recordings %+v, %v", list, err)
+	}
+	g.setScene(NewReplaysScene(g))
+	rs := g.scene.(*ReplaysScene)
+	if len(rs.menu.Items) != 2 { // the recording and Back
+		t.Fatalf("the list: %+v", rs.menu.Items)
+	}
+	rs.menu.Items[0].Activate()
+	sc, ok := g.scene.(*ReplayScene)
+	if !ok {
+		t.Fatalf("scene %T after choosing the recording", g.scene)
+	}
+	sc.r.SetSpeed(2)
+	missile := false
+	if !run(t, g, screen, 10*time.Second, func() bool {
+		for _, s := range sc.frame.Sprites {
+			missile = missile || s.Kind == wire.KindPlayerMissile
+		}
+		return missile && sc.frame.HUD[sc.r.Following()].Local && sc.frame.HUD[sc.r.Following()].Name == "Tester"
+	}) {
+		t.Fatalf("the replay shows no missile or no marked panel: %+v", sc.frame.HUD)
+	}
+	if sc.r.Pos() < time.Second/2 {
+		t.Fatalf("the replay is at %v", sc.r.Pos())
+	}
+	g.in = Input{Back: true}
+	sc.Update(g)
+	if _, ok := g.scene.(*ReplaysScene); !ok {
+		t.Fatalf("Escape went to %T", g.scene)
+	}
+}
