@@ -288,6 +288,7 @@ func TestWriteFuzzCorpus2(t *testing.T) {
 		"FuzzParseMessage2":     msgs,
 		"FuzzParseInput2":       fuzzInputs2(),
 		"FuzzParseChat":         fuzzChats(), // v2.1 (7.13)
+		"FuzzParseRoom":         fuzzRooms(), // v2.1 (7.14)
 	} {
 		dir := filepath.Join("testdata", "fuzz", name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
