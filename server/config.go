@@ -87,6 +87,13 @@ type Config struct {
 	// that would exceed it is refused with LoginRejected(RateLimited) and
 	// a text that says so (PROTOCOL.md 3.3). Default 8.
 	MaxSessionsPerIP int
+	// MaxRooms is how many rooms (7.14) may exist at once. Default 64.
+	MaxRooms int
+	// WrongCodes is how many wrong room codes an address may send within
+	// WrongCodeWindow before its RoomJoins are refused (7.14). Default 5
+	// per 60 s.
+	WrongCodes      int
+	WrongCodeWindow time.Duration
 	// GameOverLinger is how long after GameOver a session waits for the
 	// event's acknowledgement before its Logout(GameOver) (4.4). Default
 	// 3 s.
@@ -183,6 +190,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxSessionsPerIP <= 0 {
 		c.MaxSessionsPerIP = 8
+	}
+	if c.MaxRooms <= 0 {
+		c.MaxRooms = 64
+	}
+	if c.WrongCodes <= 0 {
+		c.WrongCodes = 5
+	}
+	if c.WrongCodeWindow <= 0 {
+		c.WrongCodeWindow = time.Minute
 	}
 	if c.GameOverLinger <= 0 {
 		c.GameOverLinger = 3 * time.Second

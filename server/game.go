@@ -31,6 +31,9 @@ type game struct {
 	snaps2    link.SnapshotSender2
 
 	stage stageState // Stage games: what a joining session needs (7.12)
+
+	room *room     // the room whose game it is (7.14), or nil: an open game
+	bots *gameBots // its room's bots, or nil
 }
 
 // freePlayer returns the lowest free player number, or wire.NoPlayer.
@@ -93,6 +96,7 @@ func (s *Server) tick(now time.Time) {
 		lost = s.stepGame(g, now, lost)
 		if g.empty() {
 			s.log.Info("game ended", "game", g.id, "ticks", g.world.Tick())
+			s.gameEndedLocked(g)
 			continue
 		}
 		kept = append(kept, g)
@@ -138,6 +142,10 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 		case !ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
 			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
 		case g.over && s.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
+			if ss.room != nil && ss.room == g.room { // 7.14: the room stays together
+				s.backToRoomLocked(ss)
+				continue
+			}
 			s.dropLocked(ss)
 			ss.logoutReason = wire.LogoutGameOver
 			lost = append(lost, ss)
@@ -158,6 +166,9 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 	// comes: sim.World.Over), so that snapshots keep coming 20 times a
 	// second with increasing ticks until the Logouts (5.5, 4.8).
 	if g.hasJoined() {
+		if g.bots != nil && !g.over {
+			g.bots.drive(g)
+		}
 		g.applySteps()
 		g.world.Step()
 	}
@@ -215,6 +226,9 @@ func (s *Server) deliver(g *game, events []wire.Event) {
 			g.events1[i].Motion, g.events1[i].Anim = wire.Motion{}, wire.Anim{}
 		}
 		s.cfg.OnEvents(g.id, g.events1)
+	}
+	if g.bots != nil {
+		g.bots.note(events)
 	}
 	for i := range events {
 		if g.mode == wire.ModeStage {
