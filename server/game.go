@@ -32,8 +32,8 @@ type game struct {
 
 	stage stageState // Stage games: what a joining session needs (7.12)
 
-	room *room     // the room whose game it is (7.14), or nil: an open game
-	bots *gameBots // its room's bots, or nil
+	room *room // the room whose game it is (7.14), or nil: an open game
+	bots Bots  // its room's bots, or nil
 }
 
 // freePlayer returns the lowest free player number, or wire.NoPlayer.
@@ -167,7 +167,7 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 	// second with increasing ticks until the Logouts (5.5, 4.8).
 	if g.hasJoined() {
 		if g.bots != nil && !g.over {
-			g.bots.drive(g)
+			g.bots.Drive(g.world)
 		}
 		g.applySteps()
 		g.world.Step()
@@ -228,7 +228,7 @@ func (s *Server) deliver(g *game, events []wire.Event) {
 		s.cfg.OnEvents(g.id, g.events1)
 	}
 	if g.bots != nil {
-		g.bots.note(events)
+		g.bots.Note(events)
 	}
 	for i := range events {
 		if g.mode == wire.ModeStage {

@@ -250,6 +250,9 @@ func (s *Server) roomRequestLocked(ss *session, r *wire.Room, now time.Time) (ui
 			return wire.RoomInvalid, 0
 		}
 		if r.Value != 0 {
+			if s.cfg.Bots == nil {
+				return wire.RoomInvalid, 0 // a server without bots
+			}
 			p := rm.freeSlot()
 			if p == wire.NoPlayer {
 				return wire.RoomFull, 0
@@ -404,8 +407,8 @@ func (s *Server) removeMemberLocked(rm *room, p uint8, detach bool) {
 			s.leaveGameLocked(ss, wire.LeftLeft)
 			ss.player = wire.NoPlayer
 		}
-	} else if g := rm.game; g != nil && g.bots != nil && g.bots.brains[p] != nil {
-		g.bots.brains[p] = nil
+	} else if g := rm.game; g != nil && g.bots != nil {
+		g.bots.Remove(p)
 		if !g.over {
 			g.world.RemovePlayer(p, wire.LeftLeft)
 		}
@@ -470,7 +473,11 @@ func (s *Server) startRoomLocked(rm *room, now time.Time) uint8 {
 		case m.ss != nil:
 			s.enterGameLocked(g, m.ss, now)
 		default:
-			g.addBot(uint8(p), m.name, s.seed+uint64(id))
+			if g.bots == nil {
+				g.bots = s.cfg.Bots(g.mode, s.seed+uint64(id))
+			}
+			g.bots.Add(uint8(p))
+			w.AddPlayer(uint8(p), m.name)
 		}
 	}
 	s.log.Info("game started", "game", id, "mode", modeName(g.mode), "room", rm.code.String())

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/netip"
+	"rtype/bot"
 	"runtime"
 	"testing"
 	"time"
@@ -110,6 +111,13 @@ func (l *lobby) fresh() {
 		buf: make([]byte, 2048)}, srv: old.srv, name: old.name, types: map[wire.Type]int{}, keepAlive: true}
 }
 
+// roomConfig is testConfig with the bots of rtype-bot.
+func roomConfig() Config {
+	cfg := testConfig()
+	cfg.Bots = func(mode uint8, seed uint64) Bots { return bot.NewRoomBots(mode, seed) }
+	return cfg
+}
+
 var privateClassic = wire.RoomSettings{Mode: wire.ModeClassic, Difficulty: wire.DifficultyNormal, MaxPlayers: 4}
 
 // roomCounts returns the server's rooms, games and sessions.
@@ -121,7 +129,7 @@ func roomCounts(s *Server) (rooms, games, sessions, wrong int) {
 
 func TestRoomCreateJoinReadyStart(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig()
+	cfg := roomConfig()
 	cfg.Rules = noWaveRules()
 	s := startServer(t, cfg)
 	a := lobbyLogin(t, s, "Ripley", wire.ModeClassic)
@@ -172,7 +180,7 @@ func TestRoomCreateJoinReadyStart(t *testing.T) {
 
 func TestRoomQuickJoinAndListing(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, testConfig())
+	s := startServer(t, roomConfig())
 	a := lobbyLogin(t, s, "Ripley", wire.ModeClassic)
 	a.room(wire.Room{Type: wire.MsgRoomQuick}) // mode 0: the login's
 	st := a.expect(wire.MsgRoomState)
@@ -214,7 +222,7 @@ func TestRoomQuickJoinAndListing(t *testing.T) {
 
 func TestRoomOwnerControls(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig()
+	cfg := roomConfig()
 	cfg.Rules = noWaveRules()
 	s := startServer(t, cfg)
 	a := lobbyLogin(t, s, "Ripley", wire.ModeClassic)
@@ -279,7 +287,7 @@ func TestRoomOwnerControls(t *testing.T) {
 // but their brains'.
 func TestRoomBotsPlay(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig()
+	cfg := roomConfig()
 	s := startServer(t, cfg)
 	a := lobbyLogin(t, s, "Ripley", wire.ModeStage)
 	a.room(wire.Room{Type: wire.MsgRoomCreate, Settings: wire.RoomSettings{Mode: wire.ModeStage, Difficulty: wire.DifficultyEasy, MaxPlayers: 3}})
@@ -323,7 +331,7 @@ func TestRoomBotsPlay(t *testing.T) {
 
 func TestRoomPlayAgain(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig()
+	cfg := roomConfig()
 	cfg.Rules = quickDeath()
 	cfg.GameOverLinger = 300 * time.Millisecond
 	s := startServer(t, cfg)
@@ -367,7 +375,7 @@ func TestRoomPlayAgain(t *testing.T) {
 
 func TestRoomWrongCodesRateLimited(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig()
+	cfg := roomConfig()
 	cfg.WrongCodes = 5
 	cfg.WrongCodeWindow = time.Minute
 	s := startServer(t, cfg)
@@ -399,7 +407,7 @@ func TestRoomWrongCodesRateLimited(t *testing.T) {
 // breaks 3.1; an open session skips room messages (7.1).
 func TestRoomMessagesMalformed(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, testConfig())
+	s := startServer(t, roomConfig())
 	o := connect2(t, s, "Open")
 	writeAll(t, o.tcp, wire.AppendRoom(nil, &wire.Room{Type: wire.MsgRoomCreate, Settings: privateClassic}))
 	writeAll(t, o.tcp, wire.AppendRoom(nil, &wire.Room{Type: wire.MsgRoomState}))
@@ -431,7 +439,7 @@ func TestRoomMessagesMalformed(t *testing.T) {
 // A thousand rooms created, filled with bots, played and abandoned leave
 // nothing behind: no room, game, address or session, and no heap.
 func TestRoomsLeaveNoMemory(t *testing.T) {
-	cfg := testConfig()
+	cfg := roomConfig()
 	cfg.Rules = noWaveRules()
 	cfg.MaxGames = 1000
 	s := startServer(t, cfg)

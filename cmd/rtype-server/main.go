@@ -56,6 +56,7 @@ import (
 	"syscall"
 	"time"
 
+	"rtype/bot"
 	"rtype/server"
 	"rtype/server/ops"
 )
@@ -102,7 +103,8 @@ func main() {
 	log := slog.New(h)
 
 	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
-		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log}
+		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log,
+		Bots: func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) }}
 	disco.apply(&cfg)
 	if err := sf.apply(&cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
