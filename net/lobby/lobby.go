@@ -308,7 +308,9 @@ func (l *Lobby) Join(code wire.RoomCode) error {
 
 // Quick joins the best public room of mode (0: the login's), or creates
 // one.
-func (l *Lobby) Quick(mode uint8) error { return l.send(wire.Room{Type: wire.MsgRoomQuick, Mode: mode}) }
+func (l *Lobby) Quick(mode uint8) error {
+	return l.send(wire.Room{Type: wire.MsgRoomQuick, Mode: mode})
+}
 
 // Ready says whether the player is ready.
 func (l *Lobby) Ready(ready bool) error {
