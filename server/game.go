@@ -142,7 +142,7 @@ func (s *Server) stepGame(g *game, now time.Time, lost []*session) []*session {
 		case !ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
 			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
 		case g.over && s.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
-			if ss.room != nil && ss.room == g.room { // 7.14: the room stays together
+			if ss.lobby && ss.room != nil && ss.room == g.room { // 7.14: the room stays together
 				s.backToRoomLocked(ss)
 				continue
 			}

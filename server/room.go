@@ -99,6 +99,39 @@ func (rm *room) allReady() bool {
 	return true
 }
 
+// roomGameLocked returns the running game of the best public room of
+// mode that a login without rooms may join (7.14: v1, v2.0 and v2.1
+// without Lobby quick join the rooms that play and take players in), or
+// nil.
+func (s *Server) roomGameLocked(name string, mode uint8) *game {
+	var best *room
+	for _, rm := range s.rooms {
+		if rm.settings.Mode != mode || rm.settings.Flags&wire.RoomPublic == 0 || rm.state != wire.RoomPlaying ||
+			rm.game == nil || rm.game.over || rm.joinable(name) != 0 {
+			continue
+		}
+		if best == nil || rm.count() > best.count() || (rm.count() == best.count() && rm.seq < best.seq) {
+			best = rm
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return best.game
+}
+
+// roomsWaiting returns the rooms without a game: each may start one, so
+// they count against MaxGames when a login would open a game.
+func (s *Server) roomsWaiting() int {
+	n := 0
+	for _, rm := range s.rooms {
+		if rm.game == nil {
+			n++
+		}
+	}
+	return n
+}
+
 // joinable returns why a player named name cannot join rm, or 0.
 func (rm *room) joinable(name string) uint8 {
 	switch {
@@ -223,8 +256,12 @@ func (s *Server) roomRequestLocked(ss *session, r *wire.Room, now time.Time) (ui
 		kicked := rm.members[p].ss
 		s.log.Info("room kick", "room", rm.code.String(), "player", p, "name", rm.members[p].name)
 		s.removeMemberLocked(rm, p, true)
-		if kicked != nil {
+		switch {
+		case kicked != nil && kicked.lobby:
 			s.refuseRoomLocked(kicked, wire.RoomKicked, 0)
+		case kicked != nil: // a login without rooms: out of the server (3.2)
+			s.dropLocked(kicked)
+			go kicked.logout(wire.LogoutKicked)
 		}
 		return 0, 0 // removeMemberLocked told the others
 	case wire.MsgRoomSettings:
@@ -562,8 +599,8 @@ func (s *Server) sendStateLocked(rm *room) {
 		r.Count++
 	}
 	for p, m := range rm.members {
-		if m == nil || m.ss == nil || m.ss.chat == nil {
-			continue
+		if m == nil || m.ss == nil || m.ss.chat == nil || !m.ss.lobby {
+			continue // bots, and logins without rooms, get no room messages
 		}
 		r.You = uint8(p)
 		s.roomBuf = wire.AppendRoom(s.roomBuf[:0], r)

@@ -298,13 +298,13 @@ func TestRoomBotsPlay(t *testing.T) {
 	a.room(wire.Room{Type: wire.MsgRoomStart})
 	a.state("Playing", inState(wire.RoomPlaying))
 	a.bind()
-	var first [3]float32
+	var first [3]float64
+	var acted [3]bool
 	moved := a.pumpUntil(wait, func() bool {
 		sn := a.lastSnap()
 		if sn == nil {
 			return false
 		}
-		n := 0
 		for p := uint8(1); p < 3; p++ {
 			ps, ok := sn.player(p)
 			if !ok || ps.Lives != 5 {
@@ -315,17 +315,18 @@ func TestRoomBotsPlay(t *testing.T) {
 				continue
 			}
 			m := e.Motion()
-			x, _, _, _ := m.At(float64(sn.tick))
-			if first[p] == 0 {
-				first[p] = float32(x)
-			} else if float32(x) != first[p] {
-				n++
+			x, _, vx, vy := m.At(float64(sn.tick))
+			switch {
+			case first[p] == 0:
+				first[p] = x
+			case x != first[p] || vx != 0 || vy != 0 || ps.Score > 0:
+				acted[p] = true // it moved, or shot something down
 			}
 		}
-		return n == 2
+		return acted[1] && acted[2]
 	})
 	if !moved {
-		t.Fatalf("the bots' ships did not move (Easy: 5 lives): %+v", a.lastSnap())
+		t.Fatalf("the bots did not move nor score (Easy: 5 lives): %+v", a.lastSnap())
 	}
 }
 
@@ -509,4 +510,37 @@ func TestRoomsLeaveNoMemory(t *testing.T) {
 	if n != 0 {
 		t.Fatalf("%d addresses of stale wrong codes kept", n)
 	}
+}
+
+// 7.14: a v1 login quick joins the running game of a public room that
+// takes players in, with v1's LoginAccepted; it shows in the room as a
+// ready member. While the room waits, it counts as a game: with MaxGames
+// 1 the login is refused rather than taking the room's game.
+func TestRoomV1LoginJoinsAPublicRoom(t *testing.T) {
+	t.Parallel()
+	cfg := roomConfig()
+	cfg.Rules = noWaveRules()
+	cfg.MaxGames = 1
+	s := startServer(t, cfg)
+	a := lobbyLogin(t, s, "Ripley", wire.ModeClassic)
+	a.room(wire.Room{Type: wire.MsgRoomCreate, Settings: wire.RoomSettings{Mode: wire.ModeClassic, MaxPlayers: 4,
+		Flags: wire.RoomPublic | wire.RoomJoinLate}})
+	a.expect(wire.MsgRoomState)
+	expectRejected(t, s.Addr(), "Early", wire.RejectGameFull)
+	a.room(wire.Room{Type: wire.MsgRoomReady, Value: 1})
+	a.state("Playing", inState(wire.RoomPlaying))
+	a.bind()
+	c, m := loginAs(t, s.Addr(), wire.Version, "Hicks")
+	defer c.Close()
+	if m.Type != wire.MsgLoginAccepted || m.Player != 1 {
+		t.Fatalf("v1 login: %+v", m)
+	}
+	st := a.state("Hicks in", members(2))
+	if mb := st.Members[1]; mb.Name != "Hicks" || mb.Flags != wire.MemberReady || mb.Player != 1 {
+		t.Fatalf("member %+v", mb)
+	}
+	// The owner kicks it: a login without rooms is logged out.
+	a.room(wire.Room{Type: wire.MsgRoomKick, Value: 1})
+	expectLogout(t, c, wire.LogoutKicked)
+	a.state("Hicks out", members(1))
 }

@@ -438,6 +438,7 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		ip:      ip,
 		game:    g,
 		player:  g.freePlayer(),
+		room:    g.room,
 		start:   time.Now(),
 		version: version,
 		minor:   min(m.Minor, wire.MinorVersion),
@@ -457,6 +458,10 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		ss.link.History = &ss.hist
 		acc = wire.AppendMessage(nil, &accepted)
 	}
+	if rm := g.room; rm != nil { // quick join of a room's game (7.14)
+		ss.player = rm.freeSlot()
+		rm.members[ss.player] = &member{ss: ss, name: name, ready: true}
+	}
 	g.sessions[ss.player] = ss
 	s.sessions[ss.id] = ss
 	c.SetWriteDeadline(time.Now().Add(time.Second))
@@ -466,6 +471,9 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	}
 	s.stats.logins[LoginAccepted].Add(1)
 	s.lifeLocked(PlayerJoined)
+	if g.room != nil {
+		s.sendStateLocked(g.room)
+	}
 	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap,
 		"version", version, "minor", ss.minor, "mode", modeName(g.mode))
 	return ss, true
@@ -543,7 +551,10 @@ func (s *Server) findGame(name string, mode uint8) (*game, string, uint8) {
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		return nil, "the server is full", wire.RejectGameFull
 	}
-	taken, ending, running := false, false, 0
+	if g := s.roomGameLocked(name, mode); g != nil {
+		return g, "", 0 // a public room's running game (7.14)
+	}
+	taken, ending, running := false, false, s.roomsWaiting()
 	for _, g := range s.games {
 		if g.room != nil {
 			continue // a room's game: only its members play it (7.14)
