@@ -58,7 +58,19 @@ func (b *RoomBots) Note(evs []wire.Event) {
 
 // Drive sets the input of every bot in the world from its brain.
 func (b *RoomBots) Drive(w *sim.World) {
-	f := &b.frame
+	b.ents = SeeWorld(&b.frame, w, b.owner, b.ents)
+	for p, br := range b.brains {
+		if br != nil && w.InGame(uint8(p)) {
+			w.SetInput(uint8(p), br.Decide(&b.frame))
+		}
+	}
+}
+
+// SeeWorld fills f with the world as a client sees it at its tick: the
+// player table, and every entity at its motion's position with its owner
+// from owner (the Spawns seen; wire.NoPlayer when unknown). ents is a
+// buffer for the world's entities, returned for reuse.
+func SeeWorld(f *client.Frame, w *sim.World, owner map[uint32]uint8, ents []wire.Entity2) []wire.Entity2 {
 	tick := w.Tick()
 	f.Tick = tick
 	for p := range f.Players {
@@ -66,23 +78,19 @@ func (b *RoomBots) Drive(w *sim.World) {
 		f.Players[p] = client.Player{Present: w.InGame(uint8(p)), Name: w.Name(uint8(p)),
 			HasShip: id != wire.NoEntity, Ship: id, Lives: w.Lives(uint8(p)), Score: w.Score(uint8(p))}
 	}
-	b.ents = w.AppendEntities2(b.ents[:0])
+	ents = w.AppendEntities2(ents[:0])
 	f.Entities = f.Entities[:0]
-	for i := range b.ents {
-		e := &b.ents[i]
+	for i := range ents {
+		e := &ents[i]
 		m, a := e.Motion(), e.Anim()
 		x, y, vx, vy := m.At(float64(tick))
-		owner, ok := b.owner[e.ID]
+		o, ok := owner[e.ID]
 		if !ok {
-			owner = wire.NoPlayer
+			o = wire.NoPlayer
 		}
-		f.Entities = append(f.Entities, client.Entity{ID: e.ID, Kind: e.Kind(), Owner: owner,
+		f.Entities = append(f.Entities, client.Entity{ID: e.ID, Kind: e.Kind(), Owner: o,
 			Frame: a.Frame(m.T0, float64(tick)), X: float32(x), Y: float32(y), VX: float32(vx), VY: float32(vy),
 			Tick: tick, HasMotion: true, Motion: m, Anim: a})
 	}
-	for p, br := range b.brains {
-		if br != nil && w.InGame(uint8(p)) {
-			w.SetInput(uint8(p), br.Decide(f))
-		}
-	}
+	return ents
 }

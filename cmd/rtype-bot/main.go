@@ -496,7 +496,7 @@ func playRoom(ctx context.Context, o options, name string, create bool, code cha
 	}
 	log.Info("in the room", "room", st.Code.String(), "player", st.You)
 	if o.say != "" {
-		if err := l.Say(o.say); err != nil {
+		if err := l.SendChat(o.say); err != nil {
 			log.Warn("cannot say", "err", err)
 		}
 	}

@@ -354,8 +354,8 @@ func (l *Lobby) Leave() error {
 	return l.send(wire.Room{Type: wire.MsgRoomLeave})
 }
 
-// Say sends a chat line to the room (7.13).
-func (l *Lobby) Say(text string) error {
+// SendChat sends a chat line to the room (7.13).
+func (l *Lobby) SendChat(text string) error {
 	if _, why := wire.NormalizeChatString(nil, text); why != 0 {
 		return &client.ChatError{Reason: why}
 	}
@@ -456,3 +456,6 @@ func (g *gameConn) RemoteAddr() net.Addr               { return g.l.conn.RemoteA
 func (g *gameConn) SetDeadline(t time.Time) error      { return nil }
 func (g *gameConn) SetReadDeadline(t time.Time) error  { return nil }
 func (g *gameConn) SetWriteDeadline(t time.Time) error { return nil }
+
+// CanChat reports true: a lobby session is v2.1, it has chat (7.13).
+func (l *Lobby) CanChat() bool { return true }

@@ -71,7 +71,7 @@ func TestLobbyPlayTogether(t *testing.T) {
 	}
 	friend.Join(code)
 	until(t, friend, "joined", inState(friend, wire.RoomLobby, 2))
-	if err := friend.Say("ｈｉ"); err != nil {
+	if err := friend.SendChat("ｈｉ"); err != nil {
 		t.Fatal(err)
 	}
 	var lines []client.Chat
