@@ -508,8 +508,12 @@ func playRoom(ctx context.Context, o options, name string, create bool, code cha
 			return fail(err)
 		}
 	}
-	l.Ready(true)
-	if _, err := waitRoom(ctx, l, func(r *wire.Room) bool { return r.State == wire.RoomPlaying }); err != nil {
+	if st, _ := l.State(); st.State == wire.RoomLobby {
+		l.Ready(true)
+	}
+	// The room may have started before the Ready came (refused Invalid):
+	// that refusal is no error.
+	if _, err := waitRoomIgnoring(ctx, l, wire.RoomInvalid, func(r *wire.Room) bool { return r.State == wire.RoomPlaying }); err != nil {
 		return fail(err)
 	}
 	gc, err := l.Play(ctx, client.Config{Logger: log})
@@ -523,9 +527,17 @@ func playRoom(ctx context.Context, o options, name string, create bool, code cha
 // waitRoom waits until the lobby's room satisfies cond; a refusal or the
 // session's end is an error.
 func waitRoom(ctx context.Context, l *lobby.Lobby, cond func(r *wire.Room) bool) (wire.Room, error) {
+	return waitRoomIgnoring(ctx, l, 0, cond)
+}
+
+// waitRoomIgnoring is waitRoom, for which a refusal of reason ignore is no
+// error.
+func waitRoomIgnoring(ctx context.Context, l *lobby.Lobby, ignore uint8, cond func(r *wire.Room) bool) (wire.Room, error) {
 	for {
 		for _, r := range l.Refusals() {
-			return wire.Room{}, fmt.Errorf("room: %s", wire.RoomReason(r.Reason))
+			if r.Reason != ignore {
+				return wire.Room{}, fmt.Errorf("room: %s", wire.RoomReason(r.Reason))
+			}
 		}
 		if st, ok := l.State(); ok && cond(&st) {
 			return st, nil
