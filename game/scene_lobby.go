@@ -274,6 +274,7 @@ func (s *LobbyScene) Update(g *Game) error {
 				break
 			}
 			g.session = NewSession(r.c, s.addr, s.hosting)
+			g.log.Info("joined", "addr", s.addr, "player", r.c.Player(), "room", s.st.Code.String())
 			g.setScene(NewPlayScene(g))
 			return nil
 		default:
