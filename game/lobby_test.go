@@ -133,6 +133,31 @@ func TestLobbyHostAndFriend(t *testing.T) {
 	if friend.session.C.Player() != 1 || host.session.C.Player() != 0 {
 		t.Fatalf("players %d and %d", host.session.C.Player(), friend.session.C.Player())
 	}
+
+	// A third window types the room's code: the room is full (two pilots,
+	// two bots), so it is refused and lists the server's public rooms,
+	// the host's among them, with its ping.
+	third := newTestGame(t, Options{Name: "Vasquez", Discovery: da.String(), Mode: wire.ModeClassic})
+	defer third.shutdown()
+	j3 := NewJoinScene(third)
+	third.setScene(j3)
+	if !run(t, third, screen, 10*time.Second, both(func() bool { return len(j3.rows) == 1 })) {
+		t.Fatal("the third window finds no server")
+	}
+	j3.field.Text = hl.st.Code.String()
+	j3.focus = -1
+	third.in = Input{Confirm: true}
+	j3.Update(third)
+	var tl *LobbyScene
+	if !run(t, third, screen, 15*time.Second, both(func() bool {
+		tl, _ = third.scene.(*LobbyScene)
+		return tl != nil && tl.browse && tl.listing.Count == 1 && tl.ping > 0
+	})) {
+		t.Fatalf("no room list after a refused code: scene %T", third.scene)
+	}
+	if r := tl.listing.Rooms[0]; r.Code != hl.st.Code || r.Players != 4 || r.State != wire.RoomPlaying || tl.notice == "" {
+		t.Fatalf("listed %+v, notice %q", r, tl.notice)
+	}
 }
 
 // The join field reads a room code when it is one, typed in capitals or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -130,13 +131,22 @@ type LobbyScene struct {
 	play chan dialResult
 	// readySent: the automatic Ready (Game.autoReady) went out.
 	readySent bool
+	// browse: out of a room (left, kicked, or refused): the server's
+	// public rooms are listed, with their ping.
+	browse  bool
+	listing wire.Room
+	ping    time.Duration
 }
+
+// listEvery is how often, in ticks, the public rooms are asked for while
+// they are listed.
+const listEvery = 120
 
 // NewLobbyScene shows the lobby of g.lobby's room.
 func NewLobbyScene(g *Game, addr string, hosting bool) *LobbyScene {
 	s := &LobbyScene{addr: addr, hosting: hosting}
 	s.chat.src = g.lobby
-	s.menu = Menu{X: render.Width - 420, Y: 150, W: 380, RowH: 40, Gap: 6, Face: g.fonts.Small, Align: render.Left}
+	s.menu = Menu{X: render.Width - 480, Y: 150, W: 440, RowH: 40, Gap: 6, Face: g.fonts.Small, Align: render.Left}
 	s.refresh(g)
 	return s
 }
@@ -150,11 +160,36 @@ func (s *LobbyScene) refresh(g *Game) {
 	s.st, s.in = l.State()
 	for _, r := range l.Refusals() {
 		s.notice = capitalize(wire.RoomReason(r.Reason))
+		if !s.in && !s.browse {
+			s.browse = true
+			l.List()
+		}
 	}
+	if s.in {
+		s.browse = false
+	}
+	s.listing, s.ping = l.Listing()
 	sel := s.menu.Sel
 	s.menu.Items = s.menu.Items[:0]
 	if !s.in {
-		s.menu.Items = append(s.menu.Items, MenuItem{Label: "Leave", Activate: func() { g.toMenu() }})
+		if s.browse {
+			for _, r := range s.listing.Rooms[:s.listing.Count] {
+				code := r.Code
+				state := map[uint8]string{wire.RoomLobby: "waiting", wire.RoomPlaying: "playing", wire.RoomOver: "game over"}[r.State]
+				s.menu.Items = append(s.menu.Items, MenuItem{Label: code.String(),
+					Value:    func() string { return fmt.Sprintf("%s · %d/%d · %s", modeTitle(r.Mode), r.Players, r.Max, state) },
+					Activate: func() { s.notice = ""; l.Join(code) }})
+			}
+			s.menu.Items = append(s.menu.Items,
+				MenuItem{Label: "Quick join", Activate: func() { s.notice = ""; l.Quick(g.joinMode()) }},
+				MenuItem{Label: "Create a room", Activate: func() {
+					s.notice = ""
+					l.Create(wire.RoomSettings{Mode: l.Mode(), Difficulty: wire.DifficultyNormal, MaxPlayers: wire.MaxPlayers,
+						Flags: wire.RoomPublic | wire.RoomJoinLate})
+				}})
+		}
+		s.menu.Items = append(s.menu.Items, MenuItem{Label: "Back to menu", Activate: func() { g.toMenu() }})
+		s.menu.Sel = min(sel, len(s.menu.Items)-1)
 		return
 	}
 	me := s.st.Members[0]
@@ -223,7 +258,12 @@ func (s *LobbyScene) refresh(g *Game) {
 				Activate: func() { l.Kick(p) }})
 		}
 	}
-	s.menu.Items = append(s.menu.Items, MenuItem{Label: "Leave room", Activate: func() { g.toMenu() }})
+	s.menu.Items = append(s.menu.Items, MenuItem{Label: "Leave room", Activate: func() {
+		l.Leave()
+		s.browse, s.notice = true, ""
+		l.List()
+		s.refresh(g)
+	}})
 	s.menu.Sel = min(sel, len(s.menu.Items)-1)
 }
 
@@ -263,6 +303,9 @@ func (s *LobbyScene) Update(g *Game) error {
 	case <-l.Changed():
 		s.refresh(g)
 	default:
+	}
+	if s.browse && !s.in && g.ticks%listEvery == 0 {
+		l.List()
 	}
 	if s.play != nil {
 		select {
@@ -305,11 +348,22 @@ func (s *LobbyScene) Update(g *Game) error {
 func (s *LobbyScene) Draw(screen *ebiten.Image, g *Game) {
 	g.drawBackdrop(screen)
 	if !s.in {
-		render.Text(screen, "Joining a room…", g.fonts.Title, render.Width/2, 240, render.Center, render.ColText)
+		title := "Joining a room…"
+		if s.browse {
+			title = "Rooms on " + s.addr
+			if s.ping > 0 {
+				title += fmt.Sprintf(" · %d ms", max(1, s.ping.Milliseconds()))
+			}
+		}
+		render.Text(screen, title, g.fonts.Title, 60, 40, render.Left, render.ColText)
 		if s.notice != "" {
-			render.Text(screen, s.notice, g.fonts.Body, render.Width/2, 330, render.Center, render.ColWarn)
+			render.Text(screen, s.notice, g.fonts.Body, 60, 110, render.Left, render.ColWarn)
+		}
+		if s.browse && s.listing.Count == 0 {
+			render.Text(screen, "No public room: quick join or create one", g.fonts.Small, 60, 150, render.Left, render.ColDim)
 		}
 		s.menu.Draw(screen, g)
+		render.Hint(screen, g.fonts, "Enter: choose  ·  Esc: back to menu")
 		return
 	}
 	title := "Room " + s.st.Code.String()
