@@ -89,30 +89,7 @@ func (s *stageSim) step() []wire.Event {
 }
 
 // see builds the frame the brains decide from: the world at its tick.
-func (s *stageSim) see() {
-	f := &s.frame
-	tick := s.w.Tick()
-	f.Tick = tick
-	for p := range f.Players {
-		id := s.w.Ship(uint8(p))
-		f.Players[p] = client.Player{Present: s.w.InGame(uint8(p)), Name: s.w.Name(uint8(p)),
-			HasShip: id != wire.NoEntity, Ship: id, Lives: s.w.Lives(uint8(p)), Score: s.w.Score(uint8(p))}
-	}
-	s.ents = s.w.AppendEntities2(s.ents[:0])
-	f.Entities = f.Entities[:0]
-	for i := range s.ents {
-		e := &s.ents[i]
-		m, a := e.Motion(), e.Anim()
-		x, y, vx, vy := m.At(float64(tick))
-		owner, ok := s.owner[e.ID]
-		if !ok {
-			owner = wire.NoPlayer
-		}
-		f.Entities = append(f.Entities, client.Entity{ID: e.ID, Kind: e.Kind(), Owner: owner,
-			Frame: a.Frame(m.T0, float64(tick)), X: float32(x), Y: float32(y), VX: float32(vx), VY: float32(vy),
-			Tick: tick, HasMotion: true, Motion: m, Anim: a})
-	}
-}
+func (s *stageSim) see() { s.ents = bot.SeeWorld(&s.frame, s.w, s.owner, s.ents) }
 
 // note keeps the owners and kinds of the entities, and what the report
 // tells.

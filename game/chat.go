@@ -18,6 +18,9 @@ import (
 // lines received (view.ChatLog), and the box the Chat key (T) opens: the
 // typed characters go to it, not to the ship; Enter sends, Esc cancels.
 type chatBox struct {
+	// src is where lines come from and go: the room's lobby (7.14), or
+	// nil for the play's client.
+	src   chatPeer
 	log   view.ChatLog
 	field TextField
 	open  bool
@@ -25,9 +28,24 @@ type chatBox struct {
 	lines []model.ChatLine // Draw's scratch
 }
 
+// chatPeer is a session with chat: the play's client, or a lobby.
+type chatPeer interface {
+	DrainChat(dst []client.Chat) []client.Chat
+	CanChat() bool
+	SendChat(text string) error
+}
+
+// peer returns the session of the chat.
+func (c *chatBox) peer(g *Game) chatPeer {
+	if c.src != nil {
+		return c.src
+	}
+	return g.session.C
+}
+
 // drain takes what the client received into the history.
 func (c *chatBox) drain(g *Game) {
-	c.recv = g.session.C.DrainChat(c.recv[:0])
+	c.recv = c.peer(g).DrainChat(c.recv[:0])
 	for i := range c.recv {
 		c.log.Add(&c.recv[i], g.T())
 	}
@@ -39,7 +57,7 @@ func (c *chatBox) drain(g *Game) {
 // this tick's keys (the ship then gets no actions, and Esc does not
 // pause).
 func (c *chatBox) update(g *Game) bool {
-	cl := g.session.C
+	cl := c.peer(g)
 	if !c.open {
 		if !g.in.Chat {
 			return false

@@ -29,6 +29,7 @@ import (
 	"rtype/game/settings"
 	"rtype/game/sound"
 	"rtype/internal/version"
+	"rtype/net/lobby"
 	"rtype/net/wire"
 	"rtype/render"
 )
@@ -108,9 +109,11 @@ type Game struct {
 	sceneAt   uint64 // tick the scene started
 	ticks     uint64
 	start     time.Time
-	session   *Session   // the game joined, if any
-	host      *Host      // the in-process server, if hosting
-	hostCfg   HostConfig // what the next game hosted plays
+	session   *Session     // the game joined, if any
+	lobby     *lobby.Lobby // the rooms' session (7.14), if any
+	autoReady bool         // the local player gets ready in its lobby at once (-host)
+	host      *Host        // the in-process server, if hosting
+	hostCfg   HostConfig   // what the next game hosted plays
 	quit      bool
 	leaving   bool
 	shotDue   bool
@@ -189,6 +192,10 @@ func New(opt Options) (*Game, error) {
 		}
 		g.setScene(sc)
 	case opt.Host:
+		// -host is the scripted start: the host's room starts at once,
+		// as hosting did before rooms (the menu's Host waits in the
+		// lobby).
+		g.autoReady = true
 		g.setScene(g.withName(func() Scene { return NewHostingScene(g) }))
 	case opt.Join != "":
 		addr, err := core.NormalizeAddr(opt.Join)
@@ -370,6 +377,10 @@ func (g *Game) stopHost() {
 // toMenu ends any session and hosting and shows the title.
 func (g *Game) toMenu() {
 	g.endSession()
+	if g.lobby != nil {
+		g.lobby.Close()
+		g.lobby = nil
+	}
 	g.stopHost()
 	g.setScene(NewTitleScene(g))
 }

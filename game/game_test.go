@@ -321,6 +321,7 @@ func TestGameOverShowsTheScores(t *testing.T) {
 	g := newTestGame(t, Options{Name: "Tester"})
 	defer g.shutdown()
 	g.host = startRulesHost(t, r)
+	g.autoReady = true // the host's room starts at once, as with -host
 	g.setScene(NewHostingScene(g))
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
@@ -400,12 +401,11 @@ func TestFirstRunAsksTheName(t *testing.T) {
 	}
 	ns.field.Text = "  Ellen   Ripley "
 	ns.Update(g)
-	hs, ok := g.scene.(*HostingScene)
-	if !ok {
+	if _, ok := g.scene.(*LobbyConnectScene); !ok {
 		t.Fatalf("after the name: scene %T", g.scene)
 	}
-	hs.d.abort()
-	g.stopHost()
+	g.in = Input{Back: true}
+	g.scene.Update(g)
 	if g.Name() != "Ellen Ripley" {
 		t.Errorf("name %q", g.Name())
 	}

@@ -20,7 +20,8 @@ import (
 func TestGameIsRecordedAndReplayed(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "replays")
 	script, _ := core.ParseInputScript("right+fire:forever")
-	g := newTestGame(t, Options{Host: true, Port: 0, Name: "Tester", InputScript: script, ReplayDir: dir})
+	// Classic: Fire held shoots all along (in Stage mode it charges).
+	g := newTestGame(t, Options{Host: true, Port: 0, Name: "Tester", Mode: wire.ModeClassic, InputScript: script, ReplayDir: dir})
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
@@ -62,8 +63,11 @@ func TestGameIsRecordedAndReplayed(t *testing.T) {
 	}) {
 		t.Fatalf("the replay shows no missile or no marked panel: %+v", sc.frame.HUD)
 	}
-	if sc.r.Pos() < time.Second/2 {
-		t.Fatalf("the replay is at %v", sc.r.Pos())
+	// At 2x, a quarter second of frames plays half a second of the game.
+	from := sc.r.Pos()
+	run(t, g, screen, time.Second/4, func() bool { return false })
+	if d := sc.r.Pos() - from; d < 300*time.Millisecond {
+		t.Fatalf("the replay went from %v to %v in a quarter second at 2x", from, sc.r.Pos())
 	}
 	g.in = Input{Back: true}
 	sc.Update(g)

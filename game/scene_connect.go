@@ -153,20 +153,10 @@ func drawSpinner(screen *ebiten.Image, g *Game, cx, cy float64) {
 	}
 }
 
-// HostingScene starts the in-process server, shows the addresses friends
-// can join, and joins it.
-type HostingScene struct {
-	d      *dialer
-	result *dialResult
-}
-
-// minHostingShow is how long the hosting screen shows its addresses at
-// least before the play starts.
-const minHostingShow = 1.5
-
 // NewHostingScene starts hosting what g.hostCfg says (or shows why it
-// cannot), unless a host runs (Play again); the own client asks for the
-// hosted mode.
+// cannot), unless a host runs, and opens the lobby of the host's room
+// (7.14): a public room of the hosted mode that takes players in while it
+// plays; the host owns it.
 func NewHostingScene(g *Game) Scene {
 	if g.host == nil {
 		hc := g.hostCfg
@@ -177,7 +167,8 @@ func NewHostingScene(g *Game) Scene {
 		}
 		g.host = h
 	}
-	return &HostingScene{d: startDial(g, g.host.LocalAddr(), g.host.Mode)}
+	return NewLobbyConnectScene(g, g.host.LocalAddr(), true, roomAction{create: true, st: wire.RoomSettings{
+		Mode: g.host.Mode, Difficulty: wire.DifficultyNormal, MaxPlayers: wire.MaxPlayers, Flags: wire.RoomPublic | wire.RoomJoinLate}})
 }
 
 func (g *Game) hostPort() int {
@@ -185,42 +176,6 @@ func (g *Game) hostPort() int {
 		return g.opt.Port
 	}
 	return wire.DefaultPort
-}
-
-// Update implements Scene.
-func (s *HostingScene) Update(g *Game) error {
-	if g.in.Back {
-		s.d.abort()
-		g.toMenu()
-		return nil
-	}
-	if s.result == nil {
-		if r, ok := s.d.poll(); ok {
-			s.result = &r
-		}
-	}
-	if s.result != nil && (s.result.err != nil || g.SceneTime() >= minHostingShow || g.in.Confirm) {
-		g.connected(*s.result, g.host.LocalAddr(), true)
-	}
-	return nil
-}
-
-// Draw implements Scene.
-func (s *HostingScene) Draw(screen *ebiten.Image, g *Game) {
-	g.drawBackdrop(screen)
-	title := "Hosting a Stage game"
-	if g.host.Mode == wire.ModeClassic {
-		title = "Hosting a Classic game"
-	}
-	render.Text(screen, title, g.fonts.Title, render.Width/2, 150, render.Center, render.ColText)
-	drawJoinAddrs(screen, g, g.host.Addrs, 250)
-	status := "Starting the server…"
-	if s.result != nil {
-		status = "Launching…"
-	}
-	drawSpinner(screen, g, render.Width/2, 560)
-	render.Text(screen, status, g.fonts.Body, render.Width/2, 600, render.Center, render.ColDim)
-	render.Hint(screen, g.fonts, "Enter: start now  ·  Esc: cancel")
 }
 
 // drawJoinAddrs shows the addresses friends can join, from y.

@@ -7,6 +7,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/game/core"
+	"rtype/net/wire"
 	"rtype/render"
 )
 
@@ -36,6 +37,13 @@ func (s *GameOverScene) again(g *Game) {
 		addr, hosting = g.session.Addr, g.session.Hosting
 	}
 	g.endSession()
+	if l := g.lobby; l != nil { // a room's game (7.14): back to its lobby
+		if st, ok := l.State(); ok && st.State == wire.RoomOver {
+			l.Again()
+		}
+		g.setScene(NewLobbyScene(g, addr, hosting))
+		return
+	}
 	if hosting && g.host != nil {
 		g.setScene(NewHostingScene(g))
 		return

@@ -1,10 +1,13 @@
 package game
 
 import (
+	"strings"
+
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/game/core"
 	"rtype/net/discovery"
+	"rtype/net/wire"
 	"rtype/render"
 )
 
@@ -72,13 +75,43 @@ const (
 	joinRefresh = 10
 )
 
+// connect joins what text names: a room code (7.14), on the server of
+// the row chosen, else the first found on the LAN, else the last one
+// joined; or a server's address, whose best public room it quick joins.
 func (s *JoinScene) connect(g *Game, text string) {
+	if code, ok := roomCode(text); ok {
+		addr := ""
+		switch {
+		case s.focus >= 0:
+			addr = s.rowAddr(g, s.focus)
+		case len(s.lan) > 0:
+			addr = s.lan[0].Addr.String()
+		case len(g.settings.Recent) > 0:
+			addr = g.settings.Recent[0]
+		default:
+			s.errMsg = "A room code needs its server: choose one below, or join it once by its address"
+			return
+		}
+		g.setScene(NewLobbyConnectScene(g, addr, false, roomAction{code: code}))
+		return
+	}
 	addr, err := core.NormalizeAddr(text)
 	if err != nil {
 		s.errMsg = capitalize(err.Error())
 		return
 	}
-	g.setScene(NewConnectingScene(g, addr, false))
+	g.setScene(NewLobbyConnectScene(g, addr, false, roomAction{mode: g.joinMode()}))
+}
+
+// roomCode reads text as a room code: 6 characters of the code alphabet,
+// dashes and spaces aside, typed in capitals or with a digit (a host
+// name in small letters stays a host name).
+func roomCode(text string) (wire.RoomCode, bool) {
+	c, ok := wire.ParseRoomCode(text)
+	if !ok || strings.ContainsAny(text, ".:") {
+		return c, false
+	}
+	return c, strings.ContainsAny(text, "23456789") || strings.ToUpper(text) == text
 }
 
 // recent returns the recent servers shown.
@@ -154,7 +187,7 @@ func (s *JoinScene) Update(g *Game) error {
 func (s *JoinScene) Draw(screen *ebiten.Image, g *Game) {
 	g.drawBackdrop(screen)
 	render.Text(screen, "Join a game", g.fonts.Title, render.Width/2, 90, render.Center, render.ColText)
-	render.Text(screen, "Server address: the host's IP or name, with :port if not 4242", g.fonts.Small, render.Width/2, 180, render.Center, render.ColDim)
+	render.Text(screen, "Server address (the host's IP or name, with :port if not 4242), or a room code", g.fonts.Small, render.Width/2, 180, render.Center, render.ColDim)
 	g.atlas.Field(screen, g.fonts, joinFieldX, joinFieldY, joinFieldW, 68, s.field.Text, "192.168.1.20", s.focus < 0, g.T())
 	if s.errMsg != "" {
 		render.Text(screen, s.errMsg, g.fonts.Small, render.Width/2, joinFieldY+78, render.Center, render.ColWarn)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"rtype/bot"
 	"rtype/game/core"
 	"rtype/net/client"
 	"rtype/net/wire"
@@ -108,6 +109,7 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 			Discovery: hc.Discovery,
 			Name:      hc.Name,
 			Logger:    log.With("component", "server"),
+			Bots:      func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) },
 		})
 		if err != nil {
 			if firstErr == nil {

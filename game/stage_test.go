@@ -12,7 +12,8 @@ import (
 )
 
 // TestHostStageAndClassicFromTheMenu: the title's Host Stage and Host
-// Classic host a server of that mode and join it asking for it; the play
+// Classic host a server of that mode and open its room's lobby; ready,
+// the host plays its room's game; the play
 // shows Stage mode's HUD exactly when the game joined is a Stage game.
 func TestHostStageAndClassicFromTheMenu(t *testing.T) {
 	for _, c := range []struct {
@@ -36,6 +37,15 @@ func TestHostStageAndClassicFromTheMenu(t *testing.T) {
 			}
 			g.in = Input{Confirm: true}
 			ts.Update(g)
+			// The host's lobby (7.14): the game starts once it is ready.
+			lobby := waitScene[*LobbyScene](t, g, screen, 15*time.Second, "no lobby after 15 s")
+			if !run(t, g, screen, 10*time.Second, func() bool { return lobby.in }) {
+				t.Fatal("no room after 10 s")
+			}
+			if g.session != nil || lobby.st.Settings.Mode != c.mode {
+				t.Fatalf("in the lobby: session %v, room %+v", g.session, lobby.st)
+			}
+			choose(t, g, lobby, "Ready")
 			play := waitScene[*PlayScene](t, g, screen, 15*time.Second, "not playing after 15 s")
 			if g.host == nil || g.host.Mode != c.mode || g.hostCfg.Mode != c.mode {
 				t.Fatalf("hosting mode %v, want %d", g.host, c.mode)

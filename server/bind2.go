@@ -46,7 +46,7 @@ func (s *Server) handle2Locked(rd *reader, ss *session, h wire.Header2, payload 
 // echoed its cookie, and game traffic goes on to the bound address.
 func (s *Server) bind2Locked(rd *reader, ss *session, h wire.Header2, payload []byte, from netip.AddrPort, n int, now time.Time) {
 	b, err := wire.ParseBind2(payload)
-	if err != nil || subtle.ConstantTimeCompare(b.Token[:], ss.token[:]) != 1 || ss.game.over {
+	if err != nil || subtle.ConstantTimeCompare(b.Token[:], ss.token[:]) != 1 || ss.game == nil || ss.game.over {
 		return
 	}
 	if b.HasCookie && s.cookies.Check(now.Unix(), from, ss.id, b.Cookie) {

@@ -175,13 +175,27 @@ func (s *Server) chat(ss *session, frame []byte) error {
 		s.mu.Unlock()
 		return nil
 	}
-	g := ss.game
-	s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], g.world.Tick(), ss.player, ss.name, text)
-	s.sendChatLocked(g, s.chatHub.buf)
+	g, gid := ss.game, -1
+	switch {
+	case ss.room != nil: // 7.14: to the room, with its game's tick while it plays
+		tick := uint32(0)
+		if g != nil {
+			tick, gid = g.world.Tick(), g.id
+		}
+		s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], tick, ss.player, ss.name, text)
+		s.sendRoomChatLocked(ss.room, s.chatHub.buf)
+	case g != nil:
+		gid = g.id
+		s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], g.world.Tick(), ss.player, ss.name, text)
+		s.sendChatLocked(g, s.chatHub.buf)
+	default: // a lobby session in no room: nobody to hear it (7.14)
+		s.mu.Unlock()
+		return nil
+	}
 	s.mu.Unlock()
 	s.stats.chatMessages.Add(1)
 	if s.log.Enabled(context.Background(), slog.LevelInfo) { // its arguments allocate
-		s.log.Info("chat", "game", g.id, "player", ss.player, "name", ss.name, "text", string(text))
+		s.log.Info("chat", "game", gid, "player", ss.player, "name", ss.name, "text", string(text))
 	}
 	return nil
 }
@@ -204,6 +218,16 @@ func (s *Server) sendChatLocked(g *game, frame []byte) {
 	}
 }
 
+// sendRoomChatLocked queues a ChatMessage frame to every member of rm;
+// s.mu is held.
+func (s *Server) sendRoomChatLocked(rm *room, frame []byte) {
+	for _, m := range rm.members {
+		if m != nil && m.ss != nil && m.ss.chat != nil && !m.ss.gone {
+			s.pushTo(m.ss, frame)
+		}
+	}
+}
+
 // Announce sends text to every player of every game, as a line of the
 // server (player 255, 7.13): every v2.1 session gets it, with its game's
 // tick. The text is normalized as players' lines are, and cut to 120
@@ -220,6 +244,12 @@ func (s *Server) Announce(text string) {
 		s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], g.world.Tick(), wire.ServerPlayer, "", []byte(t))
 		s.sendChatLocked(g, s.chatHub.buf)
 		games++
+	}
+	for _, rm := range s.rooms { // rooms waiting: no game yet (7.14)
+		if rm.game == nil {
+			s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], 0, wire.ServerPlayer, "", []byte(t))
+			s.sendRoomChatLocked(rm, s.chatHub.buf)
+		}
 	}
 	s.mu.Unlock()
 	s.log.Info("announcement", "text", t, "games", games)

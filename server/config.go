@@ -88,6 +88,18 @@ type Config struct {
 	// that would exceed it is refused with LoginRejected(RateLimited) and
 	// a text that says so (PROTOCOL.md 3.3). Default 8.
 	MaxSessionsPerIP int
+	// Bots returns the bots of a room's game of mode, seeded with seed
+	// (7.14): rtype-server and the listen server give bot.NewRoomBots,
+	// the brain of rtype-bot. Default nil: a server without bots, which
+	// refuses to add one (RoomRefused Invalid).
+	Bots func(mode uint8, seed uint64) Bots
+	// MaxRooms is how many rooms (7.14) may exist at once. Default 64.
+	MaxRooms int
+	// WrongCodes is how many wrong room codes an address may send within
+	// WrongCodeWindow before its RoomJoins are refused (7.14). Default 5
+	// per 60 s.
+	WrongCodes      int
+	WrongCodeWindow time.Duration
 	// GameOverLinger is how long after GameOver a session waits for the
 	// event's acknowledgement before its Logout(GameOver) (4.4). Default
 	// 3 s.
@@ -169,6 +181,19 @@ type Snapshot struct {
 	Entities []wire.Entity
 }
 
+// Bots are the bots of one room's game (7.14), inside the server: every
+// tick, Drive sets each bot's input from the world; Note gets the game's
+// events in order. Package bot's RoomBots are the reference.
+type Bots interface {
+	// Add gives player p a brain; Remove takes it away.
+	Add(p uint8)
+	Remove(p uint8)
+	// Note takes the events the game produced, in order.
+	Note(events []wire.Event)
+	// Drive sets the input of every bot in w.
+	Drive(w *sim.World)
+}
+
 func (c Config) withDefaults() Config {
 	if c.Listen == "" {
 		c.Listen = fmt.Sprintf(":%d", wire.DefaultPort)
@@ -219,6 +244,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxSessionsPerIP <= 0 {
 		c.MaxSessionsPerIP = 8
+	}
+	if c.MaxRooms <= 0 {
+		c.MaxRooms = 64
+	}
+	if c.WrongCodes <= 0 {
+		c.WrongCodes = 5
+	}
+	if c.WrongCodeWindow <= 0 {
+		c.WrongCodeWindow = time.Minute
 	}
 	if c.GameOverLinger <= 0 {
 		c.GameOverLinger = 3 * time.Second

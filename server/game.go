@@ -32,6 +32,9 @@ type game struct {
 	snaps2    link.SnapshotSender2
 
 	stage stageState // Stage games: what a joining session needs (7.12)
+
+	room *room // the room whose game it is (7.14), or nil: an open game
+	bots Bots  // its room's bots, or nil
 }
 
 // freePlayer returns the lowest free player number, or wire.NoPlayer.
@@ -95,6 +98,7 @@ func (s *Server) tick(now time.Time) {
 		if g.empty() {
 			s.log.Info("game ended", "game", g.id, "ticks", g.world.Tick())
 			g.endRecording()
+			s.gameEndedLocked(g)
 			continue
 		}
 		kept = append(kept, g)
@@ -150,6 +154,10 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 		case !ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
 			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
 		case g.over && s.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
+			if ss.lobby && ss.room != nil && ss.room == g.room { // 7.14: the room stays together
+				s.backToRoomInTick(ss)
+				continue
+			}
 			s.dropInTick(ss)
 			ss.logoutReason = wire.LogoutGameOver
 			lost = append(lost, ss)
@@ -170,6 +178,9 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 	// comes: sim.World.Over), so that snapshots keep coming 20 times a
 	// second with increasing ticks until the Logouts (5.5, 4.8).
 	if g.hasJoined() {
+		if g.bots != nil && !g.over {
+			g.bots.Drive(g.world)
+		}
 		g.applySteps()
 		g.world.Step()
 	}
@@ -230,6 +241,9 @@ func (s *Server) deliver(g *game, events []wire.Event) {
 			g.events1[i].Motion, g.events1[i].Anim = wire.Motion{}, wire.Anim{}
 		}
 		s.cfg.OnEvents(g.id, g.events1)
+	}
+	if g.bots != nil {
+		g.bots.Note(events)
 	}
 	for i := range events {
 		if g.mode == wire.ModeStage {

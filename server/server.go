@@ -59,6 +59,12 @@ type Server struct {
 	rx     *batchReader // the read loop's
 	rxOut  *outbox      // what the read loop sends (under mu)
 	shards shards       // the tick's goroutines, each with its outbox
+
+	rooms   map[wire.RoomCode]*room    // 7.14
+	roomSeq uint64                     // rooms created so far
+	wrong   map[netip.Addr]*wrongCodes // wrong room codes by address
+	roomBuf []byte                     // a room frame being sent
+	roomOut wire.Room                  // a room message being sent
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -116,6 +122,8 @@ func New(cfg Config) (*Server, error) {
 		sessions: make(map[uint32]*session),
 		pendIP:   make(map[netip.Addr]int),
 		waiting:  make(map[*net.TCPConn]bool),
+		rooms:    make(map[wire.RoomCode]*room),
+		wrong:    make(map[netip.Addr]*wrongCodes),
 		limiter:  newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.LoginAddrs),
 		seed:     seed,
 		bans:     bans,
@@ -284,7 +292,12 @@ func (s *Server) serveConn(c *net.TCPConn, ip netip.Addr) {
 	defer s.startChat(ss)()
 	fr := wire.FrameReader{R: c}
 	for {
-		m, err := readMessage(&fr, ss.version, func(f []byte) error { return s.chat(ss, f) })
+		m, err := readMessage(&fr, ss.version, func(f []byte) error {
+			if wire.IsRoomMessage(wire.MsgType(f[0])) {
+				return s.roomMessage(ss, f) // 7.14
+			}
+			return s.chat(ss, f)
+		})
 		switch {
 		case err == nil && m.Type == wire.MsgLogout:
 			s.leave(ss, wire.LeftLeft, -1)
@@ -302,7 +315,8 @@ func (s *Server) serveConn(c *net.TCPConn, ip netip.Addr) {
 
 // readMessage reads the next TCP message of a session of version v. In
 // v2, a message of a type it does not know is skipped (7.1), and a Chat
-// goes to chat (7.13), which returns an error for a malformed one.
+// (7.13) or a room message (7.14) goes to chat, which returns an error for
+// a malformed one.
 func readMessage(fr *wire.FrameReader, v uint8, chat func(frame []byte) error) (wire.Message, error) {
 	if v != wire.Version2 {
 		return fr.ReadMessage()
@@ -312,7 +326,7 @@ func readMessage(fr *wire.FrameReader, v uint8, chat func(frame []byte) error) (
 		if err != nil {
 			return wire.Message{}, err
 		}
-		if wire.MsgType(f[0]) == wire.MsgChat {
+		if t := wire.MsgType(f[0]); t == wire.MsgChat || wire.IsRoomMessage(t) {
 			if err := chat(f); err != nil {
 				return wire.Message{Type: wire.MsgChat}, err
 			}
@@ -437,6 +451,9 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 			fmt.Sprintf("too many players from your address: at most %d at once", s.cfg.MaxSessionsPerIP))
 	}
 	mode := s.gameMode(version, &m)
+	if version == wire.Version2 && m.Minor >= 1 && m.Flags&wire.LoginLobby != 0 {
+		return s.loginLobbyLocked(c, ap, name, tok, mode)
+	}
 	g, why, reason := s.findGame(name, mode)
 	if g == nil {
 		s.log.Info("login refused", "addr", ip, "name", name, "mode", wire.ModeName(mode), "reason", why)
@@ -451,9 +468,11 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		ip:      ip,
 		game:    g,
 		player:  g.freePlayer(),
+		room:    g.room,
 		start:   time.Now(),
 		version: version,
 		minor:   min(m.Minor, wire.MinorVersion),
+		mode:    mode,
 	}
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: ss.player, Session: ss.id, Token: tok, Tick: g.world.Tick()}
 	var acc []byte
@@ -469,6 +488,10 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 		ss.link.History = &ss.hist
 		acc = wire.AppendMessage(nil, &accepted)
 	}
+	if rm := g.room; rm != nil { // quick join of a room's game (7.14)
+		ss.player = rm.freeSlot()
+		rm.members[ss.player] = &member{ss: ss, name: name, ready: true}
+	}
 	g.sessions[ss.player] = ss
 	s.sessions[ss.id] = ss
 	c.SetWriteDeadline(time.Now().Add(time.Second))
@@ -478,8 +501,37 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	}
 	s.stats.logins[LoginAccepted].Add(1)
 	s.lifeLocked(PlayerJoined)
+	if g.room != nil {
+		s.sendStateLocked(g.room)
+	}
 	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap,
 		"version", version, "minor", ss.minor, "mode", wire.ModeName(g.mode))
+	return ss, true
+}
+
+// loginLobbyLocked accepts a v2.1 lobby login (7.14): the session is in
+// no game (player 255, tick 0) until its room's game starts; s.mu is held.
+func (s *Server) loginLobbyLocked(c *net.TCPConn, ap netip.AddrPort, name string, tok wire.Token, mode uint8) (*session, bool) {
+	if len(s.sessions) >= s.cfg.MaxSessions {
+		s.log.Info("login refused", "addr", ap, "name", name, "reason", "the server is full")
+		return s.reject(c, wire.RejectGameFull, "the server is full")
+	}
+	ss := &session{srv: s, id: s.newSessionID(), token: tok, name: name, conn: c, ip: ap.Addr().Unmap(),
+		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, minor: wire.MinorVersion,
+		mode: mode, lobby: true}
+	ss.link = link.NewV2(ss.id, ss.start)
+	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: ss.id, Token: tok,
+		Ext: s.loginExt(), Minor: wire.MinorVersion, Mode: mode}
+	s.sessions[ss.id] = ss
+	c.SetWriteDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write(wire.AppendMessage2(nil, &accepted)); err != nil {
+		s.dropLocked(ss)
+		return nil, false
+	}
+	s.stats.logins[LoginAccepted].Add(1)
+	s.lifeLocked(PlayerJoined)
+	s.log.Info("login", "session", ss.id, "name", name, "addr", ap, "version", 2, "minor", ss.minor,
+		"mode", wire.ModeName(mode), "lobby", true)
 	return ss, true
 }
 
@@ -529,8 +581,14 @@ func (s *Server) findGame(name string, mode uint8) (*game, string, uint8) {
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		return nil, "the server is full", wire.RejectGameFull
 	}
-	taken, ending, running := false, false, 0
+	if g := s.roomGameLocked(name, mode); g != nil {
+		return g, "", 0 // a public room's running game (7.14)
+	}
+	taken, ending, running := false, false, s.roomsWaiting()
 	for _, g := range s.games {
+		if g.room != nil {
+			continue // a room's game: only its members play it (7.14)
+		}
 		if g.empty() {
 			// Its last player left: the tick loop drops it, and the
 			// next login starts a new game (3.3), even before that.

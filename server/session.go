@@ -47,6 +47,10 @@ type session struct {
 
 	chat *chatState // v2.1: its chat (7.13), set once under the lock
 
+	mode  uint8 // the mode of its login (7.12): quick join's default
+	lobby bool  // logged in for rooms (7.14): in no game until its room plays
+	room  *room // its room, or nil
+
 	logoutOnce sync.Once
 }
 
@@ -67,14 +71,18 @@ func (s *Server) leave(ss *session, why uint8, logout int) {
 	s.mu.Lock()
 	already := ss.gone
 	s.dropLocked(ss)
-	if !already && ss.joined && !ss.game.over {
-		ss.game.world.RemovePlayer(ss.player, why)
+	gid := -1
+	if g := ss.game; g != nil {
+		gid = g.id
+		if !already && ss.joined && !g.over {
+			g.world.RemovePlayer(ss.player, why)
+		}
 	}
 	s.mu.Unlock()
 	if already {
 		return
 	}
-	s.log.Info("player left", "session", ss.id, "name", ss.name, "game", ss.game.id, "reason", leftReason(why))
+	s.log.Info("player left", "session", ss.id, "name", ss.name, "game", gid, "reason", leftReason(why))
 	if logout >= 0 {
 		go ss.logout(uint8(logout))
 	} else {
@@ -99,8 +107,11 @@ func (s *Server) dropLocked(ss *session) {
 	}
 	ss.gone = true
 	delete(s.sessions, ss.id)
-	if ss.game.sessions[ss.player] == ss {
-		ss.game.sessions[ss.player] = nil
+	if g := ss.game; g != nil && g.sessions[ss.player] == ss {
+		g.sessions[ss.player] = nil
+	}
+	if rm := ss.room; rm != nil { // 7.14
+		s.removeMemberLocked(rm, ss.player, false)
 	}
 	s.lifeLocked(PlayerLeft)
 }
@@ -221,7 +232,7 @@ func (s *Server) handle1Locked(rd *reader, ss *session, h wire.Header, payload [
 // with Accept (smaller than the Bind). The first binding brings the
 // player into the game and sends it the joining events (4.6).
 func (s *Server) bindLocked(ss *session, h wire.Header, token []byte, from netip.AddrPort, n int, now time.Time, reply []byte) []byte {
-	if subtle.ConstantTimeCompare(token, ss.token[:]) != 1 || ss.game.over {
+	if subtle.ConstantTimeCompare(token, ss.token[:]) != 1 || ss.game == nil || ss.game.over {
 		return reply
 	}
 	if ss.link.Seen(h.Seq) {

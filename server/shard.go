@@ -87,3 +87,11 @@ func (s *Server) dropInTick(ss *session) {
 	s.dropLocked(ss)
 	s.shards.drop.Unlock()
 }
+
+// backToRoomInTick is backToRoomLocked for a shard's goroutine (7.14): it
+// shares the room messages' buffers with other shards.
+func (s *Server) backToRoomInTick(ss *session) {
+	s.shards.drop.Lock()
+	s.backToRoomLocked(ss)
+	s.shards.drop.Unlock()
+}

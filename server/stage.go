@@ -47,10 +47,23 @@ func (s *Server) gameMode(version uint8, m *wire.Message) uint8 {
 
 // newWorld returns the world of a new game of mode, seeded with seed.
 func (s *Server) newWorld(mode uint8, seed uint64) (*sim.World, error) {
-	if mode != wire.ModeStage {
-		return sim.New(*s.cfg.Rules, seed), nil
+	return s.newWorldOf(mode, wire.DifficultyNormal, seed)
+}
+
+// newWorldOf returns the world of a new game of mode and difficulty
+// (7.14: Easy gives 5 lives, Normal the rules', Hard 1), seeded with seed.
+func (s *Server) newWorldOf(mode, difficulty uint8, seed uint64) (*sim.World, error) {
+	r := *s.cfg.Rules
+	switch difficulty {
+	case wire.DifficultyEasy:
+		r.Lives = 5
+	case wire.DifficultyHard:
+		r.Lives = 1
 	}
-	return sim.NewStage(*s.cfg.Rules, s.cfg.Stage, seed, sim.StageOptions{Warp: s.cfg.Warp})
+	if mode != wire.ModeStage {
+		return sim.New(r, seed), nil
+	}
+	return sim.NewStage(r, s.cfg.Stage, seed, sim.StageOptions{Warp: s.cfg.Warp})
 }
 
 // stageState is what a session joining a Stage game needs of the game's

@@ -44,6 +44,7 @@ import (
 
 	"rtype/bot"
 	"rtype/net/client"
+	"rtype/net/lobby"
 	"rtype/net/replay"
 	"rtype/net/wire"
 )
@@ -63,6 +64,13 @@ type options struct {
 	version  uint8  // client.Config.Version: 0 auto, 1 or 2
 	mode     uint8  // client.Config.Mode: wire.ModeAny, ModeClassic or ModeStage
 	record   string // directory of each bot's recording (net/replay), "" for none
+
+	// Rooms (PROTOCOL.md 7.14): join the room of code, or create one
+	// (printing its code) that the other bots join; say a chat line.
+	room   wire.RoomCode
+	create bool
+	say    string
+	out    io.Writer // where -create prints the code
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -78,8 +86,24 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	protocol := fs.String("protocol", "auto", "protocol version: auto (2, falling back to 1 with a v1-only server), 1 or 2")
 	mode := fs.String("mode", "any", "game mode: any (the server's choice), classic or stage")
 	fs.StringVar(&o.record, "record", "", "directory where each bot records its game (a replay file per bot, REPLAYS.md); empty records nothing")
+	room := fs.String("room", "", "join the room of this code (6 characters) and play its game when it starts")
+	fs.BoolVar(&o.create, "create", false, "create a private room, print its code (\"room CODE\"), and play its game; the other bots join it")
+	fs.StringVar(&o.say, "say", "", "say this line in the chat once in the game or room")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if *room != "" {
+		c, ok := wire.ParseRoomCode(*room)
+		if !ok {
+			return o, fmt.Errorf("-room %q: a code is 6 characters of %s", *room, wire.RoomCodeAlphabet)
+		}
+		o.room = c
+		if o.create {
+			return o, fmt.Errorf("-room and -create exclude each other")
+		}
+	}
+	if (o.create || *room != "") && *protocol == "1" {
+		return o, fmt.Errorf("rooms need protocol 2 (v2.1)")
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -151,6 +175,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		ctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
+	o.out = stdout
 	results := playAll(ctx, o, log)
 	status := 0
 	for _, r := range results {
@@ -173,6 +198,10 @@ func playAll(ctx context.Context, o options, log *slog.Logger) []result {
 	gate.version = o.version
 	results := make([]result, o.n)
 	var wg sync.WaitGroup
+	code := make(chan wire.RoomCode, 1) // the room bot1 created (-create)
+	if !o.create {
+		code <- o.room
+	}
 	for i := range o.n {
 		slot := gate.reserve() // in order: bot1 first
 		wg.Add(1)
@@ -180,6 +209,10 @@ func playAll(ctx context.Context, o options, log *slog.Logger) []result {
 			defer wg.Done()
 			name := fmt.Sprintf("%s%d", o.name, i+1)
 			rng := rand.New(rand.NewPCG(o.seed, uint64(i)))
+			if o.create || o.room != (wire.RoomCode{}) {
+				results[i] = playRoom(ctx, o, name, i == 0 && o.create, code, slot, rng, log.With("bot", name))
+				return
+			}
 			results[i] = playBot(ctx, o, name, gate, slot, rng, log.With("bot", name))
 		}()
 	}
@@ -222,6 +255,17 @@ func playBot(ctx context.Context, o options, name string, gate *loginGate, slot 
 		return res
 	}
 	defer c.Close()
+	if o.say != "" {
+		if err := c.SendChat(o.say); err != nil {
+			log.Warn("cannot say", "err", err)
+		}
+	}
+	return drive(ctx, c, res, rng, log)
+}
+
+// drive plays c with a brain until the game is over, ctx is done, or the
+// session fails.
+func drive(ctx context.Context, c *client.Client, res result, rng *rand.Rand, log *slog.Logger) result {
 	b := bot.NewMode(c.Player(), c.Mode(), rng)
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
@@ -269,17 +313,6 @@ func playBot(ctx context.Context, o options, name string, gate *loginGate, slot 
 			}
 		}
 	}
-}
-
-// modeName names a game mode as -mode does.
-func modeName(m uint8) string {
-	switch m {
-	case wire.ModeClassic:
-		return "classic"
-	case wire.ModeStage:
-		return "stage"
-	}
-	return "any"
 }
 
 // logStage logs a Stage event (PROTOCOL.md 7.12): how far the bot got.
@@ -339,9 +372,9 @@ func login(ctx context.Context, o options, name string, gate *loginGate, slot ti
 		if version == 0 && c.Version() == wire.Version {
 			gate.learn(wire.Version) // a v1-only server: no more v2 attempts
 		}
-		log.Info("logged in", "player", c.Player(), "version", c.Version(), "mode", modeName(c.Mode()))
+		log.Info("logged in", "player", c.Player(), "version", c.Version(), "mode", wire.ModeName(c.Mode()))
 		if o.mode != wire.ModeAny && c.Mode() != o.mode {
-			log.Warn("the server gave another mode than asked", "asked", modeName(o.mode), "mode", modeName(c.Mode()))
+			log.Warn("the server gave another mode than asked", "asked", wire.ModeName(o.mode), "mode", wire.ModeName(c.Mode()))
 		}
 		return c, nil
 	}
@@ -428,5 +461,108 @@ func (g *loginGate) backOff() {
 	defer g.mu.Unlock()
 	if t := time.Now().Add(g.window); t.After(g.until) {
 		g.until = t
+	}
+}
+
+// playRoom logs one bot in for the lobby (7.14): it creates the room and
+// prints its code (create), or joins the room whose code comes from
+// code; says o.say; gets ready, and plays the room's game when it starts.
+func playRoom(ctx context.Context, o options, name string, create bool, code chan wire.RoomCode, slot time.Time,
+	rng *rand.Rand, log *slog.Logger) result {
+	res := result{name: name}
+	fail := func(err error) result {
+		if ctx.Err() == nil {
+			res.err = err
+		}
+		return res
+	}
+	if err := sleepUntil(ctx, slot); err != nil {
+		return fail(err)
+	}
+	l, err := lobby.Dial(ctx, lobby.Config{Addr: o.addr, Name: name, Mode: o.mode, Logger: log})
+	if err != nil {
+		return fail(err)
+	}
+	defer l.Close()
+	var c wire.RoomCode
+	if create {
+		mode := o.mode
+		if mode == wire.ModeAny {
+			mode = l.Mode()
+		}
+		l.Create(wire.RoomSettings{Mode: mode, Difficulty: wire.DifficultyNormal, MaxPlayers: wire.MaxPlayers,
+			Flags: wire.RoomJoinLate})
+	} else {
+		select {
+		case c = <-code:
+			code <- c // for the next bot
+		case <-ctx.Done():
+			return res
+		}
+		l.Join(c)
+	}
+	st, err := waitRoom(ctx, l, func(r *wire.Room) bool { return true })
+	if err != nil {
+		return fail(err)
+	}
+	if create {
+		fmt.Fprintf(o.out, "room %s\n", st.Code)
+		code <- st.Code
+	}
+	log.Info("in the room", "room", st.Code.String(), "player", st.You)
+	if o.say != "" {
+		if err := l.SendChat(o.say); err != nil {
+			log.Warn("cannot say", "err", err)
+		}
+	}
+	if create {
+		// The creator waits for the others (-n), or for a player who
+		// joins by the code: alone and ready, it would start at once.
+		want := max(o.n, 2)
+		if _, err := waitRoom(ctx, l, func(r *wire.Room) bool { return int(r.Count) >= want }); err != nil {
+			return fail(err)
+		}
+	}
+	if st, _ := l.State(); st.State == wire.RoomLobby {
+		l.Ready(true)
+	}
+	// The room may have started before the Ready came (refused Invalid):
+	// that refusal is no error.
+	if _, err := waitRoomIgnoring(ctx, l, wire.RoomInvalid, func(r *wire.Room) bool { return r.State == wire.RoomPlaying }); err != nil {
+		return fail(err)
+	}
+	gc, err := l.Play(ctx, client.Config{Logger: log})
+	if err != nil {
+		return fail(err)
+	}
+	defer gc.Close()
+	return drive(ctx, gc, res, rng, log)
+}
+
+// waitRoom waits until the lobby's room satisfies cond; a refusal or the
+// session's end is an error.
+func waitRoom(ctx context.Context, l *lobby.Lobby, cond func(r *wire.Room) bool) (wire.Room, error) {
+	return waitRoomIgnoring(ctx, l, 0, cond)
+}
+
+// waitRoomIgnoring is waitRoom, for which a refusal of reason ignore is no
+// error.
+func waitRoomIgnoring(ctx context.Context, l *lobby.Lobby, ignore uint8, cond func(r *wire.Room) bool) (wire.Room, error) {
+	for {
+		for _, r := range l.Refusals() {
+			if r.Reason != ignore {
+				return wire.Room{}, fmt.Errorf("room: %s", wire.RoomReason(r.Reason))
+			}
+		}
+		if st, ok := l.State(); ok && cond(&st) {
+			return st, nil
+		}
+		select {
+		case <-l.Changed():
+		case <-l.Done():
+			return wire.Room{}, l.Err()
+		case <-ctx.Done():
+			return wire.Room{}, ctx.Err()
+		}
 	}
 }

@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"rtype/internal/testrules"
+	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
+	"rtype/net/lobby"
 	"rtype/net/wire"
 	"rtype/server"
 )
@@ -93,5 +97,77 @@ func TestProtocolFallback(t *testing.T) {
 	out.Reset()
 	if code := run([]string{"-addr", srv.Addr(), "-protocol", "2", "-name", "two", "-log-level", "error"}, &out, &errs); code != 1 || !strings.Contains(out.String(), "does not speak protocol version 2") {
 		t.Fatalf("-protocol 2: exit %d, stdout %q", code, out.String())
+	}
+}
+
+// -create prints the room's code; the second bot joins it; both say a
+// line, get ready, play the room's game to its end.
+func TestCreateRoom(t *testing.T) {
+	srv := testserver.Start(t, server.Config{LoginLimit: 1 << 20, Rules: testrules.QuickDeath(), Mode: wire.ModeClassic,
+		GameOverLinger: 300 * time.Millisecond})
+	var out, errs bytes.Buffer
+	code := run([]string{"-addr", srv.Addr(), "-create", "-n", "2", "-say", "hello", "-duration", "30s", "-log-level", "warn"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out.String(), errs.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "room ") || !strings.Contains(lines[1], "(game over)") || !strings.Contains(lines[2], "(game over)") {
+		t.Fatalf("stdout %q", out.String())
+	}
+	if c, ok := wire.ParseRoomCode(strings.TrimPrefix(lines[0], "room ")); !ok || !c.Valid() {
+		t.Fatalf("code in %q", lines[0])
+	}
+}
+
+// -room joins a room by its code; a wrong code is a clear error.
+func TestJoinRoom(t *testing.T) {
+	srv := testserver.Start(t, server.Config{LoginLimit: 1 << 20, Rules: testrules.QuickDeath(), Mode: wire.ModeClassic,
+		GameOverLinger: 300 * time.Millisecond})
+	var out, errs bytes.Buffer
+	if code := run([]string{"-addr", srv.Addr(), "-room", "ZZZZZZ", "-duration", "10s"}, &out, &errs); code != 1 ||
+		!strings.Contains(out.String(), "no room has that code") {
+		t.Fatalf("wrong code: exit %d, %q", code, out.String())
+	}
+	errs.Reset()
+	if code := run([]string{"-room", "ZZZZZ0"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "-room") {
+		t.Fatalf("bad code: exit %d, %q", code, errs.String())
+	}
+	host, err := lobby.Dial(context.Background(), lobby.Config{Addr: srv.Addr(), Name: "Ripley"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	host.Create(wire.RoomSettings{Mode: wire.ModeClassic, MaxPlayers: 2})
+	var st wire.Room
+	for deadline := time.Now().Add(testutil.Wait); ; {
+		var ok bool
+		if st, ok = host.State(); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no room")
+		}
+		select {
+		case <-host.Changed():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	go func() {
+		for {
+			select {
+			case <-host.Changed():
+				if r, _ := host.State(); r.Count == 2 && r.State == wire.RoomLobby {
+					host.Start()
+					return
+				}
+			case <-time.After(testutil.Wait):
+				return
+			}
+		}
+	}()
+	out.Reset()
+	if code := run([]string{"-addr", srv.Addr(), "-room", strings.ToLower(st.Code.String()), "-duration", "30s", "-log-level", "warn"}, &out, &errs); code != 0 ||
+		!strings.Contains(out.String(), "(game over)") {
+		t.Fatalf("exit %d: %q %s", code, out.String(), errs.String())
 	}
 }

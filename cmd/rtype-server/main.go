@@ -62,6 +62,7 @@ import (
 	"syscall"
 	"time"
 
+	"rtype/bot"
 	"rtype/server"
 	"rtype/server/ops"
 )
@@ -112,7 +113,8 @@ func main() {
 
 	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
 		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log,
-		LoginLimit: *loginLimit, MaxTickLoad: *maxLoad}
+		LoginLimit: *loginLimit, MaxTickLoad: *maxLoad,
+		Bots: func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) }}
 	disco.apply(&cfg)
 	if err := rec.apply(&cfg, log); err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)

@@ -207,15 +207,17 @@ const rateSamples = 10 // one per 100 ms
 // Client is a player's connection to a server. Its methods are safe for
 // concurrent use.
 type Client struct {
-	cfg     Config
-	log     *slog.Logger
-	tcp     net.Conn
-	player  uint8
-	session uint32
-	token   wire.Token
-	version uint8         // the session's protocol version, 1 or 2
-	ext     wire.LoginExt // v2: the rules of LoginAccepted (7.1)
-	mode    uint8         // the game's mode (7.12): Classic unless a v2.1 LoginAccepted says Stage
+	cfg Config
+	log *slog.Logger
+	tcp net.Conn
+	// attached: the game of a room (Attach, 7.14), over a lobby's session.
+	attached bool
+	player   uint8
+	session  uint32
+	token    wire.Token
+	version  uint8         // the session's protocol version, 1 or 2
+	ext      wire.LoginExt // v2: the rules of LoginAccepted (7.1)
+	mode     uint8         // the game's mode (7.12): Classic unless a v2.1 LoginAccepted says Stage
 
 	rebindMu sync.Mutex // one Rebind at a time
 
@@ -309,6 +311,13 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		log.Info("login failed", "version", version, "err", err)
 		return nil, err
 	}
+	return start(ctx, cfg, log, conn, acc, version, false)
+}
+
+// start runs a session whose login was accepted: it opens the UDP socket,
+// binds, and starts the client's goroutines. attached marks a room's game
+// (Attach).
+func start(ctx context.Context, cfg Config, log *slog.Logger, conn net.Conn, acc wire.Message, version uint8, attached bool) (*Client, error) {
 	ta, _ := conn.RemoteAddr().(*net.TCPAddr)
 	if ta == nil {
 		conn.Close()
@@ -338,6 +347,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		frameAt:  now,
 		boundCh:  make(chan struct{}),
 		done:     make(chan struct{}),
+		attached: attached,
 	}
 	if version == wire.Version2 && acc.Minor >= 1 {
 		c.chatOut = make(chan []byte, chatQueue)
@@ -763,6 +773,9 @@ func (c *Client) receiveLocked(udp *net.UDPConn, h wire.Header2, p []byte, size 
 			// snapshots and must not count against it.
 			c.bound = true
 			c.frameAt = now
+			if c.attached && a.Tick > c.newest { // a room's game runs already (7.14)
+				c.newest, c.newestAt = a.Tick, now
+			}
 			close(c.boundCh)
 		}
 		if rb := c.rebind; rb != nil && rb.conn == udp && !rb.accepted {

@@ -225,6 +225,7 @@ func FuzzParseMessage2(f *testing.F) {
 		{Type: MsgLogout, Reason: LogoutKicked},
 		{Type: MsgLoginRequest, Version: 2, Name: "Ripley", Minor: 1, Mode: ModeStage},
 		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt, Minor: 1, Mode: ModeStage},
+		exLoginLobby, exLoginOKLobby, // 7.14
 	} {
 		b := AppendMessage2(nil, &m)[2:]
 		f.Add(b)
@@ -277,6 +278,7 @@ func TestWriteFuzzCorpus2(t *testing.T) {
 	for _, m := range []Message{ // v2.1 (7.12)
 		{Type: MsgLoginRequest, Version: 2, Name: "Ripley", Minor: 1, Mode: ModeStage},
 		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt, Minor: 1, Mode: ModeStage},
+		exLoginLobby, exLoginOKLobby, // 7.14
 	} {
 		msgs = append(msgs, AppendMessage2(nil, &m)[2:])
 	}
@@ -288,6 +290,7 @@ func TestWriteFuzzCorpus2(t *testing.T) {
 		"FuzzParseMessage2":     msgs,
 		"FuzzParseInput2":       fuzzInputs2(),
 		"FuzzParseChat":         fuzzChats(), // v2.1 (7.13)
+		"FuzzParseRoom":         fuzzRooms(), // v2.1 (7.14)
 	} {
 		dir := filepath.Join("testdata", "fuzz", name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {

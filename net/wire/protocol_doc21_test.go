@@ -75,5 +75,5 @@ func docExamples21() []docExample {
 			encode: func() []byte { return AppendEvent2(nil, &exArms) },
 			decode: event(exArms),
 		},
-	}, docExamplesChat()...)
+	}, append(docExamplesChat(), docExamplesRoom()...)...)
 }

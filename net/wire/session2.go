@@ -44,6 +44,9 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 		dst = append(dst, 0, 0, byte(m.Type), m.Version)
 		dst = appendString(dst, m.Name, MaxFrame-6)
 		dst = append(dst, m.Minor, m.Mode)
+		if m.Flags != 0 { // 7.14
+			dst = append(dst, m.Flags)
+		}
 		le.PutUint16(dst[at:], uint16(len(dst)-at-2))
 		return dst
 	case m.Type >= MsgChat && m.Type <= MsgChatRefused: // v2.1 (7.13)
@@ -79,6 +82,10 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 // has Minor 1 and Mode from it, which must be ModeClassic or ModeStage,
 // else the message is malformed.
 //
+// v2.1 (7.14): a third byte after the name is Flags (LoginLobby); a
+// LoginAccepted with Mode may have Player NoPlayer (a lobby session, in
+// no game yet).
+//
 // v2.1 (7.13): Chat, ChatMessage and ChatRefused; a string over its
 // bound (ChatMessage: a name over MaxChatNameBytes, a text over
 // MaxChatBytes), not valid UTF-8 or running past the message, or a
@@ -101,17 +108,29 @@ func ParseMessage2(b []byte) (Message, error) {
 		m, err := ParseMessage(b[:1+n])
 		if tail := body[n:]; err == nil && m.Type == MsgLoginRequest && len(tail) >= 2 && tail[0] >= 1 {
 			m.Minor, m.Mode = tail[0], tail[1]
+			if len(tail) >= 3 {
+				m.Flags = tail[2] // 7.14
+			}
 		}
 		return m, err
 	case MsgLoginAccepted:
 		if len(body) < loginAcceptedSize+LoginExtSize {
 			return Message{Type: MsgLoginAccepted}, ErrMessageBody
 		}
-		m, err := ParseMessage(b[:1+loginAcceptedSize])
+		x := body[loginAcceptedSize:]
+		var head [1 + loginAcceptedSize]byte
+		copy(head[:], b)
+		lobby := body[0] == NoPlayer && len(x) > LoginExtSize
+		if lobby { // a lobby session is in no game yet (7.14)
+			head[1] = 0
+		}
+		m, err := ParseMessage(head[:])
 		if err != nil {
 			return m, err
 		}
-		x := body[loginAcceptedSize:]
+		if lobby {
+			m.Player = NoPlayer
+		}
 		m.Ext = LoginExt{
 			ShipSpeed: le.Uint16(x[0:]), ShipW: x[2], ShipH: x[3],
 			AreaW: le.Uint16(x[4:]), AreaH: le.Uint16(x[6:]),

@@ -1,0 +1,461 @@
+// Package lobby is the client side of rooms (PROTOCOL.md 7.14): a v2.1
+// session logged in for the lobby, which lists, creates and joins rooms,
+// chats in them, and plays its room's games with package client (Play).
+// It never imports Ebitengine.
+package lobby
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"rtype/net/client"
+	"rtype/net/wire"
+)
+
+// Config says where and as whom a lobby logs in.
+type Config struct {
+	// Addr is the server's host:port.
+	Addr string
+	// Name is the player's name.
+	Name string
+	// Mode is the mode asked for at the login (7.12): quick join's
+	// default. Default wire.ModeAny, the server's.
+	Mode uint8
+	// LoginTimeout bounds the connection and the login. Default 5 s.
+	LoginTimeout time.Duration
+	// Logger receives the lobby's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Errors of a lobby.
+var (
+	// ErrNoRooms: the server answered the lobby login with a player
+	// number: it has no rooms (a v2.0 server, 7.14).
+	ErrNoRooms = errors.New("lobby: this server has no rooms")
+	// ErrNotPlaying: Play was called while the room's game does not run.
+	ErrNotPlaying = errors.New("lobby: the room's game is not running")
+)
+
+// maxChats is how many received lines wait for DrainChat.
+const maxChats = 64
+
+// Lobby is a session logged in for rooms. Its methods are safe for
+// concurrent use.
+type Lobby struct {
+	cfg  Config
+	log  *slog.Logger
+	conn net.Conn
+	acc  wire.Message
+
+	wmu sync.Mutex // writes to conn
+
+	mu       sync.Mutex
+	state    wire.Room // the last RoomState; Type 0 before one
+	listing  wire.Room
+	listSent time.Time
+	ping     time.Duration
+	refusals []wire.Room
+	chats    []client.Chat
+	game     *gameConn // the stream of the attached client, while it plays
+	err      error
+
+	changed chan struct{} // cap 1: something changed
+	done    chan struct{}
+	once    sync.Once
+}
+
+// Dial connects to cfg.Addr and logs in with v2.1 for the lobby.
+func Dial(ctx context.Context, cfg Config) (*Lobby, error) {
+	if cfg.LoginTimeout <= 0 {
+		cfg.LoginTimeout = 5 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	d := net.Dialer{Timeout: cfg.LoginTimeout}
+	conn, err := d.DialContext(ctx, "tcp", cfg.Addr)
+	if err != nil {
+		return nil, &client.ReachError{Addr: cfg.Addr, Err: err}
+	}
+	conn.SetDeadline(time.Now().Add(cfg.LoginTimeout))
+	req := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: cfg.Name,
+		Minor: wire.MinorVersion, Mode: cfg.Mode, Flags: wire.LoginLobby})
+	if _, err := conn.Write(req); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("lobby: login to %s: %w", cfg.Addr, err)
+	}
+	fr := wire.FrameReader{R: conn}
+	f, err := fr.ReadFrame()
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("lobby: login to %s: %w", cfg.Addr, err)
+	}
+	m, err := wire.ParseMessage2(f)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("lobby: answer to the login from %s: %w", cfg.Addr, err)
+	}
+	switch {
+	case m.Type == wire.MsgLoginRejected:
+		conn.Close()
+		return nil, &client.RejectedError{Reason: m.Reason, Text: wire.CleanText(m.Text), Version: wire.Version2}
+	case m.Type != wire.MsgLoginAccepted:
+		conn.Close()
+		return nil, fmt.Errorf("lobby: %v in answer to the login from %s", m.Type, cfg.Addr)
+	case m.Player != wire.NoPlayer || m.Minor < 1:
+		conn.Close()
+		return nil, ErrNoRooms
+	}
+	conn.SetDeadline(time.Time{})
+	l := &Lobby{cfg: cfg, log: cfg.Logger.With("server", cfg.Addr, "name", cfg.Name, "session", m.Session),
+		conn: conn, acc: m, changed: make(chan struct{}, 1), done: make(chan struct{})}
+	go l.read(&fr)
+	l.log.Info("lobby login accepted")
+	return l, nil
+}
+
+// Mode returns the session's mode, as the server accepted it.
+func (l *Lobby) Mode() uint8 { return l.acc.Mode }
+
+// read reads the session's stream until it ends.
+func (l *Lobby) read(fr *wire.FrameReader) {
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			l.end(fmt.Errorf("lobby: the server closed the session: %w", err))
+			return
+		}
+		t := wire.MsgType(f[0])
+		switch {
+		case wire.IsRoomMessage(t):
+			var r wire.Room
+			if err := wire.ParseRoom(f, &r); err != nil || r.Type < wire.MsgRoomListing {
+				l.end(fmt.Errorf("lobby: bad room message from the server: %v", err))
+				return
+			}
+			l.room(&r)
+		case t == wire.MsgChatMessage || t == wire.MsgChatRefused:
+			m, err := wire.ParseMessage2(f)
+			if err != nil {
+				l.end(fmt.Errorf("lobby: bad chat message from the server: %w", err))
+				return
+			}
+			l.chat(&m, f)
+		case t == wire.MsgLogout:
+			m, _ := wire.ParseMessage2(f)
+			l.end(&client.LogoutError{Reason: m.Reason})
+			return
+		}
+	}
+}
+
+// room takes a room message of the server.
+func (l *Lobby) room(r *wire.Room) {
+	l.mu.Lock()
+	switch r.Type {
+	case wire.MsgRoomState:
+		was := l.state
+		l.state = *r
+		if g := l.game; g != nil && was.State == wire.RoomPlaying && r.State != wire.RoomPlaying {
+			// The game is over for us: its client ends as an open game's
+			// does, with Logout(GameOver).
+			g.push(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: wire.LogoutGameOver}))
+			l.game = nil
+		}
+	case wire.MsgRoomListing:
+		l.listing = *r
+		if !l.listSent.IsZero() {
+			l.ping, l.listSent = time.Since(l.listSent), time.Time{}
+		}
+	case wire.MsgRoomRefused:
+		if r.Reason == wire.RoomKicked {
+			l.state = wire.Room{}
+		}
+		if len(l.refusals) < maxChats {
+			l.refusals = append(l.refusals, *r)
+		}
+	}
+	l.mu.Unlock()
+	l.poke()
+}
+
+// chat keeps a line, and passes it to the playing client.
+func (l *Lobby) chat(m *wire.Message, frame []byte) {
+	c := client.Chat{Tick: m.Tick, Player: m.Player, Name: wire.CleanName(m.Name), Text: wire.CleanChat(m.Text)}
+	if m.Type == wire.MsgChatRefused {
+		c = client.Chat{Refused: m.Reason, Wait: time.Duration(m.Wait) * time.Millisecond}
+	}
+	l.mu.Lock()
+	if g := l.game; g != nil {
+		g.push(append([]byte{byte(len(frame)), byte(len(frame) >> 8)}, frame...))
+	} else if c.Refused != 0 || c.Text != "" {
+		if len(l.chats) == maxChats {
+			l.chats = append(l.chats[:0], l.chats[1:]...)
+		}
+		l.chats = append(l.chats, c)
+	}
+	l.mu.Unlock()
+	l.poke()
+}
+
+func (l *Lobby) poke() {
+	select {
+	case l.changed <- struct{}{}:
+	default:
+	}
+}
+
+// end ends the lobby with err, once.
+func (l *Lobby) end(err error) {
+	l.once.Do(func() {
+		l.mu.Lock()
+		l.err = err
+		if g := l.game; g != nil {
+			g.Close()
+			l.game = nil
+		}
+		l.mu.Unlock()
+		l.conn.Close()
+		close(l.done)
+		l.log.Info("lobby ended", "err", err)
+	})
+}
+
+// Changed is signalled when the room, the listing, a refusal or the chat
+// changed.
+func (l *Lobby) Changed() <-chan struct{} { return l.changed }
+
+// Done is closed when the session has ended; Err says why.
+func (l *Lobby) Done() <-chan struct{} { return l.done }
+
+// Err returns why the session ended, or nil while it runs.
+func (l *Lobby) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// State returns the last RoomState, and false when the client is in no
+// room.
+func (l *Lobby) State() (wire.Room, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.state, l.state.Type == wire.MsgRoomState
+}
+
+// Listing returns the last RoomListing and the ping it measured.
+func (l *Lobby) Listing() (wire.Room, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.listing, l.ping
+}
+
+// Refusals returns the refusals received since the last call.
+func (l *Lobby) Refusals() []wire.Room {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.refusals
+	l.refusals = nil
+	return r
+}
+
+// DrainChat appends the lines received since the last call to dst.
+func (l *Lobby) DrainChat(dst []client.Chat) []client.Chat {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	dst = append(dst, l.chats...)
+	l.chats = l.chats[:0]
+	return dst
+}
+
+// write writes one frame to the server.
+func (l *Lobby) write(b []byte) error {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	l.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, err := l.conn.Write(b)
+	if err != nil {
+		return fmt.Errorf("lobby: writing to %s: %w", l.cfg.Addr, err)
+	}
+	return nil
+}
+
+func (l *Lobby) send(r wire.Room) error { return l.write(wire.AppendRoom(nil, &r)) }
+
+// List asks for the public rooms.
+func (l *Lobby) List() error {
+	l.mu.Lock()
+	l.listSent = time.Now()
+	l.mu.Unlock()
+	return l.send(wire.Room{Type: wire.MsgRoomList})
+}
+
+// Create creates a room of st and joins it as its owner.
+func (l *Lobby) Create(st wire.RoomSettings) error {
+	return l.send(wire.Room{Type: wire.MsgRoomCreate, Settings: st})
+}
+
+// Join joins the room of code.
+func (l *Lobby) Join(code wire.RoomCode) error {
+	return l.send(wire.Room{Type: wire.MsgRoomJoin, Code: code})
+}
+
+// Quick joins the best public room of mode (0: the login's), or creates
+// one.
+func (l *Lobby) Quick(mode uint8) error {
+	return l.send(wire.Room{Type: wire.MsgRoomQuick, Mode: mode})
+}
+
+// Ready says whether the player is ready.
+func (l *Lobby) Ready(ready bool) error {
+	v := uint8(0)
+	if ready {
+		v = 1
+	}
+	return l.send(wire.Room{Type: wire.MsgRoomReady, Value: v})
+}
+
+// Start starts the room's game (owner).
+func (l *Lobby) Start() error { return l.send(wire.Room{Type: wire.MsgRoomStart}) }
+
+// Kick puts player p out of the room (owner).
+func (l *Lobby) Kick(p uint8) error { return l.send(wire.Room{Type: wire.MsgRoomKick, Value: p}) }
+
+// Settings changes the room's settings (owner).
+func (l *Lobby) Settings(st wire.RoomSettings) error {
+	return l.send(wire.Room{Type: wire.MsgRoomSettings, Settings: st})
+}
+
+// AddBot adds a bot (owner).
+func (l *Lobby) AddBot() error {
+	return l.send(wire.Room{Type: wire.MsgRoomBot, Value: 1, Player: wire.NoPlayer})
+}
+
+// RemoveBot removes the bot of player p, or with wire.NoPlayer the last
+// one (owner).
+func (l *Lobby) RemoveBot(p uint8) error {
+	return l.send(wire.Room{Type: wire.MsgRoomBot, Value: 0, Player: p})
+}
+
+// Again brings the room back to its lobby after a game over.
+func (l *Lobby) Again() error { return l.send(wire.Room{Type: wire.MsgRoomAgain}) }
+
+// Leave leaves the room.
+func (l *Lobby) Leave() error {
+	l.mu.Lock()
+	l.state = wire.Room{}
+	l.mu.Unlock()
+	return l.send(wire.Room{Type: wire.MsgRoomLeave})
+}
+
+// SendChat sends a chat line to the room (7.13).
+func (l *Lobby) SendChat(text string) error {
+	if _, why := wire.NormalizeChatString(nil, text); why != 0 {
+		return &client.ChatError{Reason: why}
+	}
+	return l.write(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: text}))
+}
+
+// Play plays the room's game, which must be running: it binds and
+// returns the client of the game (client.Attach). The client ends with
+// Logout(GameOver) when the room's game is over; the lobby goes on.
+// Closing the client logs the session out of the server.
+func (l *Lobby) Play(ctx context.Context, cfg client.Config) (*client.Client, error) {
+	l.mu.Lock()
+	st := l.state
+	if st.Type != wire.MsgRoomState || st.State != wire.RoomPlaying || l.err != nil {
+		l.mu.Unlock()
+		return nil, ErrNotPlaying
+	}
+	if l.game != nil {
+		l.game.Close()
+	}
+	g := &gameConn{l: l, in: make(chan []byte, 64), closed: make(chan struct{})}
+	l.game = g
+	l.mu.Unlock()
+	acc := l.acc
+	acc.Player, acc.Tick = st.You, 0
+	cfg.Addr, cfg.Name = l.cfg.Addr, l.cfg.Name
+	c, err := client.Attach(ctx, cfg, g, acc)
+	if err != nil {
+		l.mu.Lock()
+		if l.game == g {
+			l.game = nil
+		}
+		l.mu.Unlock()
+		g.Close()
+	}
+	return c, err
+}
+
+// Close logs out (Logout Left) and closes the connection.
+func (l *Lobby) Close() error {
+	l.write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: wire.LogoutLeft}))
+	l.end(client.ErrClosed)
+	return nil
+}
+
+// gameConn is the session's stream as an attached client sees it: it
+// reads what the lobby pushes (the game's chat, the final Logout) and
+// writes to the server.
+type gameConn struct {
+	l      *Lobby
+	in     chan []byte
+	buf    []byte
+	closed chan struct{}
+	once   sync.Once
+}
+
+// push queues frames for the client; when it reads too slowly they are
+// dropped (chat lines), as the server drops them (7.13).
+func (g *gameConn) push(b []byte) {
+	select {
+	case g.in <- b:
+	default:
+	}
+}
+
+func (g *gameConn) Read(p []byte) (int, error) {
+	if len(g.buf) == 0 {
+		select {
+		case g.buf = <-g.in:
+		case <-g.closed:
+			return 0, io.EOF
+		}
+	}
+	n := copy(p, g.buf)
+	g.buf = g.buf[n:]
+	return n, nil
+}
+
+func (g *gameConn) Write(p []byte) (int, error) {
+	select {
+	case <-g.closed:
+		return 0, net.ErrClosed
+	default:
+	}
+	if err := g.l.write(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (g *gameConn) Close() error {
+	g.once.Do(func() { close(g.closed) })
+	return nil
+}
+
+func (g *gameConn) LocalAddr() net.Addr                { return g.l.conn.LocalAddr() }
+func (g *gameConn) RemoteAddr() net.Addr               { return g.l.conn.RemoteAddr() }
+func (g *gameConn) SetDeadline(t time.Time) error      { return nil }
+func (g *gameConn) SetReadDeadline(t time.Time) error  { return nil }
+func (g *gameConn) SetWriteDeadline(t time.Time) error { return nil }
+
+// CanChat reports true: a lobby session is v2.1, it has chat (7.13).
+func (l *Lobby) CanChat() bool { return true }

@@ -1,0 +1,638 @@
+package server
+
+import (
+	"cmp"
+	"crypto/rand"
+	"fmt"
+	"math/big"
+	"net/netip"
+	"slices"
+	"time"
+
+	"rtype/net/link"
+	"rtype/net/wire"
+)
+
+// Rooms (PROTOCOL.md 7.14): a lobby session (LoginRequest flag Lobby)
+// starts in no game; it lists, creates and joins rooms, and plays its
+// room's games. A room holds no world until its game starts, so nobody
+// loses lives while waiting; after the game over its members come back to
+// it. Everything here runs under s.mu; room messages go out through the
+// sessions' chat outboxes (7.13), so a slow reader holds nobody.
+
+// room is one room: its members by player number, and its game while it
+// plays.
+type room struct {
+	code     wire.RoomCode
+	settings wire.RoomSettings
+	state    uint8 // wire.RoomLobby, RoomPlaying or RoomOver
+	owner    uint8
+	seq      uint64 // creation order: quick join prefers the oldest of equals
+	members  [wire.MaxPlayers]*member
+	game     *game // while Playing; its members' sessions play in it
+}
+
+// member is a member of a room: a lobby session, or a bot (ss nil).
+type member struct {
+	ss    *session
+	name  string
+	ready bool
+}
+
+// wrongCodes is an address's last wrong room codes: when all of them
+// are younger than WrongCodeWindow, its RoomJoins are refused.
+type wrongCodes struct {
+	at   []time.Time // cfg.WrongCodes, a ring; the oldest at next
+	next int
+}
+
+// humans returns the number of members with a session.
+func (rm *room) humans() int {
+	n := 0
+	for _, m := range rm.members {
+		if m != nil && m.ss != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// count returns the number of members, bots included.
+func (rm *room) count() int {
+	n := 0
+	for _, m := range rm.members {
+		if m != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// freeSlot returns the lowest free player number below the room's max,
+// or wire.NoPlayer.
+func (rm *room) freeSlot() uint8 {
+	for p := range min(int(rm.settings.MaxPlayers), wire.MaxPlayers) {
+		if rm.members[p] == nil {
+			return uint8(p)
+		}
+	}
+	return wire.NoPlayer
+}
+
+// hasName reports whether a member has name, ignoring case.
+func (rm *room) hasName(name string) bool {
+	for _, m := range rm.members {
+		if m != nil && equalFold(m.name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// allReady reports whether every member is ready (bots always are).
+func (rm *room) allReady() bool {
+	for _, m := range rm.members {
+		if m != nil && !m.ready {
+			return false
+		}
+	}
+	return true
+}
+
+// roomGameLocked returns the running game of the best public room of
+// mode that a login without rooms may join (7.14: v1, v2.0 and v2.1
+// without Lobby quick join the rooms that play and take players in), or
+// nil.
+func (s *Server) roomGameLocked(name string, mode uint8) *game {
+	var best *room
+	for _, rm := range s.rooms {
+		if rm.settings.Mode != mode || rm.settings.Flags&wire.RoomPublic == 0 || rm.state != wire.RoomPlaying ||
+			rm.game == nil || rm.game.over || rm.joinable(name) != 0 {
+			continue
+		}
+		if best == nil || rm.count() > best.count() || (rm.count() == best.count() && rm.seq < best.seq) {
+			best = rm
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return best.game
+}
+
+// roomsWaiting returns the rooms without a game: each may start one, so
+// they count against MaxGames when a login would open a game.
+func (s *Server) roomsWaiting() int {
+	n := 0
+	for _, rm := range s.rooms {
+		if rm.game == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// joinable returns why a player named name cannot join rm, or 0.
+func (rm *room) joinable(name string) uint8 {
+	switch {
+	case rm.settings.Flags&wire.RoomLocked != 0:
+		return wire.RoomIsLocked
+	case rm.state == wire.RoomPlaying && rm.settings.Flags&wire.RoomJoinLate == 0:
+		return wire.RoomInProgress
+	case rm.freeSlot() == wire.NoPlayer:
+		return wire.RoomFull
+	case rm.hasName(name):
+		return wire.RoomNameTaken
+	}
+	return 0
+}
+
+// roomMessage handles a room frame (its type and body) of ss. A session
+// that did not log in for the lobby skips room messages (unknown types,
+// 7.1); a malformed one, or one of the server's, is an error that ends
+// the session (3.1).
+func (s *Server) roomMessage(ss *session, f []byte) error {
+	if !ss.lobby {
+		return nil
+	}
+	var r wire.Room
+	if err := wire.ParseRoom(f, &r); err != nil {
+		return err
+	}
+	if r.Type >= wire.MsgRoomListing {
+		return fmt.Errorf("%w: %#x from a client", wire.ErrMessageType, r.Type)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss.gone {
+		return nil
+	}
+	if why, wait := s.roomRequestLocked(ss, &r, time.Now()); why != 0 {
+		s.refuseRoomLocked(ss, why, wait)
+	}
+	return nil
+}
+
+// refuseRoomLocked sends ss RoomRefused.
+func (s *Server) refuseRoomLocked(ss *session, why uint8, wait uint16) {
+	s.log.Info("room request refused", "session", ss.id, "name", ss.name, "reason", wire.RoomReason(why))
+	s.roomBuf = wire.AppendRoom(s.roomBuf[:0], &wire.Room{Type: wire.MsgRoomRefused, Reason: why, Wait: wait})
+	s.pushTo(ss, s.roomBuf)
+}
+
+// roomRequestLocked applies the rules of 7.14 to a request of ss; it
+// returns the reason to refuse it (and the wait of RateLimited), or 0.
+func (s *Server) roomRequestLocked(ss *session, r *wire.Room, now time.Time) (uint8, uint16) {
+	switch r.Type {
+	case wire.MsgRoomList:
+		s.sendListingLocked(ss)
+		return 0, 0
+	case wire.MsgRoomCreate, wire.MsgRoomJoin, wire.MsgRoomQuick:
+		if ss.room != nil {
+			return wire.RoomInRoom, 0
+		}
+	}
+	switch r.Type {
+	case wire.MsgRoomCreate:
+		if !r.Settings.Valid() {
+			return wire.RoomInvalid, 0
+		}
+		return s.createRoomLocked(ss, r.Settings, now), 0
+	case wire.MsgRoomJoin:
+		return s.joinByCodeLocked(ss, r.Code, now)
+	case wire.MsgRoomQuick:
+		return s.quickJoinLocked(ss, r.Mode, now), 0
+	}
+	rm := ss.room
+	if rm == nil {
+		return wire.RoomNotInRoom, 0
+	}
+	me := ss.player
+	switch r.Type {
+	case wire.MsgRoomReady:
+		if rm.state != wire.RoomLobby {
+			return wire.RoomInvalid, 0
+		}
+		rm.members[me].ready = r.Value != 0
+		if rm.allReady() {
+			if why := s.startRoomLocked(rm, now); why != 0 {
+				return why, 0
+			}
+		}
+		s.sendStateLocked(rm)
+		return 0, 0
+	case wire.MsgRoomLeave:
+		s.removeMemberLocked(rm, me, true)
+		return 0, 0
+	case wire.MsgRoomAgain:
+		if rm.state != wire.RoomOver {
+			return wire.RoomInvalid, 0
+		}
+		rm.state = wire.RoomLobby
+		for _, m := range rm.members {
+			if m != nil {
+				m.ready = m.ss == nil
+			}
+		}
+		s.sendStateLocked(rm)
+		return 0, 0
+	}
+	if rm.owner != me {
+		return wire.RoomNotOwner, 0
+	}
+	switch r.Type {
+	case wire.MsgRoomStart:
+		if rm.state != wire.RoomLobby {
+			return wire.RoomInvalid, 0
+		}
+		if why := s.startRoomLocked(rm, now); why != 0 {
+			return why, 0
+		}
+	case wire.MsgRoomKick:
+		p := r.Value
+		if p >= wire.MaxPlayers || rm.members[p] == nil || p == me {
+			return wire.RoomInvalid, 0
+		}
+		kicked := rm.members[p].ss
+		s.log.Info("room kick", "room", rm.code.String(), "player", p, "name", rm.members[p].name)
+		s.removeMemberLocked(rm, p, true)
+		switch {
+		case kicked != nil && kicked.lobby:
+			s.refuseRoomLocked(kicked, wire.RoomKicked, 0)
+		case kicked != nil: // a login without rooms: out of the server (3.2)
+			s.dropLocked(kicked)
+			go kicked.logout(wire.LogoutKicked)
+		}
+		return 0, 0 // removeMemberLocked told the others
+	case wire.MsgRoomSettings:
+		st := r.Settings
+		if !st.Valid() {
+			return wire.RoomInvalid, 0
+		}
+		if rm.state == wire.RoomPlaying {
+			was := rm.settings
+			was.Flags = st.Flags
+			if was != st {
+				return wire.RoomInvalid, 0
+			}
+		}
+		for p, m := range rm.members {
+			if m != nil && p >= int(st.MaxPlayers) {
+				return wire.RoomInvalid, 0
+			}
+		}
+		rm.settings = st
+	case wire.MsgRoomBot:
+		if rm.state == wire.RoomPlaying {
+			return wire.RoomInvalid, 0
+		}
+		if r.Value != 0 {
+			if s.cfg.Bots == nil {
+				return wire.RoomInvalid, 0 // a server without bots
+			}
+			p := rm.freeSlot()
+			if p == wire.NoPlayer {
+				return wire.RoomFull, 0
+			}
+			rm.members[p] = &member{name: fmt.Sprintf("Bot %d", p+1), ready: true}
+			break
+		}
+		p := r.Player
+		if p == wire.NoPlayer {
+			for q := wire.MaxPlayers - 1; q >= 0; q-- {
+				if m := rm.members[q]; m != nil && m.ss == nil {
+					p = uint8(q)
+					break
+				}
+			}
+		}
+		if p >= wire.MaxPlayers || rm.members[p] == nil || rm.members[p].ss != nil {
+			return wire.RoomInvalid, 0
+		}
+		rm.members[p] = nil
+	}
+	s.sendStateLocked(rm)
+	return 0, 0
+}
+
+// newRoomCode draws a code no room has.
+func (s *Server) newRoomCode() wire.RoomCode {
+	n := big.NewInt(int64(len(wire.RoomCodeAlphabet)))
+	for {
+		var c wire.RoomCode
+		for i := range c {
+			k, _ := rand.Int(rand.Reader, n)
+			c[i] = wire.RoomCodeAlphabet[k.Int64()]
+		}
+		if _, used := s.rooms[c]; !used {
+			return c
+		}
+	}
+}
+
+// createRoomLocked creates a room of settings owned by ss.
+func (s *Server) createRoomLocked(ss *session, st wire.RoomSettings, now time.Time) uint8 {
+	if len(s.rooms) >= s.cfg.MaxRooms {
+		return wire.RoomTooMany
+	}
+	s.roomSeq++
+	rm := &room{code: s.newRoomCode(), settings: st, state: wire.RoomLobby, seq: s.roomSeq}
+	s.rooms[rm.code] = rm
+	s.log.Info("room created", "room", rm.code.String(), "owner", ss.name, "mode", wire.ModeName(st.Mode),
+		"max", st.MaxPlayers, "flags", st.Flags)
+	s.addMemberLocked(rm, ss, now)
+	rm.owner = ss.player
+	s.sendStateLocked(rm)
+	return 0
+}
+
+// joinByCodeLocked joins ss to the room of code, after the rate limit of
+// wrong codes of its address.
+func (s *Server) joinByCodeLocked(ss *session, code wire.RoomCode, now time.Time) (uint8, uint16) {
+	window := s.cfg.WrongCodeWindow
+	w := s.wrong[ss.ip]
+	if w != nil {
+		if oldest := w.at[w.next]; !oldest.IsZero() && now.Sub(oldest) < window {
+			wait := (window - now.Sub(oldest) + time.Millisecond - 1) / time.Millisecond
+			return wire.RoomRateLimited, uint16(min(wait, 65535))
+		}
+	}
+	rm := s.rooms[code]
+	if rm == nil {
+		if w == nil {
+			s.pruneWrongLocked(now)
+			w = &wrongCodes{at: make([]time.Time, s.cfg.WrongCodes)}
+			s.wrong[ss.ip] = w
+		}
+		w.at[w.next] = now
+		w.next = (w.next + 1) % len(w.at)
+		s.log.Info("wrong room code", "session", ss.id, "addr", ss.ip)
+		return wire.RoomNoSuchRoom, 0
+	}
+	if why := rm.joinable(ss.name); why != 0 {
+		return why, 0
+	}
+	s.addMemberLocked(rm, ss, now)
+	s.sendStateLocked(rm)
+	return 0, 0
+}
+
+// pruneWrongLocked forgets the addresses whose wrong codes are all older
+// than the window, when there are many.
+func (s *Server) pruneWrongLocked(now time.Time) {
+	if len(s.wrong) < 1024 {
+		return
+	}
+	for ip, w := range s.wrong {
+		last := w.at[(w.next+len(w.at)-1)%len(w.at)]
+		if now.Sub(last) >= s.cfg.WrongCodeWindow {
+			delete(s.wrong, ip)
+		}
+	}
+}
+
+// quickJoinLocked joins ss to the best public room of mode, else creates
+// one (7.14).
+func (s *Server) quickJoinLocked(ss *session, mode uint8, now time.Time) uint8 {
+	if mode != wire.ModeClassic && mode != wire.ModeStage {
+		mode = ss.mode
+	}
+	var best *room
+	for _, rm := range s.rooms {
+		if rm.settings.Mode != mode || rm.settings.Flags&wire.RoomPublic == 0 || rm.state == wire.RoomOver ||
+			rm.joinable(ss.name) != 0 {
+			continue
+		}
+		if best == nil || rm.count() > best.count() || (rm.count() == best.count() && rm.seq < best.seq) {
+			best = rm
+		}
+	}
+	if best == nil {
+		return s.createRoomLocked(ss, wire.RoomSettings{Mode: mode, Difficulty: wire.DifficultyNormal,
+			MaxPlayers: wire.MaxPlayers, Flags: wire.RoomPublic | wire.RoomJoinLate}, now)
+	}
+	s.addMemberLocked(best, ss, now)
+	s.sendStateLocked(best)
+	return 0
+}
+
+// addMemberLocked makes ss a member of rm at its lowest free slot (the
+// caller checked there is one); in a Playing room it joins the game.
+func (s *Server) addMemberLocked(rm *room, ss *session, now time.Time) {
+	p := rm.freeSlot()
+	rm.members[p] = &member{ss: ss, name: ss.name}
+	ss.room, ss.player = rm, p
+	s.log.Info("room join", "room", rm.code.String(), "session", ss.id, "name", ss.name, "player", p)
+	if rm.state == wire.RoomPlaying && rm.game != nil {
+		s.enterGameLocked(rm.game, ss, now)
+	}
+}
+
+// removeMemberLocked takes player p out of rm. With detach, a session
+// also leaves its game (its ship leaves the world); without, the caller
+// (dropLocked) does that. A room left with no human is deleted; the
+// owner's leaving gives the room to the lowest human.
+func (s *Server) removeMemberLocked(rm *room, p uint8, detach bool) {
+	m := rm.members[p]
+	if m == nil {
+		return
+	}
+	rm.members[p] = nil
+	if ss := m.ss; ss != nil {
+		ss.room = nil
+		if detach {
+			s.leaveGameLocked(ss, wire.LeftLeft)
+			ss.player = wire.NoPlayer
+		}
+	} else if g := rm.game; g != nil && g.bots != nil {
+		g.bots.Remove(p)
+		if !g.over {
+			g.world.RemovePlayer(p, wire.LeftLeft)
+		}
+	}
+	s.log.Info("room leave", "room", rm.code.String(), "player", p, "name", m.name)
+	if rm.humans() == 0 {
+		s.deleteRoomLocked(rm)
+		return
+	}
+	if rm.owner == p {
+		for q, o := range rm.members {
+			if o != nil && o.ss != nil {
+				rm.owner = uint8(q)
+				break
+			}
+		}
+	}
+	s.sendStateLocked(rm)
+}
+
+// deleteRoomLocked forgets rm; its game, if any, ends when its last
+// session leaves it (its bots with it).
+func (s *Server) deleteRoomLocked(rm *room) {
+	for p, m := range rm.members {
+		if m != nil && m.ss != nil {
+			m.ss.room = nil
+		}
+		rm.members[p] = nil
+	}
+	rm.game = nil // its game keeps g.room: it is a room's, no open game
+	delete(s.rooms, rm.code)
+	s.log.Info("room deleted", "room", rm.code.String())
+}
+
+// startRoomLocked starts rm's game: a new world of its settings, its
+// members in it with their room numbers; bots enter at once, sessions
+// when they bind.
+func (s *Server) startRoomLocked(rm *room, now time.Time) uint8 {
+	running := 0
+	for _, g := range s.games {
+		if !g.empty() {
+			running++
+		}
+	}
+	if running >= s.cfg.MaxGames {
+		return wire.RoomTooMany
+	}
+	id := s.nextGame
+	w, err := s.newWorldOf(rm.settings.Mode, rm.settings.Difficulty, s.seed+uint64(id))
+	if err != nil {
+		s.log.Error("cannot start a room's game", "room", rm.code.String(), "err", err)
+		return wire.RoomTooMany
+	}
+	s.nextGame++
+	g := &game{id: id, mode: rm.settings.Mode, world: w, room: rm}
+	s.games = append(s.games, g)
+	s.lifeLocked(GameStarted)
+	rm.game, rm.state = g, wire.RoomPlaying
+	for p, m := range rm.members {
+		switch {
+		case m == nil:
+		case m.ss != nil:
+			s.enterGameLocked(g, m.ss, now)
+		default:
+			if g.bots == nil {
+				g.bots = s.cfg.Bots(g.mode, s.seed+uint64(id))
+			}
+			g.bots.Add(uint8(p))
+			w.AddPlayer(uint8(p), m.name)
+		}
+	}
+	s.log.Info("game started", "game", id, "mode", wire.ModeName(g.mode), "room", rm.code.String())
+	return 0
+}
+
+// enterGameLocked puts a member's session in g at its room number, with
+// a new link: it binds as after a login (3.4, 7.3).
+func (s *Server) enterGameLocked(g *game, ss *session, now time.Time) {
+	s.leaveGameLocked(ss, wire.LeftLeft)
+	ss.game = g
+	g.sessions[ss.player] = ss
+	ss.start = now
+	s.log.Info("room member enters its game", "session", ss.id, "name", ss.name, "game", g.id, "player", ss.player)
+}
+
+// leaveGameLocked takes ss out of its game, if it is in one: its ship
+// leaves the world, its UDP binding ends (a new link for the next game).
+func (s *Server) leaveGameLocked(ss *session, why uint8) {
+	g := ss.game
+	if g == nil {
+		return
+	}
+	if g.sessions[ss.player] == ss {
+		g.sessions[ss.player] = nil
+	}
+	if ss.joined && !g.over {
+		g.world.RemovePlayer(ss.player, why)
+	}
+	ss.game = nil
+	ss.bound, ss.joined, ss.addr = false, false, netip.AddrPort{}
+	ss.link = link.NewV2(ss.id, time.Now())
+	ss.steps = stepQueue{}
+	ss.hasInput, ss.overflow = false, false
+}
+
+// backToRoomLocked brings ss back from its game over to its room, which
+// is then Over (7.14).
+func (s *Server) backToRoomLocked(ss *session) {
+	rm := ss.room
+	s.leaveGameLocked(ss, wire.LeftLeft)
+	s.log.Info("game over for player, back to its room", "session", ss.id, "name", ss.name, "room", rm.code.String())
+	if rm.state == wire.RoomPlaying {
+		rm.state, rm.game = wire.RoomOver, nil
+		for _, m := range rm.members {
+			if m != nil {
+				m.ready = m.ss == nil
+			}
+		}
+	}
+	s.sendStateLocked(rm)
+}
+
+// gameEndedLocked is told that g, empty, ends: its room, if it still
+// plays it, is Over.
+func (s *Server) gameEndedLocked(g *game) {
+	if rm := g.room; rm != nil && rm.game == g {
+		rm.game = nil
+		if rm.state == wire.RoomPlaying {
+			rm.state = wire.RoomOver
+			s.sendStateLocked(rm)
+		}
+	}
+}
+
+// sendStateLocked sends every member of rm its RoomState.
+func (s *Server) sendStateLocked(rm *room) {
+	r := &s.roomOut
+	*r = wire.Room{Type: wire.MsgRoomState, Code: rm.code, State: rm.state, Owner: rm.owner, Settings: rm.settings}
+	for p, m := range rm.members {
+		if m == nil {
+			continue
+		}
+		flags := uint8(0)
+		if m.ready {
+			flags |= wire.MemberReady
+		}
+		if m.ss == nil {
+			flags |= wire.MemberBot
+		}
+		r.Members[r.Count] = wire.RoomMember{Player: uint8(p), Colour: uint8(p), Flags: flags, Name: m.name}
+		r.Count++
+	}
+	for p, m := range rm.members {
+		if m == nil || m.ss == nil || m.ss.chat == nil || !m.ss.lobby {
+			continue // bots, and logins without rooms, get no room messages
+		}
+		r.You = uint8(p)
+		s.roomBuf = wire.AppendRoom(s.roomBuf[:0], r)
+		s.pushTo(m.ss, s.roomBuf)
+	}
+}
+
+// sendListingLocked sends ss the public rooms, those with the most
+// players first (the oldest of equals), at most wire.MaxListedRooms.
+func (s *Server) sendListingLocked(ss *session) {
+	list := make([]*room, 0, len(s.rooms))
+	for _, rm := range s.rooms {
+		if rm.settings.Flags&wire.RoomPublic != 0 {
+			list = append(list, rm)
+		}
+	}
+	slices.SortFunc(list, func(a, b *room) int {
+		if c := cmp.Compare(b.count(), a.count()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	r := &s.roomOut
+	*r = wire.Room{Type: wire.MsgRoomListing}
+	for _, rm := range list[:min(len(list), wire.MaxListedRooms)] {
+		r.Rooms[r.Count] = wire.RoomInfo{Code: rm.code, Mode: rm.settings.Mode, State: rm.state,
+			Players: uint8(rm.count()), Max: rm.settings.MaxPlayers, Flags: rm.settings.Flags}
+		r.Count++
+	}
+	if ss.chat == nil {
+		return
+	}
+	s.roomBuf = wire.AppendRoom(s.roomBuf[:0], r)
+	s.pushTo(ss, s.roomBuf)
+}
