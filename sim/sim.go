@@ -621,10 +621,17 @@ func (w *World) eval(e *entity) {
 	e.x, e.y, e.vx, e.vy = e.mo.At(float64(w.tick))
 }
 
+// moveOthers moves every entity but ships, Forces and bits (moveShips and
+// moveArms move those) by its motion, and animates it. (A Classic world
+// has no Force or bit.)
 func (w *World) moveOthers() {
 	for s := int32(1); s < w.hi; s++ {
 		e := &w.ents[s]
-		if !e.alive || e.kind == wire.KindPlayerShip {
+		if !e.alive {
+			continue
+		}
+		switch roles[e.kind] {
+		case roleShip, roleForce, roleBit: // moveShips and moveArms move them
 			continue
 		}
 		e.px, e.py = e.x, e.y

@@ -50,7 +50,7 @@ func (w *World) stepStage() {
 	w.ids.ripen(w.tick)
 	w.moveShips()
 	w.moveArms()
-	w.moveOthersStage()
+	w.moveOthers()
 	w.foesThink()
 	w.collectStage()
 	w.hitFoes()
@@ -62,24 +62,6 @@ func (w *World) stepStage() {
 	w.shipFrames()
 	w.checkOverStage()
 	w.emitHealth()
-}
-
-// moveOthersStage moves every entity but ships, Forces and bits by its
-// motion (moveArms moves those).
-func (w *World) moveOthersStage() {
-	for s := int32(1); s < w.hi; s++ {
-		e := &w.ents[s]
-		if !e.alive {
-			continue
-		}
-		switch roles[e.kind] {
-		case roleShip, roleForce, roleBit:
-			continue
-		}
-		e.px, e.py = e.x, e.y
-		w.eval(e)
-		e.frame = e.anim.Frame(e.mo.T0, float64(w.tick))
-	}
 }
 
 // collectStage lists the live entities of each role, by slot.
