@@ -38,8 +38,8 @@ type armsNumbers struct {
 }
 
 // armsRules returns the arms' numbers: those of sim's arms rules, which
-// the server plays by (the ship rules r only set the tick rate there).
-func armsRules(r *sim.Rules) armsNumbers {
+// the server plays by.
+func armsRules() armsNumbers {
 	a := sim.DefaultArmsRules()
 	return armsNumbers{
 		ChargeTicks: a.ChargeTicks,
@@ -139,8 +139,8 @@ type stageState struct {
 }
 
 // newStageState returns the Stage state of a game in mode mode.
-func newStageState(mode uint8, r *sim.Rules) stageState {
-	s := stageState{active: mode == wire.ModeStage, rules: armsRules(r),
+func newStageState(mode uint8) stageState {
+	s := stageState{active: mode == wire.ModeStage, rules: armsRules(),
 		introAt: math.Inf(-1), warnAt: math.Inf(-1), clearAt: math.Inf(-1)}
 	if s.active {
 		s.music = MusicStage

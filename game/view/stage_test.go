@@ -223,7 +223,7 @@ func TestStageChargePredicted(t *testing.T) {
 	if f := s.tick(0); f.Stage.Charge != 0 || !f.Own.Shown {
 		t.Fatalf("before Fire: charge %.3f, own ship %v", f.Stage.Charge, f.Own.Shown)
 	}
-	rules := armsRules(&s.v.cfg.Rules)
+	rules := armsRules()
 	full := rules.ChargeTicks[2]
 	f := s.tick(wire.ActionFire)
 	if f.Stage.Charge <= 0 || f.Stage.ChargeLevel != 0 || s.res.Charge <= 0 {
@@ -296,7 +296,7 @@ func ownForce(f *Frame) (model.Sprite, bool) {
 func TestStageOwnForcePredicted(t *testing.T) {
 	s := newStageRig(t, wire.ModeStage, func(g *game2) Source { return forceSrc{g} })
 	me := s.v.Me()
-	rules := armsRules(&s.v.cfg.Rules)
+	rules := armsRules()
 	f := s.tick(0)
 	if sp, ok := ownForce(f); !ok || sp.X != 200 || sp.Y != 100 {
 		t.Fatalf("without arms the Force is where the server has it: %+v %v", sp, ok)

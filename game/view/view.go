@@ -211,7 +211,7 @@ func New(src Source, cfg Config) *View {
 	}
 	v.start = v.t(now)
 	v.names[v.me] = cfg.Name
-	v.stage = newStageState(sourceMode(src), &v.cfg.Rules)
+	v.stage = newStageState(sourceMode(src))
 	return v
 }
 
