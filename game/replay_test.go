@@ -63,11 +63,12 @@ func TestGameIsRecordedAndReplayed(t *testing.T) {
 	}) {
 		t.Fatalf("the replay shows no missile or no marked panel: %+v", sc.frame.HUD)
 	}
-	// At 2x, a quarter second of frames plays half a second of the game.
-	from := sc.r.Pos()
-	run(t, g, screen, time.Second/4, func() bool { return false })
-	if d := sc.r.Pos() - from; d < 300*time.Millisecond {
-		t.Fatalf("the replay went from %v to %v in a quarter second at 2x", from, sc.r.Pos())
+	// At 2x, each update plays two ticks of the game: 15 updates, half a
+	// second (or up to the recording's end).
+	from, n := sc.r.Pos(), 0
+	run(t, g, screen, 10*time.Second, func() bool { n++; return n == 15 || sc.r.Pos() >= sc.r.Length() })
+	if want := min(from+time.Duration(n)*2*time.Second/60, sc.r.Length()); sc.r.Pos() < want-time.Millisecond {
+		t.Fatalf("the replay went from %v to %v in %d updates at 2x, want %v", from, sc.r.Pos(), n, want)
 	}
 	g.in = Input{Back: true}
 	sc.Update(g)
