@@ -101,15 +101,27 @@ func TestAudio(t *testing.T) {
 	}
 	testutil.WaitFor(t, synthWait, "the Stage effects", func() bool {
 		a.Update()
-		return a.effects[BossExplosion][0] != nil
+		for e := range numEffects {
+			if a.effects[e][0] == nil {
+				return false
+			}
+		}
+		return true
 	})
 	for e := range numEffects {
 		a.Play(e, 1)
-		playing := false
-		for _, p := range a.effects[e] {
-			playing = playing || p.IsPlaying()
-		}
-		if !playing {
+		// A loaded machine's audio may take a moment to start it, and a
+		// short effect may be over by then: it played if a voice plays or
+		// has moved from its start.
+		ok := testutil.Eventually(time.Second, func() bool {
+			for _, p := range a.effects[e] {
+				if p.IsPlaying() || p.Position() > 0 {
+					return true
+				}
+			}
+			return false
+		})
+		if !ok {
 			t.Errorf("effect %d does not play", e)
 		}
 	}
