@@ -122,8 +122,8 @@ type dialect struct {
 // version the database had, and refuses a database newer than the
 // migrations.
 func migrate(ctx context.Context, db *sql.DB, d *dialect, to int) (from int, err error) {
-	tx, err := db.BeginTx(ctx, d.txOptions)
-	if err != nil {
+	var tx *sql.Tx
+	if err := whileBusy(ctx, func() (err error) { tx, err = db.BeginTx(ctx, d.txOptions); return err }); err != nil {
 		return 0, fmt.Errorf("migrate: %w", err)
 	}
 	defer tx.Rollback()

@@ -87,22 +87,29 @@ func openDB(path string) (*sql.DB, error) {
 // again then, every 20 ms, until ctx is done.
 func checkWAL(ctx context.Context, db *sql.DB, path string) error {
 	var mode string
-	for {
-		err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
-		if err == nil {
-			break
-		}
-		if !strings.Contains(err.Error(), "SQLITE_BUSY") {
-			return fmt.Errorf("store: open %s: %w", path, err)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("store: open %s: %w", path, err)
-		case <-time.After(20 * time.Millisecond):
-		}
+	if err := whileBusy(ctx, func() error { return db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode) }); err != nil {
+		return fmt.Errorf("store: open %s: %w", path, err)
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("store: %s: journal mode is %q, not WAL (is it on a network file system?)", path, mode)
 	}
 	return nil
+}
+
+// whileBusy calls f until it returns anything but SQLite's SQLITE_BUSY,
+// every 20 ms, or until ctx is done. SQLite returns it at once, without its
+// busy timeout, where another connection holds a lock it cannot wait for:
+// a new file switching to WAL, or the WAL index being rebuilt.
+func whileBusy(ctx context.Context, f func() error) error {
+	for {
+		err := f()
+		if err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
