@@ -126,6 +126,10 @@ type Config struct {
 	// that refuses it fails Dial with a *RejectedError whose Reason is
 	// wire.RejectVersionMismatch.
 	Version uint8
+	// Transport opens the session's stream and datagram channel. Default
+	// nil: TCP and UDP to Addr. A WebTransport Transport lets a browser
+	// (or a test) play over HTTP/3.
+	Transport Transport
 }
 
 func (c Config) withDefaults() Config {
