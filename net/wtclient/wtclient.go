@@ -111,8 +111,16 @@ func (t *Transport) verifyHash(cs tls.ConnectionState) error {
 }
 
 // DialDatagrams returns the datagram channel of the session of stream,
-// which DialStream opened.
+// which DialStream opened, or which a wrapper of it (such as a lobby's,
+// net/lobby) returns from its NetConn method.
 func (t *Transport) DialDatagrams(_ context.Context, stream net.Conn) (net.Conn, error) {
+	for {
+		w, ok := stream.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		stream = w.NetConn()
+	}
 	sc, ok := stream.(*streamConn)
 	if !ok {
 		return nil, fmt.Errorf("wtclient: the stream %T was not opened by this transport", stream)
@@ -196,5 +204,6 @@ func (c *datagramConn) SetReadDeadline(t time.Time) error {
 	return nil
 }
 
-// SetWriteDeadline does nothing: a datagram is queued or dropped at once.
+// SetWriteDeadline does nothing: Write queues the datagram in QUIC's
+// queue (blocking only while it holds 32).
 func (c *datagramConn) SetWriteDeadline(time.Time) error { return nil }
