@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -53,8 +54,11 @@ func dialWT(t testing.TB, srv *server.Server, name string, l *clientLog, version
 // over the WebTransport binding and two over TCP and UDP, each pair one
 // v1 and one v2, in the same game (9.1): every client must have received
 // every event exactly once and rebuilt the server's state at every
-// snapshot, and each sees the others' ships.
+// snapshot, and each sees the others' ships. (TestSoak's profile
+// webtransport-loss5-30ms plays over the binding through the impairment
+// relay, which relays QUIC's UDP as it relays ours.)
 func TestWebTransportWithUDPToGameOver(t *testing.T) {
+
 	rules := fastRules()
 	sl := newServerLog()
 	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: 11, Rules: &rules,
@@ -119,4 +123,16 @@ func TestWebTransportWithUDPToGameOver(t *testing.T) {
 			t.Errorf("%s compared only %d snapshots", p.name, snaps)
 		}
 	}
+}
+
+// TestWebTransportNoRebind: Rebind moves a UDP socket; over WebTransport
+// it fails at once with ErrNoRebind and the session goes on.
+func TestWebTransportNoRebind(t *testing.T) {
+	srv := testserver.Start(t, server.Config{MaxGames: 1, WebTransportAddr: "127.0.0.1:0"})
+	c := dialWT(t, srv, "web", newClientLog(), wire.Version2)
+	if err := c.Rebind(); !errors.Is(err, client.ErrNoRebind) {
+		t.Fatalf("Rebind over WebTransport: %v, want ErrNoRebind", err)
+	}
+	n := c.Stats().SnapshotTick
+	testutil.WaitFor(t, 5*time.Second, "snapshots after the refused Rebind", func() bool { return c.Stats().SnapshotTick > n+30 })
 }

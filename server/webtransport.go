@@ -320,8 +320,7 @@ func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
 	peers.Add(2)
 	go func() { defer peers.Done(); p.run(&wt.routes.dropped) }()
 	go func() { defer peers.Done(); s.readWT(sess, p.addr) }()
-	s.serveConn(c, ip)
-	c.Close()
+	s.serveConn(c, ip) // which closes c, gently (closeGently) or not
 	s.mu.Lock()
 	delete(wt.routes.peers, p.addr)
 	s.mu.Unlock()

@@ -1,0 +1,290 @@
+package server
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	mrand "math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/webtransport-go"
+
+	"rtype/internal/testutil"
+	"rtype/net/wire"
+	"rtype/net/wtclient"
+)
+
+// startWT runs a server with the WebTransport binding on 127.0.0.1.
+func startWT(t testing.TB, cfg Config) *Server {
+	t.Helper()
+	cfg.WebTransportAddr = "127.0.0.1:0"
+	return startServer(t, cfg)
+}
+
+// wtDial opens a session of the binding and its stream, trusting the
+// server's published hashes.
+func wtDial(t testing.TB, s *Server) (net.Conn, *wtclient.Transport) {
+	t.Helper()
+	info, ok := s.WebTransport()
+	if !ok {
+		t.Fatal("no WebTransport binding")
+	}
+	tr := &wtclient.Transport{CertHashes: info.CertHashes}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	c, err := tr.DialStream(ctx, info.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, tr
+}
+
+// wtLogin logs in over the binding and returns the stream, the session's
+// datagram channel and the LoginAccepted.
+func wtLogin(t testing.TB, s *Server, version uint8, name string) (net.Conn, net.Conn, wire.Message) {
+	t.Helper()
+	c, tr := wtDial(t, s)
+	writeAll(t, c, loginRequest(version, name))
+	m := expectMsg(t, c, wire.MsgLoginAccepted, -1)
+	d, err := tr.DialDatagrams(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, d, m
+}
+
+// TestWebTransportStreamIsTCP: the session's stream takes the TCP rules
+// of the login (9.2): a malformed LoginRequest or a frame too long gets
+// Logout(Kicked) and the end of the stream, a bad name LoginRejected,
+// and MaxSessionsPerIP counts the sessions of both bindings from the QUIC
+// peer's address.
+func TestWebTransportStreamIsTCP(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxSessionsPerIP = 2
+	s := startWT(t, cfg)
+	c, _ := wtDial(t, s)
+	writeAll(t, c, []byte{4, 0, 1, 1, 0xFF, 0xFF}) // a LoginRequest whose name overruns it
+	expectLogout(t, c, wire.LogoutKicked)
+
+	c, _ = wtDial(t, s)
+	writeAll(t, c, []byte{0xFF, 0xFF, 1}) // a frame longer than allowed (3.1)
+	expectLogout(t, c, wire.LogoutKicked)
+
+	c, _ = wtDial(t, s)
+	writeAll(t, c, loginRequest(1, "x"))
+	expectMsg(t, c, wire.MsgLoginRejected, int(wire.RejectInvalidName))
+
+	loginAs(t, s.Addr(), 1, "tcp")
+	wtLogin(t, s, 1, "web")
+	c, _ = wtDial(t, s)
+	writeAll(t, c, loginRequest(1, "third"))
+	expectMsg(t, c, wire.MsgLoginRejected, int(wire.RejectRateLimited))
+}
+
+// TestWebTransportNoStream: a session that opens no stream within the
+// LoginTimeout is closed (9.3).
+func TestWebTransportNoStream(t *testing.T) {
+	cfg := testConfig()
+	cfg.LoginTimeout = 300 * time.Millisecond
+	s := startWT(t, cfg)
+	info, _ := s.WebTransport()
+	d := &webtransport.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
+		QUICConfig: &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true}}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	_, sess, err := d.Dial(ctx, "https://"+info.Addr+WebTransportPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.CloseWithError(0, "")
+	select {
+	case <-sess.Context().Done():
+	case <-time.After(wait):
+		t.Fatal("the session is still open without a stream")
+	}
+	// Another path is not the binding's.
+	rsp, _, err := d.Dial(ctx, "https://"+info.Addr+"/other", nil)
+	if err == nil || rsp == nil || rsp.StatusCode != 404 {
+		t.Errorf("/other: %v, %v", rsp, err)
+	}
+}
+
+// TestWebTransportDatagramsAreUDP: the session's datagrams take the UDP
+// rules (9.3): a flood of malformed and unauthorized datagrams gets no
+// answer and is counted as the UDP path counts it; then a Bind with the
+// token binds, answered with Accept on the same channel, and snapshots
+// follow.
+func TestWebTransportDatagramsAreUDP(t *testing.T) {
+	s := startWT(t, testConfig())
+	_, d, acc := wtLogin(t, s, 1, "web")
+	before := s.Metrics().Dropped
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	sent := 0
+	for i := range 600 {
+		b := hostileDatagram(rng, i, []uint32{acc.Session}, []wire.Token{acc.Token})
+		if _, err := d.Write(b); err == nil {
+			sent++
+		}
+	}
+	d.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	var buf [wire.MaxDatagram + 1]byte
+	if n, err := d.Read(buf[:]); err == nil {
+		t.Fatalf("the server answered a hostile datagram with % x", buf[:n])
+	}
+	after := s.Metrics().Dropped
+	dropped := uint64(0)
+	for i := range after {
+		dropped += after[i] - before[i]
+	}
+	if dropped == 0 || sent < 500 {
+		t.Fatalf("%d hostile datagrams sent, %d counted as dropped", sent, dropped)
+	}
+	t.Logf("%d hostile datagrams sent over WebTransport, %d counted as dropped by the UDP rules, none answered", sent, dropped)
+
+	// Bind with the token: Accept, then snapshots.
+	bind := rawDatagram(wire.TypeBind, 60000, acc.Session, acc.Token[:])
+	d.SetReadDeadline(time.Now().Add(wait))
+	if _, err := d.Write(bind); err != nil {
+		t.Fatal(err)
+	}
+	var got []wire.Type
+	for len(got) < 3 {
+		n, err := d.Read(buf[:])
+		if err != nil {
+			t.Fatalf("after Bind: %v (got %v)", err, got)
+		}
+		h, _, err := wire.ParseHeader(buf[:n], wire.ToClient)
+		if err != nil {
+			t.Fatalf("a datagram the client cannot parse: %v", err)
+		}
+		if h.Type != wire.TypeEvent || len(got) == 0 {
+			got = append(got, h.Type)
+		}
+	}
+	if got[0] != wire.TypeAccept || got[1] != wire.TypeSnapshot {
+		t.Fatalf("after Bind: %v, want Accept then Snapshots", got)
+	}
+}
+
+// TestWTAddr: the addresses of the binding's sessions are in 100::/64,
+// distinct, and a UDP datagram from one is dropped (9.3).
+func TestWTAddr(t *testing.T) {
+	a, b := wtAddr(1), wtAddr(1<<40)
+	if a == b || !isWTAddr(a) || !isWTAddr(b) || !netip.MustParsePrefix("100::/64").Contains(b.Addr()) {
+		t.Fatalf("%v %v", a, b)
+	}
+	for _, s := range []string{"127.0.0.1:5", "[::1]:5", "[100:0:0:1::1]:5", "[::ffff:1.0.0.0]:5"} {
+		if isWTAddr(netip.MustParseAddrPort(s)) {
+			t.Errorf("%s taken for a WebTransport session's", s)
+		}
+	}
+	ds := []datagram{{addr: a}, {addr: netip.MustParseAddrPort("127.0.0.1:5")}, {addr: b}}
+	if got := dropSpoofed(ds); len(got) != 1 || isWTAddr(got[0].addr) {
+		t.Fatalf("dropSpoofed kept %v", got)
+	}
+}
+
+// writeCert writes a self-signed ECDSA certificate valid for life, and
+// its key, as PEM files.
+func writeCert(t *testing.T, life time.Duration) (certFile, keyFile string, der []byte) {
+	t.Helper()
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "operator"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(life),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, &tmpl, &tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(key)
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	return certFile, keyFile, der
+}
+
+// TestWebTransportOperatorCert: with the operator's certificate the
+// server publishes no hash and a client that trusts its authority logs
+// in; a certificate valid for more than 14 days is not trusted by its
+// hash (9.4); files that cannot be loaded fail New with their names.
+func TestWebTransportOperatorCert(t *testing.T) {
+	certFile, keyFile, der := writeCert(t, 365*24*time.Hour)
+	cfg := testConfig()
+	cfg.TLSCert, cfg.TLSKey = certFile, keyFile
+	s := startWT(t, cfg)
+	info, ok := s.WebTransport()
+	if !ok || len(info.CertHashes) != 0 || info.NotAfter.Before(time.Now().Add(300*24*time.Hour)) {
+		t.Fatalf("WebTransport() = %+v, %v: want no hashes and the operator's NotAfter", info, ok)
+	}
+	leaf, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	c, err := (&wtclient.Transport{RootCAs: pool}).DialStream(ctx, info.Addr)
+	if err != nil {
+		t.Fatalf("with the operator's authority: %v", err)
+	}
+	defer c.Close()
+	writeAll(t, c, loginRequest(1, "operator"))
+	expectMsg(t, c, wire.MsgLoginAccepted, -1)
+
+	_, err = (&wtclient.Transport{CertHashes: [][32]byte{sha256.Sum256(der)}}).DialStream(ctx, info.Addr)
+	if err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("a year-long certificate trusted by its hash: %v", err)
+	}
+	_, err = (&wtclient.Transport{}).DialStream(ctx, info.Addr)
+	if err == nil {
+		t.Fatal("a self-signed certificate trusted without its authority")
+	}
+
+	cfg.TLSCert = filepath.Join(t.TempDir(), "missing.pem")
+	cfg.Listen, cfg.WebTransportAddr = "127.0.0.1:0", "127.0.0.1:0"
+	if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "missing.pem") {
+		t.Fatalf("New with a missing certificate: %v", err)
+	}
+}
+
+// TestWTRouteNoAllocs: routing a datagram to a WebTransport session's
+// sender copies it into the session's queue, allocating nothing; a full
+// queue drops it and counts it.
+func TestWTRouteNoAllocs(t *testing.T) {
+	var r wtRoutes
+	p := &wtPeer{addr: wtAddr(1), wake: make(chan struct{}, 1)}
+	r.peers = map[netip.AddrPort]*wtPeer{p.addr: p}
+	b := make([]byte, wire.MaxDatagram)
+	testutil.NoAllocs(t, 100, "routing a datagram to a WebTransport session", func() {
+		if !r.send(b, p.addr) {
+			t.Fatal("not routed")
+		}
+		p.mu.Lock()
+		p.head, p.count = (p.head+1)%wtQueue, p.count-1
+		p.mu.Unlock()
+	})
+	if r.send(b, netip.MustParseAddrPort("127.0.0.1:9")) {
+		t.Fatal("a UDP address routed to WebTransport")
+	}
+	for range wtQueue + 3 {
+		r.send(b, p.addr)
+	}
+	if p.count != wtQueue || r.dropped.Load() != 3 {
+		t.Fatalf("%d queued, %d dropped: want %d and 3", p.count, r.dropped.Load(), wtQueue)
+	}
+}
