@@ -13,6 +13,7 @@ import (
 	"math/big"
 	mrand "math/rand/v2"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
 	"github.com/quic-go/webtransport-go"
 
 	"rtype/internal/testutil"
@@ -288,3 +290,98 @@ func TestWTRouteNoAllocs(t *testing.T) {
 		t.Fatalf("%d queued, %d dropped: want %d and 3", p.count, r.dropped.Load(), wtQueue)
 	}
 }
+
+// rawWT opens a session of the binding with the webtransport package
+// itself, with the request header hdr.
+func rawWT(t *testing.T, s *Server, hdr http.Header) *webtransport.Session {
+	t.Helper()
+	info, _ := s.WebTransport()
+	d := &webtransport.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
+		QUICConfig: &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true}}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	_, sess, err := d.Dial(ctx, "https://"+info.Addr+WebTransportPath, hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.CloseWithError(0, "") })
+	return sess
+}
+
+// TestWebTransportSessionRules: any origin may connect (9.1); a plain
+// HTTP/3 request is answered 400; a second stream is reset and the
+// session goes on (9.2); a datagram over 1200 bytes is dropped as UDP's
+// (9.3); closing the session without a Logout is leaving (9.2); and a
+// session beyond the pending connections is closed (9.5).
+func TestWebTransportSessionRules(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxPendingPerIP = 1
+	s := startWT(t, cfg)
+	info, _ := s.WebTransport()
+
+	rt := &http3.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	defer rt.Close()
+	rsp, err := (&http.Client{Transport: rt, Timeout: wait}).Get("https://" + info.Addr + WebTransportPath)
+	if err != nil || rsp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("GET /rtype: %v, %v", rsp, err)
+	}
+	rsp.Body.Close()
+
+	sess := rawWT(t, s, http.Header{"Origin": {"https://elsewhere.example"}})
+	str, err := sess.OpenStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &wtStreamConn{str}
+	writeAll(t, c, loginRequest(1, "origin"))
+	acc := expectMsg(t, c, wire.MsgLoginAccepted, -1)
+
+	extra, err := sess.OpenStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra.Write([]byte("hello"))
+	extra.SetReadDeadline(time.Now().Add(wait))
+	var b [8]byte
+	if _, err := extra.Read(b[:]); err == nil || isTimeout(err) {
+		t.Fatalf("the second stream: read %v, want it reset", err)
+	}
+
+	before := s.Metrics().Dropped[DropHeader]
+	big := append(rawDatagram(wire.TypeInput, 1, acc.Session, nil), make([]byte, 1201-18)...)
+	if err := sess.SendDatagram(big); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, wait, "the datagram over 1200 bytes counted as dropped", func() bool { return s.Metrics().Dropped[DropHeader] > before })
+
+	// Pending: one stream without a LoginRequest takes this address's
+	// only place; the next session is closed.
+	waiting := rawWT(t, s, nil)
+	ws, _ := waiting.OpenStream()
+	ws.Write([]byte{0}) // the stream reaches the server, the login not yet
+	testutil.WaitFor(t, wait, "the stream pending", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.pending == 1
+	})
+	third := rawWT(t, s, nil)
+	ts, _ := third.OpenStream()
+	ts.Write(loginRequest(1, "third"))
+	select {
+	case <-third.Context().Done():
+	case <-time.After(wait):
+		t.Fatal("a session beyond MaxPendingPerIP is still open")
+	}
+
+	if s.Metrics().Sessions[1] != 1 {
+		t.Fatalf("%d v1 sessions, want 1", s.Metrics().Sessions[1])
+	}
+	sess.CloseWithError(0, "")
+	testutil.WaitFor(t, wait, "the closed session gone", func() bool { return s.Metrics().Sessions[1] == 0 })
+}
+
+// wtStreamConn gives a raw stream the net.Conn the TCP helpers read.
+type wtStreamConn struct{ *webtransport.Stream }
+
+func (wtStreamConn) LocalAddr() net.Addr  { return nil }
+func (wtStreamConn) RemoteAddr() net.Addr { return nil }
