@@ -149,9 +149,15 @@ func (l *clientLog) onEvent(ev *wire.Event) {
 // get Stage mode).
 func dial(t testing.TB, addr, name string, l *clientLog, version uint8) *client.Client {
 	t.Helper()
+	return dialVia(t, addr, nil, name, l, version)
+}
+
+// dialVia is dial through a transport (nil: TCP and UDP).
+func dialVia(t testing.TB, addr string, tr client.Transport, name string, l *clientLog, version uint8) *client.Client {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(t),
+	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(t), Transport: tr,
 		OnSnapshot: l.onSnapshot, OnSnapshot2: l.onSnapshot2, OnEvent: l.onEvent, Version: version, Mode: wire.ModeClassic})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)

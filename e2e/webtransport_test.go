@@ -1,15 +1,11 @@
 package e2e
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
-	"rtype/bot"
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
@@ -36,18 +32,7 @@ func wtTransport(t testing.TB, srv *server.Server) (*wtclient.Transport, string)
 func dialWT(t testing.TB, srv *server.Server, name string, l *clientLog, version uint8) *client.Client {
 	t.Helper()
 	tr, addr := wtTransport(t, srv)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(t), Transport: tr,
-		OnSnapshot: l.onSnapshot, OnSnapshot2: l.onSnapshot2, OnEvent: l.onEvent, Version: version, Mode: wire.ModeClassic})
-	if err != nil {
-		t.Fatalf("%s over WebTransport: %v", name, err)
-	}
-	if c.Version() != version {
-		t.Fatalf("%s speaks version %d, want %d", name, c.Version(), version)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return dialVia(t, addr, tr, name, l, version)
 }
 
 // TestWebTransportWithUDPToGameOver plays a whole game with two clients
@@ -58,26 +43,14 @@ func dialWT(t testing.TB, srv *server.Server, name string, l *clientLog, version
 // webtransport-loss5-30ms plays over the binding through the impairment
 // relay, which relays QUIC's UDP as it relays ours.)
 func TestWebTransportWithUDPToGameOver(t *testing.T) {
-
 	rules := fastRules()
 	sl := newServerLog()
 	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: 11, Rules: &rules,
 		WebTransportAddr: "127.0.0.1:0", OnSnapshot: sl.onSnapshot, OnEvents: sl.onEvents})
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
-	defer cancel()
-	type player struct {
-		name string
-		wt   bool
-		c    *client.Client
-		log  *clientLog
-		err  error
-	}
-	players := make([]*player, 4)
-	var wg sync.WaitGroup
+	players := make([]*gamePlayer, 4)
 	for i := range players {
-		p := &player{name: fmt.Sprintf("bot%d", i+1), wt: i < 2, log: newClientLog()}
-		v := versions[i%len(versions)]
-		if p.wt {
+		p := &gamePlayer{name: fmt.Sprintf("bot%d", i+1), log: newClientLog()}
+		if v := versions[i%len(versions)]; i < 2 {
 			p.name = fmt.Sprintf("web%d", i+1)
 			p.c = dialWT(t, srv, p.name, p.log, v)
 		} else {
@@ -96,33 +69,7 @@ func TestWebTransportWithUDPToGameOver(t *testing.T) {
 		}
 		return true
 	})
-	for i, p := range players {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.err = bot.Play(ctx, p.c, rand.New(rand.NewPCG(uint64(i), 5)))
-		}()
-	}
-	wg.Wait()
-	for _, p := range players {
-		if p.err != nil {
-			t.Fatalf("%s did not reach game over: %v", p.name, p.err)
-		}
-		scores, over := p.c.GameOver()
-		if !over || len(scores) != 4 {
-			t.Fatalf("%s: game over %v with scores %+v", p.name, over, scores)
-		}
-	}
-	for _, p := range players {
-		snaps := checkWorlds(t, p.name, sl, p.log)
-		events := checkEvents(t, p.name, p.c.Player(), sl, p.log)
-		st := p.c.Stats()
-		t.Logf("%s (v%d, webtransport %v): %d snapshots equal to the server's, %d events exactly once, %.1f kbit/s in",
-			p.name, p.c.Version(), p.wt, snaps, events, st.KbitIn)
-		if snaps < 100 {
-			t.Errorf("%s compared only %d snapshots", p.name, snaps)
-		}
-	}
+	playToGameOver(t, sl, players, 5)
 }
 
 // TestWebTransportNoRebind: Rebind moves a UDP socket; over WebTransport

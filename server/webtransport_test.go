@@ -104,23 +104,17 @@ func TestWebTransportNoStream(t *testing.T) {
 	cfg := testConfig()
 	cfg.LoginTimeout = 300 * time.Millisecond
 	s := startWT(t, cfg)
-	info, _ := s.WebTransport()
-	d := &webtransport.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
-		QUICConfig: &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true}}
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	_, sess, err := d.Dial(ctx, "https://"+info.Addr+WebTransportPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.CloseWithError(0, "")
+	sess := rawWT(t, s, nil)
 	select {
 	case <-sess.Context().Done():
 	case <-time.After(wait):
 		t.Fatal("the session is still open without a stream")
 	}
 	// Another path is not the binding's.
-	rsp, _, err := d.Dial(ctx, "https://"+info.Addr+"/other", nil)
+	info, _ := s.WebTransport()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	rsp, _, err := wtRawTransport().Dial(ctx, "https://"+info.Addr+"/other", nil)
 	if err == nil || rsp == nil || rsp.StatusCode != 404 {
 		t.Errorf("/other: %v, %v", rsp, err)
 	}
@@ -291,16 +285,20 @@ func TestWTRouteNoAllocs(t *testing.T) {
 	}
 }
 
+// wtRawTransport is a WebTransport client that trusts any certificate.
+func wtRawTransport() *webtransport.Transport {
+	return &webtransport.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
+		QUICConfig: &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true}}
+}
+
 // rawWT opens a session of the binding with the webtransport package
 // itself, with the request header hdr.
 func rawWT(t *testing.T, s *Server, hdr http.Header) *webtransport.Session {
 	t.Helper()
 	info, _ := s.WebTransport()
-	d := &webtransport.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
-		QUICConfig: &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true}}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	_, sess, err := d.Dial(ctx, "https://"+info.Addr+WebTransportPath, hdr)
+	_, sess, err := wtRawTransport().Dial(ctx, "https://"+info.Addr+WebTransportPath, hdr)
 	if err != nil {
 		t.Fatal(err)
 	}
