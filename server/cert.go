@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"net"
 	"sync"
@@ -38,7 +39,8 @@ const certMaxLife = 14 * 24 * time.Hour
 // concurrent use; rotation happens when they are called, by the clock now.
 type certs struct {
 	now   func() time.Time
-	hosts []string // the DNS names and IP addresses the self-made ones name
+	hosts []string     // the DNS names and IP addresses the self-made ones name
+	log   *slog.Logger // told of each certificate made after the first, or nil
 
 	mu       sync.Mutex
 	operator *tls.Certificate // the operator's (-tls-cert), or nil
@@ -125,6 +127,7 @@ func (c *certs) rotateLocked(now time.Time) {
 			return // tried again at the next call; the current one serves meanwhile
 		}
 		c.other = next
+		c.logMade(next, "the next certificate, served from a day before the current one expires")
 	}
 	if c.other != nil && c.other.notAfter.After(c.cur.notAfter) && !now.Before(c.cur.notAfter.Add(-certSwitch)) {
 		c.cur, c.other = c.other, c.cur // new handshakes get the new one
@@ -133,7 +136,15 @@ func (c *certs) rotateLocked(now time.Time) {
 		// Asleep past both (a suspended machine): start again.
 		if cur, err := c.make(now); err == nil {
 			c.cur, c.other = cur, nil
+			c.logMade(cur, "a new certificate: both had expired")
 		}
+	}
+}
+
+// logMade logs a certificate made after the first; c.mu is held.
+func (c *certs) logMade(sc *selfCert, what string) {
+	if c.log != nil {
+		c.log.Info("webtransport certificate", "sha256", fmt.Sprintf("%x", sc.hash), "not_after", sc.notAfter, "made", what)
 	}
 }
 

@@ -30,6 +30,10 @@ import (
 // WebTransportPath is the path of the session URL: https://HOST:PORT/rtype.
 const WebTransportPath = "/rtype"
 
+// certCheck is how often the certificates are brought up to date when
+// nothing else asks for them.
+const certCheck = time.Hour
+
 // wtQueue is how many datagrams wait for a WebTransport session's sender;
 // beyond it they are dropped, as a full socket buffer drops them.
 const wtQueue = 64
@@ -191,6 +195,9 @@ func (s *Server) openWebTransport() error {
 			hosts = append(hosts, ua.IP.String())
 		}
 		cs, err = newSelfCerts(time.Now, hosts)
+		if cs != nil {
+			cs.log = s.log
+		}
 	}
 	if err != nil {
 		return err
@@ -246,6 +253,18 @@ func (s *Server) runWebTransport() {
 	}
 	s.log.Info("webtransport listening", "addr", wt.pc.LocalAddr().String(), "path", WebTransportPath,
 		"operator_cert", len(hs) == 0)
+	go func() { // rotate on time, and log it, without waiting for a handshake
+		t := time.NewTicker(certCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				wt.certs.info()
+			case <-wt.ctx.Done():
+				return
+			}
+		}
+	}()
 	if err := wt.srv.Serve(wt.pc); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 		select {
 		case <-s.done:
