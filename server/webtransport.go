@@ -48,9 +48,10 @@ type wtBinding struct {
 	ctx    context.Context // cancelled at shutdown
 	cancel context.CancelFunc
 
-	mu     sync.Mutex
-	closed bool
-	wg     sync.WaitGroup // the sessions' handlers
+	mu       sync.Mutex
+	closed   bool
+	noStream int            // sessions waiting for their stream: at most MaxPending
+	wg       sync.WaitGroup // the sessions' handlers
 }
 
 // wtRoutes are the datagram senders of the WebTransport sessions, by
@@ -311,11 +312,24 @@ func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
+	wt.mu.Lock()
+	full := wt.noStream >= s.cfg.MaxPending
+	if !full {
+		wt.noStream++
+	}
+	wt.mu.Unlock()
+	if full {
+		sess.CloseWithError(wtErrBusy, "too many connections")
+		return
+	}
 	ctx, cancel := context.WithTimeout(wt.ctx, s.cfg.LoginTimeout)
 	stop := context.AfterFunc(sess.Context(), cancel)
 	str, err := sess.AcceptStream(ctx)
 	stop()
 	cancel()
+	wt.mu.Lock()
+	wt.noStream--
+	wt.mu.Unlock()
 	if err != nil {
 		sess.CloseWithError(wtErrNoStream, "no stream within the login timeout")
 		return

@@ -99,12 +99,28 @@ func TestWebTransportStreamIsTCP(t *testing.T) {
 }
 
 // TestWebTransportNoStream: a session that opens no stream within the
-// LoginTimeout is closed (9.3).
+// LoginTimeout is closed, and while MaxPending sessions wait for theirs
+// another is closed at once (9.5).
 func TestWebTransportNoStream(t *testing.T) {
 	cfg := testConfig()
-	cfg.LoginTimeout = 300 * time.Millisecond
+	cfg.LoginTimeout = 2 * time.Second
+	cfg.MaxPending = 1
 	s := startWT(t, cfg)
 	sess := rawWT(t, s, nil)
+	testutil.WaitFor(t, wait, "the session waiting for its stream", func() bool {
+		s.wt.mu.Lock()
+		defer s.wt.mu.Unlock()
+		return s.wt.noStream == 1
+	})
+	second := rawWT(t, s, nil)
+	select {
+	case <-second.Context().Done():
+	case <-time.After(time.Second):
+		t.Fatal("a session beyond MaxPending is still open")
+	}
+	if sess.Context().Err() != nil {
+		t.Fatal("the first session was closed before its LoginTimeout")
+	}
 	select {
 	case <-sess.Context().Done():
 	case <-time.After(wait):
