@@ -399,3 +399,22 @@ type wtStreamConn struct{ *webtransport.Stream }
 
 func (wtStreamConn) LocalAddr() net.Addr  { return nil }
 func (wtStreamConn) RemoteAddr() net.Addr { return nil }
+
+// TestWebTransportHashValidNow: a client trusts a certificate by its hash
+// only while it is valid (9.4).
+func TestWebTransportHashValidNow(t *testing.T) {
+	s := startWT(t, testConfig())
+	info, _ := s.WebTransport()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	later := func() time.Time { return time.Now().Add(11 * 24 * time.Hour) }
+	_, err := (&wtclient.Transport{CertHashes: info.CertHashes, Now: later}).DialStream(ctx, info.Addr)
+	if err == nil || !strings.Contains(err.Error(), "not now") {
+		t.Fatalf("an expired certificate trusted by its hash: %v", err)
+	}
+	c, err := (&wtclient.Transport{CertHashes: info.CertHashes}).DialStream(ctx, info.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+}
