@@ -116,7 +116,9 @@ func TestScoresCut(t *testing.T) {
 }
 
 func TestScoresRejects(t *testing.T) {
-	row := func(name ...byte) []byte { return append([]byte{1, 0, 0, 0, 1, 0, 0, 0, 0, byte(len(name)), 0}, name...) }
+	row := func(name ...byte) []byte {
+		return append([]byte{1, 0, 0, 0, 1, 0, 0, 0, 0, byte(len(name)), 0}, name...)
+	}
 	head := []byte{byte(MsgScores), 1, 0, 0, 0, 0, 0, 0}
 	for _, c := range []struct {
 		name string
