@@ -51,6 +51,7 @@ import (
 	"rtype/net/wire"
 	"rtype/render"
 	"rtype/server"
+	"rtype/server/store"
 )
 
 func main() {
@@ -85,6 +86,14 @@ func run() error {
 	case "":
 		if opt.ReplayDir, err = replay.DefaultDir(); err != nil {
 			log.Warn("games will not be recorded", "err", err)
+		}
+	}
+	switch opt.ScoresDB {
+	case "none":
+		opt.ScoresDB = ""
+	case "":
+		if opt.ScoresDB, err = store.DefaultPath(); err != nil {
+			log.Warn("hosted games will keep no scores", "err", err)
 		}
 	}
 	g, err := game.New(opt)
@@ -139,6 +148,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		replayFile = fs.String("replay", "", "watch the recording `FILE` (a game recorded in the replays directory, or by rtype-server -record)")
 		replaySpd  = fs.Float64("replay-speed", 1, "with -replay: the speed to start at, 0.25 to 4")
 		replayFol  = fs.Int("replay-follow", 0, "with -replay: the `player` to follow, 1 to 4 (default the recording player)")
+		db         = fs.String("db", "", "the leaderboard `FILE` of hosted games, an SQLite database (default: the user's data directory, rtype/scores.db); \"none\" keeps no scores")
 		replays    = fs.String("replays", "", "the `DIR` where every game played is recorded, up to the settings' cap (replay_cap_mb, default 200 MiB) (default: the user's data directory, rtype/replays); \"none\" records nothing")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -174,7 +184,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		return game.Options{}, 0, fmt.Errorf("-replay-follow %d: a player from 1 to %d", *replayFol, wire.MaxPlayers)
 	}
 	opt := game.Options{
-		Replay: *replayFile, ReplaySpeed: *replaySpd, ReplayFollow: *replayFol - 1, ReplayDir: *replays,
+		Replay: *replayFile, ReplaySpeed: *replaySpd, ReplayFollow: *replayFol - 1, ReplayDir: *replays, ScoresDB: *db,
 		Host: *host, Join: *join, Name: *name, Port: *port, Stage: *stageName, Warp: *warp,
 		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter,

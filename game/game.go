@@ -66,6 +66,9 @@ type Options struct {
 	Replay       string
 	ReplaySpeed  float64
 	ReplayFollow int
+	// ScoresDB is the leaderboard file of hosted games (HostConfig.DB);
+	// "" keeps no scores.
+	ScoresDB string
 	// SettingsPath is the settings file ("" for the default place).
 	SettingsPath string
 	// Discovery is where the join screen sends LAN discovery queries
@@ -212,7 +215,7 @@ func New(opt Options) (*Game, error) {
 // hostConfig is what the games hosted play, from the options; the stage
 // is loaded and the warp checked against it.
 func hostConfig(opt Options) (HostConfig, error) {
-	hc := HostConfig{Mode: opt.Mode, Warp: opt.Warp}
+	hc := HostConfig{Mode: opt.Mode, Warp: opt.Warp, DB: opt.ScoresDB}
 	if opt.Stage == "" && opt.Warp == "" {
 		return hc, nil
 	}

@@ -188,7 +188,7 @@ func (s *LobbyScene) refresh(g *Game) {
 						Flags: wire.RoomPublic | wire.RoomJoinLate})
 				}})
 		}
-		s.menu.Items = append(s.menu.Items, MenuItem{Label: "Back to menu", Activate: func() { g.toMenu() }})
+		s.menu.Items = append(s.menu.Items, s.leaderboardItem(g), MenuItem{Label: "Back to menu", Activate: func() { g.toMenu() }})
 		s.menu.Sel = min(sel, len(s.menu.Items)-1)
 		return
 	}
@@ -258,13 +258,20 @@ func (s *LobbyScene) refresh(g *Game) {
 				Activate: func() { l.Kick(p) }})
 		}
 	}
-	s.menu.Items = append(s.menu.Items, MenuItem{Label: "Leave room", Activate: func() {
+	s.menu.Items = append(s.menu.Items, s.leaderboardItem(g), MenuItem{Label: "Leave room", Activate: func() {
 		l.Leave()
 		s.browse, s.notice = true, ""
 		l.List()
 		s.refresh(g)
 	}})
 	s.menu.Sel = min(sel, len(s.menu.Items)-1)
+}
+
+// leaderboardItem opens the server's leaderboard (7.16), for servers
+// that have one.
+func (s *LobbyScene) leaderboardItem(g *Game) MenuItem {
+	return MenuItem{Label: "Leaderboard", Disabled: !g.lobby.HasScores(),
+		Activate: func() { g.setScene(NewLeaderboardScene(g, s)) }}
 }
 
 // modeTitle names a mode for the screen.
