@@ -355,7 +355,14 @@ func (g *Game) Update() error {
 // stopped, then the end of the game loop.
 func (g *Game) shutdown() error {
 	g.stopLAN(nil)
+	if ls, ok := g.scene.(*LeaderboardScene); ok {
+		ls.release()
+	}
 	g.endSession()
+	if g.lobby != nil {
+		g.lobby.Close()
+		g.lobby = nil
+	}
 	g.stopHost()
 	g.log.Info("bye")
 	return ebiten.Termination

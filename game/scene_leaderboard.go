@@ -97,6 +97,17 @@ func (s *LeaderboardScene) ask(g *Game) {
 
 // leave goes back where the scene came from.
 func (s *LeaderboardScene) leave(g *Game) {
+	s.release()
+	if s.back != nil && g.lobby != nil {
+		s.back.refresh(g)
+		g.setScene(s.back)
+		return
+	}
+	g.setScene(NewTitleScene(g))
+}
+
+// release logs out the session the scene dialed, if any.
+func (s *LeaderboardScene) release() {
 	if s.stop != nil {
 		s.stop()
 	}
@@ -110,13 +121,8 @@ func (s *LeaderboardScene) leave(g *Game) {
 				}
 			}(s.dial)
 		}
+		s.l, s.dial = nil, nil
 	}
-	if s.back != nil && g.lobby != nil {
-		s.back.refresh(g)
-		g.setScene(s.back)
-		return
-	}
-	g.setScene(NewTitleScene(g))
 }
 
 // Update implements Scene.
