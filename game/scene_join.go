@@ -116,11 +116,7 @@ func (b *roomBrowser) close() {
 	}
 	if d := b.dial; d != nil {
 		b.dial = nil
-		go func() {
-			if r := <-d; r.l != nil {
-				r.l.Close()
-			}
-		}()
+		closeWhenDialed(d)
 	}
 }
 

@@ -115,11 +115,7 @@ func (s *LeaderboardScene) release() {
 		if s.l != nil {
 			s.l.Close()
 		} else if s.dial != nil {
-			go func(d chan lobbyDial) {
-				if r := <-d; r.l != nil {
-					r.l.Close()
-				}
-			}(s.dial)
+			closeWhenDialed(s.dial)
 		}
 		s.l, s.dial = nil, nil
 	}

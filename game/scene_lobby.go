@@ -36,6 +36,16 @@ type lobbyDial struct {
 	err error
 }
 
+// closeWhenDialed logs out the lobby a dial given up on brings, if any,
+// when it comes.
+func closeWhenDialed(d <-chan lobbyDial) {
+	go func() {
+		if r := <-d; r.l != nil {
+			r.l.Close()
+		}
+	}()
+}
+
 // LobbyConnectScene logs in for rooms and does its action; a server
 // without rooms falls back to joining its game directly.
 type LobbyConnectScene struct {
@@ -77,11 +87,7 @@ func NewLobbyConnectScene(g *Game, addr string, hosting bool, act roomAction) *L
 func (s *LobbyConnectScene) Update(g *Game) error {
 	if g.in.Back {
 		s.cancel()
-		go func() {
-			if r := <-s.res; r.l != nil {
-				r.l.Close()
-			}
-		}()
+		closeWhenDialed(s.res)
 		g.toMenu()
 		return nil
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -133,7 +135,7 @@ func TestLeaderboardScores(t *testing.T) {
 			c.ask(q.mode, q.period, q.count, q.stage)
 			a := c.answer()
 			if a.Status != wire.ScoresOK || a.Mode != q.mode || a.Period != q.period || a.Stage != q.wantStage ||
-				!equalStrings(rowNames(&a), q.want) {
+				!slices.Equal(rowNames(&a), q.want) {
 				t.Errorf("lobby %v, %+v: got %+v %v", lobby, q, a, rowNames(&a))
 			}
 			c.tcp.Close()
@@ -148,16 +150,23 @@ func TestLeaderboardScores(t *testing.T) {
 	}
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+// expectKickedFrames reads c's frames until Logout(Kicked), the answer
+// to the malformed frame f.
+func expectKickedFrames(t *testing.T, c net.Conn, fr *wire.FrameReader, f []byte) {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(wait))
+	for {
+		b, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("% X: %v before the Logout", f, err)
+		}
+		if m, err := wire.ParseMessage2(b); err == nil && m.Type == wire.MsgLogout {
+			if m.Reason != wire.LogoutKicked {
+				t.Fatalf("% X: Logout %d, want Kicked", f, m.Reason)
+			}
+			return
 		}
 	}
-	return true
 }
 
 // The sixth request within 5 s is refused RateLimited with its wait;
@@ -271,18 +280,6 @@ func TestLeaderboardMessagesOfOldAndBadClients(t *testing.T) {
 	} {
 		c := scoresLogin(t, s, "Bad", 2, true)
 		writeAll(t, c.tcp, f)
-		c.tcp.SetReadDeadline(time.Now().Add(wait))
-		for {
-			fr, err := c.fr.ReadFrame()
-			if err != nil {
-				t.Fatalf("% X: %v before the Logout", f, err)
-			}
-			if m, err := wire.ParseMessage2(fr); err == nil && m.Type == wire.MsgLogout {
-				if m.Reason != wire.LogoutKicked {
-					t.Fatalf("Logout %d", m.Reason)
-				}
-				break
-			}
-		}
+		expectKickedFrames(t, c.tcp, &c.fr, f)
 	}
 }
