@@ -40,6 +40,7 @@ const (
 type scoresSession struct {
 	sent [scoresLimit]time.Time // the last requests taken, oldest at next
 	next int
+	ans  wire.Scores // the answer being sent
 	buf  []byte
 }
 
@@ -157,9 +158,11 @@ func (s *Server) scoresMessage(ss *session, sc *scoresSession, f []byte) error {
 	return nil
 }
 
-// answerScores applies the rules of 7.16 to a request taken at now.
+// answerScores applies the rules of 7.16 to a request taken at now; the
+// answer is sc's, valid until the next request.
 func (s *Server) answerScores(sc *scoresSession, req *wire.Scores, now time.Time) *wire.Scores {
-	ans := &wire.Scores{Type: wire.MsgScores, Mode: req.Mode, Period: req.Period}
+	ans := &sc.ans
+	*ans = wire.Scores{Type: wire.MsgScores, Mode: req.Mode, Period: req.Period}
 	if oldest := sc.sent[sc.next]; !oldest.IsZero() && now.Sub(oldest) < scoresWindow {
 		ans.Status = wire.ScoresRateLimited
 		ans.Wait = uint16((scoresWindow - now.Sub(oldest) + time.Millisecond - 1) / time.Millisecond)

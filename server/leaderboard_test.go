@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"path/filepath"
 	"slices"
@@ -281,5 +282,58 @@ func TestLeaderboardMessagesOfOldAndBadClients(t *testing.T) {
 		c := scoresLogin(t, s, "Bad", 2, true)
 		writeAll(t, c.tcp, f)
 		expectKickedFrames(t, c.tcp, &c.fr, f)
+	}
+}
+
+// BenchmarkScoresAnswer measures the answer to a ScoresRequest (this
+// week's top 10 of a Stage leaderboard of 10 000 scores in SQLite): from
+// a fresh read (cached), and reading the database each time (stale: a
+// recording came in between).
+func BenchmarkScoresAnswer(b *testing.B) {
+	db, err := store.Open(filepath.Join(b.TempDir(), "scores.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	cfg := roomConfig()
+	cfg.Leaderboard = db
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	s, err := New(cfg.withDefaults())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Now().UTC()
+	batch := make([]store.Score, 0, store.MaxBatch)
+	for i := range 10000 {
+		batch = append(batch, store.Score{Name: fmt.Sprintf("Pilot%d", i), Mode: store.ModeStage, Stage: s.cfg.Stage.Name,
+			Score: uint32(i * 37 % 100000), Players: 1 + i%4, FinishedAt: now.Add(-time.Duration(i) * time.Minute)})
+		if len(batch) == cap(batch) {
+			if err := db.Record(context.Background(), batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	req := wire.Scores{Type: wire.MsgScoresRequest, Mode: wire.ModeStage, Period: wire.PeriodWeek}
+	for _, stale := range []bool{false, true} {
+		name := "cached"
+		if stale {
+			name = "read"
+		}
+		b.Run(name, func(b *testing.B) {
+			var sc scoresSession
+			b.ReportAllocs()
+			for b.Loop() {
+				sc.sent = [scoresLimit]time.Time{} // past the rate limit
+				if stale {
+					s.boards.recorded()
+				}
+				if a := s.answerScores(&sc, &req, now); a.Status != wire.ScoresOK || a.Count != wire.MaxScoreRows {
+					b.Fatalf("%+v", a)
+				}
+				sc.buf = wire.AppendScores(sc.buf[:0], &sc.ans)
+			}
+		})
 	}
 }
