@@ -51,11 +51,14 @@ type boardKey struct {
 	period      uint8
 }
 
-// boardRead is one read of a leaderboard.
+// boardRead is one read of a leaderboard: its rows, or why it failed (a
+// failure is kept as long as rows are, so that a failing database is not
+// asked more often than a working one).
 type boardRead struct {
 	at   time.Time
 	gen  uint64 // boardCache.gen when the read started
 	rows []store.Entry
+	err  error
 }
 
 // boardCache holds the last reads of the leaderboards. The zero value is
@@ -78,21 +81,21 @@ func (c *boardCache) recorded() {
 }
 
 // fresh returns the read of k if it is fresh at now.
-func (c *boardCache) fresh(k boardKey, now time.Time) ([]store.Entry, bool) {
+func (c *boardCache) fresh(k boardKey, now time.Time) (*boardRead, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r := c.reads[k]
 	if r == nil || r.gen != c.gen || now.Sub(r.at) >= scoresFresh || r.at.After(now) {
 		return nil, false
 	}
-	return r.rows, true
+	return r, true
 }
 
 // top returns the best wire.MaxScoreRows entries of k, from a fresh read
 // or a new one made with lb.
 func (c *boardCache) top(lb Leaderboard, k boardKey, since time.Time) ([]store.Entry, error) {
-	if rows, ok := c.fresh(k, time.Now()); ok {
-		return rows, nil
+	if r, ok := c.fresh(k, time.Now()); ok {
+		return r.rows, r.err
 	}
 	c.one.Do(func() { c.slot = make(chan struct{}, 1) })
 	ctx, cancel := context.WithTimeout(context.Background(), scoresReadTimeout)
@@ -104,16 +107,26 @@ func (c *boardCache) top(lb Leaderboard, k boardKey, since time.Time) ([]store.E
 	}
 	defer func() { <-c.slot }()
 	// Another session may have read it while this one waited.
-	if rows, ok := c.fresh(k, time.Now()); ok {
-		return rows, nil
+	if r, ok := c.fresh(k, time.Now()); ok {
+		return r.rows, r.err
 	}
-	c.mu.Lock()
-	gen := c.gen
-	c.mu.Unlock()
-	c.count.Add(1)
-	rows, err := lb.Top(ctx, k.mode, k.stage, since, wire.MaxScoreRows)
-	if err != nil {
-		return nil, err
+	// A recording during the read may have missed it: read again (a few
+	// times at most: games end seconds apart).
+	var rows []store.Entry
+	var err error
+	var gen uint64
+	for range 3 {
+		c.mu.Lock()
+		gen = c.gen
+		c.mu.Unlock()
+		c.count.Add(1)
+		rows, err = lb.Top(ctx, k.mode, k.stage, since, wire.MaxScoreRows)
+		c.mu.Lock()
+		again := err == nil && gen != c.gen
+		c.mu.Unlock()
+		if !again {
+			break
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -130,8 +143,8 @@ func (c *boardCache) top(lb Leaderboard, k boardKey, since time.Time) ([]store.E
 		}
 		delete(c.reads, oldest)
 	}
-	c.reads[k] = &boardRead{at: time.Now(), gen: gen, rows: rows}
-	return rows, nil
+	c.reads[k] = &boardRead{at: time.Now(), gen: gen, rows: rows, err: err}
+	return rows, err
 }
 
 // scoresMessage handles a leaderboard frame (its type and body) of ss,
