@@ -22,7 +22,7 @@ var (
 		s.Rows[0] = ScoreRow{Score: 48200, Players: 3, Name: "Ripley",
 			Finished: uint32(time.Date(2026, 11, 30, 19, 42, 10, 0, time.UTC).Unix())}
 		s.Rows[1] = ScoreRow{Score: 31050, Players: 2, Name: "Hicks",
-			Finished: uint32(time.Date(2026, 11, 29, 21, 5, 0, 0, time.UTC).Unix())}
+			Finished: uint32(time.Date(2026, 11, 30, 8, 15, 0, 0, time.UTC).Unix())}
 		return s
 	}()
 	exScoresLimited = Scores{Type: MsgScores, Mode: ModeStage, Period: PeriodWeek, Status: ScoresRateLimited, Wait: 1500}
@@ -52,7 +52,7 @@ func docExamplesScores() []docExample {
 		ex("v22-scores-request", "06 00 16 02 01 03 00 00", exScoresRequest),
 		ex("v22-scores", "2B 00 17 02 01 00 00 00 01 00 31 02 "+
 			"48 BC 00 00 03 92 D1 0D 6B 06 00 52 69 70 6C 65 79 "+
-			"4A 79 00 00 02 7C 93 0C 6B 05 00 48 69 63 6B 73", exScores),
+			"4A 79 00 00 02 84 30 0D 6B 05 00 48 69 63 6B 73", exScores),
 		ex("v22-scores-limited", "09 00 17 02 01 02 DC 05 00 00 00", exScoresLimited),
 	}
 }
