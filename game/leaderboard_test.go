@@ -14,8 +14,10 @@ import (
 
 	"rtype/game/core"
 	"rtype/internal/testrules"
+	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
 	"rtype/render"
+	"rtype/server"
 )
 
 // chooseIn activates the row labelled label of a menu.
@@ -271,5 +273,39 @@ func TestLobbyPlayToTheLeaderboard(t *testing.T) {
 	chooseIn(t, friend, &fb.menu, "Back")
 	if _, ok := friend.scene.(*TitleScene); !ok {
 		t.Fatalf("Back went to %T", friend.scene)
+	}
+}
+
+// The Leaderboard of the title menu: without a server joined it says so;
+// a server without scores says so; when the server goes away, the view
+// says why instead of waiting.
+func TestLeaderboardFromTheTitle(t *testing.T) {
+	screen := ebiten.NewImage(render.Width, render.Height)
+	defer screen.Deallocate()
+	g := newTestGame(t, Options{Name: "Newt"})
+	defer g.shutdown()
+	if s := NewLeaderboardScene(g, nil); s.err == "" || s.l != nil || s.dial != nil {
+		t.Fatalf("no server joined yet: %+v", s)
+	}
+	srv := testserver.Start(t, server.Config{MaxSessionsPerIP: 8})
+	g.settings.Recent = []string{srv.Addr()}
+	s := NewLeaderboardScene(g, nil)
+	g.setScene(s)
+	if !run(t, g, screen, 10*time.Second, func() bool { return s.err != "" }) {
+		t.Fatal("no word from a server without scores")
+	}
+	if s.err != capitalize(wire.ScoresStatus(wire.ScoresNoLeaderboard)) {
+		t.Fatalf("a server without scores: %q", s.err)
+	}
+	s.err = ""
+	srv.Close()
+	if !run(t, g, screen, 10*time.Second, func() bool { return s.err != "" && s.l == nil }) {
+		t.Fatal("the view did not see its server go")
+	}
+	g.in = Input{Back: true}
+	s.Update(g)
+	g.in = Input{}
+	if _, ok := g.scene.(*TitleScene); !ok {
+		t.Fatalf("Esc went to %T", g.scene)
 	}
 }

@@ -137,6 +137,14 @@ func (s *LeaderboardScene) Update(g *Game) error {
 		default:
 		}
 	}
+	if s.own && s.l != nil {
+		select {
+		case <-s.l.Done(): // the server went away
+			s.err, s.asked, s.retry = capitalize(s.l.Err().Error()), false, 0
+			s.l = nil
+		default:
+		}
+	}
 	if s.back != nil {
 		// The room's game starts, or the session ends: the lobby takes
 		// over.
