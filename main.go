@@ -143,6 +143,8 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		shotAfter  = fs.Duration("autotest-screenshot-after", 4*time.Second, "test hook: how long after the play starts the screenshot is taken")
 		quitAfter  = fs.Duration("autotest-quit-after", 0, "test hook: quit after this `duration` (0: never)")
 		disco      = fs.String("discovery", discovery.DefaultBroadcast, "where the join screen sends LAN discovery queries: `ADDR` (host:port; 127.255.255.255:4243 finds the games of this machine only); a hosted game answers on its port; \"\" for no LAN discovery")
+		lobbyHook  = fs.String("autotest-lobby", "", "test hook: `STEPS` taken in the menus, e.g. host,members:2,bots:2,ready,again,leaderboard (see game/autotest_lobby.go)")
+		quickDeath = fs.Bool("autotest-quick-death", false, "test hook: hosted games' idle ships die at once (one life), so a game is over in seconds")
 		input      = fs.String("autotest-input", "", "test hook: actions held during play, e.g. right+fire (3 s) or right+fire:forever,up:1s")
 		showVer    = fs.Bool("version", false, "print the version and exit")
 		replayFile = fs.String("replay", "", "watch the recording `FILE` (a game recorded in the replays directory, or by rtype-server -record)")
@@ -188,6 +190,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		Host: *host, Join: *join, Name: *name, Port: *port, Stage: *stageName, Warp: *warp,
 		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter,
+		LobbyScript: *lobbyHook, QuickDeath: *quickDeath,
 	}
 	if opt.Discovery, opt.DiscoveryListen, err = discoveryAddrs(*disco); err != nil {
 		return game.Options{}, 0, err

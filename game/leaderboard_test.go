@@ -309,3 +309,19 @@ func TestLeaderboardFromTheTitle(t *testing.T) {
 		t.Fatalf("Esc went to %T", g.scene)
 	}
 }
+
+func TestParseLobbyScript(t *testing.T) {
+	steps, err := parseLobbyScript("host,members:2,say:hello, Ripley,bots:2,ready,again,leaderboard")
+	if err == nil {
+		t.Fatalf("a step with no name (\" Ripley\") parsed: %+v", steps)
+	}
+	steps, err = parseLobbyScript("host,members:2,hear:hello Ripley,bots:2,ready,again,lobby,menu,leaderboard,quit")
+	if err != nil || len(steps) != 10 || steps[1].n != 2 || steps[2].arg != "hello Ripley" {
+		t.Fatalf("%+v %v", steps, err)
+	}
+	for _, bad := range []string{"", "dance", "members", "members:5", "bots:x", "ready:now", "say"} {
+		if _, err := parseLobbyScript(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
