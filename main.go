@@ -51,6 +51,7 @@ import (
 	"rtype/net/wire"
 	"rtype/render"
 	"rtype/server"
+	"rtype/server/store"
 )
 
 func main() {
@@ -85,6 +86,14 @@ func run() error {
 	case "":
 		if opt.ReplayDir, err = replay.DefaultDir(); err != nil {
 			log.Warn("games will not be recorded", "err", err)
+		}
+	}
+	switch opt.ScoresDB {
+	case "none":
+		opt.ScoresDB = ""
+	case "":
+		if opt.ScoresDB, err = store.DefaultPath(); err != nil {
+			log.Warn("hosted games will keep no scores", "err", err)
 		}
 	}
 	g, err := game.New(opt)
@@ -134,12 +143,15 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		shotAfter  = fs.Duration("autotest-screenshot-after", 4*time.Second, "test hook: how long after the play starts the screenshot is taken")
 		quitAfter  = fs.Duration("autotest-quit-after", 0, "test hook: quit after this `duration` (0: never)")
 		disco      = fs.String("discovery", discovery.DefaultBroadcast, "where the join screen sends LAN discovery queries: `ADDR` (host:port; 127.255.255.255:4243 finds the games of this machine only); a hosted game answers on its port; \"\" for no LAN discovery")
+		lobbyHook  = fs.String("autotest-lobby", "", "test hook: `STEPS` taken in the menus, e.g. host,members:2,bots:2,ready,again,leaderboard (see game/autotest_lobby.go)")
+		quickDeath = fs.Bool("autotest-quick-death", false, "test hook: hosted games' idle ships die at once (one life), so a game is over in seconds")
 		input      = fs.String("autotest-input", "", "test hook: actions held during play, e.g. right+fire (3 s) or right+fire:forever,up:1s")
 		showVer    = fs.Bool("version", false, "print the version and exit")
 		replayFile = fs.String("replay", "", "watch the recording `FILE` (a game recorded in the replays directory, or by rtype-server -record)")
 		replaySpd  = fs.Float64("replay-speed", 1, "with -replay: the speed to start at, 0.25 to 4")
 		replayFol  = fs.Int("replay-follow", 0, "with -replay: the `player` to follow, 1 to 4 (default the recording player)")
 		webTr      = fs.String("webtransport", "", "with -host: also serve browsers over WebTransport on this UDP `ADDR` (e.g. :4244)")
+		db         = fs.String("db", "", "the leaderboard `FILE` of hosted games, an SQLite database (default: the user's data directory, rtype/scores.db); \"none\" keeps no scores")
 		replays    = fs.String("replays", "", "the `DIR` where every game played is recorded, up to the settings' cap (replay_cap_mb, default 200 MiB) (default: the user's data directory, rtype/replays); \"none\" records nothing")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -175,10 +187,11 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		return game.Options{}, 0, fmt.Errorf("-replay-follow %d: a player from 1 to %d", *replayFol, wire.MaxPlayers)
 	}
 	opt := game.Options{
-		Replay: *replayFile, ReplaySpeed: *replaySpd, ReplayFollow: *replayFol - 1, ReplayDir: *replays,
+		Replay: *replayFile, ReplaySpeed: *replaySpd, ReplayFollow: *replayFol - 1, ReplayDir: *replays, ScoresDB: *db,
 		Host: *host, Join: *join, Name: *name, Port: *port, Stage: *stageName, Warp: *warp,
 		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter, WebTransport: *webTr,
+		LobbyScript: *lobbyHook, QuickDeath: *quickDeath,
 	}
 	if *webTr != "" && !*host {
 		return game.Options{}, 0, errors.New("-webtransport serves a hosted game: it goes with -host")

@@ -24,6 +24,10 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || opt.Mode != wire.ModeStage || opt.Join != "example.org" {
 		t.Fatalf("-join -mode stage: %+v, %v", opt, err)
 	}
+	opt, _, err = parseFlags([]string{"-host", "-db", "scores.db"}, io.Discard)
+	if err != nil || opt.ScoresDB != "scores.db" {
+		t.Fatalf("-db scores.db: %+v, %v", opt, err)
+	}
 	opt, _, err = parseFlags([]string{"-host", "-warp", "90"}, io.Discard)
 	if err != nil || opt.Warp != "90" {
 		t.Fatalf("-warp 90: %+v, %v", opt, err)
@@ -36,7 +40,7 @@ func TestParseFlags(t *testing.T) {
 	}
 	var usage strings.Builder
 	parseFlags([]string{"-help"}, &usage)
-	for _, f := range []string{"-stage", "-warp", "-mode"} {
+	for _, f := range []string{"-stage", "-warp", "-mode", "-db"} {
 		if !strings.Contains(usage.String(), f) {
 			t.Errorf("the usage does not say %s", f)
 		}

@@ -28,6 +28,7 @@ import (
 	"rtype/game/core"
 	"rtype/game/settings"
 	"rtype/game/sound"
+	"rtype/internal/testrules"
 	"rtype/internal/version"
 	"rtype/net/lobby"
 	"rtype/net/wire"
@@ -66,6 +67,9 @@ type Options struct {
 	Replay       string
 	ReplaySpeed  float64
 	ReplayFollow int
+	// ScoresDB is the leaderboard file of hosted games (HostConfig.DB);
+	// "" keeps no scores.
+	ScoresDB string
 	// SettingsPath is the settings file ("" for the default place).
 	SettingsPath string
 	// Discovery is where the join screen sends LAN discovery queries
@@ -83,6 +87,12 @@ type Options struct {
 	ScreenshotAfter time.Duration
 	QuitAfter       time.Duration
 	InputScript     []core.InputStep
+	// LobbyScript is the -autotest-lobby hook: steps taken in the menus
+	// (autotest_lobby.go); QuickDeath hosts games whose idle ships die at
+	// once (testrules.QuickDeath), so that a test plays to a game over
+	// in seconds.
+	LobbyScript string
+	QuickDeath  bool
 	// Context ends the game when done (signals).
 	Context context.Context
 	Logger  *slog.Logger
@@ -124,6 +134,10 @@ type Game struct {
 	playStart time.Time
 	// version is the game's version, as the title screen shows it.
 	version string
+	// autoSteps are the -autotest-lobby steps left; autoAt the tick the
+	// last one was done.
+	autoSteps []lobbyStep
+	autoAt    uint64
 }
 
 // New prepares the game: settings, atlas, fonts, sound, first scene.
@@ -136,6 +150,11 @@ func New(opt Options) (*Game, error) {
 	}
 	g := &Game{opt: opt, log: opt.Logger, start: time.Now(), version: "version " + version.String()}
 	var err error
+	if opt.LobbyScript != "" {
+		if g.autoSteps, err = parseLobbyScript(opt.LobbyScript); err != nil {
+			return nil, err
+		}
+	}
 	if g.hostCfg, err = hostConfig(opt); err != nil {
 		return nil, err
 	}
@@ -215,7 +234,10 @@ func New(opt Options) (*Game, error) {
 // hostConfig is what the games hosted play, from the options; the stage
 // is loaded and the warp checked against it.
 func hostConfig(opt Options) (HostConfig, error) {
-	hc := HostConfig{Mode: opt.Mode, Warp: opt.Warp}
+	hc := HostConfig{Mode: opt.Mode, Warp: opt.Warp, DB: opt.ScoresDB}
+	if opt.QuickDeath {
+		hc.Rules = testrules.QuickDeath()
+	}
 	if opt.Stage == "" && opt.Warp == "" {
 		return hc, nil
 	}
@@ -348,6 +370,7 @@ func (g *Game) Update() error {
 		g.toggleFullscreen()
 	}
 	g.snd.Update()
+	g.driveLobby()
 	return g.scene.Update(g)
 }
 
@@ -355,7 +378,14 @@ func (g *Game) Update() error {
 // stopped, then the end of the game loop.
 func (g *Game) shutdown() error {
 	g.stopLAN(nil)
+	if ls, ok := g.scene.(*LeaderboardScene); ok {
+		ls.release()
+	}
 	g.endSession()
+	if g.lobby != nil {
+		g.lobby.Close()
+		g.lobby = nil
+	}
 	g.stopHost()
 	g.log.Info("bye")
 	return ebiten.Termination

@@ -1,12 +1,17 @@
 package game
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/game/core"
+	"rtype/game/settings"
 	"rtype/net/discovery"
+	"rtype/net/lobby"
 	"rtype/net/wire"
 	"rtype/render"
 )
@@ -28,6 +33,103 @@ type JoinScene struct {
 	// lan are the servers q found, refreshed by Update; rows their rows.
 	lan  []discovery.Server
 	rows []core.LANRow
+	// rooms lists the public rooms (7.14) of the server row focused last;
+	// inRooms: the focus is on its rows (roomSel), not on the servers.
+	rooms    *roomBrowser
+	inRooms  bool
+	roomSel  int
+	focusAt  uint64 // the tick the focus last moved
+	lastFocs int
+}
+
+// roomBrowser is a lobby session (7.14) that lists one server's public
+// rooms for the join screen. Joining one of them, or quick joining the
+// server, goes on with the same session.
+type roomBrowser struct {
+	addr    string
+	l       *lobby.Lobby
+	dial    chan lobbyDial // until the login answers
+	cancel  context.CancelFunc
+	err     string
+	listing wire.Room
+	ping    time.Duration
+}
+
+// browseRooms starts listing addr's rooms.
+func browseRooms(g *Game, addr string) *roomBrowser {
+	ctx, cancel := context.WithTimeout(g.opt.Context, dialTimeout)
+	b := &roomBrowser{addr: addr, dial: make(chan lobbyDial, 1), cancel: cancel}
+	cfg := lobby.Config{Addr: addr, Name: g.Name(), Mode: g.joinMode(), Logger: g.log.With("component", "lobby")}
+	go func() {
+		l, err := lobby.Dial(ctx, cfg)
+		if err == nil {
+			err = l.List()
+		}
+		b.dial <- lobbyDial{l, err}
+	}()
+	return b
+}
+
+// update takes the login's answer and the listings; it asks for the
+// rooms again every listEvery ticks.
+func (b *roomBrowser) update(g *Game) {
+	if b.dial != nil {
+		select {
+		case r := <-b.dial:
+			b.dial = nil
+			b.cancel()
+			if r.err != nil {
+				b.err = "No rooms: " + r.err.Error()
+				if r.l != nil {
+					r.l.Close()
+				}
+				break
+			}
+			b.l = r.l
+		default:
+		}
+	}
+	if b.l == nil {
+		return
+	}
+	select {
+	case <-b.l.Done():
+		b.err, b.l = "No rooms: "+b.l.Err().Error(), nil
+		return
+	default:
+	}
+	b.listing, b.ping = b.l.Listing()
+	if g.ticks%listEvery == 0 {
+		b.l.List()
+	}
+}
+
+// close ends the browser's session, once it answered.
+func (b *roomBrowser) close() {
+	if b == nil {
+		return
+	}
+	b.cancel()
+	if b.l != nil {
+		b.l.Close()
+		b.l = nil
+	}
+	if d := b.dial; d != nil {
+		b.dial = nil
+		closeWhenDialed(d)
+	}
+}
+
+// take hands the browser's session over to the game (g.lobby), to join a
+// room of addr; nil when it is not logged in to addr.
+func (s *JoinScene) take(addr string) *lobby.Lobby {
+	b := s.rooms
+	if b == nil || b.addr != addr || b.l == nil {
+		return nil
+	}
+	l := b.l
+	b.l = nil
+	return l
 }
 
 // NewJoinScene returns the join screen, the field holding the last server,
@@ -54,9 +156,13 @@ func NewJoinScene(g *Game) *JoinScene {
 // stopLAN stops the queries of the join screen when another scene takes
 // its place (next, nil at the end).
 func (g *Game) stopLAN(next Scene) {
-	if j, ok := g.scene.(*JoinScene); ok && j != next && j.q != nil {
-		j.q.Close()
-		j.q = nil
+	if j, ok := g.scene.(*JoinScene); ok && j != next {
+		if j.q != nil {
+			j.q.Close()
+			j.q = nil
+		}
+		j.rooms.close()
+		j.rooms = nil
 	}
 }
 
@@ -64,15 +170,19 @@ const (
 	joinFieldX = render.Width/2 - 330
 	joinFieldW = 660
 	joinFieldY = 230
-	joinColW   = 540
-	joinLANX   = render.Width/2 - 20 - joinColW
-	joinRecX   = render.Width/2 + 20
+	joinColW   = 390
+	joinLANX   = 35
+	joinRecX   = joinLANX + joinColW + 20
+	joinRoomX  = joinRecX + joinColW + 20
 	joinListY  = 400
 	joinRowH   = 38
 	// joinRows is how many rows a column shows.
 	joinRows = 7
 	// joinRefresh is how often, in ticks, the LAN list is read again.
 	joinRefresh = 10
+	// joinBrowseAfter is how long, in ticks, the focus stays on a server
+	// before its rooms are asked for (a login: not one per row passed).
+	joinBrowseAfter = 20
 )
 
 // connect joins what text names: a room code (7.14), on the server of
@@ -92,7 +202,7 @@ func (s *JoinScene) connect(g *Game, text string) {
 			s.errMsg = "A room code needs its server: choose one below, or join it once by its address"
 			return
 		}
-		g.setScene(NewLobbyConnectScene(g, addr, false, roomAction{code: code}))
+		s.enter(g, addr, roomAction{code: code})
 		return
 	}
 	addr, err := core.NormalizeAddr(text)
@@ -100,8 +210,45 @@ func (s *JoinScene) connect(g *Game, text string) {
 		s.errMsg = capitalize(err.Error())
 		return
 	}
-	g.setScene(NewLobbyConnectScene(g, addr, false, roomAction{mode: g.joinMode()}))
+	s.enter(g, addr, roomAction{mode: g.joinMode()})
 }
+
+// enter does act on addr: with the rooms' session of addr when the
+// browser has one, else with a new login.
+func (s *JoinScene) enter(g *Game, addr string, act roomAction) {
+	l := s.take(addr)
+	if l == nil {
+		g.setScene(NewLobbyConnectScene(g, addr, false, act))
+		return
+	}
+	var err error
+	if act.code != (wire.RoomCode{}) {
+		err = l.Join(act.code)
+	} else {
+		err = l.Quick(act.mode)
+	}
+	if err != nil {
+		l.Close()
+		g.setScene(NewLobbyConnectScene(g, addr, false, act))
+		return
+	}
+	g.log.Info("joining rooms", "addr", addr, "name", g.Name(), "code", act.code.String(), "from", "room browser")
+	g.lobby = l
+	g.settings.Recent = settings.AddRecent(g.settings.Recent, addr)
+	g.saveSettings()
+	g.setScene(NewLobbyScene(g, addr, false))
+}
+
+// roomRows returns the rooms listed by the browser that are shown.
+func (s *JoinScene) roomRows() []wire.RoomInfo {
+	if s.rooms == nil {
+		return nil
+	}
+	return s.rooms.listing.Rooms[:min(int(s.rooms.listing.Count), joinRows)]
+}
+
+// roomRect returns where room row i is drawn.
+func roomRect(i int) (x, y float64) { return joinRoomX, joinListY + float64(i)*joinRowH }
 
 // roomCode reads text as a room code: 6 characters of the code alphabet,
 // dashes and spaces aside, typed in capitals or with a digit (a host
@@ -147,6 +294,54 @@ func (s *JoinScene) Update(g *Game) error {
 	}
 	n := len(s.lan) + len(s.recent(g))
 	s.focus = min(s.focus, n-1)
+	// The rooms of the server focused (7.14), once the focus rests on it.
+	if s.focus != s.lastFocs {
+		s.lastFocs, s.focusAt = s.focus, g.ticks
+	}
+	if s.focus >= 0 && g.ticks-s.focusAt >= joinBrowseAfter {
+		if addr := s.rowAddr(g, s.focus); s.rooms == nil || s.rooms.addr != addr {
+			s.rooms.close()
+			s.rooms, s.inRooms, s.roomSel = browseRooms(g, addr), false, 0
+		}
+	}
+	if s.rooms != nil {
+		s.rooms.update(g)
+	}
+	rooms := s.roomRows()
+	if s.inRooms && len(rooms) == 0 {
+		s.inRooms = false
+	}
+	s.roomSel = max(0, min(s.roomSel, len(rooms)-1))
+	for i, r := range rooms {
+		x, y := roomRect(i)
+		if g.in.In(x, y, joinColW, joinRowH-4) {
+			if g.in.MouseMoved {
+				s.inRooms, s.roomSel = true, i
+			}
+			if g.in.Click {
+				s.enter(g, s.rooms.addr, roomAction{code: r.Code})
+				return nil
+			}
+		}
+	}
+	if s.inRooms {
+		g.in.TextMode = false
+		switch {
+		case g.in.Back, g.in.Left:
+			s.inRooms = false
+		case g.in.Down && s.roomSel < len(rooms)-1:
+			s.roomSel++
+		case g.in.Up && s.roomSel > 0:
+			s.roomSel--
+		case g.in.Confirm:
+			s.enter(g, s.rooms.addr, roomAction{code: rooms[s.roomSel].Code})
+		}
+		return nil
+	}
+	if g.in.Right && s.focus >= 0 && len(rooms) > 0 && s.rooms.addr == s.rowAddr(g, s.focus) {
+		s.inRooms = true
+		return nil
+	}
 	g.in.TextMode = s.focus < 0
 	if s.focus < 0 && s.field.Update(&g.in) {
 		s.errMsg = ""
@@ -219,9 +414,51 @@ func (s *JoinScene) Draw(screen *ebiten.Image, g *Game) {
 			Label: r, Slider: -1, Selected: len(s.lan)+i == s.focus, Face: g.fonts.Mono, Align: render.Left,
 		}, g.T())
 	}
-	if len(s.lan)+len(recent) > 0 {
-		render.Hint(screen, g.fonts, "Enter: join  ·  Up/Down: servers found and recent  ·  Esc: back")
-	} else {
+	s.drawRooms(screen, g)
+	switch {
+	case s.inRooms:
+		render.Hint(screen, g.fonts, "Enter: join the room  ·  Up/Down: rooms  ·  Left or Esc: servers")
+	case len(s.lan)+len(recent) > 0:
+		render.Hint(screen, g.fonts, "Enter: join  ·  Up/Down: servers found and recent  ·  Right: its rooms  ·  Esc: back")
+	default:
 		render.Hint(screen, g.fonts, "Enter: join  ·  Esc: back")
+	}
+}
+
+// drawRooms draws the public rooms of the server focused last.
+func (s *JoinScene) drawRooms(screen *ebiten.Image, g *Game) {
+	head := render.Fade(render.ColDim, 0.8)
+	b := s.rooms
+	title := "ROOMS"
+	if b != nil {
+		title = "ROOMS ON " + b.addr
+		if b.ping > 0 {
+			title += fmt.Sprintf(" · %d MS", max(1, b.ping.Milliseconds()))
+		}
+	}
+	render.Text(screen, render.Fit(title, g.fonts.Tiny, joinColW), g.fonts.Tiny, joinRoomX, joinListY-26, render.Left, head)
+	say := ""
+	switch {
+	case b == nil:
+		say = "Choose a server to see its rooms"
+	case b.err != "":
+		say = b.err
+	case b.l == nil:
+		say = "Asking…"
+	case b.listing.Count == 0:
+		say = "No public room: Enter quick joins"
+	}
+	if say != "" {
+		render.Text(screen, render.Fit(say, g.fonts.Small, joinColW), g.fonts.Small, joinRoomX, joinListY+6, render.Left, render.ColDim)
+	}
+	for i, r := range s.roomRows() {
+		x, y := roomRect(i)
+		state := map[uint8]string{wire.RoomLobby: "waiting", wire.RoomPlaying: "playing", wire.RoomOver: "over"}[r.State]
+		g.atlas.DrawItem(screen, g.fonts, render.Item{
+			X: x, Y: y, W: joinColW, H: joinRowH - 4, Label: r.Code.String(),
+			Value:  fmt.Sprintf("%s · %d/%d · %s", modeTitle(r.Mode), r.Players, r.Max, state),
+			Slider: -1, Selected: s.inRooms && i == s.roomSel, Disabled: r.Players >= r.Max || r.Flags&wire.RoomLocked != 0,
+			Face: g.fonts.Small, Align: render.Left,
+		}, g.T())
 	}
 }

@@ -36,6 +36,16 @@ type lobbyDial struct {
 	err error
 }
 
+// closeWhenDialed logs out the lobby a dial given up on brings, if any,
+// when it comes.
+func closeWhenDialed(d <-chan lobbyDial) {
+	go func() {
+		if r := <-d; r.l != nil {
+			r.l.Close()
+		}
+	}()
+}
+
 // LobbyConnectScene logs in for rooms and does its action; a server
 // without rooms falls back to joining its game directly.
 type LobbyConnectScene struct {
@@ -77,11 +87,7 @@ func NewLobbyConnectScene(g *Game, addr string, hosting bool, act roomAction) *L
 func (s *LobbyConnectScene) Update(g *Game) error {
 	if g.in.Back {
 		s.cancel()
-		go func() {
-			if r := <-s.res; r.l != nil {
-				r.l.Close()
-			}
-		}()
+		closeWhenDialed(s.res)
 		g.toMenu()
 		return nil
 	}
@@ -188,7 +194,7 @@ func (s *LobbyScene) refresh(g *Game) {
 						Flags: wire.RoomPublic | wire.RoomJoinLate})
 				}})
 		}
-		s.menu.Items = append(s.menu.Items, MenuItem{Label: "Back to menu", Activate: func() { g.toMenu() }})
+		s.menu.Items = append(s.menu.Items, s.leaderboardItem(g), MenuItem{Label: "Back to menu", Activate: func() { g.toMenu() }})
 		s.menu.Sel = min(sel, len(s.menu.Items)-1)
 		return
 	}
@@ -258,13 +264,20 @@ func (s *LobbyScene) refresh(g *Game) {
 				Activate: func() { l.Kick(p) }})
 		}
 	}
-	s.menu.Items = append(s.menu.Items, MenuItem{Label: "Leave room", Activate: func() {
+	s.menu.Items = append(s.menu.Items, s.leaderboardItem(g), MenuItem{Label: "Leave room", Activate: func() {
 		l.Leave()
 		s.browse, s.notice = true, ""
 		l.List()
 		s.refresh(g)
 	}})
 	s.menu.Sel = min(sel, len(s.menu.Items)-1)
+}
+
+// leaderboardItem opens the server's leaderboard (7.16), for servers
+// that have one.
+func (s *LobbyScene) leaderboardItem(g *Game) MenuItem {
+	return MenuItem{Label: "Leaderboard", Disabled: !g.lobby.HasScores(),
+		Activate: func() { g.setScene(NewLeaderboardScene(g, s)) }}
 }
 
 // modeTitle names a mode for the screen.

@@ -24,7 +24,7 @@ type TitleScene struct {
 // NewTitleScene returns the main menu.
 func NewTitleScene(g *Game) *TitleScene {
 	s := &TitleScene{}
-	s.menu = Menu{X: render.Width/2 - 170, Y: 340, W: 340, RowH: 40, Gap: 6, Face: g.fonts.Body, Align: render.Center}
+	s.menu = Menu{X: render.Width/2 - 170, Y: 340, W: 340, RowH: 38, Gap: 4, Face: g.fonts.Body, Align: render.Center}
 	host := func(mode uint8) func() {
 		return func() {
 			g.hostCfg.Mode = mode
@@ -35,6 +35,7 @@ func NewTitleScene(g *Game) *TitleScene {
 		{Label: "Host Stage", Activate: host(wire.ModeStage)},
 		{Label: "Host Classic", Activate: host(wire.ModeClassic)},
 		{Label: "Join game", Activate: func() { g.setScene(g.withName(func() Scene { return NewJoinScene(g) })) }},
+		{Label: "Leaderboard", Activate: func() { g.setScene(g.withName(func() Scene { return NewLeaderboardScene(g, nil) })) }},
 		{Label: "Replays", Activate: func() { g.setScene(NewReplaysScene(g)) }},
 		{Label: "Settings", Activate: func() { g.setScene(NewSettingsScene(g)) }},
 		{Label: "Quit", Activate: func() { g.quit = true }},
@@ -73,7 +74,7 @@ func (s *TitleScene) Draw(screen *ebiten.Image, g *Game) {
 	render.Text(screen, "Cooperative shoot-'em-up for 1 to 4 pilots", g.fonts.Body, render.Width/2, 222, render.Center, render.ColDim)
 	s.menu.Draw(screen, g)
 	if name := g.Name(); name != "" {
-		render.Text(screen, "Pilot: "+name, g.fonts.Small, render.Width/2, 626, render.Center, render.Fade(render.ColText, 0.7))
+		render.Text(screen, "Pilot: "+name, g.fonts.Small, render.Width/2, 640, render.Center, render.Fade(render.ColText, 0.7))
 	}
 	render.Hint(screen, g.fonts, "Arrows or d-pad to choose  ·  Enter or A to confirm  ·  F11 fullscreen")
 	render.Text(screen, g.version, g.fonts.Tiny, render.Width-16, render.Height-26, render.Right, render.Fade(render.ColDim, 0.7))

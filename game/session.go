@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/server"
+	"rtype/server/store"
 	"rtype/sim"
 	"rtype/sim/stage"
 )
@@ -37,6 +40,13 @@ type HostConfig struct {
 	// WebTransport is the UDP address of the WebTransport binding for
 	// browsers (PROTOCOL.md Part IV); "" serves none.
 	WebTransport string
+	// DB is the leaderboard's SQLite file (server/store): every game's
+	// scores are kept there, and players see them in the Leaderboard
+	// menu (PROTOCOL.md 7.16); "" keeps no scores.
+	DB string
+	// Rules are the games' rules; nil: sim.DefaultRules (tests make
+	// games short with theirs).
+	Rules *sim.Rules
 }
 
 // mode returns the hosted mode, defaults applied.
@@ -86,6 +96,7 @@ type Host struct {
 	Rules sim.Rules
 	// Mode is the mode of its games (wire.ModeStage or ModeClassic).
 	Mode uint8
+	db   *store.Store // its leaderboard, or nil
 }
 
 // StartHost starts a one-game server playing hc on port, or the next
@@ -101,6 +112,26 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 	ports = append(ports, 0)
 	var firstErr error
 	rules := sim.DefaultRules()
+	if hc.Rules != nil {
+		rules = *hc.Rules
+	}
+	var board server.Leaderboard
+	var db *store.Store
+	if hc.DB != "" {
+		err := error(nil)
+		if !store.IsPostgres(hc.DB) {
+			err = os.MkdirAll(filepath.Dir(hc.DB), 0o755) // the data directory may be new
+		}
+		if err == nil {
+			db, err = store.Open(hc.DB)
+		}
+		if err != nil {
+			// Hosting goes on all the same: the scores are not kept.
+			log.Warn("hosting without a leaderboard", "err", err)
+		} else {
+			board = db
+		}
+	}
 	for _, p := range ports {
 		srv, err := server.New(server.Config{
 			Listen:           net.JoinHostPort("", strconv.Itoa(p)),
@@ -114,6 +145,7 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 			Name:             hc.Name,
 			Logger:           log.With("component", "server"),
 			Bots:             func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) },
+			Leaderboard:      board,
 		})
 		if err != nil {
 			if firstErr == nil {
@@ -123,19 +155,25 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 			continue
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: rules, Mode: hc.mode()}
+		h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: rules, Mode: hc.mode(), db: db}
 		h.Addrs = core.JoinAddrs(h.Port)
 		go func() {
 			defer close(h.done)
 			if err := srv.Run(ctx); err != nil {
 				log.Error("server", "err", err)
 			}
+			if db != nil { // after Run: every score recorded
+				db.Close()
+			}
 		}()
 		if p != port && port > 0 {
 			log.Info("hosting port taken, using another", "wanted", port, "port", h.Port)
 		}
-		log.Info("hosting", "port", h.Port, "addrs", h.Addrs, "mode", wire.ModeName(h.Mode))
+		log.Info("hosting", "port", h.Port, "addrs", h.Addrs, "mode", wire.ModeName(h.Mode), "scores", hc.DB)
 		return h, nil
+	}
+	if db != nil {
+		db.Close()
 	}
 	return nil, fmt.Errorf("cannot open a port to host the game: %w", firstErr)
 }

@@ -421,19 +421,7 @@ func TestRoomMessagesMalformed(t *testing.T) {
 	} {
 		l := lobbyLogin(t, s, "Bad", wire.ModeClassic)
 		writeAll(t, l.tcp, f)
-		l.tcp.SetReadDeadline(time.Now().Add(wait))
-		for {
-			fr, err := l.fr.ReadFrame()
-			if err != nil {
-				t.Fatalf("% X: %v before the Logout", f, err)
-			}
-			if m, err := wire.ParseMessage2(fr); err == nil && m.Type == wire.MsgLogout {
-				if m.Reason != wire.LogoutKicked {
-					t.Fatalf("Logout %d", m.Reason)
-				}
-				break
-			}
-		}
+		expectKickedFrames(t, l.tcp, &l.fr, f)
 	}
 }
 

@@ -124,6 +124,7 @@ func (s *Server) recordScores(g *game, over *wire.Event) *scoreJob {
 		defer cancel()
 		job.err = lb.Record(ctx, job.scores)
 		if job.err == nil {
+			s.boards.recorded() // before the GameOver goes out (7.16)
 			log.Info("scores recorded", "game", id, "mode", mode, "stage", stage, "scores", job.scores,
 				"took", time.Since(job.start))
 		}

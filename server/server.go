@@ -66,7 +66,8 @@ type Server struct {
 	roomBuf []byte                     // a room frame being sent
 	roomOut wire.Room                  // a room message being sent
 
-	wt *wtBinding // the WebTransport binding (Part IV), or nil
+	wt     *wtBinding // the WebTransport binding (Part IV), or nil
+	boards boardCache // the leaderboard's reads (7.16)
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -311,10 +312,14 @@ func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 	c.SetReadDeadline(time.Time{})
 	defer s.startChat(ss)()
 	fr := wire.FrameReader{R: c}
+	var scores scoresSession // 7.16
 	for {
 		m, err := readMessage(&fr, ss.version, func(f []byte) error {
 			if wire.IsRoomMessage(wire.MsgType(f[0])) {
 				return s.roomMessage(ss, f) // 7.14
+			}
+			if wire.IsScoresMessage(wire.MsgType(f[0])) {
+				return s.scoresMessage(ss, &scores, f)
 			}
 			return s.chat(ss, f)
 		})
@@ -335,7 +340,7 @@ func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 
 // readMessage reads the next TCP message of a session of version v. In
 // v2, a message of a type it does not know is skipped (7.1), and a Chat
-// (7.13) or a room message (7.14) goes to chat, which returns an error for
+// (7.13), a room message (7.14) or a leaderboard message (7.16) goes to chat, which returns an error for
 // a malformed one.
 func readMessage(fr *wire.FrameReader, v uint8, chat func(frame []byte) error) (wire.Message, error) {
 	if v != wire.Version2 {
@@ -346,7 +351,7 @@ func readMessage(fr *wire.FrameReader, v uint8, chat func(frame []byte) error) (
 		if err != nil {
 			return wire.Message{}, err
 		}
-		if t := wire.MsgType(f[0]); t == wire.MsgChat || wire.IsRoomMessage(t) {
+		if t := wire.MsgType(f[0]); t == wire.MsgChat || wire.IsRoomMessage(t) || wire.IsScoresMessage(t) {
 			if err := chat(f); err != nil {
 				return wire.Message{Type: wire.MsgChat}, err
 			}

@@ -51,6 +51,10 @@ func TestLobbyHostileServer(t *testing.T) {
 		"listing of 200":  {2, 0, byte(wire.MsgRoomListing), 200},
 		"a client's join": wire.AppendRoom(nil, &wire.Room{Type: wire.MsgRoomJoin}),
 		"bad chat":        {3, 0, byte(wire.MsgChatMessage), 0, 0},
+		// 7.16: 11 rows; a name not UTF-8; a client's request.
+		"scores of 11":      {9, 0, byte(wire.MsgScores), 1, 0, 0, 0, 0, 0, 0, 11},
+		"score name":        {21, 0, byte(wire.MsgScores), 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0xFF},
+		"a client's scores": wire.AppendScores(nil, &wire.Scores{Type: wire.MsgScoresRequest, Mode: 1}),
 	} {
 		addr := evilLobby(t, wire.NoPlayer, f)
 		l, err := lobby.Dial(context.Background(), lobby.Config{Addr: addr, Name: "Ripley", Logger: testutil.Logger(t)})
@@ -70,5 +74,19 @@ func TestLobbyHostileServer(t *testing.T) {
 	addr := evilLobby(t, 0)
 	if _, err := lobby.Dial(context.Background(), lobby.Config{Addr: addr, Name: "Ripley"}); err != lobby.ErrNoRooms {
 		t.Fatalf("a server without rooms: %v", err)
+	}
+}
+
+// A v2.1 server (minor 1) is asked for no leaderboard: it would skip the
+// request (7.16).
+func TestLobbyNoScoresOfV21(t *testing.T) {
+	addr := evilLobby(t, wire.NoPlayer)
+	l, err := lobby.Dial(context.Background(), lobby.Config{Addr: addr, Name: "Ripley", Logger: testutil.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if l.HasScores() || l.AskScores(wire.ModeClassic, wire.PeriodWeek, 0, "") != lobby.ErrNoScores {
+		t.Fatal("a v2.1 session asks for a leaderboard")
 	}
 }

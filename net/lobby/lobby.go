@@ -1,6 +1,7 @@
 // Package lobby is the client side of rooms (PROTOCOL.md 7.14): a v2.1
 // session logged in for the lobby, which lists, creates and joins rooms,
-// chats in them, and plays its room's games with package client (Play).
+// chats in them, plays its room's games with package client (Play), and
+// asks for the server's leaderboard (7.16, v2.2).
 // It never imports Ebitengine.
 package lobby
 
@@ -44,6 +45,9 @@ var (
 	ErrNoRooms = errors.New("lobby: this server has no rooms")
 	// ErrNotPlaying: Play was called while the room's game does not run.
 	ErrNotPlaying = errors.New("lobby: the room's game is not running")
+	// ErrNoScores: the server is older than v2.2 and has no leaderboard
+	// messages (7.16).
+	ErrNoScores = errors.New("lobby: this server shows no leaderboard (older than v2.2)")
 )
 
 // maxChats is how many received lines wait for DrainChat.
@@ -66,7 +70,8 @@ type Lobby struct {
 	ping     time.Duration
 	refusals []wire.Room
 	chats    []client.Chat
-	game     *gameConn // the stream of the attached client, while it plays
+	game     *gameConn   // the stream of the attached client, while it plays
+	scores   wire.Scores // the last Scores (7.16); Type 0 before one
 	err      error
 
 	changed chan struct{} // cap 1: something changed
@@ -152,6 +157,16 @@ func (l *Lobby) read(fr *wire.FrameReader) {
 				return
 			}
 			l.room(&r)
+		case wire.IsScoresMessage(t):
+			var sc wire.Scores
+			if err := wire.ParseScores(f, &sc); err != nil || sc.Type != wire.MsgScores {
+				l.end(fmt.Errorf("lobby: bad leaderboard message from the server: %v", err))
+				return
+			}
+			l.mu.Lock()
+			l.scores = sc
+			l.mu.Unlock()
+			l.poke()
 		case t == wire.MsgChatMessage || t == wire.MsgChatRefused:
 			m, err := wire.ParseMessage2(f)
 			if err != nil {
@@ -239,8 +254,8 @@ func (l *Lobby) end(err error) {
 	})
 }
 
-// Changed is signalled when the room, the listing, a refusal or the chat
-// changed.
+// Changed is signalled when the room, the listing, a refusal, the chat
+// or the leaderboard changed.
 func (l *Lobby) Changed() <-chan struct{} { return l.changed }
 
 // Done is closed when the session has ended; Err says why.
@@ -364,6 +379,33 @@ func (l *Lobby) Leave() error {
 	l.state = wire.Room{}
 	l.mu.Unlock()
 	return l.send(wire.Room{Type: wire.MsgRoomLeave})
+}
+
+// HasScores reports whether the server answers leaderboard requests:
+// the session is of minor 2 or more (7.15, 7.16).
+func (l *Lobby) HasScores() bool { return l.acc.Minor >= 2 }
+
+// AskScores asks for the best count scores (0: wire.MaxScoreRows) of a
+// mode, period and stage ("" the server's) (7.16); Scores returns the
+// answer when it came. It returns ErrNoScores when the server has no
+// leaderboard messages.
+func (l *Lobby) AskScores(mode, period, count uint8, stage string) error {
+	if !l.HasScores() {
+		return ErrNoScores
+	}
+	return l.write(wire.AppendScores(nil, &wire.Scores{Type: wire.MsgScoresRequest, Mode: mode, Period: period, Count: count, Stage: stage}))
+}
+
+// Scores returns the last leaderboard the server sent, its names
+// cleaned, and false before the first.
+func (l *Lobby) Scores() (wire.Scores, bool) {
+	l.mu.Lock()
+	sc := l.scores
+	l.mu.Unlock()
+	for i := range sc.Rows[:sc.Count] {
+		sc.Rows[i].Name = wire.CleanName(sc.Rows[i].Name)
+	}
+	return sc, sc.Type == wire.MsgScores
 }
 
 // SendChat sends a chat line to the room (7.13).

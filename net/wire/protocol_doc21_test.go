@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"fmt"
+	"slices"
 )
 
 // The worked examples of 7.12 (Stage mode, v2.1). The story goes on: the
@@ -82,5 +83,5 @@ func docExamples21() []docExample {
 			encode: func() []byte { return AppendEvent2(nil, &exArms) },
 			decode: event(exArms),
 		},
-	}, append(docExamplesChat(), docExamplesRoom()...)...)
+	}, slices.Concat(docExamplesChat(), docExamplesRoom(), docExamplesScores())...)
 }
