@@ -157,10 +157,15 @@ func TestRebindNewAddress(t *testing.T) {
 	}
 }
 
-func drain(u *net.UDPConn) {
+// drain drops what u holds now.
+func drain(u *net.UDPConn) { drainQuiet(u, time.Millisecond) }
+
+// drainQuiet reads and drops what u holds until quiet passes without a
+// datagram (at most 2 s).
+func drainQuiet(u *net.UDPConn, quiet time.Duration) {
 	buf := make([]byte, 2048)
-	for {
-		u.SetReadDeadline(time.Now().Add(time.Millisecond))
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+		u.SetReadDeadline(time.Now().Add(quiet))
 		if _, err := u.Read(buf); err != nil {
 			return
 		}

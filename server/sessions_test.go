@@ -426,7 +426,10 @@ func TestLogoutLeft(t *testing.T) {
 	b.logout()
 	expectClosed(t, b.tcp, wait)
 	checkLeft(t, a, b.acc.Player, ship, wire.LeftLeft)
-	// Its session is unknown now: its datagrams get no answer.
+	// Its session is unknown now: its datagrams get no answer. What the
+	// server sent before the session ended may still wait in the socket:
+	// drain it first.
+	drainQuiet(b.udp, 100*time.Millisecond)
 	b.send(wire.TypeBind, b.acc.Token[:])
 	silentFor(t, b.udp, 300*time.Millisecond, "Bind of a session that ended")
 }
