@@ -150,8 +150,8 @@ func chatWriter(conn net.Conn, o *chatOut) {
 // session of the game.
 func (s *Server) chat(ss *session, frame []byte) error {
 	c := ss.chat
-	if c == nil {
-		return nil // v2.0 (7.13), or the session's chat not started yet
+	if c == nil || ss.spectator {
+		return nil // v2.0 (7.13), the session's chat not started yet, or a spectator's (7.17)
 	}
 	raw, err := wire.ChatText(frame)
 	if err != nil {
@@ -215,6 +215,11 @@ func (s *Server) sendChatLocked(g *game, frame []byte) {
 			continue
 		}
 		s.pushTo(o, frame)
+	}
+	for _, o := range g.spectators { // 7.17: they read the game's chat
+		if o.chat != nil && !o.gone {
+			s.pushTo(o, frame)
+		}
 	}
 }
 

@@ -82,5 +82,5 @@ func docExamples21() []docExample {
 			encode: func() []byte { return AppendEvent2(nil, &exArms) },
 			decode: event(exArms),
 		},
-	}, append(docExamplesChat(), docExamplesRoom()...)...)
+	}, append(append(docExamplesChat(), docExamplesRoom()...), docExamplesSpectate()...)...)
 }
