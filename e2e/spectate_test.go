@@ -103,7 +103,9 @@ func TestSpectatorSeesTheGame(t *testing.T) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	over1 := slices.IndexFunc(sl.events, func(e wire.Event) bool { return e.Type == wire.EventGameOver })
-	first := slices.IndexFunc(sl.events, func(e wire.Event) bool { return seen[e] > 0 && e.Type != wire.EventPlayerJoined && e.Type != wire.EventSpawn })
+	first := slices.IndexFunc(sl.events, func(e wire.Event) bool {
+		return seen[e] > 0 && e.Type != wire.EventPlayerJoined && e.Type != wire.EventSpawn
+	})
 	if over1 < 0 || first < 0 {
 		t.Fatalf("no game over (%d) or no event (%d) seen", over1, first)
 	}
