@@ -35,8 +35,9 @@ type game struct {
 
 	room *room // the room whose game it is (7.14), or nil: an open game
 
-	spectators []*session // its spectators (7.17), in the order they came
-	bots       Bots       // its room's bots, or nil
+	spectators []*session            // its spectators (7.17), in the order they came
+	watchSnaps link.SharedSnapshots2 // their snapshots, encoded once per baseline
+	bots       Bots                  // its room's bots, or nil
 }
 
 // freePlayer returns the lowest free player number, or wire.NoPlayer.

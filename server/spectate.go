@@ -222,7 +222,10 @@ func queueSpectators(g *game, ev *wire.Event) {
 }
 
 // snapshotSpectators sends the tick's snapshot to g's bound spectators:
-// the players' records without a last step (7.8: none is theirs).
+// the players' records without a last step (7.8: none is theirs). They
+// all get the same records, so spectators with the same baseline share
+// its encoding (link.SharedSnapshots2): a spectator costs less than a
+// player, whose own step makes its snapshot its own.
 func (s *Server) snapshotSpectators(g *game, tick uint32, now time.Time, out *outbox) {
 	if len(g.spectators) == 0 {
 		return
@@ -231,7 +234,7 @@ func (s *Server) snapshotSpectators(g *game, tick uint32, now time.Time, out *ou
 		if !ss.bound {
 			continue
 		}
-		for _, d := range g.snaps2.Datagrams(ss.link, tick, g.players2, g.entities2, now) {
+		for _, d := range g.watchSnaps.Datagrams(ss.link, tick, g.players2, g.entities2, now) {
 			out.add(d, ss.addr)
 			s.stats.snapshotBytes.Add(uint64(len(d)))
 		}
