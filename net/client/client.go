@@ -1062,6 +1062,12 @@ func (c *Client) send() {
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, c.nextStep(time.Now()), now)
 		case c.world.HasShip(c.player) && !c.world.over:
 			input[0] = c.actions
+			if c.cfg.Tap != nil && (c.steps.n == 0 || c.steps.ring[(c.steps.n-1)%StepsKept].Actions != c.actions) {
+				// v1 Inputs have no step (4.2): a recording is told the
+				// actions when they change, numbered as steps, so that a
+				// replay predicts the own ship as live play did.
+				c.cfg.Tap.Step(c.steps.add(c.actions, time.Now()))
+			}
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, input[:], now)
 		case c.ackDue || now.Sub(c.lastSend) >= c.cfg.AckInterval-c.cfg.SendInterval/2:
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeAck, nil, now)
