@@ -321,3 +321,34 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestSpectatorHostileTCP: what a spectator may not do on its stream is
+// ignored (its Chat, a Spectators message of its own, room requests
+// without Lobby), and a malformed message ends its session as any
+// session's (3.1), leaving the game alone.
+func TestSpectatorHostileTCP(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.Rules = noWaveRules()
+	s := startServer(t, cfg)
+	a := player22(t, s, "Ripley", wire.ModeClassic)
+	v := spectate(t, s, "Mallory", wire.ModeAny, wire.RoomCode{})
+	spectatorsOf(t, a, func(sp *wire.Spectators) bool { return sp.Count == 1 })
+	writeAll(t, v.tcp, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "buy gold"}))
+	writeAll(t, v.tcp, wire.AppendSpectators(nil, &wire.Spectators{Count: 1, Names: [wire.MaxSpectators]string{"Ghost"}}))
+	writeAll(t, v.tcp, wire.AppendRoom(nil, &wire.Room{Type: wire.MsgRoomCreate, Settings: privateClassic}))
+	// Ripley hears none of it: the next thing on its stream is the
+	// spectator leaving, once its malformed frame (a LoginRequest in
+	// session) ends it.
+	writeAll(t, v.tcp, []byte{1, 0, byte(wire.MsgLoginAccepted)})
+	expectLogout2(t, v, wire.LogoutKicked)
+	fr := wire.FrameReader{R: a.tcp}
+	a.tcp.SetReadDeadline(time.Now().Add(wait))
+	f, err := fr.ReadFrame()
+	if err != nil || wire.MsgType(f[0]) != wire.MsgSpectators || f[1] != 0 {
+		t.Fatalf("Ripley read % X %v, want the empty Spectators", f, err)
+	}
+	if p, sp := spectatorCount(s); p != 1 || sp != 0 {
+		t.Fatalf("%d players, %d spectators", p, sp)
+	}
+}
