@@ -72,7 +72,7 @@ func (g *Game) watching(r dialResult, w watchTarget) {
 	g.settings.Recent = settings.AddRecent(g.settings.Recent, w.addr)
 	g.saveSettings()
 	g.session = NewSession(r.c, w.addr, false)
-	g.session.rec = r.rec
+	g.session.rec, g.session.watch = r.rec, &w
 	g.log.Info("watching", "addr", w.addr, "room", w.code.String(), "mode", wire.ModeName(r.c.Mode()))
 	g.setScene(NewPlayScene(g))
 }
