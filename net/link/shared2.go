@@ -39,11 +39,7 @@ type sharedEncoding struct {
 // records every other peer of s does: players and entities must be the
 // same for every call of the same tick.
 func (s *SharedSnapshots2) Datagrams(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) [][]byte {
-	h := l.History2
-	if h == nil {
-		h = new(History2)
-		l.History2 = h
-	}
+	h := l.history2()
 	if !s.valid || s.tick != tick {
 		s.tick, s.valid, s.next = tick, true, 0
 		for i := range s.entries {
@@ -62,16 +58,7 @@ func (s *SharedSnapshots2) Datagrams(l *Link, tick uint32, players []wire.Player
 	if e == nil {
 		e = &s.entries[s.next]
 		s.next = (s.next + 1) % maxSharedBases
-		var payloads [][]byte
-		if base != nil {
-			ents := base.Entities
-			if ents == nil {
-				ents = noEntities2
-			}
-			payloads = s.s.enc.Encode(tick, players, base.Players, ents, base.Tick, entities)
-		} else {
-			payloads = s.s.enc.Encode(tick, players, nil, nil, 0, entities)
-		}
+		payloads := s.s.encode(base, tick, players, entities)
 		e.used, e.full, e.changes = true, base == nil, s.s.enc.Changes()
 		if base != nil {
 			e.baseTick = base.Tick
@@ -84,15 +71,5 @@ func (s *SharedSnapshots2) Datagrams(l *Link, tick uint32, players []wire.Player
 			e.payloads[i] = append(e.payloads[i][:0], p...)
 		}
 	}
-	if e.changes == 0 && !h.Due(tick) {
-		return s.s.bufs[:0] // nothing the peer lacks, and not yet 200 ms (7.9)
-	}
-	h.Add(tick, players, entities)
-	for i, p := range e.payloads {
-		if i == len(s.s.bufs) {
-			s.s.bufs = append(s.s.bufs, make([]byte, 0, wire.MaxDatagram))
-		}
-		s.s.bufs[i] = l.AppendSnapshot(s.s.bufs[i][:0], p, tick, now)
-	}
-	return s.s.bufs[:len(e.payloads)]
+	return s.s.send(l, h, tick, players, entities, e.payloads, e.changes, now)
 }
