@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 	"rtype/sim"
 )
@@ -38,7 +39,7 @@ func BenchmarkSessionCost(b *testing.B) {
 func benchSessions(b *testing.B, players, spectators int) {
 	cfg := testConfig()
 	cfg.SessionTimeout = time.Hour
-	cfg.TickShards = 1 // the tick on the benchmark's thread only (threadCPU)
+	cfg.TickShards = 1 // the tick on the benchmark's thread only (testutil.ThreadCPU)
 	cfg.Seed = 5
 	cfg.Warp = "midboss" // a busy screen: the mid-boss and its shots
 	r := sim.DefaultRules()
@@ -97,12 +98,12 @@ func benchSessions(b *testing.B, players, spectators int) {
 				received += len(d)
 			}
 		}
-		start, cpu := time.Now(), threadCPU()
+		start, cpu := time.Now(), testutil.ThreadCPU()
 		s.receive(&rd, in, now)
 		now = now.Add(time.Second / 60)
 		s.tick(now)
 		serverTime += time.Since(start)
-		serverCPU += threadCPU() - cpu
+		serverCPU += testutil.ThreadCPU() - cpu
 	}
 	for range 120 {
 		step()
