@@ -20,7 +20,7 @@ import (
 
 // loginSpectatorLocked accepts a spectating login (7.17) into the game it
 // asks for, or refuses it; s.mu is held.
-func (s *Server) loginSpectatorLocked(c *net.TCPConn, ap netip.AddrPort, name string, tok wire.Token, m *wire.Message) (*session, bool) {
+func (s *Server) loginSpectatorLocked(c net.Conn, ap netip.AddrPort, name string, tok wire.Token, m *wire.Message) (*session, bool) {
 	ip := ap.Addr().Unmap()
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		s.log.Info("login refused", "addr", ap, "name", name, "reason", "the server is full", "spectate", true)
