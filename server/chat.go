@@ -216,11 +216,7 @@ func (s *Server) sendChatLocked(g *game, frame []byte) {
 		}
 		s.pushTo(o, frame)
 	}
-	for _, o := range g.spectators { // 7.17: they read the game's chat
-		if o.chat != nil && !o.gone {
-			s.pushTo(o, frame)
-		}
-	}
+	s.chatSpectatorsLocked(g, frame)
 }
 
 // sendRoomChatLocked queues a ChatMessage frame to every member of rm;
@@ -230,6 +226,9 @@ func (s *Server) sendRoomChatLocked(rm *room, frame []byte) {
 		if m != nil && m.ss != nil && m.ss.chat != nil && !m.ss.gone {
 			s.pushTo(m.ss, frame)
 		}
+	}
+	if rm.game != nil {
+		s.chatSpectatorsLocked(rm.game, frame)
 	}
 }
 

@@ -240,3 +240,13 @@ func (s *Server) snapshotSpectators(g *game, tick uint32, now time.Time, out *ou
 		}
 	}
 }
+
+// chatSpectatorsLocked queues a ChatMessage frame of g's game (or of its
+// room) to g's spectators: they read the game's chat (7.17).
+func (s *Server) chatSpectatorsLocked(g *game, frame []byte) {
+	for _, o := range g.spectators {
+		if o.chat != nil && !o.gone {
+			s.pushTo(o, frame)
+		}
+	}
+}

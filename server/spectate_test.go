@@ -288,6 +288,22 @@ func TestSpectatorOfRoom(t *testing.T) {
 	if p, sp := spectatorCount(s); p != 1 || sp != 1 {
 		t.Fatalf("%d players (sessions), %d spectators", p, sp)
 	}
+	// The spectator reads the room's chat.
+	writeAll(t, a.tcp, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "stay frosty"}))
+	fr := wire.FrameReader{R: v.tcp}
+	v.tcp.SetReadDeadline(time.Now().Add(wait))
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("the spectator got no chat: %v", err)
+		}
+		if m, err := wire.ParseMessage2(f); err == nil && m.Type == wire.MsgChatMessage {
+			if m.Text != "stay frosty" || m.Name != "Ripley" {
+				t.Fatalf("chat %+v", m)
+			}
+			break
+		}
+	}
 }
 
 // expectLogout2 reads c's TCP messages until a Logout, which must be of
