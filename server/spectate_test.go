@@ -119,6 +119,10 @@ func TestSpectatorHasNoShipNorSlot(t *testing.T) {
 	for _, c := range []*tclient2{a, b} {
 		spectatorsOf(t, c, func(sp *wire.Spectators) bool { return sp.Count == 1 && sp.Names[0] == "Newt" })
 	}
+	// The operator sees it apart from the players.
+	if gs := s.Games(); len(gs) != 1 || len(gs[0].Players) != 2 || len(gs[0].Spectators) != 1 || gs[0].Spectators[0].Name != "Newt" {
+		t.Fatalf("Games() = %+v", gs)
+	}
 	// The spectator leaves: the list empties.
 	v.logout()
 	spectatorsOf(t, a, func(sp *wire.Spectators) bool { return sp.Count == 0 })
