@@ -4,6 +4,10 @@
 //	rtype                      the title menu
 //	rtype -host                host a game at once (port 4242 or the next free)
 //	rtype -join HOST[:PORT]    join a game at once
+//	rtype -spectate ADDR|CODE[@ADDR]
+//	                           watch the busiest game of a server, or the
+//	                           game of a room (on the server last joined,
+//	                           or ADDR) without playing (PROTOCOL.md 7.17)
 //	rtype -protocol 1|2        join with that protocol version only
 //	                           (default auto: 2, or 1 with a v1-only server)
 //	rtype -host -mode classic  host the Classic game (default: Stage mode)
@@ -129,6 +133,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 	var (
 		host       = fs.Bool("host", false, "host a game at once (the server runs inside the game)")
 		join       = fs.String("join", "", "join the game at `ADDR` (host or host:port) at once")
+		spectate   = fs.String("spectate", "", "watch a game at once, without playing: the busiest game of the server at `ADDR`, or a room's CODE (on the server last joined) or CODE@ADDR")
 		name       = fs.String("name", "", "your pilot `NAME` (3 to 20 letters, digits, spaces, _ or -)")
 		port       = fs.Int("port", wire.DefaultPort, "the `port` to host on (TCP and UDP; if taken, the next free one; 0 for any)")
 		mode       = fs.String("mode", "", "the game `mode`: classic or stage; with -host the game hosted (default stage), else the one asked for when joining (default: the settings', stage)")
@@ -170,6 +175,9 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 	if *host && *join != "" {
 		return game.Options{}, 0, errors.New("-host and -join cannot go together")
 	}
+	if *spectate != "" && (*host || *join != "" || *replayFile != "") {
+		return game.Options{}, 0, errors.New("-spectate watches a game: it goes without -host, -join and -replay")
+	}
 	if *join != "" && (*stageName != "" || *warp != "") {
 		return game.Options{}, 0, errors.New("-stage and -warp choose the game hosted: they go with -host, not -join")
 	}
@@ -188,7 +196,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 	}
 	opt := game.Options{
 		Replay: *replayFile, ReplaySpeed: *replaySpd, ReplayFollow: *replayFol - 1, ReplayDir: *replays, ScoresDB: *db,
-		Host: *host, Join: *join, Name: *name, Port: *port, Stage: *stageName, Warp: *warp,
+		Host: *host, Join: *join, Spectate: *spectate, Name: *name, Port: *port, Stage: *stageName, Warp: *warp,
 		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter, WebTransport: *webTr,
 		LobbyScript: *lobbyHook, QuickDeath: *quickDeath,

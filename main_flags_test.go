@@ -104,3 +104,15 @@ func TestParseReplayFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestSpectateFlag(t *testing.T) {
+	opt, _, err := parseFlags([]string{"-spectate", "K7MX2Q@example.org"}, io.Discard)
+	if err != nil || opt.Spectate != "K7MX2Q@example.org" || opt.Join != "" || opt.Host {
+		t.Fatalf("-spectate: %+v, %v", opt, err)
+	}
+	for _, bad := range [][]string{{"-spectate", "x", "-host"}, {"-spectate", "x", "-join", "y"}, {"-spectate", "x", "-replay", "f"}} {
+		if _, _, err := parseFlags(bad, io.Discard); err == nil || !strings.Contains(err.Error(), "-spectate") {
+			t.Errorf("%q: %v, want an error about -spectate", bad, err)
+		}
+	}
+}

@@ -165,11 +165,32 @@ func TestEndToEnd(t *testing.T) {
 			break
 		}
 	}
+	// A third window watches the game (7.17) while it runs, once the X
+	// screenshot of the host's window is taken.
+	specShot := filepath.Join(dir, "spectate.png")
+	os.Remove(specShot)
+	spec, specErr := startGame(t, ctx, bin, dir, "-spectate", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		"-name", "Watcher", "-replays", "none",
+		"-autotest-screenshot", specShot, "-autotest-screenshot-after", "2s", "-autotest-quit-after", "5s")
+	specOut := make(chan []byte, 1)
+	go func() { b, _ := io.ReadAll(specErr); specOut <- b }()
+	sout := <-specOut // all read before Wait (os/exec)
+	serr := spec.Wait()
 	err = game.Wait()
 	<-logDone
 	if err != nil {
 		t.Fatalf("the game failed: %v\n%s", err, gameLogs())
 	}
+	if serr != nil {
+		t.Fatalf("rtype -spectate failed: %v\n%s", serr, sout)
+	}
+	for _, want := range []string{"msg=watching", "screenshot saved", "bye"} {
+		if !strings.Contains(string(sout), want) {
+			t.Errorf("the spectator's log lacks %q:\n%s", want, sout)
+		}
+	}
+	// It follows the first player, the host: its panel marked, its ship.
+	checkPlayScreen(t, loadPNG(t, specShot), "the spectator's screenshot", true, uint8(me.player), friend.Player())
 	t.Logf("the game ran %v", time.Since(start).Round(time.Millisecond))
 	log := gameLogs()
 	for _, want := range []string{"screenshot saved", "server stopped", "bye"} {

@@ -40,6 +40,10 @@ type Options struct {
 	// Host starts hosting at once; Join joins that address at once.
 	Host bool
 	Join string
+	// Spectate watches a game at once (PROTOCOL.md 7.17): a server's
+	// address (its busiest game), a room's CODE on the server last
+	// joined, or CODE@ADDR.
+	Spectate string
 	// Name is the player's name for this run ("" uses the saved one).
 	Name string
 	// Port is the hosting port (tried first, then the next ten, then any).
@@ -219,6 +223,12 @@ func New(opt Options) (*Game, error) {
 		// lobby).
 		g.autoReady = true
 		g.setScene(g.withName(func() Scene { return NewHostingScene(g) }))
+	case opt.Spectate != "":
+		w, err := parseWatch(opt.Spectate, g.settings.Recent)
+		if err != nil {
+			return nil, fmt.Errorf("-spectate: %w", err)
+		}
+		g.setScene(g.withName(func() Scene { return NewSpectateScene(g, w) }))
 	case opt.Join != "":
 		addr, err := core.NormalizeAddr(opt.Join)
 		if err != nil {

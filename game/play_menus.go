@@ -61,6 +61,14 @@ func (s *PlayScene) gameOver(g *Game, scores []wire.Score) {
 		return ""
 	})
 	g.log.Info("game over", "scores", fmt.Sprint(ranked))
+	if s.view.Watching() { // a spectator (7.17): nobody's "you"; it may watch again
+		gs := NewGameOverScene(g, ranked, wire.NoPlayer)
+		if w := g.session.watch; w != nil {
+			gs.menu.Items[1] = MenuItem{Label: "Watch again", Activate: func() { g.endSession(); g.setScene(NewSpectateScene(g, *w)) }}
+		}
+		g.setScene(gs)
+		return
+	}
 	g.setScene(NewGameOverScene(g, ranked, s.view.Me()))
 }
 

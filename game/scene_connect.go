@@ -34,16 +34,27 @@ type dialResult struct {
 
 // startDial joins addr asking for mode (wire.Mode*).
 func startDial(g *Game, addr string, mode uint8) *dialer {
+	return startDialWith(g, addr, client.Config{Mode: mode})
+}
+
+// startDialWith joins addr with cfg, whose address, name, logger,
+// version and recording it fills in.
+func startDialWith(g *Game, addr string, cfg client.Config) *dialer {
 	ctx, cancel := context.WithTimeout(g.opt.Context, dialTimeout)
 	d := &dialer{addr: addr, cancel: cancel, res: make(chan dialResult, 1)}
 	name := g.Name()
 	log := g.log.With("component", "client")
-	g.log.Info("connecting", "addr", addr, "name", name, "mode", wire.ModeName(mode))
+	g.log.Info("connecting", "addr", addr, "name", name, "mode", wire.ModeName(cfg.Mode), "spectate", cfg.Spectate)
 	dir, limit := g.opt.ReplayDir, int64(g.settings.ReplayCapMB)<<20
+	cfg.Addr, cfg.Name, cfg.Logger, cfg.Version = addr, name, log, g.opt.Protocol
+	if cfg.Spectate && cfg.Version == wire.Version {
+		cfg.Version = 0 // spectators are v2.2's (7.17): Dial says so
+	}
 	go func() {
 		for try := 0; ; try++ {
 			rec := startRecording(dir, limit, name, g.log)
-			c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Mode: mode, Logger: log, Version: g.opt.Protocol, Tap: rec.tap()})
+			cfg.Tap = rec.tap()
+			c, err := client.Dial(ctx, cfg)
 			if err != nil {
 				rec.discard()
 				rec = nil
@@ -91,6 +102,7 @@ type ConnectingScene struct {
 	addr    string
 	hosting bool
 	d       *dialer
+	watch   *watchTarget // spectating (7.17), or nil
 }
 
 // NewConnectingScene starts joining addr.
@@ -107,6 +119,10 @@ func (s *ConnectingScene) Update(g *Game) error {
 		return nil
 	}
 	if r, ok := s.d.poll(); ok {
+		if s.watch != nil {
+			g.watching(r, *s.watch)
+			return nil
+		}
 		g.connected(r, s.addr, s.hosting)
 	}
 	return nil
@@ -137,7 +153,11 @@ func (g *Game) connected(r dialResult, addr string, hosting bool) {
 // Draw implements Scene.
 func (s *ConnectingScene) Draw(screen *ebiten.Image, g *Game) {
 	g.drawBackdrop(screen)
-	render.Text(screen, "Connecting", g.fonts.Title, render.Width/2, 240, render.Center, render.ColText)
+	title := "Connecting"
+	if s.watch != nil {
+		title = "Connecting to watch"
+	}
+	render.Text(screen, title, g.fonts.Title, render.Width/2, 240, render.Center, render.ColText)
 	render.Text(screen, s.addr, g.fonts.MonoBig, render.Width/2, 320, render.Center, render.ColAccent)
 	drawSpinner(screen, g, render.Width/2, 410)
 	g.atlas.DrawItem(screen, g.fonts, render.Item{X: render.Width/2 - 120, Y: 470, W: 240, H: 50, Label: "Cancel", Slider: -1, Selected: true}, g.T())

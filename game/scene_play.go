@@ -31,6 +31,10 @@ type PlayScene struct {
 	// shaken is where the play area is drawn while the screen shakes.
 	shaken *ebiten.Image
 	chat   chatBox
+	// watchers are the game's spectators (7.17), Draw's scratch; chose:
+	// a spectator's follow was chosen (the first player, or a key).
+	watchers []string
+	chose    bool
 }
 
 // sounds maps the view's sounds to the game's.
@@ -169,6 +173,9 @@ func (s *PlayScene) input(g *Game) (actions uint8, stay bool) {
 			s.pause.Sel = 0
 		}
 		actions = g.in.Actions()
+		if s.view.Watching() {
+			s.watchInput()
+		}
 	}
 	if len(g.opt.InputScript) > 0 {
 		actions |= core.ScriptActions(g.opt.InputScript, time.Since(g.playStart))
@@ -181,7 +188,9 @@ func (s *PlayScene) Draw(screen *ebiten.Image, g *Game) {
 	f := s.view.Frame(&s.frame, s.view.Now())
 	a := g.atlas
 	g.drawFrame(screen, f, &s.shaken)
-	if f.Age < controlsHint {
+	if s.view.Watching() {
+		s.drawWatch(screen, g)
+	} else if f.Age < controlsHint {
 		al := min(1, (controlsHint-f.Age)/0.8)
 		hint := g.controlsHint(f.Stage.Active)
 		if g.session.C.CanChat() {
@@ -200,6 +209,7 @@ func (s *PlayScene) Draw(screen *ebiten.Image, g *Game) {
 	if g.session.Hosting && g.host != nil && len(g.host.Addrs) > 0 {
 		render.ShadowText(screen, "Hosting · friends join at "+g.host.Addrs[0], g.fonts.Tiny, render.Width-16, render.Height-26, render.Right, render.Fade(render.ColDim, 0.85))
 	}
+	s.drawSpectators(screen, g)
 	if g.settings.ShowNetStats {
 		a.DrawNetOverlay(screen, g.fonts, netLines(&f.Net))
 	}

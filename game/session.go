@@ -198,7 +198,8 @@ type Session struct {
 	Addr    string
 	Hosting bool
 	Started time.Time
-	rec     *recording // the game's recording, or nil
+	rec     *recording   // the game's recording, or nil
+	watch   *watchTarget // what a spectator's session watches (7.17), or nil
 }
 
 // NewSession wraps a connected client.

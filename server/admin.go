@@ -92,6 +92,9 @@ type GameInfo struct {
 	Tick    uint32
 	Over    bool
 	Players []PlayerInfo // by player number
+	// Spectators are its spectators (7.17), in the order they came:
+	// Player is wire.NoPlayer, Score and Lives 0.
+	Spectators []PlayerInfo
 }
 
 // Games returns the games running now with their players.
@@ -115,6 +118,11 @@ func (s *Server) Games() []GameInfo {
 			gi.Players = append(gi.Players, PlayerInfo{Session: ss.id, Player: ss.player, Name: ss.name, Addr: ss.ip,
 				Version: ss.version, Joined: ss.joined, Ping: rtt, HasPing: ok,
 				Score: g.world.Score(ss.player), Lives: g.world.Lives(ss.player)})
+		}
+		for _, ss := range g.spectators {
+			rtt, ok := ss.link.RTT()
+			gi.Spectators = append(gi.Spectators, PlayerInfo{Session: ss.id, Player: wire.NoPlayer, Name: ss.name, Addr: ss.ip,
+				Version: ss.version, Joined: ss.joined, Ping: rtt, HasPing: ok})
 		}
 		out = append(out, gi)
 	}
@@ -150,6 +158,7 @@ func (s *Server) CloseGame(id int) error {
 					victims = append(victims, ss)
 				}
 			}
+			victims = append(victims, g.spectators...)
 		}
 	}
 	s.mu.Unlock()

@@ -16,7 +16,8 @@ func (s *Server) handle2Locked(rd *reader, ss *session, h wire.Header2, payload 
 	switch {
 	case h.Type == wire.TypeBind:
 		s.bind2Locked(rd, ss, h, payload, from, n, now)
-	case !ss.bound || from != ss.addr || ss.link.Seen(h.Seq):
+	case !ss.bound || from != ss.addr || ss.link.Seen(h.Seq), h.Type == wire.TypeInput && ss.spectator:
+		// A spectator's Input is dropped whole, unacknowledged (7.17).
 		s.stats.dropped[DropStale].Add(1)
 	case h.Type == wire.TypeInput:
 		if wire.ParseInput2(payload, &rd.input) != nil {

@@ -150,8 +150,8 @@ func chatWriter(conn net.Conn, o *chatOut) {
 // session of the game.
 func (s *Server) chat(ss *session, frame []byte) error {
 	c := ss.chat
-	if c == nil {
-		return nil // v2.0 (7.13), or the session's chat not started yet
+	if c == nil || ss.spectator {
+		return nil // v2.0 (7.13), the session's chat not started yet, or a spectator's (7.17)
 	}
 	raw, err := wire.ChatText(frame)
 	if err != nil {
@@ -216,6 +216,7 @@ func (s *Server) sendChatLocked(g *game, frame []byte) {
 		}
 		s.pushTo(o, frame)
 	}
+	s.chatSpectatorsLocked(g, frame)
 }
 
 // sendRoomChatLocked queues a ChatMessage frame to every member of rm;
@@ -225,6 +226,9 @@ func (s *Server) sendRoomChatLocked(rm *room, frame []byte) {
 		if m != nil && m.ss != nil && m.ss.chat != nil && !m.ss.gone {
 			s.pushTo(m.ss, frame)
 		}
+	}
+	if rm.game != nil {
+		s.chatSpectatorsLocked(rm.game, frame)
 	}
 }
 

@@ -34,7 +34,10 @@ type game struct {
 	stage stageState // Stage games: what a joining session needs (7.12)
 
 	room *room // the room whose game it is (7.14), or nil: an open game
-	bots Bots  // its room's bots, or nil
+
+	spectators []*session            // its spectators (7.17), in the order they came
+	watchSnaps link.SharedSnapshots2 // their snapshots, encoded once per baseline
+	bots       Bots                  // its room's bots, or nil
 }
 
 // freePlayer returns the lowest free player number, or wire.NoPlayer.
@@ -96,6 +99,7 @@ func (s *Server) tick(now time.Time) {
 	kept := s.games[:0]
 	for _, g := range s.games {
 		if g.empty() {
+			s.endSpectatorsLocked(g) // 7.17
 			s.log.Info("game ended", "game", g.id, "ticks", g.world.Tick())
 			g.endRecording()
 			s.gameEndedLocked(g)
@@ -174,6 +178,7 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 		ss.logoutReason = logout
 		lost = append(lost, ss)
 	}
+	lost = s.stepSpectators(g, now, lost) // 7.17
 	// After GameOver the world steps on too (entities fly on, no wave
 	// comes: sim.World.Over), so that snapshots keep coming 20 times a
 	// second with increasing ticks until the Logouts (5.5, 4.8).
@@ -197,6 +202,7 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 			s.flushEvents(out, ss, now)
 		}
 	}
+	s.flushSpectators(g, out, now)
 	tick := g.world.Tick()
 	if tick%uint32(s.cfg.SnapshotInterval) == 0 && g.hasJoined() {
 		s.sendSnapshots(g, now, out)
@@ -254,6 +260,7 @@ func (s *Server) deliver(g *game, events []wire.Event) {
 				queue(ss, &events[i])
 			}
 		}
+		queueSpectators(g, &events[i]) // 7.17
 	}
 }
 
@@ -284,7 +291,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		g.entities = g.world.AppendEntities(g.entities[:0])
 		g.players = g.world.AppendPlayers(g.players[:0])
 	}
-	if v2 || g.rec != nil {
+	if v2 || g.rec != nil || len(g.spectators) > 0 {
 		g.entities2 = g.world.AppendEntities2(g.entities2[:0])
 		g.players2 = g.world.AppendPlayers2(g.players2[:0])
 	}
@@ -309,6 +316,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 			s.stats.snapshotBytes.Add(uint64(len(d)))
 		}
 	}
+	s.snapshotSpectators(g, tick, now, out) // 7.17
 }
 
 // playersFor returns the v2 player records of the snapshot for ss: its

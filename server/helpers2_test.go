@@ -75,6 +75,7 @@ type tclient2 struct {
 	// is the next step, hist the actions of the steps sent, newest last.
 	actions   uint8
 	keepAlive bool
+	spectator bool // logged in with LoginSpectate (7.17)
 	step      uint32
 	hist      []uint8
 	lastSent  time.Time
@@ -211,6 +212,9 @@ func (c *tclient2) handle(b []byte) {
 		c.cookies++
 	case wire.TypeAccept:
 		a, err := wire.ParseAccept(p)
+		if c.spectator { // 7.17
+			a, err = wire.ParseSpectatorAccept(p)
+		}
 		if err != nil {
 			t.Errorf("%s: bad Accept: %v", c.name, err)
 			return
@@ -248,6 +252,10 @@ func (c *tclient2) handle(b []byte) {
 
 func (c *tclient2) keep(force bool) {
 	if c.keepAlive && c.udp != nil && len(c.accepts) > 0 && (force || time.Since(c.lastSent) >= 50*time.Millisecond) {
+		if c.spectator {
+			c.send(wire.TypeAck, nil) // a spectator sends no Input (7.17)
+			return
+		}
 		c.sendInput()
 	}
 }

@@ -349,23 +349,12 @@ func (s *Server) createRoomLocked(ss *session, st wire.RoomSettings, now time.Ti
 // joinByCodeLocked joins ss to the room of code, after the rate limit of
 // wrong codes of its address.
 func (s *Server) joinByCodeLocked(ss *session, code wire.RoomCode, now time.Time) (uint8, uint16) {
-	window := s.cfg.WrongCodeWindow
-	w := s.wrong[ss.ip]
-	if w != nil {
-		if oldest := w.at[w.next]; !oldest.IsZero() && now.Sub(oldest) < window {
-			wait := (window - now.Sub(oldest) + time.Millisecond - 1) / time.Millisecond
-			return wire.RoomRateLimited, uint16(min(wait, 65535))
-		}
+	if why, wait := s.codeLimitedLocked(ss.ip, now); why != 0 {
+		return why, wait
 	}
 	rm := s.rooms[code]
 	if rm == nil {
-		if w == nil {
-			s.pruneWrongLocked(now)
-			w = &wrongCodes{at: make([]time.Time, s.cfg.WrongCodes)}
-			s.wrong[ss.ip] = w
-		}
-		w.at[w.next] = now
-		w.next = (w.next + 1) % len(w.at)
+		s.wrongCodeLocked(ss.ip, now)
 		s.log.Info("wrong room code", "session", ss.id, "addr", ss.ip)
 		return wire.RoomNoSuchRoom, 0
 	}
@@ -375,6 +364,31 @@ func (s *Server) joinByCodeLocked(ss *session, code wire.RoomCode, now time.Time
 	s.addMemberLocked(rm, ss, now)
 	s.sendStateLocked(rm)
 	return 0, 0
+}
+
+// codeLimitedLocked returns RoomRateLimited and the wait when ip sent
+// WrongCodes wrong codes within WrongCodeWindow, else 0.
+func (s *Server) codeLimitedLocked(ip netip.Addr, now time.Time) (uint8, uint16) {
+	window := s.cfg.WrongCodeWindow
+	if w := s.wrong[ip]; w != nil {
+		if oldest := w.at[w.next]; !oldest.IsZero() && now.Sub(oldest) < window {
+			wait := (window - now.Sub(oldest) + time.Millisecond - 1) / time.Millisecond
+			return wire.RoomRateLimited, uint16(min(wait, 65535))
+		}
+	}
+	return 0, 0
+}
+
+// wrongCodeLocked counts a wrong code of ip.
+func (s *Server) wrongCodeLocked(ip netip.Addr, now time.Time) {
+	w := s.wrong[ip]
+	if w == nil {
+		s.pruneWrongLocked(now)
+		w = &wrongCodes{at: make([]time.Time, s.cfg.WrongCodes)}
+		s.wrong[ip] = w
+	}
+	w.at[w.next] = now
+	w.next = (w.next + 1) % len(w.at)
 }
 
 // pruneWrongLocked forgets the addresses whose wrong codes are all older

@@ -479,6 +479,9 @@ func (s *Server) login(c net.Conn) (*session, bool) {
 	if version == wire.Version2 && m.Minor >= 1 && m.Flags&wire.LoginLobby != 0 {
 		return s.loginLobbyLocked(c, ap, name, tok, mode, min(m.Minor, wire.MinorVersion))
 	}
+	if version == wire.Version2 && m.Minor >= 2 && m.Flags&wire.LoginSpectate != 0 {
+		return s.loginSpectatorLocked(c, ap, name, tok, &m) // 7.17
+	}
 	g, why, reason := s.findGame(name, mode)
 	if g == nil {
 		s.log.Info("login refused", "addr", ip, "name", name, "mode", wire.ModeName(mode), "reason", why)

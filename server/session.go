@@ -49,7 +49,10 @@ type session struct {
 
 	mode  uint8 // the mode of its login (7.12): quick join's default
 	lobby bool  // logged in for rooms (7.14): in no game until its room plays
-	room  *room // its room, or nil
+	// spectator: logged in with LoginSpectate (7.17), in its game's
+	// spectators with player wire.NoPlayer, never in its sessions.
+	spectator bool
+	room      *room // its room, or nil
 
 	logoutOnce sync.Once
 }
@@ -74,7 +77,7 @@ func (s *Server) leave(ss *session, why uint8, logout int) {
 	gid := -1
 	if g := ss.game; g != nil {
 		gid = g.id
-		if !already && ss.joined && !g.over {
+		if !already && ss.joined && !g.over && !ss.spectator {
 			g.world.RemovePlayer(ss.player, why)
 		}
 	}
@@ -107,7 +110,9 @@ func (s *Server) dropLocked(ss *session) {
 	}
 	ss.gone = true
 	delete(s.sessions, ss.id)
-	if g := ss.game; g != nil && g.sessions[ss.player] == ss {
+	if ss.spectator { // 7.17
+		s.removeSpectatorLocked(ss)
+	} else if g := ss.game; g != nil && g.sessions[ss.player] == ss {
 		g.sessions[ss.player] = nil
 	}
 	if rm := ss.room; rm != nil { // 7.14
@@ -254,6 +259,9 @@ func (s *Server) bindToLocked(ss *session, from netip.AddrPort, now time.Time, r
 	}
 	ss.bound, ss.addr = true, from
 	g := ss.game
+	if ss.spectator && !ss.joined { // 7.17: no ship
+		s.bindSpectatorLocked(ss)
+	}
 	if !ss.joined {
 		// Events still pending belong to the world before this player:
 		// they go to the others, and the burst below covers them for it.
@@ -275,6 +283,9 @@ func (s *Server) bindToLocked(ss *session, from netip.AddrPort, now time.Time, r
 		// its PlayerJoined and the Spawn of its ship with the tick's
 		// events.
 		g.world.AddPlayer(ss.player, ss.name)
+		if len(g.spectators) > 0 {
+			s.sendSpectatorsLocked(g, ss) // 7.17
+		}
 		s.log.Info("player joined", "session", ss.id, "name", ss.name, "player", ss.player, "game", g.id,
 			"addr", from, "version", ss.version)
 	}

@@ -84,8 +84,8 @@ func TestLoginModes(t *testing.T) {
 			{"v2.1 Stage", false, []byte{1, wire.ModeStage}, true, wire.ModeStage},
 			{"v2.1 Any", false, []byte{1, wire.ModeAny}, true, server},
 			{"v2.1 mode 3", false, []byte{1, 3}, true, server},
-			{"v2.1 mode 255", false, []byte{1, 255, 8, 9}, true, server}, // flags 8: not Lobby (7.14)
-			{"v2.2 Classic", false, []byte{2, wire.ModeClassic, 6}, true, wire.ModeClassic},
+			{"v2.1 mode 255", false, []byte{1, 255, 8, 9}, true, server},                       // flags 8: not Lobby (7.14)
+			{"v2.2 Classic", false, []byte{2, wire.ModeClassic, 0x80}, true, wire.ModeClassic}, // bit 7: no flag yet (bit 1 is Spectate, 7.17)
 			{"v2.2 Stage", false, []byte{2, wire.ModeStage}, true, wire.ModeStage},
 			{"v2.3 Stage", false, []byte{3, wire.ModeStage}, true, wire.ModeStage}, // taken as 2.2
 		} {

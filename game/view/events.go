@@ -38,7 +38,7 @@ func (v *View) event(ev *wire.Event, t float64, now time.Time) {
 	if !v.evSeen {
 		v.evSeen, v.firstEv = true, t
 	}
-	if ev.Type == wire.EventPlayerJoined && ev.Player == v.me && !v.joinSeen {
+	if ev.Type == wire.EventPlayerJoined && v.own(ev.Player) && !v.joinSeen {
 		v.joinSeen, v.joinTick = true, ev.Tick
 	}
 	switch ev.Type {
@@ -81,7 +81,7 @@ func (v *View) spawned(ev *wire.Event, t float64, now time.Time) {
 	v.kinds[ev.ID] = kindOf{kind: ev.Kind, tick: ev.Tick}
 	if ev.Kind == wire.KindWaveBeam && !v.quiet(ev, t) {
 		c := Cue{SoundBeam, 0.45}
-		if ev.Owner == v.me {
+		if v.own(ev.Owner) {
 			c.Volume = 1
 		}
 		v.sounds = append(v.sounds, c)
@@ -94,11 +94,11 @@ func (v *View) spawned(ev *wire.Event, t float64, now time.Time) {
 		fx:    model.Effect{Kind: model.FxMuzzle, X: float64(ev.X) - 4, Y: float64(ev.Y), Owner: ev.Owner},
 		hasFx: true, snd: Cue{SoundShot, 0.35}, hasSnd: true,
 	}
-	if ev.Owner == v.me {
+	if v.own(ev.Owner) {
 		p.snd.Volume = 0.8
 	}
 	v.queue(ev, t, p)
-	if x, y, _, ok := v.pred.Position(now); ev.Owner == v.me && ok {
+	if x, y, _, ok := v.pred.Position(now); v.own(ev.Owner) && ok {
 		q := &v.pending[len(v.pending)-1]
 		q.tick = 0
 		q.fx.X, q.fx.Y = float64(x+v.muzzleDX), float64(y)
@@ -127,7 +127,7 @@ func (v *View) died(ev *wire.Event, t float64) {
 		fx:    model.Effect{Kind: model.FxShipExplosion, X: float64(ev.X), Y: float64(ev.Y), Owner: ev.Player},
 		hasFx: true, snd: Cue{SoundDeath, 1}, hasSnd: true,
 	})
-	if ev.Player != v.me && ev.Player < wire.MaxPlayers && ev.Lives == 0 {
+	if !v.own(ev.Player) && ev.Player < wire.MaxPlayers && ev.Lives == 0 {
 		v.notices.Add(model.Notice{Text: v.names[ev.Player] + " is out of lives", Start: t, Player: ev.Player})
 	}
 }
@@ -145,7 +145,7 @@ func (v *View) joined(ev *wire.Event, t float64) {
 	v.names[ev.Player] = ev.Name
 	n := model.Notice{Start: t, Player: ev.Player}
 	switch {
-	case ev.Player == v.me:
+	case v.own(ev.Player):
 		n.Text = fmt.Sprintf("You fly the %s ship, %s", model.Palettes[v.cfg.Palette%model.NumPalettes].Names[ev.Player], ev.Name)
 	case v.quiet(ev, t):
 		n.Text = ev.Name + " is here"

@@ -137,7 +137,7 @@ func (v *View) sprites(dst *Frame, now time.Time) {
 				sp.Frame = sim.ShipFrameInvuln
 			}
 		}
-		if d.Owner == v.me {
+		if d.Owner == v.me && d.Owner < wire.MaxPlayers {
 			switch d.Kind {
 			case wire.KindPlayerShip:
 				dst.Own = Own{Shown: true, InterpX: sp.X, InterpY: sp.Y}
@@ -230,7 +230,7 @@ func (v *View) labels(dst *Frame) {
 		if name == "" {
 			name = v.names[sp.Owner]
 		}
-		if sp.Owner == v.me {
+		if v.own(sp.Owner) {
 			if dst.Age > ownLabel {
 				continue
 			}

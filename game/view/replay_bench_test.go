@@ -2,9 +2,11 @@ package view
 
 import (
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/replay"
 	"rtype/sim"
 )
@@ -32,6 +34,9 @@ func BenchmarkReplaySeek(b *testing.B) {
 	rep := benchReplay(b)
 	r := NewReplayer(rep, Config{Rules: sim.DefaultRules()})
 	var f Frame
+	runtime.LockOSThread() // for its thread's CPU time
+	defer runtime.UnlockOSThread()
+	cpu := testutil.ThreadCPU()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -39,6 +44,8 @@ func BenchmarkReplaySeek(b *testing.B) {
 		r.Frame(&f)
 	}
 	b.ReportMetric(rep.Length.Seconds(), "s-recording")
+	// The CPU time of a seek: what a busy machine does not inflate.
+	b.ReportMetric(float64(testutil.ThreadCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // BenchmarkReplayFrame plays the recording at 1x: per drawn frame, the

@@ -59,8 +59,10 @@ func NewReplayer(rep *replay.Replay, cfg Config) *Replayer {
 }
 
 // Seek moves to d into the recording (clamped to its length): the
-// records up to a second before are applied to a new client world, then a
-// new View is shown that last second, 60 Updates a second.
+// records up to a second before are applied to a new client world, the
+// events among them prime a new View (View.Prime: the players, the live
+// entities, the Stage HUD's state), then the View is shown that last
+// second, 60 Updates a second.
 func (r *Replayer) Seek(d time.Duration) {
 	d = min(max(d, 0), r.rep.Length)
 	from := max(d-seekWarm, 0)
@@ -72,6 +74,8 @@ func (r *Replayer) Seek(d time.Duration) {
 	cfg.Clock = func() time.Time { return r.now }
 	cfg.Epoch = r.rep.Time(0)
 	r.v = New(r.p, cfg)
+	r.rep.EachEvent(from, r.v.Prime)
+	r.v.Primed()
 	r.over = false
 	for t := from; t < d; t += updateStep {
 		r.step(t)

@@ -264,7 +264,7 @@ func (v *View) stageEvent(ev *wire.Event, t float64) {
 					name = "Player " + strconv.Itoa(int(p)+1)
 				}
 				text := name + " continues with 1 life"
-				if p == uint32(v.me) {
+				if v.own(uint8(p)) {
 					text = "You continue with 1 life"
 				}
 				v.notices.Add(model.Notice{Text: text, Start: t, Player: uint8(p)})
@@ -286,7 +286,7 @@ func (v *View) armsChanged(ev *wire.Event, t float64, quiet bool) {
 	a.Force, a.Laser, a.Speed, a.Bits = min(a.Force, maxForce), min(a.Laser, wire.LaserYellow), min(a.Speed, maxSpeed), min(a.Bits, maxBits)
 	a.ForceAt = min(a.ForceAt, wire.ForceLoose)
 	s.arms[p], s.armsSet[p] = a, true
-	if p != v.me {
+	if !v.own(p) {
 		return
 	}
 	attached := func(at uint8) bool { return at == wire.ForceFront || at == wire.ForceBack }
@@ -389,10 +389,13 @@ func (v *View) stageHUD(dst *Frame, t float64) {
 		return
 	}
 	h.Active = true
-	if dst.Own.Shown {
+	if dst.Own.Shown && !v.watch {
 		s.chargeHUD(h, s.charge(t, v.cfg.Rules.TickRate))
 	}
-	a := s.arms[v.me]
+	var a wire.Arms
+	if v.me < wire.MaxPlayers {
+		a = s.arms[v.me]
+	}
 	h.Arms = model.Arms{Force: a.Force, Laser: a.Laser, Speed: a.Speed, Bits: a.Bits, ForceAt: a.ForceAt}
 	if s.bossID != 0 {
 		h.BossShown, h.BossName = true, s.bossName

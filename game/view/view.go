@@ -165,6 +165,12 @@ type View struct {
 	net     Net
 
 	stage stageState // Stage mode (stage.go)
+
+	// watch: a spectator's View (PROTOCOL.md 7.17; src.Player() is
+	// wire.NoPlayer): no own ship, nothing predicted nor sent; me is the
+	// player followed (its HUD panel marked, its Arms shown), or
+	// wire.NoPlayer for the free view (watch.go).
+	watch bool
 }
 
 // kindOf is what the View remembers of a live entity.
@@ -210,7 +216,10 @@ func New(src Source, cfg Config) *View {
 		blink:    uint32(max(cfg.Rules.BlinkTicks, 1)),
 	}
 	v.start = v.t(now)
-	v.names[v.me] = cfg.Name
+	v.watch = v.me >= wire.MaxPlayers
+	if !v.watch {
+		v.names[v.me] = cfg.Name
+	}
 	v.stage = newStageState(sourceMode(src))
 	return v
 }
@@ -307,12 +316,16 @@ func (v *View) Update(actions uint8) Result {
 	t := v.t(now)
 	clear(v.sounds)
 	v.sounds = v.sounds[:0]
-	v.input(actions, t, now)
+	if !v.watch {
+		v.input(actions, t, now)
+	}
 	v.receive(now)
-	if v.src2 != nil {
+	if v.src2 != nil && !v.watch {
 		v.feedSteps()
 	}
-	v.feedPrediction(now)
+	if !v.watch {
+		v.feedPrediction(now)
+	}
 	res := v.timeline(t, now)
 	res.Music, res.Charge = v.stage.music, v.chargeLevel()
 	if res.GameOver {
@@ -432,7 +445,7 @@ func (v *View) release(t float64) {
 		if p.hasFx {
 			p.fx.Start = t
 			v.fx.Add(p.fx)
-			if p.fx.Kind == model.FxShipExplosion && p.fx.Owner == v.me {
+			if p.fx.Kind == model.FxShipExplosion && v.own(p.fx.Owner) {
 				v.hitAt = t
 			}
 		}
@@ -450,6 +463,9 @@ func (v *View) release(t float64) {
 // is out of lives.
 func (v *View) updatePlayers(t float64) {
 	v.players = v.src.Players()
+	if v.watch {
+		return // nobody's lives are ours
+	}
 	me := v.players[v.me]
 	out := me.Present && !me.HasShip && me.Lives == 0 && t-v.start > 1
 	if out && !v.out {

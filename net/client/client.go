@@ -126,6 +126,13 @@ type Config struct {
 	// that refuses it fails Dial with a *RejectedError whose Reason is
 	// wire.RejectVersionMismatch.
 	Version uint8
+	// Spectate logs in to watch a game without a ship (PROTOCOL.md 7.17):
+	// the game of the room whose code is Room, or the busiest game when
+	// Room is zero. It needs a v2.2 server: Dial fails with
+	// ErrNoSpectators on an older one (never falling back to a ship).
+	Spectate bool
+	// Room is the code of the room whose game a spectator watches.
+	Room wire.RoomCode
 	// Transport opens the session's stream and datagram channel. Default
 	// nil: TCP and UDP to Addr. A WebTransport Transport lets a browser
 	// (or a test) play over HTTP/3.
@@ -273,8 +280,9 @@ type Client struct {
 	// violation is a breach of the protocol found by the receiving
 	// goroutine, to end the session with once the lock is released.
 	violation error
-	chats     []Chat        // received, for DrainChat (7.13)
-	tapRTT    time.Duration // the last RTT told to the Tap
+	chats     []Chat          // received, for DrainChat (7.13)
+	watchers  wire.Spectators // the game's spectators (7.17)
+	tapRTT    time.Duration   // the last RTT told to the Tap
 
 	chatOut chan []byte // v2.1: lines for writeChat; nil without chat (7.13)
 
@@ -300,16 +308,27 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.Mode > wire.ModeStage {
 		return nil, fmt.Errorf("client: game mode %d unknown: 0 (any), 1 (classic) or 2 (stage)", cfg.Mode)
 	}
+	if cfg.Spectate && cfg.Version == wire.Version {
+		return nil, fmt.Errorf("client: spectators need protocol version 2 (7.17), not 1")
+	}
 	version := cfg.Version
 	if version == 0 {
 		version = wire.Version2
 	}
 	conn, acc, err := dialLogin(ctx, cfg, version)
-	if rej, ok := err.(*RejectedError); ok && rej.Reason == wire.RejectVersionMismatch && cfg.Version == 0 {
+	if rej, ok := err.(*RejectedError); ok && rej.Reason == wire.RejectVersionMismatch && cfg.Spectate {
+		err = ErrNoSpectators // a v1-only server (7.17)
+	} else if ok && rej.Reason == wire.RejectVersionMismatch && cfg.Version == 0 {
 		// A v1-only server (7.1, Fallback): again at once, in version 1.
 		log.Info("the server does not speak protocol v2: logging in with v1")
 		version = wire.Version
 		conn, acc, err = dialLogin(ctx, cfg, version)
+	}
+	if err == nil && cfg.Spectate && (acc.Minor < 2 || acc.Player != wire.NoPlayer) {
+		// A v2.0 or v2.1 server ignored the flag and gave a ship.
+		conn.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: wire.LogoutLeft}))
+		conn.Close()
+		err = ErrNoSpectators
 	}
 	if err != nil {
 		log.Info("login failed", "version", version, "err", err)
@@ -396,6 +415,13 @@ func dialLogin(ctx context.Context, cfg Config, version uint8) (net.Conn, wire.M
 // message of a type v2.0 does not define is skipped (7.1), at most
 // maxSkipped in a row.
 func readMessage(fr *wire.FrameReader, version uint8) (wire.Message, error) {
+	return readMessageOr(fr, version, nil)
+}
+
+// readMessageOr is readMessage with side, when not nil, offered each v2
+// frame first: it reports whether it took the frame (then skipped here),
+// and the error of a malformed one.
+func readMessageOr(fr *wire.FrameReader, version uint8, side func(b []byte) (bool, error)) (wire.Message, error) {
 	if version != wire.Version2 {
 		return fr.ReadMessage()
 	}
@@ -403,6 +429,15 @@ func readMessage(fr *wire.FrameReader, version uint8) (wire.Message, error) {
 		b, err := fr.ReadFrame()
 		if err != nil {
 			return wire.Message{}, err
+		}
+		if side != nil {
+			if took, err := side(b); err != nil || took {
+				if err != nil {
+					return wire.Message{Type: wire.MsgType(b[0])}, err
+				}
+				skipped--
+				continue
+			}
 		}
 		m, err := wire.ParseMessage2(b)
 		if errors.Is(err, wire.ErrUnknownMessage) && skipped < maxSkipped {
@@ -428,8 +463,12 @@ func login(ctx context.Context, conn net.Conn, cfg Config, version uint8) (wire.
 	defer stop()
 	req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name})
 	if version == wire.Version2 { // always v2.1 (7.12)
-		req = wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name,
-			Minor: wire.MinorVersion, Mode: cfg.Mode})
+		lr := wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name,
+			Minor: wire.MinorVersion, Mode: cfg.Mode}
+		if cfg.Spectate { // 7.17
+			lr.Flags, lr.Code = wire.LoginSpectate, cfg.Room
+		}
+		req = wire.AppendMessage2(nil, &lr)
 	}
 	_, err := conn.Write(req)
 	var m wire.Message
@@ -551,7 +590,7 @@ func (c *Client) ended() bool {
 func (c *Client) readTCP() {
 	fr := wire.FrameReader{R: c.tcp}
 	for {
-		m, err := readMessage(&fr, c.version)
+		m, err := c.readSessionMessage(&fr)
 		if c.ended() {
 			return
 		}
@@ -761,6 +800,9 @@ func (c *Client) receiveLocked(udp net.Conn, h wire.Header2, p []byte, size int,
 	switch h.Type {
 	case wire.TypeAccept:
 		a, err := wire.ParseAccept(p)
+		if c.player == wire.NoPlayer {
+			a, err = wire.ParseSpectatorAccept(p) // 7.17
+		}
 		if err != nil || a.Player != c.player {
 			c.dropped++
 			return
@@ -1015,6 +1057,12 @@ func (c *Client) send() {
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, c.nextStep(time.Now()), now)
 		case c.world.HasShip(c.player) && !c.world.over:
 			input[0] = c.actions
+			if c.cfg.Tap != nil && (c.steps.n == 0 || c.steps.ring[(c.steps.n-1)%StepsKept].Actions != c.actions) {
+				// v1 Inputs have no step (4.2): a recording is told the
+				// actions when they change, numbered as steps, so that a
+				// replay predicts the own ship as live play did.
+				c.cfg.Tap.Step(c.steps.add(c.actions, time.Now()))
+			}
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, input[:], now)
 		case c.ackDue || now.Sub(c.lastSend) >= c.cfg.AckInterval-c.cfg.SendInterval/2:
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeAck, nil, now)

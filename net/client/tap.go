@@ -25,7 +25,8 @@ type Tap interface {
 	// Event is the data of an event delivered for the first time and
 	// valid (5.3, 6.4), and when its datagram arrived.
 	Event(data []byte, at time.Time)
-	// Step is an input step sent (v2, 7.4).
+	// Step is an input step sent (v2, 7.4); in v1, the actions sent from
+	// now on, when they change, numbered from 0 as steps.
 	Step(st Step)
 	// RTT is a new value of the smoothed round-trip time (5.4), measured
 	// when a datagram that arrived at at was accepted.

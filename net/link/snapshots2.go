@@ -29,22 +29,37 @@ type SnapshotSender2 struct {
 // remembers which snapshot each carried. Datagrams sets l.History2 if it
 // is nil.
 func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) [][]byte {
-	h := l.History2
-	if h == nil {
-		h = new(History2)
-		l.History2 = h
+	h := l.history2()
+	payloads := s.encode(h.Baseline(), tick, players, entities)
+	return s.send(l, h, tick, players, entities, payloads, s.enc.Changes(), now)
+}
+
+// history2 returns l.History2, made when nil.
+func (l *Link) history2() *History2 {
+	if l.History2 == nil {
+		l.History2 = new(History2)
 	}
-	var payloads [][]byte
-	if base := h.Baseline(); base != nil {
-		ents := base.Entities
-		if ents == nil {
-			ents = noEntities2 // an empty baseline is still a baseline
-		}
-		payloads = s.enc.Encode(tick, players, base.Players, ents, base.Tick, entities)
-	} else {
-		payloads = s.enc.Encode(tick, players, nil, nil, 0, entities)
+	return l.History2
+}
+
+// encode encodes the state of tick against base (nil: a full snapshot)
+// and returns the payloads, valid until the next call.
+func (s *SnapshotSender2) encode(base *wire.Frame2, tick uint32, players []wire.Player2, entities []wire.Entity2) [][]byte {
+	if base == nil {
+		return s.enc.Encode(tick, players, nil, nil, 0, entities)
 	}
-	if s.enc.Changes() == 0 && !h.Due(tick) {
+	ents := base.Entities
+	if ents == nil {
+		ents = noEntities2 // an empty baseline is still a baseline
+	}
+	return s.enc.Encode(tick, players, base.Players, ents, base.Tick, entities)
+}
+
+// send applies the rate rule of 7.9 to payloads, an encoding of the state
+// of tick with changes records, and returns their datagrams for l (h its
+// history), or none.
+func (s *SnapshotSender2) send(l *Link, h *History2, tick uint32, players []wire.Player2, entities []wire.Entity2, payloads [][]byte, changes int, now time.Time) [][]byte {
+	if changes == 0 && !h.Due(tick) {
 		return s.bufs[:0] // nothing the client lacks, and not yet 200 ms (7.9)
 	}
 	h.Add(tick, players, entities)

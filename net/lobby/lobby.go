@@ -140,6 +140,10 @@ func Dial(ctx context.Context, cfg Config) (*Lobby, error) {
 // Mode returns the session's mode, as the server accepted it.
 func (l *Lobby) Mode() uint8 { return l.acc.Mode }
 
+// Minor returns the session's minor version (7.12, 7.15): 2 or more
+// when the server takes spectators (7.17).
+func (l *Lobby) Minor() uint8 { return l.acc.Minor }
+
 // read reads the session's stream until it ends.
 func (l *Lobby) read(fr *wire.FrameReader) {
 	for {
@@ -174,6 +178,12 @@ func (l *Lobby) read(fr *wire.FrameReader) {
 				return
 			}
 			l.chat(&m, f)
+		case t == wire.MsgSpectators: // 7.17: the playing client's to read
+			l.mu.Lock()
+			if g := l.game; g != nil {
+				g.push(append([]byte{byte(len(f)), byte(len(f) >> 8)}, f...))
+			}
+			l.mu.Unlock()
 		case t == wire.MsgLogout:
 			m, _ := wire.ParseMessage2(f)
 			l.end(&client.LogoutError{Reason: m.Reason})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -82,8 +83,24 @@ func (rep *Replay) Time(d time.Duration) time.Time { return rep.Header.Start.Add
 // each with its name (from the PlayerJoined events).
 func (rep *Replay) Players() [wire.MaxPlayers]string {
 	var names [wire.MaxPlayers]string
+	rep.EachEvent(math.MaxInt64, func(ev *wire.Event, _ time.Time) {
+		if ev.Type == wire.EventPlayerJoined && ev.Player < wire.MaxPlayers {
+			names[ev.Player] = wire.CleanName(ev.Name)
+		}
+	})
+	return names
+}
+
+// EachEvent calls f with each event recorded up to to (since the start),
+// in order, and its time (Time); records that do not parse are skipped.
+// f must not keep ev.
+func (rep *Replay) EachEvent(to time.Duration, f func(ev *wire.Event, at time.Time)) {
 	var ev wire.Event
-	for _, rec := range rep.Records {
+	for i := range rep.Records {
+		rec := &rep.Records[i]
+		if rec.At > to {
+			return
+		}
 		if rec.Kind != KindEvent {
 			continue
 		}
@@ -93,11 +110,10 @@ func (rep *Replay) Players() [wire.MaxPlayers]string {
 		} else {
 			err = wire.ParseEvent(rec.Payload, &ev)
 		}
-		if err == nil && ev.Type == wire.EventPlayerJoined && ev.Player < wire.MaxPlayers {
-			names[ev.Player] = wire.CleanName(ev.Name)
+		if err == nil {
+			f(&ev, rep.Time(rec.At))
 		}
 	}
-	return names
 }
 
 // Player plays a Replay as the Source of a game/view View: Advance

@@ -83,5 +83,5 @@ func docExamples21() []docExample {
 			encode: func() []byte { return AppendEvent2(nil, &exArms) },
 			decode: event(exArms),
 		},
-	}, slices.Concat(docExamplesChat(), docExamplesRoom(), docExamplesScores())...)
+	}, slices.Concat(docExamplesChat(), docExamplesRoom(), docExamplesScores(), docExamplesSpectate())...)
 }

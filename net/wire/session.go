@@ -89,7 +89,8 @@ type Message struct {
 	Minor   uint8    // v2 LoginRequest: the minor version, 0 for v2.0 (7.12)
 	Mode    uint8    // v2.1 LoginRequest and LoginAccepted: the game mode (7.12)
 	Wait    uint16   // v2.1 ChatRefused: milliseconds until a Chat is taken again (7.13)
-	Flags   uint8    // v2.1 LoginRequest: LoginLobby (7.14)
+	Flags   uint8    // v2.1 LoginRequest: LoginLobby (7.14), LoginSpectate (7.17)
+	Code    RoomCode // v2.2 LoginRequest with LoginSpectate: the room to watch, or zero (7.17)
 }
 
 // AppendMessage appends m as one TCP frame: the u16 length, then the type

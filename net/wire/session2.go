@@ -44,8 +44,11 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 		dst = append(dst, 0, 0, byte(m.Type), m.Version)
 		dst = appendString(dst, m.Name, MaxFrame-6)
 		dst = append(dst, m.Minor, m.Mode)
-		if m.Flags != 0 { // 7.14
+		if m.Flags != 0 || m.Code != (RoomCode{}) { // 7.14
 			dst = append(dst, m.Flags)
+		}
+		if m.Flags&LoginSpectate != 0 && m.Code != (RoomCode{}) { // 7.17
+			dst = append(dst, m.Code[:]...)
 		}
 		le.PutUint16(dst[at:], uint16(len(dst)-at-2))
 		return dst
@@ -87,6 +90,9 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 // extension is the session's Minor, which must be 2 or more, else the
 // message is malformed; bytes after it are ignored.
 //
+// v2.2 (7.17): with LoginSpectate in Flags, six more bytes are Code (not
+// checked here: the server refuses a code that names no room).
+//
 // v2.1 (7.14): a third byte after the name is Flags (LoginLobby); a
 // LoginAccepted with Mode may have Player NoPlayer (a lobby session, in
 // no game yet).
@@ -115,6 +121,9 @@ func ParseMessage2(b []byte) (Message, error) {
 			m.Minor, m.Mode = tail[0], tail[1]
 			if len(tail) >= 3 {
 				m.Flags = tail[2] // 7.14
+			}
+			if len(tail) >= 3+RoomCodeLen && m.Flags&LoginSpectate != 0 {
+				copy(m.Code[:], tail[3:]) // 7.17
 			}
 		}
 		return m, err
