@@ -278,6 +278,10 @@ func TestJoiningEvents(t *testing.T) {
 			delete(alive, ev.ID)
 		}
 	}
+	// A loaded machine may not have sent a snapshot within the pump.
+	if !b.pumpUntil(wait, func() bool { return b.lastSnap() != nil }) {
+		t.Fatal("no snapshot")
+	}
 	sn := b.lastSnap()
 	if len(sn.entities) < 4 {
 		t.Fatalf("only %d entities", len(sn.entities))
