@@ -210,7 +210,12 @@ func playersRun(ctx context.Context, o *opts, n int, warm, window time.Duration,
 	}
 	defer sp.stop()
 	logf(o, "%d players: logging in...", n)
-	l, err := load.Start(ctx, load.Config{Addr: sp.addr, N: n, Seed: o.seed, Logins: 16, Logger: quiet()})
+	lc := load.Config{Addr: sp.addr, N: n, Seed: o.seed, Logins: 16, Logger: quiet()}
+	if s := os.Getenv("RTYPE_BENCH_PER_SOCKET"); s != "" { // light sessions per UDP socket (16)
+		fmt.Sscan(s, &lc.PerSocket)
+	}
+	lc.Full = os.Getenv("RTYPE_BENCH_FULL_CLIENTS") != "" // net/client.Client per player
+	l, err := load.Start(ctx, lc)
 	if err != nil {
 		return nil, err
 	}

@@ -6,12 +6,14 @@
 // its game stays busy, and acknowledges the snapshots and events it
 // receives as the protocol requires.
 //
-// Each client is a net/client.Client, the client the game uses: its
-// snapshots are rebuilt (4.8, 7.8) before they are acknowledged, so that
-// every acknowledgement is honest, and it keeps the small world that
-// rebuilding needs; nothing else is drawn or kept. One goroutine drives
-// the inputs of every client from a 60 Hz ticker; each client has its own
-// UDP socket and its receiving goroutine.
+// By default the clients are light (light.go): a session keeps its link
+// and no world, sessions share UDP sockets (Config.PerSocket) read and
+// written in batches, so that the load costs less than the server it
+// loads. With Config.Full each client is a net/client.Client, the client
+// the game uses: its snapshots are rebuilt (4.8, 7.8) before they are
+// acknowledged and it keeps the small world that rebuilding needs; one
+// goroutine drives the inputs of every client from a 60 Hz ticker; each
+// client has its own UDP socket and its receiving goroutine.
 package load
 
 import (
@@ -54,6 +56,12 @@ type Config struct {
 	// AtEnd, when set, is called by Run once the run is measured, before
 	// the clients log out.
 	AtEnd func()
+	// Full plays each client as a net/client.Client (its own socket and
+	// goroutines, its snapshots rebuilt) instead of a light session.
+	Full bool
+	// PerSocket is how many light sessions share one UDP socket. Default
+	// 16; 1 gives every session a socket (and an address) of its own.
+	PerSocket int
 }
 
 // Report is what a run measured.
@@ -115,6 +123,7 @@ type player struct {
 // Load is a running load: its clients logged in and playing.
 type Load struct {
 	cfg    Config
+	light  *light // the light clients, or nil (Config.Full)
 	ps     []*player
 	failed int
 	stop   chan struct{}
@@ -151,6 +160,18 @@ func Start(ctx context.Context, cfg Config) (*Load, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.PerSocket <= 0 {
+		cfg.PerSocket = 16
+	}
+	if !cfg.Full {
+		lt, err := startLight(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		l := &Load{cfg: cfg, light: lt}
+		l.Mark()
+		return l, nil
 	}
 	l := &Load{cfg: cfg, ps: make([]*player, cfg.N), stop: make(chan struct{})}
 	var mu sync.Mutex
@@ -193,6 +214,9 @@ func Start(ctx context.Context, cfg Config) (*Load, error) {
 
 // Clients returns the number of clients that logged in.
 func (l *Load) Clients() int {
+	if l.light != nil {
+		return l.light.clients()
+	}
 	n := 0
 	for _, p := range l.ps {
 		if p.c != nil {
@@ -226,6 +250,10 @@ func (l *Load) Mark() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.t0, l.cpu0 = time.Now(), CPUSeconds()
+	if l.light != nil {
+		l.light.mark()
+		return
+	}
 	for _, p := range l.ps {
 		if p.c != nil {
 			p.base = p.c.Stats().Link
@@ -239,6 +267,11 @@ func (l *Load) Report() Report {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rep := Report{Failed: l.failed, Seconds: time.Since(l.t0).Seconds(), CPU: CPUSeconds() - l.cpu0}
+	if l.light != nil {
+		rep.Failed = l.light.failed
+		l.light.report(&rep)
+		return rep
+	}
 	rep.PerClient = make([]ClientCount, len(l.ps))
 	for i, p := range l.ps {
 		if p.c == nil {
@@ -266,6 +299,10 @@ func (l *Load) Report() Report {
 
 // Close stops the inputs and logs every client out.
 func (l *Load) Close() {
+	if l.light != nil {
+		l.light.close()
+		return
+	}
 	select {
 	case <-l.stop:
 	default:
