@@ -14,7 +14,9 @@ import (
 
 // On Linux a socket's datagrams go through recvmmsg and sendmmsg: one
 // syscall for up to batch datagrams each way. The sockets are connected
-// to the server, so no addresses are read or written.
+// to the server, so no addresses are read or written. As the server's,
+// the calls are raw (they never block, with MSG_DONTWAIT): no hand-off
+// of the P to another thread while a batch is in the kernel.
 
 // mmsghdr is struct mmsghdr of <sys/socket.h>.
 type mmsghdr struct {
@@ -57,7 +59,7 @@ func newBatchConn(c *net.UDPConn) (*batchConn, error) {
 		b.rhdrs[i].hdr.SetIovlen(1)
 	}
 	b.rfn = func(fd uintptr) bool {
-		n, _, e := unix.Syscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&b.rhdrs[0])), batch, unix.MSG_DONTWAIT, 0, 0)
+		n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&b.rhdrs[0])), batch, unix.MSG_DONTWAIT, 0, 0)
 		if e == unix.EAGAIN || e == unix.EINTR {
 			return false
 		}
@@ -65,7 +67,7 @@ func newBatchConn(c *net.UDPConn) (*batchConn, error) {
 		return true
 	}
 	b.wfn = func(fd uintptr) bool {
-		n, _, e := unix.Syscall6(unix.SYS_SENDMMSG, fd, uintptr(unsafe.Pointer(&b.todo[0])), uintptr(len(b.todo)), unix.MSG_DONTWAIT, 0, 0)
+		n, _, e := unix.RawSyscall6(unix.SYS_SENDMMSG, fd, uintptr(unsafe.Pointer(&b.todo[0])), uintptr(len(b.todo)), unix.MSG_DONTWAIT, 0, 0)
 		if e == unix.EAGAIN || e == unix.EINTR {
 			return false
 		}
