@@ -95,7 +95,7 @@ type World struct {
 	rng    *rand.Rand
 	tick   uint32
 	ents   []entity
-	hi     int32 // 1 + the highest slot ever handed out
+	hi     int32 // 1 + the highest live slot (or 1)
 	ids    idAlloc
 	pl     [wire.MaxPlayers]player
 	epoch  uint32
@@ -527,6 +527,13 @@ func (w *World) destroy(s int32, reason uint8) {
 	e.alive = false
 	e.gen++ // the slot's next entity gets a new id
 	w.ids.release(s, w.tick)
+	// The loops over the slots stop at hi: it comes down past the dead
+	// slots at the top, so that a wave that left does not leave every
+	// later step walking its empty slots (a slot freed waits its delay
+	// before it is handed out again, so the live ones spread upwards).
+	for w.hi > 1 && !w.ents[w.hi-1].alive {
+		w.hi--
+	}
 }
 
 // Step advances the world by one tick (1/TickRate s). In order: the tick
