@@ -48,6 +48,7 @@ func newBatchReader(c *net.UDPConn) (*batchReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.SetReadBuffer(readBuffer) // best effort: the system may cap it
 	r := &batchReader{rc: rc}
 	for i := range r.hdrs {
 		r.iovs[i].Base = &r.bufs[i][0]
