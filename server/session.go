@@ -137,7 +137,7 @@ func (s *Server) readLoop() {
 				continue
 			}
 		}
-		s.receive(&rd, ds, time.Now())
+		s.receiveOrQueue(&rd, ds, time.Now()) // rxqueue.go
 	}
 }
 
