@@ -60,9 +60,7 @@ type lsess struct {
 
 	step    uint32
 	actions [wire.MaxInputActions2]uint8 // newest first
-	rng     *rand.Rand
-	move    uint8
-	left    int
+	play    play
 
 	lastIn            time.Time
 	snapshots, events uint64
@@ -106,35 +104,22 @@ type light struct {
 // startLight logs cfg.N light sessions in and binds them.
 func startLight(ctx context.Context, cfg Config) (*light, error) {
 	l := &light{cfg: cfg, ss: make([]*lsess, cfg.N), stop: make(chan struct{})}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, cfg.Logins)
-	for i := range l.ss {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			conn, acc, err := client.LogIn(ctx, client.Config{Addr: cfg.Addr, Name: fmt.Sprintf("load%d", i+1),
-				Logger: cfg.Logger, Version: cfg.Protocol})
-			if err != nil {
-				cfg.Logger.Warn("load: login", "client", i+1, "err", err)
-				mu.Lock()
-				l.failed++
-				mu.Unlock()
-				return
-			}
-			ss := &lsess{i: i, id: acc.Session, token: acc.Token, player: acc.Player, version: cfg.Protocol, tcp: conn,
-				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}
-			if cfg.Protocol == wire.Version2 {
-				ss.link = link.NewV2(acc.Session, time.Now())
-			} else {
-				ss.link = link.New(acc.Session, time.Now())
-			}
-			l.ss[i] = ss
-		}()
-	}
-	wg.Wait()
+	l.failed = logIn(cfg, func(i int) error {
+		conn, acc, err := client.LogIn(ctx, client.Config{Addr: cfg.Addr, Name: clientName(i),
+			Logger: cfg.Logger, Version: cfg.Protocol})
+		if err != nil {
+			return err
+		}
+		ss := &lsess{i: i, id: acc.Session, token: acc.Token, player: acc.Player, version: cfg.Protocol, tcp: conn,
+			play: play{rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}}
+		if cfg.Protocol == wire.Version2 {
+			ss.link = link.NewV2(acc.Session, time.Now())
+		} else {
+			ss.link = link.New(acc.Session, time.Now())
+		}
+		l.ss[i] = ss
+		return nil
+	})
 	if err := l.openGroups(); err != nil {
 		l.close()
 		return nil, err
@@ -445,7 +430,7 @@ func (l *light) drive() {
 						l.queueBind(g, ss, now)
 					}
 				default:
-					act := ss.play(n)
+					act := ss.play.actions(n)
 					if ss.version == wire.Version2 {
 						copy(ss.actions[1:], ss.actions[:])
 						ss.actions[0] = act
@@ -470,14 +455,21 @@ func (l *light) drive() {
 	}
 }
 
-// play returns this tick's actions: a move up, down or none held for 0.25
-// to 1.5 s, and fire pressed and released every 8 ticks.
-func (ss *lsess) play(n uint64) uint8 {
-	if ss.left--; ss.left <= 0 {
-		ss.move = [...]uint8{0, wire.ActionUp, wire.ActionDown}[ss.rng.IntN(3)]
-		ss.left = 15 + ss.rng.IntN(76)
+// play is how a client plays: a move up, down or none held for 0.25 to
+// 1.5 s, and fire pressed and released every 8 ticks.
+type play struct {
+	rng  *rand.Rand
+	move uint8 // ActionUp, ActionDown or 0
+	left int   // ticks until move changes
+}
+
+// actions returns the actions of tick n.
+func (p *play) actions(n uint64) uint8 {
+	if p.left--; p.left <= 0 {
+		p.move = [...]uint8{0, wire.ActionUp, wire.ActionDown}[p.rng.IntN(3)]
+		p.left = 15 + p.rng.IntN(76)
 	}
-	act := ss.move
+	act := p.move
 	if n/8%2 == 0 {
 		act |= wire.ActionFire
 	}

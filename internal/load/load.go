@@ -110,9 +110,7 @@ func (r Report) String() string {
 
 type player struct {
 	c         *client.Client
-	rng       *rand.Rand
-	move      uint8 // ActionUp, ActionDown or 0
-	left      int   // ticks until move changes
+	play      play
 	snapshots atomic.Uint64
 	events    atomic.Uint64
 	evbuf     []wire.Event
@@ -174,34 +172,20 @@ func Start(ctx context.Context, cfg Config) (*Load, error) {
 		return l, nil
 	}
 	l := &Load{cfg: cfg, ps: make([]*player, cfg.N), stop: make(chan struct{})}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, cfg.Logins)
 	for i := range l.ps {
-		p := &player{rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}
-		l.ps[i] = p
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			c, err := client.Dial(ctx, client.Config{
-				Addr: cfg.Addr, Name: fmt.Sprintf("load%d", i+1), Logger: cfg.Logger,
-				Version:     cfg.Protocol,
-				OnSnapshot:  func(*link.Rebuilt) { p.snapshots.Add(1) },
-				OnSnapshot2: func(*link.Rebuilt2) { p.snapshots.Add(1) },
-			})
-			if err != nil {
-				cfg.Logger.Warn("load: login", "client", i+1, "err", err)
-				mu.Lock()
-				l.failed++
-				mu.Unlock()
-				return
-			}
-			p.c = c
-		}()
+		l.ps[i] = &player{play: play{rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}}
 	}
-	wg.Wait()
+	l.failed = logIn(cfg, func(i int) error {
+		p := l.ps[i]
+		c, err := client.Dial(ctx, client.Config{
+			Addr: cfg.Addr, Name: clientName(i), Logger: cfg.Logger,
+			Version:     cfg.Protocol,
+			OnSnapshot:  func(*link.Rebuilt) { p.snapshots.Add(1) },
+			OnSnapshot2: func(*link.Rebuilt2) { p.snapshots.Add(1) },
+		})
+		p.c = c
+		return err
+	})
 	if l.Clients() == 0 {
 		l.Close()
 		return nil, errors.New("load: no client logged in")
@@ -211,6 +195,34 @@ func Start(ctx context.Context, cfg Config) (*Load, error) {
 	go l.drive()
 	return l, nil
 }
+
+// logIn runs login(i) for every client i, cfg.Logins at a time, and
+// returns how many failed (each logged).
+func logIn(cfg Config, login func(i int) error) int {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	failed := 0
+	sem := make(chan struct{}, cfg.Logins)
+	for i := range cfg.N {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := login(i); err != nil {
+				cfg.Logger.Warn("load: login", "client", i+1, "err", err)
+				mu.Lock()
+				failed++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return failed
+}
+
+// clientName is the name client i logs in with.
+func clientName(i int) string { return fmt.Sprintf("load%d", i+1) }
 
 // Clients returns the number of clients that logged in.
 func (l *Load) Clients() int {
@@ -239,7 +251,7 @@ func (l *Load) drive() {
 		case <-tick.C:
 			n++
 			for _, p := range l.ps {
-				p.play(n)
+				p.tick(n)
 			}
 		}
 	}
@@ -354,21 +366,12 @@ loop:
 	return rep, nil
 }
 
-// play sets this tick's input: a move up, down or none held for 0.25 to
-// 1.5 s, and fire pressed and released every 8 ticks.
-func (p *player) play(n uint64) {
+// tick sets this tick's input (play.actions).
+func (p *player) tick(n uint64) {
 	if p.c == nil {
 		return
 	}
 	p.evbuf = p.c.DrainEvents(p.evbuf[:0])
 	p.events.Add(uint64(len(p.evbuf)))
-	if p.left--; p.left <= 0 {
-		p.move = [...]uint8{0, wire.ActionUp, wire.ActionDown}[p.rng.IntN(3)]
-		p.left = 15 + p.rng.IntN(76)
-	}
-	act := p.move
-	if n/8%2 == 0 {
-		act |= wire.ActionFire
-	}
-	p.c.SetInput(act)
+	p.c.SetInput(p.play.actions(n))
 }
