@@ -12,6 +12,14 @@ import (
 // sendmmsg each time that many are queued.
 const batchSize = 64
 
+// readBuffer is the receive buffer the server asks for its UDP socket (the
+// kernel caps it at net.core.rmem_max on Linux). The read loop waits for
+// the server's mutex while a tick runs: at 400 busy players (30,000
+// datagrams a second in) a 6 ms tick fills the default 208 kB, and the
+// kernel dropped half the Inputs and Acks (BENCHMARKS.md, players per
+// core), which the server then pays for in resent events.
+const readBuffer = 4 << 20
+
 // datagram is one datagram of a batch: its bytes and its peer.
 type datagram struct {
 	b    []byte

@@ -19,7 +19,10 @@ type batchReader struct {
 	msgs [1]datagram
 }
 
-func newBatchReader(c *net.UDPConn) (*batchReader, error) { return &batchReader{c: c}, nil }
+func newBatchReader(c *net.UDPConn) (*batchReader, error) {
+	c.SetReadBuffer(readBuffer) // best effort: the system may cap it
+	return &batchReader{c: c}, nil
+}
 
 // read waits for a datagram and returns it, valid until the next read,
 // its address unmapped.

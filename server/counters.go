@@ -14,11 +14,12 @@ const (
 	DropHeader         // a header its version's rules refuse (6.1, 7.10)
 	DropSession        // no session of that id and version
 	DropStale          // not bound yet, from another address, or a duplicate (5.1)
+	DropBusy           // read while a tick held the server, past what the read loop keeps (rxqueue.go)
 	numDrops
 )
 
 // DropReasons name the reasons a datagram is dropped, by index.
-var DropReasons = [numDrops]string{"version", "header", "session", "stale"}
+var DropReasons = [numDrops]string{"version", "header", "session", "stale", "busy"}
 
 // The results of a login: the values of Metrics.Logins's index, named by
 // LoginResults. 1 to 6 are the LoginRejected reasons of PROTOCOL.md 3.1.

@@ -95,6 +95,7 @@ func (s *Server) tickLoop() {
 func (s *Server) tick(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.handleQueuedInTick()
 	lost := s.stepAll(now)
 	kept := s.games[:0]
 	for _, g := range s.games {

@@ -58,6 +58,7 @@ type Server struct {
 
 	rx     *batchReader // the read loop's
 	rxOut  *outbox      // what the read loop sends (under mu)
+	rxq    rxQueue      // what the read loop read while mu was held (rxqueue.go)
 	shards shards       // the tick's goroutines, each with its outbox
 
 	rooms   map[wire.RoomCode]*room    // 7.14

@@ -145,7 +145,7 @@ func (s *Server) readLoop() {
 		if s.wt != nil {
 			ds = dropSpoofed(ds) // no UDP datagram comes from a WebTransport session (9.3)
 		}
-		s.receive(&rd, ds, time.Now())
+		s.receiveOrQueue(&rd, ds, time.Now()) // rxqueue.go
 	}
 }
 

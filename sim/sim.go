@@ -95,7 +95,8 @@ type World struct {
 	rng    *rand.Rand
 	tick   uint32
 	ents   []entity
-	hi     int32 // 1 + the highest slot ever handed out
+	hi     int32    // 1 + the highest live slot (or 1)
+	live   []uint64 // bit s set: slot s is alive (live.go)
 	ids    idAlloc
 	pl     [wire.MaxPlayers]player
 	epoch  uint32
@@ -145,6 +146,7 @@ func New(rules Rules, seed uint64) *World {
 		rng:    rand.New(rand.NewPCG(seed, seed^0x9E3779B97F4A7C15)),
 		ents:   make([]entity, n+1),
 		hi:     1,
+		live:   make([]uint64, (n+1+63)/64),
 		ids:    newIDAlloc(n, rules.IDReuseTicks),
 		events: make([]wire.Event, 0, 1024),
 		view:   make([]wire.Event, 0, 1024),
@@ -342,10 +344,8 @@ func (w *World) Ship(p uint8) uint32 {
 // NumEntities returns the number of live entities.
 func (w *World) NumEntities() int {
 	n := 0
-	for s := int32(1); s < w.hi; s++ {
-		if w.ents[s].alive {
-			n++
-		}
+	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
+		n++
 	}
 	return n
 }
@@ -354,7 +354,7 @@ func (w *World) NumEntities() int {
 // (quantized by wire.MakeEntity), sorted by wire.Less (index ascending),
 // and returns the extended slice. It allocates nothing when dst has room.
 func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
-	for s := int32(1); s < w.hi; s++ {
+	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
 		e := &w.ents[s]
 		if !e.alive {
 			continue
@@ -371,7 +371,7 @@ func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 // Motion().At(t) exactly, until its motion changes. It allocates nothing
 // when dst has room.
 func (w *World) AppendEntities2(dst []wire.Entity2) []wire.Entity2 {
-	for s := int32(1); s < w.hi; s++ {
+	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
 		e := &w.ents[s]
 		if e.alive {
 			dst = append(dst, wire.MakeEntity2(w.id(s), e.kind, &e.mo, e.anim))
@@ -510,6 +510,7 @@ func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32
 	e := &w.ents[s]
 	*e = entity{alive: true, gen: e.gen, kind: kind, owner: owner, mo: m, anim: a,
 		hw: w.halfW[kind], hh: w.halfH[kind]}
+	w.setLive(s, true)
 	w.eval(e)
 	e.px, e.py = e.x, e.y
 	e.frame = a.Frame(m.T0, float64(w.tick))
@@ -525,8 +526,16 @@ func (w *World) destroy(s int32, reason uint8) {
 	e := &w.ents[s]
 	w.emit(wire.Event{Type: wire.EventDestroy, ID: w.id(s), Reason: reason, X: float32(e.x), Y: float32(e.y)})
 	e.alive = false
+	w.setLive(s, false)
 	e.gen++ // the slot's next entity gets a new id
 	w.ids.release(s, w.tick)
+	// The loops over the slots stop at hi: it comes down past the dead
+	// slots at the top, so that a wave that left does not leave every
+	// later step walking its empty slots (a slot freed waits its delay
+	// before it is handed out again, so the live ones spread upwards).
+	for w.hi > 1 && !w.ents[w.hi-1].alive {
+		w.hi--
+	}
 }
 
 // Step advances the world by one tick (1/TickRate s). In order: the tick
@@ -625,7 +634,7 @@ func (w *World) eval(e *entity) {
 // moveArms move those) by its motion, and animates it. (A Classic world
 // has no Force or bit.)
 func (w *World) moveOthers() {
-	for s := int32(1); s < w.hi; s++ {
+	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
 		e := &w.ents[s]
 		if !e.alive {
 			continue
@@ -643,7 +652,7 @@ func (w *World) moveOthers() {
 // collect lists the live entities of each kind, by slot.
 func (w *World) collect() {
 	w.ships, w.pmis, w.bydos, w.emis = w.ships[:0], w.pmis[:0], w.bydos[:0], w.emis[:0]
-	for s := int32(1); s < w.hi; s++ {
+	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
 		e := &w.ents[s]
 		if !e.alive {
 			continue
@@ -920,7 +929,7 @@ func (w *World) spawnBydos(x, baseY, vx, amp, phase float64, fireIn int32) int32
 func (w *World) despawn() {
 	r := &w.r
 	m := r.DespawnMargin
-	for s := int32(1); s < w.hi; s++ {
+	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
 		e := &w.ents[s]
 		if !e.alive || e.kind == wire.KindPlayerShip {
 			continue

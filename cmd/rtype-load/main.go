@@ -7,10 +7,16 @@
 //
 // Usage:
 //
-//	rtype-load -addr HOST:PORT -n N -duration D [-protocol 1|2] [-seed S] [-v]
+//	rtype-load -addr HOST:PORT -n N -duration D [-protocol 1|2] [-seed S] [-per-socket K] [-full] [-v]
 //
-// The clients are named load1..loadN; package internal/load plays them
-// (each a net/client.Client, the client the game uses).
+// The clients are named load1..loadN; package internal/load plays them.
+// By default they are light: a session keeps its link and no world, and
+// K sessions (16) share a UDP socket, read and written in batches
+// (recvmmsg, sendmmsg), so that the load costs less CPU than the server
+// it loads; the server tells them apart by their session numbers, as it
+// does any session. -per-socket 1 gives each its own socket; -full plays
+// each as a net/client.Client, the client the game uses (its own socket
+// and goroutines, every snapshot rebuilt).
 //
 // At the end (and every 5 s with -v) it prints the clients connected, the
 // datagrams and bytes in and out per second, and its own CPU time (user +
@@ -42,6 +48,8 @@ func main() {
 	proto := flag.Int("protocol", 2, "protocol version: 1 or 2")
 	seed := flag.Uint64("seed", 1, "seed of the clients' play")
 	verbose := flag.Bool("v", false, "report every 5 s")
+	perSocket := flag.Int("per-socket", 16, "light sessions sharing one UDP socket")
+	full := flag.Bool("full", false, "play full clients (net/client.Client) instead of light sessions")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -49,7 +57,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "rtype-load: -protocol %d: want 1 or 2\n", *proto)
 		os.Exit(2)
 	}
-	cfg := load.Config{Addr: *addr, N: *n, Duration: *dur, Protocol: uint8(*proto), Seed: *seed}
+	cfg := load.Config{Addr: *addr, N: *n, Duration: *dur, Protocol: uint8(*proto), Seed: *seed,
+		PerSocket: *perSocket, Full: *full}
 	if *verbose {
 		cfg.Progress = os.Stdout
 	}

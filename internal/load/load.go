@@ -6,12 +6,14 @@
 // its game stays busy, and acknowledges the snapshots and events it
 // receives as the protocol requires.
 //
-// Each client is a net/client.Client, the client the game uses: its
-// snapshots are rebuilt (4.8, 7.8) before they are acknowledged, so that
-// every acknowledgement is honest, and it keeps the small world that
-// rebuilding needs; nothing else is drawn or kept. One goroutine drives
-// the inputs of every client from a 60 Hz ticker; each client has its own
-// UDP socket and its receiving goroutine.
+// By default the clients are light (light.go): a session keeps its link
+// and no world, sessions share UDP sockets (Config.PerSocket) read and
+// written in batches, so that the load costs less than the server it
+// loads. With Config.Full each client is a net/client.Client, the client
+// the game uses: its snapshots are rebuilt (4.8, 7.8) before they are
+// acknowledged and it keeps the small world that rebuilding needs; one
+// goroutine drives the inputs of every client from a 60 Hz ticker; each
+// client has its own UDP socket and its receiving goroutine.
 package load
 
 import (
@@ -54,6 +56,12 @@ type Config struct {
 	// AtEnd, when set, is called by Run once the run is measured, before
 	// the clients log out.
 	AtEnd func()
+	// Full plays each client as a net/client.Client (its own socket and
+	// goroutines, its snapshots rebuilt) instead of a light session.
+	Full bool
+	// PerSocket is how many light sessions share one UDP socket. Default
+	// 16; 1 gives every session a socket (and an address) of its own.
+	PerSocket int
 }
 
 // Report is what a run measured.
@@ -102,9 +110,7 @@ func (r Report) String() string {
 
 type player struct {
 	c         *client.Client
-	rng       *rand.Rand
-	move      uint8 // ActionUp, ActionDown or 0
-	left      int   // ticks until move changes
+	play      play
 	snapshots atomic.Uint64
 	events    atomic.Uint64
 	evbuf     []wire.Event
@@ -115,6 +121,7 @@ type player struct {
 // Load is a running load: its clients logged in and playing.
 type Load struct {
 	cfg    Config
+	light  *light // the light clients, or nil (Config.Full)
 	ps     []*player
 	failed int
 	stop   chan struct{}
@@ -152,35 +159,33 @@ func Start(ctx context.Context, cfg Config) (*Load, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	l := &Load{cfg: cfg, ps: make([]*player, cfg.N), stop: make(chan struct{})}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, cfg.Logins)
-	for i := range l.ps {
-		p := &player{rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}
-		l.ps[i] = p
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			c, err := client.Dial(ctx, client.Config{
-				Addr: cfg.Addr, Name: fmt.Sprintf("load%d", i+1), Logger: cfg.Logger,
-				Version:     cfg.Protocol,
-				OnSnapshot:  func(*link.Rebuilt) { p.snapshots.Add(1) },
-				OnSnapshot2: func(*link.Rebuilt2) { p.snapshots.Add(1) },
-			})
-			if err != nil {
-				cfg.Logger.Warn("load: login", "client", i+1, "err", err)
-				mu.Lock()
-				l.failed++
-				mu.Unlock()
-				return
-			}
-			p.c = c
-		}()
+	if cfg.PerSocket <= 0 {
+		cfg.PerSocket = 16
 	}
-	wg.Wait()
+	if !cfg.Full {
+		lt, err := startLight(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		l := &Load{cfg: cfg, light: lt}
+		l.Mark()
+		return l, nil
+	}
+	l := &Load{cfg: cfg, ps: make([]*player, cfg.N), stop: make(chan struct{})}
+	for i := range l.ps {
+		l.ps[i] = &player{play: play{rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}}
+	}
+	l.failed = logIn(cfg, func(i int) error {
+		p := l.ps[i]
+		c, err := client.Dial(ctx, client.Config{
+			Addr: cfg.Addr, Name: clientName(i), Logger: cfg.Logger,
+			Version:     cfg.Protocol,
+			OnSnapshot:  func(*link.Rebuilt) { p.snapshots.Add(1) },
+			OnSnapshot2: func(*link.Rebuilt2) { p.snapshots.Add(1) },
+		})
+		p.c = c
+		return err
+	})
 	if l.Clients() == 0 {
 		l.Close()
 		return nil, errors.New("load: no client logged in")
@@ -191,8 +196,39 @@ func Start(ctx context.Context, cfg Config) (*Load, error) {
 	return l, nil
 }
 
+// logIn runs login(i) for every client i, cfg.Logins at a time, and
+// returns how many failed (each logged).
+func logIn(cfg Config, login func(i int) error) int {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	failed := 0
+	sem := make(chan struct{}, cfg.Logins)
+	for i := range cfg.N {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := login(i); err != nil {
+				cfg.Logger.Warn("load: login", "client", i+1, "err", err)
+				mu.Lock()
+				failed++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return failed
+}
+
+// clientName is the name client i logs in with.
+func clientName(i int) string { return fmt.Sprintf("load%d", i+1) }
+
 // Clients returns the number of clients that logged in.
 func (l *Load) Clients() int {
+	if l.light != nil {
+		return l.light.clients()
+	}
 	n := 0
 	for _, p := range l.ps {
 		if p.c != nil {
@@ -215,7 +251,7 @@ func (l *Load) drive() {
 		case <-tick.C:
 			n++
 			for _, p := range l.ps {
-				p.play(n)
+				p.tick(n)
 			}
 		}
 	}
@@ -226,6 +262,10 @@ func (l *Load) Mark() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.t0, l.cpu0 = time.Now(), CPUSeconds()
+	if l.light != nil {
+		l.light.mark()
+		return
+	}
 	for _, p := range l.ps {
 		if p.c != nil {
 			p.base = p.c.Stats().Link
@@ -239,6 +279,11 @@ func (l *Load) Report() Report {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rep := Report{Failed: l.failed, Seconds: time.Since(l.t0).Seconds(), CPU: CPUSeconds() - l.cpu0}
+	if l.light != nil {
+		rep.Failed = l.light.failed
+		l.light.report(&rep)
+		return rep
+	}
 	rep.PerClient = make([]ClientCount, len(l.ps))
 	for i, p := range l.ps {
 		if p.c == nil {
@@ -266,6 +311,10 @@ func (l *Load) Report() Report {
 
 // Close stops the inputs and logs every client out.
 func (l *Load) Close() {
+	if l.light != nil {
+		l.light.close()
+		return
+	}
 	select {
 	case <-l.stop:
 	default:
@@ -317,21 +366,12 @@ loop:
 	return rep, nil
 }
 
-// play sets this tick's input: a move up, down or none held for 0.25 to
-// 1.5 s, and fire pressed and released every 8 ticks.
-func (p *player) play(n uint64) {
+// tick sets this tick's input (play.actions).
+func (p *player) tick(n uint64) {
 	if p.c == nil {
 		return
 	}
 	p.evbuf = p.c.DrainEvents(p.evbuf[:0])
 	p.events.Add(uint64(len(p.evbuf)))
-	if p.left--; p.left <= 0 {
-		p.move = [...]uint8{0, wire.ActionUp, wire.ActionDown}[p.rng.IntN(3)]
-		p.left = 15 + p.rng.IntN(76)
-	}
-	act := p.move
-	if n/8%2 == 0 {
-		act |= wire.ActionFire
-	}
-	p.c.SetInput(act)
+	p.c.SetInput(p.play.actions(n))
 }

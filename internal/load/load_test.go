@@ -11,12 +11,18 @@ import (
 )
 
 // TestRun plays 8 clients for 2 s against a real server with each protocol
-// version: every client logs in, binds, receives snapshots and events and
+// version, light (sharing sockets, 3 to a socket, and one to a socket) and
+// full (net/client.Client): every client logs in, binds, receives snapshots and events and
 // is still connected at the end, the server still holds all 8 sessions
 // (none dropped or kicked), and the report's figures are plausible.
 func TestRun(t *testing.T) {
-	for _, v := range []uint8{1, 2} {
-		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+	for _, tc := range []struct {
+		v         uint8
+		full      bool
+		perSocket int
+	}{{1, false, 3}, {2, false, 3}, {2, false, 1}, {1, true, 0}, {2, true, 0}} {
+		v := tc.v
+		t.Run(fmt.Sprintf("v%d/full=%v/per=%d", v, tc.full, tc.perSocket), func(t *testing.T) {
 			t.Parallel()
 			const n = 8
 			srv := testserver.Start(t, server.Config{LoginLimit: 100, MaxSessionsPerIP: 100})
@@ -24,6 +30,7 @@ func TestRun(t *testing.T) {
 			defer cancel()
 			var st server.TickStats
 			rep, err := Run(ctx, Config{Addr: srv.Addr(), N: n, Duration: 2 * time.Second, Protocol: v, Seed: 7,
+				Full: tc.full, PerSocket: tc.perSocket,
 				AtEnd: func() { st = srv.TickStats() }})
 			if err != nil {
 				t.Fatalf("run: %v", err)

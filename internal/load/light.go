@@ -1,0 +1,556 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+
+	"rtype/net/client"
+	"rtype/net/link"
+	"rtype/net/wire"
+)
+
+// The light clients: a session is a few hundred bytes of state (its
+// link, its cookie, its recent inputs) and no world. Sessions share UDP
+// sockets, PerSocket to a socket: the server tells sessions apart by the
+// session number of each datagram's header and checks that it comes from
+// the address the session bound (7.10), so sessions bound from one
+// address are as real as sessions bound from many. A socket is read by a
+// goroutine of its own in batches (recvmmsg), and the Inputs of its
+// sessions go out together, one sendmmsg per socket and tick, from one
+// driving goroutine.
+//
+// What a light client does, of the protocol: it logs in over TCP (3.2,
+// 7.1) and keeps the connection, ending on a Logout or a closed
+// connection; binds with Binds every 100 ms, answering a Challenge at
+// once with its cookie (3.4, 7.3); sends an Input per tick (4.2, 7.4: the
+// step and the 7 before it); records every valid datagram in its link and
+// acknowledges with every datagram it sends (5.1), an Event datagram at
+// once with an Ack (5.3, 7.7), whose events it takes once each (its
+// link's window, 5.3, 7.7). It records a Snapshot whose header is valid
+// without rebuilding it: the server cannot tell, since it delta-encodes
+// only against snapshots the client acknowledged, all of which it
+// received. It gives up on a session silent for 5 s (5.5).
+
+// batch is how many datagrams one batched syscall carries at most.
+const batch = 64
+
+// lsess is one light session. Its fields after the login are guarded by
+// its group's mutex.
+type lsess struct {
+	i       int
+	id      uint32
+	token   wire.Token
+	player  uint8
+	version uint8
+	tcp     net.Conn
+	link    *link.Link
+	g       *group
+
+	bound     bool
+	cookie    wire.Cookie
+	hasCookie bool
+	answer    bool // a Challenge to answer at once
+	ackNow    bool // an Event datagram accepted since the last datagram sent
+	sendNext  bool // in the group's list of sessions to send to at once
+
+	step    uint32
+	actions [wire.MaxInputActions2]uint8 // newest first
+	play    play
+
+	lastIn            time.Time
+	snapshots, events uint64
+	in, out           uint64 // datagrams
+	bin, bout         uint64 // bytes
+	base              lcount // counters at the last Mark
+	done              bool
+	err               error
+	frames            []wire.EventFrame
+	frames2           []wire.EventFrame2
+}
+
+type lcount struct{ snapshots, events, in, out, bin, bout uint64 }
+
+func (ss *lsess) count() lcount {
+	return lcount{ss.snapshots, ss.events, ss.in, ss.out, ss.bin, ss.bout}
+}
+
+// group is one UDP socket and its sessions.
+type group struct {
+	mu   sync.Mutex
+	conn *net.UDPConn
+	bc   *batchConn
+	ss   map[uint32]*lsess
+	list []*lsess
+	now  []*lsess      // sessions with a datagram to send at once
+	bufs [batch][]byte // the datagrams of one write, reused
+	out  [][]byte      // the datagrams queued
+}
+
+// light is a running light load.
+type light struct {
+	cfg    Config
+	ss     []*lsess // nil where the login failed
+	groups []*group
+	failed int
+	stop   chan struct{}
+	wg     sync.WaitGroup
+}
+
+// startLight logs cfg.N light sessions in and binds them.
+func startLight(ctx context.Context, cfg Config) (*light, error) {
+	l := &light{cfg: cfg, ss: make([]*lsess, cfg.N), stop: make(chan struct{})}
+	l.failed = logIn(cfg, func(i int) error {
+		conn, acc, err := client.LogIn(ctx, client.Config{Addr: cfg.Addr, Name: clientName(i),
+			Logger: cfg.Logger, Version: cfg.Protocol})
+		if err != nil {
+			return err
+		}
+		ss := &lsess{i: i, id: acc.Session, token: acc.Token, player: acc.Player, version: cfg.Protocol, tcp: conn,
+			play: play{rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}}
+		if cfg.Protocol == wire.Version2 {
+			ss.link = link.NewV2(acc.Session, time.Now())
+		} else {
+			ss.link = link.New(acc.Session, time.Now())
+		}
+		l.ss[i] = ss
+		return nil
+	})
+	if err := l.openGroups(); err != nil {
+		l.close()
+		return nil, err
+	}
+	if len(l.groups) == 0 {
+		l.close()
+		return nil, errors.New("load: no client logged in")
+	}
+	for _, g := range l.groups {
+		l.wg.Add(1)
+		go func() { defer l.wg.Done(); l.readGroup(g) }()
+		for _, ss := range g.list {
+			l.wg.Add(1)
+			go func() { defer l.wg.Done(); l.readTCP(ss) }()
+		}
+	}
+	l.wg.Add(1)
+	go func() { defer l.wg.Done(); l.drive() }()
+	// Every session binds within 5 s or gives up (3.4, 7.3).
+	deadline := time.Now().Add(bindTimeout)
+	for {
+		waiting := 0
+		for _, g := range l.groups {
+			g.mu.Lock()
+			for _, ss := range g.list {
+				if !ss.bound && !ss.done {
+					if time.Now().After(deadline) {
+						l.endLocked(ss, errors.New("no Accept within 5 s of binding"))
+					} else {
+						waiting++
+					}
+				}
+			}
+			g.mu.Unlock()
+		}
+		if waiting == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			l.close()
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	for _, g := range l.groups {
+		g.mu.Lock()
+		for _, ss := range g.list {
+			if !ss.bound {
+				l.failed++
+			}
+		}
+		g.mu.Unlock()
+	}
+	if l.clients() == 0 {
+		l.close()
+		return nil, errors.New("load: no client bound")
+	}
+	return l, nil
+}
+
+const (
+	bindTimeout  = 5 * time.Second
+	bindEvery    = 6 // ticks between Binds: 100 ms (3.4)
+	silenceLimit = link.Timeout
+)
+
+// openGroups opens the UDP sockets, PerSocket sessions to each, connected
+// to the server's UDP port (its TCP address).
+func (l *light) openGroups() error {
+	var g *group
+	for _, ss := range l.ss {
+		if ss == nil {
+			continue
+		}
+		if g == nil || len(g.list) == l.cfg.PerSocket {
+			ta, _ := ss.tcp.RemoteAddr().(*net.TCPAddr)
+			if ta == nil {
+				return errors.New("load: the TCP connection has no IP address")
+			}
+			conn, err := net.DialUDP("udp", nil, &net.UDPAddr{IP: ta.IP, Port: ta.Port, Zone: ta.Zone})
+			if err != nil {
+				return fmt.Errorf("load: UDP socket to %s: %w", ta, err)
+			}
+			bc, err := newBatchConn(conn)
+			if err != nil {
+				conn.Close()
+				return fmt.Errorf("load: UDP socket to %s: %w", ta, err)
+			}
+			g = &group{conn: conn, bc: bc, ss: make(map[uint32]*lsess)}
+			for i := range g.bufs {
+				g.bufs[i] = make([]byte, 0, wire.MaxDatagram)
+			}
+			l.groups = append(l.groups, g)
+		}
+		ss.g = g
+		ss.lastIn = time.Now()
+		g.ss[ss.id] = ss
+		g.list = append(g.list, ss)
+	}
+	return nil
+}
+
+func (l *light) clients() int {
+	n := 0
+	for _, g := range l.groups {
+		g.mu.Lock()
+		for _, ss := range g.list {
+			if ss.bound {
+				n++
+			}
+		}
+		g.mu.Unlock()
+	}
+	return n
+}
+
+// endLocked ends a session: it sends Logout(Left) in the background and
+// closes the connection. Its group's mutex is held.
+func (l *light) endLocked(ss *lsess, err error) {
+	if ss.done {
+		return
+	}
+	ss.done, ss.err = true, err
+	go func() {
+		ss.tcp.SetWriteDeadline(time.Now().Add(time.Second))
+		ss.tcp.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: wire.LogoutLeft}))
+		ss.tcp.Close()
+	}()
+}
+
+// readTCP reads a session's TCP messages until its connection ends: a
+// Logout or a closed connection ends the session; anything else (chat,
+// a later minor version's message) is ignored.
+func (l *light) readTCP(ss *lsess) {
+	fr := wire.FrameReader{R: ss.tcp}
+	var err error
+	for {
+		var b []byte
+		if b, err = fr.ReadFrame(); err != nil {
+			break
+		}
+		if len(b) > 0 && wire.MsgType(b[0]) == wire.MsgLogout {
+			err = errors.New("logged out by the server")
+			break
+		}
+	}
+	ss.g.mu.Lock()
+	if !ss.done {
+		ss.done, ss.err = true, err
+		ss.tcp.Close()
+	}
+	ss.g.mu.Unlock()
+}
+
+// readGroup reads the datagrams of a group's socket until it is closed,
+// and answers at once what is to be (Challenges, Event datagrams).
+func (l *light) readGroup(g *group) {
+	for {
+		ds, err := g.bc.read()
+		if err != nil {
+			return
+		}
+		now := time.Now()
+		g.mu.Lock()
+		for _, d := range ds {
+			l.receive(g, d, now)
+		}
+		for _, ss := range g.now {
+			ss.sendNext = false
+			switch {
+			case ss.done:
+			case ss.answer:
+				l.queueBind(g, ss, now)
+			case ss.ackNow:
+				g.queue(ss, wire.TypeAck, nil, now)
+			}
+		}
+		g.now = g.now[:0]
+		g.flush()
+		g.mu.Unlock()
+	}
+}
+
+// receive handles a datagram of the group's socket; g.mu is held.
+func (l *light) receive(g *group, b []byte, now time.Time) {
+	var h wire.Header2
+	var p []byte
+	var err error
+	if l.cfg.Protocol == wire.Version2 {
+		h, p, err = wire.ParseHeader2(b, wire.ToClient)
+	} else {
+		h.Header, p, err = wire.ParseHeader(b, wire.ToClient)
+	}
+	if err != nil {
+		return
+	}
+	ss := g.ss[h.Session]
+	if ss == nil || ss.done || ss.link.Seen(h.Seq) {
+		return
+	}
+	ss.in++
+	ss.bin += uint64(len(b))
+	switch h.Type {
+	case wire.TypeAccept:
+		a, err := wire.ParseAccept(p)
+		if err != nil || a.Player != ss.player {
+			return
+		}
+		ss.bound = true
+	case wire.TypeSnapshot:
+		if len(p) == 0 {
+			return
+		}
+		ss.snapshots++
+	case wire.TypeEvent:
+		if l.cfg.Protocol == wire.Version2 {
+			ss.frames2, err = ss.link.ReceiveEvents2(p, ss.frames2[:0])
+			ss.events += uint64(len(ss.frames2))
+		} else {
+			ss.frames, err = ss.link.ReceiveEvents(p, ss.frames[:0])
+			ss.events += uint64(len(ss.frames))
+		}
+		if err != nil {
+			return
+		}
+		ss.ackNow = true
+		g.soon(ss)
+	case wire.TypeChallenge:
+		c, err := wire.ParseChallenge(p)
+		if err != nil {
+			return
+		}
+		ss.cookie, ss.hasCookie, ss.answer = c, true, true
+		g.soon(ss)
+	case wire.TypeAck:
+	default:
+		return
+	}
+	ss.lastIn = now
+	if l.cfg.Protocol == wire.Version2 {
+		ss.link.Accept2(h, len(b), now)
+	} else {
+		ss.link.Accept(h.Header, len(b), now)
+	}
+}
+
+// soon lists ss among the sessions to send a datagram at once.
+func (g *group) soon(ss *lsess) {
+	if !ss.sendNext {
+		ss.sendNext = true
+		g.now = append(g.now, ss)
+	}
+}
+
+// queue appends a datagram of ss to the group's next write; g.mu is held.
+func (g *group) queue(ss *lsess, t wire.Type, payload []byte, now time.Time) {
+	if len(g.out) == batch {
+		g.flush()
+	}
+	b, _ := ss.link.AppendDatagram(g.bufs[len(g.out)][:0], t, payload, now)
+	g.bufs[len(g.out)] = b
+	g.out = append(g.out, b)
+	ss.ackNow = false
+	ss.out++
+	ss.bout += uint64(len(b))
+}
+
+// flush writes the queued datagrams; g.mu is held.
+func (g *group) flush() {
+	if len(g.out) > 0 {
+		g.bc.write(g.out)
+		g.out = g.out[:0]
+	}
+}
+
+// queueBind queues a Bind of ss: its token, and in v2 the cookie of its
+// last Challenge (3.4, 7.3).
+func (l *light) queueBind(g *group, ss *lsess, now time.Time) {
+	var payload [wire.TokenSize + wire.CookieSize]byte
+	n := copy(payload[:], ss.token[:])
+	if ss.hasCookie && ss.version == wire.Version2 {
+		n += copy(payload[n:], ss.cookie[:])
+	}
+	ss.answer = false
+	g.queue(ss, wire.TypeBind, payload[:n], now)
+}
+
+// drive sends, 60 times a second, every bound session's Input, and the
+// Binds of the others every 100 ms, a socket's in one batch.
+func (l *light) drive() {
+	tick := time.NewTicker(time.Second / wire.TickRate)
+	defer tick.Stop()
+	var n uint64
+	var in wire.Input2
+	var payload []byte
+	for {
+		now := time.Now()
+		for _, g := range l.groups {
+			g.mu.Lock()
+			for _, ss := range g.list {
+				switch {
+				case ss.done:
+				case now.Sub(ss.lastIn) >= silenceLimit:
+					l.endLocked(ss, errors.New("no datagram from the server for 5 s"))
+				case !ss.bound:
+					if n%bindEvery == 0 || ss.answer {
+						l.queueBind(g, ss, now)
+					}
+				default:
+					act := ss.play.actions(n)
+					if ss.version == wire.Version2 {
+						copy(ss.actions[1:], ss.actions[:])
+						ss.actions[0] = act
+						in = wire.Input2{Step: ss.step, Count: int(min(ss.step+1, wire.MaxInputActions2)), Actions: ss.actions}
+						payload = wire.AppendInput2(payload[:0], &in)
+						ss.step++
+					} else {
+						payload = append(payload[:0], act)
+					}
+					g.queue(ss, wire.TypeInput, payload, now)
+				}
+			}
+			g.flush()
+			g.mu.Unlock()
+		}
+		select {
+		case <-l.stop:
+			return
+		case <-tick.C:
+			n++
+		}
+	}
+}
+
+// play is how a client plays: a move up, down or none held for 0.25 to
+// 1.5 s, and fire pressed and released every 8 ticks.
+type play struct {
+	rng  *rand.Rand
+	move uint8 // ActionUp, ActionDown or 0
+	left int   // ticks until move changes
+}
+
+// actions returns the actions of tick n.
+func (p *play) actions(n uint64) uint8 {
+	if p.left--; p.left <= 0 {
+		p.move = [...]uint8{0, wire.ActionUp, wire.ActionDown}[p.rng.IntN(3)]
+		p.left = 15 + p.rng.IntN(76)
+	}
+	act := p.move
+	if n/8%2 == 0 {
+		act |= wire.ActionFire
+	}
+	return act
+}
+
+// mark starts the counters again.
+func (l *light) mark() {
+	for _, g := range l.groups {
+		g.mu.Lock()
+		for _, ss := range g.list {
+			ss.base = ss.count()
+		}
+		g.mu.Unlock()
+	}
+}
+
+// report fills rep with the counters since the last mark.
+func (l *light) report(rep *Report) {
+	rep.PerClient = make([]ClientCount, len(l.ss))
+	for _, g := range l.groups {
+		g.mu.Lock()
+		for _, ss := range g.list {
+			if !ss.bound {
+				continue
+			}
+			rep.Clients++
+			c := ss.count()
+			rep.DatagramsIn += c.in - ss.base.in
+			rep.DatagramsOut += c.out - ss.base.out
+			rep.BytesIn += c.bin - ss.base.bin
+			rep.BytesOut += c.bout - ss.base.bout
+			cc := ClientCount{Snapshots: c.snapshots - ss.base.snapshots, Events: c.events - ss.base.events}
+			if ss.done {
+				cc.Err = ss.err
+				if cc.Err == nil {
+					cc.Err = errors.New("ended")
+				}
+			} else {
+				rep.Connected++
+			}
+			rep.Snapshots += cc.Snapshots
+			rep.Events += cc.Events
+			rep.PerClient[ss.i] = cc
+		}
+		g.mu.Unlock()
+	}
+}
+
+// close logs every session out and closes the sockets.
+func (l *light) close() {
+	select {
+	case <-l.stop:
+	default:
+		close(l.stop)
+	}
+	for _, ss := range l.ss {
+		if ss != nil && ss.g == nil {
+			ss.tcp.Close() // logged in, never given a socket
+		}
+	}
+	var wg sync.WaitGroup
+	for _, g := range l.groups {
+		g.mu.Lock()
+		for _, ss := range g.list {
+			if !ss.done {
+				ss.done = true
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ss.tcp.SetWriteDeadline(time.Now().Add(time.Second))
+					ss.tcp.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: wire.LogoutLeft}))
+					ss.tcp.Close()
+				}()
+			}
+		}
+		g.mu.Unlock()
+	}
+	wg.Wait()
+	for _, g := range l.groups {
+		g.conn.Close()
+	}
+	l.wg.Wait()
+}
