@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/server/fleet"
 	"rtype/sim"
 	"rtype/sim/stage"
 )
@@ -158,6 +159,16 @@ type Config struct {
 	// events and snapshots go to it as a v2 client of the game receives
 	// them, until End, when the game ends or the server stops.
 	Recorder func(game int, mode uint8, rules wire.LoginExt) GameRecorder
+	// Fleet, when set, shares the server's rooms with the other servers of
+	// its fleet through Redis (PROTOCOL.md 7.18): codes and quick join
+	// resolve across the fleet. Default nil: a single server. The server
+	// does not close it.
+	Fleet *fleet.Registry
+	// FleetSync is how often the rooms are published to the fleet besides
+	// at each change (and so how old the other servers' rooms that quick
+	// join compares may be). Default 2 s; keep it well under the
+	// registry's TTL.
+	FleetSync time.Duration
 }
 
 // GameRecorder records a game (net/replay's GameRecorder writes it to a
@@ -231,6 +242,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LoginAddrs <= 0 {
 		c.LoginAddrs = 100000
+	}
+	if c.FleetSync <= 0 {
+		c.FleetSync = 2 * time.Second
 	}
 	if c.MaxPending <= 0 {
 		c.MaxPending = 64

@@ -28,6 +28,7 @@ type room struct {
 	state    uint8 // wire.RoomLobby, RoomPlaying or RoomOver
 	owner    uint8
 	seq      uint64 // creation order: quick join prefers the oldest of equals
+	created  time.Time
 	members  [wire.MaxPlayers]*member
 	game     *game // while Playing; its members' sessions play in it
 }
@@ -162,9 +163,10 @@ func (s *Server) roomMessage(ss *session, f []byte) error {
 	if r.Type >= wire.MsgRoomListing {
 		return fmt.Errorf("%w: %#x from a client", wire.ErrMessageType, r.Type)
 	}
+	a, asked := s.fleetLookup(ss, &r) // 7.18: may ask Redis, so before s.mu
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ss.gone {
+	if ss.gone || s.fleetRoomLocked(ss, &r, a, asked, time.Now()) {
 		return nil
 	}
 	if why, wait := s.roomRequestLocked(ss, &r, time.Now()); why != 0 {
@@ -336,7 +338,7 @@ func (s *Server) createRoomLocked(ss *session, st wire.RoomSettings, now time.Ti
 		return wire.RoomTooMany
 	}
 	s.roomSeq++
-	rm := &room{code: s.newRoomCode(), settings: st, state: wire.RoomLobby, seq: s.roomSeq}
+	rm := &room{code: s.newRoomCode(), settings: st, state: wire.RoomLobby, seq: s.roomSeq, created: now}
 	s.rooms[rm.code] = rm
 	s.log.Info("room created", "room", rm.code.String(), "owner", ss.name, "mode", wire.ModeName(st.Mode),
 		"max", st.MaxPlayers, "flags", st.Flags)
@@ -349,14 +351,10 @@ func (s *Server) createRoomLocked(ss *session, st wire.RoomSettings, now time.Ti
 // joinByCodeLocked joins ss to the room of code, after the rate limit of
 // wrong codes of its address.
 func (s *Server) joinByCodeLocked(ss *session, code wire.RoomCode, now time.Time) (uint8, uint16) {
-	window := s.cfg.WrongCodeWindow
-	w := s.wrong[ss.ip]
-	if w != nil {
-		if oldest := w.at[w.next]; !oldest.IsZero() && now.Sub(oldest) < window {
-			wait := (window - now.Sub(oldest) + time.Millisecond - 1) / time.Millisecond
-			return wire.RoomRateLimited, uint16(min(wait, 65535))
-		}
+	if limited, wait := s.codeWaitLocked(ss.ip, now); limited {
+		return wire.RoomRateLimited, wait
 	}
+	w := s.wrong[ss.ip]
 	rm := s.rooms[code]
 	if rm == nil {
 		if w == nil {
@@ -375,6 +373,19 @@ func (s *Server) joinByCodeLocked(ss *session, code wire.RoomCode, now time.Time
 	s.addMemberLocked(rm, ss, now)
 	s.sendStateLocked(rm)
 	return 0, 0
+}
+
+// codeWaitLocked reports whether ip's RoomJoins are refused for its wrong
+// codes, and for how many milliseconds more.
+func (s *Server) codeWaitLocked(ip netip.Addr, now time.Time) (bool, uint16) {
+	window := s.cfg.WrongCodeWindow
+	if w := s.wrong[ip]; w != nil {
+		if oldest := w.at[w.next]; !oldest.IsZero() && now.Sub(oldest) < window {
+			wait := (window - now.Sub(oldest) + time.Millisecond - 1) / time.Millisecond
+			return true, uint16(min(wait, 65535))
+		}
+	}
+	return false, 0
 }
 
 // pruneWrongLocked forgets the addresses whose wrong codes are all older
@@ -397,16 +408,7 @@ func (s *Server) quickJoinLocked(ss *session, mode uint8, now time.Time) uint8 {
 	if mode != wire.ModeClassic && mode != wire.ModeStage {
 		mode = ss.mode
 	}
-	var best *room
-	for _, rm := range s.rooms {
-		if rm.settings.Mode != mode || rm.settings.Flags&wire.RoomPublic == 0 || rm.state == wire.RoomOver ||
-			rm.joinable(ss.name) != 0 {
-			continue
-		}
-		if best == nil || rm.count() > best.count() || (rm.count() == best.count() && rm.seq < best.seq) {
-			best = rm
-		}
-	}
+	best := s.bestPublicLocked(mode, ss.name)
 	if best == nil {
 		return s.createRoomLocked(ss, wire.RoomSettings{Mode: mode, Difficulty: wire.DifficultyNormal,
 			MaxPlayers: wire.MaxPlayers, Flags: wire.RoomPublic | wire.RoomJoinLate}, now)
@@ -414,6 +416,23 @@ func (s *Server) quickJoinLocked(ss *session, mode uint8, now time.Time) uint8 {
 	s.addMemberLocked(best, ss, now)
 	s.sendStateLocked(best)
 	return 0
+}
+
+// bestPublicLocked returns the public room of mode, not Over, that a
+// player named name may join, with the most players (the oldest of
+// equals), or nil.
+func (s *Server) bestPublicLocked(mode uint8, name string) *room {
+	var best *room
+	for _, rm := range s.rooms {
+		if rm.settings.Mode != mode || rm.settings.Flags&wire.RoomPublic == 0 || rm.state == wire.RoomOver ||
+			rm.joinable(name) != 0 {
+			continue
+		}
+		if best == nil || rm.count() > best.count() || (rm.count() == best.count() && rm.seq < best.seq) {
+			best = rm
+		}
+	}
+	return best
 }
 
 // addMemberLocked makes ss a member of rm at its lowest free slot (the
@@ -477,6 +496,7 @@ func (s *Server) deleteRoomLocked(rm *room) {
 	}
 	rm.game = nil // its game keeps g.room: it is a room's, no open game
 	delete(s.rooms, rm.code)
+	s.fleetPokeLocked()
 	s.log.Info("room deleted", "room", rm.code.String())
 }
 
@@ -580,8 +600,10 @@ func (s *Server) gameEndedLocked(g *game) {
 	}
 }
 
-// sendStateLocked sends every member of rm its RoomState.
+// sendStateLocked sends every member of rm its RoomState (and the fleet
+// its change, 7.18).
 func (s *Server) sendStateLocked(rm *room) {
+	s.fleetPokeLocked()
 	r := &s.roomOut
 	*r = wire.Room{Type: wire.MsgRoomState, Code: rm.code, State: rm.state, Owner: rm.owner, Settings: rm.settings}
 	for p, m := range rm.members {

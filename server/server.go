@@ -65,6 +65,7 @@ type Server struct {
 	wrong   map[netip.Addr]*wrongCodes // wrong room codes by address
 	roomBuf []byte                     // a room frame being sent
 	roomOut wire.Room                  // a room message being sent
+	fleet   fleetState                 // 7.18, with Config.Fleet
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -131,6 +132,7 @@ func New(cfg Config) (*Server, error) {
 		rx:       rx,
 		rxOut:    rxOut,
 		shards:   shards{all: shs, work: make(chan *shard, len(shs))},
+		fleet:    fleetState{poke: make(chan struct{}, 1)},
 	}
 	s.openDiscovery()
 	return s, nil
@@ -181,6 +183,10 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
 	go func() { defer s.wg.Done(); s.readLoop() }()
 	go func() { defer s.wg.Done(); s.tickLoop() }()
+	if s.cfg.Fleet != nil {
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); s.fleetLoop() }()
+	}
 	s.serveDiscovery()
 	s.mu.Lock()
 	s.lifeLocked(Listening)
