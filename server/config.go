@@ -169,6 +169,11 @@ type Config struct {
 	// join compares may be). Default 2 s; keep it well under the
 	// registry's TTL.
 	FleetSync time.Duration
+	// StoreCheck is how often the server checks its database
+	// (Leaderboard, Bans): it reads the bans in force, which propagates a
+	// ban made on another server of the fleet, writes the scores queued
+	// while the database was down, and tells readiness. Default 2 s.
+	StoreCheck time.Duration
 }
 
 // GameRecorder records a game (net/replay's GameRecorder writes it to a
@@ -242,6 +247,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LoginAddrs <= 0 {
 		c.LoginAddrs = 100000
+	}
+	if c.StoreCheck <= 0 {
+		c.StoreCheck = 2 * time.Second
 	}
 	if c.FleetSync <= 0 {
 		c.FleetSync = 2 * time.Second

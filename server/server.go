@@ -66,6 +66,7 @@ type Server struct {
 	roomBuf []byte                     // a room frame being sent
 	roomOut wire.Room                  // a room message being sent
 	fleet   fleetState                 // 7.18, with Config.Fleet
+	shared  sharedState                // the database's checks (storeLoop)
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -186,6 +187,10 @@ func (s *Server) Run(ctx context.Context) error {
 	if s.cfg.Fleet != nil {
 		s.wg.Add(1)
 		go func() { defer s.wg.Done(); s.fleetLoop() }()
+	}
+	if s.cfg.Leaderboard != nil || s.cfg.Bans != nil {
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); s.storeLoop() }()
 	}
 	s.serveDiscovery()
 	s.mu.Lock()
@@ -442,7 +447,7 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	rand.Read(tok[:])
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.shared.drain.Load() {
 		return s.reject(c, wire.RejectGameEnding, "the server is shutting down")
 	}
 	if b, ok := s.bannedLocked(name, ip, time.Now()); ok {

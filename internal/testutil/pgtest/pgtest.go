@@ -58,6 +58,8 @@ type Server struct {
 	Port int
 
 	dir     string // the temporary directory: data/ and the socket
+	bin     string
+	cred    *syscall.Credential
 	cmd     *exec.Cmd
 	done    chan struct{} // closed once the process is waited for
 	waitErr error         // the process's exit, once done is closed
@@ -162,7 +164,11 @@ func Start(ctx context.Context) (*Server, error) {
 	// the server binds it: then again on another one.
 	var s *Server
 	for try := 0; ; try++ {
-		s, err = start(ctx, bin, dir, cred)
+		var port int
+		if port, err = freePort(); err != nil {
+			return fail(err)
+		}
+		s, err = start(ctx, bin, dir, cred, port)
 		if err == nil || try == 2 || !strings.Contains(err.Error(), "could not bind") {
 			break
 		}
@@ -190,12 +196,8 @@ func env() []string {
 
 // start starts the server of the cluster in dir on a free port, and
 // waits until it accepts connections.
-func start(ctx context.Context, bin, dir string, cred *syscall.Credential) (*Server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{Port: port, dir: dir, done: make(chan struct{})}
+func start(ctx context.Context, bin, dir string, cred *syscall.Credential, port int) (*Server, error) {
+	s := &Server{Port: port, dir: dir, done: make(chan struct{}), bin: bin, cred: cred}
 	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(dir, "data"),
 		"-h", "127.0.0.1", "-p", strconv.Itoa(port), "-k", dir,
 		"-c", "shared_buffers=16MB", "-c", "max_connections=50", "-c", "log_min_messages=warning")
@@ -276,6 +278,34 @@ func (s *Server) NewSchema(tb testing.TB) string {
 
 // Log returns what the server logged so far.
 func (s *Server) Log() string { return s.log.String() }
+
+// Kill kills the server's processes (SIGKILL), as a crash would, and
+// waits for the postmaster; its data stays for Restart. Not for a Shared
+// server: other tests use it.
+func (s *Server) Kill() {
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.done
+}
+
+// Restart starts the server killed by Kill again, on the same port and
+// data, and waits until it accepts connections (PostgreSQL recovers from
+// its WAL first). Its log from then on is not in Log.
+func (s *Server) Restart(ctx context.Context) error {
+	var err error
+	for try := 0; try < 50; try++ {
+		var ns *Server
+		if ns, err = start(ctx, s.bin, s.dir, s.cred, s.Port); err == nil {
+			s.cmd, s.done, s.waitErr = ns.cmd, ns.done, nil
+			return nil
+		}
+		if !strings.Contains(err.Error(), "could not bind") && !strings.Contains(err.Error(), "already exists") &&
+			!strings.Contains(err.Error(), "in use") {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond) // the killed processes release the port and the lock file
+	}
+	return err
+}
 
 // Stop stops the server (a fast shutdown, then SIGKILL to its process
 // group if it is not done within 10 s) and removes its directory.
