@@ -29,12 +29,12 @@ type fleetState struct {
 
 // FleetStats counts what the fleet did, for monitoring.
 type FleetStats struct {
-	Enabled       bool   // Config.Fleet is set
-	Up            bool   // the last Redis operation succeeded
-	RedirectsCode uint64 // RoomRedirect(Code) sent
-	RedirectsQuck uint64 // RoomRedirect(Quick) sent
-	Lookups       uint64 // codes looked up in Redis
-	Errors        uint64 // Redis operations that failed
+	Enabled        bool   // Config.Fleet is set
+	Up             bool   // the last Redis operation succeeded
+	RedirectsCode  uint64 // RoomRedirect(Code) sent
+	RedirectsQuick uint64 // RoomRedirect(Quick) sent
+	Lookups        uint64 // codes looked up in Redis
+	Errors         uint64 // Redis operations that failed
 }
 
 // FleetStats returns the fleet's counters.
@@ -44,7 +44,7 @@ func (s *Server) FleetStats() FleetStats {
 		return FleetStats{}
 	}
 	return FleetStats{Enabled: true, Up: f.Up(), RedirectsCode: s.fleet.redirects[wire.RedirectCode].Load(),
-		RedirectsQuck: s.fleet.redirects[wire.RedirectQuick].Load(), Lookups: s.fleet.lookups.Load(), Errors: f.Errors()}
+		RedirectsQuick: s.fleet.redirects[wire.RedirectQuick].Load(), Lookups: s.fleet.lookups.Load(), Errors: f.Errors()}
 }
 
 // sharedUp reports whether the server reaches its fleet's Redis, when it

@@ -2,6 +2,8 @@ package lobby_test
 
 import (
 	"context"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +15,23 @@ import (
 	"rtype/net/wire"
 	"rtype/server"
 	"rtype/server/fleet"
+	"rtype/server/ops"
 )
+
+// scrape returns srv's /metrics (server/ops).
+func scrape(t *testing.T, srv *server.Server) string {
+	t.Helper()
+	o, err := ops.New(ops.Config{Listen: "127.0.0.1:0", Server: srv, Logger: testutil.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	o.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o.Serve(ctx) // closes its listener
+	return rec.Body.String()
+}
 
 // fleetServer is a game server of a fleet and its registry.
 type fleetServer struct {
@@ -99,6 +117,13 @@ func TestFleetCodeResolves(t *testing.T) {
 	if fs := b.FleetStats(); fs.RedirectsCode != 1 || !fs.Up {
 		t.Fatalf("B's fleet stats %+v", fs)
 	}
+	metrics := scrape(t, b.Server)
+	for _, want := range []string{`rtype_fleet_redirects_total{why="code"} 1`, `rtype_fleet_redirects_total{why="quick"} 0`,
+		"rtype_fleet_redis_up 1", "rtype_fleet_code_lookups_total 1", "rtype_fleet_redis_errors_total 0", "rtype_database_up 1"} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("B's /metrics lacks %q:\n%s", want, metrics)
+		}
+	}
 
 	// A code that no server holds.
 	vasquez := dialTo(t, b.Addr(), "Vasquez")
@@ -153,7 +178,7 @@ func TestFleetQuickJoinFillsFullerRoom(t *testing.T) {
 	if newt.Addr() != a.Addr() {
 		t.Fatalf("Newt is on %s, want %s", newt.Addr(), a.Addr())
 	}
-	if fs := b.FleetStats(); fs.RedirectsQuck != 1 {
+	if fs := b.FleetStats(); fs.RedirectsQuick != 1 {
 		t.Fatalf("B's fleet stats %+v", fs)
 	}
 
