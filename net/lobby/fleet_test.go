@@ -2,8 +2,10 @@ package lobby_test
 
 import (
 	"context"
+	"net"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -137,6 +139,12 @@ func TestFleetCodeResolves(t *testing.T) {
 		t.Fatalf("Vasquez moved to %s", vasquez.Addr())
 	}
 
+	// A v2.1 lobby session is never redirected: the room is not on its
+	// server.
+	if r := joinAsV21(t, b.Addr(), "Gorman", code); r.Type != wire.MsgRoomRefused || r.Reason != wire.RoomNoSuchRoom {
+		t.Fatalf("a v2.1 session's RoomJoin of a code elsewhere: %+v, want RoomRefused(NoSuchRoom)", r)
+	}
+
 	// The room closes: its code leaves the fleet.
 	hicks.Leave()
 	ripley.Leave()
@@ -229,4 +237,108 @@ func TestFleetRedisLost(t *testing.T) {
 		r, ok := hicks.State()
 		return ok && r.Code == st.Code && r.Count == 2
 	})
+}
+
+// A client follows one RoomRedirect per request: a server that sends it
+// to itself again and again gets one login more, then the client shows
+// NoSuchRoom. A malformed RoomRedirect ends the session (3.1).
+func TestRedirectFollowedOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	self := ln.Addr().String()
+	var logins atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go redirector(c, self, &logins)
+		}
+	}()
+	l := dialTo(t, self, "Hicks")
+	code, _ := wire.ParseRoomCode("K7MX2Q")
+	l.Join(code)
+	refused(t, l, wire.RoomNoSuchRoom)
+	if n := logins.Load(); n != 2 {
+		t.Fatalf("%d logins, want 2: the first, and one redirect followed", n)
+	}
+	l.Join(code) // a new request may follow one again
+	refused(t, l, wire.RoomNoSuchRoom)
+	if n := logins.Load(); n != 3 {
+		t.Fatalf("%d logins after the second request, want 3", n)
+	}
+
+	bad, _ := wire.ParseRoomCode("BADBAD")
+	l.Join(bad) // answered with a RoomRedirect whose address has a space
+	select {
+	case <-l.Done():
+	case <-time.After(testutil.Wait):
+		t.Fatal("a malformed RoomRedirect did not end the session")
+	}
+}
+
+// redirector is a lobby server that answers every RoomJoin with a
+// RoomRedirect to itself (or, for the code BADBAD, a malformed one).
+func redirector(c net.Conn, self string, logins *atomic.Int32) {
+	defer c.Close()
+	fr := wire.FrameReader{R: c}
+	f, err := fr.ReadFrame()
+	if err != nil {
+		return
+	}
+	if m, err := wire.ParseMessage2(f); err != nil || m.Type != wire.MsgLoginRequest {
+		return
+	}
+	logins.Add(1)
+	ext := wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}
+	c.Write(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: uint32(logins.Load()),
+		Ext: ext, Minor: 2, Mode: wire.ModeClassic}))
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return
+		}
+		var r wire.Room
+		if wire.ParseRoom(f, &r) != nil || r.Type != wire.MsgRoomJoin {
+			continue
+		}
+		addr := self
+		if r.Code.String() == "BADBAD" {
+			addr = "a b:1"
+		}
+		c.Write(wire.AppendRedirect(nil, &wire.Redirect{Why: wire.RedirectCode, Code: r.Code, Addr: addr}))
+	}
+}
+
+// joinAsV21 logs in to addr for the lobby with v2.1 and sends RoomJoin of
+// code; it returns the first room message of the answer.
+func joinAsV21(t *testing.T, addr, name string, code wire.RoomCode) wire.Room {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, testutil.Wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(testutil.Wait))
+	c.Write(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
+		Minor: 1, Mode: wire.ModeClassic, Flags: wire.LoginLobby}))
+	c.Write(wire.AppendRoom(nil, &wire.Room{Type: wire.MsgRoomJoin, Code: code}))
+	fr := wire.FrameReader{R: c}
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if wire.MsgType(f[0]) == wire.MsgRoomRedirect {
+			t.Fatalf("%s, a v2.1 session, got a RoomRedirect", name)
+		}
+		var r wire.Room
+		if wire.ParseRoom(f, &r) == nil {
+			return r
+		}
+	}
 }
