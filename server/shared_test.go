@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -62,7 +61,7 @@ func TestDatabaseLostMidGame(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pg, err := pgtest.Start(ctx)
-	if errors.Is(err, pgtest.ErrNoPostgres) && !onCI() {
+	if errors.Is(err, pgtest.ErrNoPostgres) && !testutil.OnCI() {
 		t.Skip(err)
 	}
 	if err != nil {
@@ -103,11 +102,4 @@ func TestDatabaseLostMidGame(t *testing.T) {
 	if len(top) != 1 || top[0].Name != "Ripley" || top[0].Score != ev.Scores[0].Score {
 		t.Fatalf("leaderboard after the database came back: %+v, GameOver %s", top, eventString(&ev))
 	}
-}
-
-// onCI reports whether the tests run on CI, where a missing PostgreSQL
-// fails the test rather than skipping it (as pgtest.Shared does).
-func onCI() bool {
-	ci := os.Getenv("CI")
-	return ci != "" && ci != "false" && ci != "0"
 }

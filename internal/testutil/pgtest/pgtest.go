@@ -16,11 +16,9 @@
 package pgtest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -35,6 +33,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"rtype/internal/testutil"
 )
 
 // ErrNoPostgres is the error of Start when the PostgreSQL binaries are
@@ -61,9 +61,9 @@ type Server struct {
 	bin     string
 	cred    *syscall.Credential
 	cmd     *exec.Cmd
-	done    chan struct{} // closed once the process is waited for
-	waitErr error         // the process's exit, once done is closed
-	log     syncBuffer    // the server's stderr
+	done    chan struct{}       // closed once the process is waited for
+	waitErr error               // the process's exit, once done is closed
+	log     testutil.SyncBuffer // the server's stderr
 	schemas atomic.Int64
 	stop    sync.Once
 	stopErr error
@@ -165,7 +165,7 @@ func Start(ctx context.Context) (*Server, error) {
 	var s *Server
 	for try := 0; ; try++ {
 		var port int
-		if port, err = freePort(); err != nil {
+		if port, err = testutil.FreeTCPPort(); err != nil {
 			return fail(err)
 		}
 		s, err = start(ctx, bin, dir, cred, port)
@@ -240,16 +240,6 @@ func start(ctx context.Context, bin, dir string, cred *syscall.Credential, port 
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-}
-
-// freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("pgtest: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // URL returns the URL of database on the server, as User.
@@ -350,7 +340,7 @@ func (sh *Shared) Get(tb testing.TB) *Server {
 		sh.srv, sh.err = Start(ctx)
 	})
 	switch {
-	case errors.Is(sh.err, ErrNoPostgres) && !onCI():
+	case errors.Is(sh.err, ErrNoPostgres) && !testutil.OnCI():
 		tb.Skip(sh.err)
 	case sh.err != nil:
 		tb.Fatal(sh.err)
@@ -377,29 +367,4 @@ func (sh *Shared) Stop() error {
 		return nil
 	}
 	return sh.srv.Stop()
-}
-
-// onCI reports whether the tests run on CI, where a missing PostgreSQL
-// is a failure rather than a reason to skip.
-func onCI() bool {
-	ci := os.Getenv("CI")
-	return ci != "" && ci != "false" && ci != "0"
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

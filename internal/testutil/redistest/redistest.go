@@ -11,7 +11,6 @@ package redistest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +23,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"rtype/internal/testutil"
 )
 
 // ErrNoRedis is Start's error when redis-server is not installed.
@@ -41,7 +42,7 @@ type Server struct {
 	mu       sync.Mutex
 	cmd      *exec.Cmd
 	done     chan struct{}
-	log      *syncBuffer
+	log      *testutil.SyncBuffer
 }
 
 // Bin returns the path of redis-server, or ErrNoRedis.
@@ -68,7 +69,7 @@ func Start(ctx context.Context) (*Server, error) {
 	}
 	s := &Server{bin: bin, dir: dir}
 	for try := 0; ; try++ {
-		port, err := freePort()
+		port, err := testutil.FreeTCPPort()
 		if err == nil {
 			err = s.startOn(ctx, port)
 		}
@@ -87,7 +88,7 @@ func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.Port) }
 
 // startOn starts the process on port and waits for its PING.
 func (s *Server) startOn(ctx context.Context, port int) error {
-	log := &syncBuffer{}
+	log := &testutil.SyncBuffer{}
 	cmd := exec.Command(s.bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", s.dir, "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning")
 	cmd.Dir = s.dir
@@ -195,7 +196,7 @@ func New(tb testing.TB) *Server {
 	defer cancel()
 	s, err := Start(ctx)
 	switch {
-	case errors.Is(err, ErrNoRedis) && !onCI():
+	case errors.Is(err, ErrNoRedis) && !testutil.OnCI():
 		tb.Skip(err)
 	case err != nil:
 		tb.Fatal(err)
@@ -206,39 +207,4 @@ func New(tb testing.TB) *Server {
 		}
 	})
 	return s
-}
-
-// onCI reports whether the tests run on CI, where a missing redis-server
-// is a failure rather than a reason to skip.
-func onCI() bool {
-	ci := os.Getenv("CI")
-	return ci != "" && ci != "false" && ci != "0"
-}
-
-// freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("redistest: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
