@@ -137,8 +137,9 @@ func (s *Server) fleetLookup(ss *session, r *wire.Room) (fleetAnswer, bool) {
 	s.mu.Lock()
 	_, local := s.rooms[r.Code]
 	busy := ss.room != nil || ss.gone
+	limited, _ := s.codeWaitLocked(ss.ip, time.Now()) // an address guessing codes costs Redis nothing
 	s.mu.Unlock()
-	if local || busy {
+	if local || busy || limited {
 		return fleetAnswer{}, false
 	}
 	s.fleet.lookups.Add(1)

@@ -127,22 +127,30 @@ func TestFleetCodeResolves(t *testing.T) {
 		}
 	}
 
+	// A v2.1 lobby session is never redirected: the room is not on its
+	// server.
+	if r := joinAsV21(t, b.Addr(), "Gorman", code); r.Type != wire.MsgRoomRefused || r.Reason != wire.RoomNoSuchRoom {
+		t.Fatalf("a v2.1 session's RoomJoin of a code elsewhere: %v reason %d, want RoomRefused(NoSuchRoom)", r.Type, r.Reason)
+	}
+
 	// A code that no server holds.
 	vasquez := dialTo(t, b.Addr(), "Vasquez")
 	wrong, _ := wire.ParseRoomCode("ZZZZZZ")
 	if wrong == code {
 		wrong, _ = wire.ParseRoomCode("YYYYYY")
 	}
+	for range 4 { // the rate limit of wrong codes (7.14): Gorman's was the first of 127.0.0.1's 5
+		vasquez.Join(wrong)
+		refused(t, vasquez, wire.RoomNoSuchRoom)
+	}
+	before := b.FleetStats().Lookups
 	vasquez.Join(wrong)
-	refused(t, vasquez, wire.RoomNoSuchRoom)
+	refused(t, vasquez, wire.RoomRateLimited)
+	if n := b.FleetStats().Lookups; n != before {
+		t.Fatalf("a rate-limited RoomJoin asked Redis: %d lookups, %d before", n, before)
+	}
 	if vasquez.Addr() != b.Addr() {
 		t.Fatalf("Vasquez moved to %s", vasquez.Addr())
-	}
-
-	// A v2.1 lobby session is never redirected: the room is not on its
-	// server.
-	if r := joinAsV21(t, b.Addr(), "Gorman", code); r.Type != wire.MsgRoomRefused || r.Reason != wire.RoomNoSuchRoom {
-		t.Fatalf("a v2.1 session's RoomJoin of a code elsewhere: %+v, want RoomRefused(NoSuchRoom)", r)
 	}
 
 	// The room closes: its code leaves the fleet.
@@ -221,6 +229,10 @@ func TestFleetRedisLost(t *testing.T) {
 	for range 6 { // more than the 5 wrong codes of the rate limit
 		hicks.Join(st.Code)
 		refused(t, hicks, wire.RoomNoSuchRoom)
+	}
+	lookups := b.FleetStats().Lookups
+	if lookups != 6 {
+		t.Fatalf("%d lookups, want 6", lookups)
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
