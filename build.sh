@@ -17,11 +17,14 @@ cd "$(dirname "$0")"
 # tests of the PostgreSQL leaderboard (postgresql: its initdb and postgres,
 # in /usr/lib/postgresql/*/bin, make and run a throwaway cluster per test
 # binary, as the package's user "postgres" when the tests run as root; the
-# cluster the package itself sets up is not used), and Chromium, in which
-# server/ops tests the status page (headless).
+# cluster the package itself sets up is not used), Chromium, in which
+# server/ops tests the status page (headless), and redis-server, which the
+# fleet's tests start on a loopback port, without persistence, and kill
+# (internal/testutil/redistest; the service the package sets up is not
+# used).
 DEB_PACKAGES=(gcc libc6-dev libgl1-mesa-dev libxcursor-dev libxi-dev
 	libxinerama-dev libxrandr-dev libxxf86vm-dev libasound2-dev pkg-config
-	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick postgresql chromium)
+	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick postgresql chromium redis-server)
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }

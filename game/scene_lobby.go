@@ -306,6 +306,7 @@ func difficultyName(d uint8) string {
 // Update implements Scene.
 func (s *LobbyScene) Update(g *Game) error {
 	l := g.lobby
+	s.addr = l.Addr() // a RoomRedirect (7.18) moves the lobby to another server
 	select {
 	case <-l.Done():
 		err := l.Err()

@@ -248,10 +248,12 @@ func (s *Server) Bans() []store.Ban {
 	return out
 }
 
-// Ready reports whether the server serves (Run started) and is not
-// shutting down.
+// Ready reports whether the server serves (Run started), is not shutting
+// down, and reaches what it shares with its fleet: Redis (Config.Fleet)
+// and the database (sharedUp).
 func (s *Server) Ready() bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.serving && !s.closed
+	ok := s.serving && !s.closed
+	s.mu.Unlock()
+	return ok && s.sharedUp()
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/server/fleet"
 	"rtype/sim"
 	"rtype/sim/stage"
 )
@@ -167,6 +168,21 @@ type Config struct {
 	// events and snapshots go to it as a v2 client of the game receives
 	// them, until End, when the game ends or the server stops.
 	Recorder func(game int, mode uint8, rules wire.LoginExt) GameRecorder
+	// Fleet, when set, shares the server's rooms with the other servers of
+	// its fleet through Redis (PROTOCOL.md 7.18): codes and quick join
+	// resolve across the fleet. Default nil: a single server. The server
+	// does not close it.
+	Fleet *fleet.Registry
+	// FleetSync is how often the rooms are published to the fleet besides
+	// at each change (and so how old the other servers' rooms that quick
+	// join compares may be). Default 2 s; keep it well under the
+	// registry's TTL.
+	FleetSync time.Duration
+	// StoreCheck is how often the server checks its database
+	// (Leaderboard, Bans): it reads the bans in force, which propagates a
+	// ban made on another server of the fleet, writes the scores queued
+	// while the database was down, and tells readiness. Default 2 s.
+	StoreCheck time.Duration
 }
 
 // GameRecorder records a game (net/replay's GameRecorder writes it to a
@@ -240,6 +256,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LoginAddrs <= 0 {
 		c.LoginAddrs = 100000
+	}
+	if c.StoreCheck <= 0 {
+		c.StoreCheck = 2 * time.Second
+	}
+	if c.FleetSync <= 0 {
+		c.FleetSync = 2 * time.Second
 	}
 	if c.MaxPending <= 0 {
 		c.MaxPending = 64

@@ -28,6 +28,7 @@ type room struct {
 	state    uint8 // wire.RoomLobby, RoomPlaying or RoomOver
 	owner    uint8
 	seq      uint64 // creation order: quick join prefers the oldest of equals
+	created  time.Time
 	members  [wire.MaxPlayers]*member
 	game     *game // while Playing; its members' sessions play in it
 }
@@ -162,9 +163,10 @@ func (s *Server) roomMessage(ss *session, f []byte) error {
 	if r.Type >= wire.MsgRoomListing {
 		return fmt.Errorf("%w: %#x from a client", wire.ErrMessageType, r.Type)
 	}
+	a, asked := s.fleetLookup(ss, &r) // 7.18: may ask Redis, so before s.mu
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ss.gone {
+	if ss.gone || s.fleetRoomLocked(ss, &r, a, asked, time.Now()) {
 		return nil
 	}
 	if why, wait := s.roomRequestLocked(ss, &r, time.Now()); why != 0 {
@@ -336,7 +338,7 @@ func (s *Server) createRoomLocked(ss *session, st wire.RoomSettings, now time.Ti
 		return wire.RoomTooMany
 	}
 	s.roomSeq++
-	rm := &room{code: s.newRoomCode(), settings: st, state: wire.RoomLobby, seq: s.roomSeq}
+	rm := &room{code: s.newRoomCode(), settings: st, state: wire.RoomLobby, seq: s.roomSeq, created: now}
 	s.rooms[rm.code] = rm
 	s.log.Info("room created", "room", rm.code.String(), "owner", ss.name, "mode", wire.ModeName(st.Mode),
 		"max", st.MaxPlayers, "flags", st.Flags)
@@ -411,16 +413,7 @@ func (s *Server) quickJoinLocked(ss *session, mode uint8, now time.Time) uint8 {
 	if mode != wire.ModeClassic && mode != wire.ModeStage {
 		mode = ss.mode
 	}
-	var best *room
-	for _, rm := range s.rooms {
-		if rm.settings.Mode != mode || rm.settings.Flags&wire.RoomPublic == 0 || rm.state == wire.RoomOver ||
-			rm.joinable(ss.name) != 0 {
-			continue
-		}
-		if best == nil || rm.count() > best.count() || (rm.count() == best.count() && rm.seq < best.seq) {
-			best = rm
-		}
-	}
+	best := s.bestPublicLocked(mode, ss.name)
 	if best == nil {
 		return s.createRoomLocked(ss, wire.RoomSettings{Mode: mode, Difficulty: wire.DifficultyNormal,
 			MaxPlayers: wire.MaxPlayers, Flags: wire.RoomPublic | wire.RoomJoinLate}, now)
@@ -428,6 +421,23 @@ func (s *Server) quickJoinLocked(ss *session, mode uint8, now time.Time) uint8 {
 	s.addMemberLocked(best, ss, now)
 	s.sendStateLocked(best)
 	return 0
+}
+
+// bestPublicLocked returns the public room of mode, not Over, that a
+// player named name may join, with the most players (the oldest of
+// equals), or nil.
+func (s *Server) bestPublicLocked(mode uint8, name string) *room {
+	var best *room
+	for _, rm := range s.rooms {
+		if rm.settings.Mode != mode || rm.settings.Flags&wire.RoomPublic == 0 || rm.state == wire.RoomOver ||
+			rm.joinable(name) != 0 {
+			continue
+		}
+		if best == nil || rm.count() > best.count() || (rm.count() == best.count() && rm.seq < best.seq) {
+			best = rm
+		}
+	}
+	return best
 }
 
 // addMemberLocked makes ss a member of rm at its lowest free slot (the
@@ -491,6 +501,7 @@ func (s *Server) deleteRoomLocked(rm *room) {
 	}
 	rm.game = nil // its game keeps g.room: it is a room's, no open game
 	delete(s.rooms, rm.code)
+	s.fleetPokeLocked()
 	s.log.Info("room deleted", "room", rm.code.String())
 }
 
@@ -594,8 +605,10 @@ func (s *Server) gameEndedLocked(g *game) {
 	}
 }
 
-// sendStateLocked sends every member of rm its RoomState.
+// sendStateLocked sends every member of rm its RoomState (and the fleet
+// its change, 7.18).
 func (s *Server) sendStateLocked(rm *room) {
+	s.fleetPokeLocked()
 	r := &s.roomOut
 	*r = wire.Room{Type: wire.MsgRoomState, Code: rm.code, State: rm.state, Owner: rm.owner, Settings: rm.settings}
 	for p, m := range rm.members {

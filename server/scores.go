@@ -87,7 +87,7 @@ func (s *Server) holdForScores(g *game, evs []wire.Event) []wire.Event {
 		s.log.Error("scores not recorded in time: GameOver sent all the same", "game", g.id,
 			"timeout", recordTimeout, "scores", job.scores)
 	} else if job.err != nil {
-		s.log.Error("scores not recorded: GameOver sent all the same", "game", g.id, "err", job.err, "scores", job.scores)
+		s.log.Error("scores not recorded: GameOver sent all the same, scores queued", "game", g.id, "err", job.err, "scores", job.scores)
 	}
 	sc.sent = true
 	g.overAt = time.Now() // the linger of 4.4 starts now
@@ -123,7 +123,9 @@ func (s *Server) recordScores(g *game, over *wire.Event) *scoreJob {
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 		defer cancel()
 		job.err = lb.Record(ctx, job.scores)
-		if job.err == nil {
+		if job.err != nil {
+			s.queueScores(job.scores, job.err) // written when the database answers again
+		} else {
 			s.boards.recorded() // before the GameOver goes out (7.16)
 			log.Info("scores recorded", "game", id, "mode", mode, "stage", stage, "scores", job.scores,
 				"took", time.Since(job.start))

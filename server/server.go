@@ -67,8 +67,10 @@ type Server struct {
 	roomBuf []byte                     // a room frame being sent
 	roomOut wire.Room                  // a room message being sent
 
-	wt     *wtBinding // the WebTransport binding (Part IV), or nil
-	boards boardCache // the leaderboard's reads (7.16)
+	wt     *wtBinding  // the WebTransport binding (Part IV), or nil
+	boards boardCache  // the leaderboard's reads (7.16)
+	fleet  fleetState  // 7.18, with Config.Fleet
+	shared sharedState // the database's checks (storeLoop)
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -135,6 +137,7 @@ func New(cfg Config) (*Server, error) {
 		rx:       rx,
 		rxOut:    rxOut,
 		shards:   shards{all: shs, work: make(chan *shard, len(shs))},
+		fleet:    fleetState{poke: make(chan struct{}, 1)},
 	}
 	if err := s.openWebTransport(); err != nil {
 		tcp.Close()
@@ -193,6 +196,14 @@ func (s *Server) Run(ctx context.Context) error {
 	if s.wt != nil {
 		s.wg.Add(1)
 		go func() { defer s.wg.Done(); s.runWebTransport() }()
+	}
+	if s.cfg.Fleet != nil {
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); s.fleetLoop() }()
+	}
+	if s.cfg.Leaderboard != nil || s.cfg.Bans != nil {
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); s.storeLoop() }()
 	}
 	s.serveDiscovery()
 	s.mu.Lock()
@@ -462,7 +473,7 @@ func (s *Server) login(c net.Conn) (*session, bool) {
 	rand.Read(tok[:])
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.shared.drain.Load() {
 		return s.reject(c, wire.RejectGameEnding, "the server is shutting down")
 	}
 	if b, ok := s.bannedLocked(name, ip, time.Now()); ok {

@@ -18,6 +18,7 @@ type agonesFlags struct {
 	whenEmpty *bool
 	sdk       *string
 	health    *time.Duration
+	allocated *time.Duration
 }
 
 // addAgonesFlags registers -agones, -agones-shutdown-when-empty,
@@ -30,6 +31,8 @@ func addAgonesFlags() agonesFlags {
 		sdk: flag.String("agones-sdk", agones.DefaultAddr(), "with -agones: the SDK sidecar's REST address "+
 			"(default localhost:$"+agones.PortEnv+", else localhost:9358)"),
 		health: flag.Duration("agones-health", 2*time.Second, "with -agones: time between two Health calls (the Fleet's health.periodSeconds must be longer)"),
+		allocated: flag.Duration("agones-allocated-timeout", 5*time.Minute, "with -agones: ask for Shutdown when Agones allocated the GameServer "+
+			"and no player joined within this time (negative: never)"),
 	}
 }
 
@@ -51,7 +54,8 @@ func (f agonesFlags) start(ctx context.Context, srv *server.Server, log *slog.Lo
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	a := agones.New(agones.Config{Addr: *f.sdk, HealthInterval: *f.health, ShutdownWhenEmpty: *f.whenEmpty, Logger: log})
+	a := agones.New(agones.Config{Addr: *f.sdk, HealthInterval: *f.health, ShutdownWhenEmpty: *f.whenEmpty,
+		AllocatedTimeout: *f.allocated, OnShutdown: srv.Drain, Logger: log})
 	srv.Watch(a.Observe)
 	log.Info("agones", "sdk", *f.sdk, "health", *f.health, "shutdown_when_empty", *f.whenEmpty)
 	var wg sync.WaitGroup

@@ -17,8 +17,8 @@ import (
 
 // The binary with -agones against a stub sidecar: Ready once it listens,
 // Health at -agones-health, Allocate and the labels when a real client
-// plays, Shutdown once it left (-agones-shutdown-when-empty); SIGTERM
-// still stops it cleanly.
+// plays, Shutdown once it left (-agones-shutdown-when-empty), after which
+// it refuses logins; SIGTERM still stops it cleanly.
 func TestAgonesFlags(t *testing.T) {
 	bin := buildBinary(t)
 	st := agonesstub.New(t)
@@ -38,8 +38,14 @@ func TestAgonesFlags(t *testing.T) {
 	c.Close()
 	testutil.WaitFor(t, testutil.Wait, "Shutdown", func() bool { return st.Succeeded("/shutdown") })
 	testutil.WaitFor(t, testutil.Wait, "the log of the Shutdown", func() bool {
-		return strings.Contains(logs(), `msg="agones: the last game ended: Shutdown asked"`)
+		l := logs()
+		return strings.Contains(l, `msg="agones: Shutdown asked"`) && strings.Contains(l, `why="the last game ended"`)
 	})
+	// Shut down: new logins are refused until SIGTERM.
+	if c, err := client.Dial(ctx, client.Config{Addr: addr, Name: "Hicks", Logger: testutil.Logger(t)}); err == nil {
+		c.Close()
+		t.Fatalf("a login after Shutdown was accepted; the log:\n%s", logs())
+	}
 
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {

@@ -49,6 +49,14 @@
 // (REPLAYS.md): rtype -replay FILE plays a recording.
 //
 //	rtype-server -record /var/lib/rtype/replays -record-cap 2048
+//
+// With -redis ADDR the servers of a fleet share their rooms (PROTOCOL.md
+// 7.18): a room code made on one resolves from any other, and quick join
+// fills the fleet's fullest public room first; -public-addr is the
+// host:port the others send players to (default: -listen's address, or
+// the host name with -listen's port when -listen names no host).
+//
+//	rtype-server -db postgres://... -redis redis.internal:6379 -public-addr game-7.example.org:4242
 package main
 
 import (
@@ -83,6 +91,7 @@ func main() {
 	wtf := addWebTransportFlags()
 	ag := addAgonesFlags()
 	rec := addRecordFlags()
+	fl := addFleetFlags()
 	var sf stageFlags
 	flag.StringVar(&sf.mode, "mode", "stage", "mode of the games of v2.1 clients that let the server choose: classic or stage")
 	flag.StringVar(&sf.stage, "stage", "", "stage of Stage games: a built-in stage's name or a stage file (default the built-in stage 1)")
@@ -128,6 +137,14 @@ func main() {
 	if err := sf.apply(&cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
 		os.Exit(2)
+	}
+	reg, err := fl.apply(&cfg, log)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
+		os.Exit(2)
+	}
+	if reg != nil {
+		defer reg.Close()
 	}
 	token, err := opsf.token()
 	if err != nil {

@@ -39,6 +39,7 @@ type Stub struct {
 	fail   map[string]int // path: how many calls to answer 503 yet
 	hang   bool           // every call waits until its client gives up
 	labels map[string]string
+	state  string // of the GameServer record: Ready unless SetState
 
 	release chan struct{}
 }
@@ -46,7 +47,7 @@ type Stub struct {
 // New starts a stub sidecar until the test ends; it fails the test
 // if a request broke the documented API.
 func New(t testing.TB) *Stub {
-	s := &Stub{t: t, fail: map[string]int{}, labels: map[string]string{}, release: make(chan struct{})}
+	s := &Stub{t: t, fail: map[string]int{}, labels: map[string]string{}, release: make(chan struct{}), state: "Ready"}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(func() {
 		close(s.release)
@@ -58,6 +59,14 @@ func New(t testing.TB) *Stub {
 		}
 	})
 	return s
+}
+
+// SetState sets the state of the GameServer record, as Agones does when
+// its allocator allocates the GameServer ("Allocated").
+func (s *Stub) SetState(state string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state = state
 }
 
 // Addr is the stub's "host:port".
@@ -104,6 +113,7 @@ func (s *Stub) serve(w http.ResponseWriter, r *http.Request) {
 	case c.key != "":
 		s.labels[c.key] = c.value
 	}
+	state := s.state
 	s.calls = append(s.calls, c)
 	s.mu.Unlock()
 	if hang {
@@ -120,7 +130,7 @@ func (s *Stub) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"error": "stub: %d"}`, c.status)
 	case c.path == "/gameserver":
 		io.WriteString(w, `{"object_meta":{"name":"rtype-fleet-abcde-xyz12","namespace":"default","generation":"1","labels":{"agones.dev/sdk-rtype-games":"0"}},`+
-			`"status":{"state":"Ready","address":"127.0.0.1","ports":[{"name":"game","port":7042}]}}`)
+			`"status":{"state":"`+state+`","address":"127.0.0.1","ports":[{"name":"game","port":7042}]}}`)
 	default:
 		io.WriteString(w, "{}")
 	}

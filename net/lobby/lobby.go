@@ -1,8 +1,9 @@
 // Package lobby is the client side of rooms (PROTOCOL.md 7.14): a v2.1
 // session logged in for the lobby, which lists, creates and joins rooms,
 // chats in them, plays its room's games with package client (Play), and
-// asks for the server's leaderboard (7.16, v2.2).
-// It never imports Ebitengine.
+// asks for the server's leaderboard (7.16, v2.2). Sent to another server
+// of a fleet (RoomRedirect, 7.18), it moves there by itself, once per
+// request. It never imports Ebitengine.
 package lobby
 
 import (
@@ -56,12 +57,14 @@ const maxChats = 64
 // Lobby is a session logged in for rooms. Its methods are safe for
 // concurrent use.
 type Lobby struct {
-	cfg  Config
-	log  *slog.Logger
-	conn net.Conn
-	acc  wire.Message
+	cfg Config // cfg.Addr: the server now (a redirect changes it), under mu
 
 	wmu sync.Mutex // writes to conn
+
+	log  *slog.Logger // under mu
+	conn net.Conn     // under mu and wmu: changed by a redirect
+	acc  wire.Message // under mu
+	hops int          // redirects followed since the last Join or Quick (7.18)
 
 	mu       sync.Mutex
 	state    wire.Room // the last RoomState; Type 0 before one
@@ -79,13 +82,29 @@ type Lobby struct {
 	once    sync.Once
 }
 
-// Dial connects to cfg.Addr and logs in with v2.1 for the lobby.
+// Dial connects to cfg.Addr and logs in with v2.2 for the lobby.
 func Dial(ctx context.Context, cfg Config) (*Lobby, error) {
 	if cfg.LoginTimeout <= 0 {
 		cfg.LoginTimeout = 5 * time.Second
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	conn, fr, m, err := login(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	l := &Lobby{cfg: cfg, log: cfg.Logger.With("server", cfg.Addr, "name", cfg.Name, "session", m.Session),
+		conn: conn, acc: m, changed: make(chan struct{}, 1), done: make(chan struct{})}
+	go l.read(fr)
+	l.log.Info("lobby login accepted")
+	return l, nil
+}
+
+// login connects to cfg.Addr and logs in for the lobby.
+func login(ctx context.Context, cfg Config) (net.Conn, *wire.FrameReader, wire.Message, error) {
+	fail := func(err error) (net.Conn, *wire.FrameReader, wire.Message, error) {
+		return nil, nil, wire.Message{}, err
 	}
 	var conn net.Conn
 	var err error
@@ -98,47 +117,62 @@ func Dial(ctx context.Context, cfg Config) (*Lobby, error) {
 		conn, err = d.DialContext(ctx, "tcp", cfg.Addr)
 	}
 	if err != nil {
-		return nil, &client.ReachError{Addr: cfg.Addr, Err: err}
+		return fail(&client.ReachError{Addr: cfg.Addr, Err: err})
 	}
 	conn.SetDeadline(time.Now().Add(cfg.LoginTimeout))
 	req := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: cfg.Name,
 		Minor: wire.MinorVersion, Mode: cfg.Mode, Flags: wire.LoginLobby})
 	if _, err := conn.Write(req); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("lobby: login to %s: %w", cfg.Addr, err)
+		return fail(fmt.Errorf("lobby: login to %s: %w", cfg.Addr, err))
 	}
-	fr := wire.FrameReader{R: conn}
+	fr := &wire.FrameReader{R: conn}
 	f, err := fr.ReadFrame()
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("lobby: login to %s: %w", cfg.Addr, err)
+		return fail(fmt.Errorf("lobby: login to %s: %w", cfg.Addr, err))
 	}
 	m, err := wire.ParseMessage2(f)
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("lobby: answer to the login from %s: %w", cfg.Addr, err)
+		return fail(fmt.Errorf("lobby: answer to the login from %s: %w", cfg.Addr, err))
 	}
 	switch {
 	case m.Type == wire.MsgLoginRejected:
 		conn.Close()
-		return nil, &client.RejectedError{Reason: m.Reason, Text: wire.CleanText(m.Text), Version: wire.Version2}
+		return fail(&client.RejectedError{Reason: m.Reason, Text: wire.CleanText(m.Text), Version: wire.Version2})
 	case m.Type != wire.MsgLoginAccepted:
 		conn.Close()
-		return nil, fmt.Errorf("lobby: %v in answer to the login from %s", m.Type, cfg.Addr)
+		return fail(fmt.Errorf("lobby: %v in answer to the login from %s", m.Type, cfg.Addr))
 	case m.Player != wire.NoPlayer || m.Minor < 1:
 		conn.Close()
-		return nil, ErrNoRooms
+		return fail(ErrNoRooms)
 	}
 	conn.SetDeadline(time.Time{})
-	l := &Lobby{cfg: cfg, log: cfg.Logger.With("server", cfg.Addr, "name", cfg.Name, "session", m.Session),
-		conn: conn, acc: m, changed: make(chan struct{}, 1), done: make(chan struct{})}
-	go l.read(&fr)
-	l.log.Info("lobby login accepted")
-	return l, nil
+	return conn, fr, m, nil
 }
 
 // Mode returns the session's mode, as the server accepted it.
-func (l *Lobby) Mode() uint8 { return l.acc.Mode }
+func (l *Lobby) Mode() uint8 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.acc.Mode
+}
+
+// Addr returns the address of the server the lobby is logged in to: the
+// one it dialled, or the one a RoomRedirect sent it to (7.18).
+func (l *Lobby) Addr() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cfg.Addr
+}
+
+// c returns the connection now.
+func (l *Lobby) c() net.Conn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.conn
+}
 
 // Minor returns the session's minor version (7.12, 7.15): 2 or more
 // when the server takes spectators (7.17).
@@ -154,6 +188,15 @@ func (l *Lobby) read(fr *wire.FrameReader) {
 		}
 		t := wire.MsgType(f[0])
 		switch {
+		case t == wire.MsgRoomRedirect:
+			var d wire.Redirect
+			if err := wire.ParseRedirect(f, &d); err != nil {
+				l.end(fmt.Errorf("lobby: bad room message from the server: %w", err))
+				return
+			}
+			if nfr := l.follow(&d); nfr != nil {
+				fr = nfr
+			}
 		case wire.IsRoomMessage(t):
 			var r wire.Room
 			if err := wire.ParseRoom(f, &r); err != nil || r.Type < wire.MsgRoomListing {
@@ -257,10 +300,11 @@ func (l *Lobby) end(err error) {
 			g.Close()
 			l.game = nil
 		}
+		conn, log := l.conn, l.log
 		l.mu.Unlock()
-		l.conn.Close()
+		conn.Close()
 		close(l.done)
-		l.log.Info("lobby ended", "err", err)
+		log.Info("lobby ended", "err", err)
 	})
 }
 
@@ -315,10 +359,11 @@ func (l *Lobby) DrainChat(dst []client.Chat) []client.Chat {
 func (l *Lobby) write(b []byte) error {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	l.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
-	_, err := l.conn.Write(b)
+	c := l.c()
+	c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, err := c.Write(b)
 	if err != nil {
-		return fmt.Errorf("lobby: writing to %s: %w", l.cfg.Addr, err)
+		return fmt.Errorf("lobby: writing to %s: %w", c.RemoteAddr(), err)
 	}
 	return nil
 }
@@ -340,12 +385,18 @@ func (l *Lobby) Create(st wire.RoomSettings) error {
 
 // Join joins the room of code.
 func (l *Lobby) Join(code wire.RoomCode) error {
+	l.mu.Lock()
+	l.hops = 0
+	l.mu.Unlock()
 	return l.send(wire.Room{Type: wire.MsgRoomJoin, Code: code})
 }
 
 // Quick joins the best public room of mode (0: the login's), or creates
 // one.
 func (l *Lobby) Quick(mode uint8) error {
+	l.mu.Lock()
+	l.hops = 0
+	l.mu.Unlock()
 	return l.send(wire.Room{Type: wire.MsgRoomQuick, Mode: mode})
 }
 
@@ -442,13 +493,13 @@ func (l *Lobby) Play(ctx context.Context, cfg client.Config) (*client.Client, er
 	}
 	g := &gameConn{l: l, in: make(chan []byte, 64), closed: make(chan struct{})}
 	l.game = g
-	l.mu.Unlock()
 	acc := l.acc
 	acc.Player, acc.Tick = st.You, 0
 	cfg.Addr, cfg.Name = l.cfg.Addr, l.cfg.Name
 	if cfg.Transport == nil {
 		cfg.Transport = l.cfg.Transport
 	}
+	l.mu.Unlock()
 	c, err := client.Attach(ctx, cfg, g, acc)
 	if err != nil {
 		l.mu.Lock()
@@ -520,13 +571,62 @@ func (g *gameConn) Close() error {
 
 // NetConn returns the lobby's connection, whose transport opens the
 // game's datagram channel (client.Transport.DialDatagrams).
-func (g *gameConn) NetConn() net.Conn { return g.l.conn }
+func (g *gameConn) NetConn() net.Conn { return g.l.c() }
 
-func (g *gameConn) LocalAddr() net.Addr                { return g.l.conn.LocalAddr() }
-func (g *gameConn) RemoteAddr() net.Addr               { return g.l.conn.RemoteAddr() }
+func (g *gameConn) LocalAddr() net.Addr                { return g.l.c().LocalAddr() }
+func (g *gameConn) RemoteAddr() net.Addr               { return g.l.c().RemoteAddr() }
 func (g *gameConn) SetDeadline(t time.Time) error      { return nil }
 func (g *gameConn) SetReadDeadline(t time.Time) error  { return nil }
 func (g *gameConn) SetWriteDeadline(t time.Time) error { return nil }
 
 // CanChat reports true: a lobby session is v2.1, it has chat (7.13).
 func (l *Lobby) CanChat() bool { return true }
+
+// follow moves the lobby to the server of a RoomRedirect (7.18): it logs
+// in there, joins the code, and logs out here; it returns the frame
+// reader of the new connection, or nil when it stays here. It follows
+// one redirect per Join or Quick: another is refused as NoSuchRoom, and
+// so is a server it cannot reach or log in to.
+func (l *Lobby) follow(d *wire.Redirect) *wire.FrameReader {
+	l.mu.Lock()
+	cfg, hops := l.cfg, l.hops
+	l.hops++
+	l.mu.Unlock()
+	refuse := func(why string, err error) *wire.FrameReader {
+		l.mu.Lock()
+		log := l.log
+		l.mu.Unlock()
+		log.Info("room redirect not followed", "to", d.Addr, "room", d.Code.String(), "why", why, "err", err)
+		l.room(&wire.Room{Type: wire.MsgRoomRefused, Reason: wire.RoomNoSuchRoom})
+		return nil
+	}
+	if hops > 0 {
+		return refuse("a second redirect", nil)
+	}
+	cfg.Addr = d.Addr
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.LoginTimeout)
+	defer cancel()
+	conn, fr, m, err := login(ctx, cfg)
+	if err != nil {
+		return refuse("cannot log in there", err)
+	}
+	join := wire.AppendRoom(nil, &wire.Room{Type: wire.MsgRoomJoin, Code: d.Code})
+	conn.SetWriteDeadline(time.Now().Add(cfg.LoginTimeout))
+	if _, err := conn.Write(join); err != nil {
+		conn.Close()
+		return refuse("cannot join there", err)
+	}
+	l.wmu.Lock()
+	l.mu.Lock()
+	old := l.conn
+	l.conn, l.acc, l.cfg.Addr = conn, m, d.Addr
+	l.log = cfg.Logger.With("server", d.Addr, "name", cfg.Name, "session", m.Session)
+	log := l.log
+	l.mu.Unlock()
+	old.SetWriteDeadline(time.Now().Add(time.Second))
+	old.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: wire.LogoutLeft}))
+	old.Close()
+	l.wmu.Unlock()
+	log.Info("room redirect followed", "room", d.Code.String(), "why", d.Why)
+	return fr
+}

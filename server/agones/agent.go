@@ -39,6 +39,17 @@ type Config struct {
 	// after at least one ended. Default false: the GameServer stays
 	// Allocated.
 	ShutdownWhenEmpty bool
+	// AllocatedTimeout: a GameServer that Agones allocated (its state,
+	// read every HealthInterval from GET /gameserver, is Allocated) and
+	// that no player joined within AllocatedTimeout asks for Shutdown,
+	// so that an allocation whose players never came does not hold a
+	// server for ever (Agones never scales Allocated servers down).
+	// Default 5 min; negative: never.
+	AllocatedTimeout time.Duration
+	// OnShutdown, when set, is called once Shutdown was asked, so that
+	// the game server refuses new logins until Agones stops it
+	// (cmd/rtype-server: server.Server.Drain).
+	OnShutdown func()
 	// Logger receives the agent's logs. Default slog.Default().
 	Logger *slog.Logger
 	// HTTPClient makes the requests. Default NewSDK's.
@@ -63,6 +74,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 2 * time.Second
+	}
+	if c.AllocatedTimeout == 0 {
+		c.AllocatedTimeout = 5 * time.Minute
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -151,17 +165,66 @@ func (a *Agent) lifeLoop(ctx context.Context) {
 	}
 	a.log.Info("agones: the GameServer is Ready")
 	a.describe(ctx)
-	if !a.await(ctx, func() bool { return a.joined }) || !a.retry(ctx, "allocate", a.sdk.Allocate) {
+	if !a.awaitPlayer(ctx) || !a.retry(ctx, "allocate", a.sdk.Allocate) {
 		return
 	}
 	a.log.Info("agones: the first player joined: the GameServer is Allocated")
 	if !a.cfg.ShutdownWhenEmpty {
 		return
 	}
-	if !a.await(ctx, func() bool { return a.ended > 0 && a.games == 0 }) || !a.retry(ctx, "shutdown", a.sdk.Shutdown) {
+	if a.await(ctx, func() bool { return a.ended > 0 && a.games == 0 }) {
+		a.shutdown(ctx, "the last game ended")
+	}
+}
+
+// awaitPlayer waits until a player joined, and reports false if ctx
+// ended first, or if the GameServer, allocated by Agones, saw no player
+// within AllocatedTimeout: then it asked for Shutdown.
+func (a *Agent) awaitPlayer(ctx context.Context) bool {
+	t := time.NewTicker(a.cfg.HealthInterval)
+	defer t.Stop()
+	var since time.Time // first seen Allocated
+	for {
+		a.mu.Lock()
+		joined := a.joined
+		a.mu.Unlock()
+		if joined {
+			return true
+		}
+		select {
+		case <-a.lifeCh:
+			continue
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+		if a.cfg.AllocatedTimeout < 0 {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
+		gs, err := a.sdk.GameServer(rctx)
+		cancel()
+		switch {
+		case err != nil || gs.Status.State != "Allocated":
+		case since.IsZero():
+			since = time.Now()
+			a.log.Info("agones: allocated, waiting for a player", "timeout", a.cfg.AllocatedTimeout)
+		case time.Since(since) >= a.cfg.AllocatedTimeout:
+			a.shutdown(ctx, "allocated, and no player joined within "+a.cfg.AllocatedTimeout.String())
+			return false
+		}
+	}
+}
+
+// shutdown asks for Shutdown until it succeeds, then calls OnShutdown.
+func (a *Agent) shutdown(ctx context.Context, why string) {
+	if !a.retry(ctx, "shutdown", a.sdk.Shutdown) {
 		return
 	}
-	a.log.Info("agones: the last game ended: Shutdown asked")
+	a.log.Info("agones: Shutdown asked", "why", why)
+	if a.cfg.OnShutdown != nil {
+		a.cfg.OnShutdown()
+	}
 }
 
 // describe logs the GameServer record once, if the sidecar gives it.

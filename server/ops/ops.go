@@ -97,7 +97,7 @@ func New(cfg Config) (*Ops, error) {
 	// several /proc files per scrape (its network counters above all),
 	// which took a scrape past its 1 ms budget (BenchmarkScrape); a node
 	// exporter or the container runtime has them.
-	o.reg.MustRegister(newCollector(cfg.Server), collectors.NewGoCollector())
+	o.reg.MustRegister(newCollector(cfg.Server), newFleetCollector(cfg.Server), collectors.NewGoCollector())
 	o.http = &http.Server{Handler: o.Handler(), ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second, MaxHeaderBytes: 1 << 16}
 	return o, nil

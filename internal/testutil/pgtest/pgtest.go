@@ -16,11 +16,9 @@
 package pgtest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -35,6 +33,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"rtype/internal/testutil"
 )
 
 // ErrNoPostgres is the error of Start when the PostgreSQL binaries are
@@ -58,10 +58,12 @@ type Server struct {
 	Port int
 
 	dir     string // the temporary directory: data/ and the socket
+	bin     string
+	cred    *syscall.Credential
 	cmd     *exec.Cmd
-	done    chan struct{} // closed once the process is waited for
-	waitErr error         // the process's exit, once done is closed
-	log     syncBuffer    // the server's stderr
+	done    chan struct{}       // closed once the process is waited for
+	waitErr error               // the process's exit, once done is closed
+	log     testutil.SyncBuffer // the server's stderr
 	schemas atomic.Int64
 	stop    sync.Once
 	stopErr error
@@ -162,7 +164,11 @@ func Start(ctx context.Context) (*Server, error) {
 	// the server binds it: then again on another one.
 	var s *Server
 	for try := 0; ; try++ {
-		s, err = start(ctx, bin, dir, cred)
+		var port int
+		if port, err = testutil.FreeTCPPort(); err != nil {
+			return fail(err)
+		}
+		s, err = start(ctx, bin, dir, cred, port)
 		if err == nil || try == 2 || !strings.Contains(err.Error(), "could not bind") {
 			break
 		}
@@ -190,12 +196,8 @@ func env() []string {
 
 // start starts the server of the cluster in dir on a free port, and
 // waits until it accepts connections.
-func start(ctx context.Context, bin, dir string, cred *syscall.Credential) (*Server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{Port: port, dir: dir, done: make(chan struct{})}
+func start(ctx context.Context, bin, dir string, cred *syscall.Credential, port int) (*Server, error) {
+	s := &Server{Port: port, dir: dir, done: make(chan struct{}), bin: bin, cred: cred}
 	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(dir, "data"),
 		"-h", "127.0.0.1", "-p", strconv.Itoa(port), "-k", dir,
 		"-c", "shared_buffers=16MB", "-c", "max_connections=50", "-c", "log_min_messages=warning")
@@ -240,16 +242,6 @@ func start(ctx context.Context, bin, dir string, cred *syscall.Credential) (*Ser
 	}
 }
 
-// freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("pgtest: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // URL returns the URL of database on the server, as User.
 func (s *Server) URL(database string) string {
 	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", User, s.Port, database)
@@ -276,6 +268,34 @@ func (s *Server) NewSchema(tb testing.TB) string {
 
 // Log returns what the server logged so far.
 func (s *Server) Log() string { return s.log.String() }
+
+// Kill kills the server's processes (SIGKILL), as a crash would, and
+// waits for the postmaster; its data stays for Restart. Not for a Shared
+// server: other tests use it.
+func (s *Server) Kill() {
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.done
+}
+
+// Restart starts the server killed by Kill again, on the same port and
+// data, and waits until it accepts connections (PostgreSQL recovers from
+// its WAL first). Its log from then on is not in Log.
+func (s *Server) Restart(ctx context.Context) error {
+	var err error
+	for try := 0; try < 50; try++ {
+		var ns *Server
+		if ns, err = start(ctx, s.bin, s.dir, s.cred, s.Port); err == nil {
+			s.cmd, s.done, s.waitErr = ns.cmd, ns.done, nil
+			return nil
+		}
+		if !strings.Contains(err.Error(), "could not bind") && !strings.Contains(err.Error(), "already exists") &&
+			!strings.Contains(err.Error(), "in use") {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond) // the killed processes release the port and the lock file
+	}
+	return err
+}
 
 // Stop stops the server (a fast shutdown, then SIGKILL to its process
 // group if it is not done within 10 s) and removes its directory.
@@ -320,7 +340,7 @@ func (sh *Shared) Get(tb testing.TB) *Server {
 		sh.srv, sh.err = Start(ctx)
 	})
 	switch {
-	case errors.Is(sh.err, ErrNoPostgres) && !onCI():
+	case errors.Is(sh.err, ErrNoPostgres) && !testutil.OnCI():
 		tb.Skip(sh.err)
 	case sh.err != nil:
 		tb.Fatal(sh.err)
@@ -347,29 +367,4 @@ func (sh *Shared) Stop() error {
 		return nil
 	}
 	return sh.srv.Stop()
-}
-
-// onCI reports whether the tests run on CI, where a missing PostgreSQL
-// is a failure rather than a reason to skip.
-func onCI() bool {
-	ci := os.Getenv("CI")
-	return ci != "" && ci != "false" && ci != "0"
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

@@ -1,0 +1,178 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The worked examples of 7.18 (rooms across a fleet, v2.2): Ripley's room
+// K7MX2Q is on the server 192.0.2.10:4242; Hicks asks another server of
+// the fleet for it; Vasquez's quick join is sent to the fuller room.
+var (
+	exRedirectCode  = Redirect{Why: RedirectCode, Code: exRoomCode, Addr: "192.0.2.10:4242"}
+	exRedirectQuick = Redirect{Why: RedirectQuick, Code: exRoomCode, Addr: "[2001:db8::a]:4242"}
+)
+
+func docRedirect(want Redirect) func(b []byte) error {
+	return func(b []byte) error {
+		fr := FrameReader{R: bytes.NewReader(b)}
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return err
+		}
+		var d Redirect
+		if err := ParseRedirect(f, &d); err != nil || d != want {
+			return fmt.Errorf("decoded %+v: %v", d, err)
+		}
+		return nil
+	}
+}
+
+func docExamplesFleet() []docExample {
+	ex := func(name, want string, d Redirect) docExample {
+		return docExample{name: name, want: want, encode: func() []byte { return AppendRedirect(nil, &d) }, decode: docRedirect(d)}
+	}
+	return []docExample{
+		ex("v22-room-redirect", "19 00 1C 01 4B 37 4D 58 32 51 0F 00 31 39 32 2E 30 2E 32 2E 31 30 3A 34 32 34 32", exRedirectCode),
+		ex("v22-room-redirect-quick", "1C 00 1C 02 4B 37 4D 58 32 51 12 00 5B 32 30 30 31 3A 64 62 38 3A 3A 61 5D 3A 34 32 34 32",
+			exRedirectQuick),
+	}
+}
+
+// TestFleetExamples checks the codec against 7.18's examples, and those
+// of PROTOCOL.md when it exists.
+func TestFleetExamples(t *testing.T) {
+	md, err := os.ReadFile("../../PROTOCOL.md")
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	blocks, err := docBlocks(md)
+	if err != nil {
+		t.Fatalf("PROTOCOL.md: %v", err)
+	}
+	for _, ex := range docExamplesFleet() {
+		want := unhex(t, ex.want)
+		if got := ex.encode(); !bytes.Equal(got, want) {
+			t.Errorf("%s: encoded\n got % X\nwant % X", ex.name, got, want)
+		}
+		if err := ex.decode(want); err != nil {
+			t.Errorf("%s: %v", ex.name, err)
+		}
+		if md == nil {
+			continue
+		}
+		lines, ok := blocks[ex.name]
+		if !ok {
+			t.Errorf("PROTOCOL.md has no example %q", ex.name)
+			continue
+		}
+		if doc := docHex(lines); !bytes.Equal(doc, want) {
+			t.Errorf("PROTOCOL.md example %q:\n   doc % X\ncodec % X", ex.name, doc, want)
+		}
+	}
+}
+
+func TestRedirectMalformed(t *testing.T) {
+	good := AppendRedirect(nil, &exRedirectCode)[2:]
+	var d Redirect
+	if err := ParseRedirect(append(slices.Clone(good), 1, 2, 3), &d); err != nil || d != exRedirectCode {
+		t.Fatalf("a tail is ignored (7.1): %+v %v", d, err)
+	}
+	mut := func(f func(b []byte) []byte) []byte { return f(slices.Clone(good)) }
+	for name, b := range map[string][]byte{
+		"short":         good[:len(good)-1],
+		"no addr":       good[:1+1+RoomCodeLen],
+		"why 0":         mut(func(b []byte) []byte { b[1] = 0; return b }),
+		"why 3":         mut(func(b []byte) []byte { b[1] = 3; return b }),
+		"code O":        mut(func(b []byte) []byte { b[2] = 'O'; return b }),
+		"empty addr":    AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode})[2:],
+		"no port":       AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org"})[2:],
+		"port 0":        AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:0"})[2:],
+		"port 65536":    AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:65536"})[2:],
+		"no host":       AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: ":4242"})[2:],
+		"space":         AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "a b:4242"})[2:],
+		"control":       AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "a\nb:4242"})[2:],
+		"too long addr": mut(func(b []byte) []byte { b[8], b[9] = 0, 1; return append(b, make([]byte, 256)...) }),
+	} {
+		if err := ParseRedirect(b, &d); !errors.Is(err, ErrMessageBody) {
+			t.Errorf("%s: % X: %v, want ErrMessageBody", name, b, err)
+		}
+	}
+	if err := ParseRedirect([]byte{byte(MsgRoomState)}, &d); !errors.Is(err, ErrUnknownMessage) {
+		t.Errorf("another type: %v", err)
+	}
+	long := Redirect{Why: 1, Code: exRoomCode, Addr: strings.Repeat("a", 300) + ":1"}
+	if b := AppendRedirect(nil, &long); len(b) != 2+1+1+RoomCodeLen+2+MaxRedirectAddr {
+		t.Errorf("an address is cut to MaxRedirectAddr: %d bytes", len(b))
+	}
+}
+
+func TestValidRedirectAddr(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:4242": true, "[::1]:1": true, "game-7.example.org:65535": true,
+		"": false, "x:": false, "x:04242": false, "x:-1": false, "x:+5": false, "[::1]": false,
+		strings.Repeat("a", 251) + ":4242": false, strings.Repeat("a", 250) + ":4242": true,
+	} {
+		if got := ValidRedirectAddr(addr); got != want {
+			t.Errorf("ValidRedirectAddr(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// fuzzRedirects are the seeds of FuzzParseRedirect.
+func fuzzRedirects() [][]byte {
+	var seeds [][]byte
+	for _, d := range []Redirect{exRedirectCode, exRedirectQuick, {Why: 1, Code: exRoomCode, Addr: "localhost:1"}} {
+		b := AppendRedirect(nil, &d)[2:]
+		seeds = append(seeds, b, append(slices.Clone(b), 7))
+	}
+	return append(seeds, []byte{byte(MsgRoomRedirect), 1, 'A', 'A', 'A', 'A', 'A', 'A', 0xFF, 0xFF})
+}
+
+// FuzzParseRedirect decodes any frame as a RoomRedirect: a decoded one
+// encodes to a prefix of the frame and is valid.
+func FuzzParseRedirect(f *testing.F) {
+	for _, b := range fuzzRedirects() {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || len(b) > MaxFrame {
+			return
+		}
+		b[0] = byte(MsgRoomRedirect)
+		var d Redirect
+		if err := ParseRedirect(b, &d); err != nil {
+			return
+		}
+		if !d.Code.Valid() || !ValidRedirectAddr(d.Addr) {
+			t.Fatalf("accepted %+v", d)
+		}
+		if enc := AppendRedirect(nil, &d)[2:]; !bytes.HasPrefix(b, enc) {
+			t.Fatalf("% X encodes to % X", b, enc)
+		}
+	})
+}
+
+// TestWriteFuzzCorpusFleet writes FuzzParseRedirect's seeds as its
+// committed corpus, when RTYPE_WRITE_CORPUS is set.
+func TestWriteFuzzCorpusFleet(t *testing.T) {
+	if os.Getenv("RTYPE_WRITE_CORPUS") == "" {
+		t.Skip("set RTYPE_WRITE_CORPUS=1 to rewrite the seed corpus")
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzParseRedirect")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range fuzzRedirects() {
+		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%02d", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

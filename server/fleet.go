@@ -1,0 +1,203 @@
+package server
+
+import (
+	"context"
+	"net"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"rtype/net/wire"
+	"rtype/server/fleet"
+)
+
+// Rooms across a fleet (PROTOCOL.md 7.18): with Config.Fleet, the server
+// publishes its rooms to the fleet's Redis at every change and every
+// FleetSync, and answers a v2.2 lobby session's RoomJoin of a code it does
+// not hold, or its RoomQuick when another server has a fuller public
+// room, with RoomRedirect. The code lookup asks Redis from the session's
+// reader goroutine, outside s.mu (bounded by the registry's timeout); the
+// quick join reads what the last sync brought, under s.mu, without I/O.
+
+// fleetState is the server's side of its fleet.
+type fleetState struct {
+	poke      chan struct{} // cap 1: a room changed, sync now
+	redirects [3]atomic.Uint64
+	lookups   atomic.Uint64 // code lookups in Redis
+}
+
+// FleetStats counts what the fleet did, for monitoring.
+type FleetStats struct {
+	Enabled        bool   // Config.Fleet is set
+	Up             bool   // the last Redis operation succeeded
+	RedirectsCode  uint64 // RoomRedirect(Code) sent
+	RedirectsQuick uint64 // RoomRedirect(Quick) sent
+	Lookups        uint64 // codes looked up in Redis
+	Errors         uint64 // Redis operations that failed
+}
+
+// FleetStats returns the fleet's counters.
+func (s *Server) FleetStats() FleetStats {
+	f := s.cfg.Fleet
+	if f == nil {
+		return FleetStats{}
+	}
+	return FleetStats{Enabled: true, Up: f.Up(), RedirectsCode: s.fleet.redirects[wire.RedirectCode].Load(),
+		RedirectsQuick: s.fleet.redirects[wire.RedirectQuick].Load(), Lookups: s.fleet.lookups.Load(), Errors: f.Errors()}
+}
+
+// sharedUp reports whether the server reaches its fleet's Redis, when it
+// has one, its database did not fail its last check, and it is not
+// draining.
+func (s *Server) sharedUp() bool {
+	return (s.cfg.Fleet == nil || s.cfg.Fleet.Up()) && !s.shared.down.Load() && !s.shared.drain.Load()
+}
+
+// fleetPokeLocked asks the fleet loop to publish the rooms now.
+func (s *Server) fleetPokeLocked() {
+	if s.cfg.Fleet == nil {
+		return
+	}
+	select {
+	case s.fleet.poke <- struct{}{}:
+	default:
+	}
+}
+
+// fleetLoop publishes the rooms until the server stops, then removes
+// them from the fleet.
+func (s *Server) fleetLoop() {
+	f := s.cfg.Fleet
+	if f.PublicAddr() == "" {
+		a := publicAddr(s.tcp.Addr().(*net.TCPAddr))
+		if err := f.SetPublicAddr(a); err != nil {
+			s.log.Error("fleet: no public address: set one (-public-addr)", "derived", a, "err", err)
+			return
+		}
+		s.log.Info("fleet: public address derived from the listen address", "addr", a)
+	}
+	t := time.NewTicker(s.cfg.FleetSync)
+	defer t.Stop()
+	for {
+		if err := f.Sync(context.Background(), s.fleetRooms()); err != nil {
+			s.log.Debug("fleet sync", "err", err)
+		}
+		select {
+		case <-s.done:
+			if err := f.Sync(context.Background(), nil); err != nil {
+				s.log.Warn("fleet: rooms not removed at the stop: they expire", "err", err)
+			}
+			return
+		case <-t.C:
+		case <-s.fleet.poke:
+		}
+	}
+}
+
+// publicAddr derives the address other servers send players to from the
+// listening one: its IP, or when it listens on every address, the
+// machine's host name (os.Hostname); and its port.
+func publicAddr(a *net.TCPAddr) string {
+	host := a.IP.String()
+	if a.IP.IsUnspecified() || a.IP == nil {
+		if h, err := os.Hostname(); err == nil && h != "" {
+			host = h
+		}
+	}
+	return net.JoinHostPort(host, strconv.Itoa(a.Port))
+}
+
+// fleetRooms returns the server's rooms as the fleet sees them.
+func (s *Server) fleetRooms() []fleet.Room {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]fleet.Room, 0, len(s.rooms))
+	for _, rm := range s.rooms {
+		out = append(out, fleet.Room{Code: rm.code, Mode: rm.settings.Mode, State: rm.state, Players: uint8(rm.count()),
+			Max: rm.settings.MaxPlayers, Flags: rm.settings.Flags, Created: rm.created.UnixMilli()})
+	}
+	return out
+}
+
+// fleetAnswer is what the fleet said of a RoomJoin's code.
+type fleetAnswer struct {
+	room   fleet.Room
+	found  bool // another server holds it
+	failed bool // Redis could not be asked
+}
+
+// fleetLookup asks the fleet about the code of r, a RoomJoin of ss, when
+// this server does not hold it; s.mu is not held.
+func (s *Server) fleetLookup(ss *session, r *wire.Room) (fleetAnswer, bool) {
+	f := s.cfg.Fleet
+	if f == nil || r.Type != wire.MsgRoomJoin || ss.minor < 2 || !r.Code.Valid() {
+		return fleetAnswer{}, false
+	}
+	s.mu.Lock()
+	_, local := s.rooms[r.Code]
+	busy := ss.room != nil || ss.gone
+	why, _ := s.codeLimitedLocked(ss.ip, time.Now()) // an address guessing codes costs Redis nothing
+	limited := why != 0
+	s.mu.Unlock()
+	if local || busy || limited {
+		return fleetAnswer{}, false
+	}
+	s.fleet.lookups.Add(1)
+	rm, found, err := f.Lookup(context.Background(), r.Code)
+	if err != nil {
+		s.log.Warn("fleet: cannot look up a room code", "session", ss.id, "err", err)
+	}
+	return fleetAnswer{room: rm, found: found, failed: err != nil}, true
+}
+
+// fleetRoomLocked answers r of ss from the fleet when 7.18 says so: a
+// RoomJoin (whose code fleetLookup asked about, a), or a RoomQuick. It
+// reports whether it answered.
+func (s *Server) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, asked bool, now time.Time) bool {
+	f := s.cfg.Fleet
+	if f == nil || ss.minor < 2 || ss.room != nil {
+		return false
+	}
+	switch r.Type {
+	case wire.MsgRoomJoin:
+		if !asked || s.rooms[r.Code] != nil {
+			return false
+		}
+		if why, _ := s.codeLimitedLocked(ss.ip, now); why != 0 {
+			return false // RateLimited first (7.14)
+		}
+		switch {
+		case a.found:
+			s.redirectLocked(ss, wire.RedirectCode, a.room)
+		case a.failed: // NoSuchRoom, not counted as wrong
+			s.refuseRoomLocked(ss, wire.RoomNoSuchRoom, 0)
+		default:
+			return false // NoSuchRoom, counted (7.14)
+		}
+		return true
+	case wire.MsgRoomQuick:
+		mode := r.Mode
+		if mode != wire.ModeClassic && mode != wire.ModeStage {
+			mode = ss.mode
+		}
+		there := f.Public(mode)
+		if len(there) == 0 {
+			return false
+		}
+		if best := s.bestPublicLocked(mode, ss.name); best != nil && best.count() >= int(there[0].Players) {
+			return false
+		}
+		s.redirectLocked(ss, wire.RedirectQuick, there[0])
+		return true
+	}
+	return false
+}
+
+// redirectLocked sends ss RoomRedirect to rm's server.
+func (s *Server) redirectLocked(ss *session, why uint8, rm fleet.Room) {
+	s.fleet.redirects[why].Add(1)
+	s.log.Info("room redirect", "session", ss.id, "name", ss.name, "why", why, "room", rm.Code.String(), "to", rm.Addr)
+	s.roomBuf = wire.AppendRedirect(s.roomBuf[:0], &wire.Redirect{Why: why, Code: rm.Code, Addr: rm.Addr})
+	s.pushTo(ss, s.roomBuf)
+}

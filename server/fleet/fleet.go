@@ -1,0 +1,364 @@
+// Package fleet shares the rooms of the servers of a fleet through Redis
+// (PROTOCOL.md 7.18, rtype-server -redis): which server holds a room's
+// code, and which public rooms the others have for quick join.
+//
+// Layout in Redis (Prefix "rtype:" by default):
+//
+//	rtype:room:<CODE>   a string, "addr mode state players max flags created",
+//	                    set by the server that holds the room, with a TTL of
+//	                    Config.TTL renewed at each Sync, deleted when the room
+//	                    closes (only by its holder: compare-and-delete)
+//	rtype:public        a sorted set of the public rooms' codes, each scored
+//	                    by the Unix milliseconds its entry expires at; readers
+//	                    skip and prune expired members
+//
+// A server that dies leaves its rooms for at most one TTL. Codes are
+// drawn at random by each server (31⁶ of them); a code that another
+// server already registered is not overwritten (SET NX), and its room is
+// simply not shared.
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"rtype/net/wire"
+)
+
+// Config configures a Registry.
+type Config struct {
+	// Redis is the address of the Redis server, "host:port". Required.
+	Redis string
+	// PublicAddr is the address, "host:port", that the other servers send
+	// players to: this server's as its players reach it; it must be valid
+	// for a RoomRedirect (wire.ValidRedirectAddr). Default "": the game
+	// server sets it when it starts (SetPublicAddr), from the address it
+	// listens on.
+	PublicAddr string
+	// Prefix starts every key. Default "rtype:".
+	Prefix string
+	// TTL is how long an entry lives without a Sync. Default 6 s.
+	TTL time.Duration
+	// Timeout bounds each Redis operation. Default 500 ms.
+	Timeout time.Duration
+	// Logger receives errors. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Room is a room as the fleet knows it.
+type Room struct {
+	Code    wire.RoomCode
+	Addr    string // the server that holds it
+	Mode    uint8
+	State   uint8 // wire.RoomLobby, RoomPlaying or RoomOver
+	Players uint8 // members, bots included
+	Max     uint8
+	Flags   uint8 // the room's settings' flags
+	Created int64 // Unix milliseconds: quick join prefers the oldest of equals
+}
+
+// Registry is one server's view of its fleet. Its methods are safe for
+// concurrent use.
+type Registry struct {
+	cfg Config
+	log *slog.Logger
+	rdb *redis.Client
+
+	mu     sync.Mutex
+	mine   map[wire.RoomCode]string // the entries this server wrote, by code
+	others []Room                   // the other servers' public rooms, as of the last Sync
+
+	up     atomic.Bool   // the last operation reached Redis
+	errs   atomic.Uint64 // operations that failed
+	synced atomic.Int64  // Unix milliseconds of the last good Sync
+}
+
+// ErrConfig reports a Config that New refuses.
+var ErrConfig = errors.New("fleet: invalid configuration")
+
+// New returns a Registry of cfg; it does not wait for Redis to answer.
+func New(cfg Config) (*Registry, error) {
+	if cfg.Redis == "" {
+		return nil, fmt.Errorf("%w: no Redis address", ErrConfig)
+	}
+	if cfg.PublicAddr != "" && !wire.ValidRedirectAddr(cfg.PublicAddr) {
+		return nil, badAddr(cfg.PublicAddr)
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = "rtype:"
+	}
+	if cfg.TTL <= 0 {
+		cfg.TTL = 6 * time.Second
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 500 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
+	rdb := redis.NewClient(&redis.Options{Addr: cfg.Redis, DialTimeout: cfg.Timeout, ReadTimeout: cfg.Timeout,
+		WriteTimeout: cfg.Timeout, MaxRetries: -1, PoolSize: 4, DisableIdentity: true})
+	return &Registry{cfg: cfg, log: cfg.Logger, rdb: rdb, mine: map[wire.RoomCode]string{}}, nil
+}
+
+func badAddr(a string) error {
+	return fmt.Errorf("%w: public address %q: want host:port, at most %d bytes of printable ASCII",
+		ErrConfig, a, wire.MaxRedirectAddr)
+}
+
+// PublicAddr returns the address other servers send players to, or "".
+func (r *Registry) PublicAddr() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cfg.PublicAddr
+}
+
+// SetPublicAddr sets the address other servers send players to, before
+// the first Sync.
+func (r *Registry) SetPublicAddr(addr string) error {
+	if !wire.ValidRedirectAddr(addr) {
+		return badAddr(addr)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cfg.PublicAddr = addr
+	return nil
+}
+
+// Up reports whether the last operation reached Redis.
+func (r *Registry) Up() bool { return r.up.Load() }
+
+// Errors returns how many operations failed so far.
+func (r *Registry) Errors() uint64 { return r.errs.Load() }
+
+// Close closes the connections to Redis.
+func (r *Registry) Close() error { return r.rdb.Close() }
+
+func (r *Registry) roomKey(c wire.RoomCode) string { return r.cfg.Prefix + "room:" + c.String() }
+func (r *Registry) publicKey() string              { return r.cfg.Prefix + "public" }
+
+// done records the outcome of an operation.
+func (r *Registry) done(err error) error {
+	if err != nil && !errors.Is(err, redis.Nil) {
+		if r.up.Swap(false) {
+			r.log.Warn("fleet: Redis is unreachable", "redis", r.cfg.Redis, "err", err)
+		}
+		r.errs.Add(1)
+		return fmt.Errorf("fleet: Redis %s: %w", r.cfg.Redis, err)
+	}
+	if !r.up.Swap(true) {
+		r.log.Info("fleet: Redis reached", "redis", r.cfg.Redis)
+	}
+	return nil
+}
+
+// encode returns the entry of a room.
+func encode(rm *Room) string {
+	return fmt.Sprintf("%s %d %d %d %d %d %d", rm.Addr, rm.Mode, rm.State, rm.Players, rm.Max, rm.Flags, rm.Created)
+}
+
+// Parse decodes an entry of code: what another server wrote, checked as
+// any input (a valid address, states and counts in range).
+func Parse(code wire.RoomCode, s string) (Room, error) {
+	f := strings.Fields(s)
+	if len(s) > 512 || len(f) != 7 || !wire.ValidRedirectAddr(f[0]) {
+		return Room{}, fmt.Errorf("fleet: entry of %s: %.80q is not an entry", code, s)
+	}
+	var n [6]int64
+	for i := range n {
+		v, err := strconv.ParseInt(f[1+i], 10, 64)
+		if err != nil || v < 0 || (i < 5 && v > 255) {
+			return Room{}, fmt.Errorf("fleet: entry of %s: field %d %.20q", code, i+2, f[1+i])
+		}
+		n[i] = v
+	}
+	rm := Room{Code: code, Addr: f[0], Mode: uint8(n[0]), State: uint8(n[1]), Players: uint8(n[2]), Max: uint8(n[3]),
+		Flags: uint8(n[4]), Created: n[5]}
+	if rm.State < wire.RoomLobby || rm.State > wire.RoomOver || rm.Max > wire.MaxPlayers || rm.Players > rm.Max {
+		return Room{}, fmt.Errorf("fleet: entry of %s: %.80q is out of range", code, s)
+	}
+	return rm, nil
+}
+
+// delMine deletes a key only while it holds this server's entry. (EVAL,
+// not EVALSHA: a pipeline does not retry a script Redis does not know,
+// as after a restart.)
+const delMine = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`
+
+// Sync publishes rooms, all of this server's rooms now (Addr is set to
+// the public address): new and changed entries are written, every entry's
+// TTL renewed, and the entries of rooms that closed deleted. Then it reads
+// the other servers' public rooms (Public). An empty list deregisters
+// everything, as at a stop.
+func (r *Registry) Sync(ctx context.Context, rooms []Room) error {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	now := time.Now()
+	exp := float64(now.Add(r.cfg.TTL).UnixMilli())
+	self := r.PublicAddr()
+	if self == "" {
+		return fmt.Errorf("%w: no public address", ErrConfig)
+	}
+	r.mu.Lock()
+	gone := make(map[wire.RoomCode]string, len(r.mine))
+	for c, v := range r.mine {
+		gone[c] = v
+	}
+	r.mu.Unlock()
+	pipe := r.rdb.Pipeline()
+	next := make(map[wire.RoomCode]string, len(rooms))
+	var nx []*redis.BoolCmd
+	var nxCodes []wire.RoomCode
+	for i := range rooms {
+		rm := rooms[i]
+		rm.Addr = self
+		v := encode(&rm)
+		next[rm.Code] = v
+		key := r.roomKey(rm.Code)
+		if _, ok := gone[rm.Code]; ok {
+			// Ours already: written again rather than only renewed, so that
+			// a Redis that restarted empty gets it back.
+			pipe.Set(ctx, key, v, r.cfg.TTL)
+		} else {
+			nx = append(nx, pipe.SetNX(ctx, key, v, r.cfg.TTL))
+			nxCodes = append(nxCodes, rm.Code)
+		}
+		delete(gone, rm.Code)
+		if rm.Flags&wire.RoomPublic != 0 {
+			pipe.ZAdd(ctx, r.publicKey(), redis.Z{Score: exp, Member: rm.Code.String()})
+		} else {
+			pipe.ZRem(ctx, r.publicKey(), rm.Code.String())
+		}
+	}
+	for c, v := range gone {
+		pipe.Eval(ctx, delMine, []string{r.roomKey(c)}, v)
+		pipe.ZRem(ctx, r.publicKey(), c.String())
+	}
+	pipe.ZRemRangeByScore(ctx, r.publicKey(), "-inf", strconv.FormatInt(now.UnixMilli(), 10))
+	codes := pipe.ZRange(ctx, r.publicKey(), 0, 255)
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return r.done(err)
+	}
+	for i, cmd := range nx {
+		if !cmd.Val() {
+			r.log.Warn("fleet: a room's code is another server's: not shared", "room", nxCodes[i].String())
+			delete(next, nxCodes[i])
+		}
+	}
+	r.mu.Lock()
+	r.mine = next
+	r.mu.Unlock()
+	others, err := r.read(ctx, codes.Val(), self)
+	if err != nil {
+		return r.done(err)
+	}
+	r.mu.Lock()
+	r.others = others
+	r.mu.Unlock()
+	r.synced.Store(now.UnixMilli())
+	return r.done(nil)
+}
+
+// read returns the other servers' rooms of codes.
+func (r *Registry) read(ctx context.Context, codes []string, self string) ([]Room, error) {
+	if len(codes) == 0 {
+		return nil, nil
+	}
+	keys := make([]string, 0, len(codes))
+	var cs []wire.RoomCode
+	for _, s := range codes {
+		c, ok := wire.ParseRoomCode(s)
+		if !ok || len(s) != wire.RoomCodeLen {
+			continue
+		}
+		keys = append(keys, r.roomKey(c))
+		cs = append(cs, c)
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	vals, err := r.rdb.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, err
+	}
+	var out []Room
+	for i, v := range vals {
+		s, ok := v.(string)
+		if !ok {
+			continue // expired
+		}
+		rm, err := Parse(cs[i], s)
+		if err != nil {
+			r.log.Warn("fleet: a bad entry skipped", "err", err)
+			continue
+		}
+		if rm.Addr != self {
+			out = append(out, rm)
+		}
+	}
+	return out, nil
+}
+
+// Lookup asks Redis which server holds code. It reports false when no
+// server does, or when it is this server's own entry.
+func (r *Registry) Lookup(ctx context.Context, code wire.RoomCode) (Room, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	s, err := r.rdb.Get(ctx, r.roomKey(code)).Result()
+	if err := r.done(err); err != nil {
+		return Room{}, false, err
+	}
+	if s == "" {
+		return Room{}, false, nil
+	}
+	rm, err := Parse(code, s)
+	if err != nil {
+		return Room{}, false, err
+	}
+	return rm, rm.Addr != r.PublicAddr(), nil
+}
+
+// Public returns the other servers' public rooms of mode that take a
+// player now (not locked, not full, in the Lobby or Playing and
+// JoinLate), as of the last Sync, the fullest first (the oldest of
+// equals).
+func (r *Registry) Public(mode uint8) []Room {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Room
+	for _, rm := range r.others {
+		if rm.Mode != mode || rm.Flags&wire.RoomLocked != 0 || rm.Players >= rm.Max ||
+			(rm.State != wire.RoomLobby && (rm.State != wire.RoomPlaying || rm.Flags&wire.RoomJoinLate == 0)) {
+			continue
+		}
+		out = append(out, rm)
+	}
+	slices.SortFunc(out, func(a, b Room) int {
+		if a.Players != b.Players {
+			return int(b.Players) - int(a.Players)
+		}
+		return int(min(max(a.Created-b.Created, -1), 1))
+	})
+	return out
+}
+
+// quiet is go-redis's logger: its pool's messages say again what the
+// errors of the Registry's operations say (logged once per outage).
+type quiet struct{}
+
+func (quiet) Printf(ctx context.Context, format string, v ...any) {
+	slog.Debug("go-redis: " + fmt.Sprintf(format, v...))
+}
+
+var quietOnce sync.Once

@@ -1,0 +1,184 @@
+package server
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"rtype/server/store"
+)
+
+// What a fleet's servers share in their database (Config.Leaderboard,
+// Config.Bans): the store loop checks it every StoreCheck.
+//
+//   - Bans propagate by polling: each server reads the bans in force
+//     from the shared database and kicks the sessions a new one matches.
+//     The database is already the bans' truth (they survive a restart
+//     there), and every backend has it (SQLite shared by the servers of a
+//     machine, PostgreSQL by a fleet), with or without Redis; a ban, a
+//     rare act, reaches every server within StoreCheck, at the cost of one
+//     small query per StoreCheck per server.
+//   - Scores whose recording failed (the database is down) are queued in
+//     memory, at most MaxQueuedScores (past it the oldest are dropped,
+//     and logged), and written by the loop once the database answers
+//     again. Play goes on meanwhile: a game's GameOver never waits for
+//     more than one attempt. Scores still queued when the server stops
+//     are logged at level Error, so that none is lost silently.
+//   - While the database does not answer, the server is not ready
+//     (Ready, /readyz), so that an orchestrator sends no new players.
+
+// MaxQueuedScores bounds the scores queued while the database is down.
+const MaxQueuedScores = 100000
+
+// sharedState is the store loop's state.
+type sharedState struct {
+	mu     sync.Mutex
+	queue  []store.Score // scores waiting for the database
+	banIDs map[int64]bool
+	down   atomic.Bool // the database did not answer the last time
+	drain  atomic.Bool // Drain: no new login
+	queued atomic.Int64
+}
+
+// StoreStats describes the shared database, for monitoring.
+type StoreStats struct {
+	Up           bool // the database answered the last check
+	QueuedScores int  // scores waiting for it
+}
+
+// StoreStats returns the database's state.
+func (s *Server) StoreStats() StoreStats {
+	return StoreStats{Up: !s.shared.down.Load(), QueuedScores: int(s.shared.queued.Load())}
+}
+
+// Drain makes the server refuse new logins with LoginRejected(GameEnding)
+// while its games go on: its orchestrator is about to stop it (Agones
+// Shutdown). Ready reports false from then on.
+func (s *Server) Drain() {
+	if !s.shared.drain.Swap(true) {
+		s.log.Info("draining: new logins are refused")
+	}
+}
+
+// queueScores keeps scores that could not be recorded for the store
+// loop.
+func (s *Server) queueScores(scores []store.Score, err error) {
+	sh := &s.shared
+	sh.mu.Lock()
+	sh.queue = append(sh.queue, scores...)
+	if n := len(sh.queue) - MaxQueuedScores; n > 0 {
+		s.log.Error("score queue full: the oldest scores dropped", "dropped", sh.queue[:n])
+		sh.queue = slices.Delete(sh.queue, 0, n)
+	}
+	sh.queued.Store(int64(len(sh.queue)))
+	sh.mu.Unlock()
+	s.setStoreUp(false, err)
+	s.log.Warn("scores queued until the database answers", "scores", scores, "err", err)
+}
+
+// setStoreUp records whether the database answered.
+func (s *Server) setStoreUp(up bool, err error) {
+	if was := !s.shared.down.Swap(!up); was != up {
+		if up {
+			s.log.Info("the database answers again")
+		} else {
+			s.log.Error("the database does not answer: not ready, scores queued", "err", err)
+		}
+	}
+}
+
+// storeLoop checks the database every StoreCheck until the server stops:
+// bans, then the queued scores.
+func (s *Server) storeLoop() {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-s.done; cancel() }()
+	defer cancel()
+	t := time.NewTicker(s.cfg.StoreCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			s.shared.mu.Lock()
+			if q := s.shared.queue; len(q) > 0 {
+				s.log.Error("scores not recorded: the database did not answer before the stop", "scores", q)
+			}
+			s.shared.mu.Unlock()
+			return
+		case <-t.C:
+		}
+		s.checkStore(ctx)
+	}
+}
+
+// checkStore reads the bans (or asks the leaderboard something small,
+// without a ban list), then writes the queued scores.
+func (s *Server) checkStore(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreCheck*2)
+	defer cancel()
+	var err error
+	if s.cfg.Bans != nil {
+		var bans []store.Ban
+		if bans, err = s.cfg.Bans.Bans(ctx, time.Now()); err == nil {
+			s.syncBans(bans)
+		}
+	} else if s.cfg.Leaderboard != nil {
+		_, err = s.cfg.Leaderboard.Boards(ctx)
+	}
+	if err != nil {
+		s.setStoreUp(false, err)
+		return
+	}
+	sh := &s.shared
+	sh.mu.Lock()
+	q := sh.queue
+	sh.mu.Unlock()
+	if len(q) > 0 && s.cfg.Leaderboard != nil {
+		if err := s.cfg.Leaderboard.Record(ctx, q); err != nil {
+			s.setStoreUp(false, err)
+			return
+		}
+		sh.mu.Lock()
+		sh.queue = slices.Delete(sh.queue, 0, len(q))
+		sh.queued.Store(int64(len(sh.queue)))
+		sh.mu.Unlock()
+		s.boards.recorded() // the leaderboards read before are stale (7.16)
+		s.log.Info("queued scores recorded", "scores", q)
+	}
+	s.setStoreUp(true, nil)
+}
+
+// syncBans takes the bans in force in the shared database: they replace
+// the server's, and the sessions a ban new to this server matches are
+// kicked, as by Ban.
+func (s *Server) syncBans(bans []store.Ban) {
+	sh := &s.shared
+	s.mu.Lock()
+	if sh.banIDs == nil {
+		sh.banIDs = make(map[int64]bool)
+		for _, b := range s.bans {
+			sh.banIDs[b.ID] = true
+		}
+	}
+	ids := make(map[int64]bool, len(bans))
+	var victims []uint32
+	for _, b := range bans {
+		ids[b.ID] = true
+		if sh.banIDs[b.ID] {
+			continue
+		}
+		s.log.Info("ban from the shared database", "ban", b.ID, "name", b.Name, "addr", b.Addr, "until", b.Until)
+		for id, ss := range s.sessions {
+			if (b.Name != "" && equalFold(b.Name, ss.name)) || (b.Addr.IsValid() && b.Addr == ss.ip) {
+				victims = append(victims, id)
+			}
+		}
+	}
+	sh.banIDs = ids
+	s.bans = bans
+	s.mu.Unlock()
+	for _, id := range victims {
+		s.Kick(id)
+	}
+}
