@@ -1,3 +1,5 @@
+//go:build !js
+
 // Command rtype is the game: host a game on this machine or join one, and
 // fly with up to three friends.
 //

@@ -29,6 +29,7 @@ import (
 	"rtype/game/settings"
 	"rtype/game/sound"
 	"rtype/internal/version"
+	"rtype/net/client"
 	"rtype/net/lobby"
 	"rtype/net/wire"
 	"rtype/render"
@@ -80,6 +81,15 @@ type Options struct {
 	ScreenshotAfter time.Duration
 	QuitAfter       time.Duration
 	InputScript     []core.InputStep
+	// Transport opens the sessions to servers (client.Config.Transport):
+	// nil for TCP and UDP; WebTransport in the browser (net/wtjs).
+	Transport client.Transport
+	// Room is a room code (PROTOCOL.md 7.14) to join at once on Join's
+	// server (the browser's /?room=CODE).
+	Room string
+	// Server is offered first by the join screen (the browser's: the
+	// server of the page, the only one it can reach).
+	Server string
 	// Context ends the game when done (signals).
 	Context context.Context
 	Logger  *slog.Logger
@@ -158,6 +168,9 @@ func New(opt Options) (*Game, error) {
 		}
 		g.settings = s
 	}
+	if opt.Server != "" {
+		g.settings.Recent = settings.AddRecent(g.settings.Recent, opt.Server)
+	}
 	if opt.Name != "" {
 		n, err := core.NormalizeName(opt.Name)
 		if err != nil {
@@ -197,6 +210,16 @@ func New(opt Options) (*Game, error) {
 		// lobby).
 		g.autoReady = true
 		g.setScene(g.withName(func() Scene { return NewHostingScene(g) }))
+	case opt.Join != "" && opt.Room != "":
+		addr, err := core.NormalizeAddr(opt.Join)
+		if err != nil {
+			return nil, fmt.Errorf("the server %q: %w", opt.Join, err)
+		}
+		code, ok := wire.ParseRoomCode(opt.Room)
+		if !ok {
+			return nil, fmt.Errorf("the room %q is not a room code: 6 letters and digits, as the room's lobby shows it", opt.Room)
+		}
+		g.setScene(g.withName(func() Scene { return NewLobbyConnectScene(g, addr, false, roomAction{code: code}) }))
 	case opt.Join != "":
 		addr, err := core.NormalizeAddr(opt.Join)
 		if err != nil {

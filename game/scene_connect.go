@@ -43,7 +43,7 @@ func startDial(g *Game, addr string, mode uint8) *dialer {
 	go func() {
 		for try := 0; ; try++ {
 			rec := startRecording(dir, limit, name, g.log)
-			c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Mode: mode, Logger: log, Version: g.opt.Protocol, Tap: rec.tap()})
+			c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Mode: mode, Logger: log, Version: g.opt.Protocol, Tap: rec.tap(), Transport: g.opt.Transport})
 			if err != nil {
 				rec.discard()
 				rec = nil
@@ -181,7 +181,7 @@ func (g *Game) hostPort() int {
 // drawJoinAddrs shows the addresses friends can join, from y.
 func drawJoinAddrs(screen *ebiten.Image, g *Game, addrs []string, y float64) {
 	say := "Friends choose Join game and type one of these addresses:"
-	if g.host != nil && g.host.srv.DiscoveryAddr() != "" {
+	if g.host != nil && g.host.discoveryAddr() != "" {
 		say = "Friends on this network find it in Join game; others type an address:"
 	}
 	render.Text(screen, say, g.fonts.Body, render.Width/2, y, render.Center, render.ColDim)

@@ -1,18 +1,10 @@
 package game
 
 import (
-	"context"
-	"fmt"
-	"log/slog"
-	"net"
-	"strconv"
 	"time"
 
-	"rtype/bot"
-	"rtype/game/core"
 	"rtype/net/client"
 	"rtype/net/wire"
-	"rtype/server"
 	"rtype/sim"
 	"rtype/sim/stage"
 )
@@ -68,86 +60,6 @@ func checkStage(st *stage.Stage, warp string) error {
 	}
 	_, err := sim.NewStage(sim.DefaultRules(), st, 1, sim.StageOptions{Warp: warp})
 	return err
-}
-
-// Host is the in-process server of a hosted game.
-type Host struct {
-	srv    *server.Server
-	cancel context.CancelFunc
-	done   chan struct{}
-	// Port is the port it listens on (TCP and UDP); Addrs the addresses
-	// friends can join (LAN first, then 127.0.0.1).
-	Port  int
-	Addrs []string
-	// Rules are the server's rules (the own ship is predicted with them).
-	Rules sim.Rules
-	// Mode is the mode of its games (wire.ModeStage or ModeClassic).
-	Mode uint8
-}
-
-// StartHost starts a one-game server playing hc on port, or the next
-// free one of the ten after it, or any free port; port 0 takes any free
-// port at once.
-func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
-	var ports []int
-	if port > 0 {
-		for p := port; p <= port+10 && p <= 65535; p++ {
-			ports = append(ports, p)
-		}
-	}
-	ports = append(ports, 0)
-	var firstErr error
-	rules := sim.DefaultRules()
-	for _, p := range ports {
-		srv, err := server.New(server.Config{
-			Listen:    net.JoinHostPort("", strconv.Itoa(p)),
-			MaxGames:  1,
-			Rules:     &rules,
-			Mode:      hc.mode(),
-			Stage:     hc.Stage,
-			Warp:      hc.Warp,
-			Discovery: hc.Discovery,
-			Name:      hc.Name,
-			Logger:    log.With("component", "server"),
-			Bots:      func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) },
-		})
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			log.Debug("port taken", "port", p, "err", err)
-			continue
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: rules, Mode: hc.mode()}
-		h.Addrs = core.JoinAddrs(h.Port)
-		go func() {
-			defer close(h.done)
-			if err := srv.Run(ctx); err != nil {
-				log.Error("server", "err", err)
-			}
-		}()
-		if p != port && port > 0 {
-			log.Info("hosting port taken, using another", "wanted", port, "port", h.Port)
-		}
-		log.Info("hosting", "port", h.Port, "addrs", h.Addrs, "mode", wire.ModeName(h.Mode))
-		return h, nil
-	}
-	return nil, fmt.Errorf("cannot open a port to host the game: %w", firstErr)
-}
-
-// LocalAddr is the address the host's own client joins.
-func (h *Host) LocalAddr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(h.Port)) }
-
-// Stop ends every session (Logout ServerShutdown) and waits, at most 2 s,
-// for the server to stop.
-func (h *Host) Stop() {
-	h.cancel()
-	h.srv.Close()
-	select {
-	case <-h.done:
-	case <-time.After(2 * time.Second):
-	}
 }
 
 // Session is this client's connection to a game.

@@ -31,6 +31,9 @@ type Config struct {
 	LoginTimeout time.Duration
 	// Logger receives the lobby's logs. Default slog.Default().
 	Logger *slog.Logger
+	// Transport opens the session's stream, and the datagrams of the
+	// room's game (client.Config.Transport). Default nil: TCP and UDP.
+	Transport client.Transport
 }
 
 // Errors of a lobby.
@@ -78,8 +81,16 @@ func Dial(ctx context.Context, cfg Config) (*Lobby, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	d := net.Dialer{Timeout: cfg.LoginTimeout}
-	conn, err := d.DialContext(ctx, "tcp", cfg.Addr)
+	var conn net.Conn
+	var err error
+	if cfg.Transport != nil {
+		dctx, cancel := context.WithTimeout(ctx, cfg.LoginTimeout)
+		conn, err = cfg.Transport.DialStream(dctx, cfg.Addr)
+		cancel()
+	} else {
+		d := net.Dialer{Timeout: cfg.LoginTimeout}
+		conn, err = d.DialContext(ctx, "tcp", cfg.Addr)
+	}
 	if err != nil {
 		return nil, &client.ReachError{Addr: cfg.Addr, Err: err}
 	}
@@ -382,6 +393,9 @@ func (l *Lobby) Play(ctx context.Context, cfg client.Config) (*client.Client, er
 	acc := l.acc
 	acc.Player, acc.Tick = st.You, 0
 	cfg.Addr, cfg.Name = l.cfg.Addr, l.cfg.Name
+	if cfg.Transport == nil {
+		cfg.Transport = l.cfg.Transport
+	}
 	c, err := client.Attach(ctx, cfg, g, acc)
 	if err != nil {
 		l.mu.Lock()
