@@ -90,6 +90,9 @@ type Options struct {
 	// Server is offered first by the join screen (the browser's: the
 	// server of the page, the only one it can reach).
 	Server string
+	// Web is where the command serves the game's page for browsers
+	// (package web), for the games hosted here; "" none.
+	Web string
 	// Context ends the game when done (signals).
 	Context context.Context
 	Logger  *slog.Logger
@@ -421,6 +424,7 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		g.saveScreenshot(screen)
 		g.leaving = false
 	}
+	g.publish()
 }
 
 // saveScreenshot writes the screen to the autotest PNG (ReadPixels works

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"rtype/bot"
@@ -15,7 +16,11 @@ import (
 	"rtype/net/wire"
 	"rtype/server"
 	"rtype/sim"
+	"rtype/web"
 )
+
+// canHost tells that this build can host games (the browser's cannot).
+const canHost = true
 
 // Host is the in-process server of a hosted game.
 type Host struct {
@@ -68,6 +73,7 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: rules, Mode: hc.mode()}
 		h.Addrs = core.JoinAddrs(h.Port)
+		hosted.Store(srv)
 		go func() {
 			defer close(h.done)
 			if err := srv.Run(ctx); err != nil {
@@ -89,6 +95,7 @@ func (h *Host) LocalAddr() string { return net.JoinHostPort("127.0.0.1", strconv
 // Stop ends every session (Logout ServerShutdown) and waits, at most 2 s,
 // for the server to stop.
 func (h *Host) Stop() {
+	hosted.CompareAndSwap(h.srv, nil)
 	h.cancel()
 	h.srv.Close()
 	select {
@@ -100,3 +107,20 @@ func (h *Host) Stop() {
 // discoveryAddr is where the server answers LAN discovery queries; ""
 // none.
 func (h *Host) discoveryAddr() string { return h.srv.DiscoveryAddr() }
+
+// hosted is the server of the game this process hosts now, if any: the
+// page of the listen server (HostedWebTransport) is served on goroutines
+// of its own.
+var hosted atomic.Pointer[server.Server]
+
+// HostedWebTransport tells the page of the listen server (package web)
+// where the game hosted now speaks WebTransport: ok false when nothing is
+// hosted, or when it does not. Safe for concurrent use.
+func HostedWebTransport() (web.Server, bool) {
+	srv := hosted.Load()
+	if srv == nil {
+		return web.Server{}, false
+	}
+	info, ok := srv.WebTransport()
+	return web.Server{Addr: info.Addr, CertHashes: info.CertHashes}, ok
+}

@@ -21,6 +21,9 @@ type Host struct {
 	Mode uint8
 }
 
+// canHost tells that this build can host games: the browser's cannot.
+const canHost = false
+
 // errNoHosting is StartHost's answer in the browser.
 var errNoHosting = errors.New("hosting a game is not possible in the browser: join a game instead, or run the game on a computer to host one")
 
