@@ -1,16 +1,40 @@
 package game
 
 import (
+	"encoding/json"
 	"fmt"
 	"syscall/js"
+
+	"rtype/net/client"
 )
+
+// pageFrames is publish's buffer for the client's frames (the page has
+// one game, drawn on one goroutine).
+var pageFrames []client.Frame
+
+// pageWorld is the world of the game joined as publish tells it: the last
+// snapshot the client applied, its tick, the local player and the names
+// in the player table, and the entities that snapshot updated as [id,
+// kind, x, y] (logical pixels).
+type pageWorld struct {
+	Tick     uint32       `json:"tick"`
+	Player   uint8        `json:"player"`
+	Names    []string     `json:"names"`
+	Entities [][4]float64 `json:"entities"`
+	// KbitIn and KbitOut are the client's bandwidth (client.Stats), RTT
+	// its round-trip time in ms.
+	KbitIn  float64 `json:"kbitIn"`
+	KbitOut float64 `json:"kbitOut"`
+	RTT     float64 `json:"rtt"`
+}
 
 // publish tells the page about the frame drawn, in globalThis.rtype:
 // frames (how many were drawn), scene (the scene's type, e.g.
-// "*game.TitleScene"), and the page's time (performance.now(), from the
+// "*game.TitleScene"), the page's time (performance.now(), from the
 // page's load) of the first frame of each scene type in first, e.g.
-// first["*game.TitleScene"]. The page's tests read them; the game keeps
-// no state of it.
+// first["*game.TitleScene"], and every 15 frames of a game joined world,
+// a pageWorld in JSON. The page's tests read them; the game keeps no
+// state of it.
 func (g *Game) publish() {
 	st := js.Global().Get("rtype")
 	if st.Type() != js.TypeObject {
@@ -20,9 +44,34 @@ func (g *Game) publish() {
 		js.Global().Set("rtype", st)
 	}
 	scene := fmt.Sprintf("%T", g.scene)
-	st.Set("frames", st.Get("frames").Int()+1)
+	frames := st.Get("frames").Int() + 1
+	st.Set("frames", frames)
 	st.Set("scene", scene)
 	if first := st.Get("first"); first.Get(scene).IsUndefined() {
 		first.Set(scene, js.Global().Get("performance").Call("now"))
+	}
+	if g.session == nil || frames%15 != 0 {
+		return
+	}
+	c := g.session.C
+	pageFrames = c.Frames(pageFrames)
+	if len(pageFrames) == 0 {
+		return
+	}
+	f := &pageFrames[len(pageFrames)-1]
+	stats := c.Stats()
+	w := pageWorld{Tick: f.Tick, Player: c.Player(), KbitIn: stats.KbitIn, KbitOut: stats.KbitOut, RTT: float64(stats.RTT.Microseconds()) / 1000}
+	for _, p := range f.Players {
+		if p.Present {
+			w.Names = append(w.Names, p.Name)
+		}
+	}
+	for _, e := range f.Entities {
+		if e.Tick == f.Tick {
+			w.Entities = append(w.Entities, [4]float64{float64(e.ID), float64(e.Kind), float64(e.X), float64(e.Y)})
+		}
+	}
+	if b, err := json.Marshal(w); err == nil {
+		st.Set("world", string(b))
 	}
 }

@@ -96,12 +96,20 @@ func (t *Transport) DialStream(ctx context.Context, addr string) (net.Conn, erro
 	return c, nil
 }
 
-// DialDatagrams opens the datagram channel of the session of stream (a
-// stream DialStream returned; any other conn, e.g. a lobby's view of it,
-// means the session DialStream opened last).
+// DialDatagrams opens the datagram channel of the session of stream: a
+// stream DialStream returned, or a conn whose NetConn method returns one
+// (a lobby's view of its stream); any other conn means the session
+// DialStream opened last.
 func (t *Transport) DialDatagrams(ctx context.Context, stream net.Conn) (net.Conn, error) {
 	var s *session
 	var addr string
+	for range 4 {
+		u, ok := stream.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		stream = u.NetConn()
+	}
 	if st, ok := stream.(*Stream); ok {
 		s, addr = st.s, st.addr
 	} else {

@@ -1,0 +1,261 @@
+package e2e
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"rtype/bot"
+	"rtype/internal/testutil"
+	"rtype/internal/testutil/testserver"
+	"rtype/net/client"
+	"rtype/net/lobby"
+	"rtype/net/netsim"
+	"rtype/net/wire"
+	"rtype/server"
+	"rtype/web"
+)
+
+// browserWorld is what the page publishes of the game it plays
+// (game/page_js.go, pageWorld).
+type browserWorld struct {
+	Tick     uint32       `json:"tick"`
+	Player   uint8        `json:"player"`
+	Names    []string     `json:"names"`
+	Entities [][4]float64 `json:"entities"`
+	KbitIn   float64      `json:"kbitIn"`
+	KbitOut  float64      `json:"kbitOut"`
+	RTT      float64      `json:"rtt"`
+}
+
+// enableWebTransport turns on the server's WebTransport binding on a
+// free loopback port, and reports whether this server has one.
+func enableWebTransport(cfg *server.Config) bool {
+	v := reflect.ValueOf(cfg).Elem()
+	for _, name := range []string{"WebTransportAddr", "WebTransport"} {
+		if f := v.FieldByName(name); f.IsValid() && f.Kind() == reflect.String && f.CanSet() {
+			f.SetString("127.0.0.1:0")
+			return true
+		}
+	}
+	return false
+}
+
+// snapLog keeps the server's snapshots by tick, for the browser's.
+type snapLog struct {
+	mu    sync.Mutex
+	snaps map[uint32][]wire.Entity
+}
+
+func (l *snapLog) onSnapshot(_ int, s server.Snapshot) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.snaps[s.Tick] = slices.Clone(s.Entities)
+	delete(l.snaps, s.Tick-600) // ten seconds are enough
+}
+
+// check compares what the browser published with the server's snapshot
+// at the same tick: every entity the snapshot updated is the server's,
+// with its kind and position. It returns how many it compared.
+func (l *snapLog) check(w browserWorld) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	snap, ok := l.snaps[w.Tick]
+	if !ok {
+		return 0, fmt.Errorf("the browser shows tick %d, which the server never sent", w.Tick)
+	}
+	for _, e := range w.Entities {
+		id := uint32(e[0])
+		i := slices.IndexFunc(snap, func(s wire.Entity) bool { return s.ID == id })
+		if i < 0 {
+			return 0, fmt.Errorf("tick %d: the browser has entity %d, the server had none", w.Tick, id)
+		}
+		s := &snap[i]
+		if uint8(e[1]) != s.Kind || math.Abs(e[2]-float64(s.X())) > 0.01 || math.Abs(e[3]-float64(s.Y())) > 0.01 {
+			return 0, fmt.Errorf("tick %d entity %d: the browser has kind %v at (%v, %v), the server kind %d at (%v, %v)",
+				w.Tick, id, e[1], e[2], e[3], s.Kind, s.X(), s.Y())
+		}
+	}
+	return len(w.Entities), nil
+}
+
+// TestBrowserPlays plays in the browser against a real server over
+// WebTransport (issue 18): a native player makes a room with two bots,
+// the browser joins it from a link (/?room=CODE&name=NAME), the game
+// starts, and for a few seconds the browser's world must be the server's
+// at the same tick, each player must see the other, and the screenshot
+// must show the game. Then the same through an impaired link (netsim in
+// front of the WebTransport port).
+func TestBrowserPlays(t *testing.T) {
+	chromium(t)
+	for _, tc := range []struct {
+		name string
+		im   netsim.Impairment
+	}{
+		{"clean", netsim.Impairment{}},
+		{"lossy", netsim.Impairment{Loss: 0.03, Delay: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Reorder: 0.02}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { browserPlays(t, tc.im) })
+	}
+}
+
+func browserPlays(t *testing.T, im netsim.Impairment) {
+	sl := &snapLog{snaps: map[uint32][]wire.Entity{}}
+	cfg := server.Config{MaxGames: 2, Seed: 11, OnSnapshot: sl.onSnapshot,
+		Bots: func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) }}
+	if !enableWebTransport(&cfg) {
+		t.Skip("the server has no WebTransport binding yet (issue 18's server side, branch wt): nothing for the browser to play on")
+	}
+	srv := testserver.Start(t, cfg)
+	info, ok := srv.WebTransport()
+	if !ok {
+		t.Fatal("the server was asked for WebTransport and does not speak it")
+	}
+	wtAddr := info.Addr
+	if im != (netsim.Impairment{}) {
+		relay, err := netsim.New(netsim.Config{To: info.Addr, Up: im, Down: im, Seed: 5, Logger: testutil.Logger(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go relay.Run(context.Background())
+		t.Cleanup(func() {
+			up, down := relay.Stats()
+			t.Logf("relay %v: up %v, down %v", im, up, down)
+			relay.Close()
+		})
+		wtAddr = relay.Addr()
+	}
+	h, err := web.New(web.Config{Wasm: gameWasm(t), Server: func() (web.Server, bool) {
+		return web.Server{Addr: info.Addr, CertHashes: info.CertHashes}, true
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// The native player's room: Classic, two bots, open to late joiners.
+	l, err := lobby.Dial(ctx, lobby.Config{Addr: srv.Addr(), Name: "Native", Mode: wire.ModeClassic, Logger: testutil.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Create(wire.RoomSettings{Mode: wire.ModeClassic, Difficulty: wire.DifficultyNormal, MaxPlayers: wire.MaxPlayers, Flags: wire.RoomPublic | wire.RoomJoinLate}); err != nil {
+		t.Fatal(err)
+	}
+	room := waitRoom(t, l, "the room", func(r wire.Room) bool { return r.Code != (wire.RoomCode{}) })
+	for range 2 {
+		if err := l.AddBot(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	bctx := newBrowser(t, 2*time.Minute)
+	q := url.Values{"room": {room.Code.String()}, "name": {"Webby"}, "mute": {"1"}}
+	if wtAddr != info.Addr {
+		q.Set("addr", wtAddr)
+		var hs []string
+		for _, x := range info.CertHashes {
+			hs = append(hs, hex.EncodeToString(x[:]))
+		}
+		q.Set("hash", strings.Join(hs, ","))
+	}
+	if err := chromedp.Do(bctx, chromedp.Navigate(hs.URL+"/?"+q.Encode())); err != nil {
+		t.Fatal(err)
+	}
+	// The browser joins the room: four members, then the owner starts.
+	waitRoom(t, l, "the browser in the room", func(r wire.Room) bool { return r.Count == 4 })
+	if err := l.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitRoom(t, l, "the game", func(r wire.Room) bool { return r.State == wire.RoomPlaying })
+	native, err := l.Play(ctx, client.Config{Logger: testutil.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer native.Close()
+	go bot.Play(ctx, native, rand.New(rand.NewPCG(3, 4)))
+
+	if _, err := chromedp.Run(bctx, chromedp.Poll[bool](`globalThis.rtype && rtype.scene === "*game.PlayScene" && !!rtype.world`, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+		t.Fatalf("the browser did not start playing: %v\npage log:\n%s", err, &pageLog)
+	}
+	// For six seconds: the browser's world is the server's.
+	compared, samples := 0, 0
+	var last browserWorld
+	for end := time.Now().Add(6 * time.Second); time.Now().Before(end); {
+		s, err := chromedp.Run(bctx, chromedp.Poll[string](`rtype.world`, chromedp.WithPollingTimeout(10*time.Second)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w browserWorld
+		if err := json.Unmarshal([]byte(s), &w); err != nil {
+			t.Fatalf("the page's world %q: %v", s, err)
+		}
+		if w.Tick == last.Tick {
+			time.Sleep(50 * time.Millisecond) // polling the page, not synchronising
+			continue
+		}
+		last = w
+		n, err := sl.check(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compared += n
+		samples++
+	}
+	if samples < 5 || compared < 20 {
+		t.Fatalf("compared only %d entities in %d frames of the browser", compared, samples)
+	}
+	// Each player sees the other.
+	if !slices.Contains(last.Names, "Native") {
+		t.Errorf("the browser's player table %q lacks the native player", last.Names)
+	}
+	var seen bool
+	for _, p := range native.Players() {
+		seen = seen || p.Present && p.Name == "Webby"
+	}
+	if !seen {
+		t.Errorf("the native client's player table %+v lacks the browser's player", native.Players())
+	}
+	img := screenshot(t, bctx, "play-"+strings.ReplaceAll(t.Name(), "/", "-")+".png")
+	if lit, colours := colourful(img); lit < 300 || colours < 8 {
+		t.Errorf("the screenshot does not show the game: %d lit pixels, %d colours", lit, colours)
+	}
+	ns := native.Stats()
+	t.Logf("browser: %d entities in %d frames equal to the server's; %.1f kbit/s in, %.1f out, RTT %.1f ms; native: %.1f kbit/s in, %.1f out, RTT %v",
+		compared, samples, last.KbitIn, last.KbitOut, last.RTT, ns.KbitIn, ns.KbitOut, ns.RTT)
+}
+
+// waitRoom waits for the lobby's room state to satisfy ok.
+func waitRoom(t *testing.T, l *lobby.Lobby, what string, ok func(wire.Room) bool) wire.Room {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		if r, in := l.State(); in && ok(r) {
+			return r
+		}
+		select {
+		case <-l.Changed():
+		case <-l.Done():
+			t.Fatalf("waiting for %s: the lobby ended: %v", what, l.Err())
+		case <-deadline:
+			r, _ := l.State()
+			t.Fatalf("no %s within 60 s: room %+v", what, r)
+		}
+	}
+}
