@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"syscall/js"
 
+	"github.com/hajimehoshi/ebiten/v2"
+
 	"rtype/net/client"
 )
 
@@ -32,7 +34,8 @@ type pageWorld struct {
 // frames (how many were drawn), scene (the scene's type, e.g.
 // "*game.TitleScene"), the page's time (performance.now(), from the
 // page's load) of the first frame of each scene type in first, e.g.
-// first["*game.TitleScene"], and every 15 frames of a game joined world,
+// first["*game.TitleScene"], fps (ebiten.ActualFPS), and every 4 frames
+// of a game joined world,
 // a pageWorld in JSON. The page's tests read them; the game keeps no
 // state of it.
 func (g *Game) publish() {
@@ -47,10 +50,11 @@ func (g *Game) publish() {
 	frames := st.Get("frames").Int() + 1
 	st.Set("frames", frames)
 	st.Set("scene", scene)
+	st.Set("fps", ebiten.ActualFPS())
 	if first := st.Get("first"); first.Get(scene).IsUndefined() {
 		first.Set(scene, js.Global().Get("performance").Call("now"))
 	}
-	if g.session == nil || frames%15 != 0 {
+	if g.session == nil || frames%4 != 0 {
 		return
 	}
 	c := g.session.C
