@@ -452,7 +452,7 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 	}
 	mode := s.gameMode(version, &m)
 	if version == wire.Version2 && m.Minor >= 1 && m.Flags&wire.LoginLobby != 0 {
-		return s.loginLobbyLocked(c, ap, name, tok, mode)
+		return s.loginLobbyLocked(c, ap, name, tok, mode, min(m.Minor, wire.MinorVersion))
 	}
 	g, why, reason := s.findGame(name, mode)
 	if g == nil {
@@ -511,17 +511,17 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 
 // loginLobbyLocked accepts a v2.1 lobby login (7.14): the session is in
 // no game (player 255, tick 0) until its room's game starts; s.mu is held.
-func (s *Server) loginLobbyLocked(c *net.TCPConn, ap netip.AddrPort, name string, tok wire.Token, mode uint8) (*session, bool) {
+func (s *Server) loginLobbyLocked(c *net.TCPConn, ap netip.AddrPort, name string, tok wire.Token, mode, minor uint8) (*session, bool) {
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		s.log.Info("login refused", "addr", ap, "name", name, "reason", "the server is full")
 		return s.reject(c, wire.RejectGameFull, "the server is full")
 	}
 	ss := &session{srv: s, id: s.newSessionID(), token: tok, name: name, conn: c, ip: ap.Addr().Unmap(),
-		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, minor: wire.MinorVersion,
+		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, minor: minor,
 		mode: mode, lobby: true}
 	ss.link = link.NewV2(ss.id, ss.start)
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: ss.id, Token: tok,
-		Ext: s.loginExt(), Minor: wire.MinorVersion, Mode: mode}
+		Ext: s.loginExt(), Minor: minor, Mode: mode}
 	s.sessions[ss.id] = ss
 	c.SetWriteDeadline(time.Now().Add(time.Second))
 	if _, err := c.Write(wire.AppendMessage2(nil, &accepted)); err != nil {

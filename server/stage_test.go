@@ -57,7 +57,8 @@ func gameOf(t *testing.T, s *Server, id uint32) (int, uint8) {
 // TestLoginModes: v1 and v2.0 logins play Classic; a v2.1 login plays the
 // mode it asks for, the server's default for Any or a mode above 2; a
 // v2.1 session's LoginAccepted (L = 30) carries its game's mode, a v2.0
-// one's (L = 29) none; a minor above 1 is taken as 1 (7.12).
+// one's (L = 29) none; a v2.2 one (L = 31) also the session's minor, and
+// a minor above 2 is taken as 2 (7.12, 7.15).
 func TestLoginModes(t *testing.T) {
 	for _, def := range []uint8{0, wire.ModeStage, wire.ModeClassic} {
 		cfg := testConfig()
@@ -86,6 +87,7 @@ func TestLoginModes(t *testing.T) {
 			{"v2.1 mode 255", false, []byte{1, 255, 8, 9}, true, server}, // flags 8: not Lobby (7.14)
 			{"v2.2 Classic", false, []byte{2, wire.ModeClassic, 6}, true, wire.ModeClassic},
 			{"v2.2 Stage", false, []byte{2, wire.ModeStage}, true, wire.ModeStage},
+			{"v2.3 Stage", false, []byte{3, wire.ModeStage}, true, wire.ModeStage}, // taken as 2.2
 		} {
 			name := "Player" + strconv.Itoa(i)
 			req := loginRequest21(name, c.tail...)
@@ -104,12 +106,15 @@ func TestLoginModes(t *testing.T) {
 				if c.minor {
 					want++
 				}
+				if c.minor && c.tail[0] >= 2 { // v2.2 (7.15): the session's minor
+					want++
+				}
 			}
 			if err != nil || m.Type != wire.MsgLoginAccepted || len(f) != want {
 				t.Fatalf("default %d, %s: % X (%d bytes, want %d) %v", def, c.why, f, len(f), want, err)
 			}
-			if c.minor && (m.Minor != 1 || m.Mode != c.mode) {
-				t.Errorf("default %d, %s: LoginAccepted of mode %d, want %d", def, c.why, m.Mode, c.mode)
+			if c.minor && (m.Minor != min(c.tail[0], wire.MinorVersion) || m.Mode != c.mode) {
+				t.Errorf("default %d, %s: LoginAccepted of minor %d, mode %d, want %d", def, c.why, m.Minor, m.Mode, c.mode)
 			}
 			if _, mode := gameOf(t, s, m.Session); mode != c.mode {
 				t.Errorf("default %d, %s: a game of mode %d, want %d", def, c.why, mode, c.mode)

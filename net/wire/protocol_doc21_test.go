@@ -11,6 +11,7 @@ import (
 var (
 	exLoginReq21 = Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley", Minor: 1, Mode: ModeStage}
 	exLoginOK21  = func() Message { m := exLoginOK2; m.Minor, m.Mode = 1, ModeStage; return m }()
+	exLoginOK22  = func() Message { m := exLoginOK21; m.Minor = 2; return m }()
 	exStageBoss  = Event{Type: EventStage, Tick: 9000, What: StageBoss, Value: 0x31, Name: "Dobkeratops"}
 	exHealth     = Event{Type: EventHealth, Tick: 9001, ID: 0x31, HP: 750, MaxHP: 800}
 	exArms       = Event{Type: EventArms, Tick: 617, Player: 0,
@@ -56,6 +57,12 @@ func docExamples21() []docExample {
 			want:   "1E 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00 68 01 21 11 00 05 D0 02 3C 03 08 02",
 			encode: func() []byte { return AppendMessage2(nil, &exLoginOK21) },
 			decode: message(exLoginOK21),
+		},
+		{
+			name:   "v22-login-accepted",
+			want:   "1F 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00 68 01 21 11 00 05 D0 02 3C 03 08 02 02",
+			encode: func() []byte { return AppendMessage2(nil, &exLoginOK22) },
+			decode: message(exLoginOK22),
 		},
 		{
 			name:   "v21-stage",

@@ -28,8 +28,8 @@ const loginAcceptedSize = 17
 var ErrUnknownMessage = errors.New("wire: unknown TCP message type, skipped in v2 (7.1)")
 
 // MinorVersion is the highest minor version of protocol 2 this package
-// speaks: 1, v2.1 (Stage mode, 7.12).
-const MinorVersion = 1
+// speaks: 2, v2.2 (7.15), which builds on v2.1 (Stage mode, 7.12).
+const MinorVersion = 2
 
 // AppendMessage2 appends m as one TCP frame of a v2 session: as
 // AppendMessage, with the extension after a LoginAccepted. With Minor 1 or
@@ -66,6 +66,9 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 	if m.Minor >= 1 {
 		dst = append(dst, m.Mode)
 	}
+	if m.Minor >= 2 { // v2.2 (7.15)
+		dst = append(dst, m.Minor)
+	}
 	le.PutUint16(dst[at:], uint16(len(dst)-at-2))
 	return dst
 }
@@ -80,7 +83,9 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 // decides what a minor above 1 or an unknown mode gets); otherwise Minor
 // and Mode are 0 (v2.0). A LoginAccepted with a byte after its extension
 // has Minor 1 and Mode from it, which must be ModeClassic or ModeStage,
-// else the message is malformed.
+// else the message is malformed. v2.2 (7.15): a second byte after the
+// extension is the session's Minor, which must be 2 or more, else the
+// message is malformed; bytes after it are ignored.
 //
 // v2.1 (7.14): a third byte after the name is Flags (LoginLobby); a
 // LoginAccepted with Mode may have Player NoPlayer (a lobby session, in
@@ -139,6 +144,11 @@ func ParseMessage2(b []byte) (Message, error) {
 		if len(x) > LoginExtSize {
 			m.Minor, m.Mode = 1, x[LoginExtSize]
 			if m.Mode != ModeClassic && m.Mode != ModeStage {
+				return m, ErrMessageBody
+			}
+		}
+		if len(x) > LoginExtSize+1 { // v2.2 (7.15): the session's minor
+			if m.Minor = x[LoginExtSize+1]; m.Minor < 2 {
 				return m, ErrMessageBody
 			}
 		}

@@ -225,9 +225,20 @@ func TestLoginTails21(t *testing.T) {
 	if m, err := parse(b); err != nil || m != acc {
 		t.Fatalf("parsed %+v %v", m, err)
 	}
-	// Extra bytes after the mode: ignored.
-	if m, err := ParseMessage2(append(bytes.Clone(b[2:]), 1, 2)); err != nil || m != acc {
+	// A byte after the mode is v2.2's minor (7.15): 2 or more, and the
+	// bytes after it are ignored; 0 or 1 there is malformed.
+	acc22 := acc
+	acc22.Minor = 2
+	if m, err := ParseMessage2(append(bytes.Clone(b[2:]), 2, 7)); err != nil || m != acc22 {
 		t.Fatalf("with 2 more bytes: %+v %v", m, err)
+	}
+	if got := AppendMessage2(nil, &acc22); !bytes.Equal(got[2:], append(bytes.Clone(b[2:]), 2)) || int(got[0]) != len(got)-2 {
+		t.Fatalf("v2.2 LoginAccepted % X", got)
+	}
+	for _, minor := range []byte{0, 1} {
+		if _, err := ParseMessage2(append(bytes.Clone(b[2:]), minor)); !errors.Is(err, ErrMessageBody) {
+			t.Errorf("a minor of %d after the mode: %v, want ErrMessageBody", minor, err)
+		}
 	}
 	// A v2.0 LoginAccepted (29 bytes): Minor 0, Mode 0.
 	acc20 := acc

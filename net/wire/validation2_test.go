@@ -272,9 +272,9 @@ func TestMessage2LoginAccepted(t *testing.T) {
 		t.Fatalf("got %+v %v", got, err)
 	}
 	// Bytes after the v2.0 fields: the first is v2.1's mode (7.12), the
-	// others are ignored.
+	// second v2.2's minor (7.15), the others are ignored.
 	want := m
-	want.Minor, want.Mode = 1, ModeClassic
+	want.Minor, want.Mode = 2, ModeClassic
 	if got, err := ParseMessage2(append(b[2:], ModeClassic, 2, 3)); err != nil || got != want {
 		t.Fatalf("with 3 more bytes: %+v %v", got, err)
 	}
