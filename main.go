@@ -101,7 +101,7 @@ func run() error {
 		if urls, err := serveWeb(ctx, opt.Web, log); err != nil {
 			log.Warn("the game's page is not served", "err", err)
 		} else {
-			fmt.Printf("Friends can play in a browser: host a game, then open %s (add ?room=CODE to join the room at once)\n", urls[0])
+			fmt.Printf("Friends can play in a browser: host a game, then they open %s?room=CODE (CODE: the room's, in its lobby; their browser warns once about the certificate the game made)\n", urls[0])
 			log.Info("the game's page", "urls", urls)
 		}
 	}

@@ -4,12 +4,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"rtype/game"
@@ -23,8 +22,11 @@ const defaultWebPort = 4280
 
 // serveWeb serves the game's page (package web) on addr, or on the next
 // free port of the ten after addr's when that one is taken, for the game
-// this process hosts (game.HostedWebTransport), until ctx ends. It
-// returns the page's URLs: this machine's LAN addresses, then 127.0.0.1.
+// this process hosts (game.HostedWebTransport), until ctx ends: https
+// with a certificate made now (browsers give WebTransport to secure
+// pages only, and a friend's page is not on this machine), and http on
+// the same port. It returns the page's URLs: https on this machine's LAN
+// addresses, then http on 127.0.0.1.
 func serveWeb(ctx context.Context, addr string, log *slog.Logger) ([]string, error) {
 	h, err := web.New(web.Config{Server: game.HostedWebTransport, Logger: log})
 	if err != nil {
@@ -47,20 +49,26 @@ func serveWeb(ctx context.Context, addr string, log *slog.Logger) ([]string, err
 	if err != nil {
 		return nil, fmt.Errorf("-web: %w", err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	var urls, hosts []string
+	for _, a := range core.JoinAddrs(ln.Addr().(*net.TCPAddr).Port) {
+		h, _, _ := net.SplitHostPort(a)
+		hosts = append(hosts, h)
+		if strings.HasPrefix(a, "127.") {
+			urls = append(urls, "http://"+a+"/")
+		} else {
+			urls = append(urls, "https://"+a+"/")
+		}
+	}
+	cert, err := web.SelfSigned(append(hosts, "localhost"), 30*24*time.Hour)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("-web: a certificate for the page: %w", err)
+	}
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := web.Serve(ctx, ln, h, &cert, log); err != nil {
 			log.Warn("the game's page stopped", "err", err)
 		}
 	}()
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
-	var urls []string
-	for _, a := range core.JoinAddrs(ln.Addr().(*net.TCPAddr).Port) {
-		urls = append(urls, "http://"+a+"/")
-	}
 	if !h.HasGame() {
 		log.Warn("the page has no game for browsers: ./build.sh build makes one", "addr", ln.Addr())
 	}

@@ -2,29 +2,28 @@ package main
 
 import (
 	"context"
-	"errors"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"time"
 
 	"rtype/server"
 	"rtype/web"
 )
 
-// pageFlags serve the game's page (package web): -web ADDR. Browsers
-// give WebTransport to secure pages only: https, or http from this
-// machine (localhost, 127.0.0.1). With -tls-cert and -tls-key (the
-// certificate of the WebTransport binding, one browsers trust) the page
-// is served over HTTPS.
+// pageFlags serve the game's page (package web): -web ADDR, https and
+// http on that port. Browsers give WebTransport to secure pages only:
+// https, or http from the browser's own machine. The https certificate
+// is the operator's of -tls-cert and -tls-key when given (one browsers
+// trust), else one made at start (browsers warn about it once).
 type pageFlags struct {
 	addr *string
 }
 
 var pagef = pageFlags{
-	addr: flag.String("web", "", "serve the game's page on `ADDR` (host:port): players open it in a browser and play over WebTransport (-webtransport); over HTTPS with -tls-cert/-tls-key"),
+	addr: flag.String("web", "", "serve the game's page on `ADDR` (host:port), https and http: players open it in a browser and play over WebTransport (-webtransport); https with the certificate of -tls-cert/-tls-key, else a self-made one"),
 }
 
 // start serves the page for srv until ctx ends; the channel gives the
@@ -42,15 +41,20 @@ func (p pageFlags) start(ctx context.Context, srv *server.Server, log *slog.Logg
 	if err != nil {
 		return nil, err
 	}
+	var cert tls.Certificate
+	if certFile, keyFile := flagValue("tls-cert"), flagValue("tls-key"); certFile != "" && keyFile != "" {
+		if cert, err = tls.LoadX509KeyPair(certFile, keyFile); err != nil {
+			return nil, fmt.Errorf("-web: -tls-cert/-tls-key: %w", err)
+		}
+	} else {
+		host, _, _ := net.SplitHostPort(*p.addr)
+		if cert, err = web.SelfSigned([]string{host, "localhost", "127.0.0.1"}, 30*24*time.Hour); err != nil {
+			return nil, fmt.Errorf("-web: a certificate for the page: %w", err)
+		}
+	}
 	ln, err := net.Listen("tcp", *p.addr)
 	if err != nil {
 		return nil, fmt.Errorf("-web: %w", err)
-	}
-	cert, key := flagValue("tls-cert"), flagValue("tls-key")
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
-	scheme := "http"
-	if cert != "" && key != "" {
-		scheme = "https"
 	}
 	if !h.HasGame() {
 		log.Warn("the game's page has no game: build the server with ./build.sh build", "addr", ln.Addr())
@@ -58,25 +62,8 @@ func (p pageFlags) start(ctx context.Context, srv *server.Server, log *slog.Logg
 	if _, ok := srv.WebTransport(); !ok {
 		log.Warn("the game's page is served, but the server does not speak WebTransport: browsers cannot play without -webtransport")
 	}
-	log.Info("serving the game's page", "url", scheme+"://"+ln.Addr().String()+"/")
-	go func() {
-		var err error
-		if scheme == "https" {
-			err = hs.ServeTLS(ln, cert, key)
-		} else {
-			err = hs.Serve(ln)
-		}
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-		done <- err
-	}()
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		hs.Shutdown(sctx)
-	}()
+	log.Info("serving the game's page", "addr", ln.Addr().String(), "url", "https://"+ln.Addr().String()+"/")
+	go func() { done <- web.Serve(ctx, ln, h, &cert, log) }()
 	return done, nil
 }
 
