@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http/httptest"
 	"net/url"
 	"reflect"
@@ -107,17 +108,27 @@ func (l *snapLog) check(w browserWorld) (int, error) {
 func TestBrowserPlays(t *testing.T) {
 	chromium(t)
 	for _, tc := range []struct {
-		name string
-		im   netsim.Impairment
+		name   string
+		im     netsim.Impairment
+		friend bool
 	}{
-		{"clean", netsim.Impairment{}},
-		{"lossy", netsim.Impairment{Loss: 0.03, Delay: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Reorder: 0.02}},
+		{"clean", netsim.Impairment{}, false},
+		{"lossy-friend", netsim.Impairment{Loss: 0.03, Delay: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Reorder: 0.02}, true},
 	} {
-		t.Run(tc.name, func(t *testing.T) { browserPlays(t, tc.im) })
+		t.Run(tc.name, func(t *testing.T) { browserPlays(t, tc.im, tc.friend) })
 	}
 }
 
-func browserPlays(t *testing.T, im netsim.Impairment) {
+// friendHost is the name under which the "friend" browser opens the page:
+// not this machine's name, so the page is a secure context (and has
+// WebTransport) only over https. Chromium resolves it to 127.0.0.1.
+const friendHost = "friend.test"
+
+// browserPlays plays in the browser through im; friend opens the page as
+// a friend on the LAN does, https://NAME:PORT/ with the certificate the
+// page made (web.Serve), which the browser is told to accept as a
+// player clicks through its warning.
+func browserPlays(t *testing.T, im netsim.Impairment, friend bool) {
 	sl := &snapLog{snaps: map[uint32][]wire.Entity{}}
 	cfg := server.Config{MaxGames: 2, Seed: 11, OnSnapshot: sl.onSnapshot,
 		Bots: func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) }}
@@ -149,11 +160,27 @@ func browserPlays(t *testing.T, im netsim.Impairment) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(h)
-	defer hs.Close()
-
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	pageURL, flags := "", []chromedp.ExecAllocatorOption(nil)
+	if friend {
+		cert, err := web.SelfSigned([]string{friendHost}, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go web.Serve(ctx, ln, h, &cert, testutil.Logger(t))
+		pageURL = fmt.Sprintf("https://%s:%d", friendHost, ln.Addr().(*net.TCPAddr).Port)
+		flags = append(flags, chromedp.Flag("ignore-certificate-errors", true),
+			chromedp.Flag("host-resolver-rules", "MAP "+friendHost+" 127.0.0.1"))
+	} else {
+		hs := httptest.NewServer(h)
+		defer hs.Close()
+		pageURL = hs.URL
+	}
 	// The native player's room: Classic, two bots, open to late joiners.
 	l, err := lobby.Dial(ctx, lobby.Config{Addr: srv.Addr(), Name: "Native", Mode: wire.ModeClassic, Logger: testutil.Logger(t)})
 	if err != nil {
@@ -170,7 +197,7 @@ func browserPlays(t *testing.T, im netsim.Impairment) {
 		}
 	}
 
-	bctx := newBrowser(t, 2*time.Minute)
+	bctx := newBrowser(t, 2*time.Minute, flags...)
 	q := url.Values{"room": {room.Code.String()}, "name": {"Webby"}, "mute": {"1"}}
 	if wtAddr != info.Addr {
 		q.Set("addr", wtAddr)
@@ -180,7 +207,7 @@ func browserPlays(t *testing.T, im netsim.Impairment) {
 		}
 		q.Set("hash", strings.Join(hs, ","))
 	}
-	if err := chromedp.Do(bctx, chromedp.Navigate(hs.URL+"/?"+q.Encode())); err != nil {
+	if err := chromedp.Do(bctx, chromedp.Navigate(pageURL+"/?"+q.Encode())); err != nil {
 		t.Fatal(err)
 	}
 	// The browser joins the room: four members, then the owner starts.
@@ -201,6 +228,7 @@ func browserPlays(t *testing.T, im netsim.Impairment) {
 	}
 	// For eight seconds: the browser's world is the server's.
 	compared, samples := 0, 0
+	var bw bandwidth
 	var last browserWorld
 	for end := time.Now().Add(8 * time.Second); time.Now().Before(end); {
 		s, err := chromedp.Run(bctx, chromedp.Poll[string](`rtype.world`, chromedp.WithPollingTimeout(10*time.Second)))
@@ -222,6 +250,8 @@ func browserPlays(t *testing.T, im netsim.Impairment) {
 		}
 		compared += n
 		samples++
+		ns := native.Stats()
+		bw.add(w.KbitIn, w.KbitOut, ns.KbitIn, ns.KbitOut)
 	}
 	if samples < 5 || compared < 20 {
 		t.Fatalf("compared only %d entities in %d frames of the browser", compared, samples)
@@ -243,8 +273,21 @@ func browserPlays(t *testing.T, im netsim.Impairment) {
 	}
 	ns := native.Stats()
 	fps, _ := chromedp.Run(bctx, chromedp.Evaluate[float64](`rtype.fps`))
-	t.Logf("browser: %d entities in %d frames equal to the server's; %.1f kbit/s in, %.1f out, RTT %.1f ms, %.0f fps; native: %.1f kbit/s in, %.1f out, RTT %v",
-		compared, samples, last.KbitIn, last.KbitOut, last.RTT, fps, ns.KbitIn, ns.KbitOut, ns.RTT)
+	t.Logf("browser: %d entities in %d frames equal to the server's; RTT %.1f ms, %.0f fps; native: RTT %v", compared, samples, last.RTT, fps, ns.RTT)
+	t.Logf("bandwidth, mean of %d samples: browser %.1f kbit/s in, %.1f out; native %.1f in, %.1f out (browser/native: in %.2f, out %.2f)",
+		bw.n, bw.bIn/float64(bw.n), bw.bOut/float64(bw.n), bw.nIn/float64(bw.n), bw.nOut/float64(bw.n), bw.bIn/bw.nIn, bw.bOut/bw.nOut)
+}
+
+// bandwidth sums the browser's and the native client's bandwidth
+// (client.Stats), sampled at the same moments.
+type bandwidth struct {
+	n                    int
+	bIn, bOut, nIn, nOut float64
+}
+
+func (b *bandwidth) add(bIn, bOut, nIn, nOut float64) {
+	b.n++
+	b.bIn, b.bOut, b.nIn, b.nOut = b.bIn+bIn, b.bOut+bOut, b.nIn+nIn, b.nOut+nOut
 }
 
 // waitRoom waits for the lobby's room state to satisfy ok.
