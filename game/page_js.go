@@ -2,6 +2,7 @@ package game
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"syscall/js"
 
@@ -9,6 +10,22 @@ import (
 
 	"rtype/net/client"
 )
+
+// joinHint is what the join screen says of its field: in the browser, a
+// server is reached on its WebTransport port.
+const joinHint = "A room code, or a server's WebTransport address (host:port)"
+
+// browserTip is errorTip's advice in the browser, where the game reaches
+// servers over WebTransport (no TCP, no UDP of its own).
+func browserTip(err error) (string, bool) {
+	switch {
+	case errors.As(err, new(*client.ReachError)):
+		return "Check the link. The server must serve browsers (-webtransport) and let UDP through on that port.", true
+	case errors.Is(err, client.ErrBindTimeout):
+		return "The server's WebTransport port must let UDP through.", true
+	}
+	return "", false
+}
 
 // pageFrames is publish's buffer for the client's frames (the page has
 // one game, drawn on one goroutine).

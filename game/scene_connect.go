@@ -251,6 +251,9 @@ const errorPanelW = 820.0
 
 // errorTip suggests what to do about err, or "".
 func errorTip(err error) string {
+	if tip, ok := browserTip(err); ok {
+		return tip
+	}
 	if re, ok := errorsAs[*client.ReachError](err); ok {
 		if strings.Contains(re.Error(), "refused") {
 			return "Check the address, and that your friend's game is on the hosting screen or playing."

@@ -64,6 +64,9 @@ func (t *Transport) DialStream(ctx context.Context, addr string) (net.Conn, erro
 	}
 	ctor := js.Global().Get("WebTransport")
 	if ctor.IsUndefined() {
+		if sc := js.Global().Get("isSecureContext"); sc.Type() == js.TypeBoolean && !sc.Bool() {
+			return nil, errors.New("browsers give WebTransport to secure pages only: open the game's https:// link rather than http://")
+		}
 		return nil, errors.New("this browser has no WebTransport: play in a recent Chrome, Edge or Firefox")
 	}
 	var wt js.Value
