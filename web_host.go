@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,11 @@ import (
 	"rtype/game/core"
 	"rtype/web"
 )
+
+// wasmEnv names a test hook: the gzipped game the page serves instead of
+// the one embedded (web/dist/rtype.wasm.gz), which a test's build of the
+// game may lack.
+const wasmEnv = "RTYPE_WEB_WASM"
 
 // defaultWebPort is where the game serves its page (-web), or the next
 // free port of the ten after it.
@@ -27,8 +33,14 @@ const defaultWebPort = 4280
 // pages only, and a friend's page is not on this machine), and http on
 // the same port. It returns the page's URLs: https on this machine's LAN
 // addresses, then http on 127.0.0.1.
-func serveWeb(ctx context.Context, addr string, log *slog.Logger) ([]string, error) {
-	h, err := web.New(web.Config{Server: game.HostedWebTransport, Logger: log})
+func serveWeb(ctx context.Context, addr string, log *slog.Logger) (urls []string, err error) {
+	wc := web.Config{Server: game.HostedWebTransport, Logger: log}
+	if f := os.Getenv(wasmEnv); f != "" {
+		if wc.Wasm, err = os.ReadFile(f); err != nil {
+			return nil, fmt.Errorf("$%s: %w", wasmEnv, err)
+		}
+	}
+	h, err := web.New(wc)
 	if err != nil {
 		return nil, err
 	}
@@ -49,8 +61,12 @@ func serveWeb(ctx context.Context, addr string, log *slog.Logger) ([]string, err
 	if err != nil {
 		return nil, fmt.Errorf("-web: %w", err)
 	}
-	var urls, hosts []string
-	for _, a := range core.JoinAddrs(ln.Addr().(*net.TCPAddr).Port) {
+	var hosts []string
+	addrs := core.JoinAddrs(ln.Addr().(*net.TCPAddr).Port)
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		addrs = []string{ln.Addr().String()} // -web's host only
+	}
+	for _, a := range addrs {
 		h, _, _ := net.SplitHostPort(a)
 		hosts = append(hosts, h)
 		if strings.HasPrefix(a, "127.") {

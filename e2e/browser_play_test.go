@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"rtype/bot"
+	"rtype/internal/browsertest"
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
@@ -106,7 +107,7 @@ func (l *snapLog) check(w browserWorld) (int, error) {
 // must show the game. Then the same through an impaired link (netsim in
 // front of the WebTransport port).
 func TestBrowserPlays(t *testing.T) {
-	chromium(t)
+	browsertest.Chromium(t)
 	for _, tc := range []struct {
 		name   string
 		im     netsim.Impairment
@@ -154,7 +155,8 @@ func browserPlays(t *testing.T, im netsim.Impairment, friend bool) {
 		})
 		wtAddr = relay.Addr()
 	}
-	h, err := web.New(web.Config{Wasm: gameWasm(t), Server: func() (web.Server, bool) {
+	gz, _ := browsertest.Wasm(t)
+	h, err := web.New(web.Config{Wasm: gz, Server: func() (web.Server, bool) {
 		return web.Server{Addr: info.Addr, CertHashes: info.CertHashes}, true
 	}})
 	if err != nil {
@@ -197,7 +199,8 @@ func browserPlays(t *testing.T, im netsim.Impairment, friend bool) {
 		}
 	}
 
-	bctx := newBrowser(t, 2*time.Minute, flags...)
+	br := browsertest.New(t, 2*time.Minute, flags...)
+	bctx := br.Ctx
 	q := url.Values{"room": {room.Code.String()}, "name": {"Webby"}, "mute": {"1"}}
 	if wtAddr != info.Addr {
 		q.Set("addr", wtAddr)
@@ -224,7 +227,7 @@ func browserPlays(t *testing.T, im netsim.Impairment, friend bool) {
 	go bot.Play(ctx, native, rand.New(rand.NewPCG(3, 4)))
 
 	if _, err := chromedp.Run(bctx, chromedp.Poll[bool](`globalThis.rtype && rtype.scene === "*game.PlayScene" && !!rtype.world`, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
-		t.Fatalf("the browser did not start playing: %v\npage log:\n%s", err, &pageLog)
+		t.Fatalf("the browser did not start playing: %v\npage log:\n%s", err, br.Log())
 	}
 	// For eight seconds: the browser's world is the server's.
 	compared, samples := 0, 0
@@ -267,8 +270,8 @@ func browserPlays(t *testing.T, im netsim.Impairment, friend bool) {
 	if !seen {
 		t.Errorf("the native client's player table %+v lacks the browser's player", native.Players())
 	}
-	img := screenshot(t, bctx, "play-"+strings.ReplaceAll(t.Name(), "/", "-")+".png")
-	if lit, colours := colourful(img); lit < 300 || colours < 8 {
+	img := br.Screenshot(t, "play-"+strings.ReplaceAll(t.Name(), "/", "-")+".png")
+	if lit, colours := browsertest.Colourful(img); lit < 300 || colours < 8 {
 		t.Errorf("the screenshot does not show the game: %d lit pixels, %d colours", lit, colours)
 	}
 	ns := native.Stats()
