@@ -40,7 +40,7 @@ func TestBrowserTitle(t *testing.T) {
 	ctx := b.Ctx
 
 	start := time.Now()
-	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/?mute=1")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/")); err != nil {
 		t.Fatalf("load the page: %v", err)
 	}
 	title, err := chromedp.Run(ctx, chromedp.Poll[float64](`globalThis.rtype && rtype.first["*game.TitleScene"]`, chromedp.WithPollingTimeout(60*time.Second)))

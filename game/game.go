@@ -191,8 +191,8 @@ func New(opt Options) (*Game, error) {
 	ebiten.SetFullscreen(g.settings.Fullscreen)
 	g.applyDisplay()
 	g.in.SetBindings(g.settings.Keys, g.settings.Pad)
-	g.snd = sound.New(opt.Mute || g.settings.Mute, g.settings.MusicVolume, g.settings.EffectsVolume, g.log)
-	g.noSound = !opt.Mute && !g.settings.Mute && !g.snd.Enabled()
+	g.snd = sound.New(opt.Mute || g.settings.Mute || soundOnGesture, g.settings.MusicVolume, g.settings.EffectsVolume, g.log)
+	g.noSound = !opt.Mute && !g.settings.Mute && !g.snd.Enabled() && !soundOnGesture
 
 	switch {
 	case opt.Replay != "":
@@ -344,6 +344,7 @@ func (g *Game) toggleFullscreen() {
 // Update implements ebiten.Game.
 func (g *Game) Update() error {
 	g.ticks++
+	g.gestureSound()
 	if ebiten.IsWindowBeingClosed() || g.opt.Context.Err() != nil || g.quit {
 		return g.shutdown()
 	}

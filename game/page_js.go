@@ -7,6 +7,7 @@ import (
 	"syscall/js"
 
 	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"rtype/net/client"
 )
@@ -25,6 +26,31 @@ func browserTip(err error) (string, bool) {
 		return "The server's WebTransport port must let UDP through.", true
 	}
 	return "", false
+}
+
+// soundOnGesture: in the browser the sound starts on the first key,
+// click or touch. Browsers start no audio before one, and making the
+// sound (synthesising the music) holds the page's one thread for seconds,
+// which would delay the title screen.
+const soundOnGesture = true
+
+// gestured tells that the player pressed something: the sound was
+// started (the page has one game).
+var gestured bool
+
+// gestureSound starts the sound at the first key, click or touch, as
+// unmuting does (applySound).
+func (g *Game) gestureSound() {
+	if gestured {
+		return
+	}
+	var keys [1]ebiten.Key
+	if len(inpututil.AppendJustPressedKeys(keys[:0])) == 0 && !inpututil.IsMouseButtonJustPressed(ebiten.MouseButtonLeft) &&
+		len(inpututil.AppendJustPressedTouchIDs(nil)) == 0 {
+		return
+	}
+	gestured = true
+	g.applySound()
 }
 
 // pageFrames is publish's buffer for the client's frames (the page has

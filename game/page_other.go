@@ -10,3 +10,9 @@ const joinHint = "Server address (the host's IP or name, with :port if not 4242)
 
 // browserTip is errorTip's advice in the browser: none here.
 func browserTip(error) (string, bool) { return "", false }
+
+// soundOnGesture: outside the browser the sound starts with the game.
+const soundOnGesture = false
+
+// gestureSound does nothing outside the browser (see page_js.go).
+func (g *Game) gestureSound() {}
