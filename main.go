@@ -93,6 +93,7 @@ func run() error {
 			log.Warn("games will not be recorded", "err", err)
 		}
 	}
+	hostWebTransport(&opt)
 	g, err := game.New(opt)
 	if err != nil {
 		return err
@@ -154,6 +155,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		replaySpd  = fs.Float64("replay-speed", 1, "with -replay: the speed to start at, 0.25 to 4")
 		replayFol  = fs.Int("replay-follow", 0, "with -replay: the `player` to follow, 1 to 4 (default the recording player)")
 		webAddr    = fs.String("web", fmt.Sprintf(":%d", defaultWebPort), "serve the game's page on `ADDR` (host:port; if taken, the next free port), for friends to join the game hosted here from a browser; \"\" serves none")
+		webTr      = fs.String("webtransport", "", "with -host: also serve browsers over WebTransport on this UDP `ADDR` (e.g. :4244)")
 		replays    = fs.String("replays", "", "the `DIR` where every game played is recorded, up to the settings' cap (replay_cap_mb, default 200 MiB) (default: the user's data directory, rtype/replays); \"none\" records nothing")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -193,7 +195,10 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		Host: *host, Join: *join, Name: *name, Port: *port, Stage: *stageName, Warp: *warp,
 		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
 		Web:        *webAddr,
-		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter,
+		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter, WebTransport: *webTr,
+	}
+	if *webTr != "" && !*host {
+		return game.Options{}, 0, errors.New("-webtransport serves a hosted game: it goes with -host")
 	}
 	if opt.Discovery, opt.DiscoveryListen, err = discoveryAddrs(*disco); err != nil {
 		return game.Options{}, 0, err

@@ -90,3 +90,17 @@ func serveWeb(ctx context.Context, addr string, log *slog.Logger) (urls []string
 	}
 	return urls, nil
 }
+
+// hostWebTransport makes the games hosted serve browsers when the page is
+// served: on -webtransport's address, else on a free UDP port of -web's
+// host (the page tells the browsers which).
+func hostWebTransport(opt *game.Options) {
+	if opt.Web == "" || opt.WebTransport != "" {
+		return
+	}
+	host, _, err := net.SplitHostPort(opt.Web)
+	if err != nil {
+		return
+	}
+	opt.WebTransport = net.JoinHostPort(host, "0")
+}

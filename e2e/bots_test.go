@@ -25,24 +25,37 @@ func TestFourBotsPlayToGameOver(t *testing.T) {
 	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: 7, Rules: &rules,
 		OnSnapshot: sl.onSnapshot, OnEvents: sl.onEvents})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
-	defer cancel()
-	type player struct {
-		name string
-		c    *client.Client
-		log  *clientLog
-		err  error
-	}
-	players := make([]*player, 4)
-	var wg sync.WaitGroup
+	players := make([]*gamePlayer, 4)
 	for i := range players {
-		p := &player{name: fmt.Sprintf("bot%d", i+1), log: newClientLog()}
+		p := &gamePlayer{name: fmt.Sprintf("bot%d", i+1), log: newClientLog()}
 		p.c = dial(t, srv.Addr(), p.name, p.log, versions[i%len(versions)])
 		players[i] = p
+	}
+	playToGameOver(t, sl, players, 99)
+}
+
+// gamePlayer is a recorded client that plays a game to its end.
+type gamePlayer struct {
+	name string
+	c    *client.Client
+	log  *clientLog
+	err  error
+}
+
+// playToGameOver has a bot play each client until GameOver, within 150
+// s, then checks every client: a GameOver with the scores of the four,
+// every snapshot it rebuilt equal to the server's state at that tick
+// (100 at least), every event of the game exactly once.
+func playToGameOver(t *testing.T, sl *serverLog, players []*gamePlayer, seed uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, p := range players {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.err = bot.Play(ctx, p.c, rand.New(rand.NewPCG(uint64(i), 99)))
+			p.err = bot.Play(ctx, p.c, rand.New(rand.NewPCG(uint64(i), seed)))
 		}()
 	}
 	wg.Wait()

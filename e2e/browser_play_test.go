@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http/httptest"
 	"net/url"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -41,19 +40,6 @@ type browserWorld struct {
 	KbitIn   float64      `json:"kbitIn"`
 	KbitOut  float64      `json:"kbitOut"`
 	RTT      float64      `json:"rtt"`
-}
-
-// enableWebTransport turns on the server's WebTransport binding on a
-// free loopback port, and reports whether this server has one.
-func enableWebTransport(cfg *server.Config) bool {
-	v := reflect.ValueOf(cfg).Elem()
-	for _, name := range []string{"WebTransportAddr", "WebTransport"} {
-		if f := v.FieldByName(name); f.IsValid() && f.Kind() == reflect.String && f.CanSet() {
-			f.SetString("127.0.0.1:0")
-			return true
-		}
-	}
-	return false
 }
 
 // snapLog keeps the server's snapshots by tick, for the browser's.
@@ -133,9 +119,7 @@ func browserPlays(t *testing.T, im netsim.Impairment, friend bool) {
 	sl := &snapLog{snaps: map[uint32][]wire.Entity{}}
 	cfg := server.Config{MaxGames: 2, Seed: 11, OnSnapshot: sl.onSnapshot,
 		Bots: func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) }}
-	if !enableWebTransport(&cfg) {
-		t.Skip("the server has no WebTransport binding yet (issue 18's server side, branch wt): nothing for the browser to play on")
-	}
+	cfg.WebTransportAddr = "127.0.0.1:0"
 	srv := testserver.Start(t, cfg)
 	info, ok := srv.WebTransport()
 	if !ok {

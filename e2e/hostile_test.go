@@ -903,7 +903,11 @@ func TestHostileTCPMemory(t *testing.T) {
 	if closed != waves*perWave/2 {
 		t.Errorf("the server closed %d of the %d connections left open", closed, waves*perWave/2)
 	}
-	if peakG > baseG+64+16 { // MaxPending readers, and some slack
+	// MaxPending readers, and slack for the closers of closeGently that
+	// run at once when many logins time out together (peaks of 96 to 115
+	// were seen on a loaded machine, with or without this change); without
+	// the cap, the 1,000 connections left open would each hold a reader.
+	if peakG > baseG+64+64 {
 		t.Errorf("peak of %d goroutines, %d before: the pending connections are not capped", peakG, baseG)
 	}
 	if endG > baseG+2 {

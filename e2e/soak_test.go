@@ -20,6 +20,7 @@ import (
 	"rtype/net/link"
 	"rtype/net/netsim"
 	"rtype/net/wire"
+	"rtype/net/wtclient"
 	"rtype/server"
 	"rtype/sim"
 )
@@ -32,6 +33,9 @@ var soakFor = flag.Duration("soak", 10*time.Second, "how long each impairment pr
 type soakProfile struct {
 	name string
 	imp  netsim.Impairment
+	// wt: the clients play over the WebTransport binding (PROTOCOL.md
+	// Part IV), the relay impairing QUIC's datagrams.
+	wt bool
 }
 
 var soakProfiles = []soakProfile{
@@ -40,6 +44,7 @@ var soakProfiles = []soakProfile{
 	{name: "loss10-50ms", imp: netsim.Impairment{Loss: 0.10, Reorder: 0.02, Delay: 50 * time.Millisecond}},
 	{name: "loss20-100ms", imp: netsim.Impairment{Loss: 0.20, Reorder: 0.04, Delay: 100 * time.Millisecond}},
 	{name: "loss25-dup25-1s", imp: netsim.Impairment{Loss: 0.25, Dup: 0.25, Delay: time.Second, Jitter: 100 * time.Millisecond}},
+	{name: "webtransport-loss5-30ms", imp: netsim.Impairment{Loss: 0.05, Reorder: 0.01, Delay: 30 * time.Millisecond}, wt: true},
 }
 
 // Timings of a profile.
@@ -97,9 +102,18 @@ func soakRules() sim.Rules {
 func runSoak(t *testing.T, p soakProfile, seed uint64) {
 	rules := soakRules()
 	rec := newSoakRecorder()
-	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: seed, Rules: &rules,
-		OnSnapshot: rec.onSnapshot, OnEvents: rec.onEvents})
-	relay := startRelay(t, srv.Addr(), p.imp, int64(seed))
+	cfg := server.Config{MaxGames: 1, Seed: seed, Rules: &rules, OnSnapshot: rec.onSnapshot, OnEvents: rec.onEvents}
+	if p.wt {
+		cfg.WebTransportAddr = "127.0.0.1:0"
+	}
+	srv := testserver.Start(t, cfg)
+	to, tr := srv.Addr(), client.Transport(nil)
+	if p.wt {
+		var wt *wtclient.Transport
+		wt, to = wtTransport(t, srv)
+		tr = wt
+	}
+	relay := startRelay(t, to, p.imp, int64(seed))
 
 	// Four clients join through the impaired relay, at once: a and c speak
 	// v1, b and d v2.
@@ -115,6 +129,7 @@ func runSoak(t *testing.T, p soakProfile, seed uint64) {
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
 			cfg := sc.config(relay.Addr(), testutil.Logger(t))
+			cfg.Transport = tr
 			clients[i], errs[i] = client.Dial(ctx, cfg)
 		}()
 	}

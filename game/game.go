@@ -74,6 +74,9 @@ type Options struct {
 	// none. DiscoveryListen is the UDP address a hosted game answers
 	// them on, e.g. ":4243"; "" answers none.
 	Discovery, DiscoveryListen string
+	// WebTransport is the UDP address a hosted game serves browsers on
+	// (PROTOCOL.md Part IV), e.g. ":4244"; "" serves none.
+	WebTransport string
 	// Autotest hooks: a PNG of the screen ScreenshotAfter after the play
 	// starts (or at the quit, if it never does); quit after QuitAfter from
 	// the start; actions held by a script during play.

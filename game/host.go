@@ -52,16 +52,17 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 	rules := sim.DefaultRules()
 	for _, p := range ports {
 		srv, err := server.New(server.Config{
-			Listen:    net.JoinHostPort("", strconv.Itoa(p)),
-			MaxGames:  1,
-			Rules:     &rules,
-			Mode:      hc.mode(),
-			Stage:     hc.Stage,
-			Warp:      hc.Warp,
-			Discovery: hc.Discovery,
-			Name:      hc.Name,
-			Logger:    log.With("component", "server"),
-			Bots:      func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) },
+			Listen:           net.JoinHostPort("", strconv.Itoa(p)),
+			MaxGames:         1,
+			Rules:            &rules,
+			Mode:             hc.mode(),
+			Stage:            hc.Stage,
+			Warp:             hc.Warp,
+			Discovery:        hc.Discovery,
+			WebTransportAddr: hc.WebTransport,
+			Name:             hc.Name,
+			Logger:           log.With("component", "server"),
+			Bots:             func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) },
 		})
 		if err != nil {
 			if firstErr == nil {

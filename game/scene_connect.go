@@ -160,7 +160,7 @@ func drawSpinner(screen *ebiten.Image, g *Game, cx, cy float64) {
 func NewHostingScene(g *Game) Scene {
 	if g.host == nil {
 		hc := g.hostCfg
-		hc.Name, hc.Discovery = g.Name(), g.opt.DiscoveryListen
+		hc.Name, hc.Discovery, hc.WebTransport = g.Name(), g.opt.DiscoveryListen, g.opt.WebTransport
 		h, err := StartHost(g.hostPort(), hc, g.log)
 		if err != nil {
 			return NewErrorScene(g, err, func() Scene { return NewHostingScene(g) })

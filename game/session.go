@@ -26,6 +26,9 @@ type HostConfig struct {
 	// (PROTOCOL.md section 8), ":4243" by default in the game; "" answers
 	// none.
 	Discovery string
+	// WebTransport is the UDP address of the WebTransport binding for
+	// browsers (PROTOCOL.md Part IV); "" serves none.
+	WebTransport string
 }
 
 // mode returns the hosted mode, defaults applied.

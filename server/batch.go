@@ -27,6 +27,7 @@ type datagram struct {
 // and of what the read loop writes, is the order they were queued.
 type outbox struct {
 	w   *batchWriter
+	wt  *wtRoutes // the WebTransport sessions' senders, or nil (Part IV)
 	d   [batchSize]datagram
 	n   int
 	buf [batchSize][wire.MaxDatagram]byte
@@ -51,6 +52,9 @@ func (o *outbox) next() []byte { return o.buf[o.n][:0] }
 // push queues b, which next returned (and the appending grew within its
 // capacity), for to.
 func (o *outbox) push(b []byte, to netip.AddrPort) {
+	if o.wt != nil && o.wt.send(b, to) {
+		return // a WebTransport session's: its sender has a copy
+	}
 	o.d[o.n] = datagram{b: b, addr: to}
 	if o.n++; o.n == batchSize {
 		o.flush()

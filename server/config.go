@@ -138,6 +138,15 @@ type Config struct {
 	// address cannot be opened, the server runs without it and logs a
 	// warning.
 	Discovery string
+	// WebTransportAddr is the UDP address of the WebTransport binding
+	// (PROTOCOL.md Part IV): HTTP/3 on its own port, serving the session
+	// URL https://HOST:PORT/rtype. Default "": no WebTransport.
+	WebTransportAddr string
+	// TLSCert and TLSKey are PEM files of the operator's certificate and
+	// key for WebTransport (9.4). Default "": the server makes
+	// short-lived certificates itself, rotates them and publishes their
+	// hashes (WebTransport).
+	TLSCert, TLSKey string
 	// Name is the server's name in discovery answers (8.3), cleaned and
 	// cut to 35 bytes. Default: the machine's host name.
 	Name string

@@ -37,8 +37,8 @@ type Server struct {
 	games    []*game
 	nextGame int
 	pending  int
-	pendIP   map[netip.Addr]int    // pending connections per IP address
-	waiting  map[*net.TCPConn]bool // the pending connections, closed by shutdown
+	pendIP   map[netip.Addr]int // pending connections per IP address
+	waiting  map[net.Conn]bool  // the pending connections, closed by shutdown
 	limiter  *loginLimiter
 	closed   bool
 	seed     uint64
@@ -65,6 +65,8 @@ type Server struct {
 	wrong   map[netip.Addr]*wrongCodes // wrong room codes by address
 	roomBuf []byte                     // a room frame being sent
 	roomOut wire.Room                  // a room message being sent
+
+	wt *wtBinding // the WebTransport binding (Part IV), or nil
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -121,7 +123,7 @@ func New(cfg Config) (*Server, error) {
 		udp:      udp,
 		sessions: make(map[uint32]*session),
 		pendIP:   make(map[netip.Addr]int),
-		waiting:  make(map[*net.TCPConn]bool),
+		waiting:  make(map[net.Conn]bool),
 		rooms:    make(map[wire.RoomCode]*room),
 		wrong:    make(map[netip.Addr]*wrongCodes),
 		limiter:  newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.LoginAddrs),
@@ -131,6 +133,11 @@ func New(cfg Config) (*Server, error) {
 		rx:       rx,
 		rxOut:    rxOut,
 		shards:   shards{all: shs, work: make(chan *shard, len(shs))},
+	}
+	if err := s.openWebTransport(); err != nil {
+		tcp.Close()
+		udp.Close()
+		return nil, err
 	}
 	s.openDiscovery()
 	return s, nil
@@ -181,6 +188,10 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
 	go func() { defer s.wg.Done(); s.readLoop() }()
 	go func() { defer s.wg.Done(); s.tickLoop() }()
+	if s.wt != nil {
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); s.runWebTransport() }()
+	}
 	s.serveDiscovery()
 	s.mu.Lock()
 	s.lifeLocked(Listening)
@@ -230,6 +241,7 @@ func (s *Server) shutdown() {
 		go func() { defer wg.Done(); ss.logout(wire.LogoutServerShutdown) }()
 	}
 	wg.Wait()
+	s.closeWebTransport()
 	s.tcp.Close()
 	s.udp.Close()
 	s.closeDiscovery()
@@ -256,15 +268,7 @@ func (s *Server) acceptLoop() {
 		if ra, ok := c.RemoteAddr().(*net.TCPAddr); ok {
 			ip = ra.AddrPort().Addr().Unmap()
 		}
-		s.mu.Lock()
-		full := s.pending >= s.cfg.MaxPending || s.pendIP[ip] >= s.cfg.MaxPendingPerIP || s.closed
-		if !full {
-			s.pending++
-			s.pendIP[ip]++
-			s.waiting[c] = true
-		}
-		s.mu.Unlock()
-		if full {
+		if !s.admit(c, ip) {
 			c.Close()
 			continue
 		}
@@ -273,9 +277,25 @@ func (s *Server) acceptLoop() {
 	}
 }
 
-// serveConn runs one TCP connection: the login, then the reading of
-// Logout or protocol errors until the session ends.
-func (s *Server) serveConn(c *net.TCPConn, ip netip.Addr) {
+// admit counts a new connection (TCP, or a WebTransport session's
+// stream) from ip as pending until its login ends, unless MaxPending or
+// MaxPendingPerIP are reached or the server is closing.
+func (s *Server) admit(c net.Conn, ip netip.Addr) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending >= s.cfg.MaxPending || s.pendIP[ip] >= s.cfg.MaxPendingPerIP || s.closed {
+		return false
+	}
+	s.pending++
+	s.pendIP[ip]++
+	s.waiting[c] = true
+	return true
+}
+
+// serveConn runs one TCP connection (or a WebTransport session's stream,
+// 9.2): the login, then the reading of Logout or protocol errors until the
+// session ends.
+func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 	ss, ok := s.login(c)
 	s.mu.Lock()
 	s.pending--
@@ -349,7 +369,7 @@ func readMessage(fr *wire.FrameReader, v uint8, chat func(frame []byte) error) (
 // At most maxLingering connections linger at once: past that, as under a
 // flood of bad logins, they are closed at once.
 func closeGently(c net.Conn) {
-	tc, ok := c.(*net.TCPConn)
+	tc, ok := c.(interface{ CloseWrite() error }) // TCP, or a WebTransport stream
 	if !ok || lingering.Add(1) > maxLingering {
 		if ok {
 			lingering.Add(-1)
@@ -358,7 +378,7 @@ func closeGently(c net.Conn) {
 		return
 	}
 	tc.CloseWrite()
-	time.AfterFunc(time.Second, func() { tc.Close(); lingering.Add(-1) })
+	time.AfterFunc(time.Second, func() { c.Close(); lingering.Add(-1) })
 }
 
 // maxLingering bounds the sockets closeGently keeps open, process-wide.
@@ -385,7 +405,7 @@ func writeReject(c net.Conn, reason uint8, text string) (*session, bool) {
 // login reads the LoginRequest and applies 3.2 and 3.3 in order: rate
 // limit, version, body, name, then the sessions of the address
 // (MaxSessionsPerIP) and room in a game.
-func (s *Server) login(c *net.TCPConn) (*session, bool) {
+func (s *Server) login(c net.Conn) (*session, bool) {
 	c.SetReadDeadline(time.Now().Add(s.cfg.LoginTimeout))
 	fr := wire.FrameReader{R: c}
 	frame, err := fr.ReadFrame()
@@ -511,7 +531,7 @@ func (s *Server) login(c *net.TCPConn) (*session, bool) {
 
 // loginLobbyLocked accepts a v2.1 lobby login (7.14): the session is in
 // no game (player 255, tick 0) until its room's game starts; s.mu is held.
-func (s *Server) loginLobbyLocked(c *net.TCPConn, ap netip.AddrPort, name string, tok wire.Token, mode, minor uint8) (*session, bool) {
+func (s *Server) loginLobbyLocked(c net.Conn, ap netip.AddrPort, name string, tok wire.Token, mode, minor uint8) (*session, bool) {
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		s.log.Info("login refused", "addr", ap, "name", name, "reason", "the server is full")
 		return s.reject(c, wire.RejectGameFull, "the server is full")

@@ -137,6 +137,9 @@ func (s *Server) readLoop() {
 				continue
 			}
 		}
+		if s.wt != nil {
+			ds = dropSpoofed(ds) // no UDP datagram comes from a WebTransport session (9.3)
+		}
 		s.receive(&rd, ds, time.Now())
 	}
 }

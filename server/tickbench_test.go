@@ -9,8 +9,18 @@ import (
 // v2 client in a game: the step, events and snapshots written to real
 // sockets, with the counters of Metrics. (Run on a tree without the
 // counters, it measures what they cost the tick: BENCHMARKS.md.)
-func BenchmarkServerTick(b *testing.B) {
+func BenchmarkServerTick(b *testing.B) { benchServerTick(b, testConfig()) }
+
+// BenchmarkServerTickWebTransportOn is BenchmarkServerTick with the
+// WebTransport binding served (no session on it): what routing by address
+// costs the UDP sessions' datagrams (PROTOCOL.md 9.3).
+func BenchmarkServerTickWebTransportOn(b *testing.B) {
 	cfg := testConfig()
+	cfg.WebTransportAddr = "127.0.0.1:0"
+	benchServerTick(b, cfg)
+}
+
+func benchServerTick(b *testing.B, cfg Config) {
 	cfg.Rules = noWaveRules()
 	cfg.SessionTimeout = time.Hour // the clients are not pumped meanwhile
 	s := startServer(b, cfg)

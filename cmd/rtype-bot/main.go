@@ -30,6 +30,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,6 +39,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -47,6 +49,7 @@ import (
 	"rtype/net/lobby"
 	"rtype/net/replay"
 	"rtype/net/wire"
+	"rtype/net/wtclient"
 )
 
 func main() {
@@ -64,6 +67,9 @@ type options struct {
 	version  uint8  // client.Config.Version: 0 auto, 1 or 2
 	mode     uint8  // client.Config.Mode: wire.ModeAny, ModeClassic or ModeStage
 	record   string // directory of each bot's recording (net/replay), "" for none
+	// transport is the WebTransport binding's (-webtransport), or nil
+	// for TCP and UDP.
+	transport client.Transport
 
 	// Rooms (PROTOCOL.md 7.14): join the room of code, or create one
 	// (printing its code) that the other bots join; say a chat line.
@@ -89,8 +95,19 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	room := fs.String("room", "", "join the room of this code (6 characters) and play its game when it starts")
 	fs.BoolVar(&o.create, "create", false, "create a private room, print its code (\"room CODE\"), and play its game; the other bots join it")
 	fs.StringVar(&o.say, "say", "", "say this line in the chat once in the game or room")
+	wt := fs.String("webtransport", "", "play over the server's WebTransport binding at this UDP host:port (as a browser does) instead of -addr")
+	hashes := fs.String("cert-hash", "", "with -webtransport: the SHA-256 hashes (hex, comma-separated) of the server certificates to trust, as the server logs them; default: verify the certificate the usual way")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if *wt != "" {
+		tr, err := webTransport(*hashes)
+		if err != nil {
+			return o, fmt.Errorf("-cert-hash: %v", err)
+		}
+		o.addr, o.transport = *wt, tr
+	} else if *hashes != "" {
+		return o, fmt.Errorf("-cert-hash goes with -webtransport")
 	}
 	if *room != "" {
 		c, ok := wire.ParseRoomCode(*room)
@@ -358,7 +375,8 @@ func login(ctx context.Context, o options, name string, gate *loginGate, slot ti
 			return nil, err
 		}
 		version := gate.protocol()
-		c, err := client.Dial(ctx, client.Config{Addr: o.addr, Name: name, Logger: log, Version: version, Mode: o.mode, Tap: tap})
+		c, err := client.Dial(ctx, client.Config{Addr: o.addr, Name: name, Logger: log, Version: version, Mode: o.mode, Tap: tap,
+			Transport: o.transport})
 		var rej *client.RejectedError
 		if errors.As(err, &rej) && rej.Reason == wire.RejectRateLimited && attempt < 10 {
 			log.Info("login rate limited: waiting for the window to pass", "attempt", attempt)
@@ -479,7 +497,7 @@ func playRoom(ctx context.Context, o options, name string, create bool, code cha
 	if err := sleepUntil(ctx, slot); err != nil {
 		return fail(err)
 	}
-	l, err := lobby.Dial(ctx, lobby.Config{Addr: o.addr, Name: name, Mode: o.mode, Logger: log})
+	l, err := lobby.Dial(ctx, lobby.Config{Addr: o.addr, Name: name, Mode: o.mode, Logger: log, Transport: o.transport})
 	if err != nil {
 		return fail(err)
 	}
@@ -565,4 +583,22 @@ func waitRoomIgnoring(ctx context.Context, l *lobby.Lobby, ignore uint8, cond fu
 			return wire.Room{}, ctx.Err()
 		}
 	}
+}
+
+// webTransport returns the transport of -webtransport, trusting the
+// certificates of hashes (hex SHA-256, comma-separated), or the system's
+// authorities when there are none.
+func webTransport(hashes string) (*wtclient.Transport, error) {
+	tr := &wtclient.Transport{}
+	for _, h := range strings.Split(hashes, ",") {
+		if h = strings.TrimSpace(h); h == "" {
+			continue
+		}
+		b, err := hex.DecodeString(h)
+		if err != nil || len(b) != 32 {
+			return nil, fmt.Errorf("%q is not a SHA-256 hash in hex (64 digits)", h)
+		}
+		tr.CertHashes = append(tr.CertHashes, [32]byte(b))
+	}
+	return tr, nil
 }

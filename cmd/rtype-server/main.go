@@ -86,6 +86,7 @@ func main() {
 	scores := addScoreFlags()
 	opsf := addOpsFlags()
 	disco := addDiscoveryFlags()
+	wtf := addWebTransportFlags()
 	ag := addAgonesFlags()
 	rec := addRecordFlags()
 	var sf stageFlags
@@ -122,6 +123,10 @@ func main() {
 		LoginLimit: *loginLimit, MaxTickLoad: *maxLoad,
 		Bots: func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) }}
 	disco.apply(&cfg)
+	if err := wtf.apply(&cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
+		os.Exit(2)
+	}
 	if err := rec.apply(&cfg, log); err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
 		os.Exit(2)

@@ -225,10 +225,10 @@ type Client struct {
 
 	rebindMu sync.Mutex // one Rebind at a time
 
-	mu       sync.Mutex   // guards what follows
-	udp      *net.UDPConn // the game's socket; Rebind replaces it
-	rebind   *rebinding   // a Rebind in progress, or nil
-	closing  bool         // end has taken the sockets to close them
+	mu       sync.Mutex // guards what follows
+	udp      net.Conn   // the datagram channel (a UDP socket by default); Rebind replaces it
+	rebind   *rebinding // a Rebind in progress, or nil
+	closing  bool       // end has taken the sockets to close them
 	link     *link.Link
 	rb       link.Rebuilder
 	rb2      link.Rebuilder2
@@ -322,15 +322,10 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 // binds, and starts the client's goroutines. attached marks a room's game
 // (Attach).
 func start(ctx context.Context, cfg Config, log *slog.Logger, conn net.Conn, acc wire.Message, version uint8, attached bool) (*Client, error) {
-	ta, _ := conn.RemoteAddr().(*net.TCPAddr)
-	if ta == nil {
-		conn.Close()
-		return nil, fmt.Errorf("cannot open the game's UDP socket: the TCP connection has no IP address")
-	}
-	udp, err := net.DialUDP("udp", nil, &net.UDPAddr{IP: ta.IP, Port: ta.Port, Zone: ta.Zone})
+	udp, err := transportOf(cfg).DialDatagrams(ctx, conn)
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("cannot open the game's UDP socket to %s: %w", ta, err)
+		return nil, err
 	}
 	now := time.Now()
 	c := &Client{
@@ -382,10 +377,10 @@ func start(ctx context.Context, cfg Config, log *slog.Logger, conn net.Conn, acc
 	return c, nil
 }
 
-// dialLogin opens the TCP connection and logs in with version.
+// dialLogin opens the stream (a TCP connection by default) and logs in
+// with version.
 func dialLogin(ctx context.Context, cfg Config, version uint8) (net.Conn, wire.Message, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", cfg.Addr)
+	conn, err := transportOf(cfg).DialStream(ctx, cfg.Addr)
 	if err != nil {
 		return nil, wire.Message{}, &ReachError{Addr: cfg.Addr, Err: err}
 	}
@@ -486,7 +481,7 @@ func (c *Client) bind(ctx context.Context) error {
 // closed (the reader of conn saw an Accept), for at most BindTimeout
 // (3.4). It returns the number of Binds sent, and the session's error
 // when it ended meanwhile.
-func (c *Client) sendBinds(ctx context.Context, conn *net.UDPConn, accepted <-chan struct{}) (int, error) {
+func (c *Client) sendBinds(ctx context.Context, conn net.Conn, accepted <-chan struct{}) (int, error) {
 	timer := time.NewTimer(c.cfg.BindTimeout)
 	defer timer.Stop()
 	tick := time.NewTicker(c.cfg.BindInterval)
@@ -582,7 +577,7 @@ func (c *Client) readTCP() {
 
 // readUDP reads the datagrams of one socket until it is closed: the
 // socket of Dial, or the new one of a Rebind.
-func (c *Client) readUDP(udp *net.UDPConn) {
+func (c *Client) readUDP(udp net.Conn) {
 	buf := make([]byte, wire.MaxDatagram+1) // one more byte to see the too large
 	var ack []byte
 	for {
@@ -609,7 +604,7 @@ func (c *Client) readUDP(udp *net.UDPConn) {
 // receive processes one datagram that arrived on socket udp (5.1, 4.8,
 // 5.2, 6), and returns the breach of the protocol that ends the session,
 // if any.
-func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) error {
+func (c *Client) receive(udp net.Conn, b []byte, now time.Time) error {
 	h, p, err := c.parseHeader(b)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -632,7 +627,7 @@ func (c *Client) receive(udp *net.UDPConn, b []byte, now time.Time) error {
 
 // cookieOf returns the cookie state of socket conn: the bound socket's or
 // a Rebind's; nil for another.
-func (c *Client) cookieOf(conn *net.UDPConn) *cookie {
+func (c *Client) cookieOf(conn net.Conn) *cookie {
 	if rb := c.rebind; rb != nil && rb.conn == conn {
 		return &rb.cookie
 	}
@@ -645,7 +640,7 @@ func (c *Client) cookieOf(conn *net.UDPConn) *cookie {
 // appendBind appends a Bind datagram to go out of socket conn: the token
 // (3.4), and in v2 the cookie of the last Challenge that socket received
 // (7.3). c.mu must be held.
-func (c *Client) appendBind(dst []byte, conn *net.UDPConn, now time.Time) []byte {
+func (c *Client) appendBind(dst []byte, conn net.Conn, now time.Time) []byte {
 	var payload [wire.TokenSize + wire.CookieSize]byte
 	n := copy(payload[:], c.token[:])
 	if k := c.cookieOf(conn); k != nil && k.has && c.version == wire.Version2 {
@@ -661,7 +656,7 @@ func (c *Client) appendBind(dst []byte, conn *net.UDPConn, now time.Time) []byte
 // Challenge that socket just received, at once (7.3): the binding then
 // takes one round trip more than in v1, not a Bind interval more. buf is
 // the calling reader's own buffer, returned for reuse.
-func (c *Client) answerChallenge(udp *net.UDPConn, buf []byte) []byte {
+func (c *Client) answerChallenge(udp net.Conn, buf []byte) []byte {
 	c.mu.Lock()
 	k := c.cookieOf(udp)
 	if k == nil || !k.answer || c.closing {
@@ -762,7 +757,7 @@ func (c *Client) accept(h wire.Header2, size int, now time.Time) {
 
 // receiveLocked processes a datagram of the session that is not a
 // duplicate.
-func (c *Client) receiveLocked(udp *net.UDPConn, h wire.Header2, p []byte, size int, now time.Time) {
+func (c *Client) receiveLocked(udp net.Conn, h wire.Header2, p []byte, size int, now time.Time) {
 	switch h.Type {
 	case wire.TypeAccept:
 		a, err := wire.ParseAccept(p)
@@ -1203,7 +1198,7 @@ func (c *Client) LocalAddr() net.Addr {
 // rebinding is a Rebind in progress: its new socket, and done, closed by
 // the UDP reader when an Accept arrives on that socket.
 type rebinding struct {
-	conn     *net.UDPConn
+	conn     net.Conn
 	done     chan struct{}
 	accepted bool   // done is closed
 	cookie   cookie // of the last Challenge to conn (v2, 7.3)
@@ -1219,11 +1214,17 @@ type rebinding struct {
 // take their sequences like any datagram, 2.2). Meanwhile the Inputs keep
 // going out of the old socket, and datagrams are read from both.
 //
+// Over a Config.Transport, whose datagram channel has no port of its own
+// to change, Rebind returns ErrNoRebind at once.
+//
 // When no Accept comes in time, Rebind closes the new socket, keeps the
 // old one and returns an error matching ErrBindTimeout; when the session
 // ends meanwhile, it returns the session's error. Concurrent calls run one
 // after the other.
 func (c *Client) Rebind() error {
+	if c.cfg.Transport != nil {
+		return ErrNoRebind
+	}
 	c.rebindMu.Lock()
 	defer c.rebindMu.Unlock()
 	c.mu.Lock()

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 )
 
@@ -22,4 +24,37 @@ type Transport interface {
 	// stream is stream: each Write sends one datagram, each Read returns
 	// one, and read deadlines are honoured.
 	DialDatagrams(ctx context.Context, stream net.Conn) (net.Conn, error)
+}
+
+// ErrNoRebind is Rebind's error over a Config.Transport: only a UDP
+// socket has a local port to move (3.4, Rebinding).
+var ErrNoRebind = errors.New("client: Rebind moves a UDP socket: this session's transport has none")
+
+// transportOf returns cfg's Transport, TCP and UDP when it has none.
+func transportOf(cfg Config) Transport {
+	if cfg.Transport != nil {
+		return cfg.Transport
+	}
+	return tcpUDP{}
+}
+
+// tcpUDP is the default Transport: TCP, then UDP to the same address and
+// port (1.1).
+type tcpUDP struct{}
+
+func (tcpUDP) DialStream(ctx context.Context, addr string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", addr)
+}
+
+func (tcpUDP) DialDatagrams(_ context.Context, stream net.Conn) (net.Conn, error) {
+	ta, _ := stream.RemoteAddr().(*net.TCPAddr)
+	if ta == nil {
+		return nil, fmt.Errorf("cannot open the game's UDP socket: the TCP connection has no IP address")
+	}
+	udp, err := net.DialUDP("udp", nil, &net.UDPAddr{IP: ta.IP, Port: ta.Port, Zone: ta.Zone})
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the game's UDP socket to %s: %w", ta, err)
+	}
+	return udp, nil
 }

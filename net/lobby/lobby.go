@@ -31,8 +31,9 @@ type Config struct {
 	LoginTimeout time.Duration
 	// Logger receives the lobby's logs. Default slog.Default().
 	Logger *slog.Logger
-	// Transport opens the session's stream, and the datagrams of the
-	// room's game (client.Config.Transport). Default nil: TCP and UDP.
+	// Transport opens the session's stream, and the datagram channel of
+	// the room's game (Play) unless Play's config has its own. Default
+	// nil: TCP and UDP (client.Config.Transport).
 	Transport client.Transport
 }
 
@@ -464,6 +465,10 @@ func (g *gameConn) Close() error {
 	g.once.Do(func() { close(g.closed) })
 	return nil
 }
+
+// NetConn returns the lobby's connection, whose transport opens the
+// game's datagram channel (client.Transport.DialDatagrams).
+func (g *gameConn) NetConn() net.Conn { return g.l.conn }
 
 func (g *gameConn) LocalAddr() net.Addr                { return g.l.conn.LocalAddr() }
 func (g *gameConn) RemoteAddr() net.Addr               { return g.l.conn.RemoteAddr() }

@@ -1,0 +1,209 @@
+//go:build !js
+
+// Package wtclient is the WebTransport binding of the protocol
+// (PROTOCOL.md Part IV) for native clients: a client.Transport over
+// quic-go that does what a browser does, so that bots and tests play over
+// the binding the browser client uses. The browser build has its own
+// (syscall/js); this package keeps quic-go out of it.
+package wtclient
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/webtransport-go"
+
+	"rtype/net/client"
+)
+
+// Path is the path of the session URL (9.1).
+const Path = "/rtype"
+
+// MaxCertLife is the longest validity of a certificate trusted by its
+// hash, as browsers check it (9.4).
+const MaxCertLife = 14 * 24 * time.Hour
+
+// Transport opens sessions of the WebTransport binding: one HTTP/3
+// connection to https://ADDR/rtype per session, its first bidirectional
+// stream for the login and the session's messages, its datagrams for the
+// game's. The zero value trusts the certificates the system trusts.
+type Transport struct {
+	// CertHashes are the SHA-256 hashes of the server certificates to
+	// trust, as a browser's serverCertificateHashes (9.4): the server's
+	// certificate must have one of them and be valid now, for at most
+	// MaxCertLife. Default none: the certificate is verified the usual
+	// way, against RootCAs.
+	CertHashes [][32]byte
+	// RootCAs are the authorities trusted without CertHashes. Default
+	// nil: the system's.
+	RootCAs *x509.CertPool
+	// Now is the clock of the certificate checks. Default time.Now.
+	Now func() time.Time
+}
+
+var _ client.Transport = (*Transport)(nil)
+
+// DialStream opens a session to addr ("host:port", a UDP port) and its
+// stream.
+func (t *Transport) DialStream(ctx context.Context, addr string) (net.Conn, error) {
+	tc := &tls.Config{RootCAs: t.RootCAs, MinVersion: tls.VersionTLS13}
+	if len(t.CertHashes) > 0 {
+		tc.InsecureSkipVerify = true // checked by its hash instead
+		tc.VerifyConnection = t.verifyHash
+	}
+	d := &webtransport.Transport{
+		TLSClientConfig: tc,
+		QUICConfig: &quic.Config{
+			EnableDatagrams:                  true,
+			EnableStreamResetPartialDelivery: true,
+			KeepAlivePeriod:                  time.Second,
+		},
+	}
+	url := "https://" + addr + Path
+	rsp, sess, err := d.Dial(ctx, url, nil)
+	if err != nil {
+		if rsp != nil {
+			return nil, fmt.Errorf("webtransport %s: the server answered %s", url, rsp.Status)
+		}
+		return nil, fmt.Errorf("webtransport %s: %w", url, err)
+	}
+	str, err := sess.OpenStreamSync(ctx)
+	if err != nil {
+		sess.CloseWithError(0, "")
+		return nil, fmt.Errorf("webtransport %s: opening the stream: %w", url, err)
+	}
+	return &streamConn{Stream: str, sess: sess}, nil
+}
+
+// verifyHash accepts the certificate whose hash is in CertHashes, valid
+// now, for at most MaxCertLife.
+func (t *Transport) verifyHash(cs tls.ConnectionState) error {
+	if len(cs.PeerCertificates) == 0 {
+		return errors.New("webtransport: the server sent no certificate")
+	}
+	leaf := cs.PeerCertificates[0]
+	h := sha256.Sum256(leaf.Raw)
+	if !slices.Contains(t.CertHashes, h) {
+		return fmt.Errorf("webtransport: the server's certificate (sha256 %x) is not one of the hashes given", h)
+	}
+	now := time.Now()
+	if t.Now != nil {
+		now = t.Now()
+	}
+	if now.Before(leaf.NotBefore) || now.After(leaf.NotAfter) {
+		return fmt.Errorf("webtransport: the server's certificate is valid from %v to %v, not now", leaf.NotBefore, leaf.NotAfter)
+	}
+	if leaf.NotAfter.Sub(leaf.NotBefore) > MaxCertLife {
+		return fmt.Errorf("webtransport: the server's certificate is valid for %v: more than %v, which a hash may not vouch for",
+			leaf.NotAfter.Sub(leaf.NotBefore), MaxCertLife)
+	}
+	return nil
+}
+
+// DialDatagrams returns the datagram channel of the session of stream,
+// which DialStream opened, or which a wrapper of it (such as a lobby's,
+// net/lobby) returns from its NetConn method.
+func (t *Transport) DialDatagrams(_ context.Context, stream net.Conn) (net.Conn, error) {
+	for {
+		w, ok := stream.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		stream = w.NetConn()
+	}
+	sc, ok := stream.(*streamConn)
+	if !ok {
+		return nil, fmt.Errorf("wtclient: the stream %T was not opened by this transport", stream)
+	}
+	ctx, cancel := context.WithCancel(sc.sess.Context())
+	return &datagramConn{sess: sc.sess, ctx: ctx, cancel: cancel}, nil
+}
+
+// streamConn is the session's stream; closing it closes the session.
+type streamConn struct {
+	*webtransport.Stream
+	sess *webtransport.Session
+}
+
+func (c *streamConn) Close() error {
+	c.Stream.Close()
+	return c.sess.CloseWithError(0, "")
+}
+
+func (c *streamConn) LocalAddr() net.Addr  { return c.sess.LocalAddr() }
+func (c *streamConn) RemoteAddr() net.Addr { return c.sess.RemoteAddr() }
+
+// datagramConn is the session's datagrams as a connected UDP socket: one
+// datagram per Write and per Read (cut to the buffer, as UDP does).
+type datagramConn struct {
+	sess   *webtransport.Session
+	ctx    context.Context // done when closed or when the session ends
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	deadline time.Time // of Read
+}
+
+func (c *datagramConn) Read(b []byte) (int, error) {
+	ctx := c.ctx
+	c.mu.Lock()
+	d := c.deadline
+	c.mu.Unlock()
+	if !d.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d)
+		defer cancel()
+	}
+	p, err := c.sess.ReceiveDatagram(ctx)
+	if err != nil {
+		if c.ctx.Err() != nil {
+			return 0, fmt.Errorf("webtransport datagrams: %w", net.ErrClosed)
+		}
+		if ctx.Err() != nil {
+			return 0, os.ErrDeadlineExceeded
+		}
+		return 0, fmt.Errorf("webtransport datagrams: %w: %v", net.ErrClosed, err)
+	}
+	return copy(b, p), nil
+}
+
+func (c *datagramConn) Write(b []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, fmt.Errorf("webtransport datagrams: %w", net.ErrClosed)
+	}
+	if err := c.sess.SendDatagram(b); err != nil {
+		return 0, fmt.Errorf("webtransport datagram of %d bytes: %w", len(b), err)
+	}
+	return len(b), nil
+}
+
+func (c *datagramConn) Close() error {
+	c.cancel()
+	return nil
+}
+
+func (c *datagramConn) LocalAddr() net.Addr  { return c.sess.LocalAddr() }
+func (c *datagramConn) RemoteAddr() net.Addr { return c.sess.RemoteAddr() }
+
+func (c *datagramConn) SetDeadline(t time.Time) error { return c.SetReadDeadline(t) }
+
+func (c *datagramConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return nil
+}
+
+// SetWriteDeadline does nothing: Write queues the datagram in QUIC's
+// queue (blocking only while it holds 32).
+func (c *datagramConn) SetWriteDeadline(time.Time) error { return nil }

@@ -1,0 +1,179 @@
+package server
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"sync"
+	"time"
+)
+
+// The self-made certificates of the WebTransport binding (PROTOCOL.md 9.4).
+// A browser trusts one through serverCertificateHashes only if it is valid
+// for at most 14 days: ours are valid for certLife, a new one is made
+// certRenew before the current one expires (its hash published from then
+// on), and new handshakes get the new one from certSwitch before expiry,
+// so that a page that learnt the hashes during the overlap trusts either.
+const (
+	certLife   = 10 * 24 * time.Hour
+	certRenew  = 2 * 24 * time.Hour
+	certSwitch = 24 * time.Hour
+	// certSkew backdates NotBefore, for clocks a little behind ours.
+	certSkew = time.Minute
+)
+
+// certMaxLife is the longest validity a certificate trusted by its hash
+// may have (the W3C WebTransport spec, serverCertificateHashes).
+const certMaxLife = 14 * 24 * time.Hour
+
+// certs holds the certificates of the WebTransport listener: the
+// operator's, or self-made ones that it rotates. Its methods are safe for
+// concurrent use; rotation happens when they are called, by the clock now.
+type certs struct {
+	now   func() time.Time
+	hosts []string     // the DNS names and IP addresses the self-made ones name
+	log   *slog.Logger // told of each certificate made after the first, or nil
+
+	mu       sync.Mutex
+	operator *tls.Certificate // the operator's (-tls-cert), or nil
+	cur      *selfCert        // the one served to new handshakes
+	other    *selfCert        // the next (before the switch) or the previous (after it), or nil
+	made     int              // certificates made, for tests and logs
+}
+
+// selfCert is a self-made certificate and its hash.
+type selfCert struct {
+	tls      tls.Certificate
+	hash     [32]byte
+	notAfter time.Time
+}
+
+// newSelfCerts makes the first certificate, valid from now for hosts.
+func newSelfCerts(now func() time.Time, hosts []string) (*certs, error) {
+	c := &certs{now: now, hosts: hosts}
+	cur, err := c.make(now())
+	if err != nil {
+		return nil, err
+	}
+	c.cur = cur
+	return c, nil
+}
+
+// loadOperatorCert loads the operator's certificate and key (PEM files).
+func loadOperatorCert(certFile, keyFile string) (*certs, error) {
+	crt, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("server: WebTransport certificate %s with key %s: %w", certFile, keyFile, err)
+	}
+	return &certs{now: time.Now, operator: &crt}, nil
+}
+
+// make makes an ECDSA P-256 certificate valid from now for certLife.
+func (c *certs) make(now time.Time) (*selfCert, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("server: WebTransport certificate key: %w", err)
+	}
+	serial, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	tmpl := x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: "rtype"},
+		NotBefore:             now.Add(-certSkew),
+		NotAfter:              now.Add(-certSkew).Add(certLife),
+		KeyUsage:              x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+	}
+	for _, h := range append([]string{"localhost", "127.0.0.1", "::1"}, c.hosts...) {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else if h != "" {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, &tmpl, &tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, fmt.Errorf("server: WebTransport certificate: %w", err)
+	}
+	c.made++
+	return &selfCert{
+		tls:      tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key},
+		hash:     sha256.Sum256(der),
+		notAfter: tmpl.NotAfter,
+	}, nil
+}
+
+// rotateLocked brings the certificates up to date at now: a next one
+// from certRenew before the current one's expiry, served from certSwitch
+// before it; the old one is forgotten when it expires. c.mu is held.
+func (c *certs) rotateLocked(now time.Time) {
+	if c.operator != nil {
+		return
+	}
+	if c.other != nil && c.other.notAfter.Before(c.cur.notAfter) && !now.Before(c.other.notAfter) {
+		c.other = nil // the previous one expired
+	}
+	if c.other == nil && !now.Before(c.cur.notAfter.Add(-certRenew)) {
+		next, err := c.make(now)
+		if err != nil {
+			return // tried again at the next call; the current one serves meanwhile
+		}
+		c.other = next
+		c.logMade(next, "the next certificate, served from a day before the current one expires")
+	}
+	if c.other != nil && c.other.notAfter.After(c.cur.notAfter) && !now.Before(c.cur.notAfter.Add(-certSwitch)) {
+		c.cur, c.other = c.other, c.cur // new handshakes get the new one
+	}
+	if !now.Before(c.cur.notAfter) {
+		// Asleep past both (a suspended machine): start again.
+		if cur, err := c.make(now); err == nil {
+			c.cur, c.other = cur, nil
+			c.logMade(cur, "a new certificate: both had expired")
+		}
+	}
+}
+
+// logMade logs a certificate made after the first; c.mu is held.
+func (c *certs) logMade(sc *selfCert, what string) {
+	if c.log != nil {
+		c.log.Info("webtransport certificate", "sha256", fmt.Sprintf("%x", sc.hash), "not_after", sc.notAfter, "made", what)
+	}
+}
+
+// get returns the certificate for a new handshake.
+func (c *certs) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.operator != nil {
+		return c.operator, nil
+	}
+	c.rotateLocked(c.now())
+	return &c.cur.tls, nil
+}
+
+// info returns the hashes to publish (the served one first) and when the
+// served one expires; no hashes for the operator's certificate.
+func (c *certs) info() ([][32]byte, time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.operator != nil {
+		if c.operator.Leaf != nil {
+			return nil, c.operator.Leaf.NotAfter
+		}
+		return nil, time.Time{}
+	}
+	c.rotateLocked(c.now())
+	hs := [][32]byte{c.cur.hash}
+	if c.other != nil {
+		hs = append(hs, c.other.hash)
+	}
+	return hs, c.cur.notAfter
+}

@@ -1,0 +1,412 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+	"github.com/quic-go/webtransport-go"
+
+	"rtype/net/wire"
+)
+
+// The WebTransport binding (PROTOCOL.md Part IV): an HTTP/3 listener on
+// its own UDP port. A session's first bidirectional stream is a TCP
+// connection for the server (serveConn: the login, then the session's
+// messages); its datagrams are UDP datagrams from an address of its own
+// (a wtAddr, which no UDP datagram can come from), so that they take the
+// read loop's path (receiveLocked) and what the server sends to that
+// address goes out as the session's datagrams (outbox.push routes it).
+
+// WebTransportPath is the path of the session URL: https://HOST:PORT/rtype.
+const WebTransportPath = "/rtype"
+
+// certCheck is how often the certificates are brought up to date when
+// nothing else asks for them.
+const certCheck = time.Hour
+
+// wtQueue is how many datagrams wait for a WebTransport session's sender;
+// beyond it they are dropped, as a full socket buffer drops them.
+const wtQueue = 64
+
+// wtBinding is the server's WebTransport listener and its sessions.
+type wtBinding struct {
+	pc     *net.UDPConn
+	h3     *http3.Server
+	srv    *webtransport.Server
+	certs  *certs
+	routes wtRoutes
+	ctx    context.Context // cancelled at shutdown
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	closed   bool
+	noStream int            // sessions waiting for their stream: at most MaxPending
+	wg       sync.WaitGroup // the sessions' handlers
+}
+
+// wtRoutes are the datagram senders of the WebTransport sessions, by
+// their address. The map is written with the server's mutex held and read
+// with it held (by the read loop, or by the tick's shards at once).
+type wtRoutes struct {
+	peers   map[netip.AddrPort]*wtPeer
+	next    uint64        // the last address given
+	dropped atomic.Uint64 // datagrams not sent: queue full, too large, or no session
+}
+
+// wtPrefix is the first half of every wtAddr: 100::/64, the IPv6 prefix
+// for discarding (RFC 6666), which no UDP peer of ours can hold.
+var wtPrefix = [8]byte{0x01, 0x00}
+
+// wtAddr returns the n-th session address of the binding.
+func wtAddr(n uint64) netip.AddrPort {
+	var a [16]byte
+	copy(a[:], wtPrefix[:])
+	for i := range 8 {
+		a[15-i] = byte(n >> (8 * i))
+	}
+	return netip.AddrPortFrom(netip.AddrFrom16(a), 0)
+}
+
+// isWTAddr reports whether a is a WebTransport session's address.
+func isWTAddr(a netip.AddrPort) bool {
+	ip := a.Addr()
+	if !ip.Is6() || ip.Is4In6() {
+		return false
+	}
+	b := ip.As16()
+	return [8]byte(b[:8]) == wtPrefix
+}
+
+// send queues b for the session of to, if there is one; it does not
+// block. It reports whether to is a WebTransport address (then b is
+// taken care of, sent or dropped).
+func (r *wtRoutes) send(b []byte, to netip.AddrPort) bool {
+	if !isWTAddr(to) {
+		return false
+	}
+	if p := r.peers[to]; p == nil || !p.queue(b) {
+		r.dropped.Add(1)
+	}
+	return true
+}
+
+// dropSpoofed removes from ds the UDP datagrams that claim to come from a
+// WebTransport session's address, in place.
+func dropSpoofed(ds []datagram) []datagram {
+	out := ds[:0]
+	for _, d := range ds {
+		if !isWTAddr(d.addr) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// wtPeer sends one session's datagrams from a goroutine of its own, so
+// that a slow peer (QUIC's congestion control, its bounded queue) never
+// holds the server's mutex.
+type wtPeer struct {
+	sess *webtransport.Session
+	addr netip.AddrPort
+
+	mu    sync.Mutex
+	buf   [wtQueue][wire.MaxDatagram]byte
+	size  [wtQueue]int
+	head  int
+	count int
+	wake  chan struct{}
+}
+
+// queue copies b into the queue; false when it is full or b too large.
+func (p *wtPeer) queue(b []byte) bool {
+	if len(b) > wire.MaxDatagram {
+		return false
+	}
+	p.mu.Lock()
+	if p.count == wtQueue {
+		p.mu.Unlock()
+		return false
+	}
+	i := (p.head + p.count) % wtQueue
+	p.size[i] = copy(p.buf[i][:], b)
+	p.count++
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// run sends the queued datagrams until the session ends.
+func (p *wtPeer) run(dropped *atomic.Uint64) {
+	var b [wire.MaxDatagram]byte
+	done := p.sess.Context().Done()
+	for {
+		p.mu.Lock()
+		if p.count == 0 {
+			p.mu.Unlock()
+			select {
+			case <-p.wake:
+				continue
+			case <-done:
+				return
+			}
+		}
+		n := copy(b[:], p.buf[p.head][:p.size[p.head]])
+		p.head = (p.head + 1) % wtQueue
+		p.count--
+		p.mu.Unlock()
+		if err := p.sess.SendDatagram(b[:n]); err != nil {
+			dropped.Add(1)
+			if p.sess.Context().Err() != nil {
+				return
+			}
+		}
+	}
+}
+
+// openWebTransport opens the binding's UDP socket and certificates when
+// cfg asks for it, and routes the outboxes' datagrams of its sessions.
+func (s *Server) openWebTransport() error {
+	cfg := s.cfg
+	if cfg.WebTransportAddr == "" {
+		return nil
+	}
+	ua, err := net.ResolveUDPAddr("udp", cfg.WebTransportAddr)
+	if err != nil {
+		return fmt.Errorf("server: WebTransport address %q: %w", cfg.WebTransportAddr, err)
+	}
+	var cs *certs
+	if cfg.TLSCert != "" || cfg.TLSKey != "" {
+		cs, err = loadOperatorCert(cfg.TLSCert, cfg.TLSKey)
+	} else {
+		var hosts []string
+		if ua.IP != nil && !ua.IP.IsUnspecified() {
+			hosts = append(hosts, ua.IP.String())
+		}
+		cs, err = newSelfCerts(time.Now, hosts)
+		if cs != nil {
+			cs.log = s.log
+		}
+	}
+	if err != nil {
+		return err
+	}
+	pc, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return fmt.Errorf("server: WebTransport listen on %s: %w", cfg.WebTransportAddr, err)
+	}
+	return s.serveWebTransport(pc, cs)
+}
+
+// serveWebTransport sets up the binding on pc with the certificates cs.
+func (s *Server) serveWebTransport(pc *net.UDPConn, cs *certs) error {
+	wt := &wtBinding{pc: pc, certs: cs}
+	wt.routes.peers = make(map[netip.AddrPort]*wtPeer)
+	wt.ctx, wt.cancel = context.WithCancel(context.Background())
+	mux := http.NewServeMux()
+	mux.HandleFunc(WebTransportPath, s.serveWT)
+	wt.h3 = &http3.Server{
+		Handler: mux,
+		TLSConfig: http3.ConfigureTLSConfig(&tls.Config{
+			GetCertificate: cs.get,
+			MinVersion:     tls.VersionTLS13,
+		}),
+		QUICConfig: &quic.Config{
+			EnableDatagrams:                  true,
+			EnableStreamResetPartialDelivery: true,
+			MaxIdleTimeout:                   s.cfg.SessionTimeout + time.Second,
+			KeepAlivePeriod:                  time.Second,
+		},
+	}
+	webtransport.ConfigureHTTP3Server(wt.h3)
+	wt.srv = &webtransport.Server{
+		H3: wt.h3,
+		// Any page may open a session: the binding carries what anyone
+		// may send to the game's TCP and UDP port (9.1).
+		CheckOrigin: func(*http.Request) bool { return true },
+	}
+	s.wt = wt
+	s.rxOut.wt = &wt.routes
+	for _, sh := range s.shards.all {
+		sh.out.wt = &wt.routes
+	}
+	return nil
+}
+
+// runWebTransport serves the binding until shutdown.
+func (s *Server) runWebTransport() {
+	wt := s.wt
+	hs, notAfter := wt.certs.info()
+	for _, h := range hs {
+		s.log.Info("webtransport certificate", "sha256", fmt.Sprintf("%x", h), "not_after", notAfter)
+	}
+	s.log.Info("webtransport listening", "addr", wt.pc.LocalAddr().String(), "path", WebTransportPath,
+		"operator_cert", len(hs) == 0)
+	go func() { // rotate on time, and log it, without waiting for a handshake
+		t := time.NewTicker(certCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				wt.certs.info()
+			case <-wt.ctx.Done():
+				return
+			}
+		}
+	}()
+	if err := wt.srv.Serve(wt.pc); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+		select {
+		case <-s.done:
+		default:
+			s.log.Error("webtransport stopped", "err", err)
+		}
+	}
+}
+
+// closeWebTransport ends the binding: no new session, the remaining
+// handlers waited for, the socket closed. The logged-in sessions were
+// logged out before.
+func (s *Server) closeWebTransport() {
+	wt := s.wt
+	if wt == nil {
+		return
+	}
+	wt.mu.Lock()
+	wt.closed = true
+	wt.mu.Unlock()
+	wt.cancel()
+	wt.wg.Wait()
+	wt.srv.Close()
+	wt.pc.Close()
+}
+
+// serveWT runs one WebTransport session: its first bidirectional stream,
+// within LoginTimeout, is the session's TCP connection (serveConn), its
+// datagrams the UDP datagrams of its own address.
+func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
+	wt := s.wt
+	wt.mu.Lock()
+	if wt.closed {
+		wt.mu.Unlock()
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	wt.wg.Add(1)
+	wt.mu.Unlock()
+	defer wt.wg.Done()
+	sess, err := wt.srv.Upgrade(w, r)
+	if err != nil {
+		s.log.Debug("webtransport upgrade", "remote", r.RemoteAddr, "err", err)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	wt.mu.Lock()
+	full := wt.noStream >= s.cfg.MaxPending
+	if !full {
+		wt.noStream++
+	}
+	wt.mu.Unlock()
+	if full {
+		sess.CloseWithError(wtErrBusy, "too many connections")
+		return
+	}
+	ctx, cancel := context.WithTimeout(wt.ctx, s.cfg.LoginTimeout)
+	stop := context.AfterFunc(sess.Context(), cancel)
+	str, err := sess.AcceptStream(ctx)
+	stop()
+	cancel()
+	wt.mu.Lock()
+	wt.noStream--
+	wt.mu.Unlock()
+	if err != nil {
+		sess.CloseWithError(wtErrNoStream, "no stream within the login timeout")
+		return
+	}
+	go refuseStreams(sess)
+	var ip netip.Addr
+	if ua, ok := sess.RemoteAddr().(*net.UDPAddr); ok {
+		ip = ua.AddrPort().Addr().Unmap()
+	}
+	c := &wtConn{Stream: str, sess: sess}
+	if !s.admit(c, ip) {
+		sess.CloseWithError(wtErrBusy, "too many connections")
+		return
+	}
+	s.mu.Lock()
+	wt.routes.next++
+	p := &wtPeer{sess: sess, addr: wtAddr(wt.routes.next), wake: make(chan struct{}, 1)}
+	wt.routes.peers[p.addr] = p
+	s.mu.Unlock()
+	var peers sync.WaitGroup
+	peers.Add(2)
+	go func() { defer peers.Done(); p.run(&wt.routes.dropped) }()
+	go func() { defer peers.Done(); s.readWT(sess, p.addr) }()
+	s.serveConn(c, ip) // which closes c, gently (closeGently) or not
+	s.mu.Lock()
+	delete(wt.routes.peers, p.addr)
+	s.mu.Unlock()
+	peers.Wait()
+}
+
+// The WebTransport session error codes the server closes with (9.3).
+const (
+	wtErrNoStream webtransport.SessionErrorCode = 1 // no stream within LoginTimeout
+	wtErrBusy     webtransport.SessionErrorCode = 2 // MaxPending or MaxPendingPerIP
+)
+
+// refuseStreams resets every stream but the first of a session (9.2).
+func refuseStreams(sess *webtransport.Session) {
+	for {
+		str, err := sess.AcceptStream(sess.Context())
+		if err != nil {
+			return
+		}
+		str.CancelRead(0)
+		str.CancelWrite(0)
+	}
+}
+
+// readWT hands the session's datagrams to the read loop's path, as if
+// they came from UDP address from.
+func (s *Server) readWT(sess *webtransport.Session, from netip.AddrPort) {
+	var rd reader
+	var d [1]datagram
+	for {
+		b, err := sess.ReceiveDatagram(sess.Context())
+		if err != nil {
+			return
+		}
+		d[0] = datagram{b: b, addr: from}
+		s.receive(&rd, d[:], time.Now())
+	}
+}
+
+// wtConn is a session's stream as the server's TCP connection: closing it
+// closes the session, and CloseWrite (closeGently) ends the stream only.
+type wtConn struct {
+	*webtransport.Stream
+	sess *webtransport.Session
+}
+
+func (c *wtConn) Close() error {
+	c.Stream.CancelRead(0)
+	return c.sess.CloseWithError(0, "")
+}
+
+// CloseWrite ends what the server sends on the stream (FIN).
+func (c *wtConn) CloseWrite() error { return c.Stream.Close() }
+
+func (c *wtConn) LocalAddr() net.Addr  { return c.sess.LocalAddr() }
+func (c *wtConn) RemoteAddr() net.Addr { return c.sess.RemoteAddr() }
