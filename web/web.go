@@ -174,16 +174,16 @@ func (h *Handler) file(w http.ResponseWriter, r *http.Request, name, ctype strin
 
 func (h *Handler) config(w http.ResponseWriter, r *http.Request) {
 	c := config{Game: h.wasm != nil, WasmSize: h.wasmSize}
-	switch s, ok := h.server(); {
-	case !c.Game:
+	if !c.Game {
 		c.NoGame = NoGame
-	case !ok:
-		c.NoServer = "The game's server does not speak WebTransport, which browsers need: start it with -webtransport (or host a game)."
-	default:
+	}
+	if s, ok := h.server(); ok {
 		c.Addr = PublicAddr(s.Addr, r.Host)
 		for _, x := range s.CertHashes {
 			c.CertHashes = append(c.CertHashes, hex.EncodeToString(x[:]))
 		}
+	} else {
+		c.NoServer = "The game's server does not speak WebTransport, which browsers need: start it with -webtransport (or host a game)."
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
