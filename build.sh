@@ -4,6 +4,7 @@
 #   ./build.sh run [args]   install what is missing, build, start the game
 #   ./build.sh test         install what is missing, then every check CI runs
 #   ./build.sh build        put bin/rtype, bin/rtype-server and the tools in bin/
+#                           (the game for browsers first: web/dist/rtype.wasm.gz)
 #   ./build.sh deps         install the Debian packages the build needs
 #   ./build.sh cross        build the game for windows/amd64
 #   ./build.sh soak         the long robustness runs (fuzzing 10 min per target)
@@ -18,8 +19,9 @@ cd "$(dirname "$0")"
 # in /usr/lib/postgresql/*/bin, make and run a throwaway cluster per test
 # binary, as the package's user "postgres" when the tests run as root; the
 # cluster the package itself sets up is not used), Chromium, in which
-# server/ops tests the status page (headless), and redis-server, which the
-# fleet's tests start on a loopback port, without persistence, and kill
+# server/ops tests the status page and e2e plays the game built for
+# browsers (headless), and redis-server, which the fleet's tests start on
+# a loopback port, without persistence, and kill
 # (internal/testutil/redistest; the service the package sets up is not
 # used).
 DEB_PACKAGES=(gcc libc6-dev libgl1-mesa-dev libxcursor-dev libxi-dev
@@ -48,8 +50,19 @@ deps() {
 		die "apt-get could not install: ${missing[*]}"
 }
 
+# wasm builds the game for browsers into web/dist/rtype.wasm.gz, which
+# the binaries that serve the page (rtype, rtype-server -web) embed: so
+# it comes before them.
+wasm() {
+	log "building the game for browsers (web/dist/rtype.wasm.gz)"
+	GOOS=js GOARCH=wasm CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o web/dist/rtype.wasm .
+	gzip -9 -n -f web/dist/rtype.wasm
+	log "web/dist/rtype.wasm.gz: $(wc -c <web/dist/rtype.wasm.gz) bytes"
+}
+
 build() {
 	mkdir -p bin
+	wasm
 	log "building bin/rtype and the cmd/ binaries"
 	go build -o bin/rtype .
 	for d in cmd/*/; do
@@ -118,9 +131,12 @@ test_all() {
 	[ -z "$unformatted" ] || die "gofmt would change: $unformatted"
 	log "go vet"
 	go vet ./...
+	log "go vet and build for browsers (GOOS=js)"
+	GOOS=js GOARCH=wasm go vet ./net/wtjs ./game/settings
+	GOOS=js GOARCH=wasm go build -o /dev/null .
 	log "headless packages must not link Ebitengine"
 	local bad
-	bad=$(go list -f '{{.ImportPath}} {{join .Deps " "}}' ./net/... ./sim/... ./server/... ./cmd/... ./game/view/... ./render/model/... | grep 'hajimehoshi/ebiten' | cut -d' ' -f1 || true)
+	bad=$(go list -f '{{.ImportPath}} {{join .Deps " "}}' ./net/... ./sim/... ./server/... ./cmd/... ./game/view/... ./render/model/... ./web/... | grep 'hajimehoshi/ebiten' | cut -d' ' -f1 || true)
 	[ -z "$bad" ] || die "these packages link Ebitengine and would panic without a display: $bad"
 	log "render depends on neither the server nor the game"
 	bad=$(go list -deps ./render | grep -E '^rtype/(server|game)(/|$)' || true)
@@ -161,7 +177,7 @@ soak)
 	;;
 bench) deps; go run ./cmd/rtype-bench "$@" ;;
 *)
-	sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
 	[ -z "$cmd" ] || die "unknown command: $cmd"
 	;;
 esac

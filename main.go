@@ -1,3 +1,5 @@
+//go:build !js
+
 // Command rtype is the game: host a game on this machine or join one, and
 // fly with up to three friends.
 //
@@ -16,6 +18,10 @@
 //	                           (-warp boss starts at the boss)
 //	rtype -join ADDR -mode classic|stage
 //	                           join asking for that mode
+//	rtype -web ADDR            where the game's page is served for browsers
+//	                           (default :4280; "" none): friends open the
+//	                           URL printed at the start to join the game
+//	                           hosted here
 //	rtype -discovery ADDR      where the join screen looks for games on the
 //	                           LAN (default 255.255.255.255:4243, the LAN
 //	                           broadcast; 127.255.255.255:4243 this machine
@@ -100,9 +106,18 @@ func run() error {
 			log.Warn("hosted games will keep no scores", "err", err)
 		}
 	}
+	hostWebTransport(&opt)
 	g, err := game.New(opt)
 	if err != nil {
 		return err
+	}
+	if opt.Web != "" {
+		if urls, err := serveWeb(ctx, opt.Web, log); err != nil {
+			log.Warn("the game's page is not served", "err", err)
+		} else {
+			fmt.Printf("Friends can play in a browser: host a game, then they open %s?room=CODE (CODE: the room's, in its lobby; their browser warns once about the certificate the game made)\n", urls[0])
+			log.Info("the game's page", "urls", urls)
+		}
 	}
 	ebiten.SetWindowTitle("R-Type")
 	if icons, err := assets.WindowIcons(); err == nil {
@@ -155,6 +170,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		replayFile = fs.String("replay", "", "watch the recording `FILE` (a game recorded in the replays directory, or by rtype-server -record)")
 		replaySpd  = fs.Float64("replay-speed", 1, "with -replay: the speed to start at, 0.25 to 4")
 		replayFol  = fs.Int("replay-follow", 0, "with -replay: the `player` to follow, 1 to 4 (default the recording player)")
+		webAddr    = fs.String("web", fmt.Sprintf(":%d", defaultWebPort), "serve the game's page on `ADDR` (host:port; if taken, the next free port), for friends to join the game hosted here from a browser; \"\" serves none")
 		webTr      = fs.String("webtransport", "", "with -host: also serve browsers over WebTransport on this UDP `ADDR` (e.g. :4244)")
 		db         = fs.String("db", "", "the leaderboard `FILE` of hosted games, an SQLite database (default: the user's data directory, rtype/scores.db); \"none\" keeps no scores")
 		replays    = fs.String("replays", "", "the `DIR` where every game played is recorded, up to the settings' cap (replay_cap_mb, default 200 MiB) (default: the user's data directory, rtype/replays); \"none\" records nothing")
@@ -198,6 +214,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		Replay: *replayFile, ReplaySpeed: *replaySpd, ReplayFollow: *replayFol - 1, ReplayDir: *replays, ScoresDB: *db,
 		Host: *host, Join: *join, Spectate: *spectate, Name: *name, Port: *port, Stage: *stageName, Warp: *warp,
 		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
+		Web:        *webAddr,
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter, WebTransport: *webTr,
 		LobbyScript: *lobbyHook, QuickDeath: *quickDeath,
 	}

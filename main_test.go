@@ -47,7 +47,7 @@ func needDisplay(t *testing.T) {
 // returns it and its stderr (its log).
 func startGame(t *testing.T, ctx context.Context, bin, dir string, args ...string) (*exec.Cmd, io.ReadCloser) {
 	t.Helper()
-	game := exec.CommandContext(ctx, bin, append(args, "-mute", "-config", filepath.Join(dir, "settings.json"))...)
+	game := exec.CommandContext(ctx, bin, append(args, "-mute", "-web", "127.0.0.1:0", "-config", filepath.Join(dir, "settings.json"))...)
 	game.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir) // its settings, its recordings
 	stderr, err := game.StderrPipe()
 	if err != nil {

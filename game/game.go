@@ -30,6 +30,7 @@ import (
 	"rtype/game/sound"
 	"rtype/internal/testrules"
 	"rtype/internal/version"
+	"rtype/net/client"
 	"rtype/net/lobby"
 	"rtype/net/wire"
 	"rtype/render"
@@ -97,6 +98,18 @@ type Options struct {
 	// in seconds.
 	LobbyScript string
 	QuickDeath  bool
+	// Transport opens the sessions to servers (client.Config.Transport):
+	// nil for TCP and UDP; WebTransport in the browser (net/wtjs).
+	Transport client.Transport
+	// Room is a room code (PROTOCOL.md 7.14) to join at once on Join's
+	// server (the browser's /?room=CODE).
+	Room string
+	// Server is offered first by the join screen (the browser's: the
+	// server of the page, the only one it can reach).
+	Server string
+	// Web is where the command serves the game's page for browsers
+	// (package web), for the games hosted here; "" none.
+	Web string
 	// Context ends the game when done (signals).
 	Context context.Context
 	Logger  *slog.Logger
@@ -184,6 +197,9 @@ func New(opt Options) (*Game, error) {
 		}
 		g.settings = s
 	}
+	if opt.Server != "" {
+		g.settings.Recent = settings.AddRecent(g.settings.Recent, opt.Server)
+	}
 	if opt.Name != "" {
 		n, err := core.NormalizeName(opt.Name)
 		if err != nil {
@@ -201,8 +217,8 @@ func New(opt Options) (*Game, error) {
 	ebiten.SetFullscreen(g.settings.Fullscreen)
 	g.applyDisplay()
 	g.in.SetBindings(g.settings.Keys, g.settings.Pad)
-	g.snd = sound.New(opt.Mute || g.settings.Mute, g.settings.MusicVolume, g.settings.EffectsVolume, g.log)
-	g.noSound = !opt.Mute && !g.settings.Mute && !g.snd.Enabled()
+	g.snd = sound.New(opt.Mute || g.settings.Mute || soundOnGesture, g.settings.MusicVolume, g.settings.EffectsVolume, g.log)
+	g.noSound = !opt.Mute && !g.settings.Mute && !g.snd.Enabled() && !soundOnGesture
 
 	switch {
 	case opt.Replay != "":
@@ -229,6 +245,16 @@ func New(opt Options) (*Game, error) {
 			return nil, fmt.Errorf("-spectate: %w", err)
 		}
 		g.setScene(g.withName(func() Scene { return NewSpectateScene(g, w) }))
+	case opt.Join != "" && opt.Room != "":
+		addr, err := core.NormalizeAddr(opt.Join)
+		if err != nil {
+			return nil, fmt.Errorf("the server %q: %w", opt.Join, err)
+		}
+		code, ok := wire.ParseRoomCode(opt.Room)
+		if !ok {
+			return nil, fmt.Errorf("the room %q is not a room code: 6 letters and digits, as the room's lobby shows it", opt.Room)
+		}
+		g.setScene(g.withName(func() Scene { return NewLobbyConnectScene(g, addr, false, roomAction{code: code}) }))
 	case opt.Join != "":
 		addr, err := core.NormalizeAddr(opt.Join)
 		if err != nil {
@@ -353,6 +379,7 @@ func (g *Game) toggleFullscreen() {
 // Update implements ebiten.Game.
 func (g *Game) Update() error {
 	g.ticks++
+	g.gestureSound()
 	if ebiten.IsWindowBeingClosed() || g.opt.Context.Err() != nil || g.quit {
 		return g.shutdown()
 	}
@@ -441,6 +468,7 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		g.saveScreenshot(screen)
 		g.leaving = false
 	}
+	g.publish()
 }
 
 // saveScreenshot writes the screen to the autotest PNG (ReadPixels works

@@ -47,6 +47,9 @@ func startDialWith(g *Game, addr string, cfg client.Config) *dialer {
 	g.log.Info("connecting", "addr", addr, "name", name, "mode", wire.ModeName(cfg.Mode), "spectate", cfg.Spectate)
 	dir, limit := g.opt.ReplayDir, int64(g.settings.ReplayCapMB)<<20
 	cfg.Addr, cfg.Name, cfg.Logger, cfg.Version = addr, name, log, g.opt.Protocol
+	if cfg.Transport == nil {
+		cfg.Transport = g.opt.Transport // WebTransport in the browser
+	}
 	if cfg.Spectate && cfg.Version == wire.Version {
 		cfg.Version = 0 // spectators are v2.2's (7.17): Dial says so
 	}
@@ -201,7 +204,7 @@ func (g *Game) hostPort() int {
 // drawJoinAddrs shows the addresses friends can join, from y.
 func drawJoinAddrs(screen *ebiten.Image, g *Game, addrs []string, y float64) {
 	say := "Friends choose Join game and type one of these addresses:"
-	if g.host != nil && g.host.srv.DiscoveryAddr() != "" {
+	if g.host != nil && g.host.discoveryAddr() != "" {
 		say = "Friends on this network find it in Join game; others type an address:"
 	}
 	render.Text(screen, say, g.fonts.Body, render.Width/2, y, render.Center, render.ColDim)
@@ -271,6 +274,9 @@ const errorPanelW = 820.0
 
 // errorTip suggests what to do about err, or "".
 func errorTip(err error) string {
+	if tip, ok := browserTip(err); ok {
+		return tip
+	}
 	if re, ok := errorsAs[*client.ReachError](err); ok {
 		if strings.Contains(re.Error(), "refused") {
 			return "Check the address, and that your friend's game is on the hosting screen or playing."

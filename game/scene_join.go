@@ -382,7 +382,7 @@ func (s *JoinScene) Update(g *Game) error {
 func (s *JoinScene) Draw(screen *ebiten.Image, g *Game) {
 	g.drawBackdrop(screen)
 	render.Text(screen, "Join a game", g.fonts.Title, render.Width/2, 90, render.Center, render.ColText)
-	render.Text(screen, "Server address (the host's IP or name, with :port if not 4242), or a room code", g.fonts.Small, render.Width/2, 180, render.Center, render.ColDim)
+	render.Text(screen, joinHint, g.fonts.Small, render.Width/2, 180, render.Center, render.ColDim)
 	g.atlas.Field(screen, g.fonts, joinFieldX, joinFieldY, joinFieldW, 68, s.field.Text, "192.168.1.20", s.focus < 0, g.T())
 	if s.errMsg != "" {
 		render.Text(screen, s.errMsg, g.fonts.Small, render.Width/2, joinFieldY+78, render.Center, render.ColWarn)

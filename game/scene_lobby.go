@@ -63,7 +63,7 @@ func NewLobbyConnectScene(g *Game, addr string, hosting bool, act roomAction) *L
 	log := g.log.With("component", "lobby")
 	g.log.Info("joining rooms", "addr", addr, "name", name, "create", act.create, "code", act.code.String())
 	go func() {
-		l, err := lobby.Dial(ctx, lobby.Config{Addr: addr, Name: name, Mode: mode, Logger: log})
+		l, err := lobby.Dial(ctx, lobby.Config{Addr: addr, Name: name, Mode: mode, Logger: log, Transport: g.opt.Transport})
 		if err == nil {
 			switch {
 			case act.create:

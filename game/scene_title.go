@@ -2,6 +2,7 @@ package game
 
 import (
 	"math"
+	"slices"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -39,6 +40,11 @@ func NewTitleScene(g *Game) *TitleScene {
 		{Label: "Replays", Activate: func() { g.setScene(NewReplaysScene(g)) }},
 		{Label: "Settings", Activate: func() { g.setScene(NewSettingsScene(g)) }},
 		{Label: "Quit", Activate: func() { g.quit = true }},
+	}
+	if !canHost { // the browser: no hosting, no recordings, no quitting the page
+		s.menu.Items = slices.DeleteFunc(s.menu.Items, func(it MenuItem) bool {
+			return it.Label != "Join game" && it.Label != "Settings"
+		})
 	}
 	return s
 }

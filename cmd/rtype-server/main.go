@@ -57,6 +57,12 @@
 // the host name with -listen's port when -listen names no host).
 //
 //	rtype-server -db postgres://... -redis redis.internal:6379 -public-addr game-7.example.org:4242
+//
+// With -web ADDR it serves the game's page: players open it in a browser
+// and play over the WebTransport binding (README.md, "Play in the
+// browser").
+//
+//	rtype-server -webtransport :4443 -web :8080
 package main
 
 import (
@@ -187,6 +193,11 @@ func main() {
 	} else {
 		close(webDone)
 	}
+	pageDone, err := pagef.start(ctx, srv, log)
+	if err != nil {
+		log.Error("cannot serve the game's page", "err", err)
+		os.Exit(1)
+	}
 	defer ag.start(ctx, srv, log)()
 	if err := srv.Run(ctx); err != nil {
 		log.Error("server failed", "err", err)
@@ -195,6 +206,10 @@ func main() {
 	stop()
 	if err := <-webDone; err != nil {
 		log.Error("status page failed", "err", err)
+		os.Exit(1)
+	}
+	if err := <-pageDone; err != nil {
+		log.Error("the game's page failed", "err", err)
 		os.Exit(1)
 	}
 }

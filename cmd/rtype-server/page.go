@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"rtype/server"
+	"rtype/web"
+)
+
+// pageFlags serve the game's page (package web): -web ADDR, https and
+// http on that port. Browsers give WebTransport to secure pages only:
+// https, or http from the browser's own machine. The https certificate
+// is the operator's of -tls-cert and -tls-key when given (one browsers
+// trust), else one made at start (browsers warn about it once).
+type pageFlags struct {
+	addr *string
+}
+
+var pagef = pageFlags{
+	addr: flag.String("web", "", "serve the game's page on `ADDR` (host:port), https and http: players open it in a browser and play over WebTransport (-webtransport); https with the certificate of -tls-cert/-tls-key, else a self-made one"),
+}
+
+// start serves the page for srv until ctx ends; the channel gives the
+// serving's end (closed at once when -web is not set).
+func (p pageFlags) start(ctx context.Context, srv *server.Server, log *slog.Logger) (<-chan error, error) {
+	done := make(chan error, 1)
+	if *p.addr == "" {
+		close(done)
+		return done, nil
+	}
+	h, err := web.New(web.Config{Server: func() (web.Server, bool) {
+		info, ok := srv.WebTransport()
+		return web.Server{Addr: info.Addr, CertHashes: info.CertHashes}, ok
+	}, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	var cert tls.Certificate
+	if certFile, keyFile := flagValue("tls-cert"), flagValue("tls-key"); certFile != "" && keyFile != "" {
+		if cert, err = tls.LoadX509KeyPair(certFile, keyFile); err != nil {
+			return nil, fmt.Errorf("-web: -tls-cert/-tls-key: %w", err)
+		}
+	} else {
+		host, _, _ := net.SplitHostPort(*p.addr)
+		if cert, err = web.SelfSigned([]string{host, "localhost", "127.0.0.1"}, 30*24*time.Hour); err != nil {
+			return nil, fmt.Errorf("-web: a certificate for the page: %w", err)
+		}
+	}
+	ln, err := net.Listen("tcp", *p.addr)
+	if err != nil {
+		return nil, fmt.Errorf("-web: %w", err)
+	}
+	if !h.HasGame() {
+		log.Warn("the game's page has no game: build the server with ./build.sh build", "addr", ln.Addr())
+	}
+	if _, ok := srv.WebTransport(); !ok {
+		log.Warn("the game's page is served, but the server does not speak WebTransport: browsers cannot play without -webtransport")
+	}
+	log.Info("serving the game's page", "addr", ln.Addr().String(), "url", "https://"+ln.Addr().String()+"/")
+	go func() { done <- web.Serve(ctx, ln, h, &cert, log) }()
+	return done, nil
+}
+
+// flagValue is the value of the command-line flag name, "" when there
+// is none.
+func flagValue(name string) string {
+	if f := flag.Lookup(name); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}

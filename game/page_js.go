@@ -1,0 +1,124 @@
+package game
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"syscall/js"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
+
+	"rtype/net/client"
+)
+
+// joinHint is what the join screen says of its field: in the browser, a
+// server is reached on its WebTransport port.
+const joinHint = "A room code, or a server's WebTransport address (host:port)"
+
+// browserTip is errorTip's advice in the browser, where the game reaches
+// servers over WebTransport (no TCP, no UDP of its own).
+func browserTip(err error) (string, bool) {
+	switch {
+	case errors.As(err, new(*client.ReachError)):
+		return "Check the link. The server must serve browsers (-webtransport) and let UDP through on that port.", true
+	case errors.Is(err, client.ErrBindTimeout):
+		return "The server's WebTransport port must let UDP through.", true
+	}
+	return "", false
+}
+
+// soundOnGesture: in the browser the sound starts on the first key,
+// click or touch. Browsers start no audio before one, and making the
+// sound (synthesising the music) holds the page's one thread for seconds,
+// which would delay the title screen.
+const soundOnGesture = true
+
+// gestured tells that the player pressed something: the sound was
+// started (the page has one game).
+var gestured bool
+
+// gestureSound starts the sound at the first key, click or touch, as
+// unmuting does (applySound).
+func (g *Game) gestureSound() {
+	if gestured {
+		return
+	}
+	var keys [1]ebiten.Key
+	if len(inpututil.AppendJustPressedKeys(keys[:0])) == 0 && !inpututil.IsMouseButtonJustPressed(ebiten.MouseButtonLeft) &&
+		len(inpututil.AppendJustPressedTouchIDs(nil)) == 0 {
+		return
+	}
+	gestured = true
+	g.applySound()
+}
+
+// pageFrames is publish's buffer for the client's frames (the page has
+// one game, drawn on one goroutine).
+var pageFrames []client.Frame
+
+// pageWorld is the world of the game joined as publish tells it: the last
+// snapshot the client applied, its tick, the local player and the names
+// in the player table, and the entities that snapshot updated as [id,
+// kind, x, y] (logical pixels).
+type pageWorld struct {
+	Tick     uint32       `json:"tick"`
+	Player   uint8        `json:"player"`
+	Names    []string     `json:"names"`
+	Entities [][4]float64 `json:"entities"`
+	// KbitIn and KbitOut are the client's bandwidth (client.Stats), RTT
+	// its round-trip time in ms.
+	KbitIn  float64 `json:"kbitIn"`
+	KbitOut float64 `json:"kbitOut"`
+	RTT     float64 `json:"rtt"`
+}
+
+// publish tells the page about the frame drawn, in globalThis.rtype:
+// frames (how many were drawn), scene (the scene's type, e.g.
+// "*game.TitleScene"), the page's time (performance.now(), from the
+// page's load) of the first frame of each scene type in first, e.g.
+// first["*game.TitleScene"], fps (ebiten.ActualFPS), and every 4 frames
+// of a game joined world,
+// a pageWorld in JSON. The page's tests read them; the game keeps no
+// state of it.
+func (g *Game) publish() {
+	st := js.Global().Get("rtype")
+	if st.Type() != js.TypeObject {
+		st = js.Global().Get("Object").New()
+		st.Set("first", js.Global().Get("Object").New())
+		st.Set("frames", 0)
+		js.Global().Set("rtype", st)
+	}
+	scene := fmt.Sprintf("%T", g.scene)
+	frames := st.Get("frames").Int() + 1
+	st.Set("frames", frames)
+	st.Set("scene", scene)
+	st.Set("fps", ebiten.ActualFPS())
+	if first := st.Get("first"); first.Get(scene).IsUndefined() {
+		first.Set(scene, js.Global().Get("performance").Call("now"))
+	}
+	if g.session == nil || frames%4 != 0 {
+		return
+	}
+	c := g.session.C
+	pageFrames = c.Frames(pageFrames)
+	if len(pageFrames) == 0 {
+		return
+	}
+	f := &pageFrames[len(pageFrames)-1]
+	stats := c.Stats()
+	w := pageWorld{Tick: f.Tick, Player: c.Player(), KbitIn: stats.KbitIn, KbitOut: stats.KbitOut, RTT: float64(stats.RTT.Microseconds()) / 1000}
+	for _, p := range f.Players {
+		if p.Present {
+			w.Names = append(w.Names, p.Name)
+		}
+	}
+	for _, e := range f.Entities {
+		if e.Tick == f.Tick {
+			w.Entities = append(w.Entities, [4]float64{float64(e.ID), float64(e.Kind), float64(e.X), float64(e.Y)})
+		}
+	}
+	if b, err := json.Marshal(w); err == nil {
+		st.Set("world", string(b))
+	}
+}

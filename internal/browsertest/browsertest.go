@@ -1,0 +1,196 @@
+// Package browsertest runs the game built for the browser in headless
+// Chromium, for the tests (issue 18): it builds the wasm, starts
+// Debian's chromium through chromedp (WebGL on SwiftShader, a profile of
+// its own), keeps what the page logs, and takes screenshots.
+package browsertest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// wasmBuild is the game built for the browser, once per test binary.
+var wasmBuild struct {
+	once sync.Once
+	gz   []byte
+	raw  int
+	err  error
+}
+
+// Wasm builds the game for the browser as build.sh does (-trimpath
+// -ldflags=-s -w), once per test binary, and returns it gzipped at the
+// best compression and its size unzipped.
+func Wasm(t testing.TB) (gz []byte, raw int) {
+	t.Helper()
+	wasmBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "rtype-wasm-")
+		if err != nil {
+			wasmBuild.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		out := filepath.Join(dir, "rtype.wasm")
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "rtype")
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			wasmBuild.err = fmt.Errorf("GOOS=js go build: %v\n%s", err, b)
+			return
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			wasmBuild.err = err
+			return
+		}
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		zw.Write(b)
+		zw.Close()
+		wasmBuild.gz, wasmBuild.raw = buf.Bytes(), len(b)
+	})
+	if wasmBuild.err != nil {
+		t.Fatal(wasmBuild.err)
+	}
+	return wasmBuild.gz, wasmBuild.raw
+}
+
+// Chromium returns Debian's chromium, or skips the test when it is
+// missing and this is not CI (./build.sh deps installs it).
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is missing on CI: ./build.sh deps installs Debian's chromium package")
+	}
+	t.Skip("chromium is missing: install Debian's chromium package (./build.sh deps) to run the browser tests")
+	return ""
+}
+
+// Browser is a headless Chromium tab.
+type Browser struct {
+	// Ctx runs chromedp actions in the tab.
+	Ctx context.Context
+	log lines
+}
+
+// New starts headless Chromium and returns its tab; it ends with the
+// test, or after timeout.
+func New(t testing.TB, timeout time.Duration, flags ...chromedp.ExecAllocatorOption) *Browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(Chromium(t)),
+		chromedp.NoSandbox,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 720),
+		chromedp.Flag("use-angle", "swiftshader"),
+		chromedp.Flag("enable-unsafe-swiftshader", true),
+		chromedp.Flag("ignore-gpu-blocklist", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
+	)
+	opts = append(opts, flags...)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelT := context.WithTimeout(actx, timeout)
+	ctx, cancelC := chromedp.NewContext(ctx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() {
+		cancelC()
+		cancelT()
+		cancelA()
+	})
+	b := &Browser{Ctx: ctx}
+	chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			for _, a := range ev.Args {
+				b.log.add(string(a.Value))
+			}
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			if d.Exception != nil {
+				b.log.add("exception: " + d.Text + " " + d.Exception.Description)
+			} else {
+				b.log.add("exception: " + d.Text)
+			}
+		}
+	})
+	return b
+}
+
+// Log returns the last lines the page logged (the game logs to the
+// console), for failure messages.
+func (b *Browser) Log() string { return b.log.String() }
+
+type lines struct {
+	mu sync.Mutex
+	l  []string
+}
+
+func (l *lines) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.l) >= 200 {
+		l.l = l.l[1:]
+	}
+	l.l = append(l.l, s)
+}
+
+func (l *lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b bytes.Buffer
+	for _, s := range l.l {
+		fmt.Fprintln(&b, s)
+	}
+	return b.String()
+}
+
+// Screenshot captures the page (and saves it in $RTYPE_SHOTS, when set,
+// as name, to look at it).
+func (b *Browser) Screenshot(t testing.TB, name string) image.Image {
+	t.Helper()
+	png1, err := chromedp.Run(b.Ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(png1))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if dir := os.Getenv("RTYPE_SHOTS"); dir != "" {
+		os.WriteFile(filepath.Join(dir, name), png1, 0o644)
+	}
+	return img
+}
+
+// Colourful counts the pixels of img that are not the dark background,
+// and its distinct colours (quantised), over every other pixel.
+func Colourful(img image.Image) (lit int, colours int) {
+	seen := map[uint32]bool{}
+	bd := img.Bounds()
+	for y := bd.Min.Y; y < bd.Max.Y; y += 2 {
+		for x := bd.Min.X; x < bd.Max.X; x += 2 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if r>>8+g>>8+b>>8 > 150 {
+				lit++
+			}
+			seen[(r>>12)<<8|(g>>12)<<4|b>>12] = true
+		}
+	}
+	return lit, len(seen)
+}
