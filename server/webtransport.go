@@ -287,10 +287,24 @@ func (s *Server) closeWebTransport() {
 	wt.closed = true
 	wt.mu.Unlock()
 	wt.cancel()
-	wt.wg.Wait()
+	// The sessions were told Logout(ServerShutdown): give their streams
+	// wtCloseGrace to carry it and their peers to answer the close, then
+	// close every connection left. A peer that vanished never answers,
+	// and its session would otherwise last until QUIC's idle timeout.
+	done := make(chan struct{})
+	go func() { wt.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(wtCloseGrace):
+	}
 	wt.srv.Close()
+	<-done
 	wt.pc.Close()
 }
+
+// wtCloseGrace is how long a stopping server waits for its WebTransport
+// sessions to close before it closes their connections.
+const wtCloseGrace = 2 * time.Second
 
 // serveWT runs one WebTransport session: its first bidirectional stream,
 // within LoginTimeout, is the session's TCP connection (serveConn), its
