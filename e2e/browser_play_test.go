@@ -254,8 +254,7 @@ func browserPlays(t *testing.T, im netsim.Impairment, friend bool) {
 	if !seen {
 		t.Errorf("the native client's player table %+v lacks the browser's player", native.Players())
 	}
-	img := br.Screenshot(t, "play-"+strings.ReplaceAll(t.Name(), "/", "-")+".png")
-	if lit, colours := browsertest.Colourful(img); lit < 300 || colours < 8 {
+	if lit, colours, ok := br.ShowsGame(t, "play-"+strings.ReplaceAll(t.Name(), "/", "-")+".png", 10*time.Second); !ok {
 		t.Errorf("the screenshot does not show the game: %d lit pixels, %d colours", lit, colours)
 	}
 	ns := native.Stats()

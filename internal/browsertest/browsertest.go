@@ -194,3 +194,20 @@ func Colourful(img image.Image) (lit int, colours int) {
 	}
 	return lit, len(seen)
 }
+
+// ShowsGame takes screenshots (saved as name) until one shows the game,
+// at least 300 lit pixels and 8 colours of Colourful's sample, or within
+// has passed: a scene that has just started may not have drawn its
+// sprites yet. It returns the last one's figures and whether it did.
+func (b *Browser) ShowsGame(t testing.TB, name string, within time.Duration) (lit, colours int, ok bool) {
+	t.Helper()
+	for end := time.Now().Add(within); ; time.Sleep(250 * time.Millisecond) {
+		lit, colours = Colourful(b.Screenshot(t, name))
+		if lit >= 300 && colours >= 8 {
+			return lit, colours, true
+		}
+		if time.Now().After(end) {
+			return lit, colours, false
+		}
+	}
+}
