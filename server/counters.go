@@ -102,6 +102,14 @@ type Metrics struct {
 	TickSum    float64
 	// Ready reports that the server is serving and not shutting down.
 	Ready bool
+	// Spectators are the sessions watching a game now (7.17), among
+	// Sessions.
+	Spectators int
+	// WebTransportSessions are the sessions of the WebTransport binding
+	// now (Part IV), among Sessions; WebTransportDropped counts the
+	// datagrams to them not sent since the start (queue full, too large).
+	WebTransportSessions int
+	WebTransportDropped  uint64
 }
 
 // Metrics returns what the server is doing now and its totals. It takes
@@ -130,6 +138,13 @@ func (s *Server) Metrics() Metrics {
 		if int(ss.version) < len(m.Sessions) {
 			m.Sessions[ss.version]++
 		}
+		if ss.spectator {
+			m.Spectators++
+		}
+	}
+	if s.wt != nil {
+		m.WebTransportSessions = len(s.wt.routes.peers)
+		m.WebTransportDropped = s.wt.routes.dropped.Load()
 	}
 	for _, g := range s.games {
 		if !g.empty() && int(g.mode) < len(m.Games) {

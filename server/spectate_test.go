@@ -148,6 +148,10 @@ func TestSpectatorsAtMostEight(t *testing.T) {
 		vs = append(vs, spectate(t, s, fmt.Sprintf("Watcher %d", i), wire.ModeAny, wire.RoomCode{}))
 	}
 	spectatorsOf(t, a, func(sp *wire.Spectators) bool { return sp.Count == wire.MaxSpectators })
+	if m := s.Metrics(); m.Spectators != wire.MaxSpectators || m.Sessions[wire.Version2] != 1+wire.MaxSpectators {
+		t.Errorf("metrics: %d spectators of %d v2 sessions, want %d of %d", m.Spectators, m.Sessions[wire.Version2],
+			wire.MaxSpectators, 1+wire.MaxSpectators)
+	}
 	_, f := rawLogin(t, s.Addr(), spectateRequest("Ninth", wire.ModeAny, wire.RoomCode{}))
 	m, err := wire.ParseMessage2(f)
 	if err != nil || m.Type != wire.MsgLoginRejected || m.Reason != wire.RejectGameFull || !strings.Contains(m.Text, "8 spectators") {

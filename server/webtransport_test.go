@@ -144,6 +144,9 @@ func TestWebTransportNoStream(t *testing.T) {
 func TestWebTransportDatagramsAreUDP(t *testing.T) {
 	s := startWT(t, testConfig())
 	_, d, acc := wtLogin(t, s, 1, "web")
+	if m := s.Metrics(); m.WebTransportSessions != 1 || m.Sessions[wire.Version] != 1 {
+		t.Fatalf("metrics: %d WebTransport sessions of %d v1 sessions, want 1 of 1", m.WebTransportSessions, m.Sessions[wire.Version])
+	}
 	before := s.Metrics().Dropped
 	rng := mrand.New(mrand.NewPCG(1, 2))
 	sent := 0

@@ -21,6 +21,7 @@ type collector struct {
 	snapBytes, eventBytes                 *prometheus.Desc
 	dropped, logins, chat, bansMade       *prometheus.Desc
 	kicks                                 *prometheus.Desc
+	spectators, wtSessions, wtDropped     *prometheus.Desc
 }
 
 func newCollector(srv *server.Server) *collector {
@@ -40,13 +41,17 @@ func newCollector(srv *server.Server) *collector {
 		chat:       d("rtype_chat_messages_total", "Chat messages relayed.", nil, nil),
 		bansMade:   d("rtype_bans_created_total", "Bans made since the start.", nil, nil),
 		kicks:      d("rtype_kicks_total", "Sessions ended by the operator (kick, ban, close).", nil, nil),
+		spectators: d("rtype_spectators", "Sessions watching a game now (PROTOCOL.md 7.17), among rtype_sessions.", nil, nil),
+		wtSessions: d("rtype_webtransport_sessions", "Sessions of the WebTransport binding now (PROTOCOL.md Part IV), among rtype_sessions.", nil, nil),
+		wtDropped:  d("rtype_webtransport_datagrams_dropped_total", "Datagrams to WebTransport sessions not sent: their queue full, or too large.", nil, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.sessions, c.games, c.pending, c.bans, c.ready, c.tick,
-		c.snapBytes, c.eventBytes, c.dropped, c.logins, c.chat, c.bansMade, c.kicks} {
+		c.snapBytes, c.eventBytes, c.dropped, c.logins, c.chat, c.bansMade, c.kicks,
+		c.spectators, c.wtSessions, c.wtDropped} {
 		ch <- d
 	}
 }
@@ -88,4 +93,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.chat, m.ChatMessages)
 	counter(c.bansMade, m.BansMade)
 	counter(c.kicks, m.Kicks)
+	gauge(c.spectators, float64(m.Spectators))
+	gauge(c.wtSessions, float64(m.WebTransportSessions))
+	counter(c.wtDropped, m.WebTransportDropped)
 }

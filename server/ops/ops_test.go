@@ -200,7 +200,8 @@ func TestMetricsMove(t *testing.T) {
 		`rtype_games{mode="stage"}`, `rtype_tick_duration_seconds_count`, `rtype_snapshot_sent_bytes_total`,
 		`rtype_event_sent_bytes_total`, `rtype_datagrams_dropped_total{reason="version"}`, `rtype_logins_total{result="accepted"}`,
 		`rtype_logins_total{result="banned"}`, `rtype_chat_messages_total`, `rtype_bans`, `rtype_bans_created_total`,
-		`rtype_kicks_total`, `rtype_pending_connections`, `rtype_ready`, `go_goroutines`} {
+		`rtype_kicks_total`, `rtype_pending_connections`, `rtype_ready`, `rtype_spectators`, `rtype_webtransport_sessions`,
+		`rtype_webtransport_datagrams_dropped_total`, `go_goroutines`} {
 		if _, ok := metric(first, s); !ok {
 			t.Errorf("/metrics lacks %s", s)
 		}
