@@ -415,6 +415,10 @@ type wtConn struct {
 }
 
 func (c *wtConn) Close() error {
+	// A Read that saw the peer's session go away waits, in
+	// webtransport-go, for the session's close without a deadline of its
+	// own (a vanished peer never sends it): the deadline ends that Read.
+	c.Stream.SetReadDeadline(time.Now())
 	c.Stream.CancelRead(0)
 	return c.sess.CloseWithError(0, "")
 }
