@@ -534,13 +534,9 @@ func (s *Server) login(c net.Conn) (*session, bool) {
 	}
 	g.sessions[ss.player] = ss
 	s.sessions[ss.id] = ss
-	c.SetWriteDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write(acc); err != nil {
-		s.dropLocked(ss)
+	if !s.acceptLocked(ss, acc) {
 		return nil, false
 	}
-	s.stats.logins[LoginAccepted].Add(1)
-	s.lifeLocked(PlayerJoined)
 	if g.room != nil {
 		s.sendStateLocked(g.room)
 	}
@@ -563,16 +559,25 @@ func (s *Server) loginLobbyLocked(c net.Conn, ap netip.AddrPort, name string, to
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: ss.id, Token: tok,
 		Ext: s.loginExt(), Minor: minor, Mode: mode}
 	s.sessions[ss.id] = ss
-	c.SetWriteDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write(wire.AppendMessage2(nil, &accepted)); err != nil {
-		s.dropLocked(ss)
+	if !s.acceptLocked(ss, wire.AppendMessage2(nil, &accepted)) {
 		return nil, false
 	}
-	s.stats.logins[LoginAccepted].Add(1)
-	s.lifeLocked(PlayerJoined)
 	s.log.Info("login", "session", ss.id, "name", name, "addr", ap, "version", 2, "minor", ss.minor,
 		"mode", wire.ModeName(mode), "lobby", true)
 	return ss, true
+}
+
+// acceptLocked sends ss its LoginAccepted, acc, and counts the login; a
+// failed write drops the session and returns false. s.mu is held.
+func (s *Server) acceptLocked(ss *session, acc []byte) bool {
+	ss.conn.SetWriteDeadline(time.Now().Add(time.Second))
+	if _, err := ss.conn.Write(acc); err != nil {
+		s.dropLocked(ss)
+		return false
+	}
+	s.stats.logins[LoginAccepted].Add(1)
+	s.lifeLocked(PlayerJoined)
+	return true
 }
 
 // versionText is the text of LoginRejected(VersionMismatch): a v1-only

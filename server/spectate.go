@@ -39,13 +39,9 @@ func (s *Server) loginSpectatorLocked(c net.Conn, ap netip.AddrPort, name string
 		Tick: g.world.Tick(), Ext: s.loginExt(), Minor: ss.minor, Mode: g.mode}
 	g.spectators = append(g.spectators, ss)
 	s.sessions[ss.id] = ss
-	c.SetWriteDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write(wire.AppendMessage2(nil, &accepted)); err != nil {
-		s.dropLocked(ss)
+	if !s.acceptLocked(ss, wire.AppendMessage2(nil, &accepted)) {
 		return nil, false
 	}
-	s.stats.logins[LoginAccepted].Add(1)
-	s.lifeLocked(PlayerJoined)
 	room := ""
 	if g.room != nil {
 		room = g.room.code.String()
