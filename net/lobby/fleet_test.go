@@ -177,8 +177,11 @@ func TestFleetQuickJoinFillsFullerRoom(t *testing.T) {
 	until(t, ripley, "the bot", inState(ripley, wire.RoomLobby, 2))
 	st, _ := ripley.State()
 
+	// Bishop makes B's public room himself: a quick join of his would go
+	// to A's fuller room as soon as B's sync knows it.
 	bishop := dialTo(t, b.Addr(), "Bishop")
-	bishop.Quick(wire.ModeClassic)
+	bishop.Create(wire.RoomSettings{Mode: wire.ModeClassic, Difficulty: wire.DifficultyNormal, MaxPlayers: 4,
+		Flags: wire.RoomPublic | wire.RoomJoinLate})
 	until(t, bishop, "Bishop's public room", inState(bishop, wire.RoomLobby, 1))
 	testutil.WaitFor(t, testutil.Wait, "A's room of 2 known to B", func() bool {
 		p := b.reg.Public(wire.ModeClassic)
