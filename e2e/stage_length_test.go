@@ -32,6 +32,7 @@ func TestStageLength(t *testing.T) {
 	}
 	st := builtinStage(t)
 	var boss, clear, over, loop2, boss2, clear2, life2 []uint32
+	var beams, launches, forceBots int
 	t0 := time.Now()
 	for seed := range uint64(*stageRuns) {
 		s := newStageSimN(t, st, seed+1, "", *stagePlayers)
@@ -42,6 +43,13 @@ func TestStageLength(t *testing.T) {
 			t.Fatalf("the stage %q spawned no foe: the built-in stage (stage.Builtin) is not in this build", st.Name)
 		}
 		t.Logf("seed %d: %s", seed+1, s.report())
+		for p := range *stagePlayers {
+			beams += s.beams[p]
+			launches += s.launches[p]
+			if s.launches[p] > 0 {
+				forceBots++
+			}
+		}
 		if end, ok := s.endBoss(); ok {
 			boss = append(boss, end.tick)
 		}
@@ -74,4 +82,6 @@ func TestStageLength(t *testing.T) {
 		*stageRuns, *stagePlayers, time.Since(t0).Round(time.Millisecond), len(boss), median(boss), len(clear), median(clear), median(over))
 	t.Logf("loop 2: reached in %d (median at %s), its end boss entered in %d (median %s into loop 2), cleared in %d (median %s into loop 2); the bots lasted %s in loop 2 (median)",
 		len(loop2), median(loop2), len(boss2), median(boss2), len(clear2), median(clear2), median(life2))
+	t.Logf("the new mechanics: %.0f beams and %.0f Force launches per bot and game; %d bots of %d launched their Force at least once",
+		float64(beams)/float64(*stageRuns**stagePlayers), float64(launches)/float64(*stageRuns**stagePlayers), forceBots, *stageRuns**stagePlayers)
 }

@@ -48,6 +48,13 @@ type stageSim struct {
 	clear2 stageMoment   // the StageClear of loop 2 (tick 0: none)
 	over   uint32        // the tick of GameOver, 0 if none
 	marks  []stageMoment // StageMarker
+
+	// How the bots used the new mechanics.
+	beams        [wire.MaxPlayers]int // wave-cannon beams fired
+	launches     [wire.MaxPlayers]int // Force launches (attached → loose)
+	forceAt      [wire.MaxPlayers]uint8
+	forcePresses [wire.MaxPlayers]int // ticks with the Force button held
+	forceGot     [wire.MaxPlayers]int // Arms events with a Force
 }
 
 // stageMoment is a Stage event worth reporting.
@@ -108,6 +115,9 @@ func (s *stageSim) note(evs []wire.Event) {
 			if isFoe(ev.Kind) {
 				s.foes++
 			}
+			if ev.Kind == wire.KindWaveBeam && int(ev.Owner) < wire.MaxPlayers {
+				s.beams[ev.Owner]++
+			}
 		}
 	}
 	for i := range evs {
@@ -118,6 +128,14 @@ func (s *stageSim) note(evs []wire.Event) {
 		case wire.EventDeath:
 			if int(ev.Player) < wire.MaxPlayers {
 				s.deaths[ev.Player]++
+			}
+		case wire.EventArms:
+			if p := ev.Player; int(p) < wire.MaxPlayers {
+				was := s.forceAt[p]
+				if ev.Arms.ForceAt == wire.ForceLoose && (was == wire.ForceFront || was == wire.ForceBack) {
+					s.launches[p]++
+				}
+				s.forceAt[p] = ev.Arms.ForceAt
 			}
 		case wire.EventGameOver:
 			if s.over == 0 {
@@ -209,7 +227,7 @@ func (s *stageSim) report() string {
 		if s.brains[p] == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "; bot%d: %d deaths, %d lives, score %d", p+1, s.deaths[p], s.w.Lives(p), s.w.Score(p))
+		fmt.Fprintf(&b, "; bot%d: %d deaths, %d lives, score %d, %d beams, %d Force launches", p+1, s.deaths[p], s.w.Lives(p), s.w.Score(p), s.beams[p], s.launches[p])
 	}
 	return b.String()
 }
