@@ -247,6 +247,28 @@ func TestLaunchesForceAtCrowd(t *testing.T) {
 	}
 }
 
+// A Force attached at the back is launched (backward) at a foe coming
+// from behind, and not for a crowd in front nor for a foe behind far
+// from the ship's line.
+func TestLaunchesBackForceAtFoeBehind(t *testing.T) {
+	back := client.Entity{ID: 4, Kind: wire.KindForce, Owner: 0, X: 272, Y: 360} // attached: 28 px behind
+	for _, c := range []struct {
+		why  string
+		foes []client.Entity
+		want bool
+	}{
+		{"a chaser behind", []client.Entity{foe(5, wire.KindChaser, 40, 380)}, true},
+		{"a chaser behind, off the line", []client.Entity{foe(5, wire.KindChaser, 40, 600)}, false},
+		{"a crowd in front", []client.Entity{foe(5, wire.KindChaser, 500, 300), foe(6, wire.KindChaser, 550, 420), foe(7, wire.KindBydosSlave, 600, 360)}, false},
+		{"nothing", nil, false},
+	} {
+		f := frameWith(append([]client.Entity{ship(300, 360), back}, c.foes...)...)
+		if a := stageBrain().Decide(f); (a&wire.ActionForce != 0) != c.want {
+			t.Errorf("%s: actions %#x, want Force %v", c.why, a, c.want)
+		}
+	}
+}
+
 // A loose Force far away is recalled; a flying one nearby once nothing
 // was worth fighting for forceIdle calls; a stopped one after forceWait.
 func TestRecallsForce(t *testing.T) {

@@ -67,6 +67,11 @@ const (
 	crowdBand  = 100
 	crowdReach = 600
 	crowd      = 3
+	// behindReach: a foe within crowdBand of the ship's y and this far
+	// behind it is worth a Force attached at the back: launched backward,
+	// it meets what comes from behind (a Force flies in from the left, so
+	// it mostly attaches at the back).
+	behindReach = 400
 	// itemBack and itemFront bound the x of an item the bot goes for: a
 	// little behind the ship, up to the middle of the screen.
 	itemBack  = 160
@@ -310,7 +315,7 @@ func (b *Brain) forceStage(f *client.Frame, ship client.Entity) uint8 {
 	var press bool
 	if d2 < forceNear*forceNear { // attached
 		s.idle, s.still = 0, 0
-		press = dx > 0 && worth
+		press = dx > 0 && worth || dx < 0 && worthBehind(f, ship)
 	} else {
 		if worth {
 			s.idle = 0
@@ -340,6 +345,19 @@ func (b *Brain) force(f *client.Frame) (client.Entity, bool) {
 		}
 	}
 	return client.Entity{}, false
+}
+
+// worthBehind reports whether a foe comes from behind the ship, near its
+// line, within behindReach: worth launching a Force attached at the back.
+func worthBehind(f *client.Frame, ship client.Entity) bool {
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		if e.X < ship.X && e.X > ship.X-behindReach && e.X >= 0 && foeHalfH[e.Kind] != 0 &&
+			!bossKind(e.Kind) && abs(e.Y-ship.Y) < crowdBand {
+			return true
+		}
+	}
+	return false
 }
 
 // worthTheForce reports whether a boss is in front of the ship on screen,

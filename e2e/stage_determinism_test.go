@@ -34,8 +34,8 @@ func TestStageDeterminism(t *testing.T) {
 		t.Skip("a whole stage, twice: not with -short")
 	}
 	st := builtinStage(t)
-	// A seed whose bots clear the stage in the build measured (TestStageLength:
-	// 7 games of 16 clear), so that the runs compared go through both
+	// A seed whose bots clear the stage (TestStageLength: every game of 16
+	// clears loop 1 on 2026-11-30), so that the runs compared go through both
 	// bosses and the clear; should it no longer clear, the test checks what
 	// is played and says how far the bots got.
 	const seed = 9

@@ -44,8 +44,17 @@ type stageSim struct {
 	deaths [wire.MaxPlayers]int
 	bosses []stageMoment // StageBoss, with the kind of its Value
 	clear  stageMoment   // the first StageClear (tick 0: none)
+	loop2  stageMoment   // the StageIntro of loop 2 (tick 0: none)
+	clear2 stageMoment   // the StageClear of loop 2 (tick 0: none)
 	over   uint32        // the tick of GameOver, 0 if none
 	marks  []stageMoment // StageMarker
+
+	// How the bots used the new mechanics.
+	beams        [wire.MaxPlayers]int // wave-cannon beams fired
+	launches     [wire.MaxPlayers]int // Force launches (attached → loose)
+	forceAt      [wire.MaxPlayers]uint8
+	forcePresses [wire.MaxPlayers]int // ticks with the Force button held
+	forceGot     [wire.MaxPlayers]int // Arms events with a Force
 }
 
 // stageMoment is a Stage event worth reporting.
@@ -59,12 +68,18 @@ type stageMoment struct {
 // with four players whose brains are drawn from seed too.
 func newStageSim(t testing.TB, st *stage.Stage, seed uint64, warp string) *stageSim {
 	t.Helper()
+	return newStageSimN(t, st, seed, warp, wire.MaxPlayers)
+}
+
+// newStageSimN is newStageSim with n players (1 to 4), players 0 to n-1.
+func newStageSimN(t testing.TB, st *stage.Stage, seed uint64, warp string, n int) *stageSim {
+	t.Helper()
 	w, err := sim.NewStage(sim.DefaultRules(), st, seed, sim.StageOptions{Warp: warp})
 	if err != nil {
 		t.Fatalf("stage %q warped %q: %v", st.Name, warp, err)
 	}
 	s := &stageSim{w: w, owner: map[uint32]uint8{}, kind: map[uint32]uint8{}}
-	for p := range uint8(wire.MaxPlayers) {
+	for p := range uint8(n) {
 		w.AddPlayer(p, fmt.Sprintf("bot%d", p+1))
 		s.brains[p] = bot.NewMode(p, wire.ModeStage, rand.New(rand.NewPCG(seed, uint64(p))))
 	}
@@ -78,7 +93,7 @@ func newStageSim(t testing.TB, st *stage.Stage, seed uint64, warp string) *stage
 func (s *stageSim) step() []wire.Event {
 	s.see()
 	for p, b := range s.brains {
-		if s.w.InGame(uint8(p)) {
+		if b != nil && s.w.InGame(uint8(p)) {
 			s.w.SetInput(uint8(p), b.Decide(&s.frame))
 		}
 	}
@@ -100,6 +115,9 @@ func (s *stageSim) note(evs []wire.Event) {
 			if isFoe(ev.Kind) {
 				s.foes++
 			}
+			if ev.Kind == wire.KindWaveBeam && int(ev.Owner) < wire.MaxPlayers {
+				s.beams[ev.Owner]++
+			}
 		}
 	}
 	for i := range evs {
@@ -111,6 +129,14 @@ func (s *stageSim) note(evs []wire.Event) {
 			if int(ev.Player) < wire.MaxPlayers {
 				s.deaths[ev.Player]++
 			}
+		case wire.EventArms:
+			if p := ev.Player; int(p) < wire.MaxPlayers {
+				was := s.forceAt[p]
+				if ev.Arms.ForceAt == wire.ForceLoose && (was == wire.ForceFront || was == wire.ForceBack) {
+					s.launches[p]++
+				}
+				s.forceAt[p] = ev.Arms.ForceAt
+			}
 		case wire.EventGameOver:
 			if s.over == 0 {
 				s.over = ev.Tick
@@ -120,8 +146,15 @@ func (s *stageSim) note(evs []wire.Event) {
 			case wire.StageBoss:
 				s.bosses = append(s.bosses, stageMoment{ev.Tick, ev.Name, s.kind[ev.Value]})
 			case wire.StageClear:
-				if s.clear.tick == 0 {
+				switch {
+				case s.clear.tick == 0:
 					s.clear = stageMoment{tick: ev.Tick, name: ev.Name}
+				case ev.Value == 2 && s.clear2.tick == 0:
+					s.clear2 = stageMoment{tick: ev.Tick, name: ev.Name}
+				}
+			case wire.StageIntro:
+				if ev.Value == 2 && s.loop2.tick == 0 {
+					s.loop2 = stageMoment{tick: ev.Tick, name: ev.Name}
 				}
 			case wire.StageMarker:
 				s.marks = append(s.marks, stageMoment{tick: ev.Tick, name: ev.Name})
@@ -142,8 +175,14 @@ func isFoe(kind uint8) bool {
 
 // endBoss returns the StageBoss of the end boss: the first whose entity is
 // the end boss's body or core.
-func (s *stageSim) endBoss() (stageMoment, bool) {
-	i := slices.IndexFunc(s.bosses, func(b stageMoment) bool { return b.kind == wire.KindBoss || b.kind == wire.KindBossCore })
+func (s *stageSim) endBoss() (stageMoment, bool) { return s.endBossAfter(0) }
+
+// endBossAfter returns the first StageBoss of the end boss after tick
+// (loop 2's: after s.loop2.tick).
+func (s *stageSim) endBossAfter(tick uint32) (stageMoment, bool) {
+	i := slices.IndexFunc(s.bosses, func(b stageMoment) bool {
+		return b.tick > tick && (b.kind == wire.KindBoss || b.kind == wire.KindBossCore)
+	})
 	if i < 0 {
 		return stageMoment{}, false
 	}
@@ -175,11 +214,20 @@ func (s *stageSim) report() string {
 	if s.clear.tick != 0 {
 		fmt.Fprintf(&b, "; clear at %d (%s)", s.clear.tick, seconds(s.clear.tick))
 	}
+	if s.loop2.tick != 0 {
+		fmt.Fprintf(&b, "; loop 2 at %d (%s)", s.loop2.tick, seconds(s.loop2.tick))
+	}
+	if s.clear2.tick != 0 {
+		fmt.Fprintf(&b, "; loop 2 clear at %d (%s)", s.clear2.tick, seconds(s.clear2.tick))
+	}
 	if s.over != 0 {
 		fmt.Fprintf(&b, "; game over at %d (%s)", s.over, seconds(s.over))
 	}
 	for p := range uint8(wire.MaxPlayers) {
-		fmt.Fprintf(&b, "; bot%d: %d deaths, %d lives, score %d", p+1, s.deaths[p], s.w.Lives(p), s.w.Score(p))
+		if s.brains[p] == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "; bot%d: %d deaths, %d lives, score %d, %d beams, %d Force launches", p+1, s.deaths[p], s.w.Lives(p), s.w.Score(p), s.beams[p], s.launches[p])
 	}
 	return b.String()
 }

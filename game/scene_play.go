@@ -196,15 +196,16 @@ func (s *PlayScene) Draw(screen *ebiten.Image, g *Game) {
 		if g.session.C.CanChat() {
 			hint += "  ·  " + g.chatKey() + ": chat"
 		}
-		render.ShadowText(screen, hint, g.fonts.Small, render.Width/2, render.Height-40, render.Center, render.Fade(render.ColText, 0.85*al))
+		render.ShadowText(screen, hint, g.fonts.Small, render.Width/2, render.HintY(&f.Stage), render.Center, render.Fade(render.ColText, 0.85*al))
 	}
-	if f.Out > 0 {
-		render.ShadowText(screen, "You are out — watching", g.fonts.Title, render.Width/2, render.Height/2-60, render.Center, render.Fade(render.ColWarn, f.Out))
+	if y, show := render.NoticeY(&f.Stage, render.Height/2-60); f.Out > 0 && show {
+		// Clear of a Stage banner (LOOP 2, WARNING) and of the results.
+		render.ShadowText(screen, "You are out — watching", g.fonts.Title, render.Width/2, y, render.Center, render.Fade(render.ColWarn, f.Out))
 		why := "The game goes on while your friends have lives. Esc to leave."
 		if f.Stage.Active {
 			why = "You come back at the next checkpoint while a friend still flies. Esc to leave."
 		}
-		render.ShadowText(screen, why, g.fonts.Small, render.Width/2, render.Height/2+6, render.Center, render.Fade(render.ColText, f.Out*0.85))
+		render.ShadowText(screen, why, g.fonts.Small, render.Width/2, y+66, render.Center, render.Fade(render.ColText, f.Out*0.85))
 	}
 	if g.session.Hosting && g.host != nil && len(g.host.Addrs) > 0 {
 		render.ShadowText(screen, "Hosting · friends join at "+g.host.Addrs[0], g.fonts.Tiny, render.Width-16, render.Height-26, render.Right, render.Fade(render.ColDim, 0.85))

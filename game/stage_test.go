@@ -1,6 +1,9 @@
 package game
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,4 +141,31 @@ func TestJoinModeSetting(t *testing.T) {
 		}
 	}
 	t.Error("no Force row")
+}
+
+// TestHostStageFile: -stage FILE hosts a stage file from disk (for
+// modders); a bad file is refused before hosting with an error naming the
+// file, the line and what is wrong, and a -warp to a marker the file
+// lacks names the marker.
+func TestHostStageFile(t *testing.T) {
+	dir := t.TempDir()
+	const head = "rtype-stage 1\nname mine\ntitle MINE\nscroll 60\nlength 1:00\n"
+	good := filepath.Join(dir, "mine.stage")
+	if err := os.WriteFile(good, []byte(head+"at 1s wave enemy=chaser formation=line count=3\nat 40s marker gate\nat 50s boss\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hc, err := hostConfig(Options{Stage: good, Warp: "gate"})
+	if err != nil || hc.Stage == nil || hc.Stage.Name != "mine" || hc.Warp != "gate" {
+		t.Fatalf("-stage %s -warp gate: %+v, %v", good, hc, err)
+	}
+	bad := filepath.Join(dir, "bad.stage")
+	if err := os.WriteFile(bad, []byte(head+"at 1s wave enemy=dragon\nat 50s boss\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hostConfig(Options{Stage: bad}); err == nil || err.Error() != "-stage: "+bad+":6: wave: enemy dragon: unknown (slave, powarmor, chaser, turret, armored)" {
+		t.Errorf("-stage %s: %v", bad, err)
+	}
+	if _, err := hostConfig(Options{Stage: good, Warp: "midboss"}); err == nil || !strings.Contains(err.Error(), "midboss") {
+		t.Errorf("-stage %s -warp midboss (no such marker): %v", good, err)
+	}
 }

@@ -105,6 +105,33 @@ func (a *Atlas) DrawStageHUD(dst *ebiten.Image, f *Fonts, s *model.StageHUD, t f
 	}
 }
 
+// NoticeY returns where a notice of the middle of the screen (a title
+// at y, its line under it; "You are out") goes so that it stays clear of
+// the Stage HUD's banner and results: y0 when nothing of them shows,
+// under the banner's band while a banner shows; show is false while the
+// results show (they fill the middle).
+func NoticeY(s *model.StageHUD, y0 float64) (y float64, show bool) {
+	switch {
+	case !s.Active:
+		return y0, true
+	case s.ResultsShown:
+		return y0, false
+	case s.BannerAlpha > 0 && s.Banner != "":
+		return Height/2 - 40 + 100 + 24, true // the band ends 100 under its middle
+	}
+	return y0, true
+}
+
+// HintY returns the top of a line of small text at the bottom of the
+// play area (the controls at the start of a game): Height-40, or above
+// the charge meter in a Stage game, which it covered there.
+func HintY(s *model.StageHUD) float64 {
+	if s.Active {
+		return ChargeY - 38
+	}
+	return Height - 40
+}
+
 // drawWarningEdges draws a red glow along the screen's edges at opacity
 // al: strips fading towards the middle.
 func (a *Atlas) drawWarningEdges(dst *ebiten.Image, al float64) {

@@ -497,3 +497,48 @@ func TestStageTextsFromElsewhere(t *testing.T) {
 	img.Clear()
 	a.DrawWorld(img, []Sprite{{Kind: wire.KindChaser, X: 100, Y: 100}, {Kind: wire.KindForce, X: 200, Y: 100}, {Kind: wire.KindBossCore, X: 300, Y: 100}}, -3.7)
 }
+
+// TestNoticeClearOfBanner: a notice of the middle (You are out) stays
+// where it was without a Stage banner, goes under the banner's band while
+// one shows (LOOP 2 over "You are out" was unreadable), and hides behind
+// the results.
+func TestNoticeClearOfBanner(t *testing.T) {
+	const y0 = Height/2 - 60
+	if y, show := NoticeY(&model.StageHUD{}, y0); y != y0 || !show {
+		t.Errorf("Classic: %v, %v; want %v, true", y, show, float64(y0))
+	}
+	s := stageHUD()
+	s.BannerAlpha, s.Banner = 0, ""
+	if y, show := NoticeY(&s, y0); y != y0 || !show {
+		t.Errorf("Stage, no banner: %v, %v; want %v, true", y, show, float64(y0))
+	}
+	s.Banner, s.BannerAlpha = "LOOP 2", 0.5
+	y, show := NoticeY(&s, y0)
+	bandTop, bandEnd := Height/2-40-70.0, Height/2-40+100.0
+	if !show || y < bandEnd || y+66+30 > ChargeY {
+		t.Errorf("under a banner (band %v to %v, charge meter at %v): the notice at %v (and its line at %v), shown %v",
+			bandTop, bandEnd, ChargeY, y, y+66, show)
+	}
+	s.ResultsShown = true
+	if _, show := NoticeY(&s, y0); show {
+		t.Error("the results show, and the notice too")
+	}
+}
+
+// TestHintClearOfChargeMeter: the controls' line at the start of a game
+// stays above the charge meter in a Stage game (it was drawn across it),
+// and where it was in Classic.
+func TestHintClearOfChargeMeter(t *testing.T) {
+	f, err := LoadFonts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y := HintY(&model.StageHUD{}); y != Height-40 {
+		t.Errorf("Classic: the hint at %v, want %v", y, Height-40)
+	}
+	s := stageHUD()
+	_, h := Measure("Arrows or WASD: move · Space or J: fire (hold to charge)", f.Small)
+	if y := HintY(&s); y+h > ChargeY || y < Height/2 {
+		t.Errorf("Stage: the hint from %v to %v, the charge meter from %v", y, y+h, ChargeY)
+	}
+}

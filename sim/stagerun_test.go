@@ -599,3 +599,46 @@ func FuzzStageRun(f *testing.F) {
 		}
 	})
 }
+
+// TestStageIdleShipSurvivesTheLesson: the first 30 s teach, not kill. In
+// Classic an idle ship is out in about 12 s; in stage 1, one idle ship
+// alone, or four idle ships, lose no life in the first 30 s (the default
+// rules, 3 lives), and the game goes on well past that.
+func TestStageIdleShipSurvivesTheLesson(t *testing.T) {
+	st, err := stage.Builtin("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 4} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			w, err := NewStage(DefaultRules(), st, seed, StageOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p := range uint8(n) {
+				w.AddPlayer(p, "idle")
+			}
+			firstDeath := uint32(0)
+			for !w.Over() && w.Tick() < 5*60*wire.TickRate {
+				w.Step()
+				for _, ev := range w.TakeEvents2() {
+					if ev.Type == wire.EventDeath && firstDeath == 0 {
+						firstDeath = ev.Tick
+					}
+				}
+				if w.Tick() == 30*wire.TickRate {
+					for p := range uint8(n) {
+						if l := w.Lives(p); l != DefaultRules().Lives {
+							t.Errorf("%d idle ships, seed %d: player %d has %d lives after 30 s, want %d", n, seed, p, l, DefaultRules().Lives)
+						}
+					}
+				}
+			}
+			if w.Tick() < 30*wire.TickRate {
+				t.Errorf("%d idle ships, seed %d: game over at %.1f s", n, seed, float64(w.Tick())/wire.TickRate)
+			}
+			t.Logf("%d idle ships, seed %d: first death at %.1f s, game over at %.1f s (or still playing: %v)",
+				n, seed, float64(firstDeath)/wire.TickRate, float64(w.Tick())/wire.TickRate, !w.Over())
+		}
+	}
+}

@@ -158,6 +158,24 @@ func sourceMode(src Source) uint8 {
 
 // stageText cleans a text of a Stage event (wire.CleanText) and bounds it
 // to maxStageText characters.
+// introBanner returns the banner and the line under it of a StageIntro
+// of title for loop: "LOOP 2" over the title from the second loop on; for
+// the first, a title "STAGE 1 - THE BYDO FRONT" is split ("STAGE 1" over
+// "THE BYDO FRONT", not the number twice), any other is under "STAGE
+// START" (the event does not say the stage's number).
+func introBanner(title string, loop uint32) (banner, sub string) {
+	if loop >= 2 {
+		return "LOOP " + strconv.FormatUint(uint64(loop), 10), title
+	}
+	for _, dash := range []string{" - ", " – ", " — ", ": "} {
+		head, rest, ok := strings.Cut(title, dash)
+		if ok && len(head) <= 12 && strings.HasPrefix(strings.ToUpper(head), "STAGE ") && strings.TrimSpace(rest) != "" {
+			return strings.ToUpper(head), strings.TrimSpace(rest)
+		}
+	}
+	return "STAGE START", title
+}
+
 func stageText(s string) string {
 	s = wire.CleanText(s)
 	if utf8.RuneCountInString(s) <= maxStageText {
@@ -223,11 +241,8 @@ func (v *View) stageEvent(ev *wire.Event, t float64) {
 	case wire.EventStage:
 		switch ev.What {
 		case wire.StageIntro:
-			s.introAt, s.introTitle = t, stageText(ev.Name)
-			s.introBanner = "STAGE 1"
-			if ev.Value >= 2 {
-				s.introBanner = "LOOP " + strconv.FormatUint(uint64(ev.Value), 10)
-			}
+			s.introAt = t
+			s.introBanner, s.introTitle = introBanner(stageText(ev.Name), ev.Value)
 			s.results, s.clearAt = false, math.Inf(-1)
 			s.bossID = 0
 			s.music = MusicStage

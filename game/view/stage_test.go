@@ -94,13 +94,37 @@ func TestStageHUDOnlyInStageGames(t *testing.T) {
 	}
 }
 
+// TestIntroBanner: the first loop's banner takes the stage's number from
+// a title "STAGE N - NAME" (not the number twice on screen); later loops
+// are "LOOP N" over the whole title.
+func TestIntroBanner(t *testing.T) {
+	for _, c := range []struct {
+		title       string
+		loop        uint32
+		banner, sub string
+	}{
+		{"STAGE 1 - THE BYDO FRONT", 1, "STAGE 1", "THE BYDO FRONT"},
+		{"Stage 2 – Caves", 1, "STAGE 2", "Caves"},
+		{"Stage 3: the core", 1, "STAGE 3", "the core"},
+		{"The Bydo Empire", 1, "STAGE START", "The Bydo Empire"},
+		{"STAGE 1 - ", 1, "STAGE START", "STAGE 1 - "},
+		{"Backstage - of a long name", 1, "STAGE START", "Backstage - of a long name"},
+		{"STAGE 1 - THE BYDO FRONT", 2, "LOOP 2", "STAGE 1 - THE BYDO FRONT"},
+		{"", 3, "LOOP 3", ""},
+	} {
+		if b, s := introBanner(c.title, c.loop); b != c.banner || s != c.sub {
+			t.Errorf("introBanner(%q, %d) = %q, %q; want %q, %q", c.title, c.loop, b, s, c.banner, c.sub)
+		}
+	}
+}
+
 func TestStageBannersBossBarAndResults(t *testing.T) {
 	s := newStageRig(t, wire.ModeStage, nil)
 	long := strings.Repeat("Bydo ", 100)
 	s.feed(stageEv(wire.StageIntro, 1, "The\x00 Bydo\u202e Empire"))
 	s.tick(0)
 	f := s.tick(0) // it fades in
-	if f.Stage.Banner != "STAGE 1" || f.Stage.BannerSub != "The Bydo Empire" || f.Stage.BannerAlpha <= 0 || f.Stage.BannerAlpha >= 1 {
+	if f.Stage.Banner != "STAGE START" || f.Stage.BannerSub != "The Bydo Empire" || f.Stage.BannerAlpha <= 0 || f.Stage.BannerAlpha >= 1 {
 		t.Fatalf("intro: %q / %q at %.2f", f.Stage.Banner, f.Stage.BannerSub, f.Stage.BannerAlpha)
 	}
 	if f = s.run(time.Second, 0); f.Stage.BannerAlpha != 1 {
