@@ -69,4 +69,3 @@ func TestBrowserSmoothness(t *testing.T) {
 		t.Errorf("on the clock: mean %v, max %v px; want 1 (half a tick at 2 px a tick)", m, mx)
 	}
 }
-
