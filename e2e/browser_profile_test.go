@@ -235,24 +235,22 @@ func traceThreads(t *testing.T, br *browsertest.Browser, d time.Duration) {
 			gpu[e.Name] += e.Dur
 		}
 	}
-	var gl []string
-	for k, us := range gpu {
-		if ms := us / 1000 / float64(frames); ms >= 2 {
-			gl = append(gl, fmt.Sprintf("%7.1f ms/frame  %s", ms, k))
-		}
-	}
-	slices.Sort(gl)
-	slices.Reverse(gl)
-	t.Logf("the GPU process's main thread, events by name (nested ones counted in each):\n%s", strings.Join(gl, "\n"))
+	t.Logf("the GPU process's main thread, events by name (nested ones counted in each):\n%s", perFrame(gpu, frames, 2))
+	t.Logf("trace: %d frames in %v, %d events; tasks' time per thread:\n%s", frames, d, len(evs), perFrame(busy, frames, 1))
+}
+
+// perFrame lists the entries of m (µs) of at least least ms per frame,
+// the largest first.
+func perFrame(m map[string]float64, frames int, least float64) string {
 	var lines []string
-	for k, us := range busy {
-		if ms := us / 1000 / float64(frames); ms >= 1 {
+	for k, us := range m {
+		if ms := us / 1000 / float64(frames); ms >= least {
 			lines = append(lines, fmt.Sprintf("%7.1f ms/frame  %s", ms, k))
 		}
 	}
 	slices.Sort(lines)
 	slices.Reverse(lines)
-	t.Logf("trace: %d frames in %v, %d events; tasks' time per thread:\n%s", frames, d, len(evs), strings.Join(lines, "\n"))
+	return strings.Join(lines, "\n")
 }
 
 // glCount wraps every method of WebGL2RenderingContext to count its

@@ -8,18 +8,17 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"rtype/bot"
 	"rtype/internal/browsertest"
+	"rtype/internal/wirecount"
 	"rtype/net/client"
 	"rtype/net/lobby"
 	"rtype/net/wire"
@@ -59,117 +58,15 @@ import (
 // clears a WebGL canvas of the game's size at each requestAnimationFrame:
 // this machine's ceiling, apart from our client.
 
-// wireRelay relays one client's UDP datagrams to a server's address and
-// back, counting them and their bytes with the IPv4 and UDP headers.
-type wireRelay struct {
-	pc, upstream *net.UDPConn
-	upB, downB   atomic.Uint64
-	upPk, downPk atomic.Uint64
-	mu           sync.Mutex
-	peer         netip.AddrPort
-	wg           sync.WaitGroup
-	closed       atomic.Bool
-}
-
-func newWireRelay(to string) (*wireRelay, error) {
-	ua, err := net.ResolveUDPAddr("udp", to)
-	if err != nil {
-		return nil, err
-	}
-	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		return nil, err
-	}
-	upstream, err := net.DialUDP("udp", nil, ua)
-	if err != nil {
-		pc.Close()
-		return nil, err
-	}
-	pc.SetReadBuffer(1 << 20)
-	upstream.SetReadBuffer(1 << 20)
-	r := &wireRelay{pc: pc, upstream: upstream}
-	r.wg.Add(2)
-	go func() {
-		defer r.wg.Done()
-		buf := make([]byte, 2048)
-		for {
-			n, from, err := pc.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			r.mu.Lock()
-			r.peer = from
-			r.mu.Unlock()
-			r.upB.Add(uint64(n + ipUDP))
-			r.upPk.Add(1)
-			upstream.Write(buf[:n])
-		}
-	}()
-	go func() {
-		defer r.wg.Done()
-		buf := make([]byte, 2048)
-		for {
-			n, err := upstream.Read(buf)
-			if err != nil {
-				if r.closed.Load() || errors.Is(err, net.ErrClosed) {
-					return
-				}
-				continue // an ICMP error of a connected socket
-			}
-			r.mu.Lock()
-			to := r.peer
-			r.mu.Unlock()
-			r.downB.Add(uint64(n + ipUDP))
-			r.downPk.Add(1)
-			pc.WriteToUDPAddrPort(buf[:n], to)
-		}
-	}()
-	return r, nil
-}
-
-func (r *wireRelay) addr() string { return r.pc.LocalAddr().String() }
-
-// counts returns the bytes and datagrams relayed so far.
-func (r *wireRelay) counts() wireCounts {
-	return wireCounts{r.downB.Load(), r.upB.Load(), r.downPk.Load(), r.upPk.Load()}
-}
-
-func (r *wireRelay) Close() {
-	r.closed.Store(true)
-	r.pc.Close()
-	r.upstream.Close()
-	r.wg.Wait()
-}
-
-// wireCounts are bytes and datagrams, down (to the client) and up.
-type wireCounts struct{ downB, upB, downPk, upPk uint64 }
-
-func (a wireCounts) sub(b wireCounts) wireCounts {
-	return wireCounts{a.downB - b.downB, a.upB - b.upB, a.downPk - b.downPk, a.upPk - b.upPk}
-}
-
-// relayedUDP is the default binding with the game's datagrams through a
-// relay: the stream is the lobby's TCP, the datagrams go to the relay.
-type relayedUDP struct{ r *wireRelay }
-
-func (relayedUDP) DialStream(ctx context.Context, addr string) (net.Conn, error) {
-	var d net.Dialer
-	return d.DialContext(ctx, "tcp", addr)
-}
-
-func (t relayedUDP) DialDatagrams(context.Context, net.Conn) (net.Conn, error) {
-	return net.DialUDP("udp", nil, t.r.pc.LocalAddr().(*net.UDPAddr))
-}
-
 // brClient is what the section measures of one client.
 type brClient struct {
 	name    string
-	secs    float64    // the window
-	payload wireCounts // our datagrams: bytes and datagrams
-	wire    wireCounts // on the wire, with IP and UDP headers
-	frames  []brFrame  // drawn in the window
-	bydos   []brBydos  // on screen, at those frames
-	fps     float64    // frames drawn per second over the window
+	secs    float64          // the window
+	payload wirecount.Counts // our datagrams: bytes and datagrams
+	wire    wirecount.Counts // on the wire, with IP and UDP headers
+	frames  []brFrame        // drawn in the window
+	bydos   []brBydos        // on screen, at those frames
+	fps     float64          // frames drawn per second over the window
 }
 
 // brFrame is one frame drawn: when (Unix time, s) and its render tick.
@@ -369,9 +266,9 @@ func runBrowser(ctx context.Context, o *opts) ([]row, error) {
 	if !ok {
 		return nil, errors.New("the server does not speak WebTransport")
 	}
-	var relays [3]*wireRelay // UDP, WT, browser
+	var relays [3]*wirecount.Relay // UDP, WT, browser
 	for i, to := range []string{srv.Addr(), info.Addr, info.Addr} {
-		if relays[i], err = newWireRelay(to); err != nil {
+		if relays[i], err = wirecount.New(to); err != nil {
 			return nil, err
 		}
 		defer relays[i].Close()
@@ -419,7 +316,7 @@ func runBrowser(ctx context.Context, o *opts) ([]row, error) {
 	if err := host.AddBot(); err != nil {
 		return nil, err
 	}
-	wtl, err := lobby.Dial(lctx, lobby.Config{Addr: relays[1].addr(), Name: "native-wt", Mode: wire.ModeClassic, Logger: quiet(),
+	wtl, err := lobby.Dial(lctx, lobby.Config{Addr: relays[1].Addr(), Name: "native-wt", Mode: wire.ModeClassic, Logger: quiet(),
 		Transport: &wtclient.Transport{CertHashes: info.CertHashes}})
 	if err != nil {
 		return nil, fmt.Errorf("the WebTransport native's lobby: %w", err)
@@ -440,7 +337,7 @@ func runBrowser(ctx context.Context, o *opts) ([]row, error) {
 	for _, x := range info.CertHashes {
 		hashes = append(hashes, hex.EncodeToString(x[:]))
 	}
-	q := url.Values{"room": {room.Code.String()}, "name": {"browser"}, "mute": {"1"}, "addr": {relays[2].addr()}}
+	q := url.Values{"room": {room.Code.String()}, "name": {"browser"}, "mute": {"1"}, "addr": {relays[2].Addr()}}
 	q.Set("hash", strings.Join(hashes, ","))
 	if err := chromedp.Do(br.Ctx, chromedp.Navigate(pageURL+"/?"+q.Encode())); err != nil {
 		return nil, fmt.Errorf("chromium: loading the page: %w", err)
@@ -456,7 +353,7 @@ func runBrowser(ctx context.Context, o *opts) ([]row, error) {
 			return nil, err
 		}
 	}
-	udpC, err := host.Play(lctx, client.Config{Logger: quiet(), Transport: relayedUDP{relays[0]}, OnEvent: truth.onEvent})
+	udpC, err := host.Play(lctx, client.Config{Logger: quiet(), Transport: relays[0].UDP(), OnEvent: truth.onEvent})
 	if err != nil {
 		return nil, fmt.Errorf("the UDP native's game: %w", err)
 	}
@@ -476,12 +373,12 @@ func runBrowser(ctx context.Context, o *opts) ([]row, error) {
 
 	// The window.
 	clients := []*brClient{{name: "UDP native"}, {name: "WT native"}, {name: "browser"}}
-	var w0 [3]wireCounts
+	var w0 [3]wirecount.Counts
 	for i, r := range relays {
-		w0[i] = r.counts()
+		w0[i] = r.Counts()
 	}
 	natives := []*client.Client{udpC, wtC}
-	var p0 [2]wireCounts
+	var p0 [2]wirecount.Counts
 	for i, c := range natives {
 		p0[i] = linkCounts(c)
 	}
@@ -527,12 +424,12 @@ func runBrowser(ctx context.Context, o *opts) ([]row, error) {
 		recs = append(recs, r...)
 	}
 	secs := time.Since(t0).Seconds()
-	var w1 [3]wireCounts
+	var w1 [3]wirecount.Counts
 	for i, r := range relays {
-		w1[i] = r.counts()
+		w1[i] = r.Counts()
 	}
 	for i, c := range natives {
-		clients[i].payload = linkCounts(c).sub(p0[i])
+		clients[i].payload = linkCounts(c).Sub(p0[i])
 	}
 	wg.Wait()
 	for i, err := range loopErr {
@@ -551,7 +448,7 @@ func runBrowser(ctx context.Context, o *opts) ([]row, error) {
 	}
 	recs = append(recs, r...)
 	for i := range clients {
-		clients[i].wire = w1[i].sub(w0[i])
+		clients[i].wire = w1[i].Sub(w0[i])
 		clients[i].secs = secs
 	}
 	clock.mu.Lock()
@@ -567,7 +464,7 @@ func runBrowser(ctx context.Context, o *opts) ([]row, error) {
 	first, last := recs[0], recs[len(recs)-1]
 	b.secs = (last[0] - first[0]) / 1000
 	b.fps = float64(len(recs)-1) / b.secs
-	b.payload = wireCounts{uint64(last[2] - first[2]), uint64(last[3] - first[3]), uint64(last[4] - first[4]), uint64(last[5] - first[5])}
+	b.payload = wirecount.Counts{DownB: uint64(last[2] - first[2]), UpB: uint64(last[3] - first[3]), DownPk: uint64(last[4] - first[4]), UpPk: uint64(last[5] - first[5])}
 	for _, rec := range recs {
 		b.add(rec[0]/1000, rec[1])
 		for j := 6; j+2 < len(rec); j += 3 {
@@ -607,24 +504,24 @@ func runBrowser(ctx context.Context, o *opts) ([]row, error) {
 func browserRows(cs []*brClient, sm []brSmooth, ceil [3]float64, gameFPS float64, checked, mismatch int) []row {
 	udp, wt, br := cs[0], cs[1], cs[2]
 	pay := func(c *brClient) (float64, float64) {
-		return float64(c.payload.downB) / c.secs, float64(c.payload.upB) / c.secs
+		return float64(c.payload.DownB) / c.secs, float64(c.payload.UpB) / c.secs
 	}
 	wir := func(c *brClient) (float64, float64) {
-		return float64(c.wire.downB) / c.secs, float64(c.wire.upB) / c.secs
+		return float64(c.wire.DownB) / c.secs, float64(c.wire.UpB) / c.secs
 	}
 	var rows []row
 	for _, c := range cs {
 		pd, pu := pay(c)
 		wd, wu := wir(c)
 		rows = append(rows, row{"Payload down / up", c.name, fmt.Sprintf("%s / %s B/s", num(pd), num(pu)),
-			fmt.Sprintf("our datagrams (link.Stats): %.1f / %.1f per second, over %.1f s", float64(c.payload.downPk)/c.secs, float64(c.payload.upPk)/c.secs, c.secs)})
+			fmt.Sprintf("our datagrams (link.Stats): %.1f / %.1f per second, over %.1f s", float64(c.payload.DownPk)/c.secs, float64(c.payload.UpPk)/c.secs, c.secs)})
 		over := ""
-		if c.payload.downPk > 0 && c.payload.upPk > 0 {
-			over = fmt.Sprintf("; %.1f / %.1f B more than our bytes per datagram of ours", (float64(c.wire.downB)-float64(c.payload.downB))/float64(c.payload.downPk),
-				(float64(c.wire.upB)-float64(c.payload.upB))/float64(c.payload.upPk))
+		if c.payload.DownPk > 0 && c.payload.UpPk > 0 {
+			over = fmt.Sprintf("; %.1f / %.1f B more than our bytes per datagram of ours", (float64(c.wire.DownB)-float64(c.payload.DownB))/float64(c.payload.DownPk),
+				(float64(c.wire.UpB)-float64(c.payload.UpB))/float64(c.payload.UpPk))
 		}
 		rows = append(rows, row{"Wire down / up", c.name, fmt.Sprintf("%s / %s B/s", num(wd), num(wu)),
-			fmt.Sprintf("the UDP datagrams of the client's counting relay, each + 28 B of IPv4 and UDP: %.1f / %.1f per second%s", float64(c.wire.downPk)/c.secs, float64(c.wire.upPk)/c.secs, over)})
+			fmt.Sprintf("the UDP datagrams of the client's counting relay, each + 28 B of IPv4 and UDP: %.1f / %.1f per second%s", float64(c.wire.DownPk)/c.secs, float64(c.wire.UpPk)/c.secs, over)})
 	}
 	for i, c := range cs {
 		mean, p99, mx := errStats(sm[i].atRender)
@@ -691,9 +588,9 @@ func errStats(v []float64) (mean, p99, mx float64) {
 }
 
 // linkCounts are a client's payload bytes and datagrams so far.
-func linkCounts(c *client.Client) wireCounts {
+func linkCounts(c *client.Client) wirecount.Counts {
 	ls := c.Stats().Link
-	return wireCounts{ls.RecvBytes, ls.SentBytes, ls.RecvDatagrams, ls.SentDatagrams}
+	return wirecount.Counts{DownB: ls.RecvBytes, UpB: ls.SentBytes, DownPk: ls.RecvDatagrams, UpPk: ls.SentDatagrams}
 }
 
 // takeDrawn takes the frames the page recorded (recordDrawn), each as
