@@ -51,11 +51,16 @@ import (
 //     is drawn and where the server's motion puts it at the frame's
 //     render tick, over every Bydos on screen at every frame drawn (the
 //     natives draw on a 60 Hz grid as section 5's; the browser at its own
-//     frames, which the page records: game/page_js.go's recordDrawn);
+//     frames, which the page records: game/page_js.go's recordDrawn).
+//     Protocol v2 draws the motions at the render tick, so that is 0 for
+//     a correct client; also "on the clock": the same distance at the
+//     server's tick at the frame's time less the client's mean delay
+//     (how evenly the drawn world advances), and that delay;
 //   - frames per second drawn.
 //
-// Then, in the same browser, the frame rate of a bare page that only
-// clears a WebGL canvas of the game's size at each requestAnimationFrame:
+// Then, in the same browser, the frame rate of a bare page that clears a
+// WebGL canvas of the game's size at each requestAnimationFrame (and of
+// one that draws nothing, and one that also blends full-canvas quads):
 // this machine's ceiling, apart from our client.
 
 // brClient is what the section measures of one client.
