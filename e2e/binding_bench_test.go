@@ -2,13 +2,9 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
-	"net/netip"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -16,6 +12,7 @@ import (
 	"rtype/bot"
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
+	"rtype/internal/wirecount"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/server"
@@ -55,7 +52,7 @@ func benchBinding(b *testing.B, wt bool) {
 	info, _ := srv.WebTransport()
 	ctx, cancel := context.WithTimeout(context.Background(), benchBindingFor)
 	defer cancel()
-	var relays []*countRelay
+	var relays []*wirecount.Relay
 	var clients []*client.Client
 	for i := range 4 {
 		cfg := client.Config{Name: fmt.Sprintf("bench%d", i+1), Logger: testutil.Discard(), Version: wire.Version2,
@@ -63,11 +60,11 @@ func benchBinding(b *testing.B, wt bool) {
 		if wt {
 			r := newCountRelay(b, info.Addr)
 			tr, _ := wtTransport(b, srv)
-			cfg.Addr, cfg.Transport = r.addr(), tr
+			cfg.Addr, cfg.Transport = r.Addr(), tr
 			relays = append(relays, r)
 		} else {
 			r := newCountRelay(b, srv.Addr())
-			cfg.Addr, cfg.Transport = srv.Addr(), relayedUDP{r}
+			cfg.Addr, cfg.Transport = srv.Addr(), r.UDP()
 			relays = append(relays, r)
 		}
 		dctx, dcancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -81,7 +78,8 @@ func benchBinding(b *testing.B, wt bool) {
 	}
 	var in0, out0 uint64
 	for _, r := range relays {
-		in0, out0 = in0+r.down.Load(), out0+r.up.Load()
+		c := r.Counts()
+		in0, out0 = in0+c.DownB, out0+c.UpB
 	}
 	cpu0, t0 := cpuTime(), time.Now()
 	var wg sync.WaitGroup
@@ -94,7 +92,8 @@ func benchBinding(b *testing.B, wt bool) {
 	cpu := (cpuTime() - cpu0).Seconds()
 	var in, out uint64
 	for _, r := range relays {
-		in, out = in+r.down.Load(), out+r.up.Load()
+		c := r.Counts()
+		in, out = in+c.DownB, out+c.UpB
 	}
 	n := float64(len(clients))
 	b.ReportMetric(float64(in-in0)*8/1000/secs/n, "kbit/s-down")
@@ -110,74 +109,13 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// countRelay relays one client's UDP datagrams to a server address and
-// back, counting their bytes with the IPv4 and UDP headers (28 bytes).
-type countRelay struct {
-	pc       *net.UDPConn
-	up       atomic.Uint64 // client to server
-	down     atomic.Uint64
-	mu       sync.Mutex
-	peer     netip.AddrPort
-	upstream *net.UDPConn
-}
-
-func newCountRelay(b *testing.B, to string) *countRelay {
-	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+// newCountRelay starts a counting relay to the server at to
+// (internal/wirecount), closed with the benchmark.
+func newCountRelay(b *testing.B, to string) *wirecount.Relay {
+	r, err := wirecount.New(to)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ua, _ := net.ResolveUDPAddr("udp", to)
-	upstream, err := net.DialUDP("udp", nil, ua)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := &countRelay{pc: pc, upstream: upstream}
-	b.Cleanup(func() { pc.Close(); upstream.Close() })
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, from, err := pc.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			r.mu.Lock()
-			r.peer = from
-			r.mu.Unlock()
-			r.up.Add(uint64(n + 28))
-			upstream.Write(buf[:n])
-		}
-	}()
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, err := upstream.Read(buf)
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			if err != nil {
-				continue // an ICMP error of a connected socket
-			}
-			r.mu.Lock()
-			to := r.peer
-			r.mu.Unlock()
-			r.down.Add(uint64(n + 28))
-			pc.WriteToUDPAddrPort(buf[:n], to)
-		}
-	}()
+	b.Cleanup(r.Close)
 	return r
-}
-
-func (r *countRelay) addr() string { return r.pc.LocalAddr().String() }
-
-// relayedUDP is the default binding with the datagrams through a relay:
-// TCP to the server, UDP to the relay.
-type relayedUDP struct{ r *countRelay }
-
-func (relayedUDP) DialStream(ctx context.Context, addr string) (net.Conn, error) {
-	var d net.Dialer
-	return d.DialContext(ctx, "tcp", addr)
-}
-
-func (t relayedUDP) DialDatagrams(context.Context, net.Conn) (net.Conn, error) {
-	return net.DialUDP("udp", nil, t.r.pc.LocalAddr().(*net.UDPAddr))
 }

@@ -118,6 +118,8 @@ type Options struct {
 // Scene is a screen of the game.
 type Scene interface {
 	Update(g *Game) error
+	// Draw paints every pixel of the screen, its backdrop first
+	// (drawBackdrop, or drawFrame's), and changes no state.
 	Draw(screen *ebiten.Image, g *Game)
 }
 
@@ -455,9 +457,12 @@ func (g *Game) toMenu() {
 	g.setScene(NewTitleScene(g))
 }
 
-// Draw implements ebiten.Game.
+// Draw implements ebiten.Game. The screen is not filled first: every
+// scene paints all of it with its backdrop (Scene), and in the browser,
+// where Chromium without a GPU draws WebGL in software, each pass over
+// the whole screen costs about 20 ms of a frame (BENCHMARKS.md, Browser
+// against native).
 func (g *Game) Draw(screen *ebiten.Image) {
-	screen.Fill(render.ColBackground)
 	g.scene.Draw(screen, g)
 	// Fade in each new scene.
 	if st := g.SceneTime(); st < 0.2 {

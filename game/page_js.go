@@ -1,15 +1,18 @@
 package game
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"syscall/js"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"rtype/net/client"
+	"rtype/net/wire"
 )
 
 // joinHint is what the join screen says of its field: in the browser, a
@@ -97,6 +100,9 @@ func (g *Game) publish() {
 	if first := st.Get("first"); first.Get(scene).IsUndefined() {
 		first.Set(scene, js.Global().Get("performance").Call("now"))
 	}
+	if ps, ok := g.scene.(*PlayScene); ok && g.session != nil && st.Get("record").Truthy() {
+		recordDrawn(st, ps, g.session.C)
+	}
 	if g.session == nil || frames%4 != 0 {
 		return
 	}
@@ -121,4 +127,49 @@ func (g *Game) publish() {
 	if b, err := json.Marshal(w); err == nil {
 		st.Set("world", string(b))
 	}
+}
+
+// pageRec is recordDrawn's buffer.
+var pageRec []byte
+
+// maxRecorded bounds rtype.drawn when nobody takes the records.
+const maxRecorded = 4096
+
+// recordDrawn appends to rtype.drawn, for rtype-bench's browser section,
+// the frame the play scene just drew, as the bytes of a Float64Array
+// (little-endian) in a Uint8Array: the time it was drawn (ms since 1970,
+// performance.timeOrigin + performance.now()), the frame's render tick, the client's payload bytes and datagrams
+// received and sent so far (link.Stats), then the id, x and y of each
+// Bydos drawn. The page records only while rtype.record is true: three
+// calls into JavaScript per frame, and one buffer reused.
+func recordDrawn(st js.Value, ps *PlayScene, c *client.Client) {
+	drawn := st.Get("drawn")
+	if drawn.Type() != js.TypeObject {
+		drawn = js.Global().Get("Array").New()
+		st.Set("drawn", drawn)
+	}
+	if drawn.Length() >= maxRecorded {
+		return
+	}
+	f := &ps.frame
+	ls := c.Stats().Link
+	pageRec = pageRec[:0]
+	put := func(v float64) { pageRec = binary.LittleEndian.AppendUint64(pageRec, math.Float64bits(v)) }
+	perf := js.Global().Get("performance")
+	put(perf.Get("timeOrigin").Float() + perf.Call("now").Float())
+	put(f.RenderTick)
+	put(float64(ls.RecvBytes))
+	put(float64(ls.SentBytes))
+	put(float64(ls.RecvDatagrams))
+	put(float64(ls.SentDatagrams))
+	for i := range f.Sprites {
+		if sp := &f.Sprites[i]; sp.Kind == wire.KindBydosSlave {
+			put(float64(sp.ID))
+			put(sp.X)
+			put(sp.Y)
+		}
+	}
+	a := js.Global().Get("Uint8Array").New(len(pageRec))
+	js.CopyBytesToJS(a, pageRec)
+	drawn.Call("push", a)
 }

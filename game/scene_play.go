@@ -232,6 +232,7 @@ func (g *Game) drawFrame(screen *ebiten.Image, f *view.Frame, shaken **ebiten.Im
 			*shaken = ebiten.NewImage(render.Width, render.Height)
 		}
 		world = *shaken
+		screen.Fill(render.ColBackground) // the edge the shake uncovers
 	}
 	a.Backdrop(world)
 	g.stars.Draw(world, a, f.T)

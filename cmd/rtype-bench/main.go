@@ -19,6 +19,9 @@
 //	smoothness  5. a Bydos at constant velocity drawn through jitter and loss
 //	players     6. players per core: the server's CPU time per player and
 //	               second, and its tick, with rtype-load's clients
+//	browser     7. the browser client in headless Chromium against native
+//	               clients over UDP and WebTransport in the same game:
+//	               payload and wire bytes, smoothness, frames per second
 //
 // Every scenario is deterministic in its inputs (simulation seed, bot
 // seeds, impairment seed); timings on a real clock still vary from run to
@@ -72,6 +75,7 @@ var sections = []section{
 	{"latency", "4 Latency", runLatency},
 	{"smoothness", "5 Smoothness", runSmoothness},
 	{"players", "6 Players per core", runPlayers},
+	{"browser", "7 Browser", runBrowser},
 }
 
 func main() {

@@ -35,6 +35,17 @@ var wasmBuild struct {
 // best compression and its size unzipped.
 func Wasm(t testing.TB) (gz []byte, raw int) {
 	t.Helper()
+	gz, raw, err := BuildWasm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gz, raw
+}
+
+// BuildWasm is Wasm for a program (rtype-bench): it builds the game in
+// the module of the working directory with the go command, once per
+// process.
+func BuildWasm() (gz []byte, raw int, err error) {
 	wasmBuild.once.Do(func() {
 		dir, err := os.MkdirTemp("", "rtype-wasm-")
 		if err != nil {
@@ -60,26 +71,32 @@ func Wasm(t testing.TB) (gz []byte, raw int) {
 		zw.Close()
 		wasmBuild.gz, wasmBuild.raw = buf.Bytes(), len(b)
 	})
-	if wasmBuild.err != nil {
-		t.Fatal(wasmBuild.err)
-	}
-	return wasmBuild.gz, wasmBuild.raw
+	return wasmBuild.gz, wasmBuild.raw, wasmBuild.err
 }
 
 // Chromium returns Debian's chromium, or skips the test when it is
 // missing and this is not CI (./build.sh deps installs it).
 func Chromium(t testing.TB) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
+	if p, ok := FindChromium(); ok {
+		return p
 	}
 	if os.Getenv("CI") != "" {
 		t.Fatal("chromium is missing on CI: ./build.sh deps installs Debian's chromium package")
 	}
 	t.Skip("chromium is missing: install Debian's chromium package (./build.sh deps) to run the browser tests")
 	return ""
+}
+
+// FindChromium returns the path of Debian's chromium, and false when it
+// is not installed.
+func FindChromium() (string, bool) {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // Browser is a headless Chromium tab.
@@ -93,10 +110,19 @@ type Browser struct {
 // test, or after timeout.
 func New(t testing.TB, timeout time.Duration, flags ...chromedp.ExecAllocatorOption) *Browser {
 	t.Helper()
+	b, stop := Start(Chromium(t), t.TempDir(), timeout, t.Logf, flags...)
+	t.Cleanup(stop)
+	return b
+}
+
+// Start is New for a program (rtype-bench): it starts the chromium at
+// path with its profile in dir, logs chromedp's messages with logf, and
+// returns the tab and the function that ends the browser.
+func Start(path, dir string, timeout time.Duration, logf func(string, ...any), flags ...chromedp.ExecAllocatorOption) (*Browser, func()) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(Chromium(t)),
+		chromedp.ExecPath(path),
 		chromedp.NoSandbox,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(dir),
 		chromedp.WindowSize(1280, 720),
 		chromedp.Flag("use-angle", "swiftshader"),
 		chromedp.Flag("enable-unsafe-swiftshader", true),
@@ -107,12 +133,12 @@ func New(t testing.TB, timeout time.Duration, flags ...chromedp.ExecAllocatorOpt
 	opts = append(opts, flags...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelT := context.WithTimeout(actx, timeout)
-	ctx, cancelC := chromedp.NewContext(ctx, chromedp.WithLogf(t.Logf))
-	t.Cleanup(func() {
+	ctx, cancelC := chromedp.NewContext(ctx, chromedp.WithLogf(logf))
+	stop := func() {
 		cancelC()
 		cancelT()
 		cancelA()
-	})
+	}
 	b := &Browser{Ctx: ctx}
 	chromedp.Listen(ctx, func(ev any) {
 		switch ev := ev.(type) {
@@ -129,7 +155,7 @@ func New(t testing.TB, timeout time.Duration, flags ...chromedp.ExecAllocatorOpt
 			}
 		}
 	})
-	return b
+	return b, stop
 }
 
 // Log returns the last lines the page logged (the game logs to the
