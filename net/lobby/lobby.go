@@ -113,8 +113,7 @@ func login(ctx context.Context, cfg Config) (net.Conn, *wire.FrameReader, wire.M
 		conn, err = cfg.Transport.DialStream(dctx, cfg.Addr)
 		cancel()
 	} else {
-		d := net.Dialer{Timeout: cfg.LoginTimeout}
-		conn, err = d.DialContext(ctx, "tcp", cfg.Addr)
+		conn, err = dialTCP(ctx, cfg.Addr, cfg.LoginTimeout)
 	}
 	if err != nil {
 		return fail(&client.ReachError{Addr: cfg.Addr, Err: err})
