@@ -1,13 +1,11 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,24 +13,6 @@ import (
 	"rtype/net/wire"
 	"rtype/net/wtclient"
 )
-
-// lockedBuf is a log's buffer that goroutines share.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // replaceFile puts the contents of from at to, as a renewal's tool does
 // (a new file renamed over the old one).
@@ -64,7 +44,7 @@ func TestWebTransportCertReload(t *testing.T) {
 	firstCert := certA + ".first"
 	replaceFile(t, certA, firstCert)
 	replaceFile(t, firstCert, certA)
-	var logs lockedBuf
+	var logs lockedBuffer
 	cfg := testConfig()
 	cfg.TLSCert, cfg.TLSKey = certA, keyA
 	cfg.CertReload = 20 * time.Millisecond
