@@ -107,17 +107,18 @@ func run() error {
 		}
 	}
 	hostWebTransport(&opt)
-	g, err := game.New(opt)
-	if err != nil {
-		return err
-	}
 	if opt.Web != "" {
 		if urls, err := serveWeb(ctx, opt.Web, log); err != nil {
 			log.Warn("the game's page is not served", "err", err)
 		} else {
 			fmt.Printf("Friends can play in a browser: host a game, then they open %s?room=CODE (CODE: the room's, in its lobby; their browser warns once about the certificate the game made)\n", urls[0])
 			log.Info("the game's page", "urls", urls)
+			opt.WebURL = urls[0]
 		}
+	}
+	g, err := game.New(opt)
+	if err != nil {
+		return err
 	}
 	ebiten.SetWindowTitle("R-Type")
 	if icons, err := assets.WindowIcons(); err == nil {

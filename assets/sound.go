@@ -72,6 +72,7 @@ const twoPi = 2 * math.Pi
 func encode(l, r []float64) []byte {
 	b := make([]byte, len(l)*8)
 	for i := range l {
+		pace()
 		binary.LittleEndian.PutUint32(b[i*8:], math.Float32bits(float32(l[i])))
 		binary.LittleEndian.PutUint32(b[i*8+4:], math.Float32bits(float32(r[i])))
 	}
@@ -83,6 +84,7 @@ func normalize(peak float64, chans ...[]float64) {
 	m := 0.0
 	for _, c := range chans {
 		for _, v := range c {
+			pace()
 			m = math.Max(m, math.Abs(v))
 		}
 	}
@@ -92,6 +94,7 @@ func normalize(peak float64, chans ...[]float64) {
 	g := peak / m
 	for _, c := range chans {
 		for i := range c {
+			pace()
 			c[i] *= g
 		}
 	}
@@ -192,6 +195,7 @@ func genShot() []byte {
 	var lp lowpass
 	nz := noise(0x5407)
 	for i := range l {
+		pace()
 		t := float64(i) / SampleRate
 		f := 2600 * math.Exp(-t*28) // fast downward sweep ending near 280 Hz
 		f = math.Max(f, 280)
@@ -212,6 +216,7 @@ func boom(n int, seed uint64, cut0, cut1, decay, thump float64) (l, r []float64)
 	var fl1, fl2, fr1, fr2 lowpass
 	var th osc
 	for i := 0; i < n; i++ {
+		pace()
 		t := float64(i) / SampleRate
 		u := float64(i) / float64(n)
 		cut := cut0 * math.Pow(cut1/cut0, u)
@@ -240,6 +245,7 @@ func genDeath() []byte {
 	var tone, vib osc
 	var lp lowpass
 	for i := 0; i < n; i++ {
+		pace()
 		t := float64(i) / SampleRate
 		u := float64(i) / float64(n)
 		f := 620 * math.Pow(70.0/620.0, u) * (1 + 0.03*vib.sine(7))
@@ -273,6 +279,7 @@ func genJoin() []byte {
 		}
 		s0 := int(nt.start * SampleRate)
 		for i := s0; i < n; i++ {
+			pace()
 			t := float64(i-s0) / SampleRate
 			env := math.Min(1, t/0.004) * math.Exp(-t*11) * gain
 			v := (o1.sine(nt.freq) + 0.3*o2.sine(nt.freq*2.01)) * env
@@ -296,6 +303,7 @@ type track struct{ l, r []float64 }
 func newTrack(n int) *track { return &track{make([]float64, n), make([]float64, n)} }
 
 func (t *track) add(i int, v, pan float64) {
+	pace()
 	n := len(t.l)
 	i = ((i % n) + n) % n
 	t.l[i] += v * (1 - pan) * 0.5
@@ -549,6 +557,7 @@ func echo(dry, send *track, d int) *track {
 	var dampL, dampR lowpass
 	for lap := 0; lap < 2; lap++ {
 		for i := 0; i < n; i++ {
+			pace()
 			j := (lap*n + i) % d
 			el, er := bl[j], br[j]
 			in := (send.l[i] + send.r[i]) * 0.5

@@ -98,6 +98,7 @@ func genBeam() []byte {
 	var lp, nl lowpass
 	nz := noise(0xBEA4)
 	for i := 0; i < n; i++ {
+		pace()
 		t := float64(i) / SampleRate
 		f := 180 + 1400*math.Exp(-t*9)
 		env := math.Min(1, t/0.005) * math.Exp(-t*4.5)
@@ -119,6 +120,7 @@ func genForceAttach() []byte {
 	nz := noise(0xA77A)
 	var lp lowpass
 	for i := 0; i < n; i++ {
+		pace()
 		t := float64(i) / SampleRate
 		click := lp.step(nz(), 4000) * math.Exp(-t*120)
 		ring := (0.6*o1.sine(660) + 0.4*o2.sine(990*1.01) + 0.3*o3.sine(1480)) * math.Exp(-t*18)
@@ -138,6 +140,7 @@ func genForceLaunch() []byte {
 	var lp1, lp2 lowpass
 	nz := noise(0x1A57)
 	for i := 0; i < n; i++ {
+		pace()
 		t := float64(i) / SampleRate
 		u := float64(i) / float64(n)
 		f := 220 * math.Pow(8, u)
@@ -163,6 +166,7 @@ func genPickup() []byte {
 		var o1, o2 osc
 		pan := -0.4 + 0.27*float64(k)
 		for i := s0; i < n; i++ {
+			pace()
 			t := float64(i-s0) / SampleRate
 			env := math.Min(1, t/0.003) * math.Exp(-t*9)
 			v := (0.6*o1.pulse(f, 0.5) + 0.4*o2.sine(f*2)) * env
@@ -180,6 +184,7 @@ func genBossAlarm() []byte {
 	var lp lowpass
 	period := n / 3
 	for i := 0; i < n; i++ {
+		pace()
 		k := i % period
 		t := float64(k) / SampleRate
 		// Two tones in each third: high then low.
@@ -208,12 +213,14 @@ func genBossExplosion() []byte {
 		pan := []float64{-0.6, 0.5, -0.2, 0.7, 0}[k]
 		g := 0.5 + 0.15*float64(k)
 		for i := 0; i < m; i++ {
+			pace()
 			l[s0+i] += bl[i] * g * (1 - pan*0.7)
 			r[s0+i] += br[i] * g * (1 + pan*0.7)
 		}
 	}
 	var rum osc
 	for i := 0; i < n; i++ {
+		pace()
 		t := float64(i) / SampleRate
 		v := rum.sine(38+20*math.Exp(-t*2)) * math.Min(1, t/0.8) * math.Exp(-t*1.4) * 0.9
 		l[i] += v

@@ -110,6 +110,10 @@ type Options struct {
 	// Web is where the command serves the game's page for browsers
 	// (package web), for the games hosted here; "" none.
 	Web string
+	// WebURL is the page's URL that friends open (the one the command
+	// prints); a hosted game's lobby shows it with its room code. ""
+	// none.
+	WebURL string
 	// Context ends the game when done (signals).
 	Context context.Context
 	Logger  *slog.Logger

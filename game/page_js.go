@@ -97,6 +97,7 @@ func (g *Game) publish() {
 	st.Set("frames", frames)
 	st.Set("scene", scene)
 	st.Set("fps", ebiten.ActualFPS())
+	pageFrameGaps(st)
 	if first := st.Get("first"); first.Get(scene).IsUndefined() {
 		first.Set(scene, js.Global().Get("performance").Call("now"))
 	}
@@ -172,4 +173,34 @@ func recordDrawn(st js.Value, ps *PlayScene, c *client.Client) {
 	a := js.Global().Get("Uint8Array").New(len(pageRec))
 	js.CopyBytesToJS(a, pageRec)
 	drawn.Call("push", a)
+}
+
+// lastFrameAt is the page's time (performance.now(), ms) of the last
+// frame drawn, for pageFrameGaps.
+var lastFrameAt float64
+
+// pageFrameGaps tells the page how smoothly the game draws once the first
+// key, click or touch has started the sound: in globalThis.rtype,
+// gestureFrames is how many frames were drawn since (that frame
+// included), maxFrameGap the longest time in ms between two frames of
+// those (the first one's from the frame before it) and maxFrameGapAt
+// which of them it came before (1: the key's own frame). The page's tests
+// catch stalls with them, such as the sound's synthesis holding the
+// page's one thread.
+func pageFrameGaps(st js.Value) {
+	now := js.Global().Get("performance").Call("now").Float()
+	last := lastFrameAt
+	lastFrameAt = now
+	if !gestured || last == 0 {
+		return
+	}
+	n := 1
+	if v := st.Get("gestureFrames"); v.Type() == js.TypeNumber {
+		n += v.Int()
+	}
+	st.Set("gestureFrames", n)
+	if v := st.Get("maxFrameGap"); v.Type() != js.TypeNumber || now-last > v.Float() {
+		st.Set("maxFrameGap", now-last)
+		st.Set("maxFrameGapAt", n)
+	}
 }

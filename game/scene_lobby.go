@@ -393,6 +393,9 @@ func (s *LobbyScene) Draw(screen *ebiten.Image, g *Game) {
 	}
 	title := "Room " + s.st.Code.String()
 	render.Text(screen, title, g.fonts.Title, 60, 40, render.Left, render.ColText)
+	if u := s.browserURL(g); u != "" {
+		render.Text(screen, "In a browser: "+u, g.fonts.Tiny, 60, 124, render.Left, render.ColAccent)
+	}
 	state := map[uint8]string{wire.RoomLobby: "Waiting for everyone to be ready", wire.RoomPlaying: "Playing: joining the game…",
 		wire.RoomOver: "Game over"}[s.st.State]
 	st := s.st.Settings
@@ -431,4 +434,15 @@ func (s *LobbyScene) Draw(screen *ebiten.Image, g *Game) {
 	s.menu.Draw(screen, g)
 	s.chat.draw(screen, g)
 	render.Hint(screen, g.fonts, "Enter: choose  ·  "+g.chatKey()+": chat  ·  Esc: leave the room")
+}
+
+// browserURL is the link a friend's browser opens to join the room of
+// the game hosted here: the page's URL the command printed (Options.WebURL)
+// with the room's code; "" when this game hosts none, serves no page, or
+// is not in its room yet.
+func (s *LobbyScene) browserURL(g *Game) string {
+	if !s.hosting || !s.in || g.opt.WebURL == "" || s.st.Code == (wire.RoomCode{}) {
+		return ""
+	}
+	return g.opt.WebURL + "?room=" + s.st.Code.String()
 }

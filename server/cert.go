@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -9,9 +10,11 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/big"
 	"net"
+	"os"
 	"sync"
 	"time"
 )
@@ -42,8 +45,15 @@ type certs struct {
 	hosts []string     // the DNS names and IP addresses the self-made ones name
 	log   *slog.Logger // told of each certificate made after the first, or nil
 
+	// The operator's files (-tls-cert, -tls-key), read again every
+	// reload to follow a renewal; "" for self-made ones.
+	certFile, keyFile string
+	reload            time.Duration
+
 	mu       sync.Mutex
 	operator *tls.Certificate // the operator's (-tls-cert), or nil
+	read     time.Time        // when the operator's files were last read
+	seen     [2][]byte        // their contents then (cert, key)
 	cur      *selfCert        // the one served to new handshakes
 	other    *selfCert        // the next (before the switch) or the previous (after it), or nil
 	made     int              // certificates made, for tests and logs
@@ -67,13 +77,76 @@ func newSelfCerts(now func() time.Time, hosts []string) (*certs, error) {
 	return c, nil
 }
 
-// loadOperatorCert loads the operator's certificate and key (PEM files).
-func loadOperatorCert(certFile, keyFile string) (*certs, error) {
-	crt, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		return nil, fmt.Errorf("server: WebTransport certificate %s with key %s: %w", certFile, keyFile, err)
+// loadOperatorCert loads the operator's certificate and key (PEM files),
+// which it reads again every reload (CertReload) to follow a renewal.
+func loadOperatorCert(certFile, keyFile string, reload time.Duration, log *slog.Logger) (*certs, error) {
+	c := &certs{now: time.Now, log: log, certFile: certFile, keyFile: keyFile, reload: reload}
+	cb, kb, err := c.readFiles()
+	if err == nil {
+		var crt tls.Certificate
+		if crt, err = tls.X509KeyPair(cb, kb); err == nil {
+			c.operator, c.seen, c.read = &crt, [2][]byte{cb, kb}, c.now()
+			return c, nil
+		}
 	}
-	return &certs{now: time.Now, operator: &crt}, nil
+	return nil, fmt.Errorf("server: WebTransport certificate %s with key %s: %w", certFile, keyFile, err)
+}
+
+// maxCertFile bounds what is read of a certificate or key file.
+const maxCertFile = 1 << 20
+
+// readFiles reads the operator's certificate and key files.
+func (c *certs) readFiles() (cert, key []byte, err error) {
+	if cert, err = readSmall(c.certFile); err == nil {
+		key, err = readSmall(c.keyFile)
+	}
+	return cert, key, err
+}
+
+// readSmall reads a file of at most maxCertFile bytes.
+func readSmall(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxCertFile+1))
+	if err == nil && len(b) > maxCertFile {
+		err = fmt.Errorf("%s: larger than %d bytes", name, maxCertFile)
+	}
+	return b, err
+}
+
+// reloadLocked reads the operator's files again when reload has passed
+// since the last time, and serves the certificate they hold from now on
+// when they changed (a renewal): new handshakes get it, sessions already
+// open keep theirs. Files that do not load (half written, a key that does
+// not match) keep the certificate served and are logged, once per
+// change. c.mu is held.
+func (c *certs) reloadLocked(now time.Time) {
+	if c.certFile == "" || c.reload <= 0 || now.Sub(c.read) < c.reload {
+		return
+	}
+	c.read = now
+	cb, kb, err := c.readFiles()
+	if err == nil && bytes.Equal(cb, c.seen[0]) && bytes.Equal(kb, c.seen[1]) {
+		return
+	}
+	if err == nil {
+		var crt tls.Certificate
+		if crt, err = tls.X509KeyPair(cb, kb); err == nil {
+			c.operator, c.seen = &crt, [2][]byte{cb, kb}
+			if c.log != nil {
+				c.log.Info("webtransport certificate reloaded", "file", c.certFile,
+					"sha256", fmt.Sprintf("%x", sha256.Sum256(crt.Certificate[0])), "not_after", crt.Leaf.NotAfter)
+			}
+			return
+		}
+	}
+	c.seen = [2][]byte{cb, kb} // logged once, until they change again
+	if c.log != nil {
+		c.log.Error("webtransport certificate not reloaded: the one loaded before still serves", "file", c.certFile, "key", c.keyFile, "err", err)
+	}
 }
 
 // make makes an ECDSA P-256 certificate valid from now for certLife.
@@ -153,6 +226,7 @@ func (c *certs) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.operator != nil {
+		c.reloadLocked(c.now())
 		return c.operator, nil
 	}
 	c.rotateLocked(c.now())
@@ -165,6 +239,7 @@ func (c *certs) info() ([][32]byte, time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.operator != nil {
+		c.reloadLocked(c.now())
 		if c.operator.Leaf != nil {
 			return nil, c.operator.Leaf.NotAfter
 		}

@@ -148,6 +148,12 @@ type Config struct {
 	// short-lived certificates itself, rotates them and publishes their
 	// hashes (WebTransport).
 	TLSCert, TLSKey string
+	// CertReload is how often the files of TLSCert and TLSKey are read
+	// again: when they changed (a renewal), new WebTransport sessions get
+	// the new certificate, with no restart; files that do not load keep
+	// the one served, and are logged as an error. Default 10 s; negative:
+	// never.
+	CertReload time.Duration
 	// Name is the server's name in discovery answers (8.3), cleaned and
 	// cut to 35 bytes. Default: the machine's host name.
 	Name string
@@ -228,6 +234,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxGames <= 0 {
 		c.MaxGames = 8
+	}
+	if c.CertReload == 0 {
+		c.CertReload = 10 * time.Second
 	}
 	if c.Mode == wire.ModeAny {
 		c.Mode = wire.ModeStage

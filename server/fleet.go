@@ -80,6 +80,7 @@ func (s *Server) fleetLoop() {
 	t := time.NewTicker(s.cfg.FleetSync)
 	defer t.Stop()
 	for {
+		s.fleetWebTransport()
 		if err := f.Sync(context.Background(), s.fleetRooms()); err != nil {
 			s.log.Debug("fleet sync", "err", err)
 		}
@@ -93,6 +94,33 @@ func (s *Server) fleetLoop() {
 		case <-s.fleet.poke:
 		}
 	}
+}
+
+// fleetWebTransport tells the fleet where this server serves WebTransport
+// and its certificates' hashes now (they rotate, 9.4), for the
+// WebTransport fields of the RoomRedirects to it (7.18).
+func (s *Server) fleetWebTransport() {
+	info, ok := s.WebTransport()
+	if !ok {
+		return
+	}
+	s.cfg.Fleet.SetWebTransport(fleet.WebTransport{Addr: publicWTAddr(info.Addr, s.cfg.Fleet.PublicAddr()), CertHashes: info.CertHashes})
+}
+
+// publicWTAddr is the WebTransport binding's address as other servers
+// send browsers to it: the binding's own, or, when it listens on every
+// address, the public address's host with the binding's port.
+func publicWTAddr(listen, public string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		if h, _, err := net.SplitHostPort(public); err == nil {
+			host = h
+		}
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // publicAddr derives the address other servers send players to from the
@@ -197,7 +225,10 @@ func (s *Server) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, asked
 // redirectLocked sends ss RoomRedirect to rm's server.
 func (s *Server) redirectLocked(ss *session, why uint8, rm fleet.Room) {
 	s.fleet.redirects[why].Add(1)
-	s.log.Info("room redirect", "session", ss.id, "name", ss.name, "why", why, "room", rm.Code.String(), "to", rm.Addr)
-	s.roomBuf = wire.AppendRedirect(s.roomBuf[:0], &wire.Redirect{Why: why, Code: rm.Code, Addr: rm.Addr})
+	wt, _ := s.cfg.Fleet.WebTransportOf(rm.Addr)
+	s.log.Info("room redirect", "session", ss.id, "name", ss.name, "why", why, "room", rm.Code.String(), "to", rm.Addr,
+		"webtransport", wt.Addr)
+	s.roomBuf = wire.AppendRedirect(s.roomBuf[:0], &wire.Redirect{Why: why, Code: rm.Code, Addr: rm.Addr,
+		WebTransport: wt.Addr, CertHashes: wt.CertHashes})
 	s.pushTo(ss, s.roomBuf)
 }

@@ -189,7 +189,7 @@ func (s *Server) openWebTransport() error {
 	}
 	var cs *certs
 	if cfg.TLSCert != "" || cfg.TLSKey != "" {
-		cs, err = loadOperatorCert(cfg.TLSCert, cfg.TLSKey)
+		cs, err = loadOperatorCert(cfg.TLSCert, cfg.TLSKey, cfg.CertReload, s.log)
 	} else {
 		var hosts []string
 		if ua.IP != nil && !ua.IP.IsUnspecified() {
@@ -254,8 +254,12 @@ func (s *Server) runWebTransport() {
 	}
 	s.log.Info("webtransport listening", "addr", wt.pc.LocalAddr().String(), "path", WebTransportPath,
 		"operator_cert", len(hs) == 0)
-	go func() { // rotate on time, and log it, without waiting for a handshake
-		t := time.NewTicker(certCheck)
+	check := certCheck
+	if wt.certs.certFile != "" && wt.certs.reload > 0 {
+		check = wt.certs.reload
+	}
+	go func() { // rotate or reload on time, and log it, without waiting for a handshake
+		t := time.NewTicker(check)
 		defer t.Stop()
 		for {
 			select {

@@ -106,9 +106,9 @@ type Audio struct {
 	want   Track
 	vMusic float64
 	vFx    float64
-	// stageFx brings the Stage effects' samples, synthesised in a
-	// goroutine; their players are nil (Play skips them) until then.
-	stageFx chan [numEffects][]byte
+	// fx brings the effects' samples, synthesised in a goroutine; their
+	// players are nil (Play skips them) until then.
+	fx chan [numEffects][]byte
 	// The charge hum: a stream synthesised as it plays, its player made
 	// on the first charge.
 	hum       *assets.Hum
@@ -139,27 +139,26 @@ func context() *audio.Context {
 	return ctx
 }
 
-// effectSamples synthesise the effects: the Classic ones (Shot to Join)
-// at once, the Stage ones (a second of work together) in a goroutine.
+// effectSamples synthesise the effects, in a goroutine: the Stage ones
+// are a second of work together, and in a browser (one thread) even the
+// Classic ones would stall a frame (assets paces its synthesis there).
 var effectSamples = [numEffects]func() []byte{
 	Shot: assets.Shot, Explosion: assets.Explosion, Death: assets.Death, Join: assets.Join,
 	Beam: assets.Beam, ForceAttach: assets.ForceAttach, ForceLaunch: assets.ForceLaunch,
 	Pickup: assets.Pickup, BossAlarm: assets.BossAlarm, BossExplosion: assets.BossExplosion,
 }
 
-// NewAudio opens the audio context and prepares the players; the main
-// music is synthesised in a goroutine and starts when ready.
+// NewAudio opens the audio context; the effects and the main music are
+// synthesised in goroutines, their players made by Update when ready
+// (the game's first Updates play no effects).
 func NewAudio(music, effects float64) *Audio {
-	a := &Audio{ctx: context(), vMusic: music, vFx: effects, want: TrackMain, stageFx: make(chan [numEffects][]byte, 1)}
-	for e := Shot; e < Beam; e++ {
-		a.effectPlayers(e, effectSamples[e]())
-	}
+	a := &Audio{ctx: context(), vMusic: music, vFx: effects, want: TrackMain, fx: make(chan [numEffects][]byte, 1)}
 	go func() {
 		var fx [numEffects][]byte
-		for e := Beam; e < numEffects; e++ {
+		for e := range numEffects {
 			fx[e] = effectSamples[e]()
 		}
-		a.stageFx <- fx
+		a.fx <- fx
 	}()
 	for t := range a.ready {
 		a.ready[t] = make(chan []byte, 1)
@@ -224,12 +223,12 @@ func (a *Audio) SetVolumes(music, effects float64) {
 // musicGain keeps the music under the effects.
 const musicGain = 0.7
 
-// Update implements Sound: it makes the players of the Stage effects and
-// of the tracks whose samples are ready, and starts the track wanted.
+// Update implements Sound: it makes the players of the effects and of
+// the tracks whose samples are ready, and starts the track wanted.
 func (a *Audio) Update() {
 	select {
-	case fx := <-a.stageFx:
-		for e := Beam; e < numEffects; e++ {
+	case fx := <-a.fx:
+		for e := range numEffects {
 			a.effectPlayers(e, fx[e])
 		}
 	default:

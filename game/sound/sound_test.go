@@ -99,7 +99,7 @@ func TestAudio(t *testing.T) {
 	case <-time.After(synthWait):
 		t.Fatalf("the music was not synthesised within %v", synthWait)
 	}
-	testutil.WaitFor(t, synthWait, "the Stage effects", func() bool {
+	testutil.WaitFor(t, synthWait, "the effects", func() bool {
 		a.Update()
 		for e := range numEffects {
 			if a.effects[e][0] == nil {

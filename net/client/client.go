@@ -1278,7 +1278,7 @@ func (c *Client) Rebind() error {
 	c.mu.Lock()
 	raddr, _ := c.udp.RemoteAddr().(*net.UDPAddr)
 	c.mu.Unlock()
-	conn, err := net.DialUDP("udp", nil, raddr)
+	conn, err := dialUDP(raddr)
 	if err != nil {
 		return fmt.Errorf("cannot open a new UDP socket to %s: %w", raddr, err)
 	}

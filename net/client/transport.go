@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 )
 
@@ -36,25 +35,4 @@ func transportOf(cfg Config) Transport {
 		return cfg.Transport
 	}
 	return tcpUDP{}
-}
-
-// tcpUDP is the default Transport: TCP, then UDP to the same address and
-// port (1.1).
-type tcpUDP struct{}
-
-func (tcpUDP) DialStream(ctx context.Context, addr string) (net.Conn, error) {
-	var d net.Dialer
-	return d.DialContext(ctx, "tcp", addr)
-}
-
-func (tcpUDP) DialDatagrams(_ context.Context, stream net.Conn) (net.Conn, error) {
-	ta, _ := stream.RemoteAddr().(*net.TCPAddr)
-	if ta == nil {
-		return nil, fmt.Errorf("cannot open the game's UDP socket: the TCP connection has no IP address")
-	}
-	udp, err := net.DialUDP("udp", nil, &net.UDPAddr{IP: ta.IP, Port: ta.Port, Zone: ta.Zone})
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the game's UDP socket to %s: %w", ta, err)
-	}
-	return udp, nil
 }

@@ -94,6 +94,9 @@ type sentQuery struct {
 // NewQuerier opens a socket and starts querying cfg.Dest.
 func NewQuerier(cfg QuerierConfig) (*Querier, error) {
 	cfg = cfg.withDefaults()
+	if noUDP {
+		return nil, errors.New("discovery: a browser has no UDP: no LAN discovery")
+	}
 	ua, err := net.ResolveUDPAddr("udp", cfg.Dest)
 	if err != nil {
 		return nil, fmt.Errorf("discovery: query address %q: %w", cfg.Dest, err)

@@ -20,6 +20,15 @@ import (
 	"rtype/net/wire"
 )
 
+// Redirectable is a Transport that follows a RoomRedirect (7.18) to
+// another server's WebTransport binding: Redirected returns a Transport
+// like it that trusts the certificates of hashes (none: the usual way).
+// A Config.Transport that is not one dials the redirect's WebTransport
+// address with the trust it has.
+type Redirectable interface {
+	Redirected(hashes [][32]byte) client.Transport
+}
+
 // Config says where and as whom a lobby logs in.
 type Config struct {
 	// Addr is the server's host:port.
@@ -113,8 +122,7 @@ func login(ctx context.Context, cfg Config) (net.Conn, *wire.FrameReader, wire.M
 		conn, err = cfg.Transport.DialStream(dctx, cfg.Addr)
 		cancel()
 	} else {
-		d := net.Dialer{Timeout: cfg.LoginTimeout}
-		conn, err = d.DialContext(ctx, "tcp", cfg.Addr)
+		conn, err = dialTCP(ctx, cfg.Addr, cfg.LoginTimeout)
 	}
 	if err != nil {
 		return fail(&client.ReachError{Addr: cfg.Addr, Err: err})
@@ -496,7 +504,8 @@ func (l *Lobby) Play(ctx context.Context, cfg client.Config) (*client.Client, er
 	acc := l.acc
 	acc.Player, acc.Tick = st.You, 0
 	cfg.Addr, cfg.Name = l.cfg.Addr, l.cfg.Name
-	if cfg.Transport == nil {
+	if cfg.Transport == nil || l.cfg.Transport != nil {
+		// The lobby's: after a redirect (7.18), the one to its new server.
 		cfg.Transport = l.cfg.Transport
 	}
 	l.mu.Unlock()
@@ -604,6 +613,17 @@ func (l *Lobby) follow(d *wire.Redirect) *wire.FrameReader {
 		return refuse("a second redirect", nil)
 	}
 	cfg.Addr = d.Addr
+	if cfg.Transport != nil {
+		// Over WebTransport (a browser): to the WebTransport fields, with
+		// their hashes; no fields, no way there.
+		if d.WebTransport == "" {
+			return refuse("the server there gives no WebTransport address", nil)
+		}
+		cfg.Addr = d.WebTransport
+		if rt, ok := cfg.Transport.(Redirectable); ok {
+			cfg.Transport = rt.Redirected(d.CertHashes)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.LoginTimeout)
 	defer cancel()
 	conn, fr, m, err := login(ctx, cfg)
@@ -619,8 +639,8 @@ func (l *Lobby) follow(d *wire.Redirect) *wire.FrameReader {
 	l.wmu.Lock()
 	l.mu.Lock()
 	old := l.conn
-	l.conn, l.acc, l.cfg.Addr = conn, m, d.Addr
-	l.log = cfg.Logger.With("server", d.Addr, "name", cfg.Name, "session", m.Session)
+	l.conn, l.acc, l.cfg.Addr, l.cfg.Transport = conn, m, cfg.Addr, cfg.Transport
+	l.log = cfg.Logger.With("server", cfg.Addr, "name", cfg.Name, "session", m.Session)
 	log := l.log
 	l.mu.Unlock()
 	old.SetWriteDeadline(time.Now().Add(time.Second))

@@ -27,11 +27,24 @@ const (
 // MaxRedirectAddr is the longest address of a RoomRedirect, in bytes.
 const MaxRedirectAddr = 255
 
+// MaxRedirectHashes is the most certificate hashes a RoomRedirect
+// carries (7.18, its WebTransport fields).
+const MaxRedirectHashes = 4
+
 // Redirect is a RoomRedirect (7.18).
 type Redirect struct {
 	Why  uint8    // RedirectCode or RedirectQuick
 	Code RoomCode // the room to join there
 	Addr string   // "host:port" of the server that holds it
+	// WebTransport is the "host:port" of that server's WebTransport
+	// binding (Part IV), for clients that have no TCP or UDP (browsers);
+	// "" when it has none (or the sender predates the field): no
+	// trailing fields are sent then.
+	WebTransport string
+	// CertHashes are the SHA-256 hashes of that binding's certificates
+	// (9.4), at most MaxRedirectHashes; none when its certificate is one
+	// clients trust the usual way.
+	CertHashes [][32]byte
 }
 
 // ValidRedirectAddr reports whether addr may be a RoomRedirect's: 1 to
@@ -66,15 +79,30 @@ func AppendRedirect(dst []byte, d *Redirect) []byte {
 		a = a[:MaxRedirectAddr]
 	}
 	dst = appendStr(dst, a)
+	if d.WebTransport != "" {
+		w := d.WebTransport
+		if len(w) > MaxRedirectAddr {
+			w = w[:MaxRedirectAddr]
+		}
+		dst = appendStr(dst, w)
+		hs := d.CertHashes[:min(len(d.CertHashes), MaxRedirectHashes)]
+		dst = append(dst, byte(len(hs)))
+		for _, h := range hs {
+			dst = append(dst, h[:]...)
+		}
+	}
 	binary.LittleEndian.PutUint16(dst[at:], uint16(len(dst)-at-2))
 	return dst
 }
 
-// ParseRedirect decodes the type and body of a RoomRedirect frame. Bytes
-// after the fields are ignored (7.1). Another type is ErrUnknownMessage;
-// a body too short, a why other than RedirectCode or RedirectQuick, a
-// code with a character outside RoomCodeAlphabet, or an address that is
-// not valid (ValidRedirectAddr) is ErrMessageBody.
+// ParseRedirect decodes the type and body of a RoomRedirect frame, with
+// its WebTransport fields when they follow the address. Bytes after the
+// fields are ignored (7.1). Another type is ErrUnknownMessage; a body too
+// short, a why other than RedirectCode or RedirectQuick, a code with a
+// character outside RoomCodeAlphabet, an address that is not valid
+// (ValidRedirectAddr), and WebTransport fields that are cut, whose
+// address is not valid or that count more than MaxRedirectHashes hashes
+// are ErrMessageBody.
 func ParseRedirect(b []byte, d *Redirect) error {
 	*d = Redirect{}
 	if len(b) < 1 || len(b) > MaxFrame {
@@ -90,10 +118,28 @@ func ParseRedirect(b []byte, d *Redirect) error {
 	why := body[0]
 	var code RoomCode
 	copy(code[:], body[1:])
-	addr, _, ok := strAt(body[1+RoomCodeLen:], MaxRedirectAddr)
+	addr, rest, ok := strAt(body[1+RoomCodeLen:], MaxRedirectAddr)
 	if !ok || (why != RedirectCode && why != RedirectQuick) || !code.Valid() || !ValidRedirectAddr(string(addr)) {
 		return ErrMessageBody
 	}
-	*d = Redirect{Why: why, Code: code, Addr: string(addr)}
+	r := Redirect{Why: why, Code: code, Addr: string(addr)}
+	if len(rest) > 0 { // the WebTransport fields
+		wt, rest, ok := strAt(rest, MaxRedirectAddr)
+		if !ok || !ValidRedirectAddr(string(wt)) || len(rest) < 1 {
+			return ErrMessageBody
+		}
+		n := int(rest[0])
+		if n > MaxRedirectHashes || len(rest) < 1+32*n {
+			return ErrMessageBody
+		}
+		r.WebTransport = string(wt)
+		if n > 0 {
+			r.CertHashes = make([][32]byte, n)
+			for i := range n {
+				copy(r.CertHashes[i][:], rest[1+32*i:])
+			}
+		}
+	}
+	*d = r
 	return nil
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -17,7 +18,18 @@ import (
 var (
 	exRedirectCode  = Redirect{Why: RedirectCode, Code: exRoomCode, Addr: "192.0.2.10:4242"}
 	exRedirectQuick = Redirect{Why: RedirectQuick, Code: exRoomCode, Addr: "[2001:db8::a]:4242"}
+	// The server's WebTransport binding is on 192.0.2.10:4443, with a
+	// self-made certificate whose hash (for the example, SHA-256 of
+	// nothing) a browser must be given.
+	exRedirectWT = Redirect{Why: RedirectCode, Code: exRoomCode, Addr: "192.0.2.10:4242", WebTransport: "192.0.2.10:4443",
+		CertHashes: [][32]byte{sha256.Sum256(nil)}}
 )
+
+// sameRedirect reports whether two Redirects are equal.
+func sameRedirect(a, b Redirect) bool {
+	return a.Why == b.Why && a.Code == b.Code && a.Addr == b.Addr && a.WebTransport == b.WebTransport &&
+		slices.Equal(a.CertHashes, b.CertHashes)
+}
 
 func docRedirect(want Redirect) func(b []byte) error {
 	return func(b []byte) error {
@@ -27,7 +39,7 @@ func docRedirect(want Redirect) func(b []byte) error {
 			return err
 		}
 		var d Redirect
-		if err := ParseRedirect(f, &d); err != nil || d != want {
+		if err := ParseRedirect(f, &d); err != nil || !sameRedirect(d, want) {
 			return fmt.Errorf("decoded %+v: %v", d, err)
 		}
 		return nil
@@ -42,6 +54,9 @@ func docExamplesFleet() []docExample {
 		ex("v22-room-redirect", "19 00 1C 01 4B 37 4D 58 32 51 0F 00 31 39 32 2E 30 2E 32 2E 31 30 3A 34 32 34 32", exRedirectCode),
 		ex("v22-room-redirect-quick", "1C 00 1C 02 4B 37 4D 58 32 51 12 00 5B 32 30 30 31 3A 64 62 38 3A 3A 61 5D 3A 34 32 34 32",
 			exRedirectQuick),
+		ex("v22-room-redirect-webtransport", "4B 00 1C 01 4B 37 4D 58 32 51 0F 00 31 39 32 2E 30 2E 32 2E 31 30 3A 34 32 34 32 "+
+			"0F 00 31 39 32 2E 30 2E 32 2E 31 30 3A 34 34 34 33 01 "+
+			"E3 B0 C4 42 98 FC 1C 14 9A FB F4 C8 99 6F B9 24 27 AE 41 E4 64 9B 93 4C A4 95 99 1B 78 52 B8 55", exRedirectWT),
 	}
 }
 
@@ -81,24 +96,46 @@ func TestFleetExamples(t *testing.T) {
 func TestRedirectMalformed(t *testing.T) {
 	good := AppendRedirect(nil, &exRedirectCode)[2:]
 	var d Redirect
-	if err := ParseRedirect(append(slices.Clone(good), 1, 2, 3), &d); err != nil || d != exRedirectCode {
-		t.Fatalf("a tail is ignored (7.1): %+v %v", d, err)
+	wt := AppendRedirect(nil, &exRedirectWT)[2:]
+	if err := ParseRedirect(append(slices.Clone(wt), 1, 2, 3), &d); err != nil || !sameRedirect(d, exRedirectWT) {
+		t.Fatalf("a tail after the WebTransport fields is ignored (7.1): %+v %v", d, err)
+	}
+	// A receiver that predates the WebTransport fields sees the same
+	// message without them (it ignores them as a tail).
+	if !bytes.HasPrefix(wt[:len(good)], good) || wt[len(good)-1] != good[len(good)-1] {
+		t.Fatalf("the WebTransport fields are not a tail: % X, % X", wt, good)
+	}
+	none := Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:1", CertHashes: exRedirectWT.CertHashes}
+	if b := AppendRedirect(nil, &none); len(b) != 2+1+1+RoomCodeLen+2+len(none.Addr) {
+		t.Errorf("hashes without a WebTransport address are sent: % X", b)
+	}
+	five := exRedirectWT
+	five.CertHashes = make([][32]byte, 5)
+	if err := ParseRedirect(AppendRedirect(nil, &five)[2:], &d); err != nil || len(d.CertHashes) != MaxRedirectHashes {
+		t.Errorf("more than MaxRedirectHashes hashes are cut when sent: %d, %v", len(d.CertHashes), err)
 	}
 	mut := func(f func(b []byte) []byte) []byte { return f(slices.Clone(good)) }
 	for name, b := range map[string][]byte{
-		"short":         good[:len(good)-1],
-		"no addr":       good[:1+1+RoomCodeLen],
-		"why 0":         mut(func(b []byte) []byte { b[1] = 0; return b }),
-		"why 3":         mut(func(b []byte) []byte { b[1] = 3; return b }),
-		"code O":        mut(func(b []byte) []byte { b[2] = 'O'; return b }),
-		"empty addr":    AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode})[2:],
-		"no port":       AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org"})[2:],
-		"port 0":        AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:0"})[2:],
-		"port 65536":    AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:65536"})[2:],
-		"no host":       AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: ":4242"})[2:],
-		"space":         AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "a b:4242"})[2:],
-		"control":       AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "a\nb:4242"})[2:],
-		"too long addr": mut(func(b []byte) []byte { b[8], b[9] = 0, 1; return append(b, make([]byte, 256)...) }),
+		"short":                          good[:len(good)-1],
+		"no addr":                        good[:1+1+RoomCodeLen],
+		"why 0":                          mut(func(b []byte) []byte { b[1] = 0; return b }),
+		"why 3":                          mut(func(b []byte) []byte { b[1] = 3; return b }),
+		"code O":                         mut(func(b []byte) []byte { b[2] = 'O'; return b }),
+		"empty addr":                     AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode})[2:],
+		"no port":                        AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org"})[2:],
+		"port 0":                         AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:0"})[2:],
+		"port 65536":                     AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:65536"})[2:],
+		"no host":                        AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: ":4242"})[2:],
+		"space":                          AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "a b:4242"})[2:],
+		"control":                        AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "a\nb:4242"})[2:],
+		"too long addr":                  mut(func(b []byte) []byte { b[8], b[9] = 0, 1; return append(b, make([]byte, 256)...) }),
+		"a tail that is no string":       append(slices.Clone(good), 1, 2, 3),
+		"webtransport addr cut":          wt[:len(good)+5],
+		"no hash count":                  wt[:len(good)+2+len(exRedirectWT.WebTransport)],
+		"hash cut":                       wt[:len(wt)-1],
+		"5 hashes":                       append(append(slices.Clone(wt[:len(wt)-33]), 5), make([]byte, 5*32)...),
+		"empty webtransport addr":        append(slices.Clone(good), 0, 0, 0),
+		"webtransport addr without port": AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "a:1", WebTransport: "a"})[2:],
 	} {
 		if err := ParseRedirect(b, &d); !errors.Is(err, ErrMessageBody) {
 			t.Errorf("%s: % X: %v, want ErrMessageBody", name, b, err)
@@ -128,7 +165,8 @@ func TestValidRedirectAddr(t *testing.T) {
 // fuzzRedirects are the seeds of FuzzParseRedirect.
 func fuzzRedirects() [][]byte {
 	var seeds [][]byte
-	for _, d := range []Redirect{exRedirectCode, exRedirectQuick, {Why: 1, Code: exRoomCode, Addr: "localhost:1"}} {
+	for _, d := range []Redirect{exRedirectCode, exRedirectQuick, {Why: 1, Code: exRoomCode, Addr: "localhost:1"}, exRedirectWT,
+		{Why: 2, Code: exRoomCode, Addr: "localhost:1", WebTransport: "[::1]:2"}} {
 		b := AppendRedirect(nil, &d)[2:]
 		seeds = append(seeds, b, append(slices.Clone(b), 7))
 	}
@@ -150,7 +188,8 @@ func FuzzParseRedirect(f *testing.F) {
 		if err := ParseRedirect(b, &d); err != nil {
 			return
 		}
-		if !d.Code.Valid() || !ValidRedirectAddr(d.Addr) {
+		if !d.Code.Valid() || !ValidRedirectAddr(d.Addr) || (d.WebTransport != "" && !ValidRedirectAddr(d.WebTransport)) ||
+			len(d.CertHashes) > MaxRedirectHashes || (d.WebTransport == "" && len(d.CertHashes) > 0) {
 			t.Fatalf("accepted %+v", d)
 		}
 		if enc := AppendRedirect(nil, &d)[2:]; !bytes.HasPrefix(b, enc) {

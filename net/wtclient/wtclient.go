@@ -53,6 +53,13 @@ type Transport struct {
 
 var _ client.Transport = (*Transport)(nil)
 
+// Redirected returns a Transport like t that trusts the certificates of
+// hashes (none: the usual way, against RootCAs), for a lobby following a
+// RoomRedirect to another server's binding (7.18, net/lobby).
+func (t *Transport) Redirected(hashes [][32]byte) client.Transport {
+	return &Transport{CertHashes: slices.Clone(hashes), RootCAs: t.RootCAs, Now: t.Now}
+}
+
 // DialStream opens a session to addr ("host:port", a UDP port) and its
 // stream.
 func (t *Transport) DialStream(ctx context.Context, addr string) (net.Conn, error) {

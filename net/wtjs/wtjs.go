@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"syscall/js"
 	"time"
+
+	"rtype/net/client"
 )
 
 // Path is the path of the session's URL: https://HOST:PORT/rtype.
@@ -43,6 +46,13 @@ func (s *session) end(err error) {
 		close(s.closed)
 		try(func() { s.wt.Call("close") })
 	})
+}
+
+// Redirected returns a Transport that trusts the certificates of hashes
+// (none: those the browser trusts), for a lobby following a RoomRedirect
+// to another server's binding (7.18, net/lobby).
+func (t *Transport) Redirected(hashes [][32]byte) client.Transport {
+	return &Transport{CertHashes: slices.Clone(hashes)}
 }
 
 // DialStream opens a session to https://addr/rtype and its one

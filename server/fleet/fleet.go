@@ -11,6 +11,13 @@
 //	rtype:public        a sorted set of the public rooms' codes, each scored
 //	                    by the Unix milliseconds its entry expires at; readers
 //	                    skip and prune expired members
+//	rtype:server:<ADDR> a string, "wtaddr [hash ...]" (hashes in hex): where
+//	                    the server of public address ADDR serves WebTransport
+//	                    and its certificates' hashes, written at each Sync
+//	                    while it has rooms and a binding (the hashes rotate),
+//	                    with the rooms' TTL, for the WebTransport fields of a
+//	                    RoomRedirect to it
+//	rtype:servers       a sorted set of those ADDRs, scored as rtype:public
 //
 // A server that dies leaves its rooms for at most one TTL. Codes are
 // drawn at random by each server (31⁶ of them); a code that another
@@ -20,6 +27,7 @@ package fleet
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -67,6 +75,17 @@ type Room struct {
 	Created int64 // Unix milliseconds: quick join prefers the oldest of equals
 }
 
+// WebTransport is where a server of the fleet serves WebTransport (PROTOCOL.md
+// Part IV), for the WebTransport fields of a RoomRedirect (7.18).
+type WebTransport struct {
+	// Addr is the binding's "host:port" as browsers reach it
+	// (wire.ValidRedirectAddr).
+	Addr string
+	// CertHashes are its certificates' SHA-256 hashes, at most
+	// wire.MaxRedirectHashes; none for a certificate browsers trust.
+	CertHashes [][32]byte
+}
+
 // Registry is one server's view of its fleet. Its methods are safe for
 // concurrent use.
 type Registry struct {
@@ -74,9 +93,11 @@ type Registry struct {
 	log *slog.Logger
 	rdb *redis.Client
 
-	mu     sync.Mutex
-	mine   map[wire.RoomCode]string // the entries this server wrote, by code
-	others []Room                   // the other servers' public rooms, as of the last Sync
+	mu      sync.Mutex
+	mine    map[wire.RoomCode]string // the entries this server wrote, by code
+	others  []Room                   // the other servers' public rooms, as of the last Sync
+	wt      WebTransport             // this server's binding, published at each Sync
+	servers map[string]WebTransport  // the other servers' bindings, by public address, as of the last Sync
 
 	up     atomic.Bool   // the last operation reached Redis
 	errs   atomic.Uint64 // operations that failed
@@ -147,6 +168,60 @@ func (r *Registry) Close() error { return r.rdb.Close() }
 
 func (r *Registry) roomKey(c wire.RoomCode) string { return r.cfg.Prefix + "room:" + c.String() }
 func (r *Registry) publicKey() string              { return r.cfg.Prefix + "public" }
+func (r *Registry) serverKey(addr string) string   { return r.cfg.Prefix + "server:" + addr }
+func (r *Registry) serversKey() string             { return r.cfg.Prefix + "servers" }
+
+// SetWebTransport sets where this server serves WebTransport, published
+// from the next Sync on; a zero wt (or an address that is not valid)
+// publishes none. Call it again when the hashes change (rotation).
+func (r *Registry) SetWebTransport(wt WebTransport) {
+	if !wire.ValidRedirectAddr(wt.Addr) {
+		wt = WebTransport{}
+	}
+	wt.CertHashes = slices.Clone(wt.CertHashes[:min(len(wt.CertHashes), wire.MaxRedirectHashes)])
+	r.mu.Lock()
+	r.wt = wt
+	r.mu.Unlock()
+}
+
+// WebTransportOf returns where the server of public address addr serves
+// WebTransport, as of the last Sync, and false when it publishes none.
+func (r *Registry) WebTransportOf(addr string) (WebTransport, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	wt, ok := r.servers[addr]
+	return wt, ok
+}
+
+// encodeWT returns the entry of a server's WebTransport binding.
+func encodeWT(wt *WebTransport) string {
+	var b strings.Builder
+	b.WriteString(wt.Addr)
+	for _, h := range wt.CertHashes {
+		b.WriteByte(' ')
+		b.WriteString(hex.EncodeToString(h[:]))
+	}
+	return b.String()
+}
+
+// ParseWebTransport decodes a server's WebTransport entry: what another
+// server wrote, checked as any input (a valid address, at most
+// wire.MaxRedirectHashes hashes of 64 hex digits).
+func ParseWebTransport(s string) (WebTransport, error) {
+	f := strings.Fields(s)
+	if len(s) > 1024 || len(f) < 1 || len(f) > 1+wire.MaxRedirectHashes || !wire.ValidRedirectAddr(f[0]) {
+		return WebTransport{}, fmt.Errorf("fleet: %.80q is not a WebTransport entry", s)
+	}
+	wt := WebTransport{Addr: f[0]}
+	for _, x := range f[1:] {
+		var h [32]byte
+		if n, err := hex.Decode(h[:], []byte(x)); err != nil || n != 32 || len(x) != 64 {
+			return WebTransport{}, fmt.Errorf("fleet: WebTransport entry %.80q: bad hash %.70q", s, x)
+		}
+		wt.CertHashes = append(wt.CertHashes, h)
+	}
+	return wt, nil
+}
 
 // done records the outcome of an operation.
 func (r *Registry) done(err error) error {
@@ -247,6 +322,18 @@ func (r *Registry) Sync(ctx context.Context, rooms []Room) error {
 	}
 	pipe.ZRemRangeByScore(ctx, r.publicKey(), "-inf", strconv.FormatInt(now.UnixMilli(), 10))
 	codes := pipe.ZRange(ctx, r.publicKey(), 0, 255)
+	r.mu.Lock()
+	wt := r.wt
+	r.mu.Unlock()
+	if len(rooms) > 0 && wt.Addr != "" {
+		pipe.Set(ctx, r.serverKey(self), encodeWT(&wt), r.cfg.TTL)
+		pipe.ZAdd(ctx, r.serversKey(), redis.Z{Score: exp, Member: self})
+	} else {
+		pipe.Del(ctx, r.serverKey(self))
+		pipe.ZRem(ctx, r.serversKey(), self)
+	}
+	pipe.ZRemRangeByScore(ctx, r.serversKey(), "-inf", strconv.FormatInt(now.UnixMilli(), 10))
+	addrs := pipe.ZRange(ctx, r.serversKey(), 0, 255)
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return r.done(err)
 	}
@@ -263,8 +350,12 @@ func (r *Registry) Sync(ctx context.Context, rooms []Room) error {
 	if err != nil {
 		return r.done(err)
 	}
+	servers, err := r.readServers(ctx, addrs.Val(), self)
+	if err != nil {
+		return r.done(err)
+	}
 	r.mu.Lock()
-	r.others = others
+	r.others, r.servers = others, servers
 	r.mu.Unlock()
 	r.synced.Store(now.UnixMilli())
 	return r.done(nil)
@@ -306,6 +397,40 @@ func (r *Registry) read(ctx context.Context, codes []string, self string) ([]Roo
 		if rm.Addr != self {
 			out = append(out, rm)
 		}
+	}
+	return out, nil
+}
+
+// readServers returns the other servers' WebTransport bindings, by
+// their public addresses.
+func (r *Registry) readServers(ctx context.Context, addrs []string, self string) (map[string]WebTransport, error) {
+	keys := make([]string, 0, len(addrs))
+	var as []string
+	for _, a := range addrs {
+		if a != self && wire.ValidRedirectAddr(a) {
+			keys = append(keys, r.serverKey(a))
+			as = append(as, a)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	vals, err := r.rdb.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]WebTransport, len(vals))
+	for i, v := range vals {
+		s, ok := v.(string)
+		if !ok {
+			continue // expired
+		}
+		wt, err := ParseWebTransport(s)
+		if err != nil {
+			r.log.Warn("fleet: a bad WebTransport entry skipped", "server", as[i], "err", err)
+			continue
+		}
+		out[as[i]] = wt
 	}
 	return out, nil
 }
