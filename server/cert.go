@@ -92,6 +92,27 @@ func loadOperatorCert(certFile, keyFile string, reload time.Duration, log *slog.
 	return nil, fmt.Errorf("server: WebTransport certificate %s with key %s: %w", certFile, keyFile, err)
 }
 
+// OperatorCertificate loads the operator's certificate and key (PEM
+// files) for another TLS server of the same host, such as the game's
+// page (rtype-server -web), and returns what a tls.Config's
+// GetCertificate wants: the files are read again at most every reload
+// (Config.CertReload's default when 0), and a renewal is served from the
+// next handshake on, as the WebTransport binding does; files that do not
+// load keep the certificate served and are logged.
+func OperatorCertificate(certFile, keyFile string, reload time.Duration, log *slog.Logger) (func(*tls.ClientHelloInfo) (*tls.Certificate, error), error) {
+	if reload == 0 {
+		reload = defaultCertReload
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	c, err := loadOperatorCert(certFile, keyFile, reload, log)
+	if err != nil {
+		return nil, err
+	}
+	return c.get, nil
+}
+
 // maxCertFile bounds what is read of a certificate or key file.
 const maxCertFile = 1 << 20
 

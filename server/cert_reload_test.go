@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"log/slog"
@@ -121,4 +122,32 @@ func TestWebTransportCertReload(t *testing.T) {
 	if n := strings.Count(logs.String(), "webtransport certificate not reloaded"); n != 2 {
 		t.Errorf("%d errors logged for 2 bad files: once per change\n%s", n, logs.String())
 	}
+}
+
+// TestOperatorCertificate: the page's certificate (rtype-server -web)
+// follows a renewal of the operator's files as WebTransport's does, and
+// files that do not load are refused at start.
+func TestOperatorCertificate(t *testing.T) {
+	certA, keyA, derA := writeCert(t, 8*24*time.Hour)
+	certB, keyB, derB := writeCert(t, 10*24*time.Hour)
+	if _, err := OperatorCertificate(certA, keyB, time.Millisecond, nil); err == nil || !strings.Contains(err.Error(), certA) {
+		t.Fatalf("a key of another certificate: err %v, want one naming %s", err, certA)
+	}
+	get, err := OperatorCertificate(certA, keyA, time.Millisecond, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := func() []byte {
+		c, err := get(nil)
+		if err != nil || len(c.Certificate) == 0 {
+			t.Fatalf("get: %v, %v", c, err)
+		}
+		return c.Certificate[0]
+	}
+	if !bytes.Equal(served(), derA) {
+		t.Fatal("the first certificate served is not the files'")
+	}
+	replaceFile(t, certB, certA)
+	replaceFile(t, keyB, keyA)
+	testutil.WaitFor(t, 2*time.Second, "the renewed certificate served", func() bool { return bytes.Equal(served(), derB) })
 }

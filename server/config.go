@@ -236,7 +236,7 @@ func (c Config) withDefaults() Config {
 		c.MaxGames = 8
 	}
 	if c.CertReload == 0 {
-		c.CertReload = 10 * time.Second
+		c.CertReload = defaultCertReload
 	}
 	if c.Mode == wire.ModeAny {
 		c.Mode = wire.ModeStage
@@ -311,3 +311,6 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// defaultCertReload is CertReload's default.
+const defaultCertReload = 10 * time.Second

@@ -64,6 +64,17 @@ func SelfSigned(hosts []string, validity time.Duration) (tls.Certificate, error)
 // Serve serves h on ln until ctx ends: https with cert (when not nil)
 // and http on the same port. It returns when the serving ends.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, cert *tls.Certificate, log *slog.Logger) error {
+	var get func(*tls.ClientHelloInfo) (*tls.Certificate, error)
+	if cert != nil {
+		get = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return cert, nil }
+	}
+	return ServeCertificate(ctx, ln, h, get, log)
+}
+
+// ServeCertificate is Serve with the https certificate of each handshake
+// given by get (a certificate that follows its operator's renewals, say);
+// a nil get serves http only.
+func ServeCertificate(ctx context.Context, ln net.Listener, h http.Handler, get func(*tls.ClientHelloInfo) (*tls.Certificate, error), log *slog.Logger) error {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -75,14 +86,14 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, cert *tls.Certi
 		defer cancel()
 		hs.Shutdown(sctx)
 	}()
-	if cert == nil {
+	if get == nil {
 		err := hs.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {
 			return nil
 		}
 		return err
 	}
-	cfg := &tls.Config{Certificates: []tls.Certificate{*cert}, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12}
+	cfg := &tls.Config{GetCertificate: get, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12}
 	hs.TLSConfig = cfg
 	plain := newChanListener(ln.Addr())
 	tlsl := newChanListener(ln.Addr())

@@ -17,7 +17,8 @@ import (
 // http on that port. Browsers give WebTransport to secure pages only:
 // https, or http from the browser's own machine. The https certificate
 // is the operator's of -tls-cert and -tls-key when given (one browsers
-// trust), else one made at start (browsers warn about it once).
+// trust; its files are read again every 10 s, so a renewal needs no
+// restart), else one made at start (browsers warn about it once).
 type pageFlags struct {
 	addr *string
 }
@@ -41,16 +42,20 @@ func (p pageFlags) start(ctx context.Context, srv *server.Server, log *slog.Logg
 	if err != nil {
 		return nil, err
 	}
-	var cert tls.Certificate
+	var get func(*tls.ClientHelloInfo) (*tls.Certificate, error)
 	if certFile, keyFile := flagValue("tls-cert"), flagValue("tls-key"); certFile != "" && keyFile != "" {
-		if cert, err = tls.LoadX509KeyPair(certFile, keyFile); err != nil {
+		// Read again as the WebTransport binding does: a renewed
+		// certificate serves the next handshake, without a restart.
+		if get, err = server.OperatorCertificate(certFile, keyFile, 0, log); err != nil {
 			return nil, fmt.Errorf("-web: -tls-cert/-tls-key: %w", err)
 		}
 	} else {
 		host, _, _ := net.SplitHostPort(*p.addr)
-		if cert, err = web.SelfSigned([]string{host, "localhost", "127.0.0.1"}, 30*24*time.Hour); err != nil {
+		cert, err := web.SelfSigned([]string{host, "localhost", "127.0.0.1"}, 30*24*time.Hour)
+		if err != nil {
 			return nil, fmt.Errorf("-web: a certificate for the page: %w", err)
 		}
+		get = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
 	}
 	ln, err := net.Listen("tcp", *p.addr)
 	if err != nil {
@@ -63,7 +68,7 @@ func (p pageFlags) start(ctx context.Context, srv *server.Server, log *slog.Logg
 		log.Warn("the game's page is served, but the server does not speak WebTransport: browsers cannot play without -webtransport")
 	}
 	log.Info("serving the game's page", "addr", ln.Addr().String(), "url", "https://"+ln.Addr().String()+"/")
-	go func() { done <- web.Serve(ctx, ln, h, &cert, log) }()
+	go func() { done <- web.ServeCertificate(ctx, ln, h, get, log) }()
 	return done, nil
 }
 
