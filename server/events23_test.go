@@ -58,7 +58,12 @@ func (tr *eventTrace) pump(d time.Duration, interval uint32) {
 				tr.maxID = max(tr.maxID, f.ID)
 				ev := &c.events[nev+i]
 				newest = max(newest, ev.Tick)
-				if tr.hasSnap && ev.Tick <= tr.snap {
+				// A join's events (PlayerJoined, the ship's Spawn) are
+				// made by a Bind between two ticks, with the tick of the
+				// last step, whose snapshot may be out already (4.6):
+				// not a tick's events.
+				join := ev.Type == wire.EventPlayerJoined || (ev.Type == wire.EventSpawn && ev.Kind == wire.KindPlayerShip)
+				if tr.hasSnap && ev.Tick <= tr.snap && !join {
 					tr.late = append(tr.late, eventString(ev)+" after the snapshot of tick "+strconv.Itoa(int(tr.snap)))
 				}
 			}
