@@ -198,14 +198,18 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 	// The tick's events go out before its snapshot: a client knows an
 	// entity from its Spawn before the first record of it arrives (4.3),
 	// and a joining client has its joining events first (4.6).
+	// A v2.3 session's events wait for the next snapshot tick (7.19);
+	// a world that does not step (nobody joined) sends no snapshot, and
+	// its events go at once.
+	tick, joined := g.world.Tick(), g.hasJoined()
+	snapTick := tick%uint32(s.cfg.SnapshotInterval) == 0
 	for _, ss := range g.sessions {
-		if ss != nil && ss.bound {
+		if ss != nil && ss.bound && (snapTick || !joined || !ss.holdEvents()) {
 			s.flushEvents(out, ss, now)
 		}
 	}
 	s.flushSpectators(g, out, now)
-	tick := g.world.Tick()
-	if tick%uint32(s.cfg.SnapshotInterval) == 0 && g.hasJoined() {
+	if snapTick && joined {
 		s.sendSnapshots(g, now, out)
 	}
 	return lost

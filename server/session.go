@@ -29,8 +29,8 @@ type session struct {
 	// version is the session's protocol version, 1 or 2 (PROTOCOL.md
 	// 7.1): every datagram of another version is dropped.
 	version uint8
-	// minor is the minor version of a v2 session: 0 (v2.0) or 1 (v2.1,
-	// 7.12); 0 in v1.
+	// minor is the minor version of a v2 session: 0 (v2.0) to 3 (v2.3,
+	// 7.12, 7.15, 7.19); 0 in v1.
 	minor uint8
 
 	bound        bool
@@ -56,6 +56,13 @@ type session struct {
 
 	logoutOnce sync.Once
 }
+
+// holdEvents reports whether the tick loop sends ss's events only at the
+// ticks it considers a snapshot (every SnapshotInterval ticks), those of
+// the ticks since in one Event datagram: a session of v2.3 or later
+// (PROTOCOL.md 7.19). Earlier sessions get each tick's events at that tick
+// (5.3).
+func (ss *session) holdEvents() bool { return ss.version == wire.Version2 && ss.minor >= 3 }
 
 // logout sends Logout(reason) on the TCP connection and closes it, once.
 // It blocks for at most a second; the reader goroutine then ends.

@@ -236,6 +236,13 @@ func playersRun(ctx context.Context, o *opts, n int, warm, window time.Duration,
 	logf(o, "    server cpu %.2fs over %.1fs (%.1f µs per player-second, %.1f per player-second of ticks), p50 %s p99 %s max %s, %d/%d ticks, %d games, %d sessions; load cpu %.2fs, %d connected",
 		st.srv.cpu, st.srv.wall, st.cpuPerPlayerSecond()*1e6, st.cpuPerPlayerTicked()*1e6, dur(st.srv.p50), dur(st.srv.p99), dur(st.srv.max),
 		st.srv.ticks, int(st.srv.wall*wire.TickRate), st.srv.games, st.srv.sessions, st.load.CPU, st.load.Connected)
+	if ps := st.load.Seconds * float64(st.load.Clients); ps > 0 {
+		// What a player costs in datagrams, by kind (light clients).
+		logf(o, "    per player-second: in %.1f datagrams, %.1f kB (%.1f snapshots, %.1f event datagrams carrying %.1f events, %.1f of them repeats), out %.1f, %.1f kB (%.1f acks)",
+			float64(st.load.DatagramsIn)/ps, float64(st.load.BytesIn)/ps/1000, float64(st.load.Snapshots)/ps, float64(st.load.EventDatagrams)/ps,
+			float64(st.load.EventFrames)/ps, float64(st.load.EventFrames-min(st.load.Events, st.load.EventFrames))/ps,
+			float64(st.load.DatagramsOut)/ps, float64(st.load.BytesOut)/ps/1000, float64(st.load.Acks)/ps)
+	}
 	switch expected := int(st.srv.wall * wire.TickRate); {
 	case st.load.Connected < n || st.srv.sessions < n:
 		return st, fmt.Errorf("%d connected at the end, the server holds %d sessions", st.load.Connected, st.srv.sessions)

@@ -65,6 +65,8 @@ type lsess struct {
 	lastIn            time.Time
 	snapshots, events uint64
 	in, out           uint64 // datagrams
+	evIn, evFrames    uint64 // Event datagrams received, and their frames (repeats included)
+	acks              uint64 // Ack datagrams sent
 	bin, bout         uint64 // bytes
 	base              lcount // counters at the last Mark
 	done              bool
@@ -73,10 +75,13 @@ type lsess struct {
 	frames2           []wire.EventFrame2
 }
 
-type lcount struct{ snapshots, events, in, out, bin, bout uint64 }
+type lcount struct {
+	snapshots, events, in, out, bin, bout uint64
+	evIn, evFrames, acks                  uint64
+}
 
 func (ss *lsess) count() lcount {
-	return lcount{ss.snapshots, ss.events, ss.in, ss.out, ss.bin, ss.bout}
+	return lcount{ss.snapshots, ss.events, ss.in, ss.out, ss.bin, ss.bout, ss.evIn, ss.evFrames, ss.acks}
 }
 
 // group is one UDP socket and its sessions.
@@ -296,6 +301,7 @@ func (l *light) readGroup(g *group) {
 				l.queueBind(g, ss, now)
 			case ss.ackNow:
 				g.queue(ss, wire.TypeAck, nil, now)
+				ss.acks++
 			}
 		}
 		g.now = g.now[:0]
@@ -336,6 +342,10 @@ func (l *light) receive(g *group, b []byte, now time.Time) {
 		}
 		ss.snapshots++
 	case wire.TypeEvent:
+		ss.evIn++
+		if len(p) > 0 {
+			ss.evFrames += uint64(p[0]) // the count (5.2, 7.7)
+		}
 		if l.cfg.Protocol == wire.Version2 {
 			ss.frames2, err = ss.link.ReceiveEvents2(p, ss.frames2[:0])
 			ss.events += uint64(len(ss.frames2))
@@ -502,6 +512,9 @@ func (l *light) report(rep *Report) {
 			rep.DatagramsOut += c.out - ss.base.out
 			rep.BytesIn += c.bin - ss.base.bin
 			rep.BytesOut += c.bout - ss.base.bout
+			rep.EventDatagrams += c.evIn - ss.base.evIn
+			rep.EventFrames += c.evFrames - ss.base.evFrames
+			rep.Acks += c.acks - ss.base.acks
 			cc := ClientCount{Snapshots: c.snapshots - ss.base.snapshots, Events: c.events - ss.base.events}
 			if ss.done {
 				cc.Err = ss.err

@@ -75,8 +75,12 @@ type Report struct {
 	// Datagrams and bytes over the run, every client summed.
 	DatagramsIn, DatagramsOut uint64
 	BytesIn, BytesOut         uint64
-	Seconds                   float64 // length of the measured run
-	CPU                       float64 // this process's CPU seconds (user+sys) during the run
+	// EventDatagrams are the Event datagrams received, EventFrames the
+	// events they carried (resent ones included: EventFrames - Events
+	// were repeats), Acks the Ack datagrams sent (light clients only).
+	EventDatagrams, EventFrames, Acks uint64
+	Seconds                           float64 // length of the measured run
+	CPU                               float64 // this process's CPU seconds (user+sys) during the run
 	// PerClient counts the snapshots and events each client received.
 	PerClient []ClientCount
 }

@@ -226,6 +226,7 @@ func FuzzParseMessage2(f *testing.F) {
 		{Type: MsgLoginRequest, Version: 2, Name: "Ripley", Minor: 1, Mode: ModeStage},
 		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt, Minor: 1, Mode: ModeStage},
 		exLoginLobby, exLoginOKLobby, // 7.14
+		exLoginReq23, exLoginOK23, // 7.19
 	} {
 		b := AppendMessage2(nil, &m)[2:]
 		f.Add(b)
@@ -279,6 +280,7 @@ func TestWriteFuzzCorpus2(t *testing.T) {
 		{Type: MsgLoginRequest, Version: 2, Name: "Ripley", Minor: 1, Mode: ModeStage},
 		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt, Minor: 1, Mode: ModeStage},
 		exLoginLobby, exLoginOKLobby, // 7.14
+		exLoginReq23, exLoginOK23, // 7.19
 	} {
 		msgs = append(msgs, AppendMessage2(nil, &m)[2:])
 	}

@@ -13,6 +13,8 @@ var (
 	exLoginReq21 = Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley", Minor: 1, Mode: ModeStage}
 	exLoginOK21  = func() Message { m := exLoginOK2; m.Minor, m.Mode = 1, ModeStage; return m }()
 	exLoginOK22  = func() Message { m := exLoginOK21; m.Minor = 2; return m }()
+	exLoginReq23 = Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley", Minor: 3, Mode: ModeClassic}
+	exLoginOK23  = func() Message { m := exLoginOK21; m.Minor, m.Mode = 3, ModeClassic; return m }()
 	exStageBoss  = Event{Type: EventStage, Tick: 9000, What: StageBoss, Value: 0x31, Name: "Dobkeratops"}
 	exHealth     = Event{Type: EventHealth, Tick: 9001, ID: 0x31, HP: 750, MaxHP: 800}
 	exArms       = Event{Type: EventArms, Tick: 617, Player: 0,
@@ -64,6 +66,18 @@ func docExamples21() []docExample {
 			want:   "1F 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00 68 01 21 11 00 05 D0 02 3C 03 08 02 02",
 			encode: func() []byte { return AppendMessage2(nil, &exLoginOK22) },
 			decode: message(exLoginOK22),
+		},
+		{
+			name:   "v23-login-request",
+			want:   "0C 00 01 02 06 00 52 69 70 6C 65 79 03 01",
+			encode: func() []byte { return AppendMessage2(nil, &exLoginReq23) },
+			decode: message(exLoginReq23),
+		},
+		{
+			name:   "v23-login-accepted",
+			want:   "1F 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00 68 01 21 11 00 05 D0 02 3C 03 08 01 03",
+			encode: func() []byte { return AppendMessage2(nil, &exLoginOK23) },
+			decode: message(exLoginOK23),
 		},
 		{
 			name:   "v21-stage",

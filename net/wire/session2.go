@@ -28,8 +28,10 @@ const loginAcceptedSize = 17
 var ErrUnknownMessage = errors.New("wire: unknown TCP message type, skipped in v2 (7.1)")
 
 // MinorVersion is the highest minor version of protocol 2 this package
-// speaks: 2, v2.2 (7.15), which builds on v2.1 (Stage mode, 7.12).
-const MinorVersion = 2
+// speaks: 3, v2.3 (7.19: a session's events may wait for the next
+// snapshot tick), which builds on v2.2 (7.15) and v2.1 (Stage mode, 7.12).
+// v2.3 changes no byte: only when the server sends events.
+const MinorVersion = 3
 
 // AppendMessage2 appends m as one TCP frame of a v2 session: as
 // AppendMessage, with the extension after a LoginAccepted. With Minor 1 or
