@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -50,8 +49,16 @@ type wtBinding struct {
 
 	mu       sync.Mutex
 	closed   bool
+	running  bool           // runWebTransport began: close waits for accepted
 	noStream int            // sessions waiting for their stream: at most MaxPending
 	wg       sync.WaitGroup // the sessions' handlers
+
+	// accepted is closed when the accept loop has ended; conns are the
+	// QUIC connections it handed to srv, each served until it closes.
+	accepted   chan struct{}
+	conns      sync.WaitGroup
+	acceptCtx  context.Context // cancelled after srv.Close: the accept loop's end
+	stopAccept context.CancelFunc
 }
 
 // wtRoutes are the datagram senders of the WebTransport sessions, by
@@ -212,9 +219,10 @@ func (s *Server) openWebTransport() error {
 
 // serveWebTransport sets up the binding on pc with the certificates cs.
 func (s *Server) serveWebTransport(pc *net.UDPConn, cs *certs) error {
-	wt := &wtBinding{pc: pc, certs: cs}
+	wt := &wtBinding{pc: pc, certs: cs, accepted: make(chan struct{})}
 	wt.routes.peers = make(map[netip.AddrPort]*wtPeer)
 	wt.ctx, wt.cancel = context.WithCancel(context.Background())
+	wt.acceptCtx, wt.stopAccept = context.WithCancel(context.Background())
 	mux := http.NewServeMux()
 	mux.HandleFunc(WebTransportPath, s.serveWT)
 	wt.h3 = &http3.Server{
@@ -270,12 +278,47 @@ func (s *Server) runWebTransport() {
 			}
 		}
 	}()
-	if err := wt.srv.Serve(wt.pc); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+	if err := wt.accept(); err != nil && wt.acceptCtx.Err() == nil {
 		select {
 		case <-s.done:
 		default:
 			s.log.Error("webtransport stopped", "err", err)
 		}
+	}
+}
+
+// accept hands every QUIC connection of the binding's socket to srv until
+// shutdown. It is webtransport.Server.Serve's loop, run here because
+// Serve counts itself in a WaitGroup that Close waits for: a server
+// stopped while Serve was starting raced the two (the race detector's
+// "Add concurrently with Wait"). Every conns.Add happens before accepted
+// is closed, which closeWebTransport waits for before conns.Wait. The
+// listener closes (and with it the socket's QUIC transport) only after
+// srv.Close has sent its connections their CONNECTION_CLOSE.
+func (wt *wtBinding) accept() error {
+	defer close(wt.accepted)
+	wt.mu.Lock()
+	if wt.closed {
+		wt.mu.Unlock()
+		return nil
+	}
+	wt.running = true
+	wt.mu.Unlock()
+	ln, err := quic.ListenEarly(wt.pc, wt.h3.TLSConfig, wt.h3.QUICConfig)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	for {
+		qc, err := ln.Accept(wt.acceptCtx)
+		if err != nil {
+			return err
+		}
+		wt.conns.Add(1)
+		go func() {
+			defer wt.conns.Done()
+			wt.srv.ServeQUICConn(qc) // ends when qc closes (srv.Close closes it)
+		}()
 	}
 }
 
@@ -289,6 +332,7 @@ func (s *Server) closeWebTransport() {
 	}
 	wt.mu.Lock()
 	wt.closed = true
+	running := wt.running
 	wt.mu.Unlock()
 	wt.cancel()
 	// The sessions were told Logout(ServerShutdown): give their streams
@@ -303,6 +347,11 @@ func (s *Server) closeWebTransport() {
 	}
 	wt.srv.Close()
 	<-done
+	wt.stopAccept()
+	if running {
+		<-wt.accepted
+	}
+	wt.conns.Wait()
 	wt.pc.Close()
 }
 

@@ -421,3 +421,34 @@ func TestWebTransportHashValidNow(t *testing.T) {
 	}
 	c.Close()
 }
+
+// TestWebTransportStopAtOnce: a server stopped as soon as it started
+// stops cleanly, with or without a session being opened. Under the race
+// detector this failed while the binding ran webtransport.Server.Serve,
+// whose WaitGroup's first Add raced Close's Wait.
+func TestWebTransportStopAtOnce(t *testing.T) {
+	for i := range 10 {
+		cfg := testConfig()
+		cfg.Listen, cfg.WebTransportAddr = "127.0.0.1:0", "127.0.0.1:0"
+		cfg.Logger = testutil.Logger(t)
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := testutil.Go(context.Background(), s)
+		if i%2 == 1 { // a session on its way in while the server stops
+			info, _ := s.WebTransport()
+			tr := &wtclient.Transport{CertHashes: info.CertHashes}
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), wait)
+				defer cancel()
+				if c, err := tr.DialStream(ctx, info.Addr); err == nil {
+					c.Close()
+				}
+			}()
+		}
+		if err := stop(); err != nil {
+			t.Fatalf("run %d: stop: %v", i, err)
+		}
+	}
+}
