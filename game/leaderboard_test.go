@@ -90,11 +90,7 @@ func TestLobbyPlayToTheLeaderboard(t *testing.T) {
 	defer screen.Deallocate()
 	host.hostCfg.Mode = wire.ModeClassic
 	host.hostCfg.Rules = testrules.QuickDeath() // idle ships die at once: a short game
-	host.setScene(NewHostingScene(host))
-	hl := waitScene[*LobbyScene](t, host, screen, 15*time.Second, "no lobby for the host")
-	if !run(t, host, screen, 10*time.Second, func() bool { return hl.in }) {
-		t.Fatal("the host's room did not come")
-	}
+	hl := hostRoom(t, host, screen, "host")
 	port := host.host.Port
 	da, err := netip.ParseAddrPort(host.host.srv.DiscoveryAddr())
 	if err != nil {
@@ -214,11 +210,7 @@ func TestLobbyPlayToTheLeaderboard(t *testing.T) {
 	// The host's server restarts on the same data directory (and port).
 	host.toMenu()
 	host.opt.Port = port
-	host.setScene(NewHostingScene(host))
-	hl = waitScene[*LobbyScene](t, host, screen, 15*time.Second, "no lobby for the restarted host")
-	if !run(t, host, screen, 10*time.Second, func() bool { return hl.in }) {
-		t.Fatal("the restarted host's room did not come")
-	}
+	hl = hostRoom(t, host, screen, "restarted host")
 	if host.host.Port != port {
 		t.Logf("the restarted host has port %d, not %d", host.host.Port, port)
 	}

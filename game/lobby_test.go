@@ -43,11 +43,7 @@ func TestLobbyHostAndFriend(t *testing.T) {
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
 	host.hostCfg.Mode = wire.ModeClassic
-	host.setScene(NewHostingScene(host))
-	hl := waitScene[*LobbyScene](t, host, screen, 15*time.Second, "no lobby for the host")
-	if !run(t, host, screen, 10*time.Second, func() bool { return hl.in }) {
-		t.Fatal("the host's room did not come")
-	}
+	hl := hostRoom(t, host, screen, "host")
 	if !hl.owner() || hl.st.Count != 1 || hl.st.State != wire.RoomLobby || hl.st.Settings.Flags&wire.RoomPublic == 0 {
 		t.Fatalf("host's room %+v", hl.st)
 	}
@@ -169,4 +165,16 @@ func TestJoinFieldRoomCode(t *testing.T) {
 			t.Errorf("roomCode(%q) = %v, want %v", text, ok, want)
 		}
 	}
+}
+
+// hostRoom hosts a game from the Hosting scene, as the menu does, and
+// waits for the host's own room (what names the host in the failures).
+func hostRoom(t *testing.T, host *Game, screen *ebiten.Image, what string) *LobbyScene {
+	t.Helper()
+	host.setScene(NewHostingScene(host))
+	hl := waitScene[*LobbyScene](t, host, screen, 15*time.Second, "no lobby for the "+what)
+	if !run(t, host, screen, 10*time.Second, func() bool { return hl.in }) {
+		t.Fatalf("the %s's room did not come", what)
+	}
+	return hl
 }

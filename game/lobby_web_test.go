@@ -3,7 +3,6 @@ package game
 import (
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -22,11 +21,7 @@ func TestLobbyShowsBrowserURL(t *testing.T) {
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
 	host.hostCfg.Mode = wire.ModeClassic
-	host.setScene(NewHostingScene(host))
-	hl := waitScene[*LobbyScene](t, host, screen, 15*time.Second, "no lobby for the host")
-	if !run(t, host, screen, 10*time.Second, func() bool { return hl.in }) {
-		t.Fatal("the host's room did not come")
-	}
+	hl := hostRoom(t, host, screen, "host")
 	got := hl.browserURL(host)
 	u, err := url.Parse(got)
 	if err != nil || got == "" {

@@ -109,15 +109,7 @@ func (tr *eventTrace) split() (split, all int) {
 // (4.3, 5.3).
 func TestEventsHeldToSnapshotTick(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig()
-	r := noWaveRules()
-	r.FirstWave = 10
-	r.WaveInterval, r.WaveIntervalMin = 60, 60
-	r.WaveStagger = 4
-	r.JoinInvulnTicks = 1 << 30 // the game lasts
-	cfg.Rules = r
-	cfg.SessionTimeout = time.Minute
-	s := startServer(t, cfg)
+	s := startServer(t, busyOrderConfig())
 	interval := uint32(s.cfg.SnapshotInterval)
 	minors := []uint8{3, 2, 3}
 	var traces []*eventTrace

@@ -179,15 +179,7 @@ func TestSpawnBeforeRecords(t *testing.T) {
 		}
 		d = time.Duration(n) * time.Second
 	}
-	cfg := testConfig()
-	r := noWaveRules()
-	r.FirstWave = 10
-	r.WaveInterval, r.WaveIntervalMin = 60, 60
-	r.WaveStagger = 4
-	r.JoinInvulnTicks = 1 << 30 // the game lasts
-	cfg.Rules = r
-	cfg.SessionTimeout = time.Minute // the clients pump in turns
-	s := startServer(t, cfg)
+	s := startServer(t, busyOrderConfig())
 	var orders []*recordOrder
 	for i, act := range []uint8{wire.ActionFire, wire.ActionFire | wire.ActionUp, wire.ActionFire | wire.ActionDown, wire.ActionFire | wire.ActionRight} {
 		c := join(t, s, "Gunner"+strconv.Itoa(i))
@@ -210,4 +202,20 @@ func TestSpawnBeforeRecords(t *testing.T) {
 			t.Errorf("client %d: %d records of ids not spawned yet, %d of destroyed ids, want 0", i, o.unknown, o.killed)
 		}
 	}
+}
+
+// busyOrderConfig is the server of the order tests: a wave every second
+// from tick 10 with its Bydos staggered over 4 ticks, so that most ticks
+// have events, ships that cannot die, and sessions that last while the
+// test's clients pump in turns.
+func busyOrderConfig() Config {
+	cfg := testConfig()
+	r := noWaveRules()
+	r.FirstWave = 10
+	r.WaveInterval, r.WaveIntervalMin = 60, 60
+	r.WaveStagger = 4
+	r.JoinInvulnTicks = 1 << 30 // the game lasts
+	cfg.Rules = r
+	cfg.SessionTimeout = time.Minute
+	return cfg
 }
