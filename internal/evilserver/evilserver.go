@@ -646,7 +646,10 @@ func (s *Server) TickFlood(ctx context.Context, datagrams, perDatagram, rate int
 	s.Pause(true)
 	defer s.Pause(false)
 	s.mu.Lock()
-	tick := max(s.tickLocked(time.Now()), baseTick+1)
+	// A tick after every snapshot sent: one already sent (a snapshot of this
+	// tick that went out just before the pause, on a loaded machine) is
+	// rebuilt, and the client drops its parts as duplicates, unnumbered.
+	tick := max(s.tickLocked(time.Now()), baseTick+1, s.lastTick+1)
 	s.mu.Unlock()
 	next := uint32(200_000)
 	var cur []wire.Entity
@@ -697,7 +700,7 @@ func (s *Server) tickFlood2(ctx context.Context, datagrams, perDatagram, rate in
 	s.Pause(true)
 	defer s.Pause(false)
 	s.mu.Lock()
-	tick := max(s.tickLocked(time.Now()), base.Tick+1)
+	tick := max(s.tickLocked(time.Now()), base.Tick+1, s.lastTick+1) // as in TickFlood
 	s.mu.Unlock()
 	next := uint32(200_000)
 	var cur wire.Frame2
