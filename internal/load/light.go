@@ -30,8 +30,9 @@ import (
 // once with its cookie (3.4, 7.3); sends an Input per tick (4.2, 7.4: the
 // step and the 7 before it); records every valid datagram in its link and
 // acknowledges with every datagram it sends (5.1), an Event datagram at
-// once with an Ack (5.3, 7.7), whose events it takes once each (its
-// link's window, 5.3, 7.7). It records a Snapshot whose header is valid
+// once with an Ack (5.3, 7.7), or in a v2.3 session with its next Input,
+// as the reference client does (7.19), and takes its events once each
+// (its link's window, 5.3, 7.7). It records a Snapshot whose header is valid
 // without rebuilding it: the server cannot tell, since it delta-encodes
 // only against snapshots the client acknowledged, all of which it
 // received. It gives up on a session silent for 5 s (5.5).
@@ -47,6 +48,7 @@ type lsess struct {
 	token   wire.Token
 	player  uint8
 	version uint8
+	minor   uint8 // v2: the session's minor version (7.12, 7.15, 7.19)
 	tcp     net.Conn
 	link    *link.Link
 	g       *group
@@ -118,6 +120,7 @@ func startLight(ctx context.Context, cfg Config) (*light, error) {
 		ss := &lsess{i: i, id: acc.Session, token: acc.Token, player: acc.Player, version: cfg.Protocol, tcp: conn,
 			play: play{rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}}
 		if cfg.Protocol == wire.Version2 {
+			ss.minor = acc.Minor
 			ss.link = link.NewV2(acc.Session, time.Now())
 		} else {
 			ss.link = link.New(acc.Session, time.Now())
@@ -299,7 +302,7 @@ func (l *light) readGroup(g *group) {
 			case ss.done:
 			case ss.answer:
 				l.queueBind(g, ss, now)
-			case ss.ackNow:
+			case ss.ackNow && !ss.ackRidesInput():
 				g.queue(ss, wire.TypeAck, nil, now)
 				ss.acks++
 			}
@@ -375,6 +378,14 @@ func (l *light) receive(g *group, b []byte, now time.Time) {
 	} else {
 		ss.link.Accept(h.Header, len(b), now)
 	}
+}
+
+// ackRidesInput reports whether the acknowledgement of an Event datagram
+// waits for the session's next Input, at most a tick away (7.19,
+// "Acknowledgement with the Input"): a bound v2.3 session sends one every
+// tick. Otherwise an Ack goes at once (7.7). g.mu is held.
+func (ss *lsess) ackRidesInput() bool {
+	return ss.version == wire.Version2 && ss.minor >= 3 && ss.bound
 }
 
 // soon lists ss among the sessions to send a datagram at once.

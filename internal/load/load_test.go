@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rtype/internal/testutil/testserver"
+	"rtype/net/wire"
 	"rtype/server"
 )
 
@@ -59,6 +60,15 @@ func TestRun(t *testing.T) {
 			}
 			if in := perSec(rep.DatagramsIn); in < 3 || in > 200 {
 				t.Errorf("%.1f datagrams in per client-second, want about 20", in)
+			}
+			// A light client acknowledges an Event datagram at once with
+			// an Ack in v1 (7.7), and with its next Input in a v2.3
+			// session, as the reference client does (7.19).
+			if !tc.full && v == wire.Version2 && rep.Acks != 0 {
+				t.Errorf("%d Acks from v2.3 light clients that send an Input every tick, want 0", rep.Acks)
+			}
+			if !tc.full && v == wire.Version && rep.Acks == 0 {
+				t.Errorf("no Ack from v1 light clients for %d Event datagrams", rep.EventDatagrams)
 			}
 			if rep.BytesIn == 0 || rep.BytesOut == 0 || rep.CPU <= 0 || rep.CPUPerClientSecond() <= 0 {
 				t.Errorf("implausible report: %v", rep)

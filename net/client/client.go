@@ -227,6 +227,7 @@ type Client struct {
 	session  uint32
 	token    wire.Token
 	version  uint8         // the session's protocol version, 1 or 2
+	minor    uint8         // v2: the session's minor version (7.12, 7.15, 7.19); 0 in v1
 	ext      wire.LoginExt // v2: the rules of LoginAccepted (7.1)
 	mode     uint8         // the game's mode (7.12): Classic unless a v2.1 LoginAccepted says Stage
 
@@ -353,6 +354,7 @@ func start(ctx context.Context, cfg Config, log *slog.Logger, conn net.Conn, acc
 		tcp:      conn,
 		udp:      udp,
 		version:  version,
+		minor:    sessionMinor(version, &acc),
 		ext:      acc.Ext,
 		mode:     sessionMode(version, &acc),
 		player:   acc.Player,
@@ -372,11 +374,7 @@ func start(ctx context.Context, cfg Config, log *slog.Logger, conn net.Conn, acc
 	}
 	c.log.Info("login accepted", "tick", acc.Tick, "minor", acc.Minor, "mode", c.mode)
 	if cfg.Tap != nil {
-		minor := uint8(0)
-		if version == wire.Version2 {
-			minor = acc.Minor
-		}
-		cfg.Tap.Login(Login{Version: version, Minor: minor, Mode: c.mode, Player: acc.Player,
+		cfg.Tap.Login(Login{Version: version, Minor: c.minor, Mode: c.mode, Player: acc.Player,
 			Session: acc.Session, Tick: acc.Tick, Ext: acc.Ext, Name: cfg.Name, At: now})
 	}
 	c.wg.Add(2)
@@ -713,11 +711,13 @@ func (c *Client) answerChallenge(udp net.Conn, buf []byte) []byte {
 // ackNow sends an Ack at once when an Event datagram was accepted since
 // the last datagram sent (7.7, "Acknowledge at once", for v1 too): the
 // server hears of it within a one-way trip, not at the next Input or
-// keep-alive, and resends nothing for want of it. buf is the calling
-// reader's own buffer, returned for reuse.
+// keep-alive, and resends nothing for want of it. In a v2.3 session that
+// sends an Input every tick the acknowledgement rides on the next Input
+// instead (ackRidesInput, 7.19). buf is the calling reader's own buffer,
+// returned for reuse.
 func (c *Client) ackNow(buf []byte) []byte {
 	c.mu.Lock()
-	if !c.eventAck || c.closing {
+	if !c.eventAck || c.closing || c.ackRidesInput() {
 		c.mu.Unlock()
 		return buf
 	}
@@ -731,6 +731,19 @@ func (c *Client) ackNow(buf []byte) []byte {
 		c.log.Debug("UDP write", "err", err)
 	}
 	return buf
+}
+
+// ackRidesInput reports whether the acknowledgement of an accepted Event
+// datagram may wait for the next Input (7.19, "Acknowledgement with the
+// Input"): in a session of minor 3 or more while the client sends an
+// Input every tick (send: it has a ship in a game not over, and its
+// SendInterval is at most a tick), so that it goes at most a tick later,
+// well within the resend time R (5.3), with its ack_delay (7.2) telling
+// the wait. Otherwise (v1, v2.0 to v2.2, a spectator, a ship lost, a
+// paused clock) an Ack goes at once, as 7.7 says. c.mu must be held.
+func (c *Client) ackRidesInput() bool {
+	return c.version == wire.Version2 && c.minor >= 3 && c.cfg.SendInterval <= wire.TickDuration &&
+		c.world.HasShip(c.player) && !c.world.over
 }
 
 // overBudget reports whether the snapshots took more than the budget of

@@ -26,6 +26,15 @@ func sessionMode(version uint8, acc *wire.Message) uint8 {
 	return wire.ModeClassic
 }
 
+// sessionMinor returns the minor version of a session of version (7.12,
+// 7.15, 7.19): LoginAccepted's in v2, 0 in v1.
+func sessionMinor(version uint8, acc *wire.Message) uint8 {
+	if version == wire.Version2 {
+		return acc.Minor
+	}
+	return 0
+}
+
 // newWorld returns the world of a session of version.
 func newWorld(version uint8) *World {
 	if version == wire.Version2 {
