@@ -394,8 +394,8 @@ func (w *World) takeItem(p uint8, item uint8) {
 		}
 		e := &w.ents[f]
 		e.epoch = pl.epoch
-		e.arm.mode = forceEnter
-		e.arm.until = w.tick + uint32(max(r.ForceReaimTicks, 1))
+		w.cold(e).arm.mode = forceEnter
+		w.cold(e).arm.until = w.tick + uint32(max(r.ForceReaimTicks, 1))
 		pa.force = f
 		pa.a.Force, pa.a.Laser, pa.a.ForceAt = 1, item, wire.ForceLoose
 	case wire.ItemSpeed:

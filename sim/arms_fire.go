@@ -100,7 +100,7 @@ func (w *World) playerShot(kind uint8, m wire.Motion, frame uint8, p uint8, dmg 
 	s := w.spawn(kind, m, wire.Anim{Frame0: frame}, p)
 	if s != 0 {
 		w.ents[s].epoch = w.pl[p].epoch
-		w.ents[s].arm.dmg = dmg
+		w.colds[s].arm.dmg = dmg
 	}
 	return s
 }
@@ -124,5 +124,5 @@ func (w *World) fireBeam(p uint8, l int) {
 	i := pa.nextBeam
 	pa.nextBeam = (i + 1) % uint8(len(pa.beams))
 	pa.beams[i] = beamHits{id: w.id(s)}
-	be.arm.beam = i
+	w.cold(be).arm.beam = i
 }

@@ -28,7 +28,7 @@ func (w *World) hitFoes() {
 		if best == 0 {
 			continue
 		}
-		dmg := e.arm.dmg
+		dmg := w.cold(e).arm.dmg
 		if dmg == 0 {
 			dmg = armsRules.MissileDamage
 		}
@@ -59,8 +59,8 @@ func (w *World) beamHits(s int32) {
 		}
 	}
 	var hits *beamHits
-	if p := e.owner; int(p) < wire.MaxPlayers && int(e.arm.beam) < len(w.pl[p].arms.beams) {
-		if h := &w.pl[p].arms.beams[e.arm.beam]; h.id == w.id(s) {
+	if p := e.owner; int(p) < wire.MaxPlayers && int(w.cold(e).arm.beam) < len(w.pl[p].arms.beams) {
+		if h := &w.pl[p].arms.beams[w.cold(e).arm.beam]; h.id == w.id(s) {
 			hits = h
 		}
 	}
@@ -77,10 +77,10 @@ func (w *World) beamHits(s int32) {
 		if id := w.id(f); hits.has(id) || !hits.add(id) {
 			continue
 		}
-		w.damageFoe(f, e.arm.dmg, by)
+		w.damageFoe(f, w.cold(e).arm.dmg, by)
 	}
 	if body != 0 {
-		w.damageFoe(body, e.arm.dmg, by)
+		w.damageFoe(body, w.cold(e).arm.dmg, by)
 		w.destroy(s, wire.DestroyConsumed)
 	}
 }

@@ -68,8 +68,8 @@ func armsFoe(t testing.TB, w *World, kind uint8, x, y float64, hp int32) int32 {
 		t.Fatal("no slot for a foe")
 	}
 	e := &w.ents[s]
-	e.hp, e.maxHP = hp, hp
-	e.foe.score, e.foe.drop = 100, noDrop
+	w.cold(e).hp, w.cold(e).maxHP = hp, hp
+	w.cold(e).foe.score, w.cold(e).foe.drop = 100, noDrop
 	w.TakeEvents()
 	return s
 }
@@ -164,8 +164,8 @@ func TestChargeAndRelease(t *testing.T) {
 		}
 		e := &w.ents[wire.Index(b[0].ID)]
 		bw, bh := r.BeamSize(want)
-		if e.hw != bw/2 || e.hh != bh/2 || e.frame != uint8(want) || e.arm.dmg != r.BeamDamage[want-1] {
-			t.Errorf("held %d: beam box %gx%g frame %d dmg %d, want %gx%g, %d, %d", n, 2*e.hw, 2*e.hh, e.frame, e.arm.dmg, bw, bh, want, r.BeamDamage[want-1])
+		if e.hw != bw/2 || e.hh != bh/2 || e.frame != uint8(want) || w.cold(e).arm.dmg != r.BeamDamage[want-1] {
+			t.Errorf("held %d: beam box %gx%g frame %d dmg %d, want %gx%g, %d, %d", n, 2*e.hw, 2*e.hh, e.frame, w.cold(e).arm.dmg, bw, bh, want, r.BeamDamage[want-1])
 		}
 	}
 }
@@ -216,8 +216,8 @@ func TestBeamPierces(t *testing.T) {
 				}
 				continue
 			}
-			if e := &w.ents[s]; !e.alive || e.hp != want {
-				t.Errorf("level %d: foe %d hp %d, want %d (hurt once)", l, i, e.hp, want)
+			if e := &w.ents[s]; !e.alive || w.cold(e).hp != want {
+				t.Errorf("level %d: foe %d hp %d, want %d (hurt once)", l, i, w.cold(e).hp, want)
 			}
 		}
 		if d, ok := armsDestroy(evs, b[0].ID); ok && d.Reason != wire.DestroyDespawned {
@@ -237,8 +237,8 @@ func TestBeamStopsOnBossBody(t *testing.T) {
 	if d, ok := armsDestroy(evs, b[0].ID); !ok || d.Reason != wire.DestroyConsumed {
 		t.Errorf("the beam was not stopped by the boss's body: %+v", d)
 	}
-	if e := &w.ents[behind]; !e.alive || e.hp != 20 {
-		t.Errorf("the foe behind the body has hp %d, want 20", e.hp)
+	if e := &w.ents[behind]; !e.alive || w.cold(e).hp != 20 {
+		t.Errorf("the foe behind the body has hp %d, want 20", w.cold(e).hp)
 	}
 }
 
@@ -412,14 +412,14 @@ func TestForceDamagesOnContact(t *testing.T) {
 	// The Force is behind: a foe touching it and not the ship.
 	foe := armsFoe(t, w, wire.KindPowArmor, fe.x-25, fe.y, 100)
 	armsRun(w, 0, 0, 10)
-	if e := &w.ents[foe]; !e.alive || e.hp != 90 {
-		t.Errorf("foe hp %d after 10 ticks against the Force, want 90", e.hp)
+	if e := &w.ents[foe]; !e.alive || w.cold(e).hp != 90 {
+		t.Errorf("foe hp %d after 10 ticks against the Force, want 90", w.cold(e).hp)
 	}
 	if !fe.alive || w.pl[0].lives != 3 {
 		t.Error("the Force or the ship suffered")
 	}
 	before := w.pl[0].score
-	w.ents[foe].hp = 1
+	w.colds[foe].hp = 1
 	evs := armsRun(w, 0, 0, 1)
 	if _, ok := armsDestroy(evs, w.id(foe)); !ok && w.ents[foe].alive {
 		t.Error("foe not killed by the Force")
@@ -563,8 +563,8 @@ func TestBits(t *testing.T) {
 	if d, ok := armsDestroy(evs, mid); !ok || d.Reason != wire.DestroyConsumed || len(armsEvents(evs, wire.EventDeath)) != 0 {
 		t.Errorf("the bit did not block the missile: %+v", d)
 	}
-	if e := &w.ents[foe]; e.hp != 20 {
-		t.Errorf("foe against a bit for 30 ticks: hp %d, want 20", e.hp)
+	if e := &w.ents[foe]; w.cold(e).hp != 20 {
+		t.Errorf("foe against a bit for 30 ticks: hp %d, want 20", w.cold(e).hp)
 	}
 }
 

@@ -198,10 +198,10 @@ func (w *World) spawnBoss(kind uint8, loop int) {
 	}
 	c := &w.ents[f.core]
 	def := &foeDefaults[bk.hpKind]
-	c.hp = lv.hp(def.hp)
-	c.maxHP = c.hp
-	c.foe = foeState{score: def.score * uint32(lv.loop), drop: noDrop}
-	w.ents[body].foe.drop = noDrop
+	w.cold(c).hp = lv.hp(def.hp)
+	w.cold(c).maxHP = w.cold(c).hp
+	w.cold(c).foe = foeState{score: def.score * uint32(lv.loop), drop: noDrop}
+	w.colds[body].foe.drop = noDrop
 	f.coreID = w.id(f.core)
 	w.emit(wire.Event{Type: wire.EventStage, What: wire.StageBoss, Value: f.coreID, Name: bk.name})
 	w.emitBossHealth(f)
@@ -221,7 +221,7 @@ func (w *World) AppendBosses(dst []wire.Event) []wire.Event {
 		c := &w.ents[f.core]
 		dst = append(dst,
 			wire.Event{Type: wire.EventStage, Tick: w.tick, What: wire.StageBoss, Value: f.coreID, Name: bossKinds[f.end].name},
-			wire.Event{Type: wire.EventHealth, Tick: w.tick, ID: f.coreID, HP: clampU16(c.hp), MaxHP: clampU16(c.maxHP)})
+			wire.Event{Type: wire.EventHealth, Tick: w.tick, ID: f.coreID, HP: clampU16(w.cold(c).hp), MaxHP: clampU16(w.cold(c).maxHP)})
 	}
 	return dst
 }
@@ -258,11 +258,11 @@ func (w *World) partOfBoss(s int32) bool {
 // lowered): its death, or its second phase at half its hit points.
 func (w *World) bossHurt(f *bossFight, by uint8) {
 	c := &w.ents[f.core]
-	if c.hp <= 0 {
+	if w.cold(c).hp <= 0 {
 		w.killBoss(f, by)
 		return
 	}
-	if f.phase == 1 && c.hp*2 <= c.maxHP {
+	if f.phase == 1 && w.cold(c).hp*2 <= w.cold(c).maxHP {
 		f.phase = 2
 		f.last = -1
 		w.emitBossHealth(f)
@@ -284,9 +284,9 @@ func (w *World) bossHurt(f *bossFight, by uint8) {
 // breath while it blows up.
 func (w *World) killBoss(f *bossFight, by uint8) {
 	c := &w.ents[f.core]
-	c.hp = 0
+	w.cold(c).hp = 0
 	w.emitBossHealth(f)
-	w.score(by, c.foe.score)
+	w.score(by, w.cold(c).foe.score)
 	if f.core != f.body {
 		w.destroy(f.core, wire.DestroyKilled)
 	}
@@ -304,7 +304,7 @@ func (w *World) killBoss(f *bossFight, by uint8) {
 func (w *World) emitHealth() {
 	for i := range w.boss.fights {
 		f := &w.boss.fights[i]
-		if f.on && w.ents[f.core].hp != f.sentHP && w.tick-f.sentAt >= healthEvery {
+		if f.on && w.colds[f.core].hp != f.sentHP && w.tick-f.sentAt >= healthEvery {
 			w.emitBossHealth(f)
 		}
 	}
@@ -313,8 +313,8 @@ func (w *World) emitHealth() {
 // emitBossHealth emits the Health of a boss now.
 func (w *World) emitBossHealth(f *bossFight) {
 	c := &w.ents[f.core]
-	w.emit(wire.Event{Type: wire.EventHealth, ID: f.coreID, HP: clampU16(c.hp), MaxHP: clampU16(c.maxHP)})
-	f.sentHP, f.sentAt = c.hp, w.tick
+	w.emit(wire.Event{Type: wire.EventHealth, ID: f.coreID, HP: clampU16(w.cold(c).hp), MaxHP: clampU16(w.cold(c).maxHP)})
+	f.sentHP, f.sentAt = w.cold(c).hp, w.tick
 }
 
 // setBossMotion sets the motion of a boss's body, and its core's: the

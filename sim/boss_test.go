@@ -100,35 +100,35 @@ func TestBossWeakPointPhasesAndDeath(t *testing.T) {
 	bodyS, coreS := f.body, f.core
 	body, core := &w.ents[bodyS], &w.ents[coreS]
 	coreID := w.id(coreS)
-	full := core.maxHP
+	full := w.cold(core).maxHP
 	if full != 375 { // 300 × 5/4 for two players
 		t.Fatalf("core hp %d, want 375", full)
 	}
 	stepN(w, 200)
-	if !w.damageFoe(bodyS, 50, 0) || body.hp != 0 || core.hp != full {
-		t.Fatalf("a hit on the body: body %d, core %d", body.hp, core.hp)
+	if !w.damageFoe(bodyS, 50, 0) || w.cold(body).hp != 0 || w.cold(core).hp != full {
+		t.Fatalf("a hit on the body: body %d, core %d", w.cold(body).hp, w.cold(core).hp)
 	}
 	if evs := stepN(w, 10); len(ofType2(evs, wire.EventHealth, 0)) != 0 {
 		t.Fatal("Health after a hit on the body")
 	}
-	if !w.damageFoe(coreS, 10, 0) || core.hp != full-10 {
-		t.Fatalf("core hp %d after 10", core.hp)
+	if !w.damageFoe(coreS, 10, 0) || w.cold(core).hp != full-10 {
+		t.Fatalf("core hp %d after 10", w.cold(core).hp)
 	}
 	if evs := stepN(w, 1); len(ofType2(evs, wire.EventHealth, 0)) != 1 {
 		t.Fatalf("no Health after a hit on the core: %+v", evs)
 	}
 	// Down to just above half: phase 1; at half: phase 2, Health at once.
-	w.damageFoe(coreS, core.hp-(full/2+1), 0)
-	if f.phase != 1 || core.hp*2 <= full {
-		t.Fatalf("phase %d at %d/%d", f.phase, core.hp, full)
+	w.damageFoe(coreS, w.cold(core).hp-(full/2+1), 0)
+	if f.phase != 1 || w.cold(core).hp*2 <= full {
+		t.Fatalf("phase %d at %d/%d", f.phase, w.cold(core).hp, full)
 	}
 	w.TakeEvents()
 	w.damageFoe(coreS, 1, 0)
 	evs := w.TakeEvents2()
 	if f.phase != 2 {
-		t.Fatalf("phase %d at %d/%d", f.phase, core.hp, full)
+		t.Fatalf("phase %d at %d/%d", f.phase, w.cold(core).hp, full)
 	}
-	if h := ofType2(evs, wire.EventHealth, 0); len(h) != 1 || int32(h[0].HP) != core.hp || int32(h[0].MaxHP) != full {
+	if h := ofType2(evs, wire.EventHealth, 0); len(h) != 1 || int32(h[0].HP) != w.cold(core).hp || int32(h[0].MaxHP) != full {
 		t.Fatalf("phase change: events %+v", evs)
 	}
 	if body.mo.Model == wire.ModelSine && body.mo.Period != uint16(bossKinds[1].period[1]) {
@@ -149,7 +149,7 @@ func TestBossWeakPointPhasesAndDeath(t *testing.T) {
 	if w.CountKind(wire.KindBossBullet)+w.CountKind(wire.KindEnemyMissile) == 0 {
 		t.Fatal("no enemy shot in flight")
 	}
-	w.damageFoe(coreS, core.hp, 1)
+	w.damageFoe(coreS, w.cold(core).hp, 1)
 	evs = w.TakeEvents2()
 	if n := w.CountKind(wire.KindBossBullet) + w.CountKind(wire.KindEnemyMissile); n != 0 {
 		t.Errorf("%d enemy shots after the boss's death", n)
@@ -268,8 +268,8 @@ func TestHealthCoalesced(t *testing.T) {
 			if ev.ID == endID {
 				c = end.core
 			}
-			if int32(ev.HP) != w.ents[c].hp {
-				t.Errorf("Health %d, hp %d", ev.HP, w.ents[c].hp)
+			if int32(ev.HP) != w.colds[c].hp {
+				t.Errorf("Health %d, hp %d", ev.HP, w.colds[c].hp)
 			}
 		}
 	}
@@ -293,8 +293,8 @@ func TestMidBoss(t *testing.T) {
 	if b := ofType2(evs, wire.EventStage, wire.StageBoss); len(b) != 1 || b[0].Value != w.id(f.body) || b[0].Name != "Warden" {
 		t.Fatalf("StageBoss %+v", b)
 	}
-	if e.maxHP != 394 { // 150 × 7/4 × 3/2 = 393.75
-		t.Errorf("hp %d for 4 players in loop 2", e.maxHP)
+	if w.cold(e).maxHP != 394 { // 150 × 7/4 × 3/2 = 393.75
+		t.Errorf("hp %d for 4 players in loop 2", w.cold(e).maxHP)
 	}
 	w.spawnBoss(wire.KindMidBoss, 1) // already on: nothing
 	if evs := w.TakeEvents2(); len(evs) != 0 {
@@ -312,7 +312,7 @@ func TestBossLoop2(t *testing.T) {
 	count := func(loop int) (hp int32, shots int, speed float64) {
 		w := foesWorld(t, 1)
 		f, _ := bossIn(t, w, wire.KindBoss, loop)
-		hp = w.ents[f.core].maxHP
+		hp = w.colds[f.core].maxHP
 		for range 60 * 30 {
 			w.Step()
 			for _, ev := range w.TakeEvents2() {
@@ -493,7 +493,7 @@ func TestStageFoesFollowTheirMotions(t *testing.T) {
 	for i := range 900 {
 		if f := &w.boss.fights[1]; i == 300 && f.on && f.phase == 1 {
 			c := &w.ents[f.core]
-			w.damageFoe(f.core, c.hp-c.maxHP/2, 0) // phase 2: a new hover
+			w.damageFoe(f.core, w.cold(c).hp-w.cold(c).maxHP/2, 0) // phase 2: a new hover
 		}
 		tick()
 		for s := int32(1); s < w.hi; s++ {

@@ -89,14 +89,14 @@ func TestFoeDefaultsAndScaling(t *testing.T) {
 		w := foesWorld(t, 1)
 		s := put(t, w, foeSpawn{kind: c.kind, x: 1300, y: 300, drop: noDrop})
 		e := &w.ents[s]
-		if e.hp != c.hp || e.maxHP != c.hp || e.foe.score != c.score {
-			t.Errorf("kind %d: hp %d/%d score %d, want %d, %d", c.kind, e.hp, e.maxHP, e.foe.score, c.hp, c.score)
+		if w.cold(e).hp != c.hp || w.cold(e).maxHP != c.hp || w.cold(e).foe.score != c.score {
+			t.Errorf("kind %d: hp %d/%d score %d, want %d, %d", c.kind, w.cold(e).hp, w.cold(e).maxHP, w.cold(e).foe.score, c.hp, c.score)
 		}
 		if vx, vy := e.mo.Velocity(); vx != -c.speed || vy != 0 || e.mo.Model != wire.ModelLinear {
 			t.Errorf("kind %d: motion %+v, want Linear (-%g, 0)", c.kind, e.mo, c.speed)
 		}
-		if e.foe.every != 0 {
-			t.Errorf("kind %d: fires every %d without a fireInterval", c.kind, e.foe.every)
+		if w.cold(e).foe.every != 0 {
+			t.Errorf("kind %d: fires every %d without a fireInterval", c.kind, w.cold(e).foe.every)
 		}
 	}
 	// Scaling: ×(3+n)/4 ×(1+L)/2 rounded up; fire ÷(1+0.1(n−1))(1+0.3(L−1)).
@@ -115,8 +115,8 @@ func TestFoeDefaultsAndScaling(t *testing.T) {
 	} {
 		w := foesWorld(t, c.n)
 		s := put(t, w, foeSpawn{kind: wire.KindArmored, x: 900, y: 300, hp: c.base, fireInterval: c.iv, loop: c.loop, drop: noDrop})
-		if e := &w.ents[s]; e.hp != c.hp || e.foe.every != c.every {
-			t.Errorf("%d players loop %d: hp %d every %d, want %d, %d", c.n, c.loop, e.hp, e.foe.every, c.hp, c.every)
+		if e := &w.ents[s]; w.cold(e).hp != c.hp || w.cold(e).foe.every != c.every {
+			t.Errorf("%d players loop %d: hp %d every %d, want %d, %d", c.n, c.loop, w.cold(e).hp, w.cold(e).foe.every, c.hp, c.every)
 		}
 	}
 	w := foesWorld(t, 1)
@@ -125,8 +125,8 @@ func TestFoeDefaultsAndScaling(t *testing.T) {
 			t.Errorf("spawnFoe of kind %d: slot %d", k, s)
 		}
 	}
-	if s := put(t, w, foeSpawn{kind: wire.KindPowArmor, x: 900, y: 300, hp: 9, score: 7, vx: -10, vy: 5, drop: noDrop}); w.ents[s].hp != 9 || w.ents[s].foe.score != 7 {
-		t.Errorf("given hp and score: %d, %d", w.ents[s].hp, w.ents[s].foe.score)
+	if s := put(t, w, foeSpawn{kind: wire.KindPowArmor, x: 900, y: 300, hp: 9, score: 7, vx: -10, vy: 5, drop: noDrop}); w.colds[s].hp != 9 || w.colds[s].foe.score != 7 {
+		t.Errorf("given hp and score: %d, %d", w.colds[s].hp, w.colds[s].foe.score)
 	}
 }
 
@@ -196,7 +196,7 @@ func TestPowArmorDropsItsItem(t *testing.T) {
 	if x != 900-70*30.0/60 {
 		t.Errorf("x %g after 30 ticks, want 865", x)
 	}
-	hp := w.ents[s].hp
+	hp := w.colds[s].hp
 	if hp != 4 { // 3 × 5/4 for two players, rounded up
 		t.Fatalf("hp %d, want 4", hp)
 	}
@@ -293,7 +293,7 @@ func TestTurretAimsAtTheNearestShip(t *testing.T) {
 	place(w, 1, 600, 300)
 	fl := put(t, w, foeSpawn{kind: wire.KindTurret, x: 700, y: 700, fireInterval: 40, drop: noDrop})
 	ce := put(t, w, foeSpawn{kind: wire.KindTurret, x: 900, y: 50, drop: noDrop})
-	if f, c := &w.ents[fl], &w.ents[ce]; f.y != 720-14 || c.y != 14 || !f.foe.floor || c.foe.floor {
+	if f, c := &w.ents[fl], &w.ents[ce]; f.y != 720-14 || c.y != 14 || !w.cold(f).foe.floor || w.cold(c).foe.floor {
 		t.Fatalf("turrets at y %g and %g", f.y, c.y)
 	}
 	check := func(s int32, want uint8) {
@@ -374,13 +374,13 @@ func TestArmored(t *testing.T) {
 	for range 3 {
 		w.damageFoe(s, 1, 0)
 	}
-	if e.hp != 19 {
-		t.Errorf("hp %d after 3 missiles, want 19", e.hp)
+	if w.cold(e).hp != 19 {
+		t.Errorf("hp %d after 3 missiles, want 19", w.cold(e).hp)
 	}
 	w.damageFoe(s, 1, 0)
 	w.damageFoe(s, armorBreak, 0)
-	if e.hp != 12 {
-		t.Errorf("hp %d after a 4th missile and a beam, want 12", e.hp)
+	if w.cold(e).hp != 12 {
+		t.Errorf("hp %d after a 4th missile and a beam, want 12", w.cold(e).hp)
 	}
 	w.damageFoe(s, 6, 0)
 	if e.alive || w.Score(0) != 500 {
@@ -461,8 +461,8 @@ func TestFoeSpawnOddNumbers(t *testing.T) {
 			f.kind, f.drop = k, noDrop
 			w.ids.ripen(w.tick)
 			if s := w.spawnFoe(&f); s != 0 {
-				if e := &w.ents[s]; e.hp < 1 || e.hp > math.MaxUint16 || e.foe.every < 0 {
-					t.Errorf("kind %d %+v: hp %d every %d", k, f, e.hp, e.foe.every)
+				if e := &w.ents[s]; w.cold(e).hp < 1 || w.cold(e).hp > math.MaxUint16 || w.cold(e).foe.every < 0 {
+					t.Errorf("kind %d %+v: hp %d every %d", k, f, w.cold(e).hp, w.cold(e).foe.every)
 				}
 			}
 		}

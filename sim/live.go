@@ -1,6 +1,9 @@
 package sim
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // The loops of a step visit the live slots through a bitmap, in slot
 // order as before: a slot freed waits IDReuseTicks before it is handed
@@ -37,4 +40,11 @@ func (w *World) nextLive(s int32) int32 {
 		b, s = w.live[i], int32(i<<6)
 	}
 	return min(s+int32(bits.TrailingZeros64(b)), w.hi)
+}
+
+// cold returns the Stage-only state of the entity e, which points into
+// w.ents: the slot of its index in w.colds.
+func (w *World) cold(e *entity) *coldState {
+	s := (uintptr(unsafe.Pointer(e)) - uintptr(unsafe.Pointer(&w.ents[0]))) / unsafe.Sizeof(entity{})
+	return &w.colds[s]
 }

@@ -27,6 +27,7 @@ func NewStage(rules Rules, st *stage.Stage, seed uint64, opt StageOptions) (*Wor
 	w.foes = make([]int32, 0, n)
 	w.eshots = make([]int32, 0, n)
 	w.items = make([]int32, 0, n)
+	w.colds = make([]coldState, n+1)
 	run, err := newStageRun(w, st, opt)
 	if err != nil {
 		return nil, err
