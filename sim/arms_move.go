@@ -57,15 +57,15 @@ func (w *World) moveArms() {
 			continue
 		}
 		pa := &pl.arms
-		ship := &w.ents[pl.slot]
+		ship := w.ent(pl.slot)
 		if pa.force != 0 {
 			press := pl.actions&wire.ActionForce != 0 && pa.prev&wire.ActionForce == 0
-			w.moveForce(pa, &w.ents[pa.force], ship, press)
+			w.moveForce(pa, w.ent(pa.force), ship, press)
 		}
 		for i, b := range pa.bits {
 			if b != 0 {
 				m := bitMotion(&ship.mo, i)
-				e := &w.ents[b]
+				e := w.ent(b)
 				e.px, e.py = e.x, e.y
 				if m != e.mo {
 					e.mo = m

@@ -213,7 +213,7 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 	if s == 0 {
 		return 0
 	}
-	e := &w.ents[s]
+	e := w.ent(s)
 	hp := f.hp
 	if hp <= 0 {
 		hp = def.hp
@@ -260,7 +260,7 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 // ones (armorBreak). The core of a boss passes to its second phase at
 // half its hit points, and killing it kills the whole boss (boss.go).
 func (w *World) damageFoe(s int32, dmg int32, by uint8) bool {
-	e := &w.ents[s]
+	e := w.ent(s)
 	if !e.alive || roles[e.kind] != roleFoe {
 		return false
 	}
@@ -310,7 +310,7 @@ func (w *World) score(by uint8, pts uint32) {
 // tick's.
 func (w *World) foesThink() {
 	for s := int32(1); s < w.hi; s++ {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive || roles[e.kind] != roleFoe {
 			continue
 		}
@@ -456,7 +456,7 @@ func (w *World) nearestShip(x, y float64) (tx, ty float64, ok bool) {
 	bestD := math.Inf(1)
 	for p := range w.pl {
 		if s := w.pl[p].slot; s != 0 {
-			t := &w.ents[s]
+			t := w.ent(s)
 			if d := (t.x-x)*(t.x-x) + (t.y-y)*(t.y-y); d < bestD {
 				tx, ty, bestD, ok = t.x, t.y, d, true
 			}
@@ -491,7 +491,7 @@ func (w *World) fireRing(kind uint8, x, y, a float64, n int, v float64) {
 // whose base line still heads into the area on a side it is beyond
 // (coming in from the right, the left, above or below).
 func (w *World) foeKeep(s int32) bool {
-	e := &w.ents[s]
+	e := w.ent(s)
 	if roles[e.kind] != roleFoe {
 		return false
 	}

@@ -47,7 +47,6 @@ import (
 // entities' cache misses. The Stage-only state is in World.colds.
 type entity struct {
 	alive bool
-	gen   uint8 // generation of the slot's current or next entity
 	kind  uint8
 	owner uint8 // player of a ship or player missile, else wire.NoPlayer
 	frame uint8
@@ -104,8 +103,12 @@ type World struct {
 	r      Rules
 	rng    *rand.Rand
 	tick   uint32
-	ents   []entity
-	colds  []coldState // Stage mode only (NewStage): by slot, beside ents (cold)
+	ents   []entity    // the entities, densely: see ent
+	colds  []coldState // Stage mode only (NewStage): beside ents (cold)
+	at     []uint16    // by slot: the index in ents of its entity; 0 (ents[0], never alive) if none
+	gens   []uint8     // by slot: generation of its current or next entity
+	used   []uint64    // bit i set: ents[i] is taken (ents[0] always)
+	freed  []freedEnt  // the ents freed since the step began: taken again from the next
 	hi     int32       // 1 + the highest live slot (or 1)
 	live   []uint64    // bit s set: slot s is alive (live.go)
 	ids    idAlloc
@@ -156,6 +159,10 @@ func New(rules Rules, seed uint64) *World {
 		r:      rules,
 		rng:    rand.New(rand.NewPCG(seed, seed^0x9E3779B97F4A7C15)),
 		ents:   make([]entity, n+1),
+		at:     make([]uint16, n+1),
+		gens:   make([]uint8, n+1),
+		used:   make([]uint64, (n+1+63)/64),
+		freed:  make([]freedEnt, 0, n),
 		hi:     1,
 		live:   make([]uint64, (n+1+63)/64),
 		ids:    newIDAlloc(n, rules.IDReuseTicks),
@@ -166,6 +173,7 @@ func New(rules Rules, seed uint64) *World {
 		bydos:  make([]int32, 0, n),
 		emis:   make([]int32, 0, n),
 	}
+	w.used[0] = 1
 	set := func(k uint8, wd, ht float64) { w.halfW[k], w.halfH[k] = wd/2, ht/2 }
 	set(wire.KindPlayerShip, rules.ShipW, rules.ShipH)
 	set(wire.KindPlayerMissile, rules.MissileW, rules.MissileH)
@@ -196,7 +204,7 @@ func (w *World) Tick() uint32 { return w.tick }
 func (w *World) Over() bool { return w.over }
 
 // id returns the network id of the entity in slot s.
-func (w *World) id(s int32) uint32 { return wire.MakeID(uint32(s), w.ents[s].gen) }
+func (w *World) id(s int32) uint32 { return wire.MakeID(uint32(s), w.gens[s]) }
 
 func (w *World) emit(ev wire.Event) {
 	ev.Tick = w.tick
@@ -269,8 +277,8 @@ func (w *World) AddPlayer(p uint8, name string) {
 		s := w.spawn(wire.KindPlayerShip, wire.Linear(w.tick, x, y, 0, 0), wire.Anim{}, p)
 		w.pl[p].slot = s
 		if s != 0 {
-			w.ents[s].epoch = w.epoch
-			w.ents[s].frame = w.shipFrame(&w.pl[p], &w.ents[s])
+			w.ent(s).epoch = w.epoch
+			w.ent(s).frame = w.shipFrame(&w.pl[p], w.ent(s))
 		}
 	}
 	if !w.started {
@@ -366,7 +374,7 @@ func (w *World) NumEntities() int {
 // and returns the extended slice. It allocates nothing when dst has room.
 func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive {
 			continue
 		}
@@ -383,7 +391,7 @@ func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 // when dst has room.
 func (w *World) AppendEntities2(dst []wire.Entity2) []wire.Entity2 {
 	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if e.alive {
 			dst = append(dst, wire.MakeEntity2(w.id(s), e.kind, &e.mo, e.anim))
 		}
@@ -395,10 +403,10 @@ func (w *World) AppendEntities2(dst []wire.Entity2) []wire.Entity2 {
 // (PROTOCOL.md 7.5), and false if there is none.
 func (w *World) Motion(id uint32) (wire.Motion, wire.Anim, bool) {
 	s := int32(wire.Index(id))
-	if s <= 0 || s >= w.hi || !w.ents[s].alive || w.id(s) != id {
+	if s <= 0 || s >= w.hi || !w.ent(s).alive || w.id(s) != id {
 		return wire.Motion{}, wire.Anim{}, false
 	}
-	return w.ents[s].mo, w.ents[s].anim, true
+	return w.ent(s).mo, w.ent(s).anim, true
 }
 
 // AppendPlayers2 appends a v2 record for each player in the game, by
@@ -459,7 +467,7 @@ func (w *World) AppendJoins(dst []wire.Event) []wire.Event {
 // Anim are zero (see AppendSpawns2).
 func (w *World) AppendSpawns(dst []wire.Event) []wire.Event {
 	for s := int32(1); s < w.hi; s++ {
-		if w.ents[s].alive {
+		if w.ent(s).alive {
 			ev := w.spawnEvent(s)
 			ev.Motion, ev.Anim = wire.Motion{}, wire.Anim{}
 			dst = append(dst, ev)
@@ -472,7 +480,7 @@ func (w *World) AppendSpawns(dst []wire.Event) []wire.Event {
 // Anim, whose base tick may be well before the Spawn's (PROTOCOL.md 7.6).
 func (w *World) AppendSpawns2(dst []wire.Event) []wire.Event {
 	for s := int32(1); s < w.hi; s++ {
-		if w.ents[s].alive {
+		if w.ent(s).alive {
 			dst = append(dst, w.spawnEvent(s))
 		}
 	}
@@ -482,7 +490,7 @@ func (w *World) AppendSpawns2(dst []wire.Event) []wire.Event {
 // spawnEvent is the Spawn of the entity in slot s, with both its v1
 // fields and its motion.
 func (w *World) spawnEvent(s int32) wire.Event {
-	e := &w.ents[s]
+	e := w.ent(s)
 	return wire.Event{Type: wire.EventSpawn, Tick: w.tick, ID: w.id(s), Kind: e.kind,
 		X: float32(e.x), Y: float32(e.y), VX: float32(e.vx), VY: float32(e.vy), Owner: e.owner,
 		Motion: e.mo, Anim: e.anim}
@@ -518,11 +526,13 @@ func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32
 	if s == 0 {
 		return 0
 	}
-	e := &w.ents[s]
-	*e = entity{alive: true, gen: e.gen, kind: kind, owner: owner, mo: m, anim: a,
+	i := w.takeEnt()
+	w.at[s] = i
+	e := &w.ents[i]
+	*e = entity{alive: true, kind: kind, owner: owner, mo: m, anim: a,
 		hw: w.halfW[kind], hh: w.halfH[kind]}
 	if w.colds != nil { // Stage mode
-		w.colds[s] = coldState{}
+		w.colds[i] = coldState{}
 	}
 	w.setLive(s, true)
 	w.eval(e)
@@ -537,17 +547,18 @@ func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32
 
 // destroy emits the Destroy of the entity in slot s and frees the slot.
 func (w *World) destroy(s int32, reason uint8) {
-	e := &w.ents[s]
+	e := w.ent(s)
 	w.emit(wire.Event{Type: wire.EventDestroy, ID: w.id(s), Reason: reason, X: float32(e.x), Y: float32(e.y)})
 	e.alive = false
 	w.setLive(s, false)
-	e.gen++ // the slot's next entity gets a new id
+	w.gens[s]++ // the slot's next entity gets a new id
+	w.freed = append(w.freed, freedEnt{slot: s, i: w.at[s]})
 	w.ids.release(s, w.tick)
 	// The loops over the slots stop at hi: it comes down past the dead
 	// slots at the top, so that a wave that left does not leave every
 	// later step walking its empty slots (a slot freed waits its delay
 	// before it is handed out again, so the live ones spread upwards).
-	for w.hi > 1 && !w.ents[w.hi-1].alive {
+	for w.hi > 1 && !w.ent(w.hi-1).alive {
 		w.hi--
 	}
 }
@@ -561,6 +572,7 @@ func (w *World) destroy(s int32, reason uint8) {
 // index, each against its earliest contact in the tick. Step allocates
 // nothing once the event buffer has room (see TakeEvents).
 func (w *World) Step() {
+	w.releaseEnts()
 	if w.st != nil {
 		w.stepStage()
 		return
@@ -589,7 +601,7 @@ func (w *World) moveShips() {
 		if pl.invuln > 0 {
 			pl.invuln--
 		}
-		e := &w.ents[pl.slot]
+		e := w.ent(pl.slot)
 		e.px, e.py = e.x, e.y
 		vx, vy := w.r.shipVelocity(pl.actions)
 		if w.st != nil { // Stage mode: the player's speed-ups (arms.go)
@@ -649,7 +661,7 @@ func (w *World) eval(e *entity) {
 // has no Force or bit.)
 func (w *World) moveOthers() {
 	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive {
 			continue
 		}
@@ -667,7 +679,7 @@ func (w *World) moveOthers() {
 func (w *World) collect() {
 	w.ships, w.pmis, w.bydos, w.emis = w.ships[:0], w.pmis[:0], w.bydos[:0], w.emis[:0]
 	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive {
 			continue
 		}
@@ -725,11 +737,11 @@ func slab(r, d, h float64, t0, t1 *float64) bool {
 // Consumed, and the shooter scores if it is still in the game.
 func (w *World) hitBydos() {
 	for _, m := range w.pmis {
-		me := &w.ents[m]
+		me := w.ent(m)
 		var best int32
 		bestT := 2.0
 		for _, b := range w.bydos {
-			be := &w.ents[b]
+			be := w.ent(b)
 			if !be.alive {
 				continue
 			}
@@ -755,7 +767,7 @@ func (w *World) hitBydos() {
 // missile Consumed.
 func (w *World) hitShips() {
 	for _, s := range w.ships {
-		se := &w.ents[s]
+		se := w.ent(s)
 		p := se.owner
 		pl := &w.pl[p]
 		if !se.alive || pl.invuln > 0 {
@@ -767,7 +779,7 @@ func (w *World) hitShips() {
 		}
 		w.loseLife(p, s)
 		reason := wire.DestroyConsumed
-		if w.ents[best].kind == wire.KindBydosSlave {
+		if w.ent(best).kind == wire.KindBydosSlave {
 			reason = wire.DestroyKilled
 		}
 		w.destroy(best, reason)
@@ -781,7 +793,7 @@ func (w *World) firstHit(e *entity, a, b []int32) int32 {
 	bestT := 2.0
 	for _, list := range [2][]int32{a, b} {
 		for _, h := range list {
-			he := &w.ents[h]
+			he := w.ent(h)
 			if !he.alive {
 				continue
 			}
@@ -799,7 +811,7 @@ func (w *World) firstHit(e *entity, a, b []int32) int32 {
 // RespawnInvulnTicks.
 func (w *World) loseLife(p uint8, s int32) {
 	pl := &w.pl[p]
-	se := &w.ents[s]
+	se := w.ent(s)
 	pl.lives--
 	w.emit(wire.Event{Type: wire.EventDeath, Player: p, Lives: pl.lives, X: float32(se.x), Y: float32(se.y)})
 	if pl.lives == 0 {
@@ -831,10 +843,10 @@ func (w *World) fireShips() {
 		if pl.actions&wire.ActionFire == 0 || pl.cooldown > 0 {
 			continue
 		}
-		e := &w.ents[pl.slot]
+		e := w.ent(pl.slot)
 		mo := wire.Linear(w.tick, e.x+r.MissileDX, e.y+r.MissileDY, r.MissileSpeed, 0)
 		if m := w.spawn(wire.KindPlayerMissile, mo, wire.Anim{}, uint8(p)); m != 0 {
-			w.ents[m].epoch = pl.epoch
+			w.ent(m).epoch = pl.epoch
 		}
 		pl.cooldown = int32(r.FireInterval)
 	}
@@ -849,7 +861,7 @@ func (w *World) fireDelay() int32 {
 func (w *World) bydosAI() {
 	r := &w.r
 	for _, b := range w.bydos {
-		e := &w.ents[b]
+		e := w.ent(b)
 		if !e.alive {
 			continue
 		}
@@ -864,7 +876,7 @@ func (w *World) bydosAI() {
 		bestD := math.Inf(1)
 		for p := range w.pl {
 			if s := w.pl[p].slot; s != 0 {
-				t := &w.ents[s]
+				t := w.ent(s)
 				if d := (t.x-e.x)*(t.x-e.x) + (t.y-e.y)*(t.y-e.y); d < bestD {
 					tx, ty, bestD = t.x, t.y, d
 				}
@@ -933,7 +945,7 @@ func (w *World) spawnBydos(x, baseY, vx, amp, phase float64, fireIn int32) int32
 	a := wire.Anim{Ticks: uint8(min(r.BydosFrameTicks, 255)), Count: uint8(min(r.BydosFrames, 255))}
 	s := w.spawn(wire.KindBydosSlave, m, a, wire.NoPlayer)
 	if s != 0 {
-		w.ents[s].fireIn = fireIn
+		w.ent(s).fireIn = fireIn
 	}
 	return s
 }
@@ -944,7 +956,7 @@ func (w *World) despawn() {
 	r := &w.r
 	m := r.DespawnMargin
 	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive || e.kind == wire.KindPlayerShip {
 			continue
 		}
@@ -968,7 +980,7 @@ func (w *World) shipFrame(pl *player, e *entity) uint8 {
 func (w *World) shipFrames() {
 	for p := range w.pl {
 		if pl := &w.pl[p]; pl.slot != 0 {
-			e := &w.ents[pl.slot]
+			e := w.ent(pl.slot)
 			e.frame = w.shipFrame(pl, e)
 		}
 	}

@@ -70,7 +70,7 @@ func (w *World) collectStage() {
 	w.ships, w.shots, w.forces, w.bits = w.ships[:0], w.shots[:0], w.forces[:0], w.bits[:0]
 	w.foes, w.eshots, w.items = w.foes[:0], w.eshots[:0], w.items[:0]
 	for s := int32(1); s < w.hi; s++ {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive {
 			continue
 		}
@@ -100,7 +100,7 @@ func (w *World) despawnStage() {
 	r := &w.r
 	m := r.DespawnMargin
 	for s := int32(1); s < w.hi; s++ {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive {
 			continue
 		}
