@@ -580,8 +580,7 @@ func (w *World) Step() {
 	w.tick++
 	w.ids.ripen(w.tick)
 	w.moveShips()
-	w.moveOthers()
-	w.collect()
+	w.moveOthers(true)
 	w.hitBydos()
 	w.hitShips()
 	w.fireShips()
@@ -658,12 +657,28 @@ func (w *World) eval(e *entity) {
 
 // moveOthers moves every entity but ships, Forces and bits (moveShips and
 // moveArms move those) by its motion, and animates it. (A Classic world
-// has no Force or bit.)
-func (w *World) moveOthers() {
+// has no Force or bit.) With collect, it also lists the live entities of
+// each Classic kind, by slot, in the same pass: ships, pmis, bydos, emis.
+func (w *World) moveOthers(collect bool) {
+	if collect {
+		w.ships, w.pmis, w.bydos, w.emis = w.ships[:0], w.pmis[:0], w.bydos[:0], w.emis[:0]
+	}
 	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
 		e := w.ent(s)
 		if !e.alive {
 			continue
+		}
+		if collect {
+			switch e.kind {
+			case wire.KindPlayerShip:
+				w.ships = append(w.ships, s)
+			case wire.KindPlayerMissile:
+				w.pmis = append(w.pmis, s)
+			case wire.KindBydosSlave:
+				w.bydos = append(w.bydos, s)
+			case wire.KindEnemyMissile:
+				w.emis = append(w.emis, s)
+			}
 		}
 		switch roles[e.kind] {
 		case roleShip, roleForce, roleBit: // moveShips and moveArms move them
@@ -672,27 +687,6 @@ func (w *World) moveOthers() {
 		e.px, e.py = e.x, e.y
 		w.eval(e)
 		e.frame = e.anim.Frame(e.mo.T0, float64(w.tick))
-	}
-}
-
-// collect lists the live entities of each kind, by slot.
-func (w *World) collect() {
-	w.ships, w.pmis, w.bydos, w.emis = w.ships[:0], w.pmis[:0], w.bydos[:0], w.emis[:0]
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := w.ent(s)
-		if !e.alive {
-			continue
-		}
-		switch e.kind {
-		case wire.KindPlayerShip:
-			w.ships = append(w.ships, s)
-		case wire.KindPlayerMissile:
-			w.pmis = append(w.pmis, s)
-		case wire.KindBydosSlave:
-			w.bydos = append(w.bydos, s)
-		case wire.KindEnemyMissile:
-			w.emis = append(w.emis, s)
-		}
 	}
 }
 
