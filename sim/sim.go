@@ -41,10 +41,11 @@ import (
 	"rtype/net/wire"
 )
 
-// entity is one slot of the world: what every step of a Classic game
-// touches, packed (104 bytes against 160 with the Stage state in it), since
-// a server steps many games in turn and each step's cost is mostly its
-// entities' cache misses. The Stage-only state is in World.colds.
+// entity is the entity of a slot (World.ent; stored densely, live.go):
+// what every step of a Classic game touches, packed (104 bytes against 160
+// with the Stage state in it), since a server steps many games in turn and
+// each step's cost is mostly its entities' cache misses. The Stage-only
+// state is in World.colds, the slot's generation in World.gens.
 type entity struct {
 	alive bool
 	kind  uint8
