@@ -127,6 +127,7 @@ type World struct {
 	// The live entities of each kind at the start of the collisions, by
 	// slot; rebuilt at each step in preallocated buffers.
 	ships, pmis, bydos, emis []int32
+	boxes                    []sweptBox // of bydos, in hitBydos
 
 	// Waves.
 	started   bool   // a player has joined: the wave clock runs
@@ -173,6 +174,7 @@ func New(rules Rules, seed uint64) *World {
 		pmis:   make([]int32, 0, n),
 		bydos:  make([]int32, 0, n),
 		emis:   make([]int32, 0, n),
+		boxes:  make([]sweptBox, 0, n),
 	}
 	w.used[0] = 1
 	set := func(k uint8, wd, ht float64) { w.halfW[k], w.halfH[k] = wd/2, ht/2 }
@@ -713,6 +715,24 @@ func (w *World) sweep(a, b *entity) (float64, bool) {
 	return t0, true
 }
 
+// sweptBox is the box an entity sweeps during the step: its box at the
+// start and at the end of the step and all between.
+type sweptBox struct {
+	lx, hx, ly, hy float64
+	s              int32 // the entity's slot
+}
+
+func boxOf(e *entity, s int32) sweptBox {
+	return sweptBox{min(e.px, e.x) - e.hw, max(e.px, e.x) + e.hw, min(e.py, e.y) - e.hh, max(e.py, e.y) + e.hh, s}
+}
+
+// apart reports whether the swept boxes a and b are a pixel apart or more
+// on an axis: then sweep of their entities reports no overlap (the pixel
+// dwarfs any rounding), and hitBydos need not load the entity of b.
+func (a *sweptBox) apart(b *sweptBox) bool {
+	return b.lx >= a.hx+1 || a.lx >= b.hx+1 || b.ly >= a.hy+1 || a.ly >= b.hy+1
+}
+
 // slab narrows [t0, t1] to the times at which r + d*t lies in (-h, h).
 func slab(r, d, h float64, t0, t1 *float64) bool {
 	if d == 0 {
@@ -731,11 +751,24 @@ func slab(r, d, h float64, t0, t1 *float64) bool {
 // in the tick (the lowest slot on a tie): the Bydos is Killed, the missile
 // Consumed, and the shooter scores if it is still in the game.
 func (w *World) hitBydos() {
+	if len(w.pmis) == 0 {
+		return
+	}
+	w.boxes = w.boxes[:0]
+	for _, b := range w.bydos {
+		w.boxes = append(w.boxes, boxOf(w.ent(b), b))
+	}
 	for _, m := range w.pmis {
 		me := w.ent(m)
+		mb := boxOf(me, m)
 		var best int32
 		bestT := 2.0
-		for _, b := range w.bydos {
+		for i := range w.boxes {
+			bb := &w.boxes[i]
+			if mb.apart(bb) {
+				continue
+			}
+			b := bb.s
 			be := w.ent(b)
 			if !be.alive {
 				continue
