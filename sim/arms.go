@@ -326,8 +326,8 @@ func (w *World) onCheckpoint() {
 		pl.invuln = int32(w.r.RespawnInvulnTicks)
 		pl.invulnStart = w.tick
 		pl.invulnTicks = uint32(w.r.RespawnInvulnTicks)
-		w.ents[s].epoch = pl.epoch
-		w.ents[s].frame = w.shipFrame(pl, &w.ents[s])
+		w.ent(s).epoch = pl.epoch
+		w.ent(s).frame = w.shipFrame(pl, w.ent(s))
 	}
 }
 
@@ -342,13 +342,13 @@ func (w *World) dropItem(item uint8, x, y float64) {
 // is Consumed and its player's arms change (takeItem).
 func (w *World) pickups() {
 	for _, it := range w.items {
-		ie := &w.ents[it]
+		ie := w.ent(it)
 		if !ie.alive {
 			continue
 		}
 		who, bestT := wire.NoPlayer, 2.0
 		for _, s := range w.ships {
-			se := &w.ents[s]
+			se := w.ent(s)
 			if !se.alive {
 				continue
 			}
@@ -385,17 +385,17 @@ func (w *World) takeItem(p uint8, item uint8) {
 			pa.a.Laser = item
 			return
 		}
-		ship := &w.ents[pl.slot]
+		ship := w.ent(pl.slot)
 		x, y := -w.halfW[wire.KindForce], ship.y
 		vx, vy := toward(x, y, ship.x, ship.y, r.ForceEnterSpeed)
 		f := w.spawn(wire.KindForce, wire.Linear(w.tick, x, y, vx, vy), wire.Anim{}, p)
 		if f == 0 {
 			return
 		}
-		e := &w.ents[f]
+		e := w.ent(f)
 		e.epoch = pl.epoch
-		e.arm.mode = forceEnter
-		e.arm.until = w.tick + uint32(max(r.ForceReaimTicks, 1))
+		w.cold(e).arm.mode = forceEnter
+		w.cold(e).arm.until = w.tick + uint32(max(r.ForceReaimTicks, 1))
 		pa.force = f
 		pa.a.Force, pa.a.Laser, pa.a.ForceAt = 1, item, wire.ForceLoose
 	case wire.ItemSpeed:
@@ -408,13 +408,13 @@ func (w *World) takeItem(p uint8, item uint8) {
 			if pa.bits[i] != 0 {
 				continue
 			}
-			ship := &w.ents[pl.slot]
+			ship := w.ent(pl.slot)
 			m := bitMotion(&ship.mo, i)
 			b := w.spawn(wire.KindBit, m, wire.Anim{}, p)
 			if b == 0 {
 				return
 			}
-			w.ents[b].epoch = pl.epoch
+			w.ent(b).epoch = pl.epoch
 			pa.bits[i] = b
 			pa.a.Bits++
 			return

@@ -64,11 +64,11 @@ func (w *World) shoot(p uint8) {
 	r := &armsRules
 	pl := &w.pl[p]
 	pa := &pl.arms
-	e := &w.ents[pl.slot]
+	e := w.ent(pl.slot)
 	mo := wire.Linear(w.tick, e.x+w.r.MissileDX, e.y+w.r.MissileDY, w.r.MissileSpeed, 0)
 	w.playerShot(wire.KindPlayerMissile, mo, 0, p, r.MissileDamage)
 	if pa.force != 0 {
-		fe := &w.ents[pa.force]
+		fe := w.ent(pa.force)
 		dir := 1.0
 		if pa.a.ForceAt == wire.ForceBack {
 			dir = -1
@@ -80,14 +80,14 @@ func (w *World) shoot(p uint8) {
 			vx, vy := dir*cos*r.ForceShotSpeed, sin*r.ForceShotSpeed
 			s := w.playerShot(wire.KindForceShot, wire.Linear(w.tick, fe.x, fe.y, vx, vy), laser, p, r.ForceShotDamage[lvl])
 			if s != 0 && math.Abs(deg) > 60 { // an upright shot: its box too
-				se := &w.ents[s]
+				se := w.ent(s)
 				se.hw, se.hh = se.hh, se.hw
 			}
 		}
 	}
 	for _, b := range pa.bits {
 		if b != 0 {
-			be := &w.ents[b]
+			be := w.ent(b)
 			w.playerShot(wire.KindForceShot, wire.Linear(w.tick, be.x, be.y, r.ForceShotSpeed, 0),
 				min(pa.a.Laser, wire.LaserYellow), p, r.ForceShotDamage[0])
 		}
@@ -99,8 +99,8 @@ func (w *World) shoot(p uint8) {
 func (w *World) playerShot(kind uint8, m wire.Motion, frame uint8, p uint8, dmg int32) int32 {
 	s := w.spawn(kind, m, wire.Anim{Frame0: frame}, p)
 	if s != 0 {
-		w.ents[s].epoch = w.pl[p].epoch
-		w.ents[s].arm.dmg = dmg
+		w.ent(s).epoch = w.pl[p].epoch
+		w.colds[w.at[s]].arm.dmg = dmg
 	}
 	return s
 }
@@ -111,18 +111,18 @@ func (w *World) playerShot(kind uint8, m wire.Motion, frame uint8, p uint8, dmg 
 func (w *World) fireBeam(p uint8, l int) {
 	r := &armsRules
 	pl := &w.pl[p]
-	e := &w.ents[pl.slot]
+	e := w.ent(pl.slot)
 	bw, bh := r.BeamSize(l)
 	m := wire.Linear(w.tick, e.x+w.r.ShipW/2+bw/2, e.y, r.BeamSpeed, 0)
 	s := w.playerShot(wire.KindWaveBeam, m, uint8(l), p, r.BeamDamage[l-1])
 	if s == 0 {
 		return
 	}
-	be := &w.ents[s]
+	be := w.ent(s)
 	be.hw, be.hh = bw/2, bh/2
 	pa := &pl.arms
 	i := pa.nextBeam
 	pa.nextBeam = (i + 1) % uint8(len(pa.beams))
 	pa.beams[i] = beamHits{id: w.id(s)}
-	be.arm.beam = i
+	w.cold(be).arm.beam = i
 }

@@ -16,7 +16,7 @@ import "rtype/net/wire"
 //     neither is ever spent.
 func (w *World) hitFoes() {
 	for _, s := range w.shots {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive {
 			continue
 		}
@@ -28,7 +28,7 @@ func (w *World) hitFoes() {
 		if best == 0 {
 			continue
 		}
-		dmg := e.arm.dmg
+		dmg := w.cold(e).arm.dmg
 		if dmg == 0 {
 			dmg = armsRules.MissileDamage
 		}
@@ -46,11 +46,11 @@ func (w *World) hitFoes() {
 
 // beamHits: the beam in slot s hurts the foes it crosses (see hitFoes).
 func (w *World) beamHits(s int32) {
-	e := &w.ents[s]
+	e := w.ent(s)
 	var body int32
 	bodyT := 2.0
 	for _, f := range w.foes {
-		fe := &w.ents[f]
+		fe := w.ent(f)
 		if !fe.alive || fe.kind != wire.KindBoss {
 			continue
 		}
@@ -59,14 +59,14 @@ func (w *World) beamHits(s int32) {
 		}
 	}
 	var hits *beamHits
-	if p := e.owner; int(p) < wire.MaxPlayers && int(e.arm.beam) < len(w.pl[p].arms.beams) {
-		if h := &w.pl[p].arms.beams[e.arm.beam]; h.id == w.id(s) {
+	if p := e.owner; int(p) < wire.MaxPlayers && int(w.cold(e).arm.beam) < len(w.pl[p].arms.beams) {
+		if h := &w.pl[p].arms.beams[w.cold(e).arm.beam]; h.id == w.id(s) {
 			hits = h
 		}
 	}
 	by := w.shooter(e)
 	for _, f := range w.foes {
-		fe := &w.ents[f]
+		fe := w.ent(f)
 		if !fe.alive || fe.kind == wire.KindBoss || hits == nil {
 			continue
 		}
@@ -77,20 +77,20 @@ func (w *World) beamHits(s int32) {
 		if id := w.id(f); hits.has(id) || !hits.add(id) {
 			continue
 		}
-		w.damageFoe(f, e.arm.dmg, by)
+		w.damageFoe(f, w.cold(e).arm.dmg, by)
 	}
 	if body != 0 {
-		w.damageFoe(body, e.arm.dmg, by)
+		w.damageFoe(body, w.cold(e).arm.dmg, by)
 		w.destroy(s, wire.DestroyConsumed)
 	}
 }
 
 // contact: the Force or bit in slot s hurts every foe it touches by dmg.
 func (w *World) contact(s int32, dmg int32) {
-	e := &w.ents[s]
+	e := w.ent(s)
 	by := w.shooter(e)
 	for _, f := range w.foes {
-		fe := &w.ents[f]
+		fe := w.ent(f)
 		if !fe.alive {
 			continue
 		}
@@ -110,7 +110,7 @@ func (w *World) contact(s int32, dmg int32) {
 // hit is Consumed; a foe flies on unhurt.
 func (w *World) hitShipsStage() {
 	for _, s := range w.eshots {
-		se := &w.ents[s]
+		se := w.ent(s)
 		if !se.alive || roles[se.kind] != roleFoeShot {
 			continue
 		}
@@ -119,7 +119,7 @@ func (w *World) hitShipsStage() {
 		}
 	}
 	for _, s := range w.ships {
-		se := &w.ents[s]
+		se := w.ent(s)
 		p := se.owner
 		if !se.alive || w.pl[p].invuln > 0 {
 			continue
@@ -130,7 +130,7 @@ func (w *World) hitShipsStage() {
 		}
 		w.loseLife(p, s)
 		w.loseArms(p, wire.DestroyKilled)
-		if roles[w.ents[best].kind] != roleFoe {
+		if roles[w.ent(best).kind] != roleFoe {
 			w.destroy(best, wire.DestroyConsumed)
 		}
 	}
@@ -140,7 +140,7 @@ func (w *World) hitShipsStage() {
 // list during the tick.
 func (w *World) blocked(e *entity, list []int32) bool {
 	for _, b := range list {
-		be := &w.ents[b]
+		be := w.ent(b)
 		if !be.alive {
 			continue
 		}

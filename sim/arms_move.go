@@ -57,15 +57,15 @@ func (w *World) moveArms() {
 			continue
 		}
 		pa := &pl.arms
-		ship := &w.ents[pl.slot]
+		ship := w.ent(pl.slot)
 		if pa.force != 0 {
 			press := pl.actions&wire.ActionForce != 0 && pa.prev&wire.ActionForce == 0
-			w.moveForce(pa, &w.ents[pa.force], ship, press)
+			w.moveForce(pa, w.ent(pa.force), ship, press)
 		}
 		for i, b := range pa.bits {
 			if b != 0 {
 				m := bitMotion(&ship.mo, i)
-				e := &w.ents[b]
+				e := w.ent(b)
 				e.px, e.py = e.x, e.y
 				if m != e.mo {
 					e.mo = m
@@ -79,7 +79,7 @@ func (w *World) moveArms() {
 // moveForce moves player's Force e one tick (see moveArms).
 func (w *World) moveForce(pa *playerArms, e *entity, ship *entity, press bool) {
 	r := &armsRules
-	if e.arm.mode == forceAttached {
+	if w.cold(e).arm.mode == forceAttached {
 		dx, _ := r.ForceOffset(pa.a.ForceAt)
 		if !press {
 			w.follow(e, ship, dx, 0)
@@ -87,31 +87,31 @@ func (w *World) moveForce(pa *playerArms, e *entity, ship *entity, press bool) {
 		}
 		w.launchForce(pa, e)
 	} else if press {
-		e.arm.mode = forceRecall
-		e.arm.until = w.tick
+		w.cold(e).arm.mode = forceRecall
+		w.cold(e).arm.until = w.tick
 	}
 	e.px, e.py = e.x, e.y
-	switch e.arm.mode {
+	switch w.cold(e).arm.mode {
 	case forceFlight:
-		if w.tick >= e.arm.stop && e.mo.Model != wire.ModelStationary {
+		if w.tick >= w.cold(e).arm.stop && e.mo.Model != wire.ModelStationary {
 			e.mo = wire.Stationary(w.tick, e.x, e.y)
 		}
-		if w.tick >= e.arm.until {
-			e.arm.mode = forceHover
+		if w.tick >= w.cold(e).arm.until {
+			w.cold(e).arm.mode = forceHover
 		}
 	case forceEnter, forceRecall:
-		if w.tick >= e.arm.until {
+		if w.tick >= w.cold(e).arm.until {
 			speed := r.ForceRecallSpeed
-			if e.arm.mode == forceEnter {
+			if w.cold(e).arm.mode == forceEnter {
 				speed = r.ForceEnterSpeed
 			}
 			vx, vy := toward(e.x, e.y, ship.x, ship.y, speed)
 			e.mo = wire.Linear(w.tick-1, e.x, e.y, vx, vy)
-			e.arm.until = w.tick + uint32(max(r.ForceReaimTicks, 1))
+			w.cold(e).arm.until = w.tick + uint32(max(r.ForceReaimTicks, 1))
 		}
 	}
 	w.eval(e)
-	if e.arm.mode == forceFlight {
+	if w.cold(e).arm.mode == forceFlight {
 		return
 	}
 	if _, ok := w.sweep(e, ship); ok {
@@ -119,7 +119,7 @@ func (w *World) moveForce(pa *playerArms, e *entity, ship *entity, press bool) {
 		if e.x >= ship.x {
 			pa.a.ForceAt = wire.ForceFront
 		}
-		e.arm.mode = forceAttached
+		w.cold(e).arm.mode = forceAttached
 		dx, _ := r.ForceOffset(pa.a.ForceAt)
 		px, py := e.px, e.py
 		w.follow(e, ship, dx, 0)
@@ -141,9 +141,9 @@ func (w *World) launchForce(pa *playerArms, e *entity) {
 	reach := r.ForceLaunchSpeed * float64(r.ForceLaunchTicks) / float64(w.r.TickRate)
 	to := min(max(e.x+dir*reach, r.ForceEdge), w.r.AreaW-r.ForceEdge)
 	steps := math.Floor(max(dir*(to-e.x), 0) / r.ForceLaunchSpeed * float64(w.r.TickRate))
-	e.arm.mode = forceFlight
-	e.arm.until = w.tick + uint32(max(r.ForceLaunchTicks, 1))
-	e.arm.stop = w.tick + uint32(steps)
+	w.cold(e).arm.mode = forceFlight
+	w.cold(e).arm.until = w.tick + uint32(max(r.ForceLaunchTicks, 1))
+	w.cold(e).arm.stop = w.tick + uint32(steps)
 	e.mo = wire.Linear(w.tick-1, e.x, e.y, dir*r.ForceLaunchSpeed, 0)
 	if steps == 0 { // against the edge already
 		e.mo = wire.Stationary(w.tick, e.x, e.y)

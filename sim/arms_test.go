@@ -67,9 +67,9 @@ func armsFoe(t testing.TB, w *World, kind uint8, x, y float64, hp int32) int32 {
 	if s == 0 {
 		t.Fatal("no slot for a foe")
 	}
-	e := &w.ents[s]
-	e.hp, e.maxHP = hp, hp
-	e.foe.score, e.foe.drop = 100, noDrop
+	e := w.ent(s)
+	w.cold(e).hp, w.cold(e).maxHP = hp, hp
+	w.cold(e).foe.score, w.cold(e).foe.drop = 100, noDrop
 	w.TakeEvents()
 	return s
 }
@@ -86,10 +86,10 @@ func armsShot(w *World, kind uint8, x, y, vx, vy float64) int32 {
 func armsForce(t testing.TB, w *World, p uint8) *entity {
 	t.Helper()
 	f := w.pl[p].arms.force
-	if f == 0 || !w.ents[f].alive {
+	if f == 0 || !w.ent(f).alive {
 		t.Fatalf("player %d has no Force", p)
 	}
-	return &w.ents[f]
+	return w.ent(f)
 }
 
 // armsGiveForce gives player p a Force attached at its back: a red laser
@@ -162,10 +162,10 @@ func TestChargeAndRelease(t *testing.T) {
 		if len(b) != 1 || b[0].Tick != release || b[0].Anim.Frame0 != uint8(want) || b[0].Owner != 0 {
 			t.Fatalf("held %d: beams %+v, want one of level %d at tick %d", n, b, want, release)
 		}
-		e := &w.ents[wire.Index(b[0].ID)]
+		e := w.ent(int32(wire.Index(b[0].ID)))
 		bw, bh := r.BeamSize(want)
-		if e.hw != bw/2 || e.hh != bh/2 || e.frame != uint8(want) || e.arm.dmg != r.BeamDamage[want-1] {
-			t.Errorf("held %d: beam box %gx%g frame %d dmg %d, want %gx%g, %d, %d", n, 2*e.hw, 2*e.hh, e.frame, e.arm.dmg, bw, bh, want, r.BeamDamage[want-1])
+		if e.hw != bw/2 || e.hh != bh/2 || e.frame != uint8(want) || w.cold(e).arm.dmg != r.BeamDamage[want-1] {
+			t.Errorf("held %d: beam box %gx%g frame %d dmg %d, want %gx%g, %d, %d", n, 2*e.hw, 2*e.hh, e.frame, w.cold(e).arm.dmg, bw, bh, want, r.BeamDamage[want-1])
 		}
 	}
 }
@@ -216,8 +216,8 @@ func TestBeamPierces(t *testing.T) {
 				}
 				continue
 			}
-			if e := &w.ents[s]; !e.alive || e.hp != want {
-				t.Errorf("level %d: foe %d hp %d, want %d (hurt once)", l, i, e.hp, want)
+			if e := w.ent(s); !e.alive || w.cold(e).hp != want {
+				t.Errorf("level %d: foe %d hp %d, want %d (hurt once)", l, i, w.cold(e).hp, want)
 			}
 		}
 		if d, ok := armsDestroy(evs, b[0].ID); ok && d.Reason != wire.DestroyDespawned {
@@ -237,8 +237,8 @@ func TestBeamStopsOnBossBody(t *testing.T) {
 	if d, ok := armsDestroy(evs, b[0].ID); !ok || d.Reason != wire.DestroyConsumed {
 		t.Errorf("the beam was not stopped by the boss's body: %+v", d)
 	}
-	if e := &w.ents[behind]; !e.alive || e.hp != 20 {
-		t.Errorf("the foe behind the body has hp %d, want 20", e.hp)
+	if e := w.ent(behind); !e.alive || w.cold(e).hp != 20 {
+		t.Errorf("the foe behind the body has hp %d, want 20", w.cold(e).hp)
 	}
 }
 
@@ -306,7 +306,7 @@ func TestForceAttachFrontAndFollow(t *testing.T) {
 			w.SetShipPos(0, 300, 12)
 		}
 		armsRun(w, 0, a, 7)
-		ship := &w.ents[w.pl[0].slot]
+		ship := w.ent(w.pl[0].slot)
 		if i == 4 && ship.y != w.shipLoY {
 			t.Fatalf("ship at y %g, want it against the wall", ship.y)
 		}
@@ -356,7 +356,7 @@ func TestForceLaunchAndRecall(t *testing.T) {
 	}
 
 	// Launch forward: 480 px in 40 ticks, then it waits.
-	ship := &w.ents[w.pl[0].slot]
+	ship := w.ent(w.pl[0].slot)
 	w.SetShipPos(0, 200, 360)
 	armsRun(w, 0, 0, 2)
 	x0 = fe.x
@@ -375,7 +375,7 @@ func TestForceBlocksSmallShotsOnly(t *testing.T) {
 	w := armsWorld(t, 1)
 	w.SetShipPos(0, 300, 360)
 	w.takeItem(0, wire.ItemLaserRed)
-	w.SetShipPos(0, 100, w.ents[w.pl[0].arms.force].y)
+	w.SetShipPos(0, 100, w.ent(w.pl[0].arms.force).y)
 	armsRun(w, 0, 0, 40)
 	if w.pl[0].arms.a.ForceAt != wire.ForceBack {
 		t.Fatal("no Force at the back")
@@ -412,16 +412,16 @@ func TestForceDamagesOnContact(t *testing.T) {
 	// The Force is behind: a foe touching it and not the ship.
 	foe := armsFoe(t, w, wire.KindPowArmor, fe.x-25, fe.y, 100)
 	armsRun(w, 0, 0, 10)
-	if e := &w.ents[foe]; !e.alive || e.hp != 90 {
-		t.Errorf("foe hp %d after 10 ticks against the Force, want 90", e.hp)
+	if e := w.ent(foe); !e.alive || w.cold(e).hp != 90 {
+		t.Errorf("foe hp %d after 10 ticks against the Force, want 90", w.cold(e).hp)
 	}
 	if !fe.alive || w.pl[0].lives != 3 {
 		t.Error("the Force or the ship suffered")
 	}
 	before := w.pl[0].score
-	w.ents[foe].hp = 1
+	w.colds[w.at[foe]].hp = 1
 	evs := armsRun(w, 0, 0, 1)
-	if _, ok := armsDestroy(evs, w.id(foe)); !ok && w.ents[foe].alive {
+	if _, ok := armsDestroy(evs, w.id(foe)); !ok && w.ent(foe).alive {
 		t.Error("foe not killed by the Force")
 	}
 	if w.pl[0].score <= before {
@@ -551,8 +551,8 @@ func TestBits(t *testing.T) {
 		t.Errorf("Arms events %+v", a)
 	}
 	armsRun(w, 0, wire.ActionDown|wire.ActionLeft, 10)
-	ship := &w.ents[w.pl[0].slot]
-	up, down := &w.ents[w.pl[0].arms.bits[0]], &w.ents[w.pl[0].arms.bits[1]]
+	ship := w.ent(w.pl[0].slot)
+	up, down := w.ent(w.pl[0].arms.bits[0]), w.ent(w.pl[0].arms.bits[1])
 	if !armsNear(up.x, ship.x, 1.0/16) || !armsNear(up.y, ship.y-30, 1.0/16) || !armsNear(down.y, ship.y+30, 1.0/16) {
 		t.Errorf("bits at (%g,%g) and (%g,%g), ship at (%g,%g)", up.x, up.y, down.x, down.y, ship.x, ship.y)
 	}
@@ -563,8 +563,8 @@ func TestBits(t *testing.T) {
 	if d, ok := armsDestroy(evs, mid); !ok || d.Reason != wire.DestroyConsumed || len(armsEvents(evs, wire.EventDeath)) != 0 {
 		t.Errorf("the bit did not block the missile: %+v", d)
 	}
-	if e := &w.ents[foe]; e.hp != 20 {
-		t.Errorf("foe against a bit for 30 ticks: hp %d, want 20", e.hp)
+	if e := w.ent(foe); w.cold(e).hp != 20 {
+		t.Errorf("foe against a bit for 30 ticks: hp %d, want 20", w.cold(e).hp)
 	}
 }
 
@@ -619,7 +619,7 @@ func TestShipDiesOnFoe(t *testing.T) {
 	x, y := w.ShipPos(0)
 	foe := armsFoe(t, w, wire.KindPowArmor, x+10, y, 5)
 	evs := armsRun(w, 0, 0, 1)
-	if len(armsEvents(evs, wire.EventDeath)) != 1 || !w.ents[foe].alive {
+	if len(armsEvents(evs, wire.EventDeath)) != 1 || !w.ent(foe).alive {
 		t.Errorf("ship against a foe: %v", evs)
 	}
 	armsFoe(t, w, wire.KindPowArmor, x+10, y, 5)

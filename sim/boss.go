@@ -188,7 +188,7 @@ func (w *World) spawnBoss(kind uint8, loop int) {
 	*f = bossFight{on: true, end: end, body: body, core: body, lv: lv, phase: 1, entering: true, atk: -1, last: -1}
 	if end == 1 {
 		f.coreDX = coreInset - w.halfW[wire.KindBoss] - w.halfW[wire.KindBossCore]
-		m := w.ents[body].mo
+		m := w.ent(body).mo
 		m.X0 += wire.QuantizePos(f.coreDX)
 		if f.core = w.spawn(wire.KindBossCore, m, wire.Anim{}, wire.NoPlayer); f.core == 0 {
 			w.destroy(body, wire.DestroyDespawned)
@@ -196,12 +196,12 @@ func (w *World) spawnBoss(kind uint8, loop int) {
 			return
 		}
 	}
-	c := &w.ents[f.core]
+	c := w.ent(f.core)
 	def := &foeDefaults[bk.hpKind]
-	c.hp = lv.hp(def.hp)
-	c.maxHP = c.hp
-	c.foe = foeState{score: def.score * uint32(lv.loop), drop: noDrop}
-	w.ents[body].foe.drop = noDrop
+	w.cold(c).hp = lv.hp(def.hp)
+	w.cold(c).maxHP = w.cold(c).hp
+	w.cold(c).foe = foeState{score: def.score * uint32(lv.loop), drop: noDrop}
+	w.colds[w.at[body]].foe.drop = noDrop
 	f.coreID = w.id(f.core)
 	w.emit(wire.Event{Type: wire.EventStage, What: wire.StageBoss, Value: f.coreID, Name: bk.name})
 	w.emitBossHealth(f)
@@ -218,10 +218,10 @@ func (w *World) AppendBosses(dst []wire.Event) []wire.Event {
 		if !f.on {
 			continue
 		}
-		c := &w.ents[f.core]
+		c := w.ent(f.core)
 		dst = append(dst,
 			wire.Event{Type: wire.EventStage, Tick: w.tick, What: wire.StageBoss, Value: f.coreID, Name: bossKinds[f.end].name},
-			wire.Event{Type: wire.EventHealth, Tick: w.tick, ID: f.coreID, HP: clampU16(c.hp), MaxHP: clampU16(c.maxHP)})
+			wire.Event{Type: wire.EventHealth, Tick: w.tick, ID: f.coreID, HP: clampU16(w.cold(c).hp), MaxHP: clampU16(w.cold(c).maxHP)})
 	}
 	return dst
 }
@@ -257,12 +257,12 @@ func (w *World) partOfBoss(s int32) bool {
 // bossHurt follows a hit on a boss's core (its hit points already
 // lowered): its death, or its second phase at half its hit points.
 func (w *World) bossHurt(f *bossFight, by uint8) {
-	c := &w.ents[f.core]
-	if c.hp <= 0 {
+	c := w.ent(f.core)
+	if w.cold(c).hp <= 0 {
 		w.killBoss(f, by)
 		return
 	}
-	if f.phase == 1 && c.hp*2 <= c.maxHP {
+	if f.phase == 1 && w.cold(c).hp*2 <= w.cold(c).maxHP {
 		f.phase = 2
 		f.last = -1
 		w.emitBossHealth(f)
@@ -283,17 +283,17 @@ func (w *World) bossHurt(f *bossFight, by uint8) {
 // Destroy (Despawned) of every enemy shot in flight: the players get a
 // breath while it blows up.
 func (w *World) killBoss(f *bossFight, by uint8) {
-	c := &w.ents[f.core]
-	c.hp = 0
+	c := w.ent(f.core)
+	w.cold(c).hp = 0
 	w.emitBossHealth(f)
-	w.score(by, c.foe.score)
+	w.score(by, w.cold(c).foe.score)
 	if f.core != f.body {
 		w.destroy(f.core, wire.DestroyKilled)
 	}
 	w.destroy(f.body, wire.DestroyKilled)
 	*f = bossFight{}
 	for s := int32(1); s < w.hi; s++ {
-		if e := &w.ents[s]; e.alive && (roles[e.kind] == roleFoeShot || roles[e.kind] == roleBigShot) {
+		if e := w.ent(s); e.alive && (roles[e.kind] == roleFoeShot || roles[e.kind] == roleBigShot) {
 			w.destroy(s, wire.DestroyDespawned)
 		}
 	}
@@ -304,7 +304,7 @@ func (w *World) killBoss(f *bossFight, by uint8) {
 func (w *World) emitHealth() {
 	for i := range w.boss.fights {
 		f := &w.boss.fights[i]
-		if f.on && w.ents[f.core].hp != f.sentHP && w.tick-f.sentAt >= healthEvery {
+		if f.on && w.colds[w.at[f.core]].hp != f.sentHP && w.tick-f.sentAt >= healthEvery {
 			w.emitBossHealth(f)
 		}
 	}
@@ -312,19 +312,19 @@ func (w *World) emitHealth() {
 
 // emitBossHealth emits the Health of a boss now.
 func (w *World) emitBossHealth(f *bossFight) {
-	c := &w.ents[f.core]
-	w.emit(wire.Event{Type: wire.EventHealth, ID: f.coreID, HP: clampU16(c.hp), MaxHP: clampU16(c.maxHP)})
-	f.sentHP, f.sentAt = c.hp, w.tick
+	c := w.ent(f.core)
+	w.emit(wire.Event{Type: wire.EventHealth, ID: f.coreID, HP: clampU16(w.cold(c).hp), MaxHP: clampU16(w.cold(c).maxHP)})
+	f.sentHP, f.sentAt = w.cold(c).hp, w.tick
 }
 
 // setBossMotion sets the motion of a boss's body, and its core's: the
 // same, offset.
 func (w *World) setBossMotion(f *bossFight, m wire.Motion) {
-	b := &w.ents[f.body]
+	b := w.ent(f.body)
 	b.mo = m
 	w.eval(b)
 	if f.core != f.body {
-		c := &w.ents[f.core]
+		c := w.ent(f.core)
 		c.mo = m
 		c.mo.X0 += wire.QuantizePos(f.coreDX)
 		w.eval(c)
@@ -334,7 +334,7 @@ func (w *World) setBossMotion(f *bossFight, m wire.Motion) {
 // bossHover sets a boss hovering on its phase's Sine about the middle
 // line, from where it is and in the direction it moves.
 func (w *World) bossHover(f *bossFight) {
-	b := &w.ents[f.body]
+	b := w.ent(f.body)
 	bk := &bossKinds[f.end]
 	amp, period := bk.amp[f.phase-1], bk.period[f.phase-1]
 	yc := w.r.AreaH / 2
@@ -347,7 +347,7 @@ func (w *World) bossHover(f *bossFight) {
 
 // setBossFrame shows frame on a boss's body.
 func (w *World) setBossFrame(f *bossFight, frame uint8) {
-	b := &w.ents[f.body]
+	b := w.ent(f.body)
 	b.anim.Frame0, b.frame = frame, frame
 }
 
@@ -361,8 +361,8 @@ func (w *World) bossesThink() {
 }
 
 func (w *World) bossThink(f *bossFight) {
-	b := &w.ents[f.body]
-	if !b.alive || !w.ents[f.core].alive { // cannot happen: a boss is kept
+	b := w.ent(f.body)
+	if !b.alive || !w.ent(f.core).alive { // cannot happen: a boss is kept
 		*f = bossFight{}
 		return
 	}
@@ -416,7 +416,7 @@ func (w *World) bossThink(f *bossFight) {
 
 // bossVolley fires the current volley of a boss's attack.
 func (w *World) bossVolley(f *bossFight) {
-	b, c := &w.ents[f.body], &w.ents[f.core]
+	b, c := w.ent(f.body), w.ent(f.core)
 	bk := &bossKinds[f.end]
 	lv := f.lv
 	mx, my := c.x-c.hw, c.y // the mouth: the core's front, the mid-boss's

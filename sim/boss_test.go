@@ -41,7 +41,7 @@ func ofType2(evs []wire.Event, typ wire.EventType, what uint8) []wire.Event {
 func TestBossEntersAndHovers(t *testing.T) {
 	w := foesWorld(t, 1)
 	f, evs := bossIn(t, w, wire.KindBoss, 1)
-	body, core := &w.ents[f.body], &w.ents[f.core]
+	body, core := w.ent(f.body), w.ent(f.core)
 	if body.kind != wire.KindBoss || core.kind != wire.KindBossCore {
 		t.Fatalf("kinds %d, %d", body.kind, core.kind)
 	}
@@ -98,37 +98,37 @@ func TestBossWeakPointPhasesAndDeath(t *testing.T) {
 	w := foesWorld(t, 2)
 	f, _ := bossIn(t, w, wire.KindBoss, 1)
 	bodyS, coreS := f.body, f.core
-	body, core := &w.ents[bodyS], &w.ents[coreS]
+	body, core := w.ent(bodyS), w.ent(coreS)
 	coreID := w.id(coreS)
-	full := core.maxHP
+	full := w.cold(core).maxHP
 	if full != 375 { // 300 × 5/4 for two players
 		t.Fatalf("core hp %d, want 375", full)
 	}
 	stepN(w, 200)
-	if !w.damageFoe(bodyS, 50, 0) || body.hp != 0 || core.hp != full {
-		t.Fatalf("a hit on the body: body %d, core %d", body.hp, core.hp)
+	if !w.damageFoe(bodyS, 50, 0) || w.cold(body).hp != 0 || w.cold(core).hp != full {
+		t.Fatalf("a hit on the body: body %d, core %d", w.cold(body).hp, w.cold(core).hp)
 	}
 	if evs := stepN(w, 10); len(ofType2(evs, wire.EventHealth, 0)) != 0 {
 		t.Fatal("Health after a hit on the body")
 	}
-	if !w.damageFoe(coreS, 10, 0) || core.hp != full-10 {
-		t.Fatalf("core hp %d after 10", core.hp)
+	if !w.damageFoe(coreS, 10, 0) || w.cold(core).hp != full-10 {
+		t.Fatalf("core hp %d after 10", w.cold(core).hp)
 	}
 	if evs := stepN(w, 1); len(ofType2(evs, wire.EventHealth, 0)) != 1 {
 		t.Fatalf("no Health after a hit on the core: %+v", evs)
 	}
 	// Down to just above half: phase 1; at half: phase 2, Health at once.
-	w.damageFoe(coreS, core.hp-(full/2+1), 0)
-	if f.phase != 1 || core.hp*2 <= full {
-		t.Fatalf("phase %d at %d/%d", f.phase, core.hp, full)
+	w.damageFoe(coreS, w.cold(core).hp-(full/2+1), 0)
+	if f.phase != 1 || w.cold(core).hp*2 <= full {
+		t.Fatalf("phase %d at %d/%d", f.phase, w.cold(core).hp, full)
 	}
 	w.TakeEvents()
 	w.damageFoe(coreS, 1, 0)
 	evs := w.TakeEvents2()
 	if f.phase != 2 {
-		t.Fatalf("phase %d at %d/%d", f.phase, core.hp, full)
+		t.Fatalf("phase %d at %d/%d", f.phase, w.cold(core).hp, full)
 	}
-	if h := ofType2(evs, wire.EventHealth, 0); len(h) != 1 || int32(h[0].HP) != core.hp || int32(h[0].MaxHP) != full {
+	if h := ofType2(evs, wire.EventHealth, 0); len(h) != 1 || int32(h[0].HP) != w.cold(core).hp || int32(h[0].MaxHP) != full {
 		t.Fatalf("phase change: events %+v", evs)
 	}
 	if body.mo.Model == wire.ModelSine && body.mo.Period != uint16(bossKinds[1].period[1]) {
@@ -149,7 +149,7 @@ func TestBossWeakPointPhasesAndDeath(t *testing.T) {
 	if w.CountKind(wire.KindBossBullet)+w.CountKind(wire.KindEnemyMissile) == 0 {
 		t.Fatal("no enemy shot in flight")
 	}
-	w.damageFoe(coreS, core.hp, 1)
+	w.damageFoe(coreS, w.cold(core).hp, 1)
 	evs = w.TakeEvents2()
 	if n := w.CountKind(wire.KindBossBullet) + w.CountKind(wire.KindEnemyMissile); n != 0 {
 		t.Errorf("%d enemy shots after the boss's death", n)
@@ -189,7 +189,7 @@ func TestBossWarnsBeforeItStrikes(t *testing.T) {
 	for _, kind := range []uint8{wire.KindMidBoss, wire.KindBoss} {
 		w := foesWorld(t, 1)
 		f, _ := bossIn(t, w, kind, 1)
-		body := &w.ents[f.body]
+		body := w.ent(f.body)
 		seen := map[string]bool{}
 		var strike uint32
 		var name string
@@ -268,8 +268,8 @@ func TestHealthCoalesced(t *testing.T) {
 			if ev.ID == endID {
 				c = end.core
 			}
-			if int32(ev.HP) != w.ents[c].hp {
-				t.Errorf("Health %d, hp %d", ev.HP, w.ents[c].hp)
+			if int32(ev.HP) != w.colds[w.at[c]].hp {
+				t.Errorf("Health %d, hp %d", ev.HP, w.colds[w.at[c]].hp)
 			}
 		}
 	}
@@ -286,15 +286,15 @@ func TestHealthCoalesced(t *testing.T) {
 func TestMidBoss(t *testing.T) {
 	w := foesWorld(t, 4)
 	f, evs := bossIn(t, w, wire.KindMidBoss, 2)
-	e := &w.ents[f.body]
+	e := w.ent(f.body)
 	if f.core != f.body || 2*e.hh < 160 {
 		t.Fatalf("core %d body %d, %g px tall", f.core, f.body, 2*e.hh)
 	}
 	if b := ofType2(evs, wire.EventStage, wire.StageBoss); len(b) != 1 || b[0].Value != w.id(f.body) || b[0].Name != "Warden" {
 		t.Fatalf("StageBoss %+v", b)
 	}
-	if e.maxHP != 394 { // 150 × 7/4 × 3/2 = 393.75
-		t.Errorf("hp %d for 4 players in loop 2", e.maxHP)
+	if w.cold(e).maxHP != 394 { // 150 × 7/4 × 3/2 = 393.75
+		t.Errorf("hp %d for 4 players in loop 2", w.cold(e).maxHP)
 	}
 	w.spawnBoss(wire.KindMidBoss, 1) // already on: nothing
 	if evs := w.TakeEvents2(); len(evs) != 0 {
@@ -312,7 +312,7 @@ func TestBossLoop2(t *testing.T) {
 	count := func(loop int) (hp int32, shots int, speed float64) {
 		w := foesWorld(t, 1)
 		f, _ := bossIn(t, w, wire.KindBoss, loop)
-		hp = w.ents[f.core].maxHP
+		hp = w.colds[w.at[f.core]].maxHP
 		for range 60 * 30 {
 			w.Step()
 			for _, ev := range w.TakeEvents2() {
@@ -366,7 +366,7 @@ func fill(w *World, n int, iv int32) {
 	kinds := [...]uint8{wire.KindBydosSlave, wire.KindPowArmor, wire.KindChaser, wire.KindTurret, wire.KindArmored}
 	have := 0
 	for s := int32(1); s < w.hi; s++ {
-		if e := &w.ents[s]; e.alive && roles[e.kind] == roleFoe && e.kind != wire.KindBoss && e.kind != wire.KindBossCore && e.kind != wire.KindMidBoss {
+		if e := w.ent(s); e.alive && roles[e.kind] == roleFoe && e.kind != wire.KindBoss && e.kind != wire.KindBossCore && e.kind != wire.KindMidBoss {
 			have++
 		}
 	}
@@ -387,7 +387,7 @@ func fill(w *World, n int, iv int32) {
 // hitSome hurts a few foes (not enough to kill the boss quickly).
 func hitSome(w *World, i int) {
 	for s := int32(1); s < w.hi; s++ {
-		if e := &w.ents[s]; e.alive && roles[e.kind] == roleFoe && (int(s)+i)%3 == 0 {
+		if e := w.ent(s); e.alive && roles[e.kind] == roleFoe && (int(s)+i)%3 == 0 {
 			w.damageFoe(s, 1, uint8(i%3))
 		}
 	}
@@ -445,7 +445,7 @@ func BenchmarkStageBossStep(b *testing.B) {
 	w, tick := busyStage(b)
 	n := 0
 	for s := int32(1); s < w.hi; s++ {
-		if w.ents[s].alive {
+		if w.ent(s).alive {
 			n++
 		}
 	}
@@ -492,12 +492,12 @@ func TestStageFoesFollowTheirMotions(t *testing.T) {
 	changes := 0
 	for i := range 900 {
 		if f := &w.boss.fights[1]; i == 300 && f.on && f.phase == 1 {
-			c := &w.ents[f.core]
-			w.damageFoe(f.core, c.hp-c.maxHP/2, 0) // phase 2: a new hover
+			c := w.ent(f.core)
+			w.damageFoe(f.core, w.cold(c).hp-w.cold(c).maxHP/2, 0) // phase 2: a new hover
 		}
 		tick()
 		for s := int32(1); s < w.hi; s++ {
-			e := &w.ents[s]
+			e := w.ent(s)
 			if !e.alive || e.kind == wire.KindPlayerShip {
 				continue
 			}
@@ -505,7 +505,7 @@ func TestStageFoesFollowTheirMotions(t *testing.T) {
 			if x != e.x || y != e.y {
 				t.Fatalf("tick %d: kind %d at (%g, %g), its motion at (%g, %g)", w.tick, e.kind, e.x, e.y, x, y)
 			}
-			if gen[s] == e.gen && prev[s] != (wire.Motion{}) && prev[s] != e.mo {
+			if gen[s] == w.gens[s] && prev[s] != (wire.Motion{}) && prev[s] != e.mo {
 				changes++
 				// Set during this step, or between the last one and this one.
 				t0 := float64(e.mo.T0)
@@ -515,7 +515,7 @@ func TestStageFoesFollowTheirMotions(t *testing.T) {
 					t.Fatalf("tick %d: kind %d: motion %+v → %+v, from (%g, %g) to (%g, %g)", w.tick, e.kind, prev[s], e.mo, ox, oy, nx, ny)
 				}
 			}
-			prev[s], gen[s] = e.mo, e.gen
+			prev[s], gen[s] = e.mo, w.gens[s]
 		}
 	}
 	if changes < 5 {

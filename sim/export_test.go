@@ -28,7 +28,7 @@ func (w *World) SpawnPlayerMissileAt(p uint8, x, y float64) uint32 {
 	w.ids.ripen(w.tick)
 	s := w.spawn(wire.KindPlayerMissile, wire.Linear(w.tick, x, y, w.r.MissileSpeed, 0), wire.Anim{}, p)
 	if s != 0 {
-		w.ents[s].epoch = w.pl[p].epoch
+		w.ent(s).epoch = w.pl[p].epoch
 	}
 	return w.idOf(s)
 }
@@ -49,21 +49,21 @@ func (w *World) idOf(s int32) uint32 {
 // Pos returns the exact position of the live entity id.
 func (w *World) Pos(id uint32) (x, y float64, ok bool) {
 	s := int32(wire.Index(id))
-	if s <= 0 || s >= w.hi || !w.ents[s].alive || w.id(s) != id {
+	if s <= 0 || s >= w.hi || !w.ent(s).alive || w.id(s) != id {
 		return 0, 0, false
 	}
-	return w.ents[s].x, w.ents[s].y, true
+	return w.ent(s).x, w.ent(s).y, true
 }
 
 // ShipPos returns the exact position of player p's ship.
 func (w *World) ShipPos(p uint8) (x, y float64) {
-	e := &w.ents[w.pl[p].slot]
+	e := w.ent(w.pl[p].slot)
 	return e.x, e.y
 }
 
 // SetShipPos moves player p's ship to (x, y), still.
 func (w *World) SetShipPos(p uint8, x, y float64) {
-	e := &w.ents[w.pl[p].slot]
+	e := w.ent(w.pl[p].slot)
 	w.setShipMotion(e, w.tick, x, y, 0, 0)
 	w.eval(e)
 	e.px, e.py = e.x, e.y
@@ -76,7 +76,7 @@ func (w *World) Invuln(p uint8) int { return int(w.pl[p].invuln) }
 func (w *World) CountKind(kind uint8) int {
 	n := 0
 	for s := int32(1); s < w.hi; s++ {
-		if w.ents[s].alive && w.ents[s].kind == kind {
+		if w.ent(s).alive && w.ent(s).kind == kind {
 			n++
 		}
 	}

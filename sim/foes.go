@@ -72,7 +72,7 @@ type foeState struct {
 
 // shot is the speed of a foe's EnemyMissiles, px/s.
 func (w *World) shot(e *entity) float64 {
-	return level{loop: int(e.foe.loop)}.speed(w.r.EnemyMissileSpeed)
+	return level{loop: int(w.cold(e).foe.loop)}.speed(w.r.EnemyMissileSpeed)
 }
 
 // foeSpawn is what the stage runner asks of a new foe.
@@ -213,39 +213,39 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 	if s == 0 {
 		return 0
 	}
-	e := &w.ents[s]
+	e := w.ent(s)
 	hp := f.hp
 	if hp <= 0 {
 		hp = def.hp
 	}
-	e.hp = hp
+	w.cold(e).hp = hp
 	if !f.scaled {
-		e.hp = lv.hp(hp)
+		w.cold(e).hp = lv.hp(hp)
 	}
-	e.maxHP = e.hp
-	e.foe = foeState{score: f.score, drop: f.drop, loop: uint8(lv.loop)}
-	if e.foe.score == 0 {
-		e.foe.score = def.score
+	w.cold(e).maxHP = w.cold(e).hp
+	w.cold(e).foe = foeState{score: f.score, drop: f.drop, loop: uint8(lv.loop)}
+	if w.cold(e).foe.score == 0 {
+		w.cold(e).foe.score = def.score
 	}
 	switch f.kind {
 	case wire.KindPowArmor, wire.KindChaser: // harmless, or only by contact
 	default:
-		e.foe.every = f.fireInterval
+		w.cold(e).foe.every = f.fireInterval
 		if !f.scaled {
-			e.foe.every = lv.every(f.fireInterval)
+			w.cold(e).foe.every = lv.every(f.fireInterval)
 		}
 	}
-	if e.foe.every > 0 {
-		e.fireIn = e.foe.every/2 + int32(w.rng.IntN(int(e.foe.every/2)+1))
+	if w.cold(e).foe.every > 0 {
+		e.fireIn = w.cold(e).foe.every/2 + int32(w.rng.IntN(int(w.cold(e).foe.every/2)+1))
 	}
 	switch f.kind {
 	case wire.KindChaser:
-		e.foe.speed = float32(math.Hypot(vx, vy))
-		e.foe.aimIn = chaserAim
-		e.foe.homing = chaserHoming
+		w.cold(e).foe.speed = float32(math.Hypot(vx, vy))
+		w.cold(e).foe.aimIn = chaserAim
+		w.cold(e).foe.homing = chaserHoming
 	case wire.KindTurret:
-		e.foe.floor = y > w.r.AreaH/2
-		e.foe.aimIn = 1
+		w.cold(e).foe.floor = y > w.r.AreaH/2
+		w.cold(e).foe.aimIn = 1
 	}
 	return s
 }
@@ -260,31 +260,31 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 // ones (armorBreak). The core of a boss passes to its second phase at
 // half its hit points, and killing it kills the whole boss (boss.go).
 func (w *World) damageFoe(s int32, dmg int32, by uint8) bool {
-	e := &w.ents[s]
+	e := w.ent(s)
 	if !e.alive || roles[e.kind] != roleFoe {
 		return false
 	}
-	if e.hp <= 0 || dmg <= 0 {
+	if w.cold(e).hp <= 0 || dmg <= 0 {
 		return true
 	}
 	if e.kind == wire.KindArmored {
 		if dmg >= armorBreak {
 			dmg *= 2
 		} else {
-			e.foe.scratch += int16(dmg)
-			dmg, e.foe.scratch = int32(e.foe.scratch/2), e.foe.scratch%2
+			w.cold(e).foe.scratch += int16(dmg)
+			dmg, w.cold(e).foe.scratch = int32(w.cold(e).foe.scratch/2), w.cold(e).foe.scratch%2
 		}
 	}
-	e.hp -= dmg
+	w.cold(e).hp -= dmg
 	if f := w.fightOf(s); f != nil {
 		w.bossHurt(f, by)
 		return true
 	}
-	if e.hp > 0 {
+	if w.cold(e).hp > 0 {
 		return true
 	}
-	w.score(by, e.foe.score)
-	x, y, drop := e.x, e.y, e.foe.drop
+	w.score(by, w.cold(e).foe.score)
+	x, y, drop := e.x, e.y, w.cold(e).foe.drop
 	w.destroy(s, wire.DestroyKilled)
 	if drop != noDrop {
 		w.dropItem(drop, x, y)
@@ -310,7 +310,7 @@ func (w *World) score(by uint8, pts uint32) {
 // tick's.
 func (w *World) foesThink() {
 	for s := int32(1); s < w.hi; s++ {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive || roles[e.kind] != roleFoe {
 			continue
 		}
@@ -328,7 +328,7 @@ func (w *World) foesThink() {
 		case wire.KindArmored:
 			if w.foeReady(e) {
 				if tx, ty, ok := w.nearestShip(e.x, e.y); ok {
-					w.fireFan(wire.KindEnemyMissile, e.x-e.hw, e.y, math.Atan2(ty-e.y, tx-(e.x-e.hw)), 3+level{loop: int(e.foe.loop)}.more(2), spreadStep, w.shot(e))
+					w.fireFan(wire.KindEnemyMissile, e.x-e.hw, e.y, math.Atan2(ty-e.y, tx-(e.x-e.hw)), 3+level{loop: int(w.cold(e).foe.loop)}.more(2), spreadStep, w.shot(e))
 				}
 			}
 		}
@@ -340,13 +340,13 @@ func (w *World) foesThink() {
 // fires now: its delay is over, its centre is in the area and some
 // player has a ship.
 func (w *World) foeReady(e *entity) bool {
-	if e.foe.every <= 0 {
+	if w.cold(e).foe.every <= 0 {
 		return false
 	}
 	if e.fireIn--; e.fireIn > 0 {
 		return false
 	}
-	e.fireIn = e.foe.every
+	e.fireIn = w.cold(e).foe.every
 	return w.inArea(e.x, e.y)
 }
 
@@ -358,14 +358,14 @@ func (w *World) inArea(x, y float64) bool {
 // chaserThink: a Chaser homing turns towards the nearest ship by at most
 // chaserTurn every chaserAim ticks, with a new Linear at its speed.
 func (w *World) chaserThink(e *entity) {
-	if e.foe.homing <= 0 {
+	if w.cold(e).foe.homing <= 0 {
 		return
 	}
-	e.foe.homing--
-	if e.foe.aimIn--; e.foe.aimIn > 0 {
+	w.cold(e).foe.homing--
+	if w.cold(e).foe.aimIn--; w.cold(e).foe.aimIn > 0 {
 		return
 	}
-	e.foe.aimIn = chaserAim
+	w.cold(e).foe.aimIn = chaserAim
 	tx, ty, ok := w.nearestShip(e.x, e.y)
 	if !ok {
 		return
@@ -377,7 +377,7 @@ func (w *World) chaserThink(e *entity) {
 		return // on course: no new motion to send
 	}
 	head += d
-	v := float64(e.foe.speed)
+	v := float64(w.cold(e).foe.speed)
 	e.mo = wire.Linear(w.tick, e.x, e.y, v*math.Cos(head), v*math.Sin(head))
 	e.anim.Frame0 = aimFrame(head)
 	w.eval(e)
@@ -389,7 +389,7 @@ func (w *World) chaserThink(e *entity) {
 // its half plane.
 func (w *World) turretThink(e *entity) {
 	fire := w.foeReady(e)
-	if e.foe.aimIn--; e.foe.aimIn > 0 && !fire {
+	if w.cold(e).foe.aimIn--; w.cold(e).foe.aimIn > 0 && !fire {
 		return
 	}
 	tx, ty, ok := w.nearestShip(e.x, e.y)
@@ -397,14 +397,14 @@ func (w *World) turretThink(e *entity) {
 		return
 	}
 	ang := math.Atan2(ty-e.y, tx-e.x)
-	if e.foe.aimIn <= 0 {
-		e.foe.aimIn = turretAim
-		if f := turretFrame(ang, e.foe.floor); f != e.anim.Frame0 {
+	if w.cold(e).foe.aimIn <= 0 {
+		w.cold(e).foe.aimIn = turretAim
+		if f := turretFrame(ang, w.cold(e).foe.floor); f != e.anim.Frame0 {
 			e.anim.Frame0 = f
 			e.frame = f
 		}
 	}
-	if fire && (e.foe.floor && ty < e.y || !e.foe.floor && ty > e.y) {
+	if fire && (w.cold(e).foe.floor && ty < e.y || !w.cold(e).foe.floor && ty > e.y) {
 		w.fireShot(wire.KindEnemyMissile, e.x+e.hw*math.Cos(ang), e.y+e.hh*math.Sin(ang), ang, w.shot(e))
 	}
 }
@@ -456,7 +456,7 @@ func (w *World) nearestShip(x, y float64) (tx, ty float64, ok bool) {
 	bestD := math.Inf(1)
 	for p := range w.pl {
 		if s := w.pl[p].slot; s != 0 {
-			t := &w.ents[s]
+			t := w.ent(s)
 			if d := (t.x-x)*(t.x-x) + (t.y-y)*(t.y-y); d < bestD {
 				tx, ty, bestD, ok = t.x, t.y, d, true
 			}
@@ -491,7 +491,7 @@ func (w *World) fireRing(kind uint8, x, y, a float64, n int, v float64) {
 // whose base line still heads into the area on a side it is beyond
 // (coming in from the right, the left, above or below).
 func (w *World) foeKeep(s int32) bool {
-	e := &w.ents[s]
+	e := w.ent(s)
 	if roles[e.kind] != roleFoe {
 		return false
 	}

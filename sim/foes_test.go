@@ -58,7 +58,7 @@ func spawnsOf(evs []wire.Event, kind uint8) []wire.Event {
 
 // place moves player p's ship to (x, y), still.
 func place(w *World, p uint8, x, y float64) {
-	e := &w.ents[w.pl[p].slot]
+	e := w.ent(w.pl[p].slot)
 	w.setShipMotion(e, w.tick, x, y, 0, 0)
 	w.eval(e)
 	e.px, e.py = e.x, e.y
@@ -88,15 +88,15 @@ func TestFoeDefaultsAndScaling(t *testing.T) {
 	} {
 		w := foesWorld(t, 1)
 		s := put(t, w, foeSpawn{kind: c.kind, x: 1300, y: 300, drop: noDrop})
-		e := &w.ents[s]
-		if e.hp != c.hp || e.maxHP != c.hp || e.foe.score != c.score {
-			t.Errorf("kind %d: hp %d/%d score %d, want %d, %d", c.kind, e.hp, e.maxHP, e.foe.score, c.hp, c.score)
+		e := w.ent(s)
+		if w.cold(e).hp != c.hp || w.cold(e).maxHP != c.hp || w.cold(e).foe.score != c.score {
+			t.Errorf("kind %d: hp %d/%d score %d, want %d, %d", c.kind, w.cold(e).hp, w.cold(e).maxHP, w.cold(e).foe.score, c.hp, c.score)
 		}
 		if vx, vy := e.mo.Velocity(); vx != -c.speed || vy != 0 || e.mo.Model != wire.ModelLinear {
 			t.Errorf("kind %d: motion %+v, want Linear (-%g, 0)", c.kind, e.mo, c.speed)
 		}
-		if e.foe.every != 0 {
-			t.Errorf("kind %d: fires every %d without a fireInterval", c.kind, e.foe.every)
+		if w.cold(e).foe.every != 0 {
+			t.Errorf("kind %d: fires every %d without a fireInterval", c.kind, w.cold(e).foe.every)
 		}
 	}
 	// Scaling: ×(3+n)/4 ×(1+L)/2 rounded up; fire ÷(1+0.1(n−1))(1+0.3(L−1)).
@@ -115,8 +115,8 @@ func TestFoeDefaultsAndScaling(t *testing.T) {
 	} {
 		w := foesWorld(t, c.n)
 		s := put(t, w, foeSpawn{kind: wire.KindArmored, x: 900, y: 300, hp: c.base, fireInterval: c.iv, loop: c.loop, drop: noDrop})
-		if e := &w.ents[s]; e.hp != c.hp || e.foe.every != c.every {
-			t.Errorf("%d players loop %d: hp %d every %d, want %d, %d", c.n, c.loop, e.hp, e.foe.every, c.hp, c.every)
+		if e := w.ent(s); w.cold(e).hp != c.hp || w.cold(e).foe.every != c.every {
+			t.Errorf("%d players loop %d: hp %d every %d, want %d, %d", c.n, c.loop, w.cold(e).hp, w.cold(e).foe.every, c.hp, c.every)
 		}
 	}
 	w := foesWorld(t, 1)
@@ -125,8 +125,8 @@ func TestFoeDefaultsAndScaling(t *testing.T) {
 			t.Errorf("spawnFoe of kind %d: slot %d", k, s)
 		}
 	}
-	if s := put(t, w, foeSpawn{kind: wire.KindPowArmor, x: 900, y: 300, hp: 9, score: 7, vx: -10, vy: 5, drop: noDrop}); w.ents[s].hp != 9 || w.ents[s].foe.score != 7 {
-		t.Errorf("given hp and score: %d, %d", w.ents[s].hp, w.ents[s].foe.score)
+	if s := put(t, w, foeSpawn{kind: wire.KindPowArmor, x: 900, y: 300, hp: 9, score: 7, vx: -10, vy: 5, drop: noDrop}); w.colds[w.at[s]].hp != 9 || w.colds[w.at[s]].foe.score != 7 {
+		t.Errorf("given hp and score: %d, %d", w.colds[w.at[s]].hp, w.colds[w.at[s]].foe.score)
 	}
 }
 
@@ -152,7 +152,7 @@ func TestBydosSineAndAimedShots(t *testing.T) {
 	place(w, 0, 100, 600)
 	place(w, 1, 300, 100) // the nearest
 	s := put(t, w, foeSpawn{kind: wire.KindBydosSlave, x: 1100, y: 300, vx: -40, amp: 50, period: 120, fireInterval: 60, drop: noDrop})
-	if m := w.ents[s].mo; m.Model != wire.ModelSine || m.Amp != 50*wire.AmpScale || m.Period != 120 {
+	if m := w.ent(s).mo; m.Model != wire.ModelSine || m.Amp != 50*wire.AmpScale || m.Period != 120 {
 		t.Fatalf("motion %+v, want the sine", m)
 	}
 	var shots []wire.Event
@@ -162,7 +162,7 @@ func TestBydosSineAndAimedShots(t *testing.T) {
 		for _, ev := range spawnsOf(w.TakeEvents2(), wire.KindEnemyMissile) {
 			shots = append(shots, ev)
 			ticks = append(ticks, ev.Tick)
-			e := &w.ents[s]
+			e := w.ent(s)
 			tx, ty := w.ShipPos(1)
 			if !angleNear(velAngle(ev), math.Atan2(ty-e.y, tx-e.x), 0.01) {
 				t.Errorf("tick %d: shot at %.3f rad, the ship is at %.3f", ev.Tick, velAngle(ev), math.Atan2(ty-e.y, tx-e.x))
@@ -192,18 +192,18 @@ func TestPowArmorDropsItsItem(t *testing.T) {
 	w := foesWorld(t, 2)
 	s := put(t, w, foeSpawn{kind: wire.KindPowArmor, x: 900, y: 300, drop: wire.ItemSpeed, fireInterval: 20})
 	stepN(w, 30)
-	x, y := w.ents[s].x, w.ents[s].y
+	x, y := w.ent(s).x, w.ent(s).y
 	if x != 900-70*30.0/60 {
 		t.Errorf("x %g after 30 ticks, want 865", x)
 	}
-	hp := w.ents[s].hp
+	hp := w.colds[w.at[s]].hp
 	if hp != 4 { // 3 × 5/4 for two players, rounded up
 		t.Fatalf("hp %d, want 4", hp)
 	}
-	if !w.damageFoe(s, hp-1, 1) || !w.ents[s].alive || len(drops) != 0 {
+	if !w.damageFoe(s, hp-1, 1) || !w.ent(s).alive || len(drops) != 0 {
 		t.Fatal("a PowArmor died before its last hit point")
 	}
-	if !w.damageFoe(s, 1, 1) || w.ents[s].alive {
+	if !w.damageFoe(s, 1, 1) || w.ent(s).alive {
 		t.Fatal("a PowArmor survived its last hit point")
 	}
 	if len(drops) != 1 || drops[0] != wire.ItemSpeed || dx != x || dy != y {
@@ -223,8 +223,8 @@ func TestPowArmorDropsItsItem(t *testing.T) {
 	// A foe without a drop drops nothing; a player not in the game scores nothing.
 	s = put(t, w, foeSpawn{kind: wire.KindBydosSlave, x: 900, y: 300, drop: noDrop})
 	w.damageFoe(s, 5, 3)
-	if len(drops) != 1 || w.ents[s].alive {
-		t.Errorf("drops %v, alive %v", drops, w.ents[s].alive)
+	if len(drops) != 1 || w.ent(s).alive {
+		t.Errorf("drops %v, alive %v", drops, w.ent(s).alive)
 	}
 }
 
@@ -235,7 +235,7 @@ func TestChaserTurnsTowardsTheShip(t *testing.T) {
 	w := foesWorld(t, 1)
 	place(w, 0, 300, 100)
 	s := put(t, w, foeSpawn{kind: wire.KindChaser, x: 1100, y: 600, drop: noDrop})
-	e := &w.ents[s]
+	e := w.ent(s)
 	if e.frame != 0 {
 		t.Errorf("frame %d heading left, want 0", e.frame)
 	}
@@ -293,12 +293,12 @@ func TestTurretAimsAtTheNearestShip(t *testing.T) {
 	place(w, 1, 600, 300)
 	fl := put(t, w, foeSpawn{kind: wire.KindTurret, x: 700, y: 700, fireInterval: 40, drop: noDrop})
 	ce := put(t, w, foeSpawn{kind: wire.KindTurret, x: 900, y: 50, drop: noDrop})
-	if f, c := &w.ents[fl], &w.ents[ce]; f.y != 720-14 || c.y != 14 || !f.foe.floor || c.foe.floor {
+	if f, c := w.ent(fl), w.ent(ce); f.y != 720-14 || c.y != 14 || !w.cold(f).foe.floor || w.cold(c).foe.floor {
 		t.Fatalf("turrets at y %g and %g", f.y, c.y)
 	}
 	check := func(s int32, want uint8) {
 		t.Helper()
-		e := &w.ents[s]
+		e := w.ent(s)
 		if e.frame != want || e.anim.Frame0 != want {
 			t.Errorf("tick %d: turret at (%g, %g) frame %d, want %d", w.tick, e.x, e.y, e.frame, want)
 		}
@@ -314,7 +314,7 @@ func TestTurretAimsAtTheNearestShip(t *testing.T) {
 	stepN(w, turretAim)
 	check(fl, 4) // right
 	evs = append(evs, stepN(w, 200)...)
-	if x := w.ents[fl].x; x != 700-60*float64(w.tick)/60 {
+	if x := w.ent(fl).x; x != 700-60*float64(w.tick)/60 {
 		t.Errorf("the turret at x %g, want it scrolling at 60 px/s", x)
 	}
 	shots := spawnsOf(evs, wire.KindEnemyMissile)
@@ -328,7 +328,7 @@ func TestTurretAimsAtTheNearestShip(t *testing.T) {
 	}
 	last := shots[len(shots)-1]
 	tx, ty := w.ShipPos(1)
-	e := &w.ents[fl]
+	e := w.ent(fl)
 	ex := e.x + 60*float64(w.tick-last.Tick)/60
 	if !angleNear(velAngle(last), math.Atan2(ty-e.y, tx-ex), 0.01) {
 		t.Errorf("shot at %.3f, the ship at %.3f", velAngle(last), math.Atan2(ty-e.y, tx-ex))
@@ -370,17 +370,17 @@ func TestArmored(t *testing.T) {
 	w := foesWorld(t, 1)
 	place(w, 0, 200, 360)
 	s := put(t, w, foeSpawn{kind: wire.KindArmored, x: 1000, y: 360, fireInterval: 50, drop: noDrop})
-	e := &w.ents[s]
+	e := w.ent(s)
 	for range 3 {
 		w.damageFoe(s, 1, 0)
 	}
-	if e.hp != 19 {
-		t.Errorf("hp %d after 3 missiles, want 19", e.hp)
+	if w.cold(e).hp != 19 {
+		t.Errorf("hp %d after 3 missiles, want 19", w.cold(e).hp)
 	}
 	w.damageFoe(s, 1, 0)
 	w.damageFoe(s, armorBreak, 0)
-	if e.hp != 12 {
-		t.Errorf("hp %d after a 4th missile and a beam, want 12", e.hp)
+	if w.cold(e).hp != 12 {
+		t.Errorf("hp %d after a 4th missile and a beam, want 12", w.cold(e).hp)
 	}
 	w.damageFoe(s, 6, 0)
 	if e.alive || w.Score(0) != 500 {
@@ -434,12 +434,12 @@ func TestFoeKeep(t *testing.T) {
 	}
 	stepN(w, 1)
 	for i, s := range in {
-		if !w.ents[s].alive {
+		if !w.ent(s).alive {
 			t.Errorf("incoming foe %d despawned", i)
 		}
 	}
 	for i, s := range out {
-		if w.ents[s].alive {
+		if w.ent(s).alive {
 			t.Errorf("leaving foe %d kept", i)
 		}
 	}
@@ -461,8 +461,8 @@ func TestFoeSpawnOddNumbers(t *testing.T) {
 			f.kind, f.drop = k, noDrop
 			w.ids.ripen(w.tick)
 			if s := w.spawnFoe(&f); s != 0 {
-				if e := &w.ents[s]; e.hp < 1 || e.hp > math.MaxUint16 || e.foe.every < 0 {
-					t.Errorf("kind %d %+v: hp %d every %d", k, f, e.hp, e.foe.every)
+				if e := w.ent(s); w.cold(e).hp < 1 || w.cold(e).hp > math.MaxUint16 || w.cold(e).foe.every < 0 {
+					t.Errorf("kind %d %+v: hp %d every %d", k, f, w.cold(e).hp, w.cold(e).foe.every)
 				}
 			}
 		}

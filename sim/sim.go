@@ -41,32 +41,42 @@ import (
 	"rtype/net/wire"
 )
 
-// entity is one slot of the world.
+// entity is the entity of a slot (World.ent; stored densely, live.go):
+// what every step of a Classic game touches, packed (104 bytes against 160
+// with the Stage state in it), since a server steps many games in turn and
+// each step's cost is mostly its entities' cache misses. The Stage-only
+// state is in World.colds, the slot's generation in World.gens.
 type entity struct {
 	alive bool
-	gen   uint8 // generation of the slot's current or next entity
 	kind  uint8
 	owner uint8 // player of a ship or player missile, else wire.NoPlayer
 	frame uint8
-	epoch uint32 // the owner's join serial, for the score of a missile
+
+	// anim is the entity's animation from mo.T0 (a ship's blink is not
+	// in it: see player.invulnStart).
+	anim wire.Anim
+
+	epoch  uint32 // the owner's join serial, for the score of a missile
+	fireIn int32  // BydosSlave: ticks until its next shot
 
 	// mo is how the entity moves: its position at every tick is mo.At
 	// (PROTOCOL.md 7.5), quantized when set, so a client evaluating the
-	// same motion gets the same position. anim is its animation from
-	// mo.T0 (a ship's blink is not in it: see player.invulnStart).
-	mo   wire.Motion
-	anim wire.Anim
+	// same motion gets the same position.
+	mo wire.Motion
 
-	x, y, vx, vy float64 // mo.At(tick) of the current tick
-	px, py       float64 // position at the start of the current step
-
-	fireIn int32 // BydosSlave: ticks until its next shot
+	x, y   float64 // mo.At(tick) of the current tick
+	px, py float64 // position at the start of the current step
 
 	// hw and hh are the half width and half height of the entity's box,
 	// set from its kind at its spawn (a beam's from its level).
 	hw, hh float64
 
-	// Stage mode only (7.12).
+	vx, vy float64 // mo.At(tick) of the current tick
+}
+
+// coldState is the Stage-only state of a slot (7.12), in a slice beside the
+// entities: a Classic step never touches it.
+type coldState struct {
 	hp, maxHP int32    // hit points of a foe; 0: cannot be hurt
 	foe       foeState // foes.go
 	arm       armState // arms.go
@@ -94,9 +104,14 @@ type World struct {
 	r      Rules
 	rng    *rand.Rand
 	tick   uint32
-	ents   []entity
-	hi     int32    // 1 + the highest live slot (or 1)
-	live   []uint64 // bit s set: slot s is alive (live.go)
+	ents   []entity    // the entities, densely: see ent
+	colds  []coldState // Stage mode only (NewStage): beside ents (cold)
+	at     []uint16    // by slot: the index in ents of its entity; 0 (ents[0], never alive) if none
+	gens   []uint8     // by slot: generation of its current or next entity
+	used   []uint64    // bit i set: ents[i] is taken (ents[0] always)
+	freed  []freedEnt  // the ents freed since the step began: taken again from the next
+	hi     int32       // 1 + the highest live slot (or 1)
+	live   []uint64    // bit s set: slot s is alive (live.go)
 	ids    idAlloc
 	pl     [wire.MaxPlayers]player
 	epoch  uint32
@@ -112,6 +127,7 @@ type World struct {
 	// The live entities of each kind at the start of the collisions, by
 	// slot; rebuilt at each step in preallocated buffers.
 	ships, pmis, bydos, emis []int32
+	boxes                    []sweptBox // of bydos, in hitBydos
 
 	// Waves.
 	started   bool   // a player has joined: the wave clock runs
@@ -145,6 +161,10 @@ func New(rules Rules, seed uint64) *World {
 		r:      rules,
 		rng:    rand.New(rand.NewPCG(seed, seed^0x9E3779B97F4A7C15)),
 		ents:   make([]entity, n+1),
+		at:     make([]uint16, n+1),
+		gens:   make([]uint8, n+1),
+		used:   make([]uint64, (n+1+63)/64),
+		freed:  make([]freedEnt, 0, n),
 		hi:     1,
 		live:   make([]uint64, (n+1+63)/64),
 		ids:    newIDAlloc(n, rules.IDReuseTicks),
@@ -154,7 +174,9 @@ func New(rules Rules, seed uint64) *World {
 		pmis:   make([]int32, 0, n),
 		bydos:  make([]int32, 0, n),
 		emis:   make([]int32, 0, n),
+		boxes:  make([]sweptBox, 0, n),
 	}
+	w.used[0] = 1
 	set := func(k uint8, wd, ht float64) { w.halfW[k], w.halfH[k] = wd/2, ht/2 }
 	set(wire.KindPlayerShip, rules.ShipW, rules.ShipH)
 	set(wire.KindPlayerMissile, rules.MissileW, rules.MissileH)
@@ -185,7 +207,7 @@ func (w *World) Tick() uint32 { return w.tick }
 func (w *World) Over() bool { return w.over }
 
 // id returns the network id of the entity in slot s.
-func (w *World) id(s int32) uint32 { return wire.MakeID(uint32(s), w.ents[s].gen) }
+func (w *World) id(s int32) uint32 { return wire.MakeID(uint32(s), w.gens[s]) }
 
 func (w *World) emit(ev wire.Event) {
 	ev.Tick = w.tick
@@ -258,8 +280,8 @@ func (w *World) AddPlayer(p uint8, name string) {
 		s := w.spawn(wire.KindPlayerShip, wire.Linear(w.tick, x, y, 0, 0), wire.Anim{}, p)
 		w.pl[p].slot = s
 		if s != 0 {
-			w.ents[s].epoch = w.epoch
-			w.ents[s].frame = w.shipFrame(&w.pl[p], &w.ents[s])
+			w.ent(s).epoch = w.epoch
+			w.ent(s).frame = w.shipFrame(&w.pl[p], w.ent(s))
 		}
 	}
 	if !w.started {
@@ -355,7 +377,7 @@ func (w *World) NumEntities() int {
 // and returns the extended slice. It allocates nothing when dst has room.
 func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive {
 			continue
 		}
@@ -372,7 +394,7 @@ func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 // when dst has room.
 func (w *World) AppendEntities2(dst []wire.Entity2) []wire.Entity2 {
 	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if e.alive {
 			dst = append(dst, wire.MakeEntity2(w.id(s), e.kind, &e.mo, e.anim))
 		}
@@ -384,10 +406,10 @@ func (w *World) AppendEntities2(dst []wire.Entity2) []wire.Entity2 {
 // (PROTOCOL.md 7.5), and false if there is none.
 func (w *World) Motion(id uint32) (wire.Motion, wire.Anim, bool) {
 	s := int32(wire.Index(id))
-	if s <= 0 || s >= w.hi || !w.ents[s].alive || w.id(s) != id {
+	if s <= 0 || s >= w.hi || !w.ent(s).alive || w.id(s) != id {
 		return wire.Motion{}, wire.Anim{}, false
 	}
-	return w.ents[s].mo, w.ents[s].anim, true
+	return w.ent(s).mo, w.ent(s).anim, true
 }
 
 // AppendPlayers2 appends a v2 record for each player in the game, by
@@ -448,7 +470,7 @@ func (w *World) AppendJoins(dst []wire.Event) []wire.Event {
 // Anim are zero (see AppendSpawns2).
 func (w *World) AppendSpawns(dst []wire.Event) []wire.Event {
 	for s := int32(1); s < w.hi; s++ {
-		if w.ents[s].alive {
+		if w.ent(s).alive {
 			ev := w.spawnEvent(s)
 			ev.Motion, ev.Anim = wire.Motion{}, wire.Anim{}
 			dst = append(dst, ev)
@@ -461,7 +483,7 @@ func (w *World) AppendSpawns(dst []wire.Event) []wire.Event {
 // Anim, whose base tick may be well before the Spawn's (PROTOCOL.md 7.6).
 func (w *World) AppendSpawns2(dst []wire.Event) []wire.Event {
 	for s := int32(1); s < w.hi; s++ {
-		if w.ents[s].alive {
+		if w.ent(s).alive {
 			dst = append(dst, w.spawnEvent(s))
 		}
 	}
@@ -471,7 +493,7 @@ func (w *World) AppendSpawns2(dst []wire.Event) []wire.Event {
 // spawnEvent is the Spawn of the entity in slot s, with both its v1
 // fields and its motion.
 func (w *World) spawnEvent(s int32) wire.Event {
-	e := &w.ents[s]
+	e := w.ent(s)
 	return wire.Event{Type: wire.EventSpawn, Tick: w.tick, ID: w.id(s), Kind: e.kind,
 		X: float32(e.x), Y: float32(e.y), VX: float32(e.vx), VY: float32(e.vy), Owner: e.owner,
 		Motion: e.mo, Anim: e.anim}
@@ -507,9 +529,14 @@ func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32
 	if s == 0 {
 		return 0
 	}
-	e := &w.ents[s]
-	*e = entity{alive: true, gen: e.gen, kind: kind, owner: owner, mo: m, anim: a,
+	i := w.takeEnt()
+	w.at[s] = i
+	e := &w.ents[i]
+	*e = entity{alive: true, kind: kind, owner: owner, mo: m, anim: a,
 		hw: w.halfW[kind], hh: w.halfH[kind]}
+	if w.colds != nil { // Stage mode
+		w.colds[i] = coldState{}
+	}
 	w.setLive(s, true)
 	w.eval(e)
 	e.px, e.py = e.x, e.y
@@ -523,17 +550,18 @@ func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32
 
 // destroy emits the Destroy of the entity in slot s and frees the slot.
 func (w *World) destroy(s int32, reason uint8) {
-	e := &w.ents[s]
+	e := w.ent(s)
 	w.emit(wire.Event{Type: wire.EventDestroy, ID: w.id(s), Reason: reason, X: float32(e.x), Y: float32(e.y)})
 	e.alive = false
 	w.setLive(s, false)
-	e.gen++ // the slot's next entity gets a new id
+	w.gens[s]++ // the slot's next entity gets a new id
+	w.freed = append(w.freed, freedEnt{slot: s, i: w.at[s]})
 	w.ids.release(s, w.tick)
 	// The loops over the slots stop at hi: it comes down past the dead
 	// slots at the top, so that a wave that left does not leave every
 	// later step walking its empty slots (a slot freed waits its delay
 	// before it is handed out again, so the live ones spread upwards).
-	for w.hi > 1 && !w.ents[w.hi-1].alive {
+	for w.hi > 1 && !w.ent(w.hi-1).alive {
 		w.hi--
 	}
 }
@@ -547,6 +575,7 @@ func (w *World) destroy(s int32, reason uint8) {
 // index, each against its earliest contact in the tick. Step allocates
 // nothing once the event buffer has room (see TakeEvents).
 func (w *World) Step() {
+	w.releaseEnts()
 	if w.st != nil {
 		w.stepStage()
 		return
@@ -554,8 +583,7 @@ func (w *World) Step() {
 	w.tick++
 	w.ids.ripen(w.tick)
 	w.moveShips()
-	w.moveOthers()
-	w.collect()
+	w.moveOthers(true)
 	w.hitBydos()
 	w.hitShips()
 	w.fireShips()
@@ -575,7 +603,7 @@ func (w *World) moveShips() {
 		if pl.invuln > 0 {
 			pl.invuln--
 		}
-		e := &w.ents[pl.slot]
+		e := w.ent(pl.slot)
 		e.px, e.py = e.x, e.y
 		vx, vy := w.r.shipVelocity(pl.actions)
 		if w.st != nil { // Stage mode: the player's speed-ups (arms.go)
@@ -632,12 +660,28 @@ func (w *World) eval(e *entity) {
 
 // moveOthers moves every entity but ships, Forces and bits (moveShips and
 // moveArms move those) by its motion, and animates it. (A Classic world
-// has no Force or bit.)
-func (w *World) moveOthers() {
+// has no Force or bit.) With collect, it also lists the live entities of
+// each Classic kind, by slot, in the same pass: ships, pmis, bydos, emis.
+func (w *World) moveOthers(collect bool) {
+	if collect {
+		w.ships, w.pmis, w.bydos, w.emis = w.ships[:0], w.pmis[:0], w.bydos[:0], w.emis[:0]
+	}
 	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive {
 			continue
+		}
+		if collect {
+			switch e.kind {
+			case wire.KindPlayerShip:
+				w.ships = append(w.ships, s)
+			case wire.KindPlayerMissile:
+				w.pmis = append(w.pmis, s)
+			case wire.KindBydosSlave:
+				w.bydos = append(w.bydos, s)
+			case wire.KindEnemyMissile:
+				w.emis = append(w.emis, s)
+			}
 		}
 		switch roles[e.kind] {
 		case roleShip, roleForce, roleBit: // moveShips and moveArms move them
@@ -646,27 +690,6 @@ func (w *World) moveOthers() {
 		e.px, e.py = e.x, e.y
 		w.eval(e)
 		e.frame = e.anim.Frame(e.mo.T0, float64(w.tick))
-	}
-}
-
-// collect lists the live entities of each kind, by slot.
-func (w *World) collect() {
-	w.ships, w.pmis, w.bydos, w.emis = w.ships[:0], w.pmis[:0], w.bydos[:0], w.emis[:0]
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := &w.ents[s]
-		if !e.alive {
-			continue
-		}
-		switch e.kind {
-		case wire.KindPlayerShip:
-			w.ships = append(w.ships, s)
-		case wire.KindPlayerMissile:
-			w.pmis = append(w.pmis, s)
-		case wire.KindBydosSlave:
-			w.bydos = append(w.bydos, s)
-		case wire.KindEnemyMissile:
-			w.emis = append(w.emis, s)
-		}
 	}
 }
 
@@ -692,6 +715,24 @@ func (w *World) sweep(a, b *entity) (float64, bool) {
 	return t0, true
 }
 
+// sweptBox is the box an entity sweeps during the step: its box at the
+// start and at the end of the step and all between.
+type sweptBox struct {
+	lx, hx, ly, hy float64
+	s              int32 // the entity's slot
+}
+
+func boxOf(e *entity, s int32) sweptBox {
+	return sweptBox{min(e.px, e.x) - e.hw, max(e.px, e.x) + e.hw, min(e.py, e.y) - e.hh, max(e.py, e.y) + e.hh, s}
+}
+
+// apart reports whether the swept boxes a and b are a pixel apart or more
+// on an axis: then sweep of their entities reports no overlap (the pixel
+// dwarfs any rounding), and hitBydos need not load the entity of b.
+func (a *sweptBox) apart(b *sweptBox) bool {
+	return b.lx >= a.hx+1 || a.lx >= b.hx+1 || b.ly >= a.hy+1 || a.ly >= b.hy+1
+}
+
 // slab narrows [t0, t1] to the times at which r + d*t lies in (-h, h).
 func slab(r, d, h float64, t0, t1 *float64) bool {
 	if d == 0 {
@@ -710,12 +751,25 @@ func slab(r, d, h float64, t0, t1 *float64) bool {
 // in the tick (the lowest slot on a tie): the Bydos is Killed, the missile
 // Consumed, and the shooter scores if it is still in the game.
 func (w *World) hitBydos() {
+	if len(w.pmis) == 0 {
+		return
+	}
+	w.boxes = w.boxes[:0]
+	for _, b := range w.bydos {
+		w.boxes = append(w.boxes, boxOf(w.ent(b), b))
+	}
 	for _, m := range w.pmis {
-		me := &w.ents[m]
+		me := w.ent(m)
+		mb := boxOf(me, m)
 		var best int32
 		bestT := 2.0
-		for _, b := range w.bydos {
-			be := &w.ents[b]
+		for i := range w.boxes {
+			bb := &w.boxes[i]
+			if mb.apart(bb) {
+				continue
+			}
+			b := bb.s
+			be := w.ent(b)
 			if !be.alive {
 				continue
 			}
@@ -741,7 +795,7 @@ func (w *World) hitBydos() {
 // missile Consumed.
 func (w *World) hitShips() {
 	for _, s := range w.ships {
-		se := &w.ents[s]
+		se := w.ent(s)
 		p := se.owner
 		pl := &w.pl[p]
 		if !se.alive || pl.invuln > 0 {
@@ -753,7 +807,7 @@ func (w *World) hitShips() {
 		}
 		w.loseLife(p, s)
 		reason := wire.DestroyConsumed
-		if w.ents[best].kind == wire.KindBydosSlave {
+		if w.ent(best).kind == wire.KindBydosSlave {
 			reason = wire.DestroyKilled
 		}
 		w.destroy(best, reason)
@@ -767,7 +821,7 @@ func (w *World) firstHit(e *entity, a, b []int32) int32 {
 	bestT := 2.0
 	for _, list := range [2][]int32{a, b} {
 		for _, h := range list {
-			he := &w.ents[h]
+			he := w.ent(h)
 			if !he.alive {
 				continue
 			}
@@ -785,7 +839,7 @@ func (w *World) firstHit(e *entity, a, b []int32) int32 {
 // RespawnInvulnTicks.
 func (w *World) loseLife(p uint8, s int32) {
 	pl := &w.pl[p]
-	se := &w.ents[s]
+	se := w.ent(s)
 	pl.lives--
 	w.emit(wire.Event{Type: wire.EventDeath, Player: p, Lives: pl.lives, X: float32(se.x), Y: float32(se.y)})
 	if pl.lives == 0 {
@@ -817,10 +871,10 @@ func (w *World) fireShips() {
 		if pl.actions&wire.ActionFire == 0 || pl.cooldown > 0 {
 			continue
 		}
-		e := &w.ents[pl.slot]
+		e := w.ent(pl.slot)
 		mo := wire.Linear(w.tick, e.x+r.MissileDX, e.y+r.MissileDY, r.MissileSpeed, 0)
 		if m := w.spawn(wire.KindPlayerMissile, mo, wire.Anim{}, uint8(p)); m != 0 {
-			w.ents[m].epoch = pl.epoch
+			w.ent(m).epoch = pl.epoch
 		}
 		pl.cooldown = int32(r.FireInterval)
 	}
@@ -835,7 +889,7 @@ func (w *World) fireDelay() int32 {
 func (w *World) bydosAI() {
 	r := &w.r
 	for _, b := range w.bydos {
-		e := &w.ents[b]
+		e := w.ent(b)
 		if !e.alive {
 			continue
 		}
@@ -850,7 +904,7 @@ func (w *World) bydosAI() {
 		bestD := math.Inf(1)
 		for p := range w.pl {
 			if s := w.pl[p].slot; s != 0 {
-				t := &w.ents[s]
+				t := w.ent(s)
 				if d := (t.x-e.x)*(t.x-e.x) + (t.y-e.y)*(t.y-e.y); d < bestD {
 					tx, ty, bestD = t.x, t.y, d
 				}
@@ -919,7 +973,7 @@ func (w *World) spawnBydos(x, baseY, vx, amp, phase float64, fireIn int32) int32
 	a := wire.Anim{Ticks: uint8(min(r.BydosFrameTicks, 255)), Count: uint8(min(r.BydosFrames, 255))}
 	s := w.spawn(wire.KindBydosSlave, m, a, wire.NoPlayer)
 	if s != 0 {
-		w.ents[s].fireIn = fireIn
+		w.ent(s).fireIn = fireIn
 	}
 	return s
 }
@@ -930,7 +984,7 @@ func (w *World) despawn() {
 	r := &w.r
 	m := r.DespawnMargin
 	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive || e.kind == wire.KindPlayerShip {
 			continue
 		}
@@ -954,7 +1008,7 @@ func (w *World) shipFrame(pl *player, e *entity) uint8 {
 func (w *World) shipFrames() {
 	for p := range w.pl {
 		if pl := &w.pl[p]; pl.slot != 0 {
-			e := &w.ents[pl.slot]
+			e := w.ent(pl.slot)
 			e.frame = w.shipFrame(pl, e)
 		}
 	}

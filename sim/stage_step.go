@@ -27,6 +27,7 @@ func NewStage(rules Rules, st *stage.Stage, seed uint64, opt StageOptions) (*Wor
 	w.foes = make([]int32, 0, n)
 	w.eshots = make([]int32, 0, n)
 	w.items = make([]int32, 0, n)
+	w.colds = make([]coldState, n+1)
 	run, err := newStageRun(w, st, opt)
 	if err != nil {
 		return nil, err
@@ -50,7 +51,7 @@ func (w *World) stepStage() {
 	w.ids.ripen(w.tick)
 	w.moveShips()
 	w.moveArms()
-	w.moveOthers()
+	w.moveOthers(false)
 	w.foesThink()
 	w.collectStage()
 	w.hitFoes()
@@ -69,7 +70,7 @@ func (w *World) collectStage() {
 	w.ships, w.shots, w.forces, w.bits = w.ships[:0], w.shots[:0], w.forces[:0], w.bits[:0]
 	w.foes, w.eshots, w.items = w.foes[:0], w.eshots[:0], w.items[:0]
 	for s := int32(1); s < w.hi; s++ {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive {
 			continue
 		}
@@ -99,7 +100,7 @@ func (w *World) despawnStage() {
 	r := &w.r
 	m := r.DespawnMargin
 	for s := int32(1); s < w.hi; s++ {
-		e := &w.ents[s]
+		e := w.ent(s)
 		if !e.alive {
 			continue
 		}

@@ -1,16 +1,22 @@
 package sim_test
 
 import (
+	"strconv"
 	"testing"
 
 	"rtype/net/wire"
 	"rtype/sim"
 )
 
-// BenchmarkStepWaves steps a Classic world of 4 ships, moving and firing,
-// under full-strength waves (rtype-bench's busy games: the biggest waves
-// every 2 s at the maximum speed): the server's work per game and tick.
-func BenchmarkStepWaves(b *testing.B) {
+// busyWorld is a Classic world of 4 ships, moving and firing, under
+// full-strength waves (rtype-bench's busy games: the biggest waves every
+// 2 s at the maximum speed), with a step that plays one tick of it.
+type busyWorld struct {
+	w *sim.World
+	i int
+}
+
+func newBusyWorld(seed uint64) *busyWorld {
 	r := sim.DefaultRules()
 	r.Lives = 255
 	r.FirstWave = 60
@@ -18,30 +24,66 @@ func BenchmarkStepWaves(b *testing.B) {
 	r.WaveInterval = r.WaveIntervalMin
 	r.WaveIntervalStep = 0
 	r.WaveSpeedStep = r.WaveSpeedMax
-	w := sim.New(r, 1)
+	b := &busyWorld{w: sim.New(r, seed)}
 	for p := range uint8(4) {
-		w.AddPlayer(p, "P")
-	}
-	i := 0
-	step := func() {
-		for p := range uint8(4) {
-			a := []uint8{wire.ActionUp, wire.ActionDown}[(i/60+int(p))%2]
-			if i/8%2 == 0 {
-				a |= wire.ActionFire
-			}
-			w.SetInput(p, a)
-		}
-		w.Step()
-		w.TakeEvents2()
-		i++
+		b.w.AddPlayer(p, "P")
 	}
 	for range 3000 { // past the first waves, the slots at their spread
-		step()
+		b.step()
 	}
+	return b
+}
+
+func (b *busyWorld) step() {
+	for p := range uint8(4) {
+		a := []uint8{wire.ActionUp, wire.ActionDown}[(b.i/60+int(p))%2]
+		if b.i/8%2 == 0 {
+			a |= wire.ActionFire
+		}
+		b.w.SetInput(p, a)
+	}
+	b.w.Step()
+	for p := range uint8(4) {
+		if b.w.Lives(p) < 10 { // a player who leaves and joins again: the game never ends
+			b.w.RemovePlayer(p, wire.LeftLeft)
+			b.w.AddPlayer(p, "P")
+		}
+	}
+	b.w.TakeEvents2()
+	b.i++
+}
+
+// BenchmarkStepWaves steps one busy world: the server's work per game and
+// tick, with the world's state warm in the cache.
+func BenchmarkStepWaves(b *testing.B) {
+	w := newBusyWorld(1)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		step()
+		w.step()
 	}
-	b.ReportMetric(float64(w.NumEntities()), "entities")
+	b.ReportMetric(float64(w.w.NumEntities()), "entities")
+}
+
+// BenchmarkStepManyWaves steps n busy worlds (100, 250, 1000) in turn, each once per op,
+// as a server's tick steps its games: each world's state has left the
+// cache by the time it steps again. ns/op divided by n is the cost of a
+// game's tick in the server.
+func BenchmarkStepManyWaves(b *testing.B) {
+	for _, n := range []int{100, 250, 1000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			ws := make([]*busyWorld, n)
+			for i := range ws {
+				ws[i] = newBusyWorld(uint64(i + 1))
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				for _, w := range ws {
+					w.step()
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/world")
+		})
+	}
 }
