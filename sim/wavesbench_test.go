@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"testing"
 
+	"rtype/internal/testrules"
 	"rtype/net/wire"
 	"rtype/sim"
 )
@@ -17,14 +18,7 @@ type busyWorld struct {
 }
 
 func newBusyWorld(seed uint64) *busyWorld {
-	r := sim.DefaultRules()
-	r.Lives = 255
-	r.FirstWave = 60
-	r.WaveSize = r.WaveSizeMax
-	r.WaveInterval = r.WaveIntervalMin
-	r.WaveIntervalStep = 0
-	r.WaveSpeedStep = r.WaveSpeedMax
-	b := &busyWorld{w: sim.New(r, seed)}
+	b := &busyWorld{w: sim.New(testrules.FullStrength(), seed)}
 	for p := range uint8(4) {
 		b.w.AddPlayer(p, "P")
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rtype/bot"
+	"rtype/internal/testrules"
 	"rtype/net/client"
 	"rtype/net/netsim"
 	"rtype/net/wire"
@@ -300,7 +301,7 @@ func (c *bwClient) predict(states map[uint32][]wire.Entity, s *wire.Snapshot) {
 
 // play runs the scenario: server, tap, impairment relay, four bots.
 func (r *bwRun) play(ctx context.Context, o *opts) error {
-	rules := fullStrengthRules()
+	rules := testrules.FullStrength()
 	if r.still {
 		rules.FirstWave = 1 << 30 // no Bydos, ever
 	}

@@ -18,6 +18,7 @@ import (
 
 	"rtype/bot"
 	"rtype/internal/browsertest"
+	"rtype/internal/testrules"
 	"rtype/internal/wirecount"
 	"rtype/net/client"
 	"rtype/net/lobby"
@@ -251,7 +252,7 @@ func runBrowser(ctx context.Context, o *opts) ([]row, error) {
 		warm, window = 2*time.Second, 4*time.Second
 	}
 
-	rules := fullStrengthRules()
+	rules := testrules.FullStrength()
 	rules.JoinInvulnTicks = 1 << 30 // the measured ships never die
 	truth := &serverPath{motions: map[uint32]wire.Motion{}}
 	clock := &tickClock{}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testrules"
 	"rtype/internal/testutil"
 	"rtype/net/wire"
 	"rtype/server"
@@ -21,27 +22,12 @@ import (
 // quiet is the logger of every server, client and relay of the bench.
 func quiet() *slog.Logger { return testutil.Discard() }
 
-// fullStrengthRules are the default rules with the waves at the strength
-// they reach at their maximum from the start (24 Bydos every 2 s, from
-// wave 1 on at 2.5 times their speed), and 255 lives so that no bot runs
-// out during a measurement.
-func fullStrengthRules() sim.Rules {
-	r := sim.DefaultRules()
-	r.Lives = 255
-	r.FirstWave = 60
-	r.WaveSize = r.WaveSizeMax
-	r.WaveInterval = r.WaveIntervalMin
-	r.WaveIntervalStep = 0
-	r.WaveSpeedStep = r.WaveSpeedMax // wave 0 at 1x, every later one at the maximum
-	return r
-}
-
 // botBusyRules make a game played by four bots as busy as the busy game
 // of section 2 (4 ships, about 40 Bydos and 100 missiles; the bots kill
 // many Bydos): full-strength waves of 36 Bydos every 2 s at their base
 // speed, each firing every 1 to 2 s.
 func botBusyRules() sim.Rules {
-	r := fullStrengthRules()
+	r := testrules.FullStrength()
 	r.WaveSpeedStep = 0
 	r.WaveSize, r.WaveSizeMax = 36, 36
 	r.BydosFireMin, r.BydosFireMax = 60, 120

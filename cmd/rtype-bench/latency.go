@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rtype/bot"
+	"rtype/internal/testrules"
 	"rtype/net/client"
 	"rtype/net/netsim"
 	"rtype/net/wire"
@@ -50,7 +51,7 @@ type latResult struct {
 
 // latencyRules: default waves, no death for anyone.
 func latencyRules() *sim.Rules {
-	r := fullStrengthRules()
+	r := testrules.FullStrength()
 	r.WaveSize, r.WaveSizeMax, r.WaveInterval, r.WaveIntervalMin = 6, 6, 120, 120
 	r.JoinInvulnTicks = 1 << 30
 	return &r

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"rtype/internal/load"
+	"rtype/internal/testrules"
 	"rtype/net/wire"
 	"rtype/server"
 )
@@ -45,7 +46,7 @@ type serverStats struct {
 
 // serverChild is the server process. It returns its exit status.
 func serverChild(spec string) int {
-	rules := fullStrengthRules()
+	rules := testrules.FullStrength()
 	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 4096, MaxSessions: 1 << 16,
 		Seed: 1, Rules: &rules, Mode: wire.ModeClassic, LoginLimit: 1 << 20, MaxSessionsPerIP: 1 << 20,
 		MaxPending: 1024, MaxPendingPerIP: 1024, MaxTickLoad: 1, Logger: quiet(), // no back-pressure: the cost is measured

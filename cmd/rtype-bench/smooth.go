@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rtype/game/interp"
+	"rtype/internal/testrules"
 	"rtype/net/client"
 	"rtype/net/netsim"
 	"rtype/net/wire"
@@ -119,7 +120,7 @@ type smoothResult struct {
 // waves (the default amplitudes), for the distance from the server's path
 // alone (the other measures assume straight lines).
 func measureSmoothness(ctx context.Context, o *opts, im *netsim.Impairment, version uint8, sine bool) (*smoothResult, error) {
-	rules := fullStrengthRules()
+	rules := testrules.FullStrength()
 	rules.JoinInvulnTicks = 1 << 30
 	if !sine {
 		rules.BydosAmplitudeMin, rules.BydosAmplitudeMax = 0, 0
