@@ -1,6 +1,10 @@
 package link
 
-import "rtype/net/wire"
+import (
+	"slices"
+
+	"rtype/net/wire"
+)
 
 // KeepAliveTicks2 is the longest a v2 server goes without sending a
 // client a snapshot: 200 ms, 12 ticks (7.9).
@@ -26,9 +30,14 @@ type History2 struct {
 
 type sentFrame struct {
 	valid bool
-	frame wire.Frame2
-	parts int // datagrams that carried it
-	acked int // of which acknowledged
+	frame wire.Frame2 // its Entities are own's, or shared's
+	parts int         // datagrams that carried it
+	acked int         // of which acknowledged
+	// The storage of its entities: its own copy (Add), or the copy of
+	// its tick that it shares with the other histories its
+	// SnapshotSender2 sent the same entities to (addShared).
+	own    []wire.Entity2
+	shared *sharedEntities
 }
 
 // complete reports whether every datagram of the snapshot was acknowledged.
@@ -38,13 +47,95 @@ func (s *sentFrame) complete() bool { return s.valid && s.parts > 0 && s.acked =
 // before its datagrams are sent with Link.AppendSnapshot. It evicts the
 // oldest.
 func (h *History2) Add(tick uint32, players []wire.Player2, entities []wire.Entity2) {
-	at := h.next
-	s := &h.snaps[at]
-	h.next = (h.next + 1) % Snapshots
-	s.valid, s.parts, s.acked = true, 0, 0
+	s := h.evict()
+	s.frame.Entities = s.own
 	s.frame.Set(tick, players, entities)
+	s.own = s.frame.Entities
+	h.added(tick)
+}
+
+// addShared is Add with the entities copied once for every history that
+// frames sends them to at that tick: the players of a game get the same
+// entities, and 4 copies of them, each to memory out of the cache, cost a
+// server more than encoding them (and each client's baseline would be a
+// copy of its own, out of the cache too).
+func (h *History2) addShared(frames *framePool, tick uint32, players []wire.Player2, entities []wire.Entity2) {
+	s := h.evict()
+	s.shared = frames.get(tick, entities)
+	s.frame.Tick = tick
+	s.frame.Players = append(s.frame.Players[:0], players...)
+	s.frame.Entities = s.shared.ents
+	h.added(tick)
+}
+
+// evict takes the slot of the next snapshot, oldest first, and empties it.
+func (h *History2) evict() *sentFrame {
+	s := &h.snaps[h.next]
+	s.valid, s.parts, s.acked = true, 0, 0
+	if s.shared != nil {
+		s.shared.release()
+		s.shared = nil
+	}
+	return s
+}
+
+// added is the end of an Add: the slot of tick is taken.
+func (h *History2) added(tick uint32) {
+	at := h.next
+	h.next = (h.next + 1) % Snapshots
 	h.sentAny, h.lastTick = true, tick
 	h.changed(at)
+}
+
+// framePool is a SnapshotSender2's copies of the entities of the
+// snapshots it sent, shared between the histories of their peers
+// (History2.addShared), each held until no history does, then reused:
+// in steady state it allocates nothing. The copies are read-only.
+type framePool struct {
+	last *sharedEntities // the last copy made, held by the pool too
+	free []*sharedEntities
+}
+
+// sharedEntities is one tick's entities as sent, shared.
+type sharedEntities struct {
+	tick uint32
+	ents []wire.Entity2
+	refs int // the histories and the pool holding it
+	pool *framePool
+}
+
+// get returns a copy of entities, the state of tick, held once more: the
+// last one made if it has the same tick and entities, else a new one.
+func (p *framePool) get(tick uint32, entities []wire.Entity2) *sharedEntities {
+	if c := p.last; c != nil && c.tick == tick && slices.Equal(c.ents, entities) {
+		c.refs++
+		return c
+	}
+	if p.last != nil {
+		p.last.release()
+	}
+	var c *sharedEntities
+	if n := len(p.free); n > 0 {
+		c, p.free[n-1] = p.free[n-1], nil
+		p.free = p.free[:n-1]
+	} else {
+		c = &sharedEntities{pool: p}
+	}
+	c.tick, c.refs = tick, 2 // the caller's and the pool's (p.last)
+	if cap(c.ents) < len(entities) {
+		c.ents = make([]wire.Entity2, 0, max(16, 2*len(entities))) // as Frame2.Set grows
+	}
+	c.ents = append(c.ents[:0], entities...)
+	p.last = c
+	return c
+}
+
+// release lets go of one hold of c: with none left, its pool reuses it.
+func (c *sharedEntities) release() {
+	c.refs--
+	if c.refs == 0 {
+		c.pool.free = append(c.pool.free, c)
+	}
 }
 
 // changed keeps h.base right after the counts of slot at changed.
