@@ -160,21 +160,26 @@ func (l *Link) accept(h wire.Header, delay time.Duration, size int, now time.Tim
 	if h.Ack == 0xFFFF && h.AckBits == 0 {
 		return // the peer has recorded nothing yet (5.1)
 	}
-	l.acknowledge(h.Ack, true, delay, now)
-	// The bits of sequences an earlier header acknowledged were
-	// processed then: acknowledging is idempotent, and a peer only
-	// acknowledges what we sent, so only the others are walked.
+	// The sequences an earlier header acknowledged were processed then:
+	// acknowledging is idempotent, and a peer only acknowledges what we
+	// sent, so only the others are walked. Most headers repeat the last
+	// one's ack (we send less often than the peer does): they load no
+	// entry of the ring.
 	var done uint32
+	repeat := false
 	newer := h.Ack-l.next >= 0x8000 // not ahead of what we sent (a lie is walked, not recorded)
 	if newer && l.peerAckHas {
 		switch d := h.Ack - l.peerAck; {
 		case d == 0:
-			done = l.peerAckBits
+			done, repeat = l.peerAckBits, true
 		case d <= 32:
 			done = l.peerAckBits<<d | 1<<(d-1)
 		case d >= 0x8000:
 			newer = false // an older header: walked whole, not recorded
 		}
+	}
+	if !repeat {
+		l.acknowledge(h.Ack, true, delay, now)
 	}
 	if newer {
 		l.peerAck, l.peerAckBits, l.peerAckHas = h.Ack, h.AckBits|done, true
