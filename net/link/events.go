@@ -138,9 +138,9 @@ func (l *Link) appendEvents(dst []byte, now time.Time, q eventQueue) ([]byte, bo
 		}
 		dst = q.appendFrame(dst, id, data)
 		if o.sent {
-			l.sendStats.EventsResent++
+			l.stats.EventsResent++
 		} else {
-			l.sendStats.EventsSent++
+			l.stats.EventsSent++
 		}
 		o.sent, o.lastSent = true, now
 		s.events = append(s.events, id)
@@ -150,7 +150,7 @@ func (l *Link) appendEvents(dst []byte, now time.Time, q eventQueue) ([]byte, bo
 		return dst, false
 	}
 	dst[start+hs] = byte(count)
-	l.sendStats.SentBytes += uint64(len(dst) - start)
+	l.stats.SentBytes += uint64(len(dst) - start)
 	return dst, true
 }
 
@@ -177,7 +177,7 @@ func (l *Link) ReceiveEvents(payload []byte, fresh []wire.EventFrame) ([]wire.Ev
 			continue
 		}
 		l.markEvent(f.ID)
-		l.recvStats.EventsDelivered++
+		l.stats.EventsDelivered++
 		fresh = append(fresh, f)
 	}
 	return fresh, nil

@@ -135,7 +135,7 @@ func (l *Link) ReceiveEvents2(payload []byte, fresh []wire.EventFrame2) ([]wire.
 			continue
 		}
 		l.v2.mark(f.ID)
-		l.recvStats.EventsDelivered++
+		l.stats.EventsDelivered++
 		fresh = append(fresh, f)
 	}
 	return fresh, nil

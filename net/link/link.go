@@ -54,59 +54,46 @@ type Stats struct {
 type Link struct {
 	// Session goes into every header.
 	Session uint32
+
+	// What the read loop's every datagram writes and the sender's every
+	// datagram reads comes first, in two cache lines (the Link is
+	// large: its ring alone is 64 kB), so that a session's datagrams in
+	// and out load few lines of it.
+	recv recvWindow
+	v2   *linkV2 // nil in a v1 session
+	next uint16  // sequence of the next datagram sent
+
+	// The peer's newest ack processed and the ack_bits processed with
+	// it: a header that repeats them (most do) walks only the new bits.
+	peerAck     uint16
+	peerAckBits uint32
+	peerAckHas  bool
+
+	hasRTT     bool
+	lastRecv   time.Time
+	ackArrived time.Time // v2: when the datagram named by our ack arrived (7.2)
+	srtt       time.Duration
+	stats      Stats
+
 	// History, when set, learns which snapshots the peer acknowledged.
 	History *History
 	// History2, when set, learns which v2 snapshots the peer acknowledged
 	// (SnapshotSender2 sets it on first use).
 	History2 *History2
 
-	// The Link is large (its ring alone is 64 kB), and on a server its
-	// receiving (the read loop) and its sending (the tick, on another
-	// core) alternate. So its fields are grouped by who writes them, each
-	// group in cache lines of its own (TestLinkLayout): the first line
-	// is written once, the next ones by every datagram received, the
-	// ones after by every datagram sent. A datagram in or out then loads
-	// few lines of the Link, and does not take a line away from the
-	// other side's cache when that side only reads it.
-	v2  *linkV2               // nil in a v1 session
-	out *[MaxUnacked]outEvent // v1's events; nil in a v2 session
-	_   [24]byte
-
-	// Written by the datagrams received.
-	recv recvWindow
-	// The peer's newest ack processed and the ack_bits processed with
-	// it: a header that repeats them (most do) walks only the new bits.
-	peerAck     uint16
-	peerAckHas  bool
-	hasRTT      bool
-	peerAckBits uint32
-	lastRecv    time.Time
-	ackArrived  time.Time // v2: when the datagram named by our ack arrived (7.2)
-	srtt        time.Duration
-	recvStats   recvStats
-	_           [56]byte
-
-	// Written by the datagrams sent.
-	next      uint16 // sequence of the next datagram sent
-	head      uint16 // v1: oldest unacknowledged event id
-	tail      uint16 // v1: next event id
-	sendStats sendStats
-
-	// v1's events received.
-	inNew uint16 // newest event id received
+	out   *[MaxUnacked]outEvent // v1's events; nil in a v2 session
+	head  uint16                // oldest unacknowledged event id
+	tail  uint16                // next event id
+	inNew uint16                // newest event id received
 	inHas bool
 	inSet [EventWindow / 64]uint64 // bit (id % 1024): received within the window
 
 	// The ring starts at a cache line (a Link, larger than 32 kB, is
-	// allocated page-aligned), so that an entry is one line.
-	_    [80]byte
+	// allocated page-aligned), so that an entry is one line:
+	// TestLinkLayout.
+	_    [32]byte
 	ring [sentRing]sent
 }
-
-// recvStats and sendStats are the counters of Stats, by who writes them.
-type recvStats struct{ RecvDatagrams, RecvBytes, Acked, EventsDelivered uint64 }
-
-type sendStats struct{ SentDatagrams, SentBytes, EventsSent, EventsResent uint64 }
 
 // New returns a Link for a session, with its clock started at now.
 func New(session uint32, now time.Time) *Link {
@@ -168,8 +155,8 @@ func (l *Link) accept(h wire.Header, delay time.Duration, size int, now time.Tim
 		l.ackArrived = now // ack_delay counts from here (7.2)
 	}
 	l.lastRecv = now
-	l.recvStats.RecvDatagrams++
-	l.recvStats.RecvBytes += uint64(size)
+	l.stats.RecvDatagrams++
+	l.stats.RecvBytes += uint64(size)
 	if h.Ack == 0xFFFF && h.AckBits == 0 {
 		return // the peer has recorded nothing yet (5.1)
 	}
@@ -212,7 +199,7 @@ func (l *Link) acknowledge(seq uint16, sample bool, delay time.Duration, now tim
 		return
 	}
 	s.acked = true
-	l.recvStats.Acked++
+	l.stats.Acked++
 	if sample {
 		rtt := max(now.Sub(s.at)-delay, 0)
 		if !l.hasRTT {
@@ -253,12 +240,7 @@ func (l *Link) Silence(now time.Time) time.Duration { return now.Sub(l.lastRecv)
 func (l *Link) TimedOut(now time.Time) bool { return l.Silence(now) >= Timeout }
 
 // Stats returns the counters.
-func (l *Link) Stats() Stats {
-	r, t := &l.recvStats, &l.sendStats
-	return Stats{SentDatagrams: t.SentDatagrams, RecvDatagrams: r.RecvDatagrams, SentBytes: t.SentBytes,
-		RecvBytes: r.RecvBytes, Acked: r.Acked, EventsSent: t.EventsSent, EventsResent: t.EventsResent,
-		EventsDelivered: r.EventsDelivered}
-}
+func (l *Link) Stats() Stats { return l.stats }
 
 // Loss returns the fraction of our datagrams the peer has not
 // acknowledged among those sent during 2 s ending 1 s before now, or 0
@@ -296,7 +278,7 @@ func (l *Link) AppendDatagram(dst []byte, t wire.Type, payload []byte, now time.
 	seq := l.begin(now)
 	dst = l.appendHeader(dst, t, seq, now)
 	dst = append(dst, payload...)
-	l.sendStats.SentBytes += uint64(l.HeaderSize() + len(payload))
+	l.stats.SentBytes += uint64(l.HeaderSize() + len(payload))
 	return dst, seq
 }
 
@@ -322,7 +304,7 @@ func (l *Link) begin(now time.Time) uint16 {
 	l.next++
 	s := &l.ring[seq%sentRing]
 	*s = sent{seq: seq, valid: true, at: now, events: s.events[:0]}
-	l.sendStats.SentDatagrams++
+	l.stats.SentDatagrams++
 	return seq
 }
 
