@@ -16,8 +16,11 @@ type game struct {
 	sessions [wire.MaxPlayers]*session
 	over     bool
 	overAt   time.Time
-	scores   gameScores   // its GameOver, held until the leaderboard has it
-	rec      GameRecorder // Config.Recorder's, or nil
+	// timeoutAt is the first time at which a session of the game can
+	// time out (endSessions); zero: at the next tick.
+	timeoutAt time.Time
+	scores    gameScores   // its GameOver, held until the leaderboard has it
+	rec       GameRecorder // Config.Recorder's, or nil
 
 	// Buffers reused every tick.
 	events    []wire.Event // the world's, with motions (v2), valid until its next change
@@ -146,38 +149,10 @@ func (g *game) freePlayerCount() int {
 // sessions and out, and the server's session map only through dropInTick.
 func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) []*session {
 	// Sessions that end: silent too long, never bound, too many events
-	// unacknowledged, or done with a finished game.
-	for _, ss := range g.sessions {
-		if ss == nil {
-			continue
-		}
-		var why uint8
-		var logout uint8
-		switch {
-		case ss.overflow || (ss.bound && ss.link.Silence(now) >= s.cfg.SessionTimeout):
-			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
-		case !ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
-			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
-		case g.over && s.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
-			if ss.lobby && ss.room != nil && ss.room == g.room { // 7.14: the room stays together
-				s.backToRoomInTick(ss)
-				continue
-			}
-			s.dropInTick(ss)
-			ss.logoutReason = wire.LogoutGameOver
-			lost = append(lost, ss)
-			s.log.Info("game over for player", "session", ss.id, "name", ss.name, "game", g.id)
-			continue
-		default:
-			continue
-		}
-		s.log.Info("player timed out", "session", ss.id, "name", ss.name, "game", g.id, "bound", ss.bound)
-		s.dropInTick(ss)
-		if ss.joined && !g.over {
-			g.world.RemovePlayer(ss.player, why)
-		}
-		ss.logoutReason = logout
-		lost = append(lost, ss)
+	// unacknowledged, or done with a finished game. None can time out
+	// before g.timeoutAt: its sessions are walked only from then on.
+	if g.over || !now.Before(g.timeoutAt) {
+		lost = s.endSessions(g, now, lost)
 	}
 	lost = s.stepSpectators(g, now, lost) // 7.17
 	// After GameOver the world steps on too (entities fly on, no wave
@@ -214,6 +189,64 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 	}
 	return lost
 }
+
+// endSessions ends the sessions of g that are silent too long, never
+// bound, have too many events unacknowledged (5.3, 5.5), or are done with
+// a finished game, and returns lost with them. It sets g.timeoutAt to the
+// first time at which one of those left could time out: until then, or
+// until that changes (a session comes, binds, or overflows: g.recheck),
+// stepGame skips the walk, which would read every session's link, written
+// by the read loop, each tick.
+func (s *Server) endSessions(g *game, now time.Time, lost []*session) []*session {
+	next := now.Add(max(s.cfg.SessionTimeout, s.cfg.BindTimeout))
+	for _, ss := range g.sessions {
+		if ss == nil {
+			continue
+		}
+		var why uint8
+		var logout uint8
+		switch {
+		case ss.overflow || (ss.bound && ss.link.Silence(now) >= s.cfg.SessionTimeout):
+			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
+		case !ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
+			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
+		case g.over && s.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
+			if ss.lobby && ss.room != nil && ss.room == g.room { // 7.14: the room stays together
+				s.backToRoomInTick(ss)
+				continue
+			}
+			s.dropInTick(ss)
+			ss.logoutReason = wire.LogoutGameOver
+			lost = append(lost, ss)
+			s.log.Info("game over for player", "session", ss.id, "name", ss.name, "game", g.id)
+			continue
+		default:
+			var at time.Time
+			if ss.bound {
+				at = now.Add(s.cfg.SessionTimeout - ss.link.Silence(now))
+			} else {
+				at = ss.start.Add(s.cfg.BindTimeout)
+			}
+			if at.Before(next) {
+				next = at
+			}
+			continue
+		}
+		s.log.Info("player timed out", "session", ss.id, "name", ss.name, "game", g.id, "bound", ss.bound)
+		s.dropInTick(ss)
+		if ss.joined && !g.over {
+			g.world.RemovePlayer(ss.player, why)
+		}
+		ss.logoutReason = logout
+		lost = append(lost, ss)
+	}
+	g.timeoutAt = next
+	return lost
+}
+
+// recheck makes the next tick walk the sessions of g for their timeouts
+// (stepGame): one of them may time out sooner than g.timeoutAt says.
+func (g *game) recheck() { g.timeoutAt = time.Time{} }
 
 // applySteps gives the world the actions of the next input step of each
 // v2 player (7.4); v1 players' actions are set as their Inputs arrive.

@@ -553,6 +553,7 @@ func (s *Server) enterGameLocked(g *game, ss *session, now time.Time) {
 	ss.game = g
 	g.sessions[ss.player] = ss
 	ss.start = now
+	g.recheck() // its bind timeout
 	s.log.Info("room member enters its game", "session", ss.id, "name", ss.name, "game", g.id, "player", ss.player)
 }
 

@@ -533,6 +533,7 @@ func (s *Server) login(c net.Conn) (*session, bool) {
 		rm.members[ss.player] = &member{ss: ss, name: name, ready: true}
 	}
 	g.sessions[ss.player] = ss
+	g.recheck() // its bind timeout
 	s.sessions[ss.id] = ss
 	if !s.acceptLocked(ss, acc) {
 		return nil, false

@@ -266,6 +266,8 @@ func (s *Server) bindToLocked(ss *session, from netip.AddrPort, now time.Time, r
 	}
 	ss.bound, ss.addr = true, from
 	g := ss.game
+	// Its session timeout counts from now on.
+	g.recheck()
 	if ss.spectator && !ss.joined { // 7.17: no ship
 		s.bindSpectatorLocked(ss)
 	}
@@ -307,6 +309,9 @@ func (s *Server) bindToLocked(ss *session, from netip.AddrPort, now time.Time, r
 func queue(ss *session, ev *wire.Event) {
 	if err := ss.link.QueueEvent(ev); err != nil {
 		ss.overflow = true
+		if ss.game != nil {
+			ss.game.recheck()
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package link
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"rtype/net/wire"
 )
@@ -34,11 +33,9 @@ type outEvent2 struct {
 	outState
 }
 
-// linkV2 is what a Link of a v2 session adds: the time the datagram named
-// by its ack arrived, and the events with 32-bit ids.
+// linkV2 is what a Link of a v2 session adds: the events with 32-bit ids
+// (the Link keeps when the datagram named by its ack arrived).
 type linkV2 struct {
-	ackArrived time.Time
-
 	// Events sent: a ring whose length is a power of two, grown up to
 	// MaxUnacked2 as events pile up, so that a session that keeps up
 	// holds a few slots only.

@@ -1,6 +1,10 @@
 package link
 
-import "rtype/net/wire"
+import (
+	"slices"
+
+	"rtype/net/wire"
+)
 
 // KeepAliveTicks2 is the longest a v2 server goes without sending a
 // client a snapshot: 200 ms, 12 ticks (7.9).
@@ -17,46 +21,200 @@ type History2 struct {
 	next     int    // slot of the next snapshot
 	sentAny  bool   // a snapshot was added
 	lastTick uint32 // the tick of the last one added
+	// base is 1 + the slot of the newest fully acknowledged snapshot
+	// (Baseline's), or 0 when none is: kept as parts and acknowledgements
+	// are counted, so that neither Baseline nor an acknowledgement walks
+	// the slots (each in a cache line or two of its own) in steady state.
+	base int
 }
 
 type sentFrame struct {
 	valid bool
-	frame wire.Frame2
-	parts int // datagrams that carried it
-	acked int // of which acknowledged
+	frame wire.Frame2 // its Entities are own's, or shared's
+	parts int         // datagrams that carried it
+	acked int         // of which acknowledged
+	// The storage of its entities: its own copy (Add), or the copy of
+	// its tick that it shares with the other histories its
+	// SnapshotSender2 sent the same entities to (addShared).
+	own    []wire.Entity2
+	shared *sharedEntities
 }
+
+// complete reports whether every datagram of the snapshot was acknowledged.
+func (s *sentFrame) complete() bool { return s.valid && s.parts > 0 && s.acked == s.parts }
 
 // Add records the snapshot of tick with its players and entities (copied)
 // before its datagrams are sent with Link.AppendSnapshot. It evicts the
 // oldest.
 func (h *History2) Add(tick uint32, players []wire.Player2, entities []wire.Entity2) {
-	s := &h.snaps[h.next]
-	h.next = (h.next + 1) % Snapshots
-	s.valid, s.parts, s.acked = true, 0, 0
+	s := h.evict()
+	s.frame.Entities = s.own
 	s.frame.Set(tick, players, entities)
-	h.sentAny, h.lastTick = true, tick
+	s.own = s.frame.Entities
+	h.added(tick)
 }
 
-func (h *History2) find(tick uint32) *sentFrame {
+// addShared is Add with the entities copied once for every history that
+// frames sends them to at that tick: the players of a game get the same
+// entities, and 4 copies of them, each to memory out of the cache, cost a
+// server more than encoding them (and each client's baseline would be a
+// copy of its own, out of the cache too).
+func (h *History2) addShared(frames *framePool, tick uint32, players []wire.Player2, entities []wire.Entity2) {
+	s := h.evict()
+	s.shared = frames.get(tick, entities)
+	s.frame.Tick = tick
+	s.frame.Players = append(s.frame.Players[:0], players...)
+	s.frame.Entities = s.shared.ents
+	h.added(tick)
+}
+
+// evict takes the slot of the next snapshot, oldest first, and empties it.
+func (h *History2) evict() *sentFrame {
+	s := &h.snaps[h.next]
+	s.valid, s.parts, s.acked = true, 0, 0
+	if s.shared != nil {
+		s.shared.release()
+		s.shared = nil
+	}
+	return s
+}
+
+// added is the end of an Add: the slot of tick is taken.
+func (h *History2) added(tick uint32) {
+	at := h.next
+	h.next = (h.next + 1) % Snapshots
+	h.sentAny, h.lastTick = true, tick
+	h.changed(at)
+}
+
+// framePool is a SnapshotSender2's copies of the entities of the
+// snapshots it sent, shared between the histories of their peers
+// (History2.addShared), each held until no history does, then reused:
+// in steady state it allocates nothing. The copies are read-only.
+type framePool struct {
+	last *sharedEntities // the last copy made, held by the pool too
+	free []*sharedEntities
+}
+
+// sharedEntities is one tick's entities as sent, shared.
+type sharedEntities struct {
+	tick uint32
+	ents []wire.Entity2
+	refs int // the histories and the pool holding it
+	pool *framePool
+}
+
+// get returns a copy of entities, the state of tick, held once more: the
+// last one made if it has the same tick and entities, else a new one.
+func (p *framePool) get(tick uint32, entities []wire.Entity2) *sharedEntities {
+	if c := p.last; c != nil && c.tick == tick && slices.Equal(c.ents, entities) {
+		c.refs++
+		return c
+	}
+	if p.last != nil {
+		p.last.release()
+	}
+	var c *sharedEntities
+	if n := len(p.free); n > 0 {
+		c, p.free[n-1] = p.free[n-1], nil
+		p.free = p.free[:n-1]
+	} else {
+		c = &sharedEntities{pool: p}
+	}
+	c.tick, c.refs = tick, 2 // the caller's and the pool's (p.last)
+	if cap(c.ents) < len(entities) {
+		c.ents = make([]wire.Entity2, 0, max(16, 2*len(entities))) // as Frame2.Set grows
+	}
+	c.ents = append(c.ents[:0], entities...)
+	p.last = c
+	return c
+}
+
+// release lets go of one hold of c: with none left, its pool reuses it.
+func (c *sharedEntities) release() {
+	c.refs--
+	if c.refs == 0 {
+		c.pool.free = append(c.pool.free, c)
+	}
+}
+
+// changed keeps h.base right after the counts of slot at changed.
+func (h *History2) changed(at int) {
+	s := &h.snaps[at]
+	switch {
+	case h.base == at+1 && !s.complete():
+		h.base = h.findBase() // it was the baseline: another one, if any
+	case s.complete() && h.base != at+1 && h.newer(at, h.base-1):
+		h.base = at + 1
+	}
+}
+
+// newer reports whether the snapshot of slot at is a better baseline than
+// that of slot b (b < 0: none): a later tick, or the same one in a lower
+// slot (the first of a walk in slot order).
+func (h *History2) newer(at, b int) bool {
+	if b < 0 {
+		return true
+	}
+	t, tb := h.snaps[at].frame.Tick, h.snaps[b].frame.Tick
+	return t > tb || t == tb && at < b
+}
+
+// findBase returns 1 + the slot of the newest fully acknowledged snapshot,
+// or 0, walking every slot.
+func (h *History2) findBase() int {
+	best := -1
 	for i := range h.snaps {
-		if s := &h.snaps[i]; s.valid && s.frame.Tick == tick {
-			return s
+		if h.snaps[i].complete() && (best < 0 || h.snaps[i].frame.Tick > h.snaps[best].frame.Tick) {
+			best = i
 		}
 	}
-	return nil
+	return best + 1
 }
 
-// carried counts one more datagram of the snapshot of tick.
-func (h *History2) carried(tick uint32) {
-	if s := h.find(tick); s != nil {
-		s.parts++
+func (h *History2) find(tick uint32) int {
+	for i := range h.snaps {
+		if s := &h.snaps[i]; s.valid && s.frame.Tick == tick {
+			return i
+		}
 	}
+	return -1
+}
+
+// slotOf returns the slot of the snapshot of tick, given hint, the slot
+// it was added to (carried's result), or -1 when h no longer holds it.
+func (h *History2) slotOf(tick uint32, hint int) int {
+	if hint >= 0 && hint < Snapshots {
+		if s := &h.snaps[hint]; s.valid && s.frame.Tick == tick {
+			return hint
+		}
+	}
+	return h.find(tick)
+}
+
+// carried counts one more datagram of the snapshot of tick, and returns
+// its slot (or -1), the hint of acked.
+func (h *History2) carried(tick uint32) int {
+	return h.carriedAt(tick, (h.next+Snapshots-1)%Snapshots) // most often the last added
+}
+
+func (h *History2) carriedAt(tick uint32, hint int) int {
+	at := h.slotOf(tick, hint)
+	if at >= 0 {
+		h.snaps[at].parts++
+		h.changed(at)
+	}
+	return at
 }
 
 // acked counts one more acknowledged datagram of the snapshot of tick.
-func (h *History2) acked(tick uint32) {
-	if s := h.find(tick); s != nil {
-		s.acked++
+func (h *History2) acked(tick uint32) { h.ackedAt(tick, -1) }
+
+// ackedAt is acked with hint, the slot carried returned for the datagram.
+func (h *History2) ackedAt(tick uint32, hint int) {
+	if at := h.slotOf(tick, hint); at >= 0 {
+		h.snaps[at].acked++
+		h.changed(at)
 	}
 }
 
@@ -65,24 +223,17 @@ func (h *History2) acked(tick uint32) {
 // wire.Snapshot2Encoder.EncodeFrame takes as its base. It stays valid
 // until the snapshot is evicted, so encode before Add.
 func (h *History2) Baseline() *wire.Frame2 {
-	var best *sentFrame
-	for i := range h.snaps {
-		s := &h.snaps[i]
-		if s.valid && s.parts > 0 && s.acked == s.parts && (best == nil || s.frame.Tick > best.frame.Tick) {
-			best = s
-		}
-	}
-	if best == nil {
+	if h.base == 0 {
 		return nil
 	}
-	return &best.frame
+	return &h.snaps[h.base-1].frame
 }
 
 // Acknowledged reports whether the snapshot of tick is held and fully
 // acknowledged.
 func (h *History2) Acknowledged(tick uint32) bool {
-	s := h.find(tick)
-	return s != nil && s.parts > 0 && s.acked == s.parts
+	at := h.find(tick)
+	return at >= 0 && h.snaps[at].complete()
 }
 
 // Due reports whether a snapshot of tick must be sent even if it repeats

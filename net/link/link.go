@@ -33,6 +33,7 @@ type sent struct {
 	acked    bool
 	at       time.Time
 	snapshot bool     // it carried a part of the snapshot of tick snapTick
+	snapSlot int8     // of History2, where it was when sent (History2.ackedAt's hint)
 	snapTick uint32   //
 	events   []uint32 // ids of the events it carried (v1's are 16-bit)
 }
@@ -53,25 +54,32 @@ type Stats struct {
 type Link struct {
 	// Session goes into every header.
 	Session uint32
-	// History, when set, learns which snapshots the peer acknowledged.
-	History *History
-	// History2, when set, learns which v2 snapshots the peer acknowledged
-	// (SnapshotSender2 sets it on first use).
-	History2 *History2
 
-	next     uint16 // sequence of the next datagram sent
-	recv     recvWindow
-	ring     [sentRing]sent
-	srtt     time.Duration
-	hasRTT   bool
-	lastRecv time.Time
-	stats    Stats
+	// What the read loop's every datagram writes and the sender's every
+	// datagram reads comes first, in two cache lines (the Link is
+	// large: its ring alone is 64 kB), so that a session's datagrams in
+	// and out load few lines of it.
+	recv recvWindow
+	v2   *linkV2 // nil in a v1 session
+	next uint16  // sequence of the next datagram sent
 
 	// The peer's newest ack processed and the ack_bits processed with
 	// it: a header that repeats them (most do) walks only the new bits.
 	peerAck     uint16
 	peerAckBits uint32
 	peerAckHas  bool
+
+	hasRTT     bool
+	lastRecv   time.Time
+	ackArrived time.Time // v2: when the datagram named by our ack arrived (7.2)
+	srtt       time.Duration
+	stats      Stats
+
+	// History, when set, learns which snapshots the peer acknowledged.
+	History *History
+	// History2, when set, learns which v2 snapshots the peer acknowledged
+	// (SnapshotSender2 sets it on first use).
+	History2 *History2
 
 	out   *[MaxUnacked]outEvent // v1's events; nil in a v2 session
 	head  uint16                // oldest unacknowledged event id
@@ -80,7 +88,11 @@ type Link struct {
 	inHas bool
 	inSet [EventWindow / 64]uint64 // bit (id % 1024): received within the window
 
-	v2 *linkV2 // nil in a v1 session
+	// The ring starts at a cache line (a Link, larger than 32 kB, is
+	// allocated page-aligned), so that an entry is one line:
+	// TestLinkLayout.
+	_    [32]byte
+	ring [sentRing]sent
 }
 
 // New returns a Link for a session, with its clock started at now.
@@ -140,7 +152,7 @@ func (l *Link) Accept2(h wire.Header2, size int, now time.Time) {
 func (l *Link) accept(h wire.Header, delay time.Duration, size int, now time.Time) {
 	l.recv.record(h.Seq)
 	if l.v2 != nil && l.recv.newest == h.Seq {
-		l.v2.ackArrived = now // ack_delay counts from here (7.2)
+		l.ackArrived = now // ack_delay counts from here (7.2)
 	}
 	l.lastRecv = now
 	l.stats.RecvDatagrams++
@@ -148,21 +160,26 @@ func (l *Link) accept(h wire.Header, delay time.Duration, size int, now time.Tim
 	if h.Ack == 0xFFFF && h.AckBits == 0 {
 		return // the peer has recorded nothing yet (5.1)
 	}
-	l.acknowledge(h.Ack, true, delay, now)
-	// The bits of sequences an earlier header acknowledged were
-	// processed then: acknowledging is idempotent, and a peer only
-	// acknowledges what we sent, so only the others are walked.
+	// The sequences an earlier header acknowledged were processed then:
+	// acknowledging is idempotent, and a peer only acknowledges what we
+	// sent, so only the others are walked. Most headers repeat the last
+	// one's ack (we send less often than the peer does): they load no
+	// entry of the ring.
 	var done uint32
+	repeat := false
 	newer := h.Ack-l.next >= 0x8000 // not ahead of what we sent (a lie is walked, not recorded)
 	if newer && l.peerAckHas {
 		switch d := h.Ack - l.peerAck; {
 		case d == 0:
-			done = l.peerAckBits
+			done, repeat = l.peerAckBits, true
 		case d <= 32:
 			done = l.peerAckBits<<d | 1<<(d-1)
 		case d >= 0x8000:
 			newer = false // an older header: walked whole, not recorded
 		}
+	}
+	if !repeat {
+		l.acknowledge(h.Ack, true, delay, now)
 	}
 	if newer {
 		l.peerAck, l.peerAckBits, l.peerAckHas = h.Ack, h.AckBits|done, true
@@ -196,7 +213,7 @@ func (l *Link) acknowledge(seq uint16, sample bool, delay time.Duration, now tim
 			l.History.acked(s.snapTick)
 		}
 		if l.History2 != nil {
-			l.History2.acked(s.snapTick)
+			l.History2.ackedAt(s.snapTick, int(s.snapSlot))
 		}
 	}
 	if l.v2 != nil {
@@ -276,7 +293,7 @@ func (l *Link) AppendSnapshot(dst []byte, payload []byte, tick uint32, now time.
 		l.History.carried(tick)
 	}
 	if l.History2 != nil {
-		l.History2.carried(tick)
+		s.snapSlot = int8(l.History2.carried(tick))
 	}
 	return dst
 }
@@ -302,7 +319,7 @@ func (l *Link) appendHeader(dst []byte, t wire.Type, seq uint16, now time.Time) 
 	}
 	var delay uint16
 	if l.recv.has {
-		delay = wire.AckDelayUnits(now.Sub(l.v2.ackArrived).Microseconds())
+		delay = wire.AckDelayUnits(now.Sub(l.ackArrived).Microseconds())
 	}
 	return wire.AppendHeader2(dst, wire.Header2{Header: h, AckDelay: delay})
 }

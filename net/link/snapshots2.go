@@ -16,8 +16,9 @@ import (
 // turn: its encoder and datagram buffers are reused by each call, so that
 // in steady state it allocates nothing.
 type SnapshotSender2 struct {
-	enc  wire.Snapshot2Encoder
-	bufs [][]byte
+	enc    wire.Snapshot2Encoder
+	bufs   [][]byte
+	frames framePool // the entities sent, shared by the histories
 }
 
 // Datagrams encodes the state of tick (its players, and its entities
@@ -62,7 +63,7 @@ func (s *SnapshotSender2) send(l *Link, h *History2, tick uint32, players []wire
 	if changes == 0 && !h.Due(tick) {
 		return s.bufs[:0] // nothing the client lacks, and not yet 200 ms (7.9)
 	}
-	h.Add(tick, players, entities)
+	h.addShared(&s.frames, tick, players, entities)
 	for i, p := range payloads {
 		if i == len(s.bufs) {
 			s.bufs = append(s.bufs, make([]byte, 0, wire.MaxDatagram))

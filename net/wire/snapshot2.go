@@ -417,7 +417,10 @@ func (e *Snapshot2Encoder) Diff(base, cur []Entity2) []Record2 {
 			j++
 		default: // the same network id
 			b, c := &base[i], &cur[j]
-			if b.F[F2Kind] != c.F[F2Kind] {
+			if b.F == c.F {
+				// Unchanged, as most records are (the motion and the
+				// animation change at events): one comparison.
+			} else if b.F[F2Kind] != c.F[F2Kind] {
 				recs = append(recs, Record2{Change: Added, Mask: Diff2(&zero, c), Entity2: *c})
 			} else if m := Diff2(b, c); m != 0 {
 				recs = append(recs, Record2{Change: Updated, Mask: m, Entity2: *c})
@@ -567,9 +570,21 @@ type Frame2 struct {
 // Set makes f a copy of the state of tick.
 func (f *Frame2) Set(tick uint32, players []Player2, entities []Entity2) {
 	f.Tick = tick
+	if cap(f.Players) < MaxPlayers {
+		f.Players = make([]Player2, 0, MaxPlayers)
+	}
 	f.Players = append(f.Players[:0], players...)
+	if cap(f.Entities) < len(entities) {
+		// Room for twice as many at once: a server's ring of frames
+		// per client grows each frame once or twice, not 6 or 7 times
+		// from a few entities to a busy world's.
+		f.Entities = make([]Entity2, 0, max(frameMinEntities, 2*len(entities)))
+	}
 	f.Entities = append(f.Entities[:0], entities...)
 }
+
+// frameMinEntities is the least room a Frame2 makes for entities.
+const frameMinEntities = 16
 
 // EncodeFrame encodes cur against base, or full when base is nil (7.8):
 // Encode with the frames' ticks, players and entities.
