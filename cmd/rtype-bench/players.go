@@ -228,6 +228,7 @@ func playersRun(ctx context.Context, o *opts, n int, warm, window time.Duration,
 	lc.Full = os.Getenv("RTYPE_BENCH_FULL_CLIENTS") != "" // net/client.Client per player
 
 	lc.Parked = os.Getenv("RTYPE_BENCH_PARKED_READERS") != "" // a reader parked per socket, not polled at each tick
+	lc.Phases = envInt("RTYPE_BENCH_PHASES")                  // the sockets' turns in a tick (0: 8; 1: all at once)
 	l, err := load.Start(ctx, lc)
 	if err != nil {
 		return nil, err

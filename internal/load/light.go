@@ -471,16 +471,21 @@ func (l *light) queueBind(g *group, ss *lsess, now time.Time) {
 }
 
 // drive sends, 60 times a second, every bound session's Input, and the
-// Binds of the others every 100 ms, a socket's in one batch.
+// Binds of the others every 100 ms, a socket's in one batch. The sockets
+// take their turns spread over the tick (Config.Phases), as real clients,
+// whose clocks are not in step, send at any moment of a tick.
 func (l *light) drive() {
-	tick := time.NewTicker(time.Second / wire.TickRate)
+	phases := max(min(l.cfg.Phases, len(l.groups)), 1)
+	tick := time.NewTicker(time.Second / wire.TickRate / time.Duration(phases))
 	defer tick.Stop()
 	var n uint64
 	var in wire.Input2
 	var payload []byte
+	phase := 0
 	for {
 		now := time.Now()
-		for _, g := range l.groups {
+		for gi := phase; gi < len(l.groups); gi += phases {
+			g := l.groups[gi]
 			g.mu.Lock()
 			if g.polled {
 				l.pollGroup(g, now)
@@ -515,7 +520,10 @@ func (l *light) drive() {
 		case <-l.stop:
 			return
 		case <-tick.C:
-			n++
+			if phase++; phase == phases {
+				phase = 0
+				n++
+			}
 		}
 	}
 }

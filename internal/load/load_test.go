@@ -13,7 +13,8 @@ import (
 
 // TestRun plays 8 clients for 2 s against a real server with each protocol
 // version, light (sharing sockets, 3 to a socket, and one to a socket;
-// polled at each tick, and read by parked goroutines: Config.Parked) and
+// polled at each tick, their sends spread over the tick, and read by
+// parked goroutines, sending all at once: Config.Parked, Phases 1) and
 // full (net/client.Client): every client logs in, binds, receives snapshots and events and
 // is still connected at the end, the server still holds all 8 sessions
 // (none dropped or kicked), and the report's figures are plausible.
@@ -34,7 +35,7 @@ func TestRun(t *testing.T) {
 			defer cancel()
 			var st server.TickStats
 			rep, err := Run(ctx, Config{Addr: srv.Addr(), N: n, Duration: 2 * time.Second, Protocol: v, Seed: 7,
-				Full: tc.full, PerSocket: tc.perSocket, Parked: tc.parked,
+				Full: tc.full, PerSocket: tc.perSocket, Parked: tc.parked, Phases: map[bool]int{true: 1}[tc.parked],
 				AtEnd: func() { st = srv.TickStats() }})
 			if err != nil {
 				t.Fatalf("run: %v", err)
