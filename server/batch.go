@@ -3,6 +3,7 @@ package server
 import (
 	"net"
 	"net/netip"
+	"sync/atomic"
 
 	"rtype/net/wire"
 )
@@ -81,4 +82,59 @@ func (o *outbox) flush() {
 		o.w.write(o.d[:o.n])
 		o.n = 0
 	}
+}
+
+// SocketStats count the server's syscalls on its UDP socket since it
+// started (on Linux: recvmmsg and sendmmsg; elsewhere a call per
+// datagram), for sizing and profiling: datagrams per call is the batch
+// the load achieves.
+type SocketStats struct {
+	// Reads are the read calls that returned datagrams, Received the
+	// datagrams they returned.
+	Reads, Received uint64
+	// ReadWaits are the times the read loop found the socket empty and
+	// waited for it to be readable (parked in the runtime's poller).
+	ReadWaits uint64
+	// Writes are the send calls, Sent the datagrams they sent.
+	Writes, Sent uint64
+	// WriteWaits are the times a send found the socket's buffer full
+	// (EAGAIN) and waited for it to be writable; ShortWrites the calls
+	// that sent part of their batch; Refused the calls that failed with
+	// an error (a datagram dropped).
+	WriteWaits, ShortWrites, Refused uint64
+}
+
+// SocketStats returns the counts of the server's UDP syscalls so far.
+func (s *Server) SocketStats() SocketStats {
+	var st SocketStats
+	if s.rx != nil {
+		st.Reads, st.Received, st.ReadWaits = s.rx.stats.calls.Load(), s.rx.stats.datagrams.Load(), s.rx.stats.waits.Load()
+	}
+	add := func(o *outbox) {
+		if o == nil || o.w == nil {
+			return
+		}
+		t := &o.w.stats
+		st.Writes += t.calls.Load()
+		st.Sent += t.datagrams.Load()
+		st.WriteWaits += t.waits.Load()
+		st.ShortWrites += t.short.Load()
+		st.Refused += t.refused.Load()
+	}
+	add(s.rxOut)
+	for _, sh := range s.shards.all {
+		add(sh.out)
+	}
+	return st
+}
+
+// rxStats are a batchReader's counts (SocketStats): atomic, added once
+// per call, read by another goroutine.
+type rxStats struct {
+	calls, datagrams, waits atomic.Uint64
+}
+
+// txStats are a batchWriter's counts (SocketStats).
+type txStats struct {
+	calls, datagrams, waits, short, refused atomic.Uint64
 }

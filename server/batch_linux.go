@@ -41,6 +41,7 @@ type batchReader struct {
 	fn    func(fd uintptr) bool // the read, made once
 	n     int
 	errno syscall.Errno
+	stats rxStats
 }
 
 func newBatchReader(c *net.UDPConn) (*batchReader, error) {
@@ -65,9 +66,14 @@ func newBatchReader(c *net.UDPConn) (*batchReader, error) {
 		}
 		n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&r.hdrs[0])), batchSize, unix.MSG_DONTWAIT, 0, 0)
 		if e == unix.EAGAIN || e == unix.EINTR {
+			r.stats.waits.Add(1)
 			return false // wait until readable
 		}
 		r.n, r.errno = int(n), e
+		if e == 0 {
+			r.stats.calls.Add(1)
+			r.stats.datagrams.Add(uint64(n))
+		}
 		return true
 	}
 	return r, nil
@@ -134,6 +140,7 @@ type batchWriter struct {
 	todo  []mmsghdr             // what fn sends
 	sent  int
 	errno syscall.Errno
+	stats txStats
 }
 
 func newBatchWriter(c *net.UDPConn) (*batchWriter, error) {
@@ -156,9 +163,20 @@ func newBatchWriter(c *net.UDPConn) (*batchWriter, error) {
 	w.fn = func(fd uintptr) bool {
 		n, _, e := unix.RawSyscall6(unix.SYS_SENDMMSG, fd, uintptr(unsafe.Pointer(&w.todo[0])), uintptr(len(w.todo)), unix.MSG_DONTWAIT, 0, 0)
 		if e == unix.EAGAIN || e == unix.EINTR {
+			w.stats.waits.Add(1)
 			return false // wait until writable
 		}
 		w.sent, w.errno = int(n), e
+		w.stats.calls.Add(1)
+		switch {
+		case e != 0:
+			w.stats.refused.Add(1)
+		case int(n) < len(w.todo):
+			w.stats.short.Add(1)
+			fallthrough
+		default:
+			w.stats.datagrams.Add(uint64(n))
+		}
 		return true
 	}
 	return w, nil

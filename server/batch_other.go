@@ -14,9 +14,10 @@ import (
 
 // batchReader receives one datagram at a time.
 type batchReader struct {
-	c    *net.UDPConn
-	buf  [wire.MaxDatagram + 1]byte
-	msgs [1]datagram
+	c     *net.UDPConn
+	buf   [wire.MaxDatagram + 1]byte
+	msgs  [1]datagram
+	stats rxStats
 }
 
 func newBatchReader(c *net.UDPConn) (*batchReader, error) {
@@ -31,19 +32,29 @@ func (r *batchReader) read() ([]datagram, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.stats.calls.Add(1)
+	r.stats.datagrams.Add(1)
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	r.msgs[0] = datagram{b: r.buf[:n], addr: from}
 	return r.msgs[:], nil
 }
 
 // batchWriter sends datagrams one at a time.
-type batchWriter struct{ c *net.UDPConn }
+type batchWriter struct {
+	c     *net.UDPConn
+	stats txStats
+}
 
 func newBatchWriter(c *net.UDPConn) (*batchWriter, error) { return &batchWriter{c: c}, nil }
 
 // write sends ds, in order; a datagram refused is dropped.
 func (w *batchWriter) write(ds []datagram) {
 	for i := range ds {
-		w.c.WriteToUDPAddrPort(ds[i].b, ds[i].addr)
+		w.stats.calls.Add(1)
+		if _, err := w.c.WriteToUDPAddrPort(ds[i].b, ds[i].addr); err != nil {
+			w.stats.refused.Add(1)
+			continue
+		}
+		w.stats.datagrams.Add(1)
 	}
 }

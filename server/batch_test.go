@@ -19,26 +19,7 @@ func TestDatagramPathNoAllocs(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	t.Run("socket", func(t *testing.T) {
-		rc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rc.Close()
-		sc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sc.Close()
-		r, err := newBatchReader(rc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := newOutbox(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		to := rc.LocalAddr().(*net.UDPAddr).AddrPort()
-		from := sc.LocalAddr().(*net.UDPAddr).AddrPort()
+		r, o, to, from := loopbackBatch(t)
 		payload := make([]byte, 300)
 		const k = 8 // datagrams per batch
 		got := 0

@@ -42,6 +42,8 @@ type serverStats struct {
 	p50, p99, max   time.Duration
 	games, sessions int
 	busy            float64 // the tick loop's duty cycle at the end
+	sys             float64 // the system (kernel) part of cpu
+	sock            server.SocketStats
 }
 
 // serverChild is the server process. It returns its exit status.
@@ -68,20 +70,27 @@ func serverChild(spec string) int {
 	done := make(chan struct{})
 	go func() { srv.Run(ctx); close(done) }()
 	fmt.Println(srv.Addr())
+	if n := envInt("RTYPE_BENCH_SERVER_PROCS"); n > 0 { // a measurement, not a default
+		runtime.GOMAXPROCS(n)
+	}
 	var t0 time.Time
-	var cpu0 float64
+	var cpu0, sys0 float64
 	var st0 server.TickStats
+	var sk0 server.SocketStats
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		switch sc.Text() {
 		case "mark":
-			t0, cpu0, st0 = time.Now(), load.CPUSeconds(), srv.TickStats()
+			t0, cpu0, sys0, st0, sk0 = time.Now(), load.CPUSeconds(), load.SystemCPUSeconds(), srv.TickStats(), srv.SocketStats()
 			fmt.Println("ok")
 		case "stats":
 			cpu, wall := load.CPUSeconds()-cpu0, time.Since(t0).Seconds()
 			st := srv.TickStatsSince(st0.Ticks)
+			sys, sk := load.SystemCPUSeconds()-sys0, srv.SocketStats()
 			fmt.Println(cpu, wall, st.Ticks-st0.Ticks, st.Overruns-st0.Overruns, int64(st.P50), int64(st.P99), int64(st.Max),
-				st.Games, st.Sessions, st.Load)
+				st.Games, st.Sessions, st.Load, sys,
+				sk.Reads-sk0.Reads, sk.Received-sk0.Received, sk.ReadWaits-sk0.ReadWaits,
+				sk.Writes-sk0.Writes, sk.Sent-sk0.Sent, sk.WriteWaits-sk0.WriteWaits, sk.ShortWrites-sk0.ShortWrites, sk.Refused-sk0.Refused)
 		}
 	}
 	cancel()
@@ -148,7 +157,9 @@ func (p *serverProcess) stats() (serverStats, error) {
 		return s, err
 	}
 	var p50, p99, mx int64
-	_, err = fmt.Sscan(line, &s.cpu, &s.wall, &s.ticks, &s.overruns, &p50, &p99, &mx, &s.games, &s.sessions, &s.busy)
+	k := &s.sock
+	_, err = fmt.Sscan(line, &s.cpu, &s.wall, &s.ticks, &s.overruns, &p50, &p99, &mx, &s.games, &s.sessions, &s.busy, &s.sys,
+		&k.Reads, &k.Received, &k.ReadWaits, &k.Writes, &k.Sent, &k.WriteWaits, &k.ShortWrites, &k.Refused)
 	s.p50, s.p99, s.max = time.Duration(p50), time.Duration(p99), time.Duration(mx)
 	return s, err
 }
@@ -215,6 +226,9 @@ func playersRun(ctx context.Context, o *opts, n int, warm, window time.Duration,
 	lc := load.Config{Addr: sp.addr, N: n, Seed: o.seed, Logins: 16, Logger: quiet()}
 	lc.PerSocket = envInt("RTYPE_BENCH_PER_SOCKET")       // light sessions per UDP socket (0: 16)
 	lc.Full = os.Getenv("RTYPE_BENCH_FULL_CLIENTS") != "" // net/client.Client per player
+
+	lc.Parked = os.Getenv("RTYPE_BENCH_PARKED_READERS") != "" // a reader parked per socket, not polled at each tick
+	lc.Phases = envInt("RTYPE_BENCH_PHASES")                  // the sockets' turns in a tick (0: 8; 1: all at once)
 	l, err := load.Start(ctx, lc)
 	if err != nil {
 		return nil, err
@@ -237,6 +251,13 @@ func playersRun(ctx context.Context, o *opts, n int, warm, window time.Duration,
 	logf(o, "    server cpu %.2fs over %.1fs (%.1f µs per player-second, %.1f per player-second of ticks), p50 %s p99 %s max %s, %d/%d ticks, %d games, %d sessions; load cpu %.2fs, %d connected",
 		st.srv.cpu, st.srv.wall, st.cpuPerPlayerSecond()*1e6, st.cpuPerPlayerTicked()*1e6, dur(st.srv.p50), dur(st.srv.p99), dur(st.srv.max),
 		st.srv.ticks, int(st.srv.wall*wire.TickRate), st.srv.games, st.srv.sessions, st.load.CPU, st.load.Connected)
+	if k, w := st.srv.sock, st.srv.wall; w > 0 {
+		// The server's UDP syscalls: the batches the load lets it make,
+		// and the kernel's share of its CPU (getrusage's system time).
+		logf(o, "    server socket: %.0f reads/s of %.1f datagrams, %.0f waits for the socket to be readable/s; %.0f writes/s of %.1f datagrams, %d EAGAIN waits, %d short, %d refused; system %.0f%% of the server's CPU",
+			float64(k.Reads)/w, float64(k.Received)/max(float64(k.Reads), 1), float64(k.ReadWaits)/w,
+			float64(k.Writes)/w, float64(k.Sent)/max(float64(k.Writes), 1), k.WriteWaits, k.ShortWrites, k.Refused, 100*st.srv.sys/max(st.srv.cpu, 1e-9))
+	}
 	if ps := st.load.Seconds * float64(st.load.Clients); ps > 0 {
 		// What a player costs in datagrams, by kind (light clients).
 		logf(o, "    per player-second: in %.1f datagrams, %.1f kB (%.1f snapshots, %.1f event datagrams carrying %.1f events, %.1f of them repeats), out %.1f, %.1f kB (%.1f acks)",

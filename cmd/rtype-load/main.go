@@ -7,14 +7,20 @@
 //
 // Usage:
 //
-//	rtype-load -addr HOST:PORT -n N -duration D [-protocol 1|2] [-seed S] [-per-socket K] [-full] [-v]
+//	rtype-load -addr HOST:PORT -n N -duration D [-protocol 1|2] [-seed S] [-per-socket K] [-parked] [-phases P] [-full] [-v]
 //
 // The clients are named load1..loadN; package internal/load plays them.
 // By default they are light: a session keeps its link and no world, and
 // K sessions (16) share a UDP socket, read and written in batches
 // (recvmmsg, sendmmsg), so that the load costs less CPU than the server
 // it loads; the server tells them apart by their session numbers, as it
-// does any session. -per-socket 1 gives each its own socket; -full plays
+// does any session. The sockets are read at each tick without waiting (a
+// client reading its socket once a frame); -parked gives each socket a
+// goroutine parked until a datagram comes (on loopback, the server's
+// send wakes it: BENCHMARKS.md, "The kernel's share per datagram").
+// The sockets send in turns spread over each tick, -phases P a tick (8),
+// as real clients are not in step; -phases 1 sends all at once.
+// -per-socket 1 gives each session its own socket; -full plays
 // each as a net/client.Client, the client the game uses (its own socket
 // and goroutines, every snapshot rebuilt).
 //
@@ -49,6 +55,8 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the clients' play")
 	verbose := flag.Bool("v", false, "report every 5 s")
 	perSocket := flag.Int("per-socket", 16, "light sessions sharing one UDP socket")
+	phases := flag.Int("phases", 8, "turns per tick over which the light sockets spread their sends (1: all at once)")
+	parked := flag.Bool("parked", false, "read each light socket with a goroutine parked until a datagram comes, not at each tick")
 	full := flag.Bool("full", false, "play full clients (net/client.Client) instead of light sessions")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -58,7 +66,7 @@ func main() {
 		os.Exit(2)
 	}
 	cfg := load.Config{Addr: *addr, N: *n, Duration: *dur, Protocol: uint8(*proto), Seed: *seed,
-		PerSocket: *perSocket, Full: *full}
+		PerSocket: *perSocket, Full: *full, Parked: *parked, Phases: *phases}
 	if *verbose {
 		cfg.Progress = os.Stdout
 	}

@@ -19,10 +19,15 @@ import (
 // sockets, PerSocket to a socket: the server tells sessions apart by the
 // session number of each datagram's header and checks that it comes from
 // the address the session bound (7.10), so sessions bound from one
-// address are as real as sessions bound from many. A socket is read by a
-// goroutine of its own in batches (recvmmsg), and the Inputs of its
-// sessions go out together, one sendmmsg per socket and tick, from one
-// driving goroutine.
+// address are as real as sessions bound from many. The Inputs of a
+// socket's sessions go out together, one sendmmsg per socket and tick,
+// from one driving goroutine, which also reads every socket at each tick,
+// before it sends, in batches (recvmmsg) without waiting: a client that
+// reads its socket once a frame, as a game's loop does. With
+// Config.Parked a socket is read instead by a goroutine of its own,
+// parked in the runtime's poller until a datagram comes (on loopback
+// each datagram wakes it, in the server's send: see BENCHMARKS.md, "The
+// kernel's share per datagram").
 //
 // What a light client does, of the protocol: it logs in over TCP (3.2,
 // 7.1) and keeps the connection, ending on a Logout or a closed
@@ -96,6 +101,10 @@ type group struct {
 	now  []*lsess      // sessions with a datagram to send at once
 	bufs [batch][]byte // the datagrams of one write, reused
 	out  [][]byte      // the datagrams queued
+
+	// polled: the socket is read by drive at each tick, not by a
+	// goroutine parked on it, and conn is nil (bc only).
+	polled bool
 }
 
 // light is a running light load.
@@ -137,8 +146,10 @@ func startLight(ctx context.Context, cfg Config) (*light, error) {
 		return nil, errors.New("load: no client logged in")
 	}
 	for _, g := range l.groups {
-		l.wg.Add(1)
-		go func() { defer l.wg.Done(); l.readGroup(g) }()
+		if !g.polled {
+			l.wg.Add(1)
+			go func() { defer l.wg.Done(); l.readGroup(g) }()
+		}
 		for _, ss := range g.list {
 			l.wg.Add(1)
 			go func() { defer l.wg.Done(); l.readTCP(ss) }()
@@ -208,18 +219,9 @@ func (l *light) openGroups() error {
 			if ta == nil {
 				return errors.New("load: the TCP connection has no IP address")
 			}
-			conn, err := net.DialUDP("udp", nil, &net.UDPAddr{IP: ta.IP, Port: ta.Port, Zone: ta.Zone})
-			if err != nil {
-				return fmt.Errorf("load: UDP socket to %s: %w", ta, err)
-			}
-			bc, err := newBatchConn(conn)
-			if err != nil {
-				conn.Close()
-				return fmt.Errorf("load: UDP socket to %s: %w", ta, err)
-			}
-			g = &group{conn: conn, bc: bc, ss: make(map[uint32]*lsess)}
-			for i := range g.bufs {
-				g.bufs[i] = make([]byte, 0, wire.MaxDatagram)
+			var err error
+			if g, err = openGroup(&net.UDPAddr{IP: ta.IP, Port: ta.Port, Zone: ta.Zone}, !l.cfg.Parked && canPoll); err != nil {
+				return err
 			}
 			l.groups = append(l.groups, g)
 		}
@@ -229,6 +231,27 @@ func (l *light) openGroups() error {
 		g.list = append(g.list, ss)
 	}
 	return nil
+}
+
+// openGroup opens a group's UDP socket, connected to to: polled by
+// drive, or read by a goroutine of its own.
+func openGroup(to *net.UDPAddr, polled bool) (*group, error) {
+	g := &group{ss: make(map[uint32]*lsess), polled: polled}
+	var err error
+	if polled {
+		g.bc, err = newPolledConn(to)
+	} else if g.conn, err = net.DialUDP("udp", nil, to); err == nil {
+		if g.bc, err = newBatchConn(g.conn); err != nil {
+			g.conn.Close()
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load: UDP socket to %s: %w", to, err)
+	}
+	for i := range g.bufs {
+		g.bufs[i] = make([]byte, 0, wire.MaxDatagram)
+	}
+	return g, nil
 }
 
 func (l *light) clients() int {
@@ -283,34 +306,52 @@ func (l *light) readTCP(ss *lsess) {
 	ss.g.mu.Unlock()
 }
 
-// readGroup reads the datagrams of a group's socket until it is closed,
-// and answers at once what is to be (Challenges, Event datagrams).
+// readGroup reads the datagrams of a group's socket, parked until they
+// come, until it is closed, and answers at once what is to be
+// (Challenges, Event datagrams).
 func (l *light) readGroup(g *group) {
 	for {
 		ds, err := g.bc.read()
 		if err != nil {
 			return
 		}
-		now := time.Now()
 		g.mu.Lock()
-		for _, d := range ds {
-			l.receive(g, d, now)
-		}
-		for _, ss := range g.now {
-			ss.sendNext = false
-			switch {
-			case ss.done:
-			case ss.answer:
-				l.queueBind(g, ss, now)
-			case ss.ackNow && !ss.ackRidesInput():
-				g.queue(ss, wire.TypeAck, nil, now)
-				ss.acks++
-			}
-		}
-		g.now = g.now[:0]
+		l.receiveBatch(g, ds, time.Now())
 		g.flush()
 		g.mu.Unlock()
 	}
+}
+
+// pollGroup reads what a polled group's socket holds, without waiting,
+// and queues the answers; g.mu is held. The caller flushes.
+func (l *light) pollGroup(g *group, now time.Time) {
+	for {
+		ds := g.bc.poll()
+		l.receiveBatch(g, ds, now)
+		if len(ds) < batch {
+			return
+		}
+	}
+}
+
+// receiveBatch handles a batch of datagrams of a group's socket and
+// queues what is answered at once; g.mu is held. The caller flushes.
+func (l *light) receiveBatch(g *group, ds [][]byte, now time.Time) {
+	for _, d := range ds {
+		l.receive(g, d, now)
+	}
+	for _, ss := range g.now {
+		ss.sendNext = false
+		switch {
+		case ss.done:
+		case ss.answer:
+			l.queueBind(g, ss, now)
+		case ss.ackNow && !ss.ackRidesInput():
+			g.queue(ss, wire.TypeAck, nil, now)
+			ss.acks++
+		}
+	}
+	g.now = g.now[:0]
 }
 
 // receive handles a datagram of the group's socket; g.mu is held.
@@ -430,17 +471,25 @@ func (l *light) queueBind(g *group, ss *lsess, now time.Time) {
 }
 
 // drive sends, 60 times a second, every bound session's Input, and the
-// Binds of the others every 100 ms, a socket's in one batch.
+// Binds of the others every 100 ms, a socket's in one batch. The sockets
+// take their turns spread over the tick (Config.Phases), as real clients,
+// whose clocks are not in step, send at any moment of a tick.
 func (l *light) drive() {
-	tick := time.NewTicker(time.Second / wire.TickRate)
+	phases := max(min(l.cfg.Phases, len(l.groups)), 1)
+	tick := time.NewTicker(time.Second / wire.TickRate / time.Duration(phases))
 	defer tick.Stop()
 	var n uint64
 	var in wire.Input2
 	var payload []byte
+	phase := 0
 	for {
 		now := time.Now()
-		for _, g := range l.groups {
+		for gi := phase; gi < len(l.groups); gi += phases {
+			g := l.groups[gi]
 			g.mu.Lock()
+			if g.polled {
+				l.pollGroup(g, now)
+			}
 			for _, ss := range g.list {
 				switch {
 				case ss.done:
@@ -471,7 +520,10 @@ func (l *light) drive() {
 		case <-l.stop:
 			return
 		case <-tick.C:
-			n++
+			if phase++; phase == phases {
+				phase = 0
+				n++
+			}
 		}
 	}
 }
@@ -574,7 +626,12 @@ func (l *light) close() {
 	}
 	wg.Wait()
 	for _, g := range l.groups {
-		g.conn.Close()
+		if g.conn != nil {
+			g.conn.Close() // its reader returns
+		}
 	}
 	l.wg.Wait()
+	for _, g := range l.groups {
+		g.bc.close() // a polled socket: drive has returned
+	}
 }

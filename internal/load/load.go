@@ -62,6 +62,18 @@ type Config struct {
 	// PerSocket is how many light sessions share one UDP socket. Default
 	// 16; 1 gives every session a socket (and an address) of its own.
 	PerSocket int
+	// Parked reads each light socket with a goroutine of its own, parked
+	// in the runtime's poller until a datagram comes, instead of reading
+	// every socket without waiting at each tick (the default, where the
+	// system has recvmmsg). On loopback a parked reader is woken by the
+	// server's send, which the server's CPU time then includes.
+	Parked bool
+	// Phases spreads the light sockets' sends over each tick: socket i
+	// sends (and, unless Parked, reads) at phase i mod Phases, Phases
+	// times a tick, as real clients send at any moment of a tick rather
+	// than all at once. Default 8 (every 2.1 ms); 1 sends every socket's
+	// Inputs together at each tick.
+	Phases int
 }
 
 // Report is what a run measured.
@@ -165,6 +177,9 @@ func Start(ctx context.Context, cfg Config) (*Load, error) {
 	}
 	if cfg.PerSocket <= 0 {
 		cfg.PerSocket = 16
+	}
+	if cfg.Phases <= 0 {
+		cfg.Phases = 8
 	}
 	if !cfg.Full {
 		lt, err := startLight(ctx, cfg)

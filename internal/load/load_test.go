@@ -12,7 +12,9 @@ import (
 )
 
 // TestRun plays 8 clients for 2 s against a real server with each protocol
-// version, light (sharing sockets, 3 to a socket, and one to a socket) and
+// version, light (sharing sockets, 3 to a socket, and one to a socket;
+// polled at each tick, their sends spread over the tick, and read by
+// parked goroutines, sending all at once: Config.Parked, Phases 1) and
 // full (net/client.Client): every client logs in, binds, receives snapshots and events and
 // is still connected at the end, the server still holds all 8 sessions
 // (none dropped or kicked), and the report's figures are plausible.
@@ -21,9 +23,11 @@ func TestRun(t *testing.T) {
 		v         uint8
 		full      bool
 		perSocket int
-	}{{1, false, 3}, {2, false, 3}, {2, false, 1}, {1, true, 0}, {2, true, 0}} {
+		parked    bool
+	}{{1, false, 3, false}, {2, false, 3, false}, {2, false, 1, false}, {1, false, 3, true}, {2, false, 3, true},
+		{1, true, 0, false}, {2, true, 0, false}} {
 		v := tc.v
-		t.Run(fmt.Sprintf("v%d/full=%v/per=%d", v, tc.full, tc.perSocket), func(t *testing.T) {
+		t.Run(fmt.Sprintf("v%d/full=%v/per=%d/parked=%v", v, tc.full, tc.perSocket, tc.parked), func(t *testing.T) {
 			t.Parallel()
 			const n = 8
 			srv := testserver.Start(t, server.Config{LoginLimit: 100, MaxSessionsPerIP: 100})
@@ -31,7 +35,7 @@ func TestRun(t *testing.T) {
 			defer cancel()
 			var st server.TickStats
 			rep, err := Run(ctx, Config{Addr: srv.Addr(), N: n, Duration: 2 * time.Second, Protocol: v, Seed: 7,
-				Full: tc.full, PerSocket: tc.perSocket,
+				Full: tc.full, PerSocket: tc.perSocket, Parked: tc.parked, Phases: map[bool]int{true: 1}[tc.parked],
 				AtEnd: func() { st = srv.TickStats() }})
 			if err != nil {
 				t.Fatalf("run: %v", err)

@@ -25,10 +25,11 @@ type mmsghdr struct {
 }
 
 // batchConn reads and writes one connected UDP socket in batches. read
-// is called by one goroutine, write by one at a time (under its group's
-// lock).
+// (or poll) is called by one goroutine, write by one at a time (under its
+// group's lock).
 type batchConn struct {
-	rc syscall.RawConn
+	rc syscall.RawConn // nil: a polled socket, fd
+	fd int
 
 	rhdrs [batch]mmsghdr
 	riovs [batch]unix.Iovec
@@ -52,6 +53,12 @@ func newBatchConn(c *net.UDPConn) (*batchConn, error) {
 		return nil, err
 	}
 	b := &batchConn{rc: rc}
+	b.init()
+	return b, nil
+}
+
+// init makes the headers and the calls of b.
+func (b *batchConn) init() {
 	for i := range b.rhdrs {
 		b.riovs[i].Base = &b.bufs[i][0]
 		b.riovs[i].SetLen(len(b.bufs[i]))
@@ -74,7 +81,78 @@ func newBatchConn(c *net.UDPConn) (*batchConn, error) {
 		b.sent, b.werr = int(n), e
 		return true
 	}
+}
+
+// canPoll says that polled sockets (newPolledConn) exist here.
+const canPoll = true
+
+// polledReadBuffer is the receive buffer a polled socket asks for: what
+// comes in between two polls (16 sessions' snapshots and events of a
+// tick, ~40 kB of the kernel's memory) with room for a poll late by tens
+// of milliseconds on a busy machine. The kernel caps it at
+// net.core.rmem_max.
+const polledReadBuffer = 1 << 20
+
+// newPolledConn opens a UDP socket connected to to that the runtime's
+// poller does not know: nothing waits for it to be readable, it is read
+// by poll, without waiting, at each tick. So a datagram coming to it
+// wakes no thread (the kernel finds no waiter on the socket), where a
+// socket of package net, registered with epoll, wakes the thread parked
+// in epoll_wait at each datagram, in the sender's syscall on loopback.
+func newPolledConn(to *net.UDPAddr) (*batchConn, error) {
+	var sa unix.Sockaddr
+	family := unix.AF_INET
+	if ip4 := to.IP.To4(); ip4 != nil {
+		sa = &unix.SockaddrInet4{Port: to.Port, Addr: [4]byte(ip4)}
+	} else if ip6 := to.IP.To16(); ip6 != nil {
+		family = unix.AF_INET6
+		s6 := &unix.SockaddrInet6{Port: to.Port, Addr: [16]byte(ip6)}
+		if to.Zone != "" {
+			ifi, err := net.InterfaceByName(to.Zone)
+			if err != nil {
+				return nil, err
+			}
+			s6.ZoneId = uint32(ifi.Index)
+		}
+		sa = s6
+	} else {
+		return nil, &net.AddrError{Err: "not an IP address", Addr: to.String()}
+	}
+	fd, err := unix.Socket(family, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_UDP)
+	if err != nil {
+		return nil, err
+	}
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, polledReadBuffer) // best effort
+	if err := unix.Connect(fd, sa); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	b := &batchConn{fd: fd}
+	b.init()
 	return b, nil
+}
+
+// poll returns the datagrams the socket holds, a batch at most, without
+// waiting: none when it is empty. A polled socket only.
+func (b *batchConn) poll() [][]byte {
+	for i := range b.rhdrs {
+		b.rhdrs[i].hdr.Flags = 0
+	}
+	n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(b.fd), uintptr(unsafe.Pointer(&b.rhdrs[0])), batch, unix.MSG_DONTWAIT, 0, 0)
+	if e != 0 {
+		return nil // EAGAIN: empty; an ICMP error: nothing read
+	}
+	for i := 0; i < int(n); i++ {
+		b.rmsgs[i] = b.bufs[i][:b.rhdrs[i].len]
+	}
+	return b.rmsgs[:n]
+}
+
+// close closes a polled socket. Nothing may use it after.
+func (b *batchConn) close() {
+	if b.rc == nil {
+		unix.Close(b.fd)
+	}
 }
 
 // read waits for datagrams and returns a batch of them, valid until the
@@ -107,7 +185,11 @@ func (b *batchConn) write(ds [][]byte) {
 	}
 	for off := 0; off < len(ds); {
 		b.todo = b.whdrs[off:len(ds)]
-		if err := b.rc.Write(b.wfn); err != nil {
+		if b.rc == nil {
+			if !b.wfn(uintptr(b.fd)) {
+				break // a full socket buffer: the rest is lost, as on a network
+			}
+		} else if err := b.rc.Write(b.wfn); err != nil {
 			break // closed
 		}
 		if b.werr != 0 {

@@ -19,6 +19,19 @@ type batchConn struct {
 
 func newBatchConn(c *net.UDPConn) (*batchConn, error) { return &batchConn{c: c}, nil }
 
+// canPoll says that polled sockets exist here: not without recvmmsg.
+const canPoll = false
+
+func newPolledConn(*net.UDPAddr) (*batchConn, error) {
+	return nil, errors.New("load: no polled sockets on this system")
+}
+
+// poll is never called: there are no polled sockets here.
+func (b *batchConn) poll() [][]byte { return nil }
+
+// close does nothing: the socket is a net.UDPConn, closed as such.
+func (b *batchConn) close() {}
+
 // read waits for a datagram and returns it, valid until the next read.
 func (b *batchConn) read() ([][]byte, error) {
 	n, err := b.c.Read(b.buf[:])
