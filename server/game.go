@@ -204,8 +204,8 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 	tick, joined := g.world.Tick(), g.hasJoined()
 	snapTick := tick%uint32(s.cfg.SnapshotInterval) == 0
 	for _, ss := range g.sessions {
-		if ss != nil && ss.bound && (snapTick || !joined || !ss.holdEvents()) {
-			s.flushEvents(out, ss, now)
+		if ss != nil && ss.bound && (snapTick || !joined || !ss.holdEvents()) && !(snapTick && joined && ss.tail()) {
+			s.flushEvents(out, ss, now) // a v2.4 session's go with its snapshot (7.20)
 		}
 	}
 	s.flushSpectators(g, out, now)
@@ -311,7 +311,23 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 			continue
 		}
 		var ds [][]byte
-		if ss.version == wire.Version2 {
+		if ss.tail() {
+			// 7.20: the due events ride in the Snapshot datagram, or
+			// in Event datagrams before it, or alone without one.
+			ds = g.snaps2.DatagramsEvents(ss.link, tick, g.playersFor(ss), g.entities2, now)
+			if len(ds) == 0 {
+				s.flushEvents(out, ss, now)
+			}
+			for _, d := range ds {
+				out.add(d, ss.addr)
+				if wire.Type(d[5]) == wire.TypeEvent {
+					s.stats.eventBytes.Add(uint64(len(d)))
+				} else {
+					s.stats.snapshotBytes.Add(uint64(len(d)))
+				}
+			}
+			continue
+		} else if ss.version == wire.Version2 {
 			ds = g.snaps2.Datagrams(ss.link, tick, g.playersFor(ss), g.entities2, now)
 		} else {
 			ds = g.snaps.Datagrams(ss.link, tick, g.players, g.entities, now)
