@@ -95,10 +95,10 @@ type group struct {
 	bc   *batchConn
 	ss   map[uint32]*lsess
 	list []*lsess
-	now  []*lsess      // sessions with a datagram to send at once
-	bufs [batch][]byte // the datagrams of one write, reused
+	now  []*lsess       // sessions with a datagram to send at once
+	bufs [batch][]byte  // the datagrams of one write, reused
 	snap wire.Snapshot2 // scratch of a v2.4 snapshot's decoding (7.20)
-	out  [][]byte      // the datagrams queued
+	out  [][]byte       // the datagrams queued
 }
 
 // light is a running light load.

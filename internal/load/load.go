@@ -85,8 +85,8 @@ type Report struct {
 	// whose tail carried events (v2.4, PROTOCOL.md 7.20), Acks the Ack
 	// datagrams sent (light clients only).
 	EventDatagrams, EventFrames, TailSnapshots, Acks uint64
-	Seconds                           float64 // length of the measured run
-	CPU                               float64 // this process's CPU seconds (user+sys) during the run
+	Seconds                                          float64 // length of the measured run
+	CPU                                              float64 // this process's CPU seconds (user+sys) during the run
 	// PerClient counts the snapshots and events each client received.
 	PerClient []ClientCount
 }

@@ -71,7 +71,7 @@ func (s *SnapshotSender2) send(l *Link, h *History2, tick uint32, players []wire
 func (s *SnapshotSender2) sendFrom(k int, events bool, l *Link, h *History2, tick uint32, players []wire.Player2, entities []wire.Entity2, payloads [][]byte, now time.Time) [][]byte {
 	h.Add(tick, players, entities)
 	for i, p := range payloads {
-		b := l.AppendSnapshot(s.buf(k + i), p, tick, now)
+		b := l.AppendSnapshot(s.buf(k+i), p, tick, now)
 		if i == 0 && events {
 			b = l.AppendTail(b, now)
 		}
