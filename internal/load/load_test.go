@@ -21,9 +21,10 @@ func TestRun(t *testing.T) {
 		v         uint8
 		full      bool
 		perSocket int
-	}{{1, false, 3}, {2, false, 3}, {2, false, 1}, {1, true, 0}, {2, true, 0}} {
+		minor     uint8 // 0: the newest, v2.4
+	}{{1, false, 3, 0}, {2, false, 3, 0}, {2, false, 1, 0}, {2, false, 3, 3}, {1, true, 0, 0}, {2, true, 0, 0}} {
 		v := tc.v
-		t.Run(fmt.Sprintf("v%d/full=%v/per=%d", v, tc.full, tc.perSocket), func(t *testing.T) {
+		t.Run(fmt.Sprintf("v%d.%d/full=%v/per=%d", v, tc.minor, tc.full, tc.perSocket), func(t *testing.T) {
 			t.Parallel()
 			const n = 8
 			srv := testserver.Start(t, server.Config{LoginLimit: 100, MaxSessionsPerIP: 100})
@@ -31,7 +32,7 @@ func TestRun(t *testing.T) {
 			defer cancel()
 			var st server.TickStats
 			rep, err := Run(ctx, Config{Addr: srv.Addr(), N: n, Duration: 2 * time.Second, Protocol: v, Seed: 7,
-				Full: tc.full, PerSocket: tc.perSocket,
+				Full: tc.full, PerSocket: tc.perSocket, Minor: tc.minor,
 				AtEnd: func() { st = srv.TickStats() }})
 			if err != nil {
 				t.Fatalf("run: %v", err)
@@ -66,6 +67,14 @@ func TestRun(t *testing.T) {
 			// session, as the reference client does (7.19).
 			if !tc.full && v == wire.Version2 && rep.Acks != 0 {
 				t.Errorf("%d Acks from v2.3 light clients that send an Input every tick, want 0", rep.Acks)
+			}
+			// v2.4 light clients get their events in the Snapshots'
+			// tails (7.20), v2.3 ones in Event datagrams (7.19).
+			if !tc.full && v == wire.Version2 && tc.minor == 0 && (rep.EventDatagrams != 0 || rep.TailSnapshots == 0) {
+				t.Errorf("v2.4: %d Event datagrams, %d Snapshots carrying events; want 0 and some", rep.EventDatagrams, rep.TailSnapshots)
+			}
+			if !tc.full && tc.minor == 3 && (rep.EventDatagrams == 0 || rep.TailSnapshots != 0) {
+				t.Errorf("v2.3: %d Event datagrams, %d Snapshots carrying events; want some and 0", rep.EventDatagrams, rep.TailSnapshots)
 			}
 			if !tc.full && v == wire.Version && rep.Acks == 0 {
 				t.Errorf("no Ack from v1 light clients for %d Event datagrams", rep.EventDatagrams)
