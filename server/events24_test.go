@@ -129,14 +129,7 @@ func TestEventsInSnapshotV24(t *testing.T) {
 	wg.Wait()
 	for _, tr := range v24 {
 		name := tr.c.name
-		for id := uint32(0); id <= tr.maxID; id++ {
-			if tr.ids[id] != 1 {
-				t.Errorf("%s: event %d received %d times", name, id, tr.ids[id])
-			}
-		}
-		if len(tr.late) > 0 {
-			t.Errorf("%s: %d events after a snapshot of their tick, e.g. %s", name, len(tr.late), tr.late[0])
-		}
+		checkDelivery(t, name, tr.ids, tr.maxID, tr.late)
 		if len(tr.early) > 0 {
 			t.Errorf("%s: %d events in a snapshot older than they, e.g. %s", name, len(tr.early), tr.early[0])
 		}
@@ -149,19 +142,26 @@ func TestEventsInSnapshotV24(t *testing.T) {
 		}
 	}
 	// The v2.3 player: as TestEventsHeldToSnapshotTick says.
-	for id := uint32(0); id <= v23.maxID; id++ {
-		if v23.ids[id] != 1 {
-			t.Errorf("v2.3: event %d received %d times", id, v23.ids[id])
-		}
-	}
-	if len(v23.late) > 0 {
-		t.Errorf("v2.3: %d events after a snapshot of their tick, e.g. %s", len(v23.late), v23.late[0])
-	}
+	checkDelivery(t, "v2.3", v23.ids, v23.maxID, v23.late)
 	if split, all := v23.split(); all < 20 || split > 0 {
 		t.Errorf("v2.3: %d snapshot windows with events, %d in several datagrams that fit in one (7.19)", all, split)
 	}
 	if v23.c.tails != 0 {
 		t.Errorf("v2.3: %d snapshots with a tail", v23.c.tails)
+	}
+}
+
+// checkDelivery checks that a client got the events 0 to maxID once each
+// (ids counts them) and none late.
+func checkDelivery(t *testing.T, name string, ids map[uint32]int, maxID uint32, late []string) {
+	t.Helper()
+	for id := uint32(0); id <= maxID; id++ {
+		if ids[id] != 1 {
+			t.Errorf("%s: event %d received %d times", name, id, ids[id])
+		}
+	}
+	if len(late) > 0 {
+		t.Errorf("%s: %d events after a snapshot of their tick, e.g. %s", name, len(late), late[0])
 	}
 }
 
