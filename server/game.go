@@ -310,24 +310,12 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		if ss == nil || !ss.bound {
 			continue
 		}
-		var ds [][]byte
 		if ss.tail() {
-			// 7.20: the due events ride in the Snapshot datagram, or
-			// in Event datagrams before it, or alone without one.
-			ds = g.snaps2.DatagramsEvents(ss.link, tick, g.playersFor(ss), g.entities2, now)
-			if len(ds) == 0 {
-				s.flushEvents(out, ss, now)
-			}
-			for _, d := range ds {
-				out.add(d, ss.addr)
-				if wire.Type(d[5]) == wire.TypeEvent {
-					s.stats.eventBytes.Add(uint64(len(d)))
-				} else {
-					s.stats.snapshotBytes.Add(uint64(len(d)))
-				}
-			}
+			s.sendSnapshotEvents(g, ss, tick, now, out)
 			continue
-		} else if ss.version == wire.Version2 {
+		}
+		var ds [][]byte
+		if ss.version == wire.Version2 {
 			ds = g.snaps2.Datagrams(ss.link, tick, g.playersFor(ss), g.entities2, now)
 		} else {
 			ds = g.snaps.Datagrams(ss.link, tick, g.players, g.entities, now)
@@ -338,6 +326,26 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		}
 	}
 	s.snapshotSpectators(g, tick, now, out) // 7.17
+}
+
+// sendSnapshotEvents sends a v2.4 session its snapshot of tick with its
+// due events (PROTOCOL.md 7.20): in the Snapshot datagram, those that do
+// not fit in Event datagrams before it, or, when 7.9 skips the snapshot,
+// in Event datagrams alone.
+func (s *Server) sendSnapshotEvents(g *game, ss *session, tick uint32, now time.Time, out *outbox) {
+	ds := g.snaps2.DatagramsEvents(ss.link, tick, g.playersFor(ss), g.entities2, now)
+	if len(ds) == 0 {
+		s.flushEvents(out, ss, now)
+		return
+	}
+	for _, d := range ds {
+		out.add(d, ss.addr)
+		if wire.Type(d[5]) == wire.TypeEvent { // the type byte of the v2 header (7.2)
+			s.stats.eventBytes.Add(uint64(len(d)))
+		} else {
+			s.stats.snapshotBytes.Add(uint64(len(d)))
+		}
+	}
 }
 
 // playersFor returns the v2 player records of the snapshot for ss: its

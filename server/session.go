@@ -59,9 +59,9 @@ type session struct {
 
 // holdEvents reports whether the tick loop sends ss's events only at the
 // ticks it considers a snapshot (every SnapshotInterval ticks), those of
-// the ticks since in one Event datagram: a session of v2.3 or later
-// (PROTOCOL.md 7.19). Earlier sessions get each tick's events at that tick
-// (5.3).
+// the ticks since in one Event datagram, or in v2.4 in its Snapshot
+// datagram (tail): a session of v2.3 or later (PROTOCOL.md 7.19, 7.20).
+// Earlier sessions get each tick's events at that tick (5.3).
 func (ss *session) holdEvents() bool { return ss.version == wire.Version2 && ss.minor >= 3 }
 
 // tail reports whether ss's Snapshot datagrams carry its events (a v2.4

@@ -35,7 +35,9 @@ import (
 // (its link's window, 5.3, 7.7). It records a Snapshot whose header is valid
 // without rebuilding it: the server cannot tell, since it delta-encodes
 // only against snapshots the client acknowledged, all of which it
-// received. It gives up on a session silent for 5 s (5.5).
+// received. In a v2.4 session (7.20) it decodes a Snapshot's records only
+// to reach the event tail after them, whose events it takes as an Event
+// datagram's. It gives up on a session silent for 5 s (5.5).
 
 // batch is how many datagrams one batched syscall carries at most.
 const batch = 64

@@ -46,11 +46,10 @@ func (l *Link) AppendEventsBefore(dst []byte, room int, now time.Time) ([]byte, 
 
 // AppendTail fills the empty event tail that ends dst, which holds the
 // Snapshot datagram AppendSnapshot just appended with Tail set and
-// nothing before it (7.20), with the
-// due events, oldest first, as many as fit in wire.MaxDatagram bytes (at
-// most 255): those AppendEventsBefore left. They are kept and resent as
-// those of an Event datagram are (5.3, 7.7): the datagram's
-// acknowledgement acknowledges them.
+// nothing before it (7.20), with the due events, oldest first, as many as
+// fit in wire.MaxDatagram bytes (at most 255): those AppendEventsBefore
+// left. They are kept and resent as those of an Event datagram are (5.3,
+// 7.7): the datagram's acknowledgement acknowledges them.
 func (l *Link) AppendTail(dst []byte, now time.Time) []byte {
 	v := l.v2
 	if v == nil || !l.Tail || len(dst) == 0 {
