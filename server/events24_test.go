@@ -290,3 +290,52 @@ func TestEventsOverflowV24(t *testing.T) {
 		t.Fatalf("the server sent %d events, %d delivered, %d unacknowledged", sent, c.link.Stats().EventsDelivered, unacked)
 	}
 }
+
+// 7.20 and 7.17: a v2.4 spectator's Snapshots (one encoding shared by
+// the game's spectators) end with an empty tail, and its events come in
+// Event datagrams, as a v2.3 spectator's do.
+func TestSpectatorV24(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, busyOrderConfig())
+	p := player22(t, s, "Player", wire.ModeClassic)
+	p.actions = wire.ActionFire
+	var cs []*tclient2
+	for _, minor := range []uint8{3, 4} {
+		name := "Watcher" + strconv.Itoa(int(minor))
+		c := connectWith2(t, s, name, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
+			Name: name, Minor: minor, Mode: wire.ModeClassic, Flags: wire.LoginSpectate}))
+		if c.acc.Player != wire.NoPlayer || c.acc.Minor != minor {
+			t.Fatalf("%s: LoginAccepted %+v", name, c.acc)
+		}
+		c.spectator, c.tail = true, minor >= wire.MinorEventsInSnapshot
+		c.bind()
+		cs = append(cs, c)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			p.pumpUntil(50*time.Millisecond, nil)
+		}
+	}()
+	for _, c := range cs {
+		c.pumpUntil(wait, func() bool { return len(c.snaps) >= 20 && len(c.events) >= 20 })
+	}
+	close(stop)
+	<-done
+	for _, c := range cs {
+		t.Logf("%s: %d Snapshots, %d Event datagrams, %d events, %d tails with events", c.name, len(c.snaps), c.types[wire.TypeEvent], len(c.events), c.tails)
+		if len(c.snaps) < 20 || len(c.events) < 20 || c.types[wire.TypeEvent] == 0 {
+			t.Errorf("%s: %d Snapshots, %d events in %d Event datagrams", c.name, len(c.snaps), len(c.events), c.types[wire.TypeEvent])
+		}
+		if c.tails != 0 {
+			t.Errorf("%s: %d Snapshots carried events", c.name, c.tails)
+		}
+	}
+}
