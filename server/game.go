@@ -179,8 +179,8 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 	tick, joined := g.world.Tick(), g.hasJoined()
 	snapTick := tick%uint32(s.cfg.SnapshotInterval) == 0
 	for _, ss := range g.sessions {
-		if ss != nil && ss.bound && (snapTick || !joined || !ss.holdEvents()) {
-			s.flushEvents(out, ss, now)
+		if ss != nil && ss.bound && (snapTick || !joined || !ss.holdEvents()) && !(snapTick && joined && ss.tail()) {
+			s.flushEvents(out, ss, now) // a v2.4 session's go with its snapshot (7.20)
 		}
 	}
 	s.flushSpectators(g, out, now)
@@ -343,6 +343,10 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		if ss == nil || !ss.bound {
 			continue
 		}
+		if ss.tail() {
+			s.sendSnapshotEvents(g, ss, tick, now, out)
+			continue
+		}
 		var ds [][]byte
 		if ss.version == wire.Version2 {
 			ds = g.snaps2.Datagrams(ss.link, tick, g.playersFor(ss), g.entities2, now)
@@ -355,6 +359,26 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		}
 	}
 	s.snapshotSpectators(g, tick, now, out) // 7.17
+}
+
+// sendSnapshotEvents sends a v2.4 session its snapshot of tick with its
+// due events (PROTOCOL.md 7.20): in the Snapshot datagram, those that do
+// not fit in Event datagrams before it, or, when 7.9 skips the snapshot,
+// in Event datagrams alone.
+func (s *Server) sendSnapshotEvents(g *game, ss *session, tick uint32, now time.Time, out *outbox) {
+	ds := g.snaps2.DatagramsEvents(ss.link, tick, g.playersFor(ss), g.entities2, now)
+	if len(ds) == 0 {
+		s.flushEvents(out, ss, now)
+		return
+	}
+	for _, d := range ds {
+		out.add(d, ss.addr)
+		if wire.Type(d[5]) == wire.TypeEvent { // the type byte of the v2 header (7.2)
+			s.stats.eventBytes.Add(uint64(len(d)))
+		} else {
+			s.stats.snapshotBytes.Add(uint64(len(d)))
+		}
+	}
 }
 
 // playersFor returns the v2 player records of the snapshot for ss: its

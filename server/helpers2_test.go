@@ -76,6 +76,8 @@ type tclient2 struct {
 	actions   uint8
 	keepAlive bool
 	spectator bool // logged in with LoginSpectate (7.17)
+	tail      bool // a v2.4 session: Snapshots end with an event tail (7.20)
+	tails     int  // Snapshots whose tail brought fresh events (then in frames)
 	step      uint32
 	hist      []uint8
 	lastSent  time.Time
@@ -221,7 +223,13 @@ func (c *tclient2) handle(b []byte) {
 		}
 		c.accepts = append(c.accepts, a)
 	case wire.TypeSnapshot:
-		if err := c.snap.Decode(p); err != nil {
+		var tail []byte
+		if c.tail {
+			tail, err = c.snap.DecodeTail(p)
+		} else {
+			err = c.snap.Decode(p)
+		}
+		if err != nil {
 			t.Errorf("%s: invalid v2 Snapshot: %v", c.name, err)
 			return
 		}
@@ -229,6 +237,13 @@ func (c *tclient2) handle(b []byte) {
 		if err != nil {
 			t.Errorf("%s: v2 Snapshot of tick %d cannot be rebuilt: %v", c.name, c.snap.Tick, err)
 			return
+		}
+		if len(tail) > 1 { // its events, before its records (7.20)
+			c.frames, _ = c.link.ReceiveEvents2(tail, c.frames[:0])
+			c.applyFrames()
+			if len(c.frames) > 0 {
+				c.tails++
+			}
 		}
 		c.snaps = append(c.snaps, snap2{at: now, size: len(b), tick: r.Tick, hasBase: r.HasBaseline,
 			players: append([]wire.Player2(nil), r.Players...), entities: append([]wire.Entity2(nil), r.Entities...)})
@@ -238,16 +253,21 @@ func (c *tclient2) handle(b []byte) {
 			t.Errorf("%s: invalid v2 Event datagram: %v", c.name, err)
 			return
 		}
-		for _, f := range c.frames {
-			var ev wire.Event
-			if err := wire.ParseEvent2(f.Data, &ev); err != nil {
-				t.Errorf("%s: invalid v2 event %d: %v (% x)", c.name, f.ID, err, f.Data)
-				continue
-			}
-			c.events = append(c.events, ev)
-		}
+		c.applyFrames()
 	}
 	c.link.Accept2(h, len(b), now)
+}
+
+// applyFrames parses the fresh events of c.frames into c.events.
+func (c *tclient2) applyFrames() {
+	for _, f := range c.frames {
+		var ev wire.Event
+		if err := wire.ParseEvent2(f.Data, &ev); err != nil {
+			c.t.Errorf("%s: invalid v2 event %d: %v (% x)", c.name, f.ID, err, f.Data)
+			continue
+		}
+		c.events = append(c.events, ev)
+	}
 }
 
 func (c *tclient2) keep(force bool) {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"rtype/net/link"
 	"rtype/net/wire"
 )
 
@@ -572,7 +571,7 @@ func (s *Server) leaveGameLocked(ss *session, why uint8) {
 	}
 	ss.game = nil
 	ss.bound, ss.joined, ss.addr = false, false, netip.AddrPort{}
-	ss.link = link.NewV2(ss.id, time.Now())
+	ss.newLink2(time.Now())
 	ss.steps = stepQueue{}
 	ss.hasInput, ss.overflow = false, false
 }

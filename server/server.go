@@ -517,7 +517,7 @@ func (s *Server) login(c net.Conn) (*session, bool) {
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: ss.player, Session: ss.id, Token: tok, Tick: g.world.Tick()}
 	var acc []byte
 	if version == wire.Version2 {
-		ss.link = link.NewV2(ss.id, ss.start)
+		ss.newLink2(ss.start)
 		accepted.Ext = s.loginExt()
 		if ss.minor >= 1 {
 			accepted.Minor, accepted.Mode = ss.minor, g.mode // v2.1 (7.12)
@@ -556,7 +556,7 @@ func (s *Server) loginLobbyLocked(c net.Conn, ap netip.AddrPort, name string, to
 	ss := &session{srv: s, id: s.newSessionID(), token: tok, name: name, conn: c, ip: ap.Addr().Unmap(),
 		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, minor: minor,
 		mode: mode, lobby: true}
-	ss.link = link.NewV2(ss.id, ss.start)
+	ss.newLink2(ss.start)
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: ss.id, Token: tok,
 		Ext: s.loginExt(), Minor: minor, Mode: mode}
 	s.sessions[ss.id] = ss

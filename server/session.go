@@ -59,10 +59,24 @@ type session struct {
 
 // holdEvents reports whether the tick loop sends ss's events only at the
 // ticks it considers a snapshot (every SnapshotInterval ticks), those of
-// the ticks since in one Event datagram: a session of v2.3 or later
-// (PROTOCOL.md 7.19). Earlier sessions get each tick's events at that tick
-// (5.3).
+// the ticks since in one Event datagram, or in v2.4 in its Snapshot
+// datagram (tail): a session of v2.3 or later (PROTOCOL.md 7.19, 7.20).
+// Earlier sessions get each tick's events at that tick (5.3).
 func (ss *session) holdEvents() bool { return ss.version == wire.Version2 && ss.minor >= 3 }
+
+// tail reports whether ss's Snapshot datagrams carry its events (a v2.4
+// session, PROTOCOL.md 7.20); a spectator's carry an empty tail (7.17's
+// shared encoding), its events going in Event datagrams.
+func (ss *session) tail() bool {
+	return ss.version == wire.Version2 && ss.minor >= wire.MinorEventsInSnapshot
+}
+
+// newLink2 gives ss a new v2 Link, started at now, whose Snapshot
+// datagrams end with an event tail in a v2.4 session (7.20).
+func (ss *session) newLink2(now time.Time) {
+	ss.link = link.NewV2(ss.id, now)
+	ss.link.Tail = ss.tail()
+}
 
 // logout sends Logout(reason) on the TCP connection and closes it, once.
 // It blocks for at most a second; the reader goroutine then ends.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"rtype/net/link"
 	"rtype/net/wire"
 )
 
@@ -34,7 +33,7 @@ func (s *Server) loginSpectatorLocked(c net.Conn, ap netip.AddrPort, name string
 	ss := &session{srv: s, id: s.newSessionID(), token: tok, name: name, conn: c, ip: ip, game: g,
 		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, minor: min(m.Minor, wire.MinorVersion),
 		mode: g.mode, spectator: true}
-	ss.link = link.NewV2(ss.id, ss.start)
+	ss.newLink2(ss.start)
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: ss.id, Token: tok,
 		Tick: g.world.Tick(), Ext: s.loginExt(), Minor: ss.minor, Mode: g.mode}
 	g.spectators = append(g.spectators, ss)

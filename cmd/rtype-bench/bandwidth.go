@@ -201,8 +201,11 @@ func (r *bwRun) onDown(b []byte) {
 	var age uint32
 	if typ == wire.TypeSnapshot {
 		if c.version == wire.Version2 {
-			if c.dec2.Decode(b[wire.HeaderSize2:]) != nil {
-				return
+			p := b[wire.HeaderSize2:]
+			if c.dec2.Decode(p) != nil {
+				if _, err := c.dec2.DecodeTail(p); err != nil { // a v2.4 session's (7.20)
+					return
+				}
 			}
 			tick, age = c.dec2.Tick, c.dec2.BaselineAge
 		} else {

@@ -260,8 +260,8 @@ func playersRun(ctx context.Context, o *opts, n int, warm, window time.Duration,
 	}
 	if ps := st.load.Seconds * float64(st.load.Clients); ps > 0 {
 		// What a player costs in datagrams, by kind (light clients).
-		logf(o, "    per player-second: in %.1f datagrams, %.1f kB (%.1f snapshots, %.1f event datagrams carrying %.1f events, %.1f of them repeats), out %.1f, %.1f kB (%.1f acks)",
-			float64(st.load.DatagramsIn)/ps, float64(st.load.BytesIn)/ps/1000, float64(st.load.Snapshots)/ps, float64(st.load.EventDatagrams)/ps,
+		logf(o, "    per player-second: in %.1f datagrams, %.1f kB (%.1f snapshots, %.1f of them carrying events, %.1f event datagrams; %.1f events, %.1f of them repeats), out %.1f, %.1f kB (%.1f acks)",
+			float64(st.load.DatagramsIn)/ps, float64(st.load.BytesIn)/ps/1000, float64(st.load.Snapshots)/ps, float64(st.load.TailSnapshots)/ps, float64(st.load.EventDatagrams)/ps,
 			float64(st.load.EventFrames)/ps, float64(st.load.EventFrames-min(st.load.Events, st.load.EventFrames))/ps,
 			float64(st.load.DatagramsOut)/ps, float64(st.load.BytesOut)/ps/1000, float64(st.load.Acks)/ps)
 	}

@@ -49,7 +49,8 @@ type Config struct {
 	Version2 bool
 	// Minor, with Version2, is the minor version of the LoginAccepted of
 	// a v2 session: 1 makes it a v2.1 session of a Classic game (7.12),
-	// with chat (7.13). Default 0: v2.0.
+	// with chat (7.13); 4 (v2.4, 7.20) ends its Snapshot datagrams with
+	// an empty event tail. Default 0: v2.0.
 	Minor uint8
 }
 
@@ -212,6 +213,7 @@ func (s *Server) serve(c net.Conn) {
 	if v2 {
 		s.link = link.NewV2(session, now)
 		s.link.History2 = &s.hist2
+		s.link.Tail = s.cfg.Minor >= wire.MinorEventsInSnapshot // 7.20: empty tails
 	} else {
 		s.link = link.New(session, now)
 		s.link.History = &s.hist

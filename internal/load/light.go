@@ -40,7 +40,9 @@ import (
 // (its link's window, 5.3, 7.7). It records a Snapshot whose header is valid
 // without rebuilding it: the server cannot tell, since it delta-encodes
 // only against snapshots the client acknowledged, all of which it
-// received. It gives up on a session silent for 5 s (5.5).
+// received. In a v2.4 session (7.20) it decodes a Snapshot's records only
+// to reach the event tail after them, whose events it takes as an Event
+// datagram's. It gives up on a session silent for 5 s (5.5).
 
 // batch is how many datagrams one batched syscall carries at most.
 const batch = 64
@@ -72,7 +74,8 @@ type lsess struct {
 	lastIn            time.Time
 	snapshots, events uint64
 	in, out           uint64 // datagrams
-	evIn, evFrames    uint64 // Event datagrams received, and their frames (repeats included)
+	evIn, evFrames    uint64 // Event datagrams received, and their and the tails' frames (repeats included)
+	tailIn            uint64 // Snapshots whose tail carried events (7.20)
 	acks              uint64 // Ack datagrams sent
 	bin, bout         uint64 // bytes
 	base              lcount // counters at the last Mark
@@ -85,10 +88,11 @@ type lsess struct {
 type lcount struct {
 	snapshots, events, in, out, bin, bout uint64
 	evIn, evFrames, acks                  uint64
+	tailIn                                uint64
 }
 
 func (ss *lsess) count() lcount {
-	return lcount{ss.snapshots, ss.events, ss.in, ss.out, ss.bin, ss.bout, ss.evIn, ss.evFrames, ss.acks}
+	return lcount{ss.snapshots, ss.events, ss.in, ss.out, ss.bin, ss.bout, ss.evIn, ss.evFrames, ss.acks, ss.tailIn}
 }
 
 // group is one UDP socket and its sessions.
@@ -98,9 +102,10 @@ type group struct {
 	bc   *batchConn
 	ss   map[uint32]*lsess
 	list []*lsess
-	now  []*lsess      // sessions with a datagram to send at once
-	bufs [batch][]byte // the datagrams of one write, reused
-	out  [][]byte      // the datagrams queued
+	now  []*lsess       // sessions with a datagram to send at once
+	bufs [batch][]byte  // the datagrams of one write, reused
+	snap wire.Snapshot2 // scratch of a v2.4 snapshot's decoding (7.20)
+	out  [][]byte       // the datagrams queued
 
 	// polled: the socket is read by drive at each tick, not by a
 	// goroutine parked on it, and conn is nil (bc only).
@@ -122,7 +127,7 @@ func startLight(ctx context.Context, cfg Config) (*light, error) {
 	l := &light{cfg: cfg, ss: make([]*lsess, cfg.N), stop: make(chan struct{})}
 	l.failed = logIn(cfg, func(i int) error {
 		conn, acc, err := client.LogIn(ctx, client.Config{Addr: cfg.Addr, Name: clientName(i),
-			Logger: cfg.Logger, Version: cfg.Protocol})
+			Logger: cfg.Logger, Version: cfg.Protocol, Minor: cfg.Minor})
 		if err != nil {
 			return err
 		}
@@ -131,6 +136,7 @@ func startLight(ctx context.Context, cfg Config) (*light, error) {
 		if cfg.Protocol == wire.Version2 {
 			ss.minor = acc.Minor
 			ss.link = link.NewV2(acc.Session, time.Now())
+			ss.link.Tail = acc.Minor >= wire.MinorEventsInSnapshot // 7.20
 		} else {
 			ss.link = link.New(acc.Session, time.Now())
 		}
@@ -384,6 +390,20 @@ func (l *light) receive(g *group, b []byte, now time.Time) {
 		if len(p) == 0 {
 			return
 		}
+		if ss.link.Tail { // 7.20: the events before the snapshot
+			tail, err := g.snap.DecodeTail(p)
+			if err != nil {
+				return
+			}
+			if tail[0] > 0 {
+				ss.frames2, _ = ss.link.ReceiveEvents2(tail, ss.frames2[:0])
+				ss.events += uint64(len(ss.frames2))
+				ss.evFrames += uint64(tail[0])
+				ss.tailIn++
+				ss.ackNow = true
+				g.soon(ss)
+			}
+		}
 		ss.snapshots++
 	case wire.TypeEvent:
 		ss.evIn++
@@ -578,6 +598,7 @@ func (l *light) report(rep *Report) {
 			rep.EventDatagrams += c.evIn - ss.base.evIn
 			rep.EventFrames += c.evFrames - ss.base.evFrames
 			rep.Acks += c.acks - ss.base.acks
+			rep.TailSnapshots += c.tailIn - ss.base.tailIn
 			cc := ClientCount{Snapshots: c.snapshots - ss.base.snapshots, Events: c.events - ss.base.events}
 			if ss.done {
 				cc.Err = ss.err

@@ -24,10 +24,11 @@ func TestRun(t *testing.T) {
 		full      bool
 		perSocket int
 		parked    bool
-	}{{1, false, 3, false}, {2, false, 3, false}, {2, false, 1, false}, {1, false, 3, true}, {2, false, 3, true},
-		{1, true, 0, false}, {2, true, 0, false}} {
+		minor     uint8 // 0: the newest, v2.4
+	}{{1, false, 3, false, 0}, {2, false, 3, false, 0}, {2, false, 1, false, 0}, {2, false, 3, false, 3},
+		{1, false, 3, true, 0}, {2, false, 3, true, 0}, {1, true, 0, false, 0}, {2, true, 0, false, 0}} {
 		v := tc.v
-		t.Run(fmt.Sprintf("v%d/full=%v/per=%d/parked=%v", v, tc.full, tc.perSocket, tc.parked), func(t *testing.T) {
+		t.Run(fmt.Sprintf("v%d.%d/full=%v/per=%d/parked=%v", v, tc.minor, tc.full, tc.perSocket, tc.parked), func(t *testing.T) {
 			t.Parallel()
 			const n = 8
 			srv := testserver.Start(t, server.Config{LoginLimit: 100, MaxSessionsPerIP: 100})
@@ -35,7 +36,7 @@ func TestRun(t *testing.T) {
 			defer cancel()
 			var st server.TickStats
 			rep, err := Run(ctx, Config{Addr: srv.Addr(), N: n, Duration: 2 * time.Second, Protocol: v, Seed: 7,
-				Full: tc.full, PerSocket: tc.perSocket, Parked: tc.parked, Phases: map[bool]int{true: 1}[tc.parked],
+				Full: tc.full, PerSocket: tc.perSocket, Parked: tc.parked, Phases: map[bool]int{true: 1}[tc.parked], Minor: tc.minor,
 				AtEnd: func() { st = srv.TickStats() }})
 			if err != nil {
 				t.Fatalf("run: %v", err)
@@ -70,6 +71,14 @@ func TestRun(t *testing.T) {
 			// session, as the reference client does (7.19).
 			if !tc.full && v == wire.Version2 && rep.Acks != 0 {
 				t.Errorf("%d Acks from v2.3 light clients that send an Input every tick, want 0", rep.Acks)
+			}
+			// v2.4 light clients get their events in the Snapshots'
+			// tails (7.20), v2.3 ones in Event datagrams (7.19).
+			if !tc.full && v == wire.Version2 && tc.minor == 0 && (rep.EventDatagrams != 0 || rep.TailSnapshots == 0) {
+				t.Errorf("v2.4: %d Event datagrams, %d Snapshots carrying events; want 0 and some", rep.EventDatagrams, rep.TailSnapshots)
+			}
+			if !tc.full && tc.minor == 3 && (rep.EventDatagrams == 0 || rep.TailSnapshots != 0) {
+				t.Errorf("v2.3: %d Event datagrams, %d Snapshots carrying events; want some and 0", rep.EventDatagrams, rep.TailSnapshots)
 			}
 			if !tc.full && v == wire.Version && rep.Acks == 0 {
 				t.Errorf("no Ack from v1 light clients for %d Event datagrams", rep.EventDatagrams)

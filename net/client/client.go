@@ -126,6 +126,11 @@ type Config struct {
 	// that refuses it fails Dial with a *RejectedError whose Reason is
 	// wire.RejectVersionMismatch.
 	Version uint8
+	// Minor is the highest minor version of protocol 2 to ask for (7.12,
+	// 7.15): 1 to wire.MinorVersion. 0 (the default) asks for
+	// wire.MinorVersion; 3 speaks v2.3, without 7.20's events in the
+	// Snapshot datagrams.
+	Minor uint8
 	// Spectate logs in to watch a game without a ship (PROTOCOL.md 7.17):
 	// the game of the room whose code is Room, or the busiest game when
 	// Room is zero. It needs a v2.2 server: Dial fails with
@@ -453,6 +458,15 @@ func readMessageOr(fr *wire.FrameReader, version uint8, side func(b []byte) (boo
 // not thousands of them.
 const maxSkipped = 64
 
+// minor returns the minor version a v2 login asks for: Minor, or
+// wire.MinorVersion when 0 or above it.
+func (cfg *Config) minor() uint8 {
+	if cfg.Minor == 0 || cfg.Minor > wire.MinorVersion {
+		return wire.MinorVersion
+	}
+	return cfg.Minor
+}
+
 // login sends the LoginRequest of version and reads the answer.
 func login(ctx context.Context, conn net.Conn, cfg Config, version uint8) (wire.Message, error) {
 	deadline := time.Now().Add(cfg.LoginTimeout)
@@ -462,7 +476,7 @@ func login(ctx context.Context, conn net.Conn, cfg Config, version uint8) (wire.
 	req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name})
 	if version == wire.Version2 { // always v2.1 (7.12)
 		lr := wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name,
-			Minor: wire.MinorVersion, Mode: cfg.Mode}
+			Minor: cfg.minor(), Mode: cfg.Mode}
 		if cfg.Spectate { // 7.17
 			lr.Flags, lr.Code = wire.LoginSpectate, cfg.Room
 		}
@@ -925,12 +939,24 @@ func (c *Client) snapshot1(p []byte, now time.Time) (tick, baseAge uint32, ok bo
 	return r.Tick, c.snap.BaselineAge, true
 }
 
-// snapshot2 is snapshot1 for a v2 Snapshot payload (7.8).
+// snapshot2 is snapshot1 for a v2 Snapshot payload (7.8). In a v2.4
+// session the payload ends with an event tail (7.20), whose events it
+// applies before the snapshot once the snapshot is rebuilt; a snapshot
+// dropped (malformed, or not rebuilt for want of its baseline) is not
+// acknowledged, and its events come again by the server's resending.
 func (c *Client) snapshot2(p []byte, now time.Time) (tick, baseAge uint32, ok bool) {
-	if err := c.snap2.Decode(p); err != nil {
+	var tail []byte
+	var err error
+	if c.minor >= wire.MinorEventsInSnapshot {
+		tail, err = c.snap2.DecodeTail(p)
+	} else {
+		err = c.snap2.Decode(p)
+	}
+	if err != nil {
 		c.log.Debug("snapshot dropped", "err", err)
 		return 0, 0, false
 	}
+	p = p[:len(p)-len(tail)] // the packed part
 	if err := c.checkTick(c.snap2.Tick, now); err != nil {
 		c.violate(err)
 		return 0, 0, false
@@ -939,6 +965,9 @@ func (c *Client) snapshot2(p []byte, now time.Time) (tick, baseAge uint32, ok bo
 	if err != nil {
 		c.rebuildFailed(err, c.snap2.Tick)
 		return 0, 0, false
+	}
+	if len(tail) > 1 { // the events before the records (7.20, 4.3)
+		c.tailEvents(tail, now)
 	}
 	c.world.ApplySnapshot2(r, now)
 	if c.cfg.Tap != nil {
@@ -988,6 +1017,25 @@ func (c *Client) events(p []byte, now time.Time) bool {
 		c.event(uint32(f.ID), f.Data, now)
 	}
 	return true
+}
+
+// tailEvents applies the events of a v2.4 Snapshot's tail (7.20), one
+// wire.CheckTail accepted with at least one frame, delivered for the
+// first time, and has them acknowledged as an Event datagram's (7.7,
+// 7.19).
+func (c *Client) tailEvents(tail []byte, now time.Time) {
+	frames, err := c.link.ReceiveEvents2(tail, c.frames2[:0])
+	c.frames2 = frames
+	if err != nil {
+		return // cannot happen: CheckTail accepted it
+	}
+	for _, f := range frames {
+		c.event(f.ID, f.Data, now)
+	}
+	if err := c.world.Err(); err != nil {
+		c.violate(err)
+	}
+	c.eventAck = true
 }
 
 // event decodes and applies one event delivered for the first time.

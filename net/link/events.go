@@ -101,23 +101,30 @@ func (l *Link) ResendAfter() time.Duration {
 // event is due; callers repeat until then, at the end of every tick.
 func (l *Link) AppendEvents(dst []byte, now time.Time) ([]byte, bool) {
 	if l.v2 != nil {
-		return l.appendEvents(dst, now, l.v2)
+		return l.appendEvents(dst, now, l.v2, 255)
 	}
-	return l.appendEvents(dst, now, (*queue1)(l))
+	return l.appendEvents(dst, now, (*queue1)(l), 255)
 }
 
-// appendEvents is AppendEvents with the events of q.
-func (l *Link) appendEvents(dst []byte, now time.Time, q eventQueue) ([]byte, bool) {
+// due reports whether an event of state o is to be sent at now: never
+// sent, or sent last longer than r ago, and not acknowledged (5.3).
+func due(o *outState, r time.Duration, now time.Time) bool {
+	return !o.acked && (!o.sent || now.Sub(o.lastSent) >= r)
+}
+
+// appendEvents is AppendEvents with the events of q, at most limit (1 to
+// 255) in the datagram.
+func (l *Link) appendEvents(dst []byte, now time.Time, q eventQueue, limit int) ([]byte, bool) {
 	r := l.ResendAfter()
 	hs := l.HeaderSize()
 	start := len(dst)
 	count := 0
 	var s *sent
 	head, n := q.queued()
-	for i := 0; i < n && count < 255; i++ {
+	for i := 0; i < n && count < limit; i++ {
 		id := head + uint32(i)
 		data, o := q.event(id)
-		if o.acked || (o.sent && now.Sub(o.lastSent) < r) {
+		if !due(o, r, now) {
 			continue
 		}
 		used := len(dst) - start // header and count byte included
@@ -136,14 +143,7 @@ func (l *Link) appendEvents(dst []byte, now time.Time, q eventQueue) ([]byte, bo
 			dst = l.appendHeader(dst, wire.TypeEvent, seq, now)
 			dst = append(dst, 0) // count, patched below
 		}
-		dst = q.appendFrame(dst, id, data)
-		if o.sent {
-			l.stats.EventsResent++
-		} else {
-			l.stats.EventsSent++
-		}
-		o.sent, o.lastSent = true, now
-		s.events = append(s.events, id)
+		dst = l.appendFrame(dst, q, id, data, o, s, now)
 		count++
 	}
 	if count == 0 {
@@ -152,6 +152,20 @@ func (l *Link) appendEvents(dst []byte, now time.Time, q eventQueue) ([]byte, bo
 	dst[start+hs] = byte(count)
 	l.stats.SentBytes += uint64(len(dst) - start)
 	return dst, true
+}
+
+// appendFrame appends the frame of event id, of bytes data and state o,
+// to dst, the datagram s: the event is sent at now.
+func (l *Link) appendFrame(dst []byte, q eventQueue, id uint32, data []byte, o *outState, s *sent, now time.Time) []byte {
+	dst = q.appendFrame(dst, id, data)
+	if o.sent {
+		l.stats.EventsResent++
+	} else {
+		l.stats.EventsSent++
+	}
+	o.sent, o.lastSent = true, now
+	s.events = append(s.events, id)
+	return dst
 }
 
 // ReceiveEvents checks the framing of an Event payload (5.2) and appends

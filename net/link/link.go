@@ -80,6 +80,11 @@ type Link struct {
 	// History2, when set, learns which v2 snapshots the peer acknowledged
 	// (SnapshotSender2 sets it on first use).
 	History2 *History2
+	// Tail is set in a v2.4 session (PROTOCOL.md 7.20): every Snapshot
+	// datagram ends with an event tail, a count byte and that many event
+	// frames. AppendSnapshot then appends an empty one (count 0), which
+	// AppendTail fills.
+	Tail bool
 
 	out   *[MaxUnacked]outEvent // v1's events; nil in a v2 session
 	head  uint16                // oldest unacknowledged event id
@@ -284,9 +289,14 @@ func (l *Link) AppendDatagram(dst []byte, t wire.Type, payload []byte, now time.
 
 // AppendSnapshot is AppendDatagram for one Snapshot datagram of tick: once
 // the peer acknowledges every datagram of the tick, History holds it as a
-// baseline.
+// baseline. With Tail set, the datagram ends with an empty event tail
+// (7.20).
 func (l *Link) AppendSnapshot(dst []byte, payload []byte, tick uint32, now time.Time) []byte {
 	dst, seq := l.AppendDatagram(dst, wire.TypeSnapshot, payload, now)
+	if l.Tail {
+		dst = append(dst, 0) // an empty event tail (7.20)
+		l.stats.SentBytes++
+	}
 	s := &l.ring[seq%sentRing]
 	s.snapshot, s.snapTick = true, tick
 	if l.History != nil {

@@ -63,14 +63,57 @@ func (s *SnapshotSender2) send(l *Link, h *History2, tick uint32, players []wire
 	if changes == 0 && !h.Due(tick) {
 		return s.bufs[:0] // nothing the client lacks, and not yet 200 ms (7.9)
 	}
+	return s.sendFrom(0, false, l, h, tick, players, entities, payloads, now)
+}
+
+// sendFrom appends the Snapshot datagrams of payloads to s.bufs from k on,
+// the first with the due events in its tail when events, and returns
+// s.bufs up to the last.
+func (s *SnapshotSender2) sendFrom(k int, events bool, l *Link, h *History2, tick uint32, players []wire.Player2, entities []wire.Entity2, payloads [][]byte, now time.Time) [][]byte {
 	h.addShared(&s.frames, tick, players, entities)
 	for i, p := range payloads {
-		if i == len(s.bufs) {
-			s.bufs = append(s.bufs, make([]byte, 0, wire.MaxDatagram))
+		b := l.AppendSnapshot(s.buf(k+i), p, tick, now)
+		if i == 0 && events {
+			b = l.AppendTail(b, now)
 		}
-		s.bufs[i] = l.AppendSnapshot(s.bufs[i][:0], p, tick, now)
+		s.bufs[k+i] = b
 	}
-	return s.bufs[:len(payloads)]
+	return s.bufs[:k+len(payloads)]
+}
+
+// buf returns s.bufs[i], emptied, made when missing.
+func (s *SnapshotSender2) buf(i int) []byte {
+	for len(s.bufs) <= i {
+		s.bufs = append(s.bufs, make([]byte, 0, wire.MaxDatagram))
+	}
+	return s.bufs[i][:0]
+}
+
+// DatagramsEvents is Datagrams for the peer of a v2.4 session (l.Tail
+// set, PROTOCOL.md 7.20), which also sends the peer's due events (5.3,
+// 7.7): they ride in the tail of the first Snapshot datagram, and those
+// that do not fit there go, oldest first, in Event datagrams before it.
+// It returns the datagrams to send, in order, valid until the next call:
+// the Event datagrams, then the Snapshot datagrams. When the rate rule of
+// 7.9 skips the snapshot it returns none and the events stay due: send
+// them with l.AppendEvents.
+func (s *SnapshotSender2) DatagramsEvents(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) [][]byte {
+	h := l.history2()
+	payloads := s.encode(h.Baseline(), tick, players, entities)
+	if s.enc.Changes() == 0 && !h.Due(tick) {
+		return s.bufs[:0] // 7.9
+	}
+	room := wire.MaxDatagram - l.HeaderSize() - len(payloads[0]) - 1
+	k := 0
+	for {
+		b, ok := l.AppendEventsBefore(s.buf(k), room, now)
+		if !ok {
+			break
+		}
+		s.bufs[k] = b
+		k++
+	}
+	return s.sendFrom(k, true, l, h, tick, players, entities, payloads, now)
 }
 
 // noEntities2 is the entities of an empty baseline: not nil, as the

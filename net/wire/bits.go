@@ -163,3 +163,16 @@ func (r *BitReader) Finish() error {
 	}
 	return nil
 }
+
+// End checks the end of a packed part that more bytes follow (7.20): the
+// padding bits of its last byte zero. It returns the number of bytes the
+// packed part takes, its bits rounded up to a byte.
+func (r *BitReader) End() (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.pos&7 != 0 && r.buf[r.pos>>3]>>(r.pos&7) != 0 {
+		return 0, errPadding
+	}
+	return (r.pos + 7) >> 3, nil
+}

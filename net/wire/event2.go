@@ -128,25 +128,34 @@ func AppendEventFrame2(dst []byte, id uint32, data []byte) []byte {
 // appends its frames to frames, whose Data alias p. On error nothing is
 // appended and the whole datagram is to be dropped.
 func ParseEventFrames2(p []byte, frames []EventFrame2) ([]EventFrame2, error) {
-	if len(p) < 1 || p[0] == 0 {
+	if len(p) < 1 || p[0] == 0 || !framed2(p) {
 		return frames, ErrEventFraming
 	}
-	count := int(p[0])
+	return appendFrames2(p, frames), nil
+}
+
+// framed2 reports whether p, a count byte and count frames of 7.7, is
+// well framed: every length 1 or more, no frame past the end, nothing
+// after the last one. Its work is bounded by len(p); p is not empty.
+func framed2(p []byte) bool {
 	off := 1
-	for i := 0; i < count; i++ {
+	for i := 0; i < int(p[0]); i++ {
 		if len(p)-off < FrameOverhead2 {
-			return frames, ErrEventFraming
+			return false
 		}
 		n := int(p[off+4])
 		if n == 0 || len(p)-off-FrameOverhead2 < n {
-			return frames, ErrEventFraming
+			return false
 		}
 		off += FrameOverhead2 + n
 	}
-	if off != len(p) {
-		return frames, ErrEventFraming
-	}
-	off = 1
+	return off == len(p)
+}
+
+// appendFrames2 appends the frames of p, which framed2 accepted.
+func appendFrames2(p []byte, frames []EventFrame2) []EventFrame2 {
+	count := int(p[0])
+	off := 1
 	for i := 0; i < count; i++ {
 		n := int(p[off+4])
 		frames = append(frames, EventFrame2{
@@ -155,5 +164,5 @@ func ParseEventFrames2(p []byte, frames []EventFrame2) ([]EventFrame2, error) {
 		})
 		off += FrameOverhead2 + n
 	}
-	return frames, nil
+	return frames
 }

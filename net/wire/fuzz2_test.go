@@ -152,6 +152,74 @@ func FuzzSnapshot2Decode(f *testing.F) {
 	})
 }
 
+// fuzzSnapshots24 is the seeds of FuzzSnapshot24Decode: v2 snapshots
+// with event tails (7.20), empty, of one and of two events, and broken.
+func fuzzSnapshots24() [][]byte {
+	ev := exSpawn2Event()
+	tails := [][]byte{
+		{0},
+		AppendEventFrame2([]byte{1}, 70000, AppendEvent2(nil, &ev)),
+		AppendEventFrame2(AppendEventFrame2([]byte{2}, 1, []byte{9}), 2, []byte{7, 7}),
+		AppendEventFrame2([]byte{2}, 1, []byte{9}), // a frame short
+		{},
+	}
+	var out [][]byte
+	for i, p := range fuzzSnapshots2() {
+		out = append(out, append(slices.Clone(p), tails[i%len(tails)]...))
+	}
+	for _, t := range tails {
+		out = append(out, append(slices.Clone(fuzzSnapshots2()[1]), t...))
+	}
+	return out
+}
+
+// FuzzSnapshot24Decode: a v2.4 Snapshot payload (7.20) that DecodeTail
+// accepts is a packed part that Decode accepts alone, as the same
+// snapshot, and a tail of count frames of 1 to 255 bytes that re-encode
+// to it.
+func FuzzSnapshot24Decode(f *testing.F) {
+	for _, b := range fuzzSnapshots24() {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		var s Snapshot2
+		tail, err := s.DecodeTail(p)
+		if err != nil {
+			return
+		}
+		if len(tail) < 1 || len(tail) > len(p) {
+			t.Fatalf("tail of %d bytes from %d", len(tail), len(p))
+		}
+		var s2 Snapshot2
+		if err := s2.Decode(p[:len(p)-len(tail)]); err != nil {
+			t.Fatalf("the packed part alone: %v", err)
+		}
+		if s2.Tick != s.Tick || s2.HasBaseline != s.HasBaseline || s2.BaselineAge != s.BaselineAge ||
+			!slices.Equal(s2.PlayerRecords(), s.PlayerRecords()) || !slices.Equal(s2.Records, s.Records) {
+			t.Fatalf("the packed part alone decodes to %+v, with its tail to %+v", s2, s)
+		}
+		frames := TailFrames(tail, nil)
+		if len(frames) != int(tail[0]) {
+			t.Fatalf("%d frames of a count of %d", len(frames), tail[0])
+		}
+		re := []byte{tail[0]}
+		for _, fr := range frames {
+			if len(fr.Data) < 1 || len(fr.Data) > 255 {
+				t.Fatalf("frame of %d bytes", len(fr.Data))
+			}
+			re = AppendEventFrame2(re, fr.ID, fr.Data)
+		}
+		if !bytes.Equal(re, tail) {
+			t.Fatalf("re-encoded tail % X\n          from % X", re, tail)
+		}
+		if tail[0] > 0 {
+			if _, err := ParseEventFrames2(tail, nil); err != nil {
+				t.Fatalf("a tail of %d events is no Event payload: %v", tail[0], err)
+			}
+		}
+	})
+}
+
 func fuzzEvents2() [][]byte {
 	ev := exSpawn2Event()
 	out := [][]byte{AppendEvent2(nil, &ev), append(AppendEvent2(nil, &ev), 1, 2)}
@@ -227,6 +295,7 @@ func FuzzParseMessage2(f *testing.F) {
 		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt, Minor: 1, Mode: ModeStage},
 		exLoginLobby, exLoginOKLobby, // 7.14
 		exLoginReq23, exLoginOK23, // 7.19
+		exLoginReq24, exLoginOK24, // 7.20
 	} {
 		b := AppendMessage2(nil, &m)[2:]
 		f.Add(b)
@@ -281,12 +350,14 @@ func TestWriteFuzzCorpus2(t *testing.T) {
 		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt, Minor: 1, Mode: ModeStage},
 		exLoginLobby, exLoginOKLobby, // 7.14
 		exLoginReq23, exLoginOK23, // 7.19
+		exLoginReq24, exLoginOK24, // 7.20
 	} {
 		msgs = append(msgs, AppendMessage2(nil, &m)[2:])
 	}
 	for name, seeds := range map[string][][]byte{
 		"FuzzParseHeader2":      fuzzDatagrams2(),
 		"FuzzSnapshot2Decode":   fuzzSnapshots2(),
+		"FuzzSnapshot24Decode":  fuzzSnapshots24(), // v2.4 (7.20)
 		"FuzzParseEvent2":       fuzzEvents2(),
 		"FuzzParseEventFrames2": frames,
 		"FuzzParseMessage2":     msgs,

@@ -15,6 +15,8 @@ var (
 	exLoginOK22  = func() Message { m := exLoginOK21; m.Minor = 2; return m }()
 	exLoginReq23 = Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley", Minor: 3, Mode: ModeClassic}
 	exLoginOK23  = func() Message { m := exLoginOK21; m.Minor, m.Mode = 3, ModeClassic; return m }()
+	exLoginReq24 = Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley", Minor: 4, Mode: ModeClassic}
+	exLoginOK24  = func() Message { m := exLoginOK21; m.Minor, m.Mode = 4, ModeClassic; return m }()
 	exStageBoss  = Event{Type: EventStage, Tick: 9000, What: StageBoss, Value: 0x31, Name: "Dobkeratops"}
 	exHealth     = Event{Type: EventHealth, Tick: 9001, ID: 0x31, HP: 750, MaxHP: 800}
 	exArms       = Event{Type: EventArms, Tick: 617, Player: 0,
@@ -78,6 +80,18 @@ func docExamples21() []docExample {
 			want:   "1F 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00 68 01 21 11 00 05 D0 02 3C 03 08 01 03",
 			encode: func() []byte { return AppendMessage2(nil, &exLoginOK23) },
 			decode: message(exLoginOK23),
+		},
+		{
+			name:   "v24-login-request",
+			want:   "0C 00 01 02 06 00 52 69 70 6C 65 79 04 01",
+			encode: func() []byte { return AppendMessage2(nil, &exLoginReq24) },
+			decode: message(exLoginReq24),
+		},
+		{
+			name:   "v24-login-accepted",
+			want:   "1F 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00 68 01 21 11 00 05 D0 02 3C 03 08 01 04",
+			encode: func() []byte { return AppendMessage2(nil, &exLoginOK24) },
+			decode: message(exLoginOK24),
 		},
 		{
 			name:   "v21-stage",

@@ -215,5 +215,57 @@ func docExamples2() []docExample {
 				return nil
 			},
 		},
+		{
+			// 7.20: the delta snapshot of 7.8 in a v2.4 session, the
+			// missile's Spawn (event 70000 of 7.7) in its tail.
+			name: "v24-snapshot-events",
+			want: "52 54 59 50 02 04 25 00 40 00 FF FF FF FF EF BE AD DE AA 00 " +
+				"6A 02 00 00 C1 88 03 02 00 02 00 D8 2E 00 41 90 FE 70 01 1F 70 00 10 3E 07 48 13 F8 15 00 E1 84 00 " +
+				"01 70 11 01 00 21 01 69 02 00 00 09 00 00 00 02 00 01 69 02 00 00 D2 04 7E 05 40 38 00 00 00 00 00 00 00 00 00 00 00",
+			encode: func() []byte {
+				b := append(AppendHeader2(nil, exH2), snapshot(618, exPlayers618, exPlayers2, exWorld615, 615, exWorld618)...)
+				return AppendEventFrame2(append(b, 1), 70000, AppendEvent2(nil, &exSpawnM2))
+			},
+			decode: func(b []byte) error {
+				h, p, err := ParseHeader2(b, ToClient)
+				if err != nil || h != exH2 {
+					return fmt.Errorf("header %+v %v", h, err)
+				}
+				var s Snapshot2
+				tail, err := s.DecodeTail(p)
+				if err != nil {
+					return err
+				}
+				if err := decodeSnapshot(p[:len(p)-len(tail)], 618, exPlayers618, exPlayers2, exWorld615, exWorld618); err != nil {
+					return err
+				}
+				frames := TailFrames(tail, nil)
+				if len(frames) != 1 || frames[0].ID != 70000 {
+					return fmt.Errorf("tail frames %+v", frames)
+				}
+				var ev Event
+				if err := ParseEvent2(frames[0].Data, &ev); err != nil || ev != exSpawnM2 {
+					return fmt.Errorf("event %+v %v", ev, err)
+				}
+				// Without 7.20, the same bytes are a malformed snapshot.
+				if err := s.Decode(p); err == nil {
+					return fmt.Errorf("a v2.3 decoder accepts the tail")
+				}
+				return nil
+			},
+		},
+		{
+			name:   "v24-snapshot-empty-tail",
+			want:   "6A 02 00 00 C1 88 03 02 00 02 00 D8 2E 00 41 90 FE 70 01 1F 70 00 10 3E 07 48 13 F8 15 00 E1 84 00 00",
+			encode: func() []byte { return append(snapshot(618, exPlayers618, exPlayers2, exWorld615, 615, exWorld618), 0) },
+			decode: func(b []byte) error {
+				var s Snapshot2
+				tail, err := s.DecodeTail(b)
+				if err != nil || len(tail) != 1 || len(TailFrames(tail, nil)) != 0 {
+					return fmt.Errorf("tail % X %v", tail, err)
+				}
+				return nil
+			},
+		},
 	}, docExamples21()...)
 }

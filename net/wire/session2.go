@@ -28,10 +28,14 @@ const loginAcceptedSize = 17
 var ErrUnknownMessage = errors.New("wire: unknown TCP message type, skipped in v2 (7.1)")
 
 // MinorVersion is the highest minor version of protocol 2 this package
-// speaks: 3, v2.3 (7.19: a session's events may wait for the next
-// snapshot tick), which builds on v2.2 (7.15) and v2.1 (Stage mode, 7.12).
-// v2.3 changes no byte: only when the server sends events.
-const MinorVersion = 3
+// speaks: 4, v2.4 (7.20: a session's Snapshot datagrams carry its due
+// events after the snapshot), which builds on v2.3 (7.19: events wait for
+// the next snapshot tick), v2.2 (7.15) and v2.1 (Stage mode, 7.12).
+const MinorVersion = 4
+
+// MinorEventsInSnapshot is the minor version from which a session's
+// Snapshot datagrams end with an event tail (7.20).
+const MinorEventsInSnapshot = 4
 
 // AppendMessage2 appends m as one TCP frame of a v2 session: as
 // AppendMessage, with the extension after a LoginAccepted. With Minor 1 or

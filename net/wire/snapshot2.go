@@ -174,8 +174,17 @@ func (s *Snapshot2) PlayerRecords() []PlayerRecord2 { return s.Players[:s.NumPla
 func (s *Snapshot2) Decode(p []byte) error {
 	var r BitReader
 	r.Reset(p)
+	if err := s.decode(&r); err != nil {
+		return err
+	}
+	return r.Finish()
+}
+
+// decode is Decode up to the end of the packed part, whose end it leaves
+// unchecked.
+func (s *Snapshot2) decode(r *BitReader) error {
 	s.Tick = r.ReadBits(32)
-	n, err := readPlayerCount(&r)
+	n, err := readPlayerCount(r)
 	if err != nil {
 		return err
 	}
@@ -184,13 +193,13 @@ func (s *Snapshot2) Decode(p []byte) error {
 	for i := 0; i < n; i++ {
 		pr := &s.Players[i]
 		*pr = PlayerRecord2{}
-		if pr.Player, err = players.next(&r); err != nil {
+		if pr.Player, err = players.next(r); err != nil {
 			return err
 		}
 		pr.Same = !r.ReadBool()
 		pr.Ship = NoEntity
 		if !pr.Same { // a Same one is checked against has_baseline below
-			readPlayerState(&r, &pr.PlayerState)
+			readPlayerState(r, &pr.PlayerState)
 			if r.ReadBool() {
 				age := r.ReadVarint()
 				pr.InvulnTicks = r.ReadVarint()
@@ -207,7 +216,7 @@ func (s *Snapshot2) Decode(p []byte) error {
 			pr.LastStep = r.ReadVarint()
 		}
 	}
-	if s.HasBaseline, s.BaselineAge, err = readBaseline(&r, s.Tick); err != nil {
+	if s.HasBaseline, s.BaselineAge, err = readBaseline(r, s.Tick); err != nil {
 		return err
 	}
 	if !s.HasBaseline && r.Err() == nil {
@@ -217,7 +226,7 @@ func (s *Snapshot2) Decode(p []byte) error {
 			}
 		}
 	}
-	count, err := readEntityCount(&r)
+	count, err := readEntityCount(r)
 	if err != nil {
 		return err
 	}
@@ -228,7 +237,7 @@ func (s *Snapshot2) Decode(p []byte) error {
 	var ids idReader
 	for i := range s.Records {
 		rec := &s.Records[i]
-		if rec.ID, rec.Change, err = ids.next(&r, i == 0); err != nil {
+		if rec.ID, rec.Change, err = ids.next(r, i == 0); err != nil {
 			return err
 		}
 		rec.F = [NumFields2]uint32{}
@@ -238,7 +247,7 @@ func (s *Snapshot2) Decode(p []byte) error {
 			if rec.Change == Updated && !s.HasBaseline {
 				return ErrFullDelta
 			}
-			if err := s.readFields(&r, rec); err != nil {
+			if err := s.readFields(r, rec); err != nil {
 				return err
 			}
 		case Removed:
@@ -252,7 +261,7 @@ func (s *Snapshot2) Decode(p []byte) error {
 			return err
 		}
 	}
-	return r.Finish()
+	return r.Err()
 }
 
 // readFields reads a record's field count, its change bits and its

@@ -1,0 +1,78 @@
+package link
+
+import (
+	"time"
+
+	"rtype/net/wire"
+)
+
+// The event tail of a v2.4 session's Snapshot datagrams (PROTOCOL.md
+// 7.20): the due events ride in the first Snapshot datagram of a tick,
+// those that do not fit in Event datagrams sent before it.
+
+// AppendEventsBefore appends to dst one Event datagram of the oldest due
+// events (5.3, 7.7) that would not fit in a tail of room bytes after its
+// count byte (or beyond 255 events), and returns false when the due
+// events fit there: callers repeat until then, before the Snapshot
+// datagram whose tail they fill with AppendTail. It is AppendEvents,
+// limited to the events the tail cannot take. It fails on a v1 Link.
+func (l *Link) AppendEventsBefore(dst []byte, room int, now time.Time) ([]byte, bool) {
+	v := l.v2
+	if v == nil {
+		return dst, false
+	}
+	r := l.ResendAfter()
+	head, n := v.queued()
+	total, count := 0, 0
+	for i := 0; i < n; i++ {
+		if data, o := v.event(head + uint32(i)); due(o, r, now) {
+			total += wire.FrameOverhead2 + len(data)
+			count++
+		}
+	}
+	k := 0 // the oldest due events that must go before
+	for i := 0; i < n && (total > room || count > 255); i++ {
+		if data, o := v.event(head + uint32(i)); due(o, r, now) {
+			total -= wire.FrameOverhead2 + len(data)
+			count--
+			k++
+		}
+	}
+	if k == 0 {
+		return dst, false
+	}
+	return l.appendEvents(dst, now, v, min(k, 255))
+}
+
+// AppendTail fills the empty event tail that ends dst, which holds the
+// Snapshot datagram AppendSnapshot just appended with Tail set and
+// nothing before it (7.20), with the due events, oldest first, as many as
+// fit in wire.MaxDatagram bytes (at most 255): those AppendEventsBefore
+// left. They are kept and resent as those of an Event datagram are (5.3,
+// 7.7): the datagram's acknowledgement acknowledges them.
+func (l *Link) AppendTail(dst []byte, now time.Time) []byte {
+	v := l.v2
+	if v == nil || !l.Tail || len(dst) == 0 {
+		return dst
+	}
+	at := len(dst) - 1 // the count byte
+	s := &l.ring[(l.next-1)%sentRing]
+	r := l.ResendAfter()
+	head, n := v.queued()
+	count := 0
+	for i := 0; i < n && count < 255; i++ {
+		id := head + uint32(i)
+		data, o := v.event(id)
+		if !due(o, r, now) {
+			continue
+		}
+		if len(dst)+wire.FrameOverhead2+len(data) > wire.MaxDatagram {
+			break
+		}
+		dst = l.appendFrame(dst, v, id, data, o, s, now)
+		count++
+	}
+	dst[at] = byte(count)
+	l.stats.SentBytes += uint64(len(dst) - at - 1)
+	return dst
+}

@@ -1,0 +1,341 @@
+package server
+
+// Version 2.4 (PROTOCOL.md 7.20): a v2.4 session's events ride in the
+// tail of its Snapshot datagrams; those that do not fit go in Event
+// datagrams before it. A v2.3 session in the same game gets what it got.
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"rtype/net/wire"
+)
+
+// tailTrace is what a v2.4 client saw of its events.
+type tailTrace struct {
+	c       *tclient2
+	ids     map[uint32]int // fresh event ids: how many times each came
+	maxID   uint32
+	snap    uint32 // newest snapshot tick received
+	hasSnap bool
+	late    []string // events that came after a snapshot of their tick or later
+	early   []string // events in the tail of a snapshot older than their tick
+	events  int      // Event datagrams after the first Snapshot
+}
+
+// pump plays the client for d as eventTrace.pump does, and records where
+// each fresh event came from.
+func (tr *tailTrace) pump(d time.Duration) {
+	c := tr.c
+	end := time.Now().Add(d)
+	inputs := 0
+	for time.Now().Before(end) {
+		nev, nsnap, tails := len(c.events), len(c.snaps), c.tails
+		events := c.types[wire.TypeEvent]
+		got := c.readOne(min(time.Until(end), 20*time.Millisecond))
+		switch {
+		case !got:
+		case len(c.snaps) > nsnap:
+			tick := c.snaps[len(c.snaps)-1].tick
+			if c.tails > tails { // its events, applied before its records
+				tr.record(nev, tick)
+			}
+			tr.snap, tr.hasSnap = tick, true
+		case c.types[wire.TypeEvent] > events:
+			if tr.hasSnap { // the joining burst (with the Accept, 3.4) is not counted
+				tr.events++
+			}
+			tr.record(nev, 0)
+			c.keep(true)
+			continue
+		}
+		if time.Since(c.lastSent) >= 16*time.Millisecond { // an Input a tick, fire pressed and released
+			if inputs++; inputs%4 == 0 {
+				c.actions ^= wire.ActionFire
+			}
+			c.keep(true)
+		}
+	}
+}
+
+// record checks the fresh events c.events[from:], of c.frames, that came
+// in an Event datagram (tick 0) or in the tail of the snapshot of tick.
+func (tr *tailTrace) record(from int, tick uint32) {
+	c := tr.c
+	if len(c.events)-from != len(c.frames) {
+		c.t.Errorf("%s: %d events parsed of %d frames", c.name, len(c.events)-from, len(c.frames))
+		return
+	}
+	for i, f := range c.frames {
+		tr.ids[f.ID]++
+		tr.maxID = max(tr.maxID, f.ID)
+		ev := &c.events[from+i]
+		join := ev.Type == wire.EventPlayerJoined || (ev.Type == wire.EventSpawn && ev.Kind == wire.KindPlayerShip) // 4.6
+		if tr.hasSnap && ev.Tick <= tr.snap && !join {
+			tr.late = append(tr.late, eventString(ev)+" after the snapshot of tick "+strconv.Itoa(int(tr.snap)))
+		}
+		if tick != 0 && ev.Tick > tick {
+			tr.early = append(tr.early, eventString(ev)+" in the snapshot of tick "+strconv.Itoa(int(tick)))
+		}
+	}
+}
+
+// 7.20: two v2.4 players and a v2.3 player, firing, in a game with waves.
+// The v2.4 sessions get every event in the tail of a Snapshot datagram
+// (no Event datagram once they play: the events fit), each exactly once,
+// none after a snapshot of its tick or later and none in a snapshot older
+// than it (4.3, 4.5); the v2.3 session gets its events in one Event
+// datagram per snapshot window, before the Snapshot (7.19), as before.
+func TestEventsInSnapshotV24(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, busyOrderConfig())
+	interval := uint32(s.cfg.SnapshotInterval)
+	minors := []uint8{4, 3, 4}
+	var v24 []*tailTrace
+	var v23 *eventTrace
+	var cs []*tclient2
+	for i, minor := range minors {
+		name := "Minor" + strconv.Itoa(int(minor)) + "x" + strconv.Itoa(i)
+		c := connectWith2(t, s, name, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest,
+			Version: wire.Version2, Name: name, Minor: minor, Mode: wire.ModeClassic}))
+		if c.acc.Minor != minor {
+			t.Fatalf("%s: session of minor %d, asked for %d", name, c.acc.Minor, minor)
+		}
+		c.tail = minor >= wire.MinorEventsInSnapshot
+		c.bind()
+		c.actions = wire.ActionFire | []uint8{0, wire.ActionUp, wire.ActionDown}[i]
+		if c.tail {
+			v24 = append(v24, &tailTrace{c: c, ids: map[uint32]int{}})
+		} else {
+			v23 = &eventTrace{c: c, windows: map[uint32]*windowCount{}, ids: map[uint32]int{}}
+		}
+		cs = append(cs, c)
+	}
+	for i, c := range cs {
+		if c.acc.Player != uint8(i) {
+			t.Fatalf("%s is player %d of its game: not one game", c.name, c.acc.Player)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, tr := range v24 {
+		wg.Add(1)
+		go func() { defer wg.Done(); tr.pump(4 * time.Second) }()
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); v23.pump(4*time.Second, interval) }()
+	wg.Wait()
+	for _, tr := range v24 {
+		name := tr.c.name
+		checkDelivery(t, name, tr.ids, tr.maxID, tr.late)
+		if len(tr.early) > 0 {
+			t.Errorf("%s: %d events in a snapshot older than they, e.g. %s", name, len(tr.early), tr.early[0])
+		}
+		t.Logf("%s: %d events, %d Snapshots carried some, %d Event datagrams", name, tr.maxID+1, tr.c.tails, tr.events)
+		if tr.c.tails < 20 {
+			t.Errorf("%s: only %d Snapshots carried events: the game is not busy", name, tr.c.tails)
+		}
+		if tr.events > 0 {
+			t.Errorf("%s: %d Event datagrams while the events fit in the Snapshots (7.20)", name, tr.events)
+		}
+	}
+	// The v2.3 player: as TestEventsHeldToSnapshotTick says.
+	checkDelivery(t, "v2.3", v23.ids, v23.maxID, v23.late)
+	if split, all := v23.split(); all < 20 || split > 0 {
+		t.Errorf("v2.3: %d snapshot windows with events, %d in several datagrams that fit in one (7.19)", all, split)
+	}
+	if v23.c.tails != 0 {
+		t.Errorf("v2.3: %d snapshots with a tail", v23.c.tails)
+	}
+}
+
+// checkDelivery checks that a client got the events 0 to maxID once each
+// (ids counts them) and none late.
+func checkDelivery(t *testing.T, name string, ids map[uint32]int, maxID uint32, late []string) {
+	t.Helper()
+	for id := uint32(0); id <= maxID; id++ {
+		if ids[id] != 1 {
+			t.Errorf("%s: event %d received %d times", name, id, ids[id])
+		}
+	}
+	if len(late) > 0 {
+		t.Errorf("%s: %d events after a snapshot of their tick, e.g. %s", name, len(late), late[0])
+	}
+}
+
+// dgram is one datagram of the server as a test client received it.
+type dgram struct {
+	typ  wire.Type
+	seq  uint16
+	size int
+	ids  []uint32 // the event ids it carried, repeats included
+	last int      // the size of its last event
+}
+
+// 7.20: events that do not fit in the Snapshot datagram go, oldest
+// first, in an Event datagram just before it, and the rest ride in its
+// tail. A v2.4 player that stops acknowledging has its events resent
+// and its snapshots grow (their baseline stays), until they no longer
+// fit; once it acknowledges again, it has received every event.
+func TestEventsOverflowV24(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, busyOrderConfig())
+	name := "Burst"
+	c := connectWith2(t, s, name, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest,
+		Version: wire.Version2, Name: name, Minor: 4, Mode: wire.ModeClassic}))
+	c.tail = true
+	c.bind()
+	c.actions = wire.ActionFire
+	// Three more players firing, for more events.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range 3 {
+		o := join2(t, s, "Other"+strconv.Itoa(i))
+		o.actions = wire.ActionFire
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				o.pumpUntil(50*time.Millisecond, nil)
+			}
+		}()
+	}
+	defer func() { close(stop); wg.Wait() }()
+	c.pumpUntil(500*time.Millisecond, nil)
+	// Silent for 2 s: read and record, send nothing.
+	var got []dgram
+	var snap wire.Snapshot2
+	var frames []wire.EventFrame2
+	end := time.Now().Add(2 * time.Second)
+	for time.Now().Before(end) {
+		c.udp.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		n, err := c.udp.Read(c.buf)
+		if err != nil {
+			continue
+		}
+		b := c.buf[:n]
+		h, p, err := wire.ParseHeader2(b, wire.ToClient)
+		if err != nil {
+			t.Fatalf("invalid datagram of %d bytes: %v", n, err)
+		}
+		d := dgram{typ: h.Type, seq: h.Seq, size: n}
+		frames = frames[:0]
+		switch h.Type {
+		case wire.TypeSnapshot:
+			tail, err := snap.DecodeTail(p)
+			if err != nil {
+				t.Fatalf("invalid v2.4 Snapshot: %v", err)
+			}
+			frames = wire.TailFrames(tail, frames)
+		case wire.TypeEvent:
+			frames, _ = wire.ParseEventFrames2(p, frames)
+		}
+		for _, f := range frames {
+			d.ids = append(d.ids, f.ID)
+			d.last = len(f.Data)
+		}
+		got = append(got, d)
+		c.handle(b)
+	}
+	overflows := 0
+	for i := 1; i < len(got); i++ {
+		e, sn := got[i-1], got[i]
+		if e.typ != wire.TypeEvent || sn.typ != wire.TypeSnapshot || len(sn.ids) == 0 {
+			continue
+		}
+		if sn.seq != e.seq+1 {
+			t.Errorf("Event datagram %d, then Snapshot %d: not the one just after", e.seq, sn.seq)
+		}
+		if slices.Max(e.ids) >= slices.Min(sn.ids) {
+			t.Errorf("Event datagram %d carries %v, the Snapshot after it %v: not the oldest first", e.seq, e.ids, sn.ids)
+		}
+		if sn.size+wire.FrameOverhead2+e.last <= wire.MaxDatagram && len(sn.ids) < 255 {
+			t.Errorf("the newest event of Event datagram %d (%d bytes) would have fitted in the Snapshot after it (%d bytes)",
+				e.seq, e.last, sn.size)
+		}
+		overflows++
+	}
+	snaps := 0
+	for _, d := range got {
+		if d.typ == wire.TypeSnapshot {
+			snaps++
+		}
+	}
+	t.Logf("silent for 2 s: %d datagrams, %d Snapshots, %d after an Event datagram of events that did not fit", len(got), snaps, overflows)
+	if overflows == 0 {
+		t.Fatal("no Event datagram of events that did not fit in the Snapshot after it")
+	}
+	// Acknowledging again: every event the server sent comes (by
+	// resend), and the server holds none unacknowledged.
+	c.actions = 0
+	s.mu.Lock()
+	ss := s.sessions[c.acc.Session]
+	s.mu.Unlock()
+	var sent uint64
+	var unacked int
+	ok := c.pumpUntil(wait, func() bool {
+		s.mu.Lock()
+		sent, unacked = ss.link.Stats().EventsSent, ss.link.Unacked()
+		s.mu.Unlock()
+		return unacked == 0 && c.link.Stats().EventsDelivered == sent
+	})
+	if !ok {
+		t.Fatalf("the server sent %d events, %d delivered, %d unacknowledged", sent, c.link.Stats().EventsDelivered, unacked)
+	}
+}
+
+// 7.20 and 7.17: a v2.4 spectator's Snapshots (one encoding shared by
+// the game's spectators) end with an empty tail, and its events come in
+// Event datagrams, as a v2.3 spectator's do.
+func TestSpectatorV24(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, busyOrderConfig())
+	p := player22(t, s, "Player", wire.ModeClassic)
+	p.actions = wire.ActionFire
+	var cs []*tclient2
+	for _, minor := range []uint8{3, 4} {
+		name := "Watcher" + strconv.Itoa(int(minor))
+		c := connectWith2(t, s, name, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
+			Name: name, Minor: minor, Mode: wire.ModeClassic, Flags: wire.LoginSpectate}))
+		if c.acc.Player != wire.NoPlayer || c.acc.Minor != minor {
+			t.Fatalf("%s: LoginAccepted %+v", name, c.acc)
+		}
+		c.spectator, c.tail = true, minor >= wire.MinorEventsInSnapshot
+		c.bind()
+		cs = append(cs, c)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			p.pumpUntil(50*time.Millisecond, nil)
+		}
+	}()
+	for _, c := range cs {
+		c.pumpUntil(wait, func() bool { return len(c.snaps) >= 20 && len(c.events) >= 20 })
+	}
+	close(stop)
+	<-done
+	for _, c := range cs {
+		t.Logf("%s: %d Snapshots, %d Event datagrams, %d events, %d tails with events", c.name, len(c.snaps), c.types[wire.TypeEvent], len(c.events), c.tails)
+		if len(c.snaps) < 20 || len(c.events) < 20 || c.types[wire.TypeEvent] == 0 {
+			t.Errorf("%s: %d Snapshots, %d events in %d Event datagrams", c.name, len(c.snaps), len(c.events), c.types[wire.TypeEvent])
+		}
+		if c.tails != 0 {
+			t.Errorf("%s: %d Snapshots carried events", c.name, c.tails)
+		}
+	}
+}
