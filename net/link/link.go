@@ -80,17 +80,16 @@ type Link struct {
 	// History2, when set, learns which v2 snapshots the peer acknowledged
 	// (SnapshotSender2 sets it on first use).
 	History2 *History2
-	// Tail is set in a v2.4 session (PROTOCOL.md 7.20): every Snapshot
-	// datagram ends with an event tail, a count byte and that many event
-	// frames. AppendSnapshot then appends an empty one (count 0), which
-	// AppendTail fills.
-	Tail bool
-
 	out   *[MaxUnacked]outEvent // v1's events; nil in a v2 session
 	head  uint16                // oldest unacknowledged event id
 	tail  uint16                // next event id
 	inNew uint16                // newest event id received
 	inHas bool
+	// Tail is set in a v2.4 session (PROTOCOL.md 7.20): every Snapshot
+	// datagram ends with an event tail, a count byte and that many event
+	// frames. AppendSnapshot then appends an empty one (count 0), which
+	// AppendTail fills.
+	Tail  bool
 	inSet [EventWindow / 64]uint64 // bit (id % 1024): received within the window
 
 	// The ring starts at a cache line (a Link, larger than 32 kB, is
