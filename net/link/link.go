@@ -80,6 +80,7 @@ type Link struct {
 	// History2, when set, learns which v2 snapshots the peer acknowledged
 	// (SnapshotSender2 sets it on first use).
 	History2 *History2
+
 	out   *[MaxUnacked]outEvent // v1's events; nil in a v2 session
 	head  uint16                // oldest unacknowledged event id
 	tail  uint16                // next event id
