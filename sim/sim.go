@@ -42,7 +42,7 @@ import (
 )
 
 // entity is the entity of a slot (World.ent; stored densely, live.go):
-// what every step of a Classic game touches, packed (104 bytes against 160
+// what every step of a Classic game touches, packed (88 bytes against 160
 // with the Stage state in it), since a server steps many games in turn and
 // each step's cost is mostly its entities' cache misses. The Stage-only
 // state is in World.colds, the slot's generation in World.gens.
@@ -71,13 +71,15 @@ type entity struct {
 	// set from its kind at its spawn (a beam's from its level).
 	hw, hh float64
 
-	vx, vy float64 // mo.At(tick) of the current tick
+	// The velocity, which only v1 snapshots and Spawns carry, is not
+	// kept: vel evaluates it from mo when they ask (motion.go).
 }
 
 // coldState is the Stage-only state of a slot (7.12), in a slice beside the
 // entities: a Classic step never touches it.
 type coldState struct {
 	hp, maxHP int32    // hit points of a foe; 0: cannot be hurt
+	evalTick  uint32   // the tick of the entity's position (eval), for vel
 	foe       foeState // foes.go
 	arm       armState // arms.go
 }
@@ -381,8 +383,9 @@ func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 		if !e.alive {
 			continue
 		}
+		vx, vy := w.vel(e)
 		dst = append(dst, wire.MakeEntity(w.id(s), e.kind,
-			float32(e.x), float32(e.y), float32(e.vx), float32(e.vy), int(e.frame)))
+			float32(e.x), float32(e.y), float32(vx), float32(vy), int(e.frame)))
 	}
 	return dst
 }
@@ -494,8 +497,9 @@ func (w *World) AppendSpawns2(dst []wire.Event) []wire.Event {
 // fields and its motion.
 func (w *World) spawnEvent(s int32) wire.Event {
 	e := w.ent(s)
+	vx, vy := w.vel(e)
 	return wire.Event{Type: wire.EventSpawn, Tick: w.tick, ID: w.id(s), Kind: e.kind,
-		X: float32(e.x), Y: float32(e.y), VX: float32(e.vx), VY: float32(e.vy), Owner: e.owner,
+		X: float32(e.x), Y: float32(e.y), VX: float32(vx), VY: float32(vy), Owner: e.owner,
 		Motion: e.mo, Anim: e.anim}
 }
 
@@ -619,7 +623,7 @@ func (w *World) moveShips() {
 		if vx != e.mo.VX || vy != e.mo.VY {
 			w.setShipMotion(e, w.tick-1, e.x, e.y, vx, vy)
 		}
-		x, y, _, _ := e.mo.At(float64(w.tick))
+		x, y := posAt(&e.mo, float64(w.tick))
 		cx, cy := min(max(x, w.shipLoX), w.shipHiX), min(max(y, w.shipLoY), w.shipHiY)
 		if cx != x || cy != y { // it reaches a wall during this tick
 			if cx != x {
@@ -650,12 +654,6 @@ func shipLevelFrame(vy int16) uint8 {
 		return ShipFrameDive
 	}
 	return ShipFrameLevel
-}
-
-// eval sets an entity's position and velocity to its motion's at the
-// current tick.
-func (w *World) eval(e *entity) {
-	e.x, e.y, e.vx, e.vy = e.mo.At(float64(w.tick))
 }
 
 // moveOthers moves every entity but ships, Forces and bits (moveShips and
@@ -715,22 +713,28 @@ func (w *World) sweep(a, b *entity) (float64, bool) {
 	return t0, true
 }
 
-// sweptBox is the box an entity sweeps during the step: its box at the
-// start and at the end of the step and all between.
+// sweptBox is the box an entity sweeps during the step (its box at the
+// start and at the end of the step and all between), widened to whole
+// pixels: lx and ly rounded down, hx and hy up.
 type sweptBox struct {
-	lx, hx, ly, hy float64
+	lx, hx, ly, hy int32
 	s              int32 // the entity's slot
 }
 
 func boxOf(e *entity, s int32) sweptBox {
-	return sweptBox{min(e.px, e.x) - e.hw, max(e.px, e.x) + e.hw, min(e.py, e.y) - e.hh, max(e.py, e.y) + e.hh, s}
+	return sweptBox{
+		int32(math.Floor(min(e.px, e.x) - e.hw)), int32(math.Ceil(max(e.px, e.x) + e.hw)),
+		int32(math.Floor(min(e.py, e.y) - e.hh)), int32(math.Ceil(max(e.py, e.y) + e.hh)), s,
+	}
 }
 
 // apart reports whether the swept boxes a and b are a pixel apart or more
 // on an axis: then sweep of their entities reports no overlap (the pixel
-// dwarfs any rounding), and hitBydos need not load the entity of b.
+// dwarfs any rounding), and a collision loop need not load the entity of
+// b. Whole pixels compare without branches, and widened boxes are at
+// least as far apart as the boxes.
 func (a *sweptBox) apart(b *sweptBox) bool {
-	return b.lx >= a.hx+1 || a.lx >= b.hx+1 || b.ly >= a.hy+1 || a.ly >= b.hy+1
+	return max(b.lx-a.hx, a.lx-b.hx, b.ly-a.hy, a.ly-b.hy) >= 1
 }
 
 // slab narrows [t0, t1] to the times at which r + d*t lies in (-h, h).
@@ -751,10 +755,10 @@ func slab(r, d, h float64, t0, t1 *float64) bool {
 // in the tick (the lowest slot on a tie): the Bydos is Killed, the missile
 // Consumed, and the shooter scores if it is still in the game.
 func (w *World) hitBydos() {
+	w.boxes = w.boxes[:0]
 	if len(w.pmis) == 0 {
 		return
 	}
-	w.boxes = w.boxes[:0]
 	for _, b := range w.bydos {
 		w.boxes = append(w.boxes, boxOf(w.ent(b), b))
 	}
@@ -792,8 +796,22 @@ func (w *World) hitBydos() {
 // missile it touches first in the tick (the lowest slot on a tie). Death,
 // then the Destroy of the ship if it was its last life (else it respawns
 // at once), then the Destroy of what hit it: a Bydos Killed (no score), a
-// missile Consumed.
+// missile Consumed. The swept boxes of the Bydos (hitBydos' if it made
+// them; unchanged since: a Bydos it destroyed is skipped as dead) then
+// of the enemy missiles, in w.boxes, are compared first, as in hitBydos.
 func (w *World) hitShips() {
+	if len(w.ships) == 0 {
+		return
+	}
+	if len(w.boxes) != len(w.bydos) {
+		w.boxes = w.boxes[:0]
+		for _, b := range w.bydos {
+			w.boxes = append(w.boxes, boxOf(w.ent(b), b))
+		}
+	}
+	for _, m := range w.emis {
+		w.boxes = append(w.boxes, boxOf(w.ent(m), m))
+	}
 	for _, s := range w.ships {
 		se := w.ent(s)
 		p := se.owner
@@ -801,7 +819,7 @@ func (w *World) hitShips() {
 		if !se.alive || pl.invuln > 0 {
 			continue
 		}
-		best := w.firstHit(se, w.bydos, w.emis)
+		best := w.firstHitBox(se, boxOf(se, s))
 		if best == 0 {
 			continue
 		}
@@ -812,6 +830,28 @@ func (w *World) hitShips() {
 		}
 		w.destroy(best, reason)
 	}
+}
+
+// firstHitBox is firstHit over the entities of w.boxes, skipping those
+// whose swept box is apart from eb (e's).
+func (w *World) firstHitBox(e *entity, eb sweptBox) int32 {
+	var best int32
+	bestT := 2.0
+	for i := range w.boxes {
+		hb := &w.boxes[i]
+		if eb.apart(hb) {
+			continue
+		}
+		h := hb.s
+		he := w.ent(h)
+		if !he.alive {
+			continue
+		}
+		if t, ok := w.sweep(e, he); ok && (t < bestT || t == bestT && h < best) {
+			best, bestT = h, t
+		}
+	}
+	return best
 }
 
 // firstHit returns the live entity of lists a and b (by slot) that e
