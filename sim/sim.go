@@ -113,7 +113,7 @@ type World struct {
 	used   []uint64    // bit i set: ents[i] is taken (ents[0] always)
 	freed  []freedEnt  // the ents freed since the step began: taken again from the next
 	hi     int32       // 1 + the highest live slot (or 1)
-	live   []uint64    // bit s set: slot s is alive (live.go)
+	order  []ref       // the live entities, by slot (live.go)
 	ids    idAlloc
 	pl     [wire.MaxPlayers]player
 	epoch  uint32
@@ -127,9 +127,11 @@ type World struct {
 	shipLoX, shipHiX, shipLoY, shipHiY float64
 
 	// The live entities of each kind at the start of the collisions, by
-	// slot; rebuilt at each step in preallocated buffers.
-	ships, pmis, bydos, emis []int32
-	boxes                    []sweptBox // of bydos, in hitBydos
+	// slot; rebuilt at each step in preallocated buffers. (Classic; a
+	// Stage step lists the ships too.)
+	ships             []int32
+	pmis, bydos, emis []ref
+	boxes             []sweptBox // of bydos (and emis), in hitBydos and hitShips
 
 	// Waves.
 	started   bool   // a player has joined: the wave clock runs
@@ -168,14 +170,14 @@ func New(rules Rules, seed uint64) *World {
 		used:   make([]uint64, (n+1+63)/64),
 		freed:  make([]freedEnt, 0, n),
 		hi:     1,
-		live:   make([]uint64, (n+1+63)/64),
+		order:  make([]ref, 0, n),
 		ids:    newIDAlloc(n, rules.IDReuseTicks),
 		events: make([]wire.Event, 0, 1024),
 		view:   make([]wire.Event, 0, 1024),
 		ships:  make([]int32, 0, n),
-		pmis:   make([]int32, 0, n),
-		bydos:  make([]int32, 0, n),
-		emis:   make([]int32, 0, n),
+		pmis:   make([]ref, 0, n),
+		bydos:  make([]ref, 0, n),
+		emis:   make([]ref, 0, n),
 		boxes:  make([]sweptBox, 0, n),
 	}
 	w.used[0] = 1
@@ -366,23 +368,14 @@ func (w *World) Ship(p uint8) uint32 {
 }
 
 // NumEntities returns the number of live entities.
-func (w *World) NumEntities() int {
-	n := 0
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		n++
-	}
-	return n
-}
+func (w *World) NumEntities() int { return len(w.order) }
 
 // AppendEntities appends every live entity as a snapshot carries it
 // (quantized by wire.MakeEntity), sorted by wire.Less (index ascending),
 // and returns the extended slice. It allocates nothing when dst has room.
 func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := w.ent(s)
-		if !e.alive {
-			continue
-		}
+	for _, r := range w.order {
+		s, e := r.slot(), w.entOf(r)
 		vx, vy := w.vel(e)
 		dst = append(dst, wire.MakeEntity(w.id(s), e.kind,
 			float32(e.x), float32(e.y), float32(vx), float32(vy), int(e.frame)))
@@ -396,11 +389,9 @@ func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 // Motion().At(t) exactly, until its motion changes. It allocates nothing
 // when dst has room.
 func (w *World) AppendEntities2(dst []wire.Entity2) []wire.Entity2 {
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := w.ent(s)
-		if e.alive {
-			dst = append(dst, wire.MakeEntity2(w.id(s), e.kind, &e.mo, e.anim))
-		}
+	for _, r := range w.order {
+		e := w.entOf(r)
+		dst = append(dst, wire.MakeEntity2(w.id(r.slot()), e.kind, &e.mo, e.anim))
 	}
 	return dst
 }
@@ -541,7 +532,7 @@ func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32
 	if w.colds != nil { // Stage mode
 		w.colds[i] = coldState{}
 	}
-	w.setLive(s, true)
+	w.addOrder(mkRef(s, i))
 	w.eval(e)
 	e.px, e.py = e.x, e.y
 	e.frame = a.Frame(m.T0, float64(w.tick))
@@ -557,7 +548,7 @@ func (w *World) destroy(s int32, reason uint8) {
 	e := w.ent(s)
 	w.emit(wire.Event{Type: wire.EventDestroy, ID: w.id(s), Reason: reason, X: float32(e.x), Y: float32(e.y)})
 	e.alive = false
-	w.setLive(s, false)
+	w.removeOrder(s)
 	w.gens[s]++ // the slot's next entity gets a new id
 	w.freed = append(w.freed, freedEnt{slot: s, i: w.at[s]})
 	w.ids.release(s, w.tick)
@@ -565,8 +556,9 @@ func (w *World) destroy(s int32, reason uint8) {
 	// slots at the top, so that a wave that left does not leave every
 	// later step walking its empty slots (a slot freed waits its delay
 	// before it is handed out again, so the live ones spread upwards).
-	for w.hi > 1 && !w.ent(w.hi-1).alive {
-		w.hi--
+	w.hi = 1
+	if n := len(w.order); n > 0 {
+		w.hi = w.order[n-1].slot() + 1
 	}
 }
 
@@ -664,21 +656,18 @@ func (w *World) moveOthers(collect bool) {
 	if collect {
 		w.ships, w.pmis, w.bydos, w.emis = w.ships[:0], w.pmis[:0], w.bydos[:0], w.emis[:0]
 	}
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := w.ent(s)
-		if !e.alive {
-			continue
-		}
+	for _, r := range w.order {
+		e := w.entOf(r)
 		if collect {
 			switch e.kind {
 			case wire.KindPlayerShip:
-				w.ships = append(w.ships, s)
+				w.ships = append(w.ships, r.slot())
 			case wire.KindPlayerMissile:
-				w.pmis = append(w.pmis, s)
+				w.pmis = append(w.pmis, r)
 			case wire.KindBydosSlave:
-				w.bydos = append(w.bydos, s)
+				w.bydos = append(w.bydos, r)
 			case wire.KindEnemyMissile:
-				w.emis = append(w.emis, s)
+				w.emis = append(w.emis, r)
 			}
 		}
 		switch roles[e.kind] {
@@ -718,13 +707,15 @@ func (w *World) sweep(a, b *entity) (float64, bool) {
 // pixels: lx and ly rounded down, hx and hy up.
 type sweptBox struct {
 	lx, hx, ly, hy int32
-	s              int32 // the entity's slot
+	r              ref // the entity
 }
 
-func boxOf(e *entity, s int32) sweptBox {
+// boxOf returns the swept box of e, r, widened by up to a pixel more on
+// each side (a truncation less or plus one: no rounding function).
+func boxOf(e *entity, r ref) sweptBox {
 	return sweptBox{
-		int32(math.Floor(min(e.px, e.x) - e.hw)), int32(math.Ceil(max(e.px, e.x) + e.hw)),
-		int32(math.Floor(min(e.py, e.y) - e.hh)), int32(math.Ceil(max(e.py, e.y) + e.hh)), s,
+		int32(min(e.px, e.x)-e.hw) - 1, int32(max(e.px, e.x)+e.hw) + 1,
+		int32(min(e.py, e.y)-e.hh) - 1, int32(max(e.py, e.y)+e.hh) + 1, r,
 	}
 }
 
@@ -760,11 +751,11 @@ func (w *World) hitBydos() {
 		return
 	}
 	for _, b := range w.bydos {
-		w.boxes = append(w.boxes, boxOf(w.ent(b), b))
+		w.boxes = append(w.boxes, boxOf(w.entOf(b), b))
 	}
-	for _, m := range w.pmis {
-		me := w.ent(m)
-		mb := boxOf(me, m)
+	for _, mr := range w.pmis {
+		me := w.entOf(mr)
+		mb := boxOf(me, mr)
 		var best int32
 		bestT := 2.0
 		for i := range w.boxes {
@@ -772,18 +763,18 @@ func (w *World) hitBydos() {
 			if mb.apart(bb) {
 				continue
 			}
-			b := bb.s
-			be := w.ent(b)
+			be := w.entOf(bb.r)
 			if !be.alive {
 				continue
 			}
 			if t, ok := w.sweep(me, be); ok && t < bestT {
-				best, bestT = b, t
+				best, bestT = bb.r.slot(), t
 			}
 		}
 		if best == 0 {
 			continue
 		}
+		m := mr.slot()
 		if p := me.owner; int(p) < wire.MaxPlayers && w.pl[p].in && w.pl[p].epoch == me.epoch {
 			w.pl[p].score += w.r.ScorePerBydos
 		}
@@ -806,11 +797,11 @@ func (w *World) hitShips() {
 	if len(w.boxes) != len(w.bydos) {
 		w.boxes = w.boxes[:0]
 		for _, b := range w.bydos {
-			w.boxes = append(w.boxes, boxOf(w.ent(b), b))
+			w.boxes = append(w.boxes, boxOf(w.entOf(b), b))
 		}
 	}
 	for _, m := range w.emis {
-		w.boxes = append(w.boxes, boxOf(w.ent(m), m))
+		w.boxes = append(w.boxes, boxOf(w.entOf(m), m))
 	}
 	for _, s := range w.ships {
 		se := w.ent(s)
@@ -819,7 +810,7 @@ func (w *World) hitShips() {
 		if !se.alive || pl.invuln > 0 {
 			continue
 		}
-		best := w.firstHitBox(se, boxOf(se, s))
+		best := w.firstHitBox(se, boxOf(se, mkRef(s, 0)))
 		if best == 0 {
 			continue
 		}
@@ -842,8 +833,8 @@ func (w *World) firstHitBox(e *entity, eb sweptBox) int32 {
 		if eb.apart(hb) {
 			continue
 		}
-		h := hb.s
-		he := w.ent(h)
+		h := hb.r.slot()
+		he := w.entOf(hb.r)
 		if !he.alive {
 			continue
 		}
@@ -929,7 +920,7 @@ func (w *World) fireDelay() int32 {
 func (w *World) bydosAI() {
 	r := &w.r
 	for _, b := range w.bydos {
-		e := w.ent(b)
+		e := w.entOf(b)
 		if !e.alive {
 			continue
 		}
@@ -1023,14 +1014,17 @@ func (w *World) spawnBydos(x, baseY, vx, amp, phase float64, fireIn int32) int32
 func (w *World) despawn() {
 	r := &w.r
 	m := r.DespawnMargin
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := w.ent(s)
-		if !e.alive || e.kind == wire.KindPlayerShip {
+	// By index in w.order: a Destroy takes its entity out, and the next
+	// one comes to the same index.
+	for i := 0; i < len(w.order); i++ {
+		e := w.entOf(w.order[i])
+		if e.kind == wire.KindPlayerShip {
 			continue
 		}
 		hw, hh := e.hw, e.hh
 		if e.x+hw < -m || e.x-hw > r.AreaW+m || e.y+hh < -m || e.y-hh > r.AreaH+m {
-			w.destroy(s, wire.DestroyDespawned)
+			w.destroy(w.order[i].slot(), wire.DestroyDespawned)
+			i--
 		}
 	}
 }
