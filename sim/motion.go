@@ -58,3 +58,16 @@ func (w *World) vel(e *entity) (vx, vy float64) {
 	_, _, vx, vy = e.mo.At(float64(t))
 	return vx, vy
 }
+
+// frameAt is a.Frame(t0, float64(tick)) at a whole tick: the same frame,
+// in 32-bit integers when the tick is not before t0 (the divisions are
+// cheaper), else by a.Frame.
+func frameAt(a wire.Anim, t0, tick uint32) uint8 {
+	if a.Ticks == 0 || a.Count < 2 {
+		return a.Frame0
+	}
+	if tick < t0 || tick-t0 > math.MaxInt32 {
+		return a.Frame(t0, float64(tick))
+	}
+	return uint8((uint32(a.Frame0) + (tick-t0)/uint32(a.Ticks)) % uint32(a.Count))
+}

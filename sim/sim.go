@@ -676,7 +676,7 @@ func (w *World) moveOthers(collect bool) {
 		}
 		e.px, e.py = e.x, e.y
 		w.eval(e)
-		e.frame = e.anim.Frame(e.mo.T0, float64(w.tick))
+		e.frame = frameAt(e.anim, e.mo.T0, w.tick)
 	}
 }
 
@@ -713,10 +713,14 @@ type sweptBox struct {
 // boxOf returns the swept box of e, r, widened by up to a pixel more on
 // each side (a truncation less or plus one: no rounding function).
 func boxOf(e *entity, r ref) sweptBox {
-	return sweptBox{
-		int32(min(e.px, e.x)-e.hw) - 1, int32(max(e.px, e.x)+e.hw) + 1,
-		int32(min(e.py, e.y)-e.hh) - 1, int32(max(e.py, e.y)+e.hh) + 1, r,
+	lx, hx, ly, hy := e.px, e.x, e.py, e.y // finite: no NaN or -0 to care for, as min and max do
+	if lx > hx {
+		lx, hx = hx, lx
 	}
+	if ly > hy {
+		ly, hy = hy, ly
+	}
+	return sweptBox{int32(lx-e.hw) - 1, int32(hx+e.hw) + 1, int32(ly-e.hh) - 1, int32(hy+e.hh) + 1, r}
 }
 
 // apart reports whether the swept boxes a and b are a pixel apart or more
@@ -744,21 +748,44 @@ func slab(r, d, h float64, t0, t1 *float64) bool {
 
 // hitBydos: each player missile, by slot, hits the Bydos it touches first
 // in the tick (the lowest slot on a tie): the Bydos is Killed, the missile
-// Consumed, and the shooter scores if it is still in the game.
+// Consumed, and the shooter scores if it is still in the game. The swept
+// boxes of the Bydos, sorted by their left edge, give each missile the few
+// it may touch (a box wider than the widest, maxW, cannot reach it from
+// further left) before it loads a Bydos and sweeps; the earliest contact,
+// then the lowest slot, wins, whatever the order of the boxes.
 func (w *World) hitBydos() {
 	w.boxes = w.boxes[:0]
 	if len(w.pmis) == 0 {
 		return
 	}
+	var maxW int32
 	for _, b := range w.bydos {
-		w.boxes = append(w.boxes, boxOf(w.entOf(b), b))
+		bb := boxOf(w.entOf(b), b)
+		maxW = max(maxW, bb.hx-bb.lx)
+		bs := append(w.boxes, bb)
+		i := len(bs) - 1
+		for ; i > 0 && bs[i-1].lx > bb.lx; i-- {
+			bs[i] = bs[i-1]
+		}
+		bs[i] = bb
+		w.boxes = bs
 	}
 	for _, mr := range w.pmis {
 		me := w.entOf(mr)
 		mb := boxOf(me, mr)
+		// The first box whose left edge is mb.lx-maxW or more.
+		lo, hi := 0, len(w.boxes)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if w.boxes[m].lx < mb.lx-maxW {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
 		var best int32
 		bestT := 2.0
-		for i := range w.boxes {
+		for i := lo; i < len(w.boxes) && w.boxes[i].lx <= mb.hx; i++ {
 			bb := &w.boxes[i]
 			if mb.apart(bb) {
 				continue
@@ -767,7 +794,7 @@ func (w *World) hitBydos() {
 			if !be.alive {
 				continue
 			}
-			if t, ok := w.sweep(me, be); ok && t < bestT {
+			if t, ok := w.sweep(me, be); ok && (t < bestT || t == bestT && bb.r.slot() < best) {
 				best, bestT = bb.r.slot(), t
 			}
 		}
@@ -788,8 +815,8 @@ func (w *World) hitBydos() {
 // then the Destroy of the ship if it was its last life (else it respawns
 // at once), then the Destroy of what hit it: a Bydos Killed (no score), a
 // missile Consumed. The swept boxes of the Bydos (hitBydos' if it made
-// them; unchanged since: a Bydos it destroyed is skipped as dead) then
-// of the enemy missiles, in w.boxes, are compared first, as in hitBydos.
+// them; unchanged since: a Bydos it destroyed is skipped as dead) and of
+// the enemy missiles, in w.boxes, are compared first, as in hitBydos.
 func (w *World) hitShips() {
 	if len(w.ships) == 0 {
 		return
