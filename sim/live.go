@@ -39,9 +39,8 @@ func (w *World) addOrder(r ref) {
 	w.order = o
 }
 
-// removeOrder removes slot s's ref from w.order, and returns the index it
-// had (len(w.order) if none).
-func (w *World) removeOrder(s int32) int {
+// removeOrder removes slot s's ref from w.order, if there.
+func (w *World) removeOrder(s int32) {
 	o := w.order
 	lo, hi := 0, len(o)
 	for lo < hi {
@@ -56,7 +55,6 @@ func (w *World) removeOrder(s int32) int {
 		copy(o[lo:], o[lo+1:])
 		w.order = o[:len(o)-1]
 	}
-	return lo
 }
 
 // cold returns the Stage-only state of the entity e, which points into
