@@ -117,3 +117,20 @@ func (w *World) releaseEnts() {
 	}
 	w.freed = w.freed[:0]
 }
+
+// touch loads every cache line of the live entities, in a loop without
+// a branch that depends on them, before the step's passes use them: the
+// loads are independent, so the processor has many misses in flight at
+// once, where the passes, whose branches depend on each entity's kind
+// and motion, would wait for them nearly one by one (a server steps many
+// games in turn: each step starts with its world out of the cache).
+func (w *World) touch() {
+	var x uint8
+	for _, r := range w.order {
+		e := w.entOf(r)
+		// The first, middle and last fields: an entity spans at most
+		// three lines, less than a line apart.
+		x += e.kind ^ uint8(e.mo.X0) ^ uint8(e.hh)
+	}
+	w.sink = x
+}

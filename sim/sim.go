@@ -143,7 +143,8 @@ type World struct {
 	speed     float64
 
 	over    bool
-	noWaves bool // tests only
+	noWaves bool  // tests only
+	sink    uint8 // touch's
 
 	// Stage mode (7.12): nil in a Classic game. Its lists of live
 	// entities by role are rebuilt at each step like ships, pmis...
@@ -577,6 +578,7 @@ func (w *World) Step() {
 		return
 	}
 	w.tick++
+	w.touch()
 	w.ids.ripen(w.tick)
 	w.moveShips()
 	w.moveOthers(true)
@@ -710,9 +712,12 @@ type sweptBox struct {
 	r              ref // the entity
 }
 
-// boxOf returns the swept box of e, r, widened by up to a pixel more on
-// each side (a truncation less or plus one: no rounding function).
-func boxOf(e *entity, r ref) sweptBox {
+// set makes b the swept box of e, r, widened by up to a pixel more on
+// each side (a truncation less or plus one: no rounding function). It
+// writes b's fields in place: a box built apart and copied is read back
+// wider than it was written, which the processor cannot forward from its
+// stores (a stall per box).
+func (b *sweptBox) set(e *entity, r ref) {
 	lx, hx, ly, hy := e.px, e.x, e.py, e.y // finite: no NaN or -0 to care for, as min and max do
 	if lx > hx {
 		lx, hx = hx, lx
@@ -720,7 +725,16 @@ func boxOf(e *entity, r ref) sweptBox {
 	if ly > hy {
 		ly, hy = hy, ly
 	}
-	return sweptBox{int32(lx-e.hw) - 1, int32(hx+e.hw) + 1, int32(ly-e.hh) - 1, int32(hy+e.hh) + 1, r}
+	b.lx, b.hx, b.ly, b.hy, b.r = int32(lx-e.hw)-1, int32(hx+e.hw)+1, int32(ly-e.hh)-1, int32(hy+e.hh)+1, r
+}
+
+// appendBoxes appends the swept boxes of the entities of list to w.boxes.
+func (w *World) appendBoxes(list []ref) {
+	n := len(w.boxes)
+	w.boxes = w.boxes[:n+len(list)]
+	for i, r := range list {
+		w.boxes[n+i].set(w.entOf(r), r)
+	}
 }
 
 // apart reports whether the swept boxes a and b are a pixel apart or more
@@ -759,20 +773,25 @@ func (w *World) hitBydos() {
 		return
 	}
 	var maxW int32
-	for _, b := range w.bydos {
-		bb := boxOf(w.entOf(b), b)
-		maxW = max(maxW, bb.hx-bb.lx)
-		bs := append(w.boxes, bb)
-		i := len(bs) - 1
-		for ; i > 0 && bs[i-1].lx > bb.lx; i-- {
-			bs[i] = bs[i-1]
+	w.appendBoxes(w.bydos)
+	bs := w.boxes
+	for n := range bs { // insertion sort, by lx
+		maxW = max(maxW, bs[n].hx-bs[n].lx)
+		lx := bs[n].lx
+		i := n
+		for i > 0 && bs[i-1].lx > lx {
+			i--
 		}
-		bs[i] = bb
-		w.boxes = bs
+		if i < n {
+			b := bs[n]
+			copy(bs[i+1:n+1], bs[i:n])
+			bs[i] = b
+		}
 	}
+	var mb sweptBox
 	for _, mr := range w.pmis {
 		me := w.entOf(mr)
-		mb := boxOf(me, mr)
+		mb.set(me, mr)
 		// The first box whose left edge is mb.lx-maxW or more.
 		lo, hi := 0, len(w.boxes)
 		for lo < hi {
@@ -823,13 +842,10 @@ func (w *World) hitShips() {
 	}
 	if len(w.boxes) != len(w.bydos) {
 		w.boxes = w.boxes[:0]
-		for _, b := range w.bydos {
-			w.boxes = append(w.boxes, boxOf(w.entOf(b), b))
-		}
+		w.appendBoxes(w.bydos)
 	}
-	for _, m := range w.emis {
-		w.boxes = append(w.boxes, boxOf(w.entOf(m), m))
-	}
+	w.appendBoxes(w.emis)
+	var sb sweptBox
 	for _, s := range w.ships {
 		se := w.ent(s)
 		p := se.owner
@@ -837,7 +853,8 @@ func (w *World) hitShips() {
 		if !se.alive || pl.invuln > 0 {
 			continue
 		}
-		best := w.firstHitBox(se, boxOf(se, mkRef(s, 0)))
+		sb.set(se, mkRef(s, 0)) // its ref is not read
+		best := w.firstHitBox(se, &sb)
 		if best == 0 {
 			continue
 		}
@@ -852,7 +869,7 @@ func (w *World) hitShips() {
 
 // firstHitBox is firstHit over the entities of w.boxes, skipping those
 // whose swept box is apart from eb (e's).
-func (w *World) firstHitBox(e *entity, eb sweptBox) int32 {
+func (w *World) firstHitBox(e *entity, eb *sweptBox) int32 {
 	var best int32
 	bestT := 2.0
 	for i := range w.boxes {
