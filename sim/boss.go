@@ -339,7 +339,7 @@ func (w *World) bossHover(f *bossFight) {
 	amp, period := bk.amp[f.phase-1], bk.period[f.phase-1]
 	yc := w.r.AreaH / 2
 	th := math.Asin(min(max((b.y-yc)/amp, -1), 1))
-	if b.vy < 0 {
+	if _, vy := w.vel(b); vy < 0 {
 		th = math.Pi - th
 	}
 	w.setBossMotion(f, wire.Sine(w.tick, b.x, yc, 0, amp, period, th))

@@ -42,7 +42,7 @@ import (
 )
 
 // entity is the entity of a slot (World.ent; stored densely, live.go):
-// what every step of a Classic game touches, packed (104 bytes against 160
+// what every step of a Classic game touches, packed (88 bytes against 160
 // with the Stage state in it), since a server steps many games in turn and
 // each step's cost is mostly its entities' cache misses. The Stage-only
 // state is in World.colds, the slot's generation in World.gens.
@@ -71,13 +71,15 @@ type entity struct {
 	// set from its kind at its spawn (a beam's from its level).
 	hw, hh float64
 
-	vx, vy float64 // mo.At(tick) of the current tick
+	// The velocity, which only v1 snapshots and Spawns carry, is not
+	// kept: vel evaluates it from mo when they ask (motion.go).
 }
 
 // coldState is the Stage-only state of a slot (7.12), in a slice beside the
 // entities: a Classic step never touches it.
 type coldState struct {
 	hp, maxHP int32    // hit points of a foe; 0: cannot be hurt
+	evalTick  uint32   // the tick of the entity's position (eval), for vel
 	foe       foeState // foes.go
 	arm       armState // arms.go
 }
@@ -111,7 +113,7 @@ type World struct {
 	used   []uint64    // bit i set: ents[i] is taken (ents[0] always)
 	freed  []freedEnt  // the ents freed since the step began: taken again from the next
 	hi     int32       // 1 + the highest live slot (or 1)
-	live   []uint64    // bit s set: slot s is alive (live.go)
+	order  []ref       // the live entities, by slot (live.go)
 	ids    idAlloc
 	pl     [wire.MaxPlayers]player
 	epoch  uint32
@@ -125,9 +127,11 @@ type World struct {
 	shipLoX, shipHiX, shipLoY, shipHiY float64
 
 	// The live entities of each kind at the start of the collisions, by
-	// slot; rebuilt at each step in preallocated buffers.
-	ships, pmis, bydos, emis []int32
-	boxes                    []sweptBox // of bydos, in hitBydos
+	// slot; rebuilt at each step in preallocated buffers. (Classic; a
+	// Stage step lists the ships too.)
+	ships             []int32
+	pmis, bydos, emis []ref
+	boxes             []sweptBox // of bydos (and emis), in hitBydos and hitShips
 
 	// Waves.
 	started   bool   // a player has joined: the wave clock runs
@@ -139,7 +143,8 @@ type World struct {
 	speed     float64
 
 	over    bool
-	noWaves bool // tests only
+	noWaves bool  // tests only
+	sink    uint8 // touch's
 
 	// Stage mode (7.12): nil in a Classic game. Its lists of live
 	// entities by role are rebuilt at each step like ships, pmis...
@@ -166,14 +171,14 @@ func New(rules Rules, seed uint64) *World {
 		used:   make([]uint64, (n+1+63)/64),
 		freed:  make([]freedEnt, 0, n),
 		hi:     1,
-		live:   make([]uint64, (n+1+63)/64),
+		order:  make([]ref, 0, n),
 		ids:    newIDAlloc(n, rules.IDReuseTicks),
 		events: make([]wire.Event, 0, 1024),
 		view:   make([]wire.Event, 0, 1024),
 		ships:  make([]int32, 0, n),
-		pmis:   make([]int32, 0, n),
-		bydos:  make([]int32, 0, n),
-		emis:   make([]int32, 0, n),
+		pmis:   make([]ref, 0, n),
+		bydos:  make([]ref, 0, n),
+		emis:   make([]ref, 0, n),
 		boxes:  make([]sweptBox, 0, n),
 	}
 	w.used[0] = 1
@@ -364,25 +369,17 @@ func (w *World) Ship(p uint8) uint32 {
 }
 
 // NumEntities returns the number of live entities.
-func (w *World) NumEntities() int {
-	n := 0
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		n++
-	}
-	return n
-}
+func (w *World) NumEntities() int { return len(w.order) }
 
 // AppendEntities appends every live entity as a snapshot carries it
 // (quantized by wire.MakeEntity), sorted by wire.Less (index ascending),
 // and returns the extended slice. It allocates nothing when dst has room.
 func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := w.ent(s)
-		if !e.alive {
-			continue
-		}
+	for _, r := range w.order {
+		s, e := r.slot(), w.entOf(r)
+		vx, vy := w.vel(e)
 		dst = append(dst, wire.MakeEntity(w.id(s), e.kind,
-			float32(e.x), float32(e.y), float32(e.vx), float32(e.vy), int(e.frame)))
+			float32(e.x), float32(e.y), float32(vx), float32(vy), int(e.frame)))
 	}
 	return dst
 }
@@ -393,11 +390,9 @@ func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 // Motion().At(t) exactly, until its motion changes. It allocates nothing
 // when dst has room.
 func (w *World) AppendEntities2(dst []wire.Entity2) []wire.Entity2 {
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := w.ent(s)
-		if e.alive {
-			dst = append(dst, wire.MakeEntity2(w.id(s), e.kind, &e.mo, e.anim))
-		}
+	for _, r := range w.order {
+		e := w.entOf(r)
+		dst = append(dst, wire.MakeEntity2(w.id(r.slot()), e.kind, &e.mo, e.anim))
 	}
 	return dst
 }
@@ -494,8 +489,9 @@ func (w *World) AppendSpawns2(dst []wire.Event) []wire.Event {
 // fields and its motion.
 func (w *World) spawnEvent(s int32) wire.Event {
 	e := w.ent(s)
+	vx, vy := w.vel(e)
 	return wire.Event{Type: wire.EventSpawn, Tick: w.tick, ID: w.id(s), Kind: e.kind,
-		X: float32(e.x), Y: float32(e.y), VX: float32(e.vx), VY: float32(e.vy), Owner: e.owner,
+		X: float32(e.x), Y: float32(e.y), VX: float32(vx), VY: float32(vy), Owner: e.owner,
 		Motion: e.mo, Anim: e.anim}
 }
 
@@ -537,7 +533,7 @@ func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32
 	if w.colds != nil { // Stage mode
 		w.colds[i] = coldState{}
 	}
-	w.setLive(s, true)
+	w.addOrder(mkRef(s, i))
 	w.eval(e)
 	e.px, e.py = e.x, e.y
 	e.frame = a.Frame(m.T0, float64(w.tick))
@@ -553,7 +549,7 @@ func (w *World) destroy(s int32, reason uint8) {
 	e := w.ent(s)
 	w.emit(wire.Event{Type: wire.EventDestroy, ID: w.id(s), Reason: reason, X: float32(e.x), Y: float32(e.y)})
 	e.alive = false
-	w.setLive(s, false)
+	w.removeOrder(s)
 	w.gens[s]++ // the slot's next entity gets a new id
 	w.freed = append(w.freed, freedEnt{slot: s, i: w.at[s]})
 	w.ids.release(s, w.tick)
@@ -561,8 +557,9 @@ func (w *World) destroy(s int32, reason uint8) {
 	// slots at the top, so that a wave that left does not leave every
 	// later step walking its empty slots (a slot freed waits its delay
 	// before it is handed out again, so the live ones spread upwards).
-	for w.hi > 1 && !w.ent(w.hi-1).alive {
-		w.hi--
+	w.hi = 1
+	if n := len(w.order); n > 0 {
+		w.hi = w.order[n-1].slot() + 1
 	}
 }
 
@@ -581,6 +578,7 @@ func (w *World) Step() {
 		return
 	}
 	w.tick++
+	w.touch()
 	w.ids.ripen(w.tick)
 	w.moveShips()
 	w.moveOthers(true)
@@ -619,7 +617,7 @@ func (w *World) moveShips() {
 		if vx != e.mo.VX || vy != e.mo.VY {
 			w.setShipMotion(e, w.tick-1, e.x, e.y, vx, vy)
 		}
-		x, y, _, _ := e.mo.At(float64(w.tick))
+		x, y := posAt(&e.mo, float64(w.tick))
 		cx, cy := min(max(x, w.shipLoX), w.shipHiX), min(max(y, w.shipLoY), w.shipHiY)
 		if cx != x || cy != y { // it reaches a wall during this tick
 			if cx != x {
@@ -652,12 +650,6 @@ func shipLevelFrame(vy int16) uint8 {
 	return ShipFrameLevel
 }
 
-// eval sets an entity's position and velocity to its motion's at the
-// current tick.
-func (w *World) eval(e *entity) {
-	e.x, e.y, e.vx, e.vy = e.mo.At(float64(w.tick))
-}
-
 // moveOthers moves every entity but ships, Forces and bits (moveShips and
 // moveArms move those) by its motion, and animates it. (A Classic world
 // has no Force or bit.) With collect, it also lists the live entities of
@@ -666,21 +658,18 @@ func (w *World) moveOthers(collect bool) {
 	if collect {
 		w.ships, w.pmis, w.bydos, w.emis = w.ships[:0], w.pmis[:0], w.bydos[:0], w.emis[:0]
 	}
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := w.ent(s)
-		if !e.alive {
-			continue
-		}
+	for _, r := range w.order {
+		e := w.entOf(r)
 		if collect {
 			switch e.kind {
 			case wire.KindPlayerShip:
-				w.ships = append(w.ships, s)
+				w.ships = append(w.ships, r.slot())
 			case wire.KindPlayerMissile:
-				w.pmis = append(w.pmis, s)
+				w.pmis = append(w.pmis, r)
 			case wire.KindBydosSlave:
-				w.bydos = append(w.bydos, s)
+				w.bydos = append(w.bydos, r)
 			case wire.KindEnemyMissile:
-				w.emis = append(w.emis, s)
+				w.emis = append(w.emis, r)
 			}
 		}
 		switch roles[e.kind] {
@@ -689,7 +678,7 @@ func (w *World) moveOthers(collect bool) {
 		}
 		e.px, e.py = e.x, e.y
 		w.eval(e)
-		e.frame = e.anim.Frame(e.mo.T0, float64(w.tick))
+		e.frame = frameAt(e.anim, e.mo.T0, w.tick)
 	}
 }
 
@@ -715,22 +704,46 @@ func (w *World) sweep(a, b *entity) (float64, bool) {
 	return t0, true
 }
 
-// sweptBox is the box an entity sweeps during the step: its box at the
-// start and at the end of the step and all between.
+// sweptBox is the box an entity sweeps during the step (its box at the
+// start and at the end of the step and all between), widened to whole
+// pixels: lx and ly rounded down, hx and hy up.
 type sweptBox struct {
-	lx, hx, ly, hy float64
-	s              int32 // the entity's slot
+	lx, hx, ly, hy int32
+	r              ref // the entity
 }
 
-func boxOf(e *entity, s int32) sweptBox {
-	return sweptBox{min(e.px, e.x) - e.hw, max(e.px, e.x) + e.hw, min(e.py, e.y) - e.hh, max(e.py, e.y) + e.hh, s}
+// set makes b the swept box of e, r, widened by up to a pixel more on
+// each side (a truncation less or plus one: no rounding function). It
+// writes b's fields in place: a box built apart and copied is read back
+// wider than it was written, which the processor cannot forward from its
+// stores (a stall per box).
+func (b *sweptBox) set(e *entity, r ref) {
+	lx, hx, ly, hy := e.px, e.x, e.py, e.y // finite: no NaN or -0 to care for, as min and max do
+	if lx > hx {
+		lx, hx = hx, lx
+	}
+	if ly > hy {
+		ly, hy = hy, ly
+	}
+	b.lx, b.hx, b.ly, b.hy, b.r = int32(lx-e.hw)-1, int32(hx+e.hw)+1, int32(ly-e.hh)-1, int32(hy+e.hh)+1, r
+}
+
+// appendBoxes appends the swept boxes of the entities of list to w.boxes.
+func (w *World) appendBoxes(list []ref) {
+	n := len(w.boxes)
+	w.boxes = w.boxes[:n+len(list)]
+	for i, r := range list {
+		w.boxes[n+i].set(w.entOf(r), r)
+	}
 }
 
 // apart reports whether the swept boxes a and b are a pixel apart or more
 // on an axis: then sweep of their entities reports no overlap (the pixel
-// dwarfs any rounding), and hitBydos need not load the entity of b.
+// dwarfs any rounding), and a collision loop need not load the entity of
+// b. Whole pixels compare without branches, and widened boxes are at
+// least as far apart as the boxes.
 func (a *sweptBox) apart(b *sweptBox) bool {
-	return b.lx >= a.hx+1 || a.lx >= b.hx+1 || b.ly >= a.hy+1 || a.ly >= b.hy+1
+	return max(b.lx-a.hx, a.lx-b.hx, b.ly-a.hy, a.ly-b.hy) >= 1
 }
 
 // slab narrows [t0, t1] to the times at which r + d*t lies in (-h, h).
@@ -749,37 +762,65 @@ func slab(r, d, h float64, t0, t1 *float64) bool {
 
 // hitBydos: each player missile, by slot, hits the Bydos it touches first
 // in the tick (the lowest slot on a tie): the Bydos is Killed, the missile
-// Consumed, and the shooter scores if it is still in the game.
+// Consumed, and the shooter scores if it is still in the game. The swept
+// boxes of the Bydos, sorted by their left edge, give each missile the few
+// it may touch (a box wider than the widest, maxW, cannot reach it from
+// further left) before it loads a Bydos and sweeps; the earliest contact,
+// then the lowest slot, wins, whatever the order of the boxes.
 func (w *World) hitBydos() {
+	w.boxes = w.boxes[:0]
 	if len(w.pmis) == 0 {
 		return
 	}
-	w.boxes = w.boxes[:0]
-	for _, b := range w.bydos {
-		w.boxes = append(w.boxes, boxOf(w.ent(b), b))
+	var maxW int32
+	w.appendBoxes(w.bydos)
+	bs := w.boxes
+	for n := range bs { // insertion sort, by lx
+		maxW = max(maxW, bs[n].hx-bs[n].lx)
+		lx := bs[n].lx
+		i := n
+		for i > 0 && bs[i-1].lx > lx {
+			i--
+		}
+		if i < n {
+			b := bs[n]
+			copy(bs[i+1:n+1], bs[i:n])
+			bs[i] = b
+		}
 	}
-	for _, m := range w.pmis {
-		me := w.ent(m)
-		mb := boxOf(me, m)
+	var mb sweptBox
+	for _, mr := range w.pmis {
+		me := w.entOf(mr)
+		mb.set(me, mr)
+		// The first box whose left edge is mb.lx-maxW or more.
+		lo, hi := 0, len(w.boxes)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if w.boxes[m].lx < mb.lx-maxW {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
 		var best int32
 		bestT := 2.0
-		for i := range w.boxes {
+		for i := lo; i < len(w.boxes) && w.boxes[i].lx <= mb.hx; i++ {
 			bb := &w.boxes[i]
 			if mb.apart(bb) {
 				continue
 			}
-			b := bb.s
-			be := w.ent(b)
+			be := w.entOf(bb.r)
 			if !be.alive {
 				continue
 			}
-			if t, ok := w.sweep(me, be); ok && t < bestT {
-				best, bestT = b, t
+			if t, ok := w.sweep(me, be); ok && (t < bestT || t == bestT && bb.r.slot() < best) {
+				best, bestT = bb.r.slot(), t
 			}
 		}
 		if best == 0 {
 			continue
 		}
+		m := mr.slot()
 		if p := me.owner; int(p) < wire.MaxPlayers && w.pl[p].in && w.pl[p].epoch == me.epoch {
 			w.pl[p].score += w.r.ScorePerBydos
 		}
@@ -792,8 +833,19 @@ func (w *World) hitBydos() {
 // missile it touches first in the tick (the lowest slot on a tie). Death,
 // then the Destroy of the ship if it was its last life (else it respawns
 // at once), then the Destroy of what hit it: a Bydos Killed (no score), a
-// missile Consumed.
+// missile Consumed. The swept boxes of the Bydos (hitBydos' if it made
+// them; unchanged since: a Bydos it destroyed is skipped as dead) and of
+// the enemy missiles, in w.boxes, are compared first, as in hitBydos.
 func (w *World) hitShips() {
+	if len(w.ships) == 0 {
+		return
+	}
+	if len(w.boxes) != len(w.bydos) {
+		w.boxes = w.boxes[:0]
+		w.appendBoxes(w.bydos)
+	}
+	w.appendBoxes(w.emis)
+	var sb sweptBox
 	for _, s := range w.ships {
 		se := w.ent(s)
 		p := se.owner
@@ -801,7 +853,8 @@ func (w *World) hitShips() {
 		if !se.alive || pl.invuln > 0 {
 			continue
 		}
-		best := w.firstHit(se, w.bydos, w.emis)
+		sb.set(se, mkRef(s, 0)) // its ref is not read
+		best := w.firstHitBox(se, &sb)
 		if best == 0 {
 			continue
 		}
@@ -812,6 +865,28 @@ func (w *World) hitShips() {
 		}
 		w.destroy(best, reason)
 	}
+}
+
+// firstHitBox is firstHit over the entities of w.boxes, skipping those
+// whose swept box is apart from eb (e's).
+func (w *World) firstHitBox(e *entity, eb *sweptBox) int32 {
+	var best int32
+	bestT := 2.0
+	for i := range w.boxes {
+		hb := &w.boxes[i]
+		if eb.apart(hb) {
+			continue
+		}
+		h := hb.r.slot()
+		he := w.entOf(hb.r)
+		if !he.alive {
+			continue
+		}
+		if t, ok := w.sweep(e, he); ok && (t < bestT || t == bestT && h < best) {
+			best, bestT = h, t
+		}
+	}
+	return best
 }
 
 // firstHit returns the live entity of lists a and b (by slot) that e
@@ -889,7 +964,7 @@ func (w *World) fireDelay() int32 {
 func (w *World) bydosAI() {
 	r := &w.r
 	for _, b := range w.bydos {
-		e := w.ent(b)
+		e := w.entOf(b)
 		if !e.alive {
 			continue
 		}
@@ -983,14 +1058,17 @@ func (w *World) spawnBydos(x, baseY, vx, amp, phase float64, fireIn int32) int32
 func (w *World) despawn() {
 	r := &w.r
 	m := r.DespawnMargin
-	for s := w.nextLive(0); s < w.hi; s = w.nextLive(s) {
-		e := w.ent(s)
-		if !e.alive || e.kind == wire.KindPlayerShip {
+	// By index in w.order: a Destroy takes its entity out, and the next
+	// one comes to the same index.
+	for i := 0; i < len(w.order); i++ {
+		e := w.entOf(w.order[i])
+		if e.kind == wire.KindPlayerShip {
 			continue
 		}
 		hw, hh := e.hw, e.hh
 		if e.x+hw < -m || e.x-hw > r.AreaW+m || e.y+hh < -m || e.y-hh > r.AreaH+m {
-			w.destroy(s, wire.DestroyDespawned)
+			w.destroy(w.order[i].slot(), wire.DestroyDespawned)
+			i--
 		}
 	}
 }

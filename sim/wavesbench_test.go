@@ -53,9 +53,11 @@ func BenchmarkStepWaves(b *testing.B) {
 	w := newBusyWorld(1)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := cpuNanos()
 	for b.Loop() {
 		w.step()
 	}
+	b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(w.w.NumEntities()), "entities")
 }
 
@@ -72,12 +74,14 @@ func BenchmarkStepManyWaves(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := cpuNanos()
 			for b.Loop() {
 				for _, w := range ws {
 					w.step()
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/world")
+			b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N)/float64(n), "cpu-ns/world")
 		})
 	}
 }
