@@ -19,6 +19,12 @@ type game struct {
 	// timeoutAt is the first time at which a session of the game can
 	// time out (endSessions); zero: at the next tick.
 	timeoutAt time.Time
+	// snapOff is added to the world's tick to find its snapshot ticks,
+	// snapClass the class of loop ticks they fall on (phases), phased
+	// whether they were chosen.
+	snapOff   uint32
+	snapClass int
+	phased    bool
 	scores    gameScores   // its GameOver, held until the leaderboard has it
 	rec       GameRecorder // Config.Recorder's, or nil
 
@@ -99,13 +105,16 @@ func (s *Server) tick(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.handleQueuedInTick()
+	s.phases.tick()
 	lost := s.stepAll(now)
+	s.phases.place(s.cfg.SnapshotInterval)
 	kept := s.games[:0]
 	for _, g := range s.games {
 		if g.empty() {
 			s.endSpectatorsLocked(g) // 7.17
 			s.log.Info("game ended", "game", g.id, "ticks", g.world.Tick())
 			g.endRecording()
+			s.phases.end(g)
 			s.gameEndedLocked(g)
 			continue
 		}
@@ -176,8 +185,8 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 	// A v2.3 session's events wait for the next snapshot tick (7.19);
 	// a world that does not step (nobody joined) sends no snapshot, and
 	// its events go at once.
-	tick, joined := g.world.Tick(), g.hasJoined()
-	snapTick := tick%uint32(s.cfg.SnapshotInterval) == 0
+	joined := g.hasJoined()
+	snapTick := g.snapshotTick(s.cfg.SnapshotInterval)
 	for _, ss := range g.sessions {
 		if ss != nil && ss.bound && (snapTick || !joined || !ss.holdEvents()) && !(snapTick && joined && ss.tail()) {
 			s.flushEvents(out, ss, now) // a v2.4 session's go with its snapshot (7.20)
@@ -247,6 +256,12 @@ func (s *Server) endSessions(g *game, now time.Time, lost []*session) []*session
 // recheck makes the next tick walk the sessions of g for their timeouts
 // (stepGame): one of them may time out sooner than g.timeoutAt says.
 func (g *game) recheck() { g.timeoutAt = time.Time{} }
+
+// snapshotTick reports whether the world's tick is one of the game's
+// snapshot ticks: every interval ticks, shifted by its phase (phases).
+func (g *game) snapshotTick(interval int) bool {
+	return (g.world.Tick()+g.snapOff)%uint32(interval) == 0
+}
 
 // applySteps gives the world the actions of the next input step of each
 // v2 player (7.4); v1 players' actions are set as their Inputs arrive.

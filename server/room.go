@@ -525,6 +525,7 @@ func (s *Server) startRoomLocked(rm *room, now time.Time) uint8 {
 	}
 	s.nextGame++
 	g := &game{id: id, mode: rm.settings.Mode, world: w, room: rm}
+	s.phases.start(g)
 	s.games = append(s.games, g)
 	s.lifeLocked(GameStarted)
 	rm.game, rm.state = g, wire.RoomPlaying

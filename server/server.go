@@ -35,6 +35,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[uint32]*session // by session id
 	games    []*game
+	phases   phases // the games' snapshot ticks spread over the loop's
 	nextGame int
 	pending  int
 	pendIP   map[netip.Addr]int // pending connections per IP address
@@ -688,6 +689,7 @@ func (s *Server) newGame(mode uint8) (*game, error) {
 	}
 	s.nextGame++
 	g := &game{id: id, mode: mode, world: w}
+	s.phases.start(g)
 	if s.cfg.Recorder != nil {
 		g.rec = s.cfg.Recorder(id, mode, s.loginExt())
 	}
