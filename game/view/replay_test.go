@@ -272,12 +272,14 @@ func TestReplayEqualsLive(t *testing.T) {
 	relay.mu.Lock()
 	received := relay.bytes
 	relay.mu.Unlock()
-	// A replay costs at most 1.3 times what the client received: 1.07
-	// with v2.3, whose Event datagrams' headers counted as received; a
-	// v2.4 client (PROTOCOL.md 7.20) gets the same events in its
-	// Snapshots' tails, about 15% fewer bytes, for the same recording.
-	if ratio := float64(size) / float64(received); ratio > 1.3 {
-		t.Errorf("the recording takes %d bytes, %.2f times the %d bytes the client received (at most 1.3)", size, ratio, received)
+	// A replay costs at most 1.2 times what the client received (issue
+	// 17). A v2.4 client (PROTOCOL.md 7.20) gets its events in its
+	// Snapshots' tails, about 15% fewer bytes than v2.3's Event datagrams,
+	// which made the same recording 1.26 times it; the input steps
+	// written short (REPLAYS.md, kind 5: a step with the previous one's
+	// actions) bring it back to about 1.15.
+	if ratio := float64(size) / float64(received); ratio > 1.2 {
+		t.Errorf("the recording takes %d bytes, %.2f times the %d bytes the client received (at most 1.2)", size, ratio, received)
 	}
 
 	rep, err := replay.Read(&file)

@@ -49,6 +49,11 @@ const (
 	// KindRTT is a new smoothed round-trip time the client measured
 	// (5.4), in nanoseconds as a uvarint.
 	KindRTT Kind = 4
+	// kindNextStep is a KindStep record written short: the step after
+	// the block's previous step record, with the same actions, and an
+	// empty payload. A Writer writes it in place of such a Step record, a
+	// Reader gives the Step record back: it never leaves this package.
+	kindNextStep Kind = 5
 )
 
 // Header is what opens a recording: the session's LoginAccepted.
@@ -171,8 +176,27 @@ type Writer struct {
 	last  time.Duration // time of the previous record
 	blk   []byte        // the records of the block being filled
 	blkAt time.Duration // time of its first record
+	step  lastStep      // the block's last step record
 	n     int64         // bytes written
 	err   error
+}
+
+// lastStep is the last step record of a block, which a kindNextStep
+// record follows: a block's first step is always a whole Step record, so
+// a block reads alone.
+type lastStep struct {
+	step    uint32
+	actions uint8
+	ok      bool // a step record was seen in the block (and parsed)
+}
+
+// next reports whether a Step record of payload p is the step after the
+// last one with the same actions (a kindNextStep), and makes it the last.
+func (l *lastStep) next(p []byte) bool {
+	step, actions, err := ParseStep(p)
+	short := err == nil && l.ok && step == l.step+1 && actions == l.actions
+	*l = lastStep{step, actions, err == nil}
+	return short
 }
 
 // NewWriter writes h to w and returns the Writer of its records. The
@@ -190,8 +214,10 @@ func NewWriter(w io.Writer, h *Header) (*Writer, error) {
 // Record appends one record to the block being filled: kind, the time at
 // (since Header.Start) as a zigzag varint of nanoseconds after the
 // previous record's, the payload's length as a uvarint, the payload.
-// The block goes out when full (4 KiB, or a second of records) or at
-// Flush.
+// A KindStep record of the step after the block's previous step record,
+// with the same actions, is written as a kindNextStep record, without
+// payload (a Reader gives the Step record back). The block goes out when
+// full (4 KiB, or a second of records) or at Flush.
 func (w *Writer) Record(kind Kind, at time.Duration, payload []byte) error {
 	if w.err != nil {
 		return w.err
@@ -199,6 +225,20 @@ func (w *Writer) Record(kind Kind, at time.Duration, payload []byte) error {
 	if len(payload) > MaxPayload {
 		return fmt.Errorf("replay: a record of %d bytes (at most %d)", len(payload), MaxPayload)
 	}
+	if kind == kindNextStep {
+		return fmt.Errorf("replay: kind %d is written by the Writer only, for a Step record", kind)
+	}
+	if len(w.blk) == 0 {
+		w.step = lastStep{}
+	}
+	if kind == KindStep && w.step.next(payload) {
+		kind, payload = kindNextStep, nil
+	}
+	return w.record(kind, at, payload)
+}
+
+// record appends a record as it is given.
+func (w *Writer) record(kind Kind, at time.Duration, payload []byte) error {
 	if len(w.blk) == 0 {
 		w.blkAt = at
 	}
@@ -262,6 +302,8 @@ type Reader struct {
 	blk    []byte // the current block's records
 	pos    int    // the next record's position in blk
 	blkOff int64  // offset of blk[0] in the file
+	step   lastStep
+	stepP  []byte // the payload of a kindNextStep record's Step
 	err    error
 }
 
@@ -299,22 +341,41 @@ func NewReader(r io.Reader) (*Reader, error) {
 }
 
 // Next returns the next record, of a kind this package knows (others are
-// skipped); its Payload is valid until the next call. At the end of the
-// file it returns io.EOF; at a damaged or truncated block or record, a
+// skipped; a kindNextStep record is given as its KindStep record); its
+// Payload is valid until the next call. At the end of the file it
+// returns io.EOF; at a damaged or truncated block or record, a
 // *FormatError naming its offset, and the same error ever after.
 func (r *Reader) Next() (Record, error) {
 	for r.err == nil {
 		if r.pos >= len(r.blk) {
 			r.err = r.block()
+			r.step = lastStep{}
 			continue
 		}
+		off := r.blkOff + int64(r.pos)
 		rec, err := r.record()
 		if err != nil {
 			r.err = err
 			break
 		}
 		switch rec.Kind {
-		case KindSnapshot, KindEvent, KindStep, KindRTT:
+		case KindStep:
+			r.step.next(rec.Payload)
+			return rec, nil
+		case kindNextStep:
+			if !r.step.ok {
+				r.err = &FormatError{off, "a next-step record (kind 5) without a step record before it in its block"}
+				break
+			}
+			if len(rec.Payload) != 0 {
+				r.err = &FormatError{off, fmt.Sprintf("a next-step record (kind 5) of %d bytes: none expected", len(rec.Payload))}
+				break
+			}
+			r.step.step++
+			r.stepP = AppendStep(r.stepP[:0], r.step.step, r.step.actions)
+			rec.Kind, rec.Payload = KindStep, r.stepP
+			return rec, nil
+		case KindSnapshot, KindEvent, KindRTT:
 			return rec, nil
 		}
 	}

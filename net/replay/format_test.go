@@ -20,7 +20,8 @@ var testHeader = Header{Protocol: wire.Version2, Minor: 1, Mode: wire.ModeClassi
 	Name: "Ripley", Start: time.Unix(0, 1_700_000_000_123_456_789)}
 
 // testFile writes n records of every kind, some out of time order, and
-// returns the file and the records.
+// returns the file and the records. Its steps come in runs of ten with
+// the same actions, so most are written as kindNextStep records.
 func testFile(t testing.TB, n int) ([]byte, []Record) {
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, &testHeader)
@@ -37,7 +38,7 @@ func testFile(t testing.TB, n int) ([]byte, []Record) {
 		kind := []Kind{KindSnapshot, KindEvent, KindStep, KindRTT}[i%4]
 		p := bytes.Repeat([]byte{byte(i)}, i%50)
 		if kind == KindStep {
-			p = AppendStep(nil, uint32(i), uint8(i))
+			p = AppendStep(nil, uint32(i/4), uint8(i/40))
 		}
 		if err := w.Record(kind, at, p); err != nil {
 			t.Fatal(err)

@@ -15,6 +15,8 @@ func FuzzReader(f *testing.F) {
 	f.Add(b)
 	f.Add(b[:len(b)/2])
 	f.Add(b[:40])
+	b, _ = stepsFile(f, 150) // Step and kind 5 records
+	f.Add(b)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rep, err := Read(bytes.NewReader(b))
 		if err != nil {
