@@ -17,7 +17,7 @@
 // does any session. The sockets are read at each tick without waiting (a
 // client reading its socket once a frame); -parked gives each socket a
 // goroutine parked until a datagram comes (on loopback, the server's
-// send wakes it: BENCHMARKS.md, "The kernel's share per datagram").
+// send wakes it: BENCHMARKS.md, "Sixth pass (b)").
 // The sockets send in turns spread over each tick, -phases P a tick (8),
 // as real clients are not in step; -phases 1 sends all at once.
 // -per-socket 1 gives each session its own socket; -full plays

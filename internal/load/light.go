@@ -26,8 +26,8 @@ import (
 // reads its socket once a frame, as a game's loop does. With
 // Config.Parked a socket is read instead by a goroutine of its own,
 // parked in the runtime's poller until a datagram comes (on loopback
-// each datagram wakes it, in the server's send: see BENCHMARKS.md, "The
-// kernel's share per datagram").
+// each datagram wakes it, in the server's send: see BENCHMARKS.md, "Sixth
+// pass (b)").
 //
 // What a light client does, of the protocol: it logs in over TCP (3.2,
 // 7.1) and keeps the connection, ending on a Logout or a closed
