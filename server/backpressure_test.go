@@ -52,6 +52,7 @@ func TestBackPressureRefusesNewGames(t *testing.T) {
 func TestBackPressureDefault(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxGames = 2
+	cfg.MaxTickLoad = -1 // the default (startServer turns 0 into 1)
 	s := startServer(t, cfg)
 	if got := s.cfg.MaxTickLoad; got != 0.75 {
 		t.Fatalf("default MaxTickLoad %v, want 0.75", got)
