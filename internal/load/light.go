@@ -396,32 +396,16 @@ func (l *light) receive(g *group, b []byte, now time.Time) {
 				return
 			}
 			if tail[0] > 0 {
-				ss.frames2, _ = ss.link.ReceiveEvents2(tail, ss.frames2[:0])
-				ss.events += uint64(len(ss.frames2))
-				ss.evFrames += uint64(tail[0])
 				ss.tailIn++
-				ss.ackNow = true
-				g.soon(ss)
+				l.takeEvents(g, ss, tail) // framed as an Event payload (7.7)
 			}
 		}
 		ss.snapshots++
 	case wire.TypeEvent:
 		ss.evIn++
-		if len(p) > 0 {
-			ss.evFrames += uint64(p[0]) // the count (5.2, 7.7)
-		}
-		if l.cfg.Protocol == wire.Version2 {
-			ss.frames2, err = ss.link.ReceiveEvents2(p, ss.frames2[:0])
-			ss.events += uint64(len(ss.frames2))
-		} else {
-			ss.frames, err = ss.link.ReceiveEvents(p, ss.frames[:0])
-			ss.events += uint64(len(ss.frames))
-		}
-		if err != nil {
+		if !l.takeEvents(g, ss, p) {
 			return
 		}
-		ss.ackNow = true
-		g.soon(ss)
 	case wire.TypeChallenge:
 		c, err := wire.ParseChallenge(p)
 		if err != nil {
@@ -439,6 +423,30 @@ func (l *light) receive(g *group, b []byte, now time.Time) {
 	} else {
 		ss.link.Accept(h.Header, len(b), now)
 	}
+}
+
+// takeEvents takes the events of an Event payload, or of a v2.4
+// Snapshot's tail (7.20), each once (its link's window, 5.3, 7.7), counts
+// them, and has them acknowledged at once or with the next Input; it
+// reports false, taking none, for a payload badly framed. g.mu is held.
+func (l *light) takeEvents(g *group, ss *lsess, p []byte) bool {
+	if len(p) > 0 {
+		ss.evFrames += uint64(p[0]) // the count (5.2, 7.7)
+	}
+	var err error
+	if l.cfg.Protocol == wire.Version2 {
+		ss.frames2, err = ss.link.ReceiveEvents2(p, ss.frames2[:0])
+		ss.events += uint64(len(ss.frames2))
+	} else {
+		ss.frames, err = ss.link.ReceiveEvents(p, ss.frames[:0])
+		ss.events += uint64(len(ss.frames))
+	}
+	if err != nil {
+		return false
+	}
+	ss.ackNow = true
+	g.soon(ss)
+	return true
 }
 
 // ackRidesInput reports whether the acknowledgement of an Event datagram

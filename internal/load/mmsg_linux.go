@@ -138,14 +138,18 @@ func (b *batchConn) poll() [][]byte {
 	for i := range b.rhdrs {
 		b.rhdrs[i].hdr.Flags = 0
 	}
-	n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(b.fd), uintptr(unsafe.Pointer(&b.rhdrs[0])), batch, unix.MSG_DONTWAIT, 0, 0)
-	if e != 0 {
+	if !b.rfn(uintptr(b.fd)) || b.rerr != 0 {
 		return nil // EAGAIN: empty; an ICMP error: nothing read
 	}
-	for i := 0; i < int(n); i++ {
+	return b.received()
+}
+
+// received returns the datagrams of the last read, valid until the next.
+func (b *batchConn) received() [][]byte {
+	for i := 0; i < b.rn; i++ {
 		b.rmsgs[i] = b.bufs[i][:b.rhdrs[i].len]
 	}
-	return b.rmsgs[:n]
+	return b.rmsgs[:b.rn]
 }
 
 // close closes a polled socket. Nothing may use it after.
@@ -168,10 +172,7 @@ func (b *batchConn) read() ([][]byte, error) {
 	if b.rerr != 0 {
 		return nil, nil
 	}
-	for i := 0; i < b.rn; i++ {
-		b.rmsgs[i] = b.bufs[i][:b.rhdrs[i].len]
-	}
-	return b.rmsgs[:b.rn], nil
+	return b.received(), nil
 }
 
 // write sends ds (at most batch), in order; a datagram the kernel refuses

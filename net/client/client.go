@@ -1024,13 +1024,8 @@ func (c *Client) events(p []byte, now time.Time) bool {
 // first time, and has them acknowledged as an Event datagram's (7.7,
 // 7.19).
 func (c *Client) tailEvents(tail []byte, now time.Time) {
-	frames, err := c.link.ReceiveEvents2(tail, c.frames2[:0])
-	c.frames2 = frames
-	if err != nil {
+	if !c.events(tail, now) { // framed as an Event payload (7.7)
 		return // cannot happen: CheckTail accepted it
-	}
-	for _, f := range frames {
-		c.event(f.ID, f.Data, now)
 	}
 	if err := c.world.Err(); err != nil {
 		c.violate(err)

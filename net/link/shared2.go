@@ -71,5 +71,5 @@ func (s *SharedSnapshots2) Datagrams(l *Link, tick uint32, players []wire.Player
 			e.payloads[i] = append(e.payloads[i][:0], p...)
 		}
 	}
-	return s.s.send(l, h, tick, players, entities, e.payloads, e.changes, now)
+	return s.s.send(l, h, tick, players, entities, e.payloads, e.changes, false, now)
 }

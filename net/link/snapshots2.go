@@ -32,7 +32,7 @@ type SnapshotSender2 struct {
 func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) [][]byte {
 	h := l.history2()
 	payloads := s.encode(h.Baseline(), tick, players, entities)
-	return s.send(l, h, tick, players, entities, payloads, s.enc.Changes(), now)
+	return s.send(l, h, tick, players, entities, payloads, s.enc.Changes(), false, now)
 }
 
 // history2 returns l.History2, made when nil.
@@ -58,18 +58,25 @@ func (s *SnapshotSender2) encode(base *wire.Frame2, tick uint32, players []wire.
 
 // send applies the rate rule of 7.9 to payloads, an encoding of the state
 // of tick with changes records, and returns their datagrams for l (h its
-// history), or none.
-func (s *SnapshotSender2) send(l *Link, h *History2, tick uint32, players []wire.Player2, entities []wire.Entity2, payloads [][]byte, changes int, now time.Time) [][]byte {
+// history), or none. With events (a v2.4 peer, 7.20) the due events ride
+// in the tail of the first Snapshot datagram, and those that do not fit
+// there go, oldest first, in Event datagrams before it.
+func (s *SnapshotSender2) send(l *Link, h *History2, tick uint32, players []wire.Player2, entities []wire.Entity2, payloads [][]byte, changes int, events bool, now time.Time) [][]byte {
 	if changes == 0 && !h.Due(tick) {
 		return s.bufs[:0] // nothing the client lacks, and not yet 200 ms (7.9)
 	}
-	return s.sendFrom(0, false, l, h, tick, players, entities, payloads, now)
-}
-
-// sendFrom appends the Snapshot datagrams of payloads to s.bufs from k on,
-// the first with the due events in its tail when events, and returns
-// s.bufs up to the last.
-func (s *SnapshotSender2) sendFrom(k int, events bool, l *Link, h *History2, tick uint32, players []wire.Player2, entities []wire.Entity2, payloads [][]byte, now time.Time) [][]byte {
+	k := 0 // the Event datagrams before the snapshot
+	if events {
+		room := wire.MaxDatagram - l.HeaderSize() - len(payloads[0]) - 1
+		for {
+			b, ok := l.AppendEventsBefore(s.buf(k), room, now)
+			if !ok {
+				break
+			}
+			s.bufs[k] = b
+			k++
+		}
+	}
 	h.addShared(&s.frames, tick, players, entities)
 	for i, p := range payloads {
 		b := l.AppendSnapshot(s.buf(k+i), p, tick, now)
@@ -100,20 +107,7 @@ func (s *SnapshotSender2) buf(i int) []byte {
 func (s *SnapshotSender2) DatagramsEvents(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) [][]byte {
 	h := l.history2()
 	payloads := s.encode(h.Baseline(), tick, players, entities)
-	if s.enc.Changes() == 0 && !h.Due(tick) {
-		return s.bufs[:0] // 7.9
-	}
-	room := wire.MaxDatagram - l.HeaderSize() - len(payloads[0]) - 1
-	k := 0
-	for {
-		b, ok := l.AppendEventsBefore(s.buf(k), room, now)
-		if !ok {
-			break
-		}
-		s.bufs[k] = b
-		k++
-	}
-	return s.sendFrom(k, true, l, h, tick, players, entities, payloads, now)
+	return s.send(l, h, tick, players, entities, payloads, s.enc.Changes(), true, now)
 }
 
 // noEntities2 is the entities of an empty baseline: not nil, as the
