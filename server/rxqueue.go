@@ -61,9 +61,7 @@ func (s *Server) handleQueuedLocked(rd *reader) {
 	if rd == nil {
 		rd = &q.rd
 	}
-	for i := range q.ds {
-		s.receiveLocked(rd, q.ds[i].b, q.ds[i].addr, q.at[i])
-	}
+	s.receiveAllLocked(rd, q.ds, q.at, time.Time{})
 	clear(q.ds) // no slice of an old buffer kept
 	q.buf, q.ds, q.at = q.buf[:0], q.ds[:0], q.at[:0]
 }
@@ -79,9 +77,7 @@ func (s *Server) receiveOrQueue(rd *reader, ds []datagram, now time.Time) {
 	}
 	defer s.mu.Unlock()
 	s.handleQueuedLocked(rd)
-	for i := range ds {
-		s.receiveLocked(rd, ds[i].b, ds[i].addr, now)
-	}
+	s.receiveAllLocked(rd, ds, nil, now)
 	s.rxOut.flush()
 }
 

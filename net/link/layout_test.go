@@ -2,7 +2,10 @@ package link
 
 import (
 	"testing"
+	"time"
 	"unsafe"
+
+	"rtype/net/wire"
 )
 
 // TestLinkLayout checks what the Link's field order is for: the fields
@@ -25,5 +28,29 @@ func TestLinkLayout(t *testing.T) {
 	}
 	if off, size := unsafe.Offsetof(l.ring), unsafe.Sizeof(l.ring[0]); off%line != 0 || line%size != 0 {
 		t.Errorf("Link.ring at byte %d, entries of %d bytes: an entry spans two cache lines", off, size)
+	}
+}
+
+// TestWarmChangesNothing checks that Warm only reads: a Link that warmed
+// for every ack, new or repeated, in range of its ring or not, is the
+// Link that did not.
+func TestWarmChangesNothing(t *testing.T) {
+	now := time.Unix(1000, 0)
+	a, b := NewV2(7, now), NewV2(7, now)
+	for i := range 3000 {
+		now = now.Add(time.Millisecond)
+		a.AppendDatagram(nil, wire.TypeSnapshot, []byte{1}, now)
+		b.AppendDatagram(nil, wire.TypeSnapshot, []byte{1}, now)
+		h := wire.Header2{Header: wire.Header{Type: wire.TypeInput, Seq: uint16(i), Ack: uint16(i / 2), AckBits: 0xffff, Session: 7}}
+		for _, ack := range []uint16{h.Ack, h.Ack + 1, ^h.Ack, 0xFFFF} {
+			a.Warm(ack)
+		}
+		a.Accept2(h, 21, now)
+		b.Accept2(h, 21, now)
+	}
+	ra, _ := a.RTT()
+	rb, _ := b.RTT()
+	if a.Stats() != b.Stats() || ra != rb || a.recv != b.recv || a.peerAck != b.peerAck || a.peerAckBits != b.peerAckBits {
+		t.Errorf("a warmed Link differs: %+v, rtt %v; want %+v, rtt %v", a.Stats(), ra, b.Stats(), rb)
 	}
 }
