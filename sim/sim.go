@@ -617,7 +617,7 @@ func (w *World) moveShips() {
 		if vx != e.mo.VX || vy != e.mo.VY {
 			w.setShipMotion(e, w.tick-1, e.x, e.y, vx, vy)
 		}
-		x, y := posAt(&e.mo, float64(w.tick))
+		x, y := e.mo.Pos(float64(w.tick))
 		cx, cy := min(max(x, w.shipLoX), w.shipHiX), min(max(y, w.shipLoY), w.shipHiY)
 		if cx != x || cy != y { // it reaches a wall during this tick
 			if cx != x {
