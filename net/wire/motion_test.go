@@ -69,19 +69,24 @@ func TestPosAndAtAre7_5(t *testing.T) {
 	}
 }
 
-// BenchmarkMotionPos is BenchmarkMotionAt's motions by Pos: the
-// simulation's evaluation at every tick.
+// BenchmarkMotionPos: Pos as the simulation calls it, at whole ticks,
+// over a busy game's motions (Bydos on Sines, missiles on Linears).
 func BenchmarkMotionPos(b *testing.B) {
-	m := Sine(600, 1300, 200, -120, 40, 120, 1)
-	l := Linear(600, 100, 200, 900, 0)
+	ms := make([]Motion, 0, 40)
+	for i := range 20 {
+		ms = append(ms, Sine(uint32(600+i), 1300, 100+float64(i)*5, -120-float64(i), 40, 120, float64(i)),
+			Linear(uint32(600+i), 100, 200, 900, float64(i*10-100)))
+	}
 	var sink float64
 	b.ReportAllocs()
-	t := 600.0
+	tick := 700
 	for b.Loop() {
-		x, y := m.Pos(t)
-		x2, _ := l.Pos(t)
-		sink += x + y + x2
-		t += 0.25
+		for i := range ms {
+			x, y := ms[i].Pos(float64(tick))
+			sink += x + y
+		}
+		tick++
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ms)), "ns/motion")
 	_ = sink
 }
