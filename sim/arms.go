@@ -239,7 +239,7 @@ func (w *World) loseArms(p uint8, reason uint8) {
 // shooter is the player a shot, beam, Force or bit scores for: its owner
 // if still in the game in the same session, else wire.NoPlayer.
 func (w *World) shooter(e *entity) uint8 {
-	if p := e.owner; int(p) < wire.MaxPlayers && w.pl[p].in && w.pl[p].epoch == e.epoch {
+	if p := e.owner; int(p) < wire.MaxPlayers && w.pl[p].in && w.pl[p].epoch == e.epoch() {
 		return p
 	}
 	return wire.NoPlayer
@@ -326,7 +326,7 @@ func (w *World) onCheckpoint() {
 		pl.invuln = int32(w.r.RespawnInvulnTicks)
 		pl.invulnStart = w.tick
 		pl.invulnTicks = uint32(w.r.RespawnInvulnTicks)
-		w.ent(s).epoch = pl.epoch
+		w.ent(s).setEpoch(pl.epoch)
 		w.ent(s).frame = w.shipFrame(pl, w.ent(s))
 	}
 }
@@ -386,14 +386,14 @@ func (w *World) takeItem(p uint8, item uint8) {
 			return
 		}
 		ship := w.ent(pl.slot)
-		x, y := -w.halfW[wire.KindForce], ship.y
+		x, y := -w.half[wire.KindForce].w, ship.y
 		vx, vy := toward(x, y, ship.x, ship.y, r.ForceEnterSpeed)
 		f := w.spawn(wire.KindForce, wire.Linear(w.tick, x, y, vx, vy), wire.Anim{}, p)
 		if f == 0 {
 			return
 		}
 		e := w.ent(f)
-		e.epoch = pl.epoch
+		e.setEpoch(pl.epoch)
 		w.cold(e).arm.mode = forceEnter
 		w.cold(e).arm.until = w.tick + uint32(max(r.ForceReaimTicks, 1))
 		pa.force = f
@@ -414,7 +414,7 @@ func (w *World) takeItem(p uint8, item uint8) {
 			if b == 0 {
 				return
 			}
-			w.ent(b).epoch = pl.epoch
+			w.ent(b).setEpoch(pl.epoch)
 			pa.bits[i] = b
 			pa.a.Bits++
 			return

@@ -80,8 +80,8 @@ func (w *World) shoot(p uint8) {
 			vx, vy := dir*cos*r.ForceShotSpeed, sin*r.ForceShotSpeed
 			s := w.playerShot(wire.KindForceShot, wire.Linear(w.tick, fe.x, fe.y, vx, vy), laser, p, r.ForceShotDamage[lvl])
 			if s != 0 && math.Abs(deg) > 60 { // an upright shot: its box too
-				se := w.ent(s)
-				se.hw, se.hh = se.hh, se.hw
+				h := &w.cold(w.ent(s)).half
+				h.w, h.h = h.h, h.w
 			}
 		}
 	}
@@ -99,7 +99,7 @@ func (w *World) shoot(p uint8) {
 func (w *World) playerShot(kind uint8, m wire.Motion, frame uint8, p uint8, dmg int32) int32 {
 	s := w.spawn(kind, m, wire.Anim{Frame0: frame}, p)
 	if s != 0 {
-		w.ent(s).epoch = w.pl[p].epoch
+		w.ent(s).setEpoch(w.pl[p].epoch)
 		w.colds[w.at[s]].arm.dmg = dmg
 	}
 	return s
@@ -119,7 +119,7 @@ func (w *World) fireBeam(p uint8, l int) {
 		return
 	}
 	be := w.ent(s)
-	be.hw, be.hh = bw/2, bh/2
+	w.cold(be).half = halfSize{bw / 2, bh / 2}
 	pa := &pl.arms
 	i := pa.nextBeam
 	pa.nextBeam = (i + 1) % uint8(len(pa.beams))

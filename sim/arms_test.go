@@ -164,8 +164,8 @@ func TestChargeAndRelease(t *testing.T) {
 		}
 		e := w.ent(int32(wire.Index(b[0].ID)))
 		bw, bh := r.BeamSize(want)
-		if e.hw != bw/2 || e.hh != bh/2 || e.frame != uint8(want) || w.cold(e).arm.dmg != r.BeamDamage[want-1] {
-			t.Errorf("held %d: beam box %gx%g frame %d dmg %d, want %gx%g, %d, %d", n, 2*e.hw, 2*e.hh, e.frame, w.cold(e).arm.dmg, bw, bh, want, r.BeamDamage[want-1])
+		if w.halfOf(e).w != bw/2 || w.halfOf(e).h != bh/2 || e.frame != uint8(want) || w.cold(e).arm.dmg != r.BeamDamage[want-1] {
+			t.Errorf("held %d: beam box %gx%g frame %d dmg %d, want %gx%g, %d, %d", n, 2*w.halfOf(e).w, 2*w.halfOf(e).h, e.frame, w.cold(e).arm.dmg, bw, bh, want, r.BeamDamage[want-1])
 		}
 	}
 }

@@ -180,14 +180,14 @@ func (w *World) spawnBoss(kind uint8, loop int) {
 	}
 	bk := &bossKinds[end]
 	lv := w.level(loop)
-	x := w.r.AreaW + w.halfW[kind] + bossEnterFrom
+	x := w.r.AreaW + w.half[kind].w + bossEnterFrom
 	body := w.spawn(kind, wire.Linear(w.tick, x, w.r.AreaH/2, -bossEnterSpeed, 0), wire.Anim{}, wire.NoPlayer)
 	if body == 0 {
 		return
 	}
 	*f = bossFight{on: true, end: end, body: body, core: body, lv: lv, phase: 1, entering: true, atk: -1, last: -1}
 	if end == 1 {
-		f.coreDX = coreInset - w.halfW[wire.KindBoss] - w.halfW[wire.KindBossCore]
+		f.coreDX = coreInset - w.half[wire.KindBoss].w - w.half[wire.KindBossCore].w
 		m := w.ent(body).mo
 		m.X0 += wire.QuantizePos(f.coreDX)
 		if f.core = w.spawn(wire.KindBossCore, m, wire.Anim{}, wire.NoPlayer); f.core == 0 {
@@ -419,7 +419,7 @@ func (w *World) bossVolley(f *bossFight) {
 	b, c := w.ent(f.body), w.ent(f.core)
 	bk := &bossKinds[f.end]
 	lv := f.lv
-	mx, my := c.x-c.hw, c.y // the mouth: the core's front, the mid-boss's
+	mx, my := c.x-w.halfOf(c).w, c.y // the mouth: the core's front, the mid-boss's
 	fast := 1.0
 	if f.phase == 2 {
 		fast = 1.2

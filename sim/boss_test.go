@@ -45,7 +45,7 @@ func TestBossEntersAndHovers(t *testing.T) {
 	if body.kind != wire.KindBoss || core.kind != wire.KindBossCore {
 		t.Fatalf("kinds %d, %d", body.kind, core.kind)
 	}
-	if h := 2 * body.hh; h < 160 {
+	if h := 2 * w.halfOf(body).h; h < 160 {
 		t.Errorf("the body is %g px tall", h)
 	}
 	sp := spawnsOf(evs, wire.KindBoss)
@@ -60,7 +60,7 @@ func TestBossEntersAndHovers(t *testing.T) {
 	if hl[0].ID != w.id(f.core) || hl[0].HP != 300 || hl[0].MaxHP != 300 {
 		t.Errorf("Health %+v", hl[0])
 	}
-	if body.x-body.hw <= w.r.AreaW+w.r.DespawnMargin {
+	if body.x-w.halfOf(body).w <= w.r.AreaW+w.r.DespawnMargin {
 		t.Errorf("the body appears at x %g: not from far enough", body.x)
 	}
 	hovering := uint32(0)
@@ -83,11 +83,11 @@ func TestBossEntersAndHovers(t *testing.T) {
 	if hovering == 0 || hovering > 150 {
 		t.Fatalf("hovers from tick %d", hovering)
 	}
-	if core.x+core.hw <= body.x-body.hw {
-		t.Errorf("the core (%g) is not in the body's front (%g)", core.x, body.x-body.hw)
+	if core.x+w.halfOf(core).w <= body.x-w.halfOf(body).w {
+		t.Errorf("the core (%g) is not in the body's front (%g)", core.x, body.x-w.halfOf(body).w)
 	}
-	if core.x-core.hw >= body.x-body.hw {
-		t.Errorf("the core (%g) does not stick out of the body's front (%g)", core.x, body.x-body.hw)
+	if core.x-w.halfOf(core).w >= body.x-w.halfOf(body).w {
+		t.Errorf("the core (%g) does not stick out of the body's front (%g)", core.x, body.x-w.halfOf(body).w)
 	}
 }
 
@@ -287,8 +287,8 @@ func TestMidBoss(t *testing.T) {
 	w := foesWorld(t, 4)
 	f, evs := bossIn(t, w, wire.KindMidBoss, 2)
 	e := w.ent(f.body)
-	if f.core != f.body || 2*e.hh < 160 {
-		t.Fatalf("core %d body %d, %g px tall", f.core, f.body, 2*e.hh)
+	if f.core != f.body || 2*w.halfOf(e).h < 160 {
+		t.Fatalf("core %d body %d, %g px tall", f.core, f.body, 2*w.halfOf(e).h)
 	}
 	if b := ofType2(evs, wire.EventStage, wire.StageBoss); len(b) != 1 || b[0].Value != w.id(f.body) || b[0].Name != "Warden" {
 		t.Fatalf("StageBoss %+v", b)

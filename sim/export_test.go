@@ -28,7 +28,7 @@ func (w *World) SpawnPlayerMissileAt(p uint8, x, y float64) uint32 {
 	w.ids.ripen(w.tick)
 	s := w.spawn(wire.KindPlayerMissile, wire.Linear(w.tick, x, y, w.r.MissileSpeed, 0), wire.Anim{}, p)
 	if s != 0 {
-		w.ent(s).epoch = w.pl[p].epoch
+		w.ent(s).setEpoch(w.pl[p].epoch)
 	}
 	return w.idOf(s)
 }

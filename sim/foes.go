@@ -187,9 +187,9 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 	case wire.KindTurret:
 		vy = 0
 		if y > w.r.AreaH/2 {
-			y = w.r.AreaH - w.halfH[f.kind]
+			y = w.r.AreaH - w.half[f.kind].h
 		} else {
-			y = w.halfH[f.kind]
+			y = w.half[f.kind].h
 		}
 	}
 	var m wire.Motion
@@ -328,7 +328,8 @@ func (w *World) foesThink() {
 		case wire.KindArmored:
 			if w.foeReady(e) {
 				if tx, ty, ok := w.nearestShip(e.x, e.y); ok {
-					w.fireFan(wire.KindEnemyMissile, e.x-e.hw, e.y, math.Atan2(ty-e.y, tx-(e.x-e.hw)), 3+level{loop: int(w.cold(e).foe.loop)}.more(2), spreadStep, w.shot(e))
+					hw := w.halfOf(e).w
+					w.fireFan(wire.KindEnemyMissile, e.x-hw, e.y, math.Atan2(ty-e.y, tx-(e.x-hw)), 3+level{loop: int(w.cold(e).foe.loop)}.more(2), spreadStep, w.shot(e))
 				}
 			}
 		}
@@ -405,7 +406,8 @@ func (w *World) turretThink(e *entity) {
 		}
 	}
 	if fire && (w.cold(e).foe.floor && ty < e.y || !w.cold(e).foe.floor && ty > e.y) {
-		w.fireShot(wire.KindEnemyMissile, e.x+e.hw*math.Cos(ang), e.y+e.hh*math.Sin(ang), ang, w.shot(e))
+		h := w.halfOf(e)
+		w.fireShot(wire.KindEnemyMissile, e.x+h.w*math.Cos(ang), e.y+h.h*math.Sin(ang), ang, w.shot(e))
 	}
 }
 
@@ -495,8 +497,9 @@ func (w *World) foeKeep(s int32) bool {
 	if roles[e.kind] != roleFoe {
 		return false
 	}
-	if e.x-e.hw > w.r.AreaW && e.mo.VX < 0 || e.x+e.hw < 0 && e.mo.VX > 0 ||
-		e.y-e.hh > w.r.AreaH && e.mo.VY < 0 || e.y+e.hh < 0 && e.mo.VY > 0 {
+	h := w.halfOf(e)
+	if e.x-h.w > w.r.AreaW && e.mo.VX < 0 || e.x+h.w < 0 && e.mo.VX > 0 ||
+		e.y-h.h > w.r.AreaH && e.mo.VY < 0 || e.y+h.h < 0 && e.mo.VY > 0 {
 		return true
 	}
 	return w.fightOf(s) != nil || w.partOfBoss(s)

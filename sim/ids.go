@@ -18,6 +18,7 @@ type idAlloc struct {
 	qSlot     []int32
 	qTick     []uint32
 	qHead, qN int
+	headTick  uint32 // qTick[qHead] when qN > 0: ripen reads no line of the ring when none is due
 }
 
 func newIDAlloc(maxIndex int, delay int) idAlloc {
@@ -33,13 +34,20 @@ func newIDAlloc(maxIndex int, delay int) idAlloc {
 
 // ripen moves the slots whose delay has passed at tick now to the heap.
 func (a *idAlloc) ripen(now uint32) {
-	for a.qN > 0 && now-a.qTick[a.qHead] >= a.delay {
+	for a.qN > 0 && now-a.headTick >= a.delay {
 		a.push(a.qSlot[a.qHead])
-		a.qHead++
-		if a.qHead == len(a.qSlot) {
-			a.qHead = 0
-		}
-		a.qN--
+		a.pop1()
+	}
+}
+
+// pop1 takes the head of the ring out.
+func (a *idAlloc) pop1() {
+	a.qHead++
+	if a.qHead == len(a.qSlot) {
+		a.qHead = 0
+	}
+	if a.qN--; a.qN > 0 {
+		a.headTick = a.qTick[a.qHead]
 	}
 }
 
@@ -69,11 +77,7 @@ func (a *idAlloc) allocUnripe() int32 {
 		return 0
 	}
 	s := a.qSlot[a.qHead]
-	a.qHead++
-	if a.qHead == len(a.qSlot) {
-		a.qHead = 0
-	}
-	a.qN--
+	a.pop1()
 	return s
 }
 
@@ -85,6 +89,9 @@ func (a *idAlloc) release(s int32, now uint32) {
 	}
 	a.qSlot[i] = s
 	a.qTick[i] = now
+	if a.qN == 0 {
+		a.headTick = now
+	}
 	a.qN++
 }
 

@@ -124,13 +124,32 @@ func (w *World) releaseEnts() {
 // once, where the passes, whose branches depend on each entity's kind
 // and motion, would wait for them nearly one by one (a server steps many
 // games in turn: each step starts with its world out of the cache).
+//
+// It loads the other lines a Classic step reads as well, for the same
+// reason: the World's own hot fields (its Rules, the entity tables'
+// headers, the players, the kind lists' headers and the waves' state) and
+// the first line of each buffer the step fills (the kind lists, the swept
+// boxes, the events).
 func (w *World) touch() {
 	var x uint8
+	p := unsafe.Pointer(w)
+	line := func(lo, hi uintptr) { // a byte of each line of the World's bytes [lo, hi)
+		for off := lo; off < hi; off += 64 {
+			x += *(*uint8)(unsafe.Add(p, off))
+		}
+		x += *(*uint8)(unsafe.Add(p, hi-1))
+	}
+	line(0, unsafe.Offsetof(w.pl))
+	for i := range w.pl {
+		x += w.pl[i].actions
+	}
+	line(unsafe.Offsetof(w.epoch), unsafe.Offsetof(w.view))
+	line(unsafe.Offsetof(w.half)+unsafe.Sizeof(halfSize{}), unsafe.Offsetof(w.half)+5*unsafe.Sizeof(halfSize{})) // the Classic kinds
+	line(unsafe.Offsetof(w.shipLoX), unsafe.Offsetof(w.boss))
+	x += uint8(w.ships[:1][0]) + uint8(w.pmis[:1][0]) + uint8(w.bydos[:1][0]) + uint8(w.emis[:1][0]) +
+		uint8(w.boxes[:1][0].lx) + w.events[:1][0].Kind + uint8(w.ids.qTick[w.ids.qHead])
 	for _, r := range w.order {
-		e := w.entOf(r)
-		// The first, middle and last fields: an entity spans at most
-		// three lines, less than a line apart.
-		x += e.kind ^ uint8(e.mo.X0) ^ uint8(e.hh)
+		x += w.entOf(r).kind // an entity is a line (New aligns w.ents)
 	}
 	w.sink = x
 }

@@ -42,44 +42,57 @@ import (
 )
 
 // entity is the entity of a slot (World.ent; stored densely, live.go):
-// what every step of a Classic game touches, packed (88 bytes against 160
-// with the Stage state in it), since a server steps many games in turn and
-// each step's cost is mostly its entities' cache misses. The Stage-only
-// state is in World.colds, the slot's generation in World.gens.
+// what every step of a Classic game touches, packed in one cache line (64
+// bytes, against 160 with the Stage state in it; World.ents starts on a
+// line), since a server steps many games in turn and each step's cost is
+// mostly its entities' cache misses. The Stage-only state is in
+// World.colds, the slot's generation in World.gens, the half sizes of its
+// box in World.half by kind (in Stage mode, in its coldState).
 type entity struct {
 	alive bool
 	kind  uint8
 	owner uint8 // player of a ship or player missile, else wire.NoPlayer
 	frame uint8
 
-	// anim is the entity's animation from mo.T0 (a ship's blink is not
-	// in it: see player.invulnStart).
-	anim wire.Anim
-
-	epoch  uint32 // the owner's join serial, for the score of a missile
-	fireIn int32  // BydosSlave: ticks until its next shot
+	// fireIn is a foe's ticks until its next shot (a Bydos', a Stage
+	// foe's); for an entity of a player (a ship, missile, shot), the same
+	// field holds the player's join serial (epoch, setEpoch), for the
+	// score of a missile. No entity needs both, and one field keeps the
+	// entity to a line.
+	fireIn int32
 
 	// mo is how the entity moves: its position at every tick is mo.At
 	// (PROTOCOL.md 7.5), quantized when set, so a client evaluating the
 	// same motion gets the same position.
 	mo wire.Motion
 
+	// anim is the entity's animation from mo.T0 (a ship's blink is not
+	// in it: see player.invulnStart).
+	anim wire.Anim
+
 	x, y   float64 // mo.At(tick) of the current tick
 	px, py float64 // position at the start of the current step
-
-	// hw and hh are the half width and half height of the entity's box,
-	// set from its kind at its spawn (a beam's from its level).
-	hw, hh float64
 
 	// The velocity, which only v1 snapshots and Spawns carry, is not
 	// kept: vel evaluates it from mo when they ask (motion.go).
 }
+
+// epoch is the join serial of the player of an entity of a player (in
+// fireIn's place).
+func (e *entity) epoch() uint32 { return uint32(e.fireIn) }
+
+// setEpoch sets the join serial of the player of an entity of a player.
+func (e *entity) setEpoch(v uint32) { e.fireIn = int32(v) }
+
+// halfSize is the half width and half height of an entity's box.
+type halfSize struct{ w, h float64 }
 
 // coldState is the Stage-only state of a slot (7.12), in a slice beside the
 // entities: a Classic step never touches it.
 type coldState struct {
 	hp, maxHP int32    // hit points of a foe; 0: cannot be hurt
 	evalTick  uint32   // the tick of the entity's position (eval), for vel
+	half      halfSize // of its box: its kind's at its spawn (a beam's from its level)
 	foe       foeState // foes.go
 	arm       armState // arms.go
 }
@@ -120,7 +133,10 @@ type World struct {
 	events []wire.Event // with the motions of the Spawns (v2)
 	view   []wire.Event // events without them (v1): Events, TakeEvents
 
-	halfW, halfH [256]float64 // by kind
+	// half is the half width and height of each kind's box: a Classic
+	// entity's (the four kinds in one cache line), a Stage entity's at its
+	// spawn (see halfOf).
+	half [256]halfSize
 
 	// The ship's centre stays within [shipLoX, shipHiX] x [shipLoY,
 	// shipHiY]: the area less half the ship, on the 1/8 px grid.
@@ -182,7 +198,7 @@ func New(rules Rules, seed uint64) *World {
 		boxes:  make([]sweptBox, 0, n),
 	}
 	w.used[0] = 1
-	set := func(k uint8, wd, ht float64) { w.halfW[k], w.halfH[k] = wd/2, ht/2 }
+	set := func(k uint8, wd, ht float64) { w.half[k] = halfSize{wd / 2, ht / 2} }
 	set(wire.KindPlayerShip, rules.ShipW, rules.ShipH)
 	set(wire.KindPlayerMissile, rules.MissileW, rules.MissileH)
 	set(wire.KindBydosSlave, rules.BydosW, rules.BydosH)
@@ -285,7 +301,7 @@ func (w *World) AddPlayer(p uint8, name string) {
 		s := w.spawn(wire.KindPlayerShip, wire.Linear(w.tick, x, y, 0, 0), wire.Anim{}, p)
 		w.pl[p].slot = s
 		if s != 0 {
-			w.ent(s).epoch = w.epoch
+			w.ent(s).setEpoch(w.epoch)
 			w.ent(s).frame = w.shipFrame(&w.pl[p], w.ent(s))
 		}
 	}
@@ -528,10 +544,9 @@ func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32
 	i := w.takeEnt()
 	w.at[s] = i
 	e := &w.ents[i]
-	*e = entity{alive: true, kind: kind, owner: owner, mo: m, anim: a,
-		hw: w.halfW[kind], hh: w.halfH[kind]}
+	*e = entity{alive: true, kind: kind, owner: owner, mo: m, anim: a}
 	if w.colds != nil { // Stage mode
-		w.colds[i] = coldState{}
+		w.colds[i] = coldState{half: w.half[kind]}
 	}
 	w.addOrder(mkRef(s, i))
 	w.eval(e)
@@ -617,7 +632,7 @@ func (w *World) moveShips() {
 		if vx != e.mo.VX || vy != e.mo.VY {
 			w.setShipMotion(e, w.tick-1, e.x, e.y, vx, vy)
 		}
-		x, y := posAt(&e.mo, float64(w.tick))
+		x, y := e.mo.Pos(float64(w.tick))
 		cx, cy := min(max(x, w.shipLoX), w.shipHiX), min(max(y, w.shipLoY), w.shipHiY)
 		if cx != x || cy != y { // it reaches a wall during this tick
 			if cx != x {
@@ -687,8 +702,9 @@ func (w *World) moveOthers(collect bool) {
 // overlap during the step, and the earliest such time in [0, 1]. Touching
 // edges do not overlap.
 func (w *World) sweep(a, b *entity) (float64, bool) {
-	hx := a.hw + b.hw
-	hy := a.hh + b.hh
+	ha, hb := w.halfOf(a), w.halfOf(b)
+	hx := ha.w + hb.w
+	hy := ha.h + hb.h
 	rx, dx := a.px-b.px, (a.x-a.px)-(b.x-b.px)
 	ry, dy := a.py-b.py, (a.y-a.py)-(b.y-b.py)
 	// Far apart on an axis by more than the motion and a pixel: no
@@ -712,12 +728,12 @@ type sweptBox struct {
 	r              ref // the entity
 }
 
-// set makes b the swept box of e, r, widened by up to a pixel more on
-// each side (a truncation less or plus one: no rounding function). It
-// writes b's fields in place: a box built apart and copied is read back
-// wider than it was written, which the processor cannot forward from its
-// stores (a stall per box).
-func (b *sweptBox) set(e *entity, r ref) {
+// set makes b the swept box of e, r, whose box's half sizes are h,
+// widened by up to a pixel more on each side (a truncation less or plus
+// one: no rounding function). It writes b's fields in place: a box built
+// apart and copied is read back wider than it was written, which the
+// processor cannot forward from its stores (a stall per box).
+func (b *sweptBox) set(e *entity, r ref, h halfSize) {
 	lx, hx, ly, hy := e.px, e.x, e.py, e.y // finite: no NaN or -0 to care for, as min and max do
 	if lx > hx {
 		lx, hx = hx, lx
@@ -725,15 +741,17 @@ func (b *sweptBox) set(e *entity, r ref) {
 	if ly > hy {
 		ly, hy = hy, ly
 	}
-	b.lx, b.hx, b.ly, b.hy, b.r = int32(lx-e.hw)-1, int32(hx+e.hw)+1, int32(ly-e.hh)-1, int32(hy+e.hh)+1, r
+	b.lx, b.hx, b.ly, b.hy, b.r = int32(lx-h.w)-1, int32(hx+h.w)+1, int32(ly-h.h)-1, int32(hy+h.h)+1, r
 }
 
-// appendBoxes appends the swept boxes of the entities of list to w.boxes.
-func (w *World) appendBoxes(list []ref) {
+// appendBoxes appends the swept boxes of the entities of list, all of
+// kind (a Classic list: their half sizes are the kind's), to w.boxes.
+func (w *World) appendBoxes(list []ref, kind uint8) {
 	n := len(w.boxes)
 	w.boxes = w.boxes[:n+len(list)]
+	h := w.half[kind]
 	for i, r := range list {
-		w.boxes[n+i].set(w.entOf(r), r)
+		w.boxes[n+i].set(w.entOf(r), r, h)
 	}
 }
 
@@ -773,25 +791,23 @@ func (w *World) hitBydos() {
 		return
 	}
 	var maxW int32
-	w.appendBoxes(w.bydos)
+	w.appendBoxes(w.bydos, wire.KindBydosSlave)
 	bs := w.boxes
 	for n := range bs { // insertion sort, by lx
 		maxW = max(maxW, bs[n].hx-bs[n].lx)
-		lx := bs[n].lx
-		i := n
-		for i > 0 && bs[i-1].lx > lx {
-			i--
-		}
-		if i < n {
+		if i := n; i > 0 && bs[i-1].lx > bs[n].lx {
 			b := bs[n]
-			copy(bs[i+1:n+1], bs[i:n])
+			for ; i > 0 && bs[i-1].lx > b.lx; i-- { // a few boxes: no memmove call
+				bs[i] = bs[i-1]
+			}
 			bs[i] = b
 		}
 	}
 	var mb sweptBox
+	mh := w.half[wire.KindPlayerMissile]
 	for _, mr := range w.pmis {
 		me := w.entOf(mr)
-		mb.set(me, mr)
+		mb.set(me, mr, mh)
 		// The first box whose left edge is mb.lx-maxW or more.
 		lo, hi := 0, len(w.boxes)
 		for lo < hi {
@@ -821,7 +837,7 @@ func (w *World) hitBydos() {
 			continue
 		}
 		m := mr.slot()
-		if p := me.owner; int(p) < wire.MaxPlayers && w.pl[p].in && w.pl[p].epoch == me.epoch {
+		if p := me.owner; int(p) < wire.MaxPlayers && w.pl[p].in && w.pl[p].epoch == me.epoch() {
 			w.pl[p].score += w.r.ScorePerBydos
 		}
 		w.destroy(best, wire.DestroyKilled)
@@ -842,9 +858,9 @@ func (w *World) hitShips() {
 	}
 	if len(w.boxes) != len(w.bydos) {
 		w.boxes = w.boxes[:0]
-		w.appendBoxes(w.bydos)
+		w.appendBoxes(w.bydos, wire.KindBydosSlave)
 	}
-	w.appendBoxes(w.emis)
+	w.appendBoxes(w.emis, wire.KindEnemyMissile)
 	var sb sweptBox
 	for _, s := range w.ships {
 		se := w.ent(s)
@@ -853,7 +869,7 @@ func (w *World) hitShips() {
 		if !se.alive || pl.invuln > 0 {
 			continue
 		}
-		sb.set(se, mkRef(s, 0)) // its ref is not read
+		sb.set(se, mkRef(s, 0), w.half[wire.KindPlayerShip]) // its ref is not read
 		best := w.firstHitBox(se, &sb)
 		if best == 0 {
 			continue
@@ -949,7 +965,7 @@ func (w *World) fireShips() {
 		e := w.ent(pl.slot)
 		mo := wire.Linear(w.tick, e.x+r.MissileDX, e.y+r.MissileDY, r.MissileSpeed, 0)
 		if m := w.spawn(wire.KindPlayerMissile, mo, wire.Anim{}, uint8(p)); m != 0 {
-			w.ent(m).epoch = pl.epoch
+			w.ent(m).setEpoch(pl.epoch)
 		}
 		pl.cooldown = int32(r.FireInterval)
 	}
@@ -1065,7 +1081,7 @@ func (w *World) despawn() {
 		if e.kind == wire.KindPlayerShip {
 			continue
 		}
-		hw, hh := e.hw, e.hh
+		hw, hh := w.half[e.kind].w, w.half[e.kind].h // Classic
 		if e.x+hw < -m || e.x-hw > r.AreaW+m || e.y+hh < -m || e.y-hh > r.AreaH+m {
 			w.destroy(w.order[i].slot(), wire.DestroyDespawned)
 			i--
@@ -1116,4 +1132,14 @@ func (w *World) checkOver() {
 	}
 	w.over = true
 	w.emit(ev)
+}
+
+// halfOf returns the half sizes of e's box: its kind's in a Classic
+// world, its own (coldState) in Stage mode, where a beam's depends on its
+// level and an upright shot's is turned.
+func (w *World) halfOf(e *entity) halfSize {
+	if w.colds != nil {
+		return w.cold(e).half
+	}
+	return w.half[e.kind]
 }

@@ -111,7 +111,7 @@ func (w *World) despawnStage() {
 		if w.foeKeep(s) {
 			continue
 		}
-		if e.x+e.hw < -m || e.x-e.hw > r.AreaW+m || e.y+e.hh < -m || e.y-e.hh > r.AreaH+m {
+		if h := w.halfOf(e); e.x+h.w < -m || e.x-h.w > r.AreaW+m || e.y+h.h < -m || e.y-h.h > r.AreaH+m {
 			w.destroy(s, wire.DestroyDespawned)
 		}
 	}

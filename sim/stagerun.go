@@ -261,7 +261,7 @@ func offset(f stage.Formation, i, n int, s float64) float64 {
 // wave's motion, scaled hit points and fire, and its drop.
 func (r *stageRun) spawnMember(w *World, wr *waveRun, i int) {
 	wv := wr.wv
-	hw, hh := w.halfW[wv.Enemy], w.halfH[wv.Enemy]
+	hw, hh := w.half[wv.Enemy].w, w.half[wv.Enemy].h
 	ar := &w.r
 	var y float64
 	switch wv.Edge {

@@ -79,7 +79,7 @@ func TestStageWaveTimeAndDistance(t *testing.T) {
 	if len(*got) != 2 {
 		t.Fatalf("%d foes, want 2: %+v", len(*got), *got)
 	}
-	hw := w.halfW[wire.KindBydosSlave]
+	hw := w.half[wire.KindBydosSlave].w
 	if g := (*got)[0]; g.tick != 121 || g.f.kind != wire.KindBydosSlave || g.f.x != 1280+hw || g.f.y != 300 || g.f.vx != -120 {
 		t.Errorf("wave at 2s: %+v", g)
 	}
@@ -145,7 +145,7 @@ func TestStageFormations(t *testing.T) {
 	// From the left: at the left edge, flying right.
 	wl, gl := stageWorld(t, head+"at 0s wave enemy=chaser from=left speed=100 y=200\nat 50s boss\n", 1, "")
 	wl.Step()
-	if g := (*gl)[0].f; g.x != -wl.halfW[wire.KindChaser] || g.vx != 100 {
+	if g := (*gl)[0].f; g.x != -wl.half[wire.KindChaser].w || g.vx != 100 {
 		t.Errorf("from the left: %+v", g)
 	}
 
@@ -497,7 +497,7 @@ func TestStageOneLessonSpares(t *testing.T) {
 		}
 		for p := range uint8(4) {
 			_, sy := w.spawnPoint(p)
-			if d := math.Abs(f.y-sy) - f.amp; d < w.halfH[f.kind]+r.ShipH/2 {
+			if d := math.Abs(f.y-sy) - f.amp; d < w.half[f.kind].h+r.ShipH/2 {
 				t.Errorf("tick %d: a foe at y %g (amplitude %g) flies into player %d's ship at y %g", g.tick, f.y, f.amp, p, sy)
 			}
 		}
