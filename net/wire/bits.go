@@ -35,6 +35,26 @@ func (w *BitWriter) WriteBits(v uint32, n int) {
 	}
 }
 
+// appendBits writes the first n bits of src, a payload another BitWriter
+// wrote (its padding bits zero), as WriteBits would write them one by one.
+func (w *BitWriter) appendBits(src []byte, n int) {
+	src = src[:(n+7)/8]
+	used := w.nbit & 7
+	w.nbit += n
+	if used == 0 {
+		w.buf = append(w.buf, src...)
+		return
+	}
+	k := len(w.buf) - 1 // the byte partly written
+	w.buf = append(w.buf, make([]byte, len(src))...)
+	buf := w.buf[k : k+len(src)+1]
+	for i, b := range src {
+		buf[i] |= b << used
+		buf[i+1] = b >> (8 - used)
+	}
+	w.buf = w.buf[:(w.nbit+7)/8] // the last byte held only padding
+}
+
 // WriteBool writes one bit, 1 for true.
 func (w *BitWriter) WriteBool(b bool) {
 	if b {
