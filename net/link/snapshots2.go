@@ -26,6 +26,7 @@ type SnapshotSender2 struct {
 	bufs   [][]byte
 	frames framePool // the entities sent, shared by the histories
 	recs   recordCache
+	events int // Event datagrams before the snapshot in the last send
 }
 
 // recordCache is the entity records of one state (a copy of framePool's)
@@ -60,11 +61,12 @@ func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire.Player2
 // 7.7): they ride in the tail of the first Snapshot datagram, and those
 // that do not fit there go, oldest first, in Event datagrams before it.
 // It returns the datagrams to send, in order, valid until the next call:
-// the Event datagrams, then the Snapshot datagrams. When the rate rule of
-// 7.9 skips the snapshot it returns none and the events stay due: send
-// them with l.AppendEvents.
-func (s *SnapshotSender2) DatagramsEvents(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) [][]byte {
-	return s.datagrams(l, tick, players, entities, true, now)
+// the Event datagrams, then the Snapshot datagrams, with the number of
+// Event datagrams. When the rate rule of 7.9 skips the snapshot it returns
+// none and the events stay due: send them with l.AppendEvents.
+func (s *SnapshotSender2) DatagramsEvents(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) (ds [][]byte, events int) {
+	ds = s.datagrams(l, tick, players, entities, true, now)
+	return ds, s.events
 }
 
 func (s *SnapshotSender2) datagrams(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, events bool, now time.Time) [][]byte {
@@ -155,6 +157,7 @@ func (s *SnapshotSender2) encode(base *wire.Frame2, tick uint32, players []wire.
 // before it.
 func (s *SnapshotSender2) send(l *Link, h *History2, cur *sharedEntities, players []wire.Player2, payloads [][]byte, changes int, events bool, now time.Time) [][]byte {
 	tick := cur.tick
+	s.events = 0
 	if changes == 0 && !h.Due(tick) {
 		return s.bufs[:0] // nothing the client lacks, and not yet 200 ms (7.9)
 	}
@@ -170,6 +173,7 @@ func (s *SnapshotSender2) send(l *Link, h *History2, cur *sharedEntities, player
 			k++
 		}
 	}
+	s.events = k
 	h.addShared(cur, tick, players)
 	for i, p := range payloads {
 		b := l.AppendSnapshot(s.buf(k+i), p, tick, now)
