@@ -1,5 +1,7 @@
 package wire
 
+import "slices"
+
 // BitWriter appends a packed payload (section 1.4): bits fill each byte from
 // its least significant bit upwards. The zero value is ready to use; Reset
 // reuses the buffer.
@@ -46,7 +48,7 @@ func (w *BitWriter) appendBits(src []byte, n int) {
 		return
 	}
 	k := len(w.buf) - 1 // the byte partly written
-	w.buf = append(w.buf, make([]byte, len(src))...)
+	w.buf = slices.Grow(w.buf, len(src))[:len(w.buf)+len(src)]
 	buf := w.buf[k : k+len(src)+1]
 	for i, b := range src {
 		buf[i] |= b << used
