@@ -188,8 +188,8 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 	joined := g.hasJoined()
 	snapTick := g.snapshotTick(s.cfg.SnapshotInterval)
 	for _, ss := range g.sessions {
-		if ss != nil && ss.bound && (snapTick || !joined || !ss.holdEvents()) && !(snapTick && joined && ss.tail()) {
-			s.flushEvents(out, ss, now) // a v2.4 session's go with its snapshot (7.20)
+		if ss != nil && ss.bound && ss.eventsNow(snapTick, joined) {
+			s.flushEvents(out, ss, now)
 		}
 	}
 	s.flushSpectators(g, out, now)
@@ -358,42 +358,33 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		if ss == nil || !ss.bound {
 			continue
 		}
-		if ss.tail() {
-			s.sendSnapshotEvents(g, ss, tick, now, out)
-			continue
-		}
 		var ds [][]byte
-		if ss.version == wire.Version2 {
+		events := 0 // the Event datagrams first in ds
+		switch {
+		case ss.tail():
+			// A v2.4 session's due events go in the Snapshot datagram,
+			// those that do not fit in Event datagrams before it, or,
+			// when 7.9 skips the snapshot, in Event datagrams alone
+			// (PROTOCOL.md 7.20).
+			ds, events = g.snaps2.DatagramsEvents(ss.link, tick, g.playersFor(ss), g.entities2, now)
+			if len(ds) == 0 {
+				s.flushEvents(out, ss, now)
+			}
+		case ss.version == wire.Version2:
 			ds = g.snaps2.Datagrams(ss.link, tick, g.playersFor(ss), g.entities2, now)
-		} else {
+		default:
 			ds = g.snaps.Datagrams(ss.link, tick, g.players, g.entities, now)
 		}
-		for _, d := range ds {
+		for i, d := range ds {
 			out.add(d, ss.addr)
-			s.stats.snapshotBytes.Add(uint64(len(d)))
+			if i < events {
+				s.stats.eventBytes.Add(uint64(len(d)))
+			} else {
+				s.stats.snapshotBytes.Add(uint64(len(d)))
+			}
 		}
 	}
 	s.snapshotSpectators(g, tick, now, out) // 7.17
-}
-
-// sendSnapshotEvents sends a v2.4 session its snapshot of tick with its
-// due events (PROTOCOL.md 7.20): in the Snapshot datagram, those that do
-// not fit in Event datagrams before it, or, when 7.9 skips the snapshot,
-// in Event datagrams alone.
-func (s *Server) sendSnapshotEvents(g *game, ss *session, tick uint32, now time.Time, out *outbox) {
-	ds := g.snaps2.DatagramsEvents(ss.link, tick, g.playersFor(ss), g.entities2, now)
-	if len(ds) == 0 {
-		s.flushEvents(out, ss, now)
-		return
-	}
-	for _, d := range ds {
-		out.add(d, ss.addr)
-		if wire.Type(d[5]) == wire.TypeEvent { // the type byte of the v2 header (7.2)
-			s.stats.eventBytes.Add(uint64(len(d)))
-		} else {
-			s.stats.snapshotBytes.Add(uint64(len(d)))
-		}
-	}
 }
 
 // playersFor returns the v2 player records of the snapshot for ss: its
@@ -417,5 +408,23 @@ func (s *Server) flushEvents(out *outbox, ss *session, now time.Time) {
 		}
 		out.push(b, ss.addr)
 		s.stats.eventBytes.Add(uint64(len(b)))
+	}
+}
+
+// eventsNow reports whether the tick loop sends ss its due events in Event
+// datagrams at this tick (flushEvents), snapTick telling whether the tick
+// is one of the game's snapshot ticks and stepping whether its world steps
+// (a session joined it). A world that does not step sends no snapshot:
+// the events go at once (7.19). At a snapshot tick a v2.4 session's go
+// with its snapshot instead (7.20, sendSnapshots), and between them a
+// v2.3 or later session's wait for the next one (7.19).
+func (ss *session) eventsNow(snapTick, stepping bool) bool {
+	switch {
+	case !stepping:
+		return true
+	case snapTick:
+		return !ss.tail()
+	default:
+		return !ss.holdEvents()
 	}
 }

@@ -116,42 +116,50 @@ func due(o *outState, r time.Duration, now time.Time) bool {
 // 255) in the datagram.
 func (l *Link) appendEvents(dst []byte, now time.Time, q eventQueue, limit int) ([]byte, bool) {
 	r := l.ResendAfter()
-	hs := l.HeaderSize()
+	first := nextDue(q, 0, r, now)
+	if _, n := q.queued(); first == n {
+		return dst, false
+	}
 	start := len(dst)
-	count := 0
-	var s *sent
+	seq := l.begin(now)
+	dst = l.appendHeader(dst, wire.TypeEvent, seq, now)
+	dst = append(dst, 0) // count, patched below
+	dst, count := l.appendDue(dst, start, q, first, limit, &l.ring[seq%sentRing], r, now)
+	dst[start+l.HeaderSize()] = byte(count) // 1 or more: an event fits in any datagram
+	l.stats.SentBytes += uint64(len(dst) - start)
+	return dst, true
+}
+
+// nextDue returns the index, counted from the oldest queued, of the first
+// event of q due (due, with r) at or after index i, or the number queued
+// when none is.
+func nextDue(q eventQueue, i int, r time.Duration, now time.Time) int {
 	head, n := q.queued()
-	for i := 0; i < n && count < limit; i++ {
+	for ; i < n; i++ {
+		if _, o := q.event(head + uint32(i)); due(o, r, now) {
+			return i
+		}
+	}
+	return n
+}
+
+// appendDue appends to dst, whose datagram s starts at start, the frames
+// of the due events of q from index i on, oldest first, as many as fit in
+// wire.MaxDatagram bytes and at most limit, and returns it with their
+// number: each is sent at now.
+func (l *Link) appendDue(dst []byte, start int, q eventQueue, i, limit int, s *sent, r time.Duration, now time.Time) ([]byte, int) {
+	head, n := q.queued()
+	count := 0
+	for i = nextDue(q, i, r, now); i < n && count < limit; i = nextDue(q, i+1, r, now) {
 		id := head + uint32(i)
 		data, o := q.event(id)
-		if !due(o, r, now) {
-			continue
-		}
-		used := len(dst) - start // header and count byte included
-		if count == 0 {
-			used = hs + 1
-		}
-		if used+q.frameOverhead()+len(data) > wire.MaxDatagram {
-			if count == 0 {
-				continue // cannot happen: an event is at most 255 bytes
-			}
+		if len(dst)-start+q.frameOverhead()+len(data) > wire.MaxDatagram {
 			break
-		}
-		if count == 0 {
-			seq := l.begin(now)
-			s = &l.ring[seq%sentRing]
-			dst = l.appendHeader(dst, wire.TypeEvent, seq, now)
-			dst = append(dst, 0) // count, patched below
 		}
 		dst = l.appendFrame(dst, q, id, data, o, s, now)
 		count++
 	}
-	if count == 0 {
-		return dst, false
-	}
-	dst[start+hs] = byte(count)
-	l.stats.SentBytes += uint64(len(dst) - start)
-	return dst, true
+	return dst, count
 }
 
 // appendFrame appends the frame of event id, of bytes data and state o,

@@ -54,17 +54,19 @@ func (h *History2) Add(tick uint32, players []wire.Player2, entities []wire.Enti
 	h.added(tick)
 }
 
-// addShared is Add with the entities copied once for every history that
-// frames sends them to at that tick: the players of a game get the same
+// addShared is Add with the entities of cur, the copy of the state of tick
+// its SnapshotSender2 made once for every history it sends them to at
+// that tick (framePool.current): the players of a game get the same
 // entities, and 4 copies of them, each to memory out of the cache, cost a
 // server more than encoding them (and each client's baseline would be a
 // copy of its own, out of the cache too).
-func (h *History2) addShared(frames *framePool, tick uint32, players []wire.Player2, entities []wire.Entity2) {
+func (h *History2) addShared(cur *sharedEntities, tick uint32, players []wire.Player2) {
 	s := h.evict()
-	s.shared = frames.get(tick, entities)
+	cur.refs++
+	s.shared = cur
 	s.frame.Tick = tick
 	s.frame.Players = append(s.frame.Players[:0], players...)
-	s.frame.Entities = s.shared.ents
+	s.frame.Entities = cur.ents
 	h.added(tick)
 }
 
@@ -93,6 +95,7 @@ func (h *History2) added(tick uint32) {
 // in steady state it allocates nothing. The copies are read-only.
 type framePool struct {
 	last *sharedEntities // the last copy made, held by the pool too
+	gen  uint64          // copies made: last's number
 	free []*sharedEntities
 }
 
@@ -104,11 +107,14 @@ type sharedEntities struct {
 	pool *framePool
 }
 
-// get returns a copy of entities, the state of tick, held once more: the
-// last one made if it has the same tick and entities, else a new one.
-func (p *framePool) get(tick uint32, entities []wire.Entity2) *sharedEntities {
+// current returns a copy of entities, the state of tick, held by the pool
+// until the next copy (addShared holds it for a history): the last one
+// made if it has the same tick and entities, else a new one. A copy is
+// only reused (a new copy in its memory, p.gen moved on) once nothing
+// holds it, so that within one p.gen a pointer to a copy names its
+// entities.
+func (p *framePool) current(tick uint32, entities []wire.Entity2) *sharedEntities {
 	if c := p.last; c != nil && c.tick == tick && slices.Equal(c.ents, entities) {
-		c.refs++
 		return c
 	}
 	if p.last != nil {
@@ -121,12 +127,13 @@ func (p *framePool) get(tick uint32, entities []wire.Entity2) *sharedEntities {
 	} else {
 		c = &sharedEntities{pool: p}
 	}
-	c.tick, c.refs = tick, 2 // the caller's and the pool's (p.last)
+	c.tick, c.refs = tick, 1 // the pool's (p.last)
 	if cap(c.ents) < len(entities) {
 		c.ents = make([]wire.Entity2, 0, max(16, 2*len(entities))) // as Frame2.Set grows
 	}
 	c.ents = append(c.ents[:0], entities...)
 	p.last = c
+	p.gen++
 	return c
 }
 
@@ -223,10 +230,18 @@ func (h *History2) ackedAt(tick uint32, hint int) {
 // wire.Snapshot2Encoder.EncodeFrame takes as its base. It stays valid
 // until the snapshot is evicted, so encode before Add.
 func (h *History2) Baseline() *wire.Frame2 {
+	f, _ := h.baseline()
+	return f
+}
+
+// baseline is Baseline with the copy of its entities it shares with the
+// other histories of its SnapshotSender2 (nil: its own, or no baseline).
+func (h *History2) baseline() (*wire.Frame2, *sharedEntities) {
 	if h.base == 0 {
-		return nil
+		return nil, nil
 	}
-	return &h.snaps[h.base-1].frame
+	s := &h.snaps[h.base-1]
+	return &s.frame, s.shared
 }
 
 // Acknowledged reports whether the snapshot of tick is held and fully

@@ -47,6 +47,7 @@ func (s *SharedSnapshots2) Datagrams(l *Link, tick uint32, players []wire.Player
 		}
 	}
 	base := h.Baseline()
+	cur := s.s.frames.current(tick, entities)
 	var e *sharedEncoding
 	for i := range s.entries {
 		c := &s.entries[i]
@@ -71,5 +72,5 @@ func (s *SharedSnapshots2) Datagrams(l *Link, tick uint32, players []wire.Player
 			e.payloads[i] = append(e.payloads[i][:0], p...)
 		}
 	}
-	return s.s.send(l, h, tick, players, entities, e.payloads, e.changes, false, now)
+	return s.s.send(l, h, cur, players, e.payloads, e.changes, false, now)
 }

@@ -15,10 +15,33 @@ import (
 // the last one. One SnapshotSender2 serves every client of a game in
 // turn: its encoder and datagram buffers are reused by each call, so that
 // in steady state it allocates nothing.
+//
+// The clients of a game mostly acknowledged the same snapshots: the entity
+// records of a tick against one baseline are encoded once, for the first
+// client with that baseline, and copied after the player records of each
+// other one (wire.Snapshot2Encoder.EncodeWith). What a client receives is
+// byte for byte what encoding its snapshot alone gives.
 type SnapshotSender2 struct {
 	enc    wire.Snapshot2Encoder
 	bufs   [][]byte
 	frames framePool // the entities sent, shared by the histories
+	recs   recordCache
+	events int // Event datagrams before the snapshot in the last send
+}
+
+// recordCache is the entity records of one state (a copy of framePool's)
+// against the baselines of the clients sent that state, encoded.
+type recordCache struct {
+	gen     uint64 // framePool.gen of the state
+	entries [maxSharedBases]cachedRecords
+	next    int // the entry to replace next
+}
+
+// cachedRecords is the records against one baseline.
+type cachedRecords struct {
+	used bool
+	base *sharedEntities // the baseline's entities; nil: a full snapshot
+	recs wire.Records2
 }
 
 // Datagrams encodes the state of tick (its players, and its entities
@@ -30,9 +53,28 @@ type SnapshotSender2 struct {
 // remembers which snapshot each carried. Datagrams sets l.History2 if it
 // is nil.
 func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) [][]byte {
+	return s.datagrams(l, tick, players, entities, false, now)
+}
+
+// DatagramsEvents is Datagrams for the peer of a v2.4 session (l.Tail
+// set, PROTOCOL.md 7.20), which also sends the peer's due events (5.3,
+// 7.7): they ride in the tail of the first Snapshot datagram, and those
+// that do not fit there go, oldest first, in Event datagrams before it.
+// It returns the datagrams to send, in order, valid until the next call:
+// the Event datagrams, then the Snapshot datagrams, with the number of
+// Event datagrams. When the rate rule of 7.9 skips the snapshot it returns
+// none and the events stay due: send them with l.AppendEvents.
+func (s *SnapshotSender2) DatagramsEvents(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) (ds [][]byte, events int) {
+	ds = s.datagrams(l, tick, players, entities, true, now)
+	return ds, s.events
+}
+
+func (s *SnapshotSender2) datagrams(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, events bool, now time.Time) [][]byte {
 	h := l.history2()
-	payloads := s.encode(h.Baseline(), tick, players, entities)
-	return s.send(l, h, tick, players, entities, payloads, s.enc.Changes(), false, now)
+	cur := s.frames.current(tick, entities)
+	base, shared := h.baseline()
+	payloads := s.encodeShared(base, shared, tick, players, cur)
+	return s.send(l, h, cur, players, payloads, s.enc.Changes(), events, now)
 }
 
 // history2 returns l.History2, made when nil.
@@ -41,6 +83,57 @@ func (l *Link) history2() *History2 {
 		l.History2 = new(History2)
 	}
 	return l.History2
+}
+
+// encodeShared encodes cur, the state of tick, with players against base
+// (nil: a full snapshot), whose entities are shared (nil: base's own), and
+// returns the payloads, valid until the next call: with the records of
+// the state against that baseline encoded once per state.
+func (s *SnapshotSender2) encodeShared(base *wire.Frame2, shared *sharedEntities, tick uint32, players []wire.Player2, cur *sharedEntities) [][]byte {
+	if base != nil && shared == nil {
+		return s.encode(base, tick, players, cur.ents)
+	}
+	r := s.records(shared, cur)
+	var ps [][]byte
+	ok := false
+	if base == nil {
+		ps, ok = s.enc.EncodeWith(tick, players, nil, false, 0, r)
+	} else {
+		ps, ok = s.enc.EncodeWith(tick, players, base.Players, true, base.Tick, r)
+	}
+	if !ok { // in several payloads, where the header decides the split
+		ps = s.encode(base, tick, players, cur.ents)
+	}
+	return ps
+}
+
+// records returns the records of cur against base (nil: a full
+// snapshot), encoded once per state and baseline.
+func (s *SnapshotSender2) records(base, cur *sharedEntities) *wire.Records2 {
+	c := &s.recs
+	if c.gen != s.frames.gen {
+		c.gen, c.next = s.frames.gen, 0
+		for i := range c.entries {
+			c.entries[i].used = false
+		}
+	}
+	for i := range c.entries {
+		if e := &c.entries[i]; e.used && e.base == base {
+			return &e.recs
+		}
+	}
+	e := &c.entries[c.next]
+	c.next = (c.next + 1) % maxSharedBases
+	e.used, e.base = true, base
+	var ents []wire.Entity2
+	if base != nil {
+		ents = base.ents
+		if ents == nil {
+			ents = noEntities2 // an empty baseline is still a baseline
+		}
+	}
+	s.enc.EncodeRecords(&e.recs, cur.tick, ents, cur.ents)
+	return &e.recs
 }
 
 // encode encodes the state of tick against base (nil: a full snapshot)
@@ -56,12 +149,15 @@ func (s *SnapshotSender2) encode(base *wire.Frame2, tick uint32, players []wire.
 	return s.enc.Encode(tick, players, base.Players, ents, base.Tick, entities)
 }
 
-// send applies the rate rule of 7.9 to payloads, an encoding of the state
-// of tick with changes records, and returns their datagrams for l (h its
-// history), or none. With events (a v2.4 peer, 7.20) the due events ride
-// in the tail of the first Snapshot datagram, and those that do not fit
-// there go, oldest first, in Event datagrams before it.
-func (s *SnapshotSender2) send(l *Link, h *History2, tick uint32, players []wire.Player2, entities []wire.Entity2, payloads [][]byte, changes int, events bool, now time.Time) [][]byte {
+// send applies the rate rule of 7.9 to payloads, an encoding of cur (the
+// state of a tick) with players and changes records, and returns their
+// datagrams for l (h its history), or none. With events (a v2.4 peer,
+// 7.20) the due events ride in the tail of the first Snapshot datagram,
+// and those that do not fit there go, oldest first, in Event datagrams
+// before it.
+func (s *SnapshotSender2) send(l *Link, h *History2, cur *sharedEntities, players []wire.Player2, payloads [][]byte, changes int, events bool, now time.Time) [][]byte {
+	tick := cur.tick
+	s.events = 0
 	if changes == 0 && !h.Due(tick) {
 		return s.bufs[:0] // nothing the client lacks, and not yet 200 ms (7.9)
 	}
@@ -77,7 +173,8 @@ func (s *SnapshotSender2) send(l *Link, h *History2, tick uint32, players []wire
 			k++
 		}
 	}
-	h.addShared(&s.frames, tick, players, entities)
+	s.events = k
+	h.addShared(cur, tick, players)
 	for i, p := range payloads {
 		b := l.AppendSnapshot(s.buf(k+i), p, tick, now)
 		if i == 0 && events {
@@ -94,20 +191,6 @@ func (s *SnapshotSender2) buf(i int) []byte {
 		s.bufs = append(s.bufs, make([]byte, 0, wire.MaxDatagram))
 	}
 	return s.bufs[i][:0]
-}
-
-// DatagramsEvents is Datagrams for the peer of a v2.4 session (l.Tail
-// set, PROTOCOL.md 7.20), which also sends the peer's due events (5.3,
-// 7.7): they ride in the tail of the first Snapshot datagram, and those
-// that do not fit there go, oldest first, in Event datagrams before it.
-// It returns the datagrams to send, in order, valid until the next call:
-// the Event datagrams, then the Snapshot datagrams. When the rate rule of
-// 7.9 skips the snapshot it returns none and the events stay due: send
-// them with l.AppendEvents.
-func (s *SnapshotSender2) DatagramsEvents(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) [][]byte {
-	h := l.history2()
-	payloads := s.encode(h.Baseline(), tick, players, entities)
-	return s.send(l, h, tick, players, entities, payloads, s.enc.Changes(), true, now)
 }
 
 // noEntities2 is the entities of an empty baseline: not nil, as the

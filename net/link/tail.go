@@ -56,22 +56,7 @@ func (l *Link) AppendTail(dst []byte, now time.Time) []byte {
 		return dst
 	}
 	at := len(dst) - 1 // the count byte
-	s := &l.ring[(l.next-1)%sentRing]
-	r := l.ResendAfter()
-	head, n := v.queued()
-	count := 0
-	for i := 0; i < n && count < 255; i++ {
-		id := head + uint32(i)
-		data, o := v.event(id)
-		if !due(o, r, now) {
-			continue
-		}
-		if len(dst)+wire.FrameOverhead2+len(data) > wire.MaxDatagram {
-			break
-		}
-		dst = l.appendFrame(dst, v, id, data, o, s, now)
-		count++
-	}
+	dst, count := l.appendDue(dst, 0, v, 0, 255, &l.ring[(l.next-1)%sentRing], l.ResendAfter(), now)
 	dst[at] = byte(count)
 	l.stats.SentBytes += uint64(len(dst) - at - 1)
 	return dst

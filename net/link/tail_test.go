@@ -60,7 +60,7 @@ func TestDatagramsEvents(t *testing.T) {
 			}
 			players, ents := tailWorld(tc.entities, 99)
 			var s SnapshotSender2
-			ds := s.DatagramsEvents(srv, 99, players, ents, t0)
+			ds, events := s.DatagramsEvents(srv, 99, players, ents, t0)
 			var ids []uint32
 			var snap wire.Snapshot2
 			before := 0
@@ -100,8 +100,8 @@ func TestDatagramsEvents(t *testing.T) {
 			if tc.name == "split snapshot" && len(ds)-before != 2 {
 				t.Fatalf("%d Snapshot datagrams, want 2", len(ds)-before)
 			}
-			if before != tc.before {
-				t.Errorf("%d Event datagrams before the Snapshot, want %d", before, tc.before)
+			if before != tc.before || events != before {
+				t.Errorf("%d Event datagrams before the Snapshot (DatagramsEvents says %d), want %d", before, events, tc.before)
 			}
 			if len(ids) != tc.events || !slices.IsSorted(ids) {
 				t.Fatalf("event ids %v, want 0 to %d once each, in order", ids, tc.events-1)
@@ -152,7 +152,8 @@ func TestTailTickNoAllocs(t *testing.T) {
 			return
 		}
 		ents[0].F[wire.F2T0] = tick // a change: a Snapshot every third tick
-		for _, d := range s.DatagramsEvents(srv, tick, players, ents, now) {
+		ds, _ := s.DatagramsEvents(srv, tick, players, ents, now)
+		for _, d := range ds {
 			h, p := parseAny(t, cli, d, wire.ToClient)
 			if h.Type != wire.TypeSnapshot {
 				t.Fatalf("a datagram of type %d", h.Type)

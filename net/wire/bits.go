@@ -1,5 +1,7 @@
 package wire
 
+import "slices"
+
 // BitWriter appends a packed payload (section 1.4): bits fill each byte from
 // its least significant bit upwards. The zero value is ready to use; Reset
 // reuses the buffer.
@@ -33,6 +35,26 @@ func (w *BitWriter) WriteBits(v uint32, n int) {
 		n -= take
 		w.nbit += take
 	}
+}
+
+// appendBits writes the first n bits of src, a payload another BitWriter
+// wrote (its padding bits zero), as WriteBits would write them one by one.
+func (w *BitWriter) appendBits(src []byte, n int) {
+	src = src[:(n+7)/8]
+	used := w.nbit & 7
+	w.nbit += n
+	if used == 0 {
+		w.buf = append(w.buf, src...)
+		return
+	}
+	k := len(w.buf) - 1 // the byte partly written
+	w.buf = slices.Grow(w.buf, len(src))[:len(w.buf)+len(src)]
+	buf := w.buf[k : k+len(src)+1]
+	for i, b := range src {
+		buf[i] |= b << used
+		buf[i+1] = b >> (8 - used)
+	}
+	w.buf = w.buf[:(w.nbit+7)/8] // the last byte held only padding
 }
 
 // WriteBool writes one bit, 1 for true.

@@ -420,29 +420,41 @@ func (ps *payloadSet) encode(limit int, b snapshotBody) [][]byte {
 	ps.payloads = ps.payloads[:0]
 	k, nrec := 0, b.numRecords()
 	for {
-		w := &ps.w
-		w.Reset()
-		if len(ps.bufs) > len(ps.payloads) {
-			w.buf = ps.bufs[len(ps.payloads)][:0]
-		} else {
-			w.buf = make([]byte, 0, limit)
-		}
+		w := ps.begin(limit)
 		b.writeHeader(w)
 		countAt := w.Len()
 		w.WriteBits(0, 16)
 		var n int
 		k, n = b.writeRecords(w, k, limitBits)
 		w.patch(countAt, uint32(n), 16)
-		if len(ps.bufs) <= len(ps.payloads) {
-			ps.bufs = append(ps.bufs, w.buf)
-		} else {
-			ps.bufs[len(ps.payloads)] = w.buf
-		}
-		ps.payloads = append(ps.payloads, w.buf)
+		ps.end()
 		if k == nrec {
 			return ps.payloads
 		}
 	}
+}
+
+// begin starts the next payload in its kept buffer (one of limit bytes
+// when none is kept yet) and returns its writer; end adds it.
+func (ps *payloadSet) begin(limit int) *BitWriter {
+	w := &ps.w
+	w.Reset()
+	if len(ps.bufs) > len(ps.payloads) {
+		w.buf = ps.bufs[len(ps.payloads)][:0]
+	} else {
+		w.buf = make([]byte, 0, limit)
+	}
+	return w
+}
+
+// end adds the payload begin started, keeping its buffer.
+func (ps *payloadSet) end() {
+	if len(ps.bufs) <= len(ps.payloads) {
+		ps.bufs = append(ps.bufs, ps.w.buf)
+	} else {
+		ps.bufs[len(ps.payloads)] = ps.w.buf
+	}
+	ps.payloads = append(ps.payloads, ps.w.buf)
 }
 
 // patch overwrites n bits at bit offset pos with v.

@@ -399,6 +399,7 @@ type Snapshot2Encoder struct {
 	MaxPayload int
 
 	records  []Record2
+	nrecords int // of the last encoding (Changes)
 	changed  [MaxPlayers]bool
 	nchanged int
 	out      payloadSet
@@ -445,7 +446,7 @@ func (e *Snapshot2Encoder) Diff(base, cur []Entity2) []Record2 {
 // Changes returns the number of entity records and changed player records
 // of the last Encode: 0 means that the snapshot only repeats its baseline,
 // and the server may skip it (the rate rule of 7.9).
-func (e *Snapshot2Encoder) Changes() int { return len(e.records) + e.nchanged }
+func (e *Snapshot2Encoder) Changes() int { return e.nrecords + e.nchanged }
 
 // Encode encodes the v2 snapshot of tick with its players and the records
 // of cur against base, and the players against basePlayers (base nil for a
@@ -453,8 +454,15 @@ func (e *Snapshot2Encoder) Changes() int { return len(e.records) + e.nchanged }
 // sorted by Less. It returns the payloads, one per datagram, valid until
 // the next call.
 func (e *Snapshot2Encoder) Encode(tick uint32, players []Player2, basePlayers []Player2, base []Entity2, baseTick uint32, cur []Entity2) [][]byte {
-	e.tick, e.players, e.hasBase, e.baseTick = tick, players, base != nil, baseTick
-	e.Diff(base, cur)
+	e.start(tick, players, basePlayers, base != nil, baseTick)
+	e.nrecords = len(e.Diff(base, cur))
+	return e.out.encode(e.limit(), e)
+}
+
+// start sets the snapshot being encoded, and which of its player records
+// changed against basePlayers.
+func (e *Snapshot2Encoder) start(tick uint32, players, basePlayers []Player2, hasBase bool, baseTick uint32) {
+	e.tick, e.players, e.hasBase, e.baseTick = tick, players, hasBase, baseTick
 	e.nchanged = 0
 	for p := range players {
 		e.changed[p] = !e.hasBase || playerChanged(&players[p], basePlayers)
@@ -462,11 +470,66 @@ func (e *Snapshot2Encoder) Encode(tick uint32, players []Player2, basePlayers []
 			e.nchanged++
 		}
 	}
-	limit := e.MaxPayload
-	if limit <= 0 {
-		limit = MaxPayload2
+}
+
+// limit returns the largest payload in bytes.
+func (e *Snapshot2Encoder) limit() int {
+	if e.MaxPayload <= 0 {
+		return MaxPayload2
 	}
-	return e.out.encode(limit, e)
+	return e.MaxPayload
+}
+
+// Records2 is the entity records of a v2 snapshot against one baseline,
+// encoded (EncodeRecords): the part of its payload that is the same for
+// every client whose baseline it is (7.8: the player records, with their
+// last_step, differ from one client to the next; the records do not), so
+// that a server encodes it once for all of them (EncodeWith). The zero
+// value is ready; it keeps its buffer from one use to the next.
+type Records2 struct {
+	w BitWriter
+	n int // records
+}
+
+// Len returns the number of records.
+func (r *Records2) Len() int { return r.n }
+
+// EncodeRecords encodes into r the records of cur against base (7.8),
+// both sorted by Less (base nil: every entity added), in a snapshot of
+// tick: as they follow entity_count in a payload that carries them all.
+func (e *Snapshot2Encoder) EncodeRecords(r *Records2, tick uint32, base, cur []Entity2) {
+	r.w.Reset()
+	var g gapWriter
+	recs := e.Diff(base, cur)
+	for k := range recs {
+		rec := &recs[k]
+		writeRecord2(&r.w, g.gap(rec.ID), rec, tick)
+		g.wrote(rec.ID)
+	}
+	r.n = len(recs)
+}
+
+// EncodeWith is Encode with the records already encoded in r, by
+// EncodeRecords with the same tick and entities: it writes the header of
+// the snapshot (its players against basePlayers, and its baseline, none
+// without hasBase) and copies r after it. The payload is byte for byte
+// Encode's when it is the only one; when Encode would split the snapshot
+// (the records do not fit in one payload after this header), EncodeWith
+// returns false and encodes nothing.
+func (e *Snapshot2Encoder) EncodeWith(tick uint32, players, basePlayers []Player2, hasBase bool, baseTick uint32, r *Records2) ([][]byte, bool) {
+	e.start(tick, players, basePlayers, hasBase, baseTick)
+	e.nrecords = r.n
+	e.out.payloads = e.out.payloads[:0]
+	limit := e.limit()
+	w := e.out.begin(limit)
+	e.writeHeader(w)
+	if r.n >= 0xFFFF || w.Len()+16+r.w.Len() > limit*8 {
+		return nil, false
+	}
+	w.WriteBits(uint32(r.n), 16)
+	w.appendBits(r.w.buf, r.w.nbit)
+	e.out.end()
+	return e.out.payloads, true
 }
 
 func (e *Snapshot2Encoder) writeHeader(w *BitWriter) {
