@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"sync/atomic"
+	"time"
 
 	"rtype/net/wire"
 )
@@ -40,6 +41,9 @@ type outbox struct {
 	d   [batchSize]datagram
 	n   int
 	buf [batchSize][wire.MaxDatagram]byte
+	// spent is the time its sends took since it was last reset
+	// (TickPart).
+	spent time.Duration
 }
 
 func newOutbox(c *net.UDPConn) (*outbox, error) {
@@ -79,7 +83,9 @@ func (o *outbox) add(p []byte, to netip.AddrPort) {
 // dropped, as a lost one would be (datagrams are not reliable).
 func (o *outbox) flush() {
 	if o.n > 0 {
+		t := time.Now()
 		o.w.write(o.d[:o.n])
+		o.spent += time.Since(t)
 		o.n = 0
 	}
 }

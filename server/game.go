@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"runtime/trace"
 	"time"
 
 	"rtype/net/link"
@@ -102,11 +104,16 @@ func (s *Server) tickLoop() {
 
 // tick advances every game by one tick and sends what it produced.
 func (s *Server) tick(now time.Time) {
+	begin := time.Now()
+	defer trace.StartRegion(context.Background(), "tick").End()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	locked := time.Now()
 	s.handleQueuedInTick()
+	queued := time.Now()
 	s.phases.tick()
 	lost := s.stepAll(now)
+	stepped := time.Now()
 	s.phases.place(s.cfg.SnapshotInterval)
 	kept := s.games[:0]
 	for _, g := range s.games {
@@ -129,6 +136,7 @@ func (s *Server) tick(now time.Time) {
 	for _, ss := range lost {
 		go ss.logout(ss.logoutReason)
 	}
+	s.recordParts(begin, locked, queued, stepped, time.Now(), int(s.phases.loop%uint32(s.cfg.SnapshotInterval)))
 }
 
 // endRecording ends the game's recording, if any.

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"runtime/trace"
 	"sync"
 	"time"
 )
@@ -19,14 +21,21 @@ type shard struct {
 	games []*game    // this tick's share
 	lost  []*session // sessions that ended in this tick
 	now   time.Time
+	// When the shard started, ended its steps and ended its sends, and
+	// its thread's CPU time at those points (TickPart).
+	began, stepped, sent          time.Time
+	cpuBegan, cpuStepped, cpuSent time.Duration
+	spent                         time.Duration // in sends, the steps' included
 }
 
 // shards are the tick's shards and the helpers that run them.
 type shards struct {
-	all  []*shard
-	work chan *shard    // to the helpers
-	wg   sync.WaitGroup // the helpers' shards of this tick
-	drop sync.Mutex     // guards the server's session map during the steps
+	all    []*shard
+	work   chan *shard    // to the helpers
+	wg     sync.WaitGroup // the helpers' shards of this tick
+	drop   sync.Mutex     // guards the server's session map during the steps
+	parts  tickParts      // how recent ticks' time went
+	shared time.Time      // when this tick's shards were handed out
 }
 
 // shardHelper runs the shards it is given until the tick loop ends (and
@@ -40,10 +49,19 @@ func (s *Server) shardHelper() {
 
 // runShard steps the games of sh and sends what they produced.
 func (s *Server) runShard(sh *shard) {
+	sh.began, sh.cpuBegan = time.Now(), threadCPU()
+	sh.out.spent = 0
+	r := trace.StartRegion(context.Background(), "steps")
 	for _, g := range sh.games {
 		sh.lost = s.stepGame(g, sh.now, sh.out, sh.lost)
 	}
+	r.End()
+	sh.stepped, sh.cpuStepped = time.Now(), threadCPU()
+	r = trace.StartRegion(context.Background(), "sends")
 	sh.out.flush() // the share's datagrams, in batches (sendmmsg)
+	r.End()
+	sh.sent, sh.cpuSent = time.Now(), threadCPU()
+	sh.spent = sh.out.spent
 }
 
 // stepAll steps every game once, in shards when there are several games
@@ -64,6 +82,7 @@ func (s *Server) stepAll(now time.Time) []*session {
 		return nil
 	}
 	helped := s.shards.all[1:n]
+	s.shards.shared = time.Now()
 	s.shards.wg.Add(len(helped))
 	for _, sh := range helped {
 		s.shards.work <- sh

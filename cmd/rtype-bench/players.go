@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,6 +84,7 @@ func serverChild(spec string) int {
 	for sc.Scan() {
 		switch sc.Text() {
 		case "mark":
+			startTrace(os.Getenv("RTYPE_BENCH_TRACE"))
 			t0, cpu0, sys0, st0, sk0 = time.Now(), load.CPUSeconds(), load.SystemCPUSeconds(), srv.TickStats(), srv.SocketStats()
 			fmt.Println("ok")
 		case "stats":
@@ -91,11 +95,34 @@ func serverChild(spec string) int {
 				st.Games, st.Sessions, st.Load, sys,
 				sk.Reads-sk0.Reads, sk.Received-sk0.Received, sk.ReadWaits-sk0.ReadWaits,
 				sk.Writes-sk0.Writes, sk.Sent-sk0.Sent, sk.WriteWaits-sk0.WriteWaits, sk.ShortWrites-sk0.ShortWrites, sk.Refused-sk0.Refused)
+			if r := tickPartsReport(srv.TickPartsSince(st0.Ticks)); r != "" {
+				fmt.Fprintln(os.Stderr, r)
+			}
 		}
 	}
 	cancel()
 	<-done
 	return 0
+}
+
+// startTrace, when name is not "", writes a runtime/trace of the server
+// process's first 3 seconds of the window to name (RTYPE_BENCH_TRACE):
+// what the tick's goroutines, the read loop and the GC do, tick by tick.
+func startTrace(name string) {
+	if name == "" {
+		return
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-bench server:", err)
+		return
+	}
+	if err := trace.Start(f); err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-bench server:", err)
+		f.Close()
+		return
+	}
+	time.AfterFunc(3*time.Second, func() { trace.Stop(); f.Close() })
 }
 
 // serverProcess is a running server process.
@@ -317,4 +344,85 @@ func (s *playersStep) row(window time.Duration) row {
 			sig(s.load.CPUPerClientSecond()*1e6), s.load.CPU,
 			num(float64(s.load.DatagramsIn)/s.load.Seconds), num(float64(s.load.DatagramsOut)/s.load.Seconds)),
 	}
+}
+
+// tickPartsReport describes where a window's ticks spent their time
+// (server.TickPart), for the server process's standard error: each
+// part's p50 and p99 over every tick, its mean over the slowest 1%, and
+// the tick's p50 and p99 per class of snapshot ticks.
+func tickPartsReport(ps []server.TickPart) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	type part struct {
+		name string
+		of   func(p *server.TickPart) time.Duration
+	}
+	shard := func(i int, f func(sp server.ShardPart) time.Duration) func(p *server.TickPart) time.Duration {
+		return func(p *server.TickPart) time.Duration {
+			if i >= len(p.Shards) {
+				return 0
+			}
+			return f(p.Shards[i])
+		}
+	}
+	parts := []part{
+		{"total", func(p *server.TickPart) time.Duration { return p.Total }},
+		{"lock", func(p *server.TickPart) time.Duration { return p.Lock }},
+		{"queued", func(p *server.TickPart) time.Duration { return p.Queued }},
+	}
+	for i := range ps[0].Shards {
+		parts = append(parts,
+			part{fmt.Sprintf("s%d.start", i), shard(i, func(sp server.ShardPart) time.Duration { return sp.Start })},
+			part{fmt.Sprintf("s%d.steps", i), shard(i, func(sp server.ShardPart) time.Duration { return sp.Steps })},
+			part{fmt.Sprintf("s%d.steps-cpu", i), shard(i, func(sp server.ShardPart) time.Duration { return sp.StepsCPU })},
+			part{fmt.Sprintf("s%d.sends", i), shard(i, func(sp server.ShardPart) time.Duration { return sp.Sends })},
+			part{fmt.Sprintf("s%d.sends-cpu", i), shard(i, func(sp server.ShardPart) time.Duration { return sp.SendsCPU })},
+			part{fmt.Sprintf("s%d.sending", i), shard(i, func(sp server.ShardPart) time.Duration { return sp.Sending })})
+	}
+	parts = append(parts,
+		part{"wait", func(p *server.TickPart) time.Duration { return p.Wait }},
+		part{"rest", func(p *server.TickPart) time.Duration { return p.Rest }})
+	slow := slices.Clone(ps)
+	slices.SortFunc(slow, func(a, b server.TickPart) int { return cmp.Compare(a.Total, b.Total) })
+	slow = slow[len(slow)*99/100:]
+	var b strings.Builder
+	fmt.Fprintf(&b, "    tick parts over %d ticks (p50 / p99 of each; mean of the slowest %d ticks):", len(ps), len(slow))
+	for _, pt := range parts {
+		// A negative figure is unknown (a thread's CPU time when its
+		// goroutine changed threads).
+		var d []time.Duration
+		for i := range ps {
+			if v := pt.of(&ps[i]); v >= 0 {
+				d = append(d, v)
+			}
+		}
+		var sum time.Duration
+		k := 0
+		for i := range slow {
+			if v := pt.of(&slow[i]); v >= 0 {
+				sum, k = sum+v, k+1
+			}
+		}
+		if len(d) == 0 || k == 0 {
+			continue
+		}
+		slices.Sort(d)
+		fmt.Fprintf(&b, " %s %s / %s (%s);", pt.name, dur(d[len(d)/2]), dur(d[len(d)*99/100]), dur(sum/time.Duration(k)))
+	}
+	classes := map[int][]time.Duration{}
+	for i := range ps {
+		classes[ps[i].Class] = append(classes[ps[i].Class], ps[i].Total)
+	}
+	b.WriteString("\n    tick by class of snapshot ticks:")
+	for c := 0; c < len(classes)+1; c++ {
+		t, ok := classes[c]
+		if !ok {
+			continue
+		}
+		slices.Sort(t)
+		fmt.Fprintf(&b, " %d: p50 %s p99 %s (%d ticks, %d of the slowest);", c, dur(t[len(t)/2]), dur(t[len(t)*99/100]), len(t),
+			len(slices.DeleteFunc(slices.Clone(slow), func(p server.TickPart) bool { return p.Class != c })))
+	}
+	return b.String()
 }
