@@ -1,6 +1,9 @@
 package wire
 
-import "errors"
+import (
+	"errors"
+	"math"
+)
 
 // The fields of a v2 entity record (7.8), in wire order: by how often they
 // change, so that a changed record stops early. One table, fieldsV2,
@@ -491,7 +494,8 @@ type Records2 struct {
 	n int // records
 }
 
-// Len returns the number of records.
+// Len returns the number of records, or 0xFFFF when there are that many
+// or more (more than one payload carries: EncodeWith declines them).
 func (r *Records2) Len() int { return r.n }
 
 // EncodeRecords encodes into r the records of cur against base (7.8),
@@ -499,14 +503,8 @@ func (r *Records2) Len() int { return r.n }
 // tick: as they follow entity_count in a payload that carries them all.
 func (e *Snapshot2Encoder) EncodeRecords(r *Records2, tick uint32, base, cur []Entity2) {
 	r.w.Reset()
-	var g gapWriter
-	recs := e.Diff(base, cur)
-	for k := range recs {
-		rec := &recs[k]
-		writeRecord2(&r.w, g.gap(rec.ID), rec, tick)
-		g.wrote(rec.ID)
-	}
-	r.n = len(recs)
+	// No payload limit: EncodeWith declines what does not fit in one.
+	_, r.n = writeRecords2(&r.w, e.Diff(base, cur), tick, 0, math.MaxInt)
 }
 
 // EncodeWith is Encode with the records already encoded in r, by
@@ -547,14 +545,22 @@ func (e *Snapshot2Encoder) writeHeader(w *BitWriter) {
 func (e *Snapshot2Encoder) numRecords() int { return len(e.records) }
 
 func (e *Snapshot2Encoder) writeRecords(w *BitWriter, k, limitBits int) (int, int) {
+	return writeRecords2(w, e.records, e.tick, k, limitBits)
+}
+
+// writeRecords2 writes recs from index k on, the records of a snapshot of
+// tick, as many as fit within limitBits bits of w (at least one) and at
+// most 0xFFFF, and returns the index of the next one and how many it
+// wrote.
+func writeRecords2(w *BitWriter, recs []Record2, tick uint32, k, limitBits int) (int, int) {
 	var g gapWriter
-	for ; k < len(e.records) && g.n < 0xFFFF; k++ {
-		rec := &e.records[k]
+	for ; k < len(recs) && g.n < 0xFFFF; k++ {
+		rec := &recs[k]
 		gap := g.gap(rec.ID)
-		if w.Len()+VarintBits(gap)+record2Bits(rec, e.tick) > limitBits && g.n > 0 {
+		if w.Len()+VarintBits(gap)+record2Bits(rec, tick) > limitBits && g.n > 0 {
 			break
 		}
-		writeRecord2(w, gap, rec, e.tick)
+		writeRecord2(w, gap, rec, tick)
 		g.wrote(rec.ID)
 	}
 	return k, g.n
