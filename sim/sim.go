@@ -818,6 +818,9 @@ func (w *World) hitBydos() {
 				hi = m
 			}
 		}
+		// firstHitBox's loop, from lo and stopping past mb.hx, written
+		// out: called here, with a cut-off argument, the step measured
+		// 1.5 to 2% slower (BenchmarkStepManyWaves, 100 and 250 worlds).
 		var best int32
 		bestT := 2.0
 		for i := lo; i < len(w.boxes) && w.boxes[i].lx <= mb.hx; i++ {
