@@ -25,8 +25,8 @@ type session struct {
 	// version is the session's protocol version, 1 or 2 (PROTOCOL.md
 	// 7.1): every datagram of another version is dropped.
 	version uint8
-	// minor is the minor version of a v2 session: 0 (v2.0) to 3 (v2.3,
-	// 7.12, 7.15, 7.19); 0 in v1.
+	// minor is the minor version of a v2 session: 0 (v2.0) to 4 (v2.4,
+	// 7.12, 7.15, 7.19, 7.20); 0 in v1.
 	minor    uint8
 	bound    bool
 	joined   bool // in the game's world (after its first Bind)
