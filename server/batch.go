@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net"
 	"net/netip"
 	"sync/atomic"
 	"time"
@@ -46,8 +45,8 @@ type outbox struct {
 	spent time.Duration
 }
 
-func newOutbox(c *net.UDPConn) (*outbox, error) {
-	w, err := newBatchWriter(c)
+func newOutbox(u *udpSocket) (*outbox, error) {
+	w, err := newBatchWriter(u)
 	if err != nil {
 		return nil, err
 	}
