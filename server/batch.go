@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net"
 	"net/netip"
 	"sync/atomic"
 	"time"
@@ -46,8 +45,8 @@ type outbox struct {
 	spent time.Duration
 }
 
-func newOutbox(c *net.UDPConn) (*outbox, error) {
-	w, err := newBatchWriter(c)
+func newOutbox(u *udpSocket) (*outbox, error) {
+	w, err := newBatchWriter(u)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +98,8 @@ type SocketStats struct {
 	// datagrams they returned.
 	Reads, Received uint64
 	// ReadWaits are the times the read loop found the socket empty and
-	// waited for it to be readable (parked in the runtime's poller).
+	// waited for it to be readable (on Linux, on the socket's own epoll
+	// instance, armed for one datagram, in the runtime's poller).
 	ReadWaits uint64
 	// Writes are the send calls, Sent the datagrams they sent.
 	Writes, Sent uint64

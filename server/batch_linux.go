@@ -3,9 +3,12 @@
 package server
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -23,6 +26,117 @@ import (
 // batch of 64 is in the kernel (a few hundred µs), a thread wake-up and a
 // park each time: 17-19% of the server's CPU at 400 players (BENCHMARKS.md,
 // players per core).
+//
+// The socket is not in the runtime's poller. The poller watches its
+// descriptors edge-triggered, and an edge is every datagram that comes:
+// with 60,000 Inputs a second and an idle thread parked in epoll_wait,
+// that thread was woken for each datagram that came while the read loop
+// was busy or paused, found nobody waiting for it, and parked again:
+// 37,000 epoll_wait calls and 20,000 context switches a second at 1,000
+// players, 28% of the server's CPU in the scheduler (BENCHMARKS.md,
+// players per core, ninth pass). Here the socket is watched by an epoll
+// instance of its own, one-shot: armed only when the read loop found the
+// socket empty and is about to wait, so that one datagram wakes it and
+// the others do not; that instance is in the runtime's poller, so the
+// read loop waits as any goroutine does, without holding a thread.
+
+// udpSocket is the server's UDP socket, taken out of the runtime's poller.
+type udpSocket struct {
+	fd     int                // the socket, non-blocking (a duplicate of the net.UDPConn's)
+	ep     *os.File           // an epoll instance watching fd one-shot, in the runtime's poller
+	epc    syscall.RawConn    // ep's, to wait for it
+	armed  bool               // fd was added to ep (then re-armed with EPOLL_CTL_MOD)
+	closed atomic.Bool        // close was called: reads and writes stop
+	wait   func(uintptr) bool // the wait's poll of ep, made once
+}
+
+// newUDPSocket takes c's socket: c is closed (out of the runtime's poller),
+// the socket goes on in the udpSocket.
+func newUDPSocket(c *net.UDPConn) (*udpSocket, error) {
+	defer c.Close()             // the duplicate holds the socket; this takes it out of the runtime's poller
+	c.SetReadBuffer(readBuffer) // best effort: the system may cap it
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd := -1
+	var derr error
+	if err := rc.Control(func(s uintptr) { fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, fmt.Errorf("duplicating the UDP socket: %w", derr)
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("epoll_create1: %w", err)
+	}
+	unix.SetNonblock(epfd, true) // so that os.NewFile puts it in the runtime's poller
+	u := &udpSocket{fd: fd, ep: os.NewFile(uintptr(epfd), "udp-epoll")}
+	if u.epc, err = u.ep.SyscallConn(); err != nil {
+		u.ep.Close()
+		unix.Close(fd)
+		return nil, err
+	}
+	var ev [1]unix.EpollEvent
+	u.wait = func(epfd uintptr) bool {
+		n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, epfd, uintptr(unsafe.Pointer(&ev[0])), 1, 0, 0, 0)
+		return n > 0 || e != 0 && e != unix.EINTR
+	}
+	return u, nil
+}
+
+// waitReadable waits until the socket may have a datagram: it arms the
+// one-shot watch (the kernel checks the socket as it arms it, so that a
+// datagram that came just before is not missed) and waits for ep in the
+// runtime's poller. Only the read loop calls it.
+func (u *udpSocket) waitReadable() error {
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLONESHOT, Fd: int32(u.fd)}
+	op := unix.EPOLL_CTL_MOD
+	if !u.armed {
+		op = unix.EPOLL_CTL_ADD
+	}
+	if err := unix.EpollCtl(int(u.ep.Fd()), op, u.fd, &ev); err != nil {
+		if u.closed.Load() {
+			return net.ErrClosed
+		}
+		return fmt.Errorf("epoll_ctl on the UDP socket: %w", err)
+	}
+	u.armed = true
+	if err := u.epc.Read(u.wait); err != nil {
+		if u.closed.Load() {
+			return net.ErrClosed
+		}
+		return fmt.Errorf("waiting for the UDP socket: %w", err)
+	}
+	return nil
+}
+
+// waitWritable waits, at most a tenth of a second, until the socket's
+// send buffer has room (a NIC's queue was full: rare; never on loopback).
+func (u *udpSocket) waitWritable() {
+	p := []unix.PollFd{{Fd: int32(u.fd), Events: unix.POLLOUT}}
+	unix.Poll(p, 100)
+}
+
+// close stops the socket's reads (the read loop's returns net.ErrClosed)
+// and writes (they drop their datagrams). The descriptor stays open until
+// release, so that no goroutine still sending writes to a reused number.
+func (u *udpSocket) close() {
+	if u.closed.CompareAndSwap(false, true) {
+		u.ep.Close()
+	}
+}
+
+// release closes the descriptor, once nothing uses the socket.
+func (u *udpSocket) release() {
+	u.close()
+	if u.fd >= 0 {
+		unix.Close(u.fd)
+		u.fd = -1
+	}
+}
 
 // mmsghdr is struct mmsghdr of <sys/socket.h>.
 type mmsghdr struct {
@@ -32,65 +146,67 @@ type mmsghdr struct {
 
 // batchReader receives datagrams in batches with recvmmsg.
 type batchReader struct {
-	rc    syscall.RawConn
+	u     *udpSocket
 	hdrs  [batchSize]mmsghdr
 	iovs  [batchSize]unix.Iovec
 	names [batchSize]unix.RawSockaddrInet6 // large enough for either family
 	bufs  [batchSize][wire.MaxDatagram + 1]byte
 	msgs  [batchSize]datagram
-	fn    func(fd uintptr) bool // the read, made once
-	n     int
-	errno syscall.Errno
 	stats rxStats
 }
 
-func newBatchReader(c *net.UDPConn) (*batchReader, error) {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	c.SetReadBuffer(readBuffer) // best effort: the system may cap it
-	r := &batchReader{rc: rc}
+func newBatchReader(u *udpSocket) (*batchReader, error) {
+	r := &batchReader{u: u}
 	for i := range r.hdrs {
 		r.iovs[i].Base = &r.bufs[i][0]
 		r.iovs[i].SetLen(len(r.bufs[i]))
-	}
-	r.fn = func(fd uintptr) bool {
-		for i := range r.hdrs {
-			h := &r.hdrs[i].hdr
-			h.Name = (*byte)(unsafe.Pointer(&r.names[i]))
-			h.Namelen = unix.SizeofSockaddrInet6
-			h.Iov = &r.iovs[i]
-			h.SetIovlen(1)
-			h.Flags = 0
-		}
-		n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&r.hdrs[0])), batchSize, unix.MSG_DONTWAIT, 0, 0)
-		if e == unix.EAGAIN || e == unix.EINTR {
-			r.stats.waits.Add(1)
-			return false // wait until readable
-		}
-		r.n, r.errno = int(n), e
-		if e == 0 {
-			r.stats.calls.Add(1)
-			r.stats.datagrams.Add(uint64(n))
-		}
-		return true
 	}
 	return r, nil
 }
 
 // read waits for datagrams and returns a batch of them, valid until the
 // next read. Their addresses are unmapped (an IPv4 peer of an IPv6 socket
-// is its IPv4 address).
+// is its IPv4 address). After the socket's close it returns net.ErrClosed.
 func (r *batchReader) read() ([]datagram, error) {
-	if err := r.rc.Read(r.fn); err != nil {
-		return nil, err
+	for {
+		if r.u.closed.Load() {
+			return nil, net.ErrClosed
+		}
+		n, e := r.recv()
+		switch {
+		case e == 0:
+			r.stats.calls.Add(1)
+			r.stats.datagrams.Add(uint64(n))
+			return r.batch(n), nil
+		case e == unix.EAGAIN || e == unix.EINTR:
+			r.stats.waits.Add(1)
+			if err := r.u.waitReadable(); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, e
+		}
 	}
-	if r.errno != 0 {
-		return nil, r.errno
+}
+
+// recv is one recvmmsg that does not wait.
+func (r *batchReader) recv() (int, syscall.Errno) {
+	for i := range r.hdrs {
+		h := &r.hdrs[i].hdr
+		h.Name = (*byte)(unsafe.Pointer(&r.names[i]))
+		h.Namelen = unix.SizeofSockaddrInet6
+		h.Iov = &r.iovs[i]
+		h.SetIovlen(1)
+		h.Flags = 0
 	}
+	n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(r.u.fd), uintptr(unsafe.Pointer(&r.hdrs[0])), batchSize, unix.MSG_DONTWAIT, 0, 0)
+	return int(n), e
+}
+
+// batch returns the first n datagrams received, those of a known family.
+func (r *batchReader) batch(n int) []datagram {
 	k := 0
-	for i := 0; i < r.n; i++ {
+	for i := range n {
 		a, ok := sockaddrToAddrPort(&r.names[i], r.hdrs[i].hdr.Namelen)
 		if !ok {
 			continue
@@ -98,7 +214,7 @@ func (r *batchReader) read() ([]datagram, error) {
 		r.msgs[k] = datagram{b: r.bufs[i][:r.hdrs[i].len], addr: a}
 		k++
 	}
-	return r.msgs[:k], nil
+	return r.msgs[:k]
 }
 
 // sockaddrToAddrPort reads an IPv4 or IPv6 socket address.
@@ -131,55 +247,21 @@ func ntohs(p uint16) uint16 {
 
 // batchWriter sends datagrams in batches with sendmmsg.
 type batchWriter struct {
-	rc    syscall.RawConn
+	u     *udpSocket
 	inet6 bool // the socket is AF_INET6: IPv4 peers get mapped addresses
 	hdrs  [batchSize]mmsghdr
 	iovs  [batchSize]unix.Iovec
 	names [batchSize]unix.RawSockaddrInet6
-	fn    func(fd uintptr) bool // the write, made once
-	todo  []mmsghdr             // what fn sends
-	sent  int
-	errno syscall.Errno
 	stats txStats
 }
 
-func newBatchWriter(c *net.UDPConn) (*batchWriter, error) {
-	rc, err := c.SyscallConn()
+func newBatchWriter(u *udpSocket) (*batchWriter, error) {
+	sa, err := unix.Getsockname(u.fd)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("getsockname of the UDP socket: %w", err)
 	}
-	w := &batchWriter{rc: rc}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		var sa unix.Sockaddr
-		sa, serr = unix.Getsockname(int(fd))
-		_, w.inet6 = sa.(*unix.SockaddrInet6)
-	}); err != nil {
-		return nil, err
-	}
-	if serr != nil {
-		return nil, serr
-	}
-	w.fn = func(fd uintptr) bool {
-		n, _, e := unix.RawSyscall6(unix.SYS_SENDMMSG, fd, uintptr(unsafe.Pointer(&w.todo[0])), uintptr(len(w.todo)), unix.MSG_DONTWAIT, 0, 0)
-		if e == unix.EAGAIN || e == unix.EINTR {
-			w.stats.waits.Add(1)
-			return false // wait until writable
-		}
-		w.sent, w.errno = int(n), e
-		w.stats.calls.Add(1)
-		switch {
-		case e != 0:
-			w.stats.refused.Add(1)
-		case int(n) < len(w.todo):
-			w.stats.short.Add(1)
-			fallthrough
-		default:
-			w.stats.datagrams.Add(uint64(n))
-		}
-		return true
-	}
-	return w, nil
+	_, inet6 := sa.(*unix.SockaddrInet6)
+	return &batchWriter{u: u, inet6: inet6}, nil
 }
 
 // write sends ds, in order. A datagram the kernel refuses (a peer that
@@ -198,19 +280,26 @@ func (w *batchWriter) write(ds []datagram) {
 		h.hdr.SetIovlen(1)
 		k++
 	}
-	for off := 0; off < k; {
-		w.todo = w.hdrs[off:k]
-		if err := w.rc.Write(w.fn); err != nil {
-			return // closed
-		}
+	for off := 0; off < k && !w.u.closed.Load(); {
+		todo := w.hdrs[off:k]
+		n, _, e := unix.RawSyscall6(unix.SYS_SENDMMSG, uintptr(w.u.fd), uintptr(unsafe.Pointer(&todo[0])), uintptr(len(todo)), unix.MSG_DONTWAIT, 0, 0)
 		switch {
-		case w.errno != 0:
+		case e == unix.EAGAIN || e == unix.EINTR:
+			w.stats.waits.Add(1)
+			w.u.waitWritable()
+			continue
+		case e != 0:
+			w.stats.calls.Add(1)
+			w.stats.refused.Add(1)
 			off++ // this datagram was refused: drop it
-		default:
-			off += max(w.sent, 1)
+			continue
+		case int(n) < len(todo):
+			w.stats.short.Add(1)
 		}
+		w.stats.calls.Add(1)
+		w.stats.datagrams.Add(uint64(n))
+		off += max(int(n), 1)
 	}
-	w.todo = nil
 }
 
 // sockaddr writes the socket address of a in the socket's family.

@@ -12,6 +12,20 @@ import (
 // Elsewhere than on Linux, the datagrams go one syscall each, through
 // package net: a batch of one received, a loop of writes.
 
+// udpSocket is the server's UDP socket: here, package net's.
+type udpSocket struct{ c *net.UDPConn }
+
+func newUDPSocket(c *net.UDPConn) (*udpSocket, error) {
+	c.SetReadBuffer(readBuffer) // best effort: the system may cap it
+	return &udpSocket{c: c}, nil
+}
+
+// close stops the socket's reads and writes.
+func (u *udpSocket) close() { u.c.Close() }
+
+// release is close: package net's socket stays valid for its users.
+func (u *udpSocket) release() { u.c.Close() }
+
 // batchReader receives one datagram at a time.
 type batchReader struct {
 	c     *net.UDPConn
@@ -20,10 +34,7 @@ type batchReader struct {
 	stats rxStats
 }
 
-func newBatchReader(c *net.UDPConn) (*batchReader, error) {
-	c.SetReadBuffer(readBuffer) // best effort: the system may cap it
-	return &batchReader{c: c}, nil
-}
+func newBatchReader(u *udpSocket) (*batchReader, error) { return &batchReader{c: u.c}, nil }
 
 // read waits for a datagram and returns it, valid until the next read,
 // its address unmapped.
@@ -45,7 +56,7 @@ type batchWriter struct {
 	stats txStats
 }
 
-func newBatchWriter(c *net.UDPConn) (*batchWriter, error) { return &batchWriter{c: c}, nil }
+func newBatchWriter(u *udpSocket) (*batchWriter, error) { return &batchWriter{c: u.c}, nil }
 
 // write sends ds, in order; a datagram refused is dropped.
 func (w *batchWriter) write(ds []datagram) {

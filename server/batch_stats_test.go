@@ -48,12 +48,23 @@ func loopbackBatch(t *testing.T) (r *batchReader, o *outbox, to, from netip.Addr
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sc.Close() })
-	rc.SetReadDeadline(time.Now().Add(time.Minute)) // a read that never comes fails the test
-	if r, err = newBatchReader(rc); err != nil {
+	to, from = rc.LocalAddr().(*net.UDPAddr).AddrPort(), sc.LocalAddr().(*net.UDPAddr).AddrPort()
+	ru, err := newUDPSocket(rc)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if o, err = newOutbox(sc); err != nil {
+	t.Cleanup(ru.release)
+	time.AfterFunc(time.Minute, ru.close) // a read that never comes fails the test
+	su, err := newUDPSocket(sc)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return r, o, rc.LocalAddr().(*net.UDPAddr).AddrPort(), sc.LocalAddr().(*net.UDPAddr).AddrPort()
+	t.Cleanup(su.release)
+	if r, err = newBatchReader(ru); err != nil {
+		t.Fatal(err)
+	}
+	if o, err = newOutbox(su); err != nil {
+		t.Fatal(err)
+	}
+	return r, o, to, from
 }

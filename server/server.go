@@ -30,7 +30,7 @@ type Server struct {
 	cfg Config
 	log *slog.Logger
 	tcp *net.TCPListener
-	udp *net.UDPConn
+	udp *udpSocket
 
 	mu       sync.Mutex
 	sessions map[uint32]*session // by session id
@@ -95,21 +95,28 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	rx, err := newBatchReader(udp)
+	sock, err := newUDPSocket(udp)
+	var rx *batchReader
 	var rxOut *outbox
 	if err == nil {
-		rxOut, err = newOutbox(udp)
+		rx, err = newBatchReader(sock)
+	}
+	if err == nil {
+		rxOut, err = newOutbox(sock)
 	}
 	shs := make([]*shard, cfg.TickShards)
 	for i := range shs {
 		shs[i] = &shard{}
 		if err == nil {
-			shs[i].out, err = newOutbox(udp)
+			shs[i].out, err = newOutbox(sock)
 		}
 	}
 	if err != nil {
 		tcp.Close()
 		udp.Close()
+		if sock != nil {
+			sock.release()
+		}
 		return nil, fmt.Errorf("server: UDP socket of %s: %w", cfg.Listen, err)
 	}
 	seed := cfg.Seed
@@ -125,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:      cfg,
 		log:      cfg.Logger,
 		tcp:      tcp,
-		udp:      udp,
+		udp:      sock,
 		sessions: make(map[uint32]*session),
 		pendIP:   make(map[netip.Addr]int),
 		waiting:  make(map[net.Conn]bool),
@@ -142,7 +149,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if err := s.openWebTransport(); err != nil {
 		tcp.Close()
-		udp.Close()
+		sock.release()
 		return nil, err
 	}
 	s.openDiscovery()
@@ -216,6 +223,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	s.shutdown()
 	s.wg.Wait()
+	s.udp.release()
 	s.mu.Lock()
 	for _, g := range s.games {
 		g.endRecording()
@@ -257,7 +265,7 @@ func (s *Server) shutdown() {
 	wg.Wait()
 	s.closeWebTransport()
 	s.tcp.Close()
-	s.udp.Close()
+	s.udp.close() // released when Run's goroutines are done
 	s.closeDiscovery()
 }
 

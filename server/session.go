@@ -157,6 +157,7 @@ func (s *Server) dropLocked(ss *session) {
 func (s *Server) readLoop() {
 	var rd reader
 	for {
+		t0 := time.Now()
 		ds, err := s.rx.read()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
@@ -173,6 +174,9 @@ func (s *Server) readLoop() {
 			ds = dropSpoofed(ds) // no UDP datagram comes from a WebTransport session (9.3)
 		}
 		s.receiveOrQueue(&rd, ds, time.Now()) // rxqueue.go
+		if p := s.cfg.ReadPause; p > 0 && len(ds) < batchSize {
+			time.Sleep(p - time.Since(t0)) // Config.ReadPause: let the next datagrams gather
+		}
 	}
 }
 

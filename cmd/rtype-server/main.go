@@ -87,6 +87,8 @@ func main() {
 	maxPerIP := flag.Int("max-sessions-per-ip", 8, "players logged in at once from one IP address")
 	loginLimit := flag.Int("login-limit", 5, "logins per IP address within 10 s (raise it to load the server with rtype-load)")
 	maxLoad := flag.Float64("max-tick-load", 0.75, "no new game when the tick loop is busier than this share of the time (back-pressure)")
+	readPause := flag.Duration("read-pause", time.Millisecond, "least time between two reads of the UDP socket while datagrams come, so that they are read together "+
+		"(fewer wake-ups per player); a datagram waits at most that much longer; negative: none")
 	seed := flag.Uint64("seed", 0, "simulation seed (0: random)")
 	protocol := flag.Int("protocol", 2, "highest protocol version served: 2 serves v1 and v2 clients, 1 only v1")
 	level := flag.String("log-level", "info", "log level: debug, info, warn or error")
@@ -129,7 +131,7 @@ func main() {
 
 	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
 		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log,
-		LoginLimit: *loginLimit, MaxTickLoad: *maxLoad,
+		LoginLimit: *loginLimit, MaxTickLoad: *maxLoad, ReadPause: *readPause,
 		Bots: func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) }}
 	disco.apply(&cfg)
 	if err := wtf.apply(&cfg); err != nil {
