@@ -1,0 +1,83 @@
+package link
+
+import (
+	"testing"
+	"time"
+
+	"rtype/net/wire"
+)
+
+// BenchmarkGames250 is BenchmarkSessions400 at 1,000 players in 250 busy
+// games, with each game's entities built at every snapshot tick, one
+// record at a time as sim.World.AppendEntities2 builds them (here copied
+// from a recorded state), into the memory the game hands its
+// SnapshotSender2 (gameEntities): what a server's tick does with the
+// entities from the world to the histories' shared copies (framePool).
+//
+//	go test -run '^$' -bench '^BenchmarkGames250$' ./net/link/
+func BenchmarkGames250(b *testing.B) {
+	states := busyStates(30)
+	const games, players = 250, 4
+	gs := make([]*benchGame, games)
+	now := t0
+	for i := range gs {
+		g := &benchGame{first: i * 7}
+		for p := range g.links {
+			g.links[p] = NewV2(uint32(i*players+p+1), now)
+		}
+		gs[i] = g
+	}
+	tick := uint32(600)
+	step := func() {
+		now = now.Add(time.Second / 60)
+		tick++
+		for _, g := range gs {
+			for p, l := range g.links {
+				h := wire.Header2{Header: wire.Header{Type: wire.TypeInput, Seq: g.peer[p], Ack: l.next - 1,
+					AckBits: 0xFFFFFFFF, Session: l.Session}}
+				g.peer[p]++
+				if !l.Seen(h.Seq) {
+					l.Accept2(h, wire.HeaderSize2+10, now)
+				}
+			}
+		}
+		if tick%wire.SnapshotTicks != 0 {
+			return
+		}
+		for _, g := range gs {
+			st := &states[(g.first+int(tick/wire.SnapshotTicks))%len(states)]
+			ents := g.entities(st.e2)
+			for _, l := range g.links {
+				g.s.Datagrams(l, tick, st.p2, ents, now)
+			}
+		}
+	}
+	for range 3 * Snapshots * 2 { // every history slot taken, twice
+		step()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		step()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*games*players), "ns/player-tick")
+}
+
+// benchGame is a game of BenchmarkGames250.
+type benchGame struct {
+	s     SnapshotSender2
+	links [4]*Link
+	peer  [4]uint16
+	first int // its first state: the games are out of step
+	ents  []wire.Entity2
+}
+
+// entities builds the game's entities of a snapshot tick, those of st,
+// one record at a time, and returns them.
+func (g *benchGame) entities(st []wire.Entity2) []wire.Entity2 {
+	g.ents = g.ents[:0]
+	for i := range st {
+		g.ents = append(g.ents, st[i])
+	}
+	return g.ents
+}
