@@ -94,8 +94,12 @@ func (h *History2) added(tick uint32) {
 // (History2.addShared), each held until no history does, then reused:
 // in steady state it allocates nothing. The copies are read-only.
 type framePool struct {
-	last *sharedEntities // the last copy made, held by the pool too
-	gen  uint64          // copies made: last's number
+	last *sharedEntities // the current state, held by the pool too
+	// next is the memory fill handed out for the next state, held by
+	// nothing else: current takes it (the entities built in it as they
+	// are, others copied into it).
+	next *sharedEntities
+	gen  uint64 // states made current: last's number
 	free []*sharedEntities
 }
 
@@ -107,34 +111,65 @@ type sharedEntities struct {
 	pool *framePool
 }
 
-// current returns a copy of entities, the state of tick, held by the pool
-// until the next copy (addShared holds it for a history): the last one
-// made if it has the same tick and entities, else a new one. A copy is
-// only reused (a new copy in its memory, p.gen moved on) once nothing
-// holds it, so that within one p.gen a pointer to a copy names its
-// entities.
+// fill returns the empty memory of the next state for its entities to be
+// built in (SnapshotSender2.NextEntities), held by nothing else: the same
+// until current takes it.
+func (p *framePool) fill() []wire.Entity2 {
+	if p.next == nil {
+		p.next = p.take()
+	}
+	return p.next.ents[:0]
+}
+
+// take returns a copy no one holds: the last one released, or a new one.
+func (p *framePool) take() *sharedEntities {
+	n := len(p.free)
+	if n == 0 {
+		return &sharedEntities{pool: p}
+	}
+	c := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	return c
+}
+
+// current returns entities, the state of tick, as a copy held by the pool
+// until the next state (addShared holds it for a history): the last one
+// if it has the same tick and entities (the same memory, or equal), else
+// a new one: entities themselves when they were built in the memory fill
+// handed out, a copy of them otherwise. A copy is only reused (a new
+// state in its memory, p.gen moved on) once nothing holds it, so that
+// within one p.gen a pointer to a copy names its entities.
 func (p *framePool) current(tick uint32, entities []wire.Entity2) *sharedEntities {
-	if c := p.last; c != nil && c.tick == tick && slices.Equal(c.ents, entities) {
+	if c := p.last; c != nil && c.tick == tick && (sameMemory(c.ents, entities) || slices.Equal(c.ents, entities)) {
 		return c
 	}
 	if p.last != nil {
-		p.last.release()
+		p.last.release() // first: when nothing else holds it, it is the copy to reuse
 	}
-	var c *sharedEntities
-	if n := len(p.free); n > 0 {
-		c, p.free[n-1] = p.free[n-1], nil
-		p.free = p.free[:n-1]
+	c := p.next
+	p.next = nil
+	if c == nil {
+		c = p.take()
+	}
+	if n := len(entities); n <= cap(c.ents) && sameMemory(c.ents[:n], entities) {
+		c.ents = c.ents[:n] // built in it: no copy
 	} else {
-		c = &sharedEntities{pool: p}
+		if cap(c.ents) < n {
+			c.ents = make([]wire.Entity2, 0, max(16, 2*n)) // as Frame2.Set grows
+		}
+		c.ents = append(c.ents[:0], entities...)
 	}
 	c.tick, c.refs = tick, 1 // the pool's (p.last)
-	if cap(c.ents) < len(entities) {
-		c.ents = make([]wire.Entity2, 0, max(16, 2*len(entities))) // as Frame2.Set grows
-	}
-	c.ents = append(c.ents[:0], entities...)
 	p.last = c
 	p.gen++
 	return c
+}
+
+// sameMemory reports whether a and b are the same entities in the same
+// memory (none: never).
+func sameMemory(a, b []wire.Entity2) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // release lets go of one hold of c: with none left, its pool reuses it.
