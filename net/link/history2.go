@@ -113,12 +113,17 @@ type sharedEntities struct {
 
 // fill returns the empty memory of the next state for its entities to be
 // built in (SnapshotSender2.NextEntities), held by nothing else: the same
-// until current takes it.
+// until current takes it. It has room for twice the entities of the last
+// state, so that they are not built in memory of their own, then copied.
 func (p *framePool) fill() []wire.Entity2 {
 	if p.next == nil {
 		p.next = p.take()
 	}
-	return p.next.ents[:0]
+	c := p.next
+	if p.last != nil && cap(c.ents) < len(p.last.ents) {
+		c.ents = make([]wire.Entity2, 0, 2*len(p.last.ents)) // as current grows
+	}
+	return c.ents[:0]
 }
 
 // take returns a copy no one holds: the last one released, or a new one.

@@ -18,12 +18,19 @@ import (
 // now and then, acknowledgements lost at random and one client
 // acknowledging nothing for a while (so that its history holds all of its
 // Snapshots slots), every slot of every history holds the entities its
-// tick's snapshot carried.
+// tick's snapshot carried, and every client's baseline is that of a history
+// of its own entities (History2.Add) sent and acknowledged the same
+// datagrams.
 func TestNextEntitiesHeldFramesKept(t *testing.T) {
 	states := busyStates(40)
 	rng := rand.New(rand.NewPCG(23, 1))
 	const n = 4
 	r := newSharedRig(n, 0)
+	plain := make([]*Link, n) // each client's twin, its History2 of its own copies
+	for i := range plain {
+		plain[i] = NewV2(testSession+uint32(i), t0)
+		plain[i].History2 = new(History2)
+	}
 	sent := map[uint32][]wire.Entity2{} // by tick and client
 	held, shared := 0, 0
 	eachState(states, 400, func(k int, tick uint32, st *busyState, now time.Time) {
@@ -37,6 +44,10 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 			}
 			if got := r.send(t, i, tick, st.p2, ents, now); len(got) > 0 {
 				sent[tick*n+uint32(i)] = slices.Clone(st.e2)
+				plain[i].History2.Add(tick, st.p2, st.e2)
+				for _, d := range got {
+					plain[i].AppendSnapshot(nil, d[wire.HeaderSize2:], tick, now)
+				}
 				if last := r.ls[i].History2.newest(); len(ents) > 0 && &last.Entities[0] == &ents[0] {
 					shared++
 				}
@@ -44,12 +55,20 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 			if (i == 2 && k%100 < 50) || rng.IntN(4) == 0 {
 				continue // its acknowledgement lost
 			}
+			h := wire.Header2{Header: wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: plain[i].next - 1, AckBits: 0xFFFFFFFF, Session: plain[i].Session}}
+			plain[i].Accept2(h, wire.HeaderSize2, now)
 			r.ack(i, now)
 		}
 		for i := range n {
 			h := r.ls[i].History2
 			if h == nil {
 				continue
+			}
+			if b, want := baseTick(h), baseTick(plain[i].History2); b != want {
+				t.Fatalf("tick %d, client %d: the baseline of tick %d, want that of tick %d", tick, i, b, want)
+			}
+			if b := h.Baseline(); b != nil && !slices.Equal(b.Entities, sent[b.Tick*n+uint32(i)]) {
+				t.Fatalf("tick %d, client %d: the baseline of tick %d no longer holds its entities", tick, i, b.Tick)
 			}
 			for s := range h.snaps {
 				f := &h.snaps[s]
@@ -66,6 +85,14 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 	if shared < 1000 || held < 400*n*(Snapshots-2) {
 		t.Fatalf("%d snapshots sharing the memory they were built in, %d history slots checked: the test measured little", shared, held)
 	}
+}
+
+// baseTick returns the tick of h's baseline, or 0 when none.
+func baseTick(h *History2) uint32 {
+	if b := h.Baseline(); b != nil {
+		return b.Tick
+	}
+	return 0
 }
 
 // newest returns the snapshot h added last.
