@@ -38,10 +38,17 @@ type sentFrame struct {
 	// SnapshotSender2 sent the same entities to (addShared).
 	own    []wire.Entity2
 	shared *sharedEntities
+	// passed: a newer snapshot became the baseline, and the shared
+	// entities were let go (passedBy): no longer a baseline.
+	passed bool
 }
 
 // complete reports whether every datagram of the snapshot was acknowledged.
 func (s *sentFrame) complete() bool { return s.valid && s.parts > 0 && s.acked == s.parts }
+
+// candidate reports whether the snapshot can be the baseline: complete,
+// and its entities held.
+func (s *sentFrame) candidate() bool { return s.complete() && !s.passed }
 
 // Add records the snapshot of tick with its players and entities (copied)
 // before its datagrams are sent with Link.AppendSnapshot. It evicts the
@@ -73,7 +80,7 @@ func (h *History2) addShared(cur *sharedEntities, tick uint32, players []wire.Pl
 // evict takes the slot of the next snapshot, oldest first, and empties it.
 func (h *History2) evict() *sentFrame {
 	s := &h.snaps[h.next]
-	s.valid, s.parts, s.acked = true, 0, 0
+	s.valid, s.parts, s.acked, s.passed = true, 0, 0, false
 	if s.shared != nil {
 		s.shared.release()
 		s.shared = nil
@@ -191,9 +198,26 @@ func (h *History2) changed(at int) {
 	switch {
 	case h.base == at+1 && !s.complete():
 		h.base = h.findBase() // it was the baseline: another one, if any
-	case s.complete() && h.base != at+1 && h.newer(at, h.base-1):
+	case s.candidate() && h.base != at+1 && h.newer(at, h.base-1):
+		if h.base > 0 {
+			h.snaps[h.base-1].passedBy()
+		}
 		h.base = at + 1
 	}
+}
+
+// passedBy lets go of the shared entities of s, the baseline until a newer
+// snapshot became it: the client acknowledged the newer one, against
+// which the server encodes from now on, so that s's entities are of no
+// more use, and its SnapshotSender2 reuses their memory while it is still
+// in the cache, not Snapshots snapshots later (framePool). Its own
+// entities (Add) stay.
+func (s *sentFrame) passedBy() {
+	if s.shared == nil {
+		return
+	}
+	s.shared.release()
+	s.shared, s.frame.Entities, s.passed = nil, nil, true
 }
 
 // newer reports whether the snapshot of slot at is a better baseline than
@@ -212,7 +236,7 @@ func (h *History2) newer(at, b int) bool {
 func (h *History2) findBase() int {
 	best := -1
 	for i := range h.snaps {
-		if h.snaps[i].complete() && (best < 0 || h.snaps[i].frame.Tick > h.snaps[best].frame.Tick) {
+		if h.snaps[i].candidate() && (best < 0 || h.snaps[i].frame.Tick > h.snaps[best].frame.Tick) {
 			best = i
 		}
 	}
