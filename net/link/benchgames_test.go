@@ -12,14 +12,19 @@ import (
 // BenchmarkGames250 is BenchmarkSessions400 at 1,000 players in 250 busy
 // games, with each game's entities built at every snapshot tick, one
 // record at a time as sim.World.AppendEntities2 builds them (here copied
-// from a recorded state), into the memory the game hands its
-// SnapshotSender2 (gameEntities): what a server's tick does with the
-// entities from the world to the histories' shared copies (framePool).
+// from a recorded state), in the memory its SnapshotSender2 hands out
+// (NextEntities), as the server does: what a server's tick does with the
+// entities from the world to the histories' shared frames (framePool).
 //
 //	go test -run '^$' -bench '^BenchmarkGames250$' ./net/link/
-func BenchmarkGames250(b *testing.B) {
+func BenchmarkGames250(b *testing.B) { benchGames(b, 250, true) }
+
+// benchGames runs BenchmarkSessions400's ticks for games of 4 players,
+// each game's entities passed as recorded, or, with build, built
+// (benchGame.entities).
+func benchGames(b *testing.B, games int, build bool) {
 	states := busyStates(30)
-	const games, players = 250, 4
+	const players = 4
 	gs := make([]*benchGame, games)
 	now := t0
 	for i := range gs {
@@ -48,7 +53,10 @@ func BenchmarkGames250(b *testing.B) {
 		}
 		for _, g := range gs {
 			st := &states[(g.first+int(tick/wire.SnapshotTicks))%len(states)]
-			ents := g.entities(st.e2)
+			ents := st.e2
+			if build {
+				ents = g.entities(st.e2)
+			}
 			for _, l := range g.links {
 				g.s.Datagrams(l, tick, st.p2, ents, now)
 			}
@@ -72,7 +80,7 @@ func BenchmarkGames250(b *testing.B) {
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*games*players), "cpu-ns/player-tick")
 }
 
-// benchGame is a game of BenchmarkGames250.
+// benchGame is a game of benchGames.
 type benchGame struct {
 	s     SnapshotSender2
 	links [4]*Link
