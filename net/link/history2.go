@@ -98,8 +98,10 @@ func (h *History2) added(tick uint32) {
 
 // framePool is a SnapshotSender2's copies of the entities of the
 // snapshots it sent, shared between the histories of their peers
-// (History2.addShared), each held until no history does, then reused:
-// in steady state it allocates nothing. The copies are read-only.
+// (History2.addShared), each held until no history does (a history lets
+// go of a snapshot's once a newer one is its baseline, or its slot is
+// taken), then reused, the last one let go of first: in steady state it
+// allocates nothing. The copies are read-only.
 type framePool struct {
 	last *sharedEntities // the current state, held by the pool too
 	// next is the memory fill handed out for the next state, held by
@@ -292,7 +294,9 @@ func (h *History2) ackedAt(tick uint32, hint int) {
 // Baseline returns the newest snapshot whose every datagram the client
 // acknowledged, or nil when there is none (4.8, 7.8): what
 // wire.Snapshot2Encoder.EncodeFrame takes as its base. It stays valid
-// until the snapshot is evicted, so encode before Add.
+// until the snapshot is evicted, so encode before Add; when a
+// SnapshotSender2 sent it, its entities only until a newer snapshot
+// becomes the baseline (an acknowledgement).
 func (h *History2) Baseline() *wire.Frame2 {
 	f, _ := h.baseline()
 	return f
