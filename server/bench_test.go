@@ -137,7 +137,7 @@ func BenchmarkSnapshots4ClientsV2(b *testing.B) {
 			w.TakeEvents2()
 		}
 		tick := w.Tick()
-		g.entities2 = w.AppendEntities2(g.entities2[:0])
+		g.entities2 = w.AppendEntities2(g.snaps2.NextEntities())
 		g.players2 = w.AppendPlayers2(g.players2[:0])
 		bytes, sent = 0, 0
 		for p, ss := range g.sessions {

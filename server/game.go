@@ -353,7 +353,9 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		g.players = g.world.AppendPlayers(g.players[:0])
 	}
 	if v2 || g.rec != nil || len(g.spectators) > 0 {
-		g.entities2 = g.world.AppendEntities2(g.entities2[:0])
+		// Built in the memory of g.snaps2's next shared frame: it sends
+		// them without a copy (link.SnapshotSender2.NextEntities).
+		g.entities2 = g.world.AppendEntities2(g.snaps2.NextEntities())
 		g.players2 = g.world.AppendPlayers2(g.players2[:0])
 	}
 	if g.rec != nil {

@@ -38,10 +38,17 @@ type sentFrame struct {
 	// SnapshotSender2 sent the same entities to (addShared).
 	own    []wire.Entity2
 	shared *sharedEntities
+	// passed: a newer snapshot became the baseline, and the shared
+	// entities were let go (passedBy): no longer a baseline.
+	passed bool
 }
 
 // complete reports whether every datagram of the snapshot was acknowledged.
 func (s *sentFrame) complete() bool { return s.valid && s.parts > 0 && s.acked == s.parts }
+
+// candidate reports whether the snapshot can be the baseline: complete,
+// and its entities held.
+func (s *sentFrame) candidate() bool { return s.complete() && !s.passed }
 
 // Add records the snapshot of tick with its players and entities (copied)
 // before its datagrams are sent with Link.AppendSnapshot. It evicts the
@@ -73,7 +80,7 @@ func (h *History2) addShared(cur *sharedEntities, tick uint32, players []wire.Pl
 // evict takes the slot of the next snapshot, oldest first, and empties it.
 func (h *History2) evict() *sentFrame {
 	s := &h.snaps[h.next]
-	s.valid, s.parts, s.acked = true, 0, 0
+	s.valid, s.parts, s.acked, s.passed = true, 0, 0, false
 	if s.shared != nil {
 		s.shared.release()
 		s.shared = nil
@@ -91,11 +98,17 @@ func (h *History2) added(tick uint32) {
 
 // framePool is a SnapshotSender2's copies of the entities of the
 // snapshots it sent, shared between the histories of their peers
-// (History2.addShared), each held until no history does, then reused:
-// in steady state it allocates nothing. The copies are read-only.
+// (History2.addShared), each held until no history does (a history lets
+// go of a snapshot's once a newer one is its baseline, or its slot is
+// taken), then reused, the last one let go of first: in steady state it
+// allocates nothing. The copies are read-only.
 type framePool struct {
-	last *sharedEntities // the last copy made, held by the pool too
-	gen  uint64          // copies made: last's number
+	last *sharedEntities // the current state, held by the pool too
+	// next is the memory fill handed out for the next state, held by
+	// nothing else: current takes it (the entities built in it as they
+	// are, others copied into it).
+	next *sharedEntities
+	gen  uint64 // states made current: last's number
 	free []*sharedEntities
 }
 
@@ -107,34 +120,70 @@ type sharedEntities struct {
 	pool *framePool
 }
 
-// current returns a copy of entities, the state of tick, held by the pool
-// until the next copy (addShared holds it for a history): the last one
-// made if it has the same tick and entities, else a new one. A copy is
-// only reused (a new copy in its memory, p.gen moved on) once nothing
-// holds it, so that within one p.gen a pointer to a copy names its
-// entities.
+// fill returns the empty memory of the next state for its entities to be
+// built in (SnapshotSender2.NextEntities), held by nothing else: the same
+// until current takes it. It has room for twice the entities of the last
+// state, so that they are not built in memory of their own, then copied.
+func (p *framePool) fill() []wire.Entity2 {
+	if p.next == nil {
+		p.next = p.take()
+	}
+	c := p.next
+	if p.last != nil && cap(c.ents) < len(p.last.ents) {
+		c.ents = make([]wire.Entity2, 0, 2*len(p.last.ents)) // as current grows
+	}
+	return c.ents[:0]
+}
+
+// take returns a copy no one holds: the last one released, or a new one.
+func (p *framePool) take() *sharedEntities {
+	n := len(p.free)
+	if n == 0 {
+		return &sharedEntities{pool: p}
+	}
+	c := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	return c
+}
+
+// current returns entities, the state of tick, as a copy held by the pool
+// until the next state (addShared holds it for a history): the last one
+// if it has the same tick and entities (the same memory, or equal), else
+// a new one: entities themselves when they were built in the memory fill
+// handed out, a copy of them otherwise. A copy is only reused (a new
+// state in its memory, p.gen moved on) once nothing holds it, so that
+// within one p.gen a pointer to a copy names its entities.
 func (p *framePool) current(tick uint32, entities []wire.Entity2) *sharedEntities {
-	if c := p.last; c != nil && c.tick == tick && slices.Equal(c.ents, entities) {
+	if c := p.last; c != nil && c.tick == tick && (sameMemory(c.ents, entities) || slices.Equal(c.ents, entities)) {
 		return c
 	}
 	if p.last != nil {
-		p.last.release()
+		p.last.release() // first: when nothing else holds it, it is the copy to reuse
 	}
-	var c *sharedEntities
-	if n := len(p.free); n > 0 {
-		c, p.free[n-1] = p.free[n-1], nil
-		p.free = p.free[:n-1]
+	c := p.next
+	p.next = nil
+	if c == nil {
+		c = p.take()
+	}
+	if n := len(entities); n <= cap(c.ents) && sameMemory(c.ents[:n], entities) {
+		c.ents = c.ents[:n] // built in it: no copy
 	} else {
-		c = &sharedEntities{pool: p}
+		if cap(c.ents) < n {
+			c.ents = make([]wire.Entity2, 0, max(16, 2*n)) // as Frame2.Set grows
+		}
+		c.ents = append(c.ents[:0], entities...)
 	}
 	c.tick, c.refs = tick, 1 // the pool's (p.last)
-	if cap(c.ents) < len(entities) {
-		c.ents = make([]wire.Entity2, 0, max(16, 2*len(entities))) // as Frame2.Set grows
-	}
-	c.ents = append(c.ents[:0], entities...)
 	p.last = c
 	p.gen++
 	return c
+}
+
+// sameMemory reports whether a and b are the same entities in the same
+// memory (none: never).
+func sameMemory(a, b []wire.Entity2) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // release lets go of one hold of c: with none left, its pool reuses it.
@@ -151,9 +200,26 @@ func (h *History2) changed(at int) {
 	switch {
 	case h.base == at+1 && !s.complete():
 		h.base = h.findBase() // it was the baseline: another one, if any
-	case s.complete() && h.base != at+1 && h.newer(at, h.base-1):
+	case s.candidate() && h.base != at+1 && h.newer(at, h.base-1):
+		if h.base > 0 {
+			h.snaps[h.base-1].passedBy()
+		}
 		h.base = at + 1
 	}
+}
+
+// passedBy lets go of the shared entities of s, the baseline until a newer
+// snapshot became it: the client acknowledged the newer one, against
+// which the server encodes from now on, so that s's entities are of no
+// more use, and its SnapshotSender2 reuses their memory while it is still
+// in the cache, not Snapshots snapshots later (framePool). Its own
+// entities (Add) stay.
+func (s *sentFrame) passedBy() {
+	if s.shared == nil {
+		return
+	}
+	s.shared.release()
+	s.shared, s.frame.Entities, s.passed = nil, nil, true
 }
 
 // newer reports whether the snapshot of slot at is a better baseline than
@@ -172,7 +238,7 @@ func (h *History2) newer(at, b int) bool {
 func (h *History2) findBase() int {
 	best := -1
 	for i := range h.snaps {
-		if h.snaps[i].complete() && (best < 0 || h.snaps[i].frame.Tick > h.snaps[best].frame.Tick) {
+		if h.snaps[i].candidate() && (best < 0 || h.snaps[i].frame.Tick > h.snaps[best].frame.Tick) {
 			best = i
 		}
 	}
@@ -228,7 +294,9 @@ func (h *History2) ackedAt(tick uint32, hint int) {
 // Baseline returns the newest snapshot whose every datagram the client
 // acknowledged, or nil when there is none (4.8, 7.8): what
 // wire.Snapshot2Encoder.EncodeFrame takes as its base. It stays valid
-// until the snapshot is evicted, so encode before Add.
+// until the snapshot is evicted, so encode before Add; when a
+// SnapshotSender2 sent it, its entities only until a newer snapshot
+// becomes the baseline (an acknowledgement).
 func (h *History2) Baseline() *wire.Frame2 {
 	f, _ := h.baseline()
 	return f

@@ -56,6 +56,17 @@ func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire.Player2
 	return s.datagrams(l, tick, players, entities, false, now)
 }
 
+// NextEntities returns empty memory of s for the entities of the next
+// snapshot to be appended to (as sim.World.AppendEntities2 does), held by
+// no history: passed to Datagrams or DatagramsEvents as they are, the
+// entities built there become the state the histories of s's peers share
+// without being copied, and each other peer sent them at the same tick
+// gets that state without their being compared. Once passed they are
+// read-only: read them, never write them, until the next call of
+// NextEntities, which returns other memory (or the same while they were
+// not passed). Entities built elsewhere are copied, as before.
+func (s *SnapshotSender2) NextEntities() []wire.Entity2 { return s.frames.fill() }
+
 // DatagramsEvents is Datagrams for the peer of a v2.4 session (l.Tail
 // set, PROTOCOL.md 7.20), which also sends the peer's due events (5.3,
 // 7.7): they ride in the tail of the first Snapshot datagram, and those
