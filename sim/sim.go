@@ -52,7 +52,7 @@ type entity struct {
 	alive bool
 	kind  uint8
 	owner uint8 // player of a ship or player missile, else wire.NoPlayer
-	frame uint8
+	frame uint8 // a ship's, a Stage entity's (a Classic one's: moveClassic)
 
 	// fireIn is a foe's ticks until its next shot (a Bydos', a Stage
 	// foe's); for an entity of a player (a ship, missile, shot), the same
@@ -397,8 +397,12 @@ func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 	for _, r := range w.order {
 		s, e := r.slot(), w.entOf(r)
 		vx, vy := w.vel(e)
+		frame := e.frame
+		if w.st == nil && e.kind != wire.KindPlayerShip { // not kept: moveClassic
+			frame = frameAt(e.anim, e.mo.T0, w.tick)
+		}
 		dst = append(dst, wire.MakeEntity(w.id(s), e.kind,
-			float32(e.x), float32(e.y), float32(vx), float32(vy), int(e.frame)))
+			float32(e.x), float32(e.y), float32(vx), float32(vy), int(frame)))
 	}
 	return dst
 }
@@ -670,7 +674,8 @@ func shipLevelFrame(vy int16) uint8 {
 
 // moveOthers moves every entity but ships, Forces and bits (moveShips and
 // moveArms move those) by its motion, and animates it: a Stage step's.
-// (A Classic step's is moveClassic.)
+// (A Classic step's is moveClassic, which leaves the frames to
+// AppendEntities.)
 func (w *World) moveOthers() {
 	for _, r := range w.order {
 		e := w.entOf(r)
@@ -679,14 +684,14 @@ func (w *World) moveOthers() {
 			continue
 		}
 		w.move(e)
+		e.frame = frameAt(e.anim, e.mo.T0, w.tick)
 	}
 }
 
-// move moves e by its motion to the current tick, and animates it.
+// move moves e by its motion to the current tick.
 func (w *World) move(e *entity) {
 	e.px, e.py = e.x, e.y
 	w.eval(e)
-	e.frame = frameAt(e.anim, e.mo.T0, w.tick)
 }
 
 // moveClassic is moveOthers in a Classic step. It lists the live entities
@@ -697,6 +702,11 @@ func (w *World) move(e *entity) {
 // are mixed, they were mispredicted at nearly every entity. It makes the
 // swept boxes of the Bydos too, in w.boxes, sorted by their left edges,
 // for hitBydos and hitShips.
+//
+// It does not animate them: the frame of a Classic entity but a ship
+// follows from its animation and the tick (frameAt), and only v1
+// snapshots carry it (AppendEntities evaluates it), so that a step does
+// not divide twice per Bydos for nothing.
 func (w *World) moveClassic() {
 	lists := [8][]ref{
 		wire.KindPlayerShip:    w.shipRefs[:cap(w.shipRefs)],
