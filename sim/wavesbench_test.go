@@ -85,3 +85,28 @@ func BenchmarkStepManyWaves(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStepManyWavesSnap is BenchmarkStepManyWaves at 250 worlds with
+// the v2 snapshot a server takes of each world every third tick
+// (AppendEntities2, AppendPlayers2), in turn with the steps.
+func BenchmarkStepManyWavesSnap(b *testing.B) {
+	ws := make([]*busyWorld, 250)
+	for i := range ws {
+		ws[i] = newBusyWorld(uint64(i + 1))
+	}
+	ents := make([]wire.Entity2, 0, 1024)
+	pls := make([]wire.Player2, 0, 4)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuNanos()
+	for b.Loop() {
+		for i, w := range ws {
+			w.step()
+			if (w.w.Tick()+uint32(i))%3 == 0 {
+				ents = w.w.AppendEntities2(ents[:0])
+				pls = w.w.AppendPlayers2(pls[:0])
+			}
+		}
+	}
+	b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N)/float64(len(ws)), "cpu-ns/world")
+}
