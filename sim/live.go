@@ -146,7 +146,7 @@ func (w *World) touch() {
 	line(unsafe.Offsetof(w.epoch), unsafe.Offsetof(w.view))
 	line(unsafe.Offsetof(w.half)+unsafe.Sizeof(halfSize{}), unsafe.Offsetof(w.half)+5*unsafe.Sizeof(halfSize{})) // the Classic kinds
 	line(unsafe.Offsetof(w.shipLoX), unsafe.Offsetof(w.boss))
-	x += uint8(w.ships[:1][0]) + uint8(w.pmis[:1][0]) + uint8(w.bydos[:1][0]) + uint8(w.emis[:1][0]) +
+	x += uint8(w.shipRefs[:1][0]) + uint8(w.pmis[:1][0]) + uint8(w.bydos[:1][0]) + uint8(w.emis[:1][0]) +
 		uint8(w.boxes[:1][0].lx) + w.events[:1][0].Kind + uint8(w.ids.qTick[w.ids.qHead])
 	for _, r := range w.order {
 		x += w.entOf(r).kind // an entity is a line (New aligns w.ents)

@@ -52,7 +52,7 @@ type entity struct {
 	alive bool
 	kind  uint8
 	owner uint8 // player of a ship or player missile, else wire.NoPlayer
-	frame uint8
+	frame uint8 // a ship's, a Stage entity's (a Classic one's: moveClassic)
 
 	// fireIn is a foe's ticks until its next shot (a Bydos', a Stage
 	// foe's); for an entity of a player (a ship, missile, shot), the same
@@ -145,9 +145,11 @@ type World struct {
 	// The live entities of each kind at the start of the collisions, by
 	// slot; rebuilt at each step in preallocated buffers. (Classic; a
 	// Stage step lists the ships too.)
-	ships             []int32
+	ships             []int32 // Stage mode
+	shipRefs          []ref   // Classic: the ships
 	pmis, bydos, emis []ref
 	boxes             []sweptBox // of bydos (and emis), in hitBydos and hitShips
+	maxW              int32      // the widest box of a Bydos' (hitBydos)
 
 	// Waves.
 	started   bool   // a player has joined: the wave clock runs
@@ -179,23 +181,24 @@ func New(rules Rules, seed uint64) *World {
 	}
 	n := rules.MaxEntities
 	w := &World{
-		r:      rules,
-		rng:    rand.New(rand.NewPCG(seed, seed^0x9E3779B97F4A7C15)),
-		ents:   make([]entity, n+1),
-		at:     make([]uint16, n+1),
-		gens:   make([]uint8, n+1),
-		used:   make([]uint64, (n+1+63)/64),
-		freed:  make([]freedEnt, 0, n),
-		hi:     1,
-		order:  make([]ref, 0, n),
-		ids:    newIDAlloc(n, rules.IDReuseTicks),
-		events: make([]wire.Event, 0, 1024),
-		view:   make([]wire.Event, 0, 1024),
-		ships:  make([]int32, 0, n),
-		pmis:   make([]ref, 0, n),
-		bydos:  make([]ref, 0, n),
-		emis:   make([]ref, 0, n),
-		boxes:  make([]sweptBox, 0, n),
+		r:        rules,
+		rng:      rand.New(rand.NewPCG(seed, seed^0x9E3779B97F4A7C15)),
+		ents:     make([]entity, n+1),
+		at:       make([]uint16, n+1),
+		gens:     make([]uint8, n+1),
+		used:     make([]uint64, (n+1+63)/64),
+		freed:    make([]freedEnt, 0, n),
+		hi:       1,
+		order:    make([]ref, 0, n),
+		ids:      newIDAlloc(n, rules.IDReuseTicks),
+		events:   make([]wire.Event, 0, 1024),
+		view:     make([]wire.Event, 0, 1024),
+		ships:    make([]int32, 0, n),
+		shipRefs: make([]ref, 0, n),
+		pmis:     make([]ref, 0, n),
+		bydos:    make([]ref, 0, n),
+		emis:     make([]ref, 0, n),
+		boxes:    make([]sweptBox, 0, n),
 	}
 	w.used[0] = 1
 	set := func(k uint8, wd, ht float64) { w.half[k] = halfSize{wd / 2, ht / 2} }
@@ -394,8 +397,12 @@ func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 	for _, r := range w.order {
 		s, e := r.slot(), w.entOf(r)
 		vx, vy := w.vel(e)
+		frame := e.frame
+		if w.st == nil && e.kind != wire.KindPlayerShip { // not kept: moveClassic
+			frame = frameAt(e.anim, e.mo.T0, w.tick)
+		}
 		dst = append(dst, wire.MakeEntity(w.id(s), e.kind,
-			float32(e.x), float32(e.y), float32(vx), float32(vy), int(e.frame)))
+			float32(e.x), float32(e.y), float32(vx), float32(vy), int(frame)))
 	}
 	return dst
 }
@@ -596,7 +603,7 @@ func (w *World) Step() {
 	w.touch()
 	w.ids.ripen(w.tick)
 	w.moveShips()
-	w.moveOthers(true)
+	w.moveClassic()
 	w.hitBydos()
 	w.hitShips()
 	w.fireShips()
@@ -666,35 +673,80 @@ func shipLevelFrame(vy int16) uint8 {
 }
 
 // moveOthers moves every entity but ships, Forces and bits (moveShips and
-// moveArms move those) by its motion, and animates it. (A Classic world
-// has no Force or bit.) With collect, it also lists the live entities of
-// each Classic kind, by slot, in the same pass: ships, pmis, bydos, emis.
-func (w *World) moveOthers(collect bool) {
-	if collect {
-		w.ships, w.pmis, w.bydos, w.emis = w.ships[:0], w.pmis[:0], w.bydos[:0], w.emis[:0]
-	}
+// moveArms move those) by its motion, and animates it: a Stage step's.
+// (A Classic step's is moveClassic, which leaves the frames to
+// AppendEntities.)
+func (w *World) moveOthers() {
 	for _, r := range w.order {
 		e := w.entOf(r)
-		if collect {
-			switch e.kind {
-			case wire.KindPlayerShip:
-				w.ships = append(w.ships, r.slot())
-			case wire.KindPlayerMissile:
-				w.pmis = append(w.pmis, r)
-			case wire.KindBydosSlave:
-				w.bydos = append(w.bydos, r)
-			case wire.KindEnemyMissile:
-				w.emis = append(w.emis, r)
-			}
-		}
 		switch roles[e.kind] {
 		case roleShip, roleForce, roleBit: // moveShips and moveArms move them
 			continue
 		}
-		e.px, e.py = e.x, e.y
-		w.eval(e)
+		w.move(e)
 		e.frame = frameAt(e.anim, e.mo.T0, w.tick)
 	}
+}
+
+// move moves e by its motion to the current tick.
+func (w *World) move(e *entity) {
+	e.px, e.py = e.x, e.y
+	w.eval(e)
+}
+
+// moveClassic is moveOthers in a Classic step. It lists the live entities
+// of each kind, by slot (shipRefs, pmis, bydos, emis), without a branch on
+// their kinds, then moves each list in a loop of its own, whose branches
+// (in the motion's model and velocities, the animation) then go the same
+// way from one entity to the next: in one pass by slot, where the kinds
+// are mixed, they were mispredicted at nearly every entity. It makes the
+// swept boxes of the Bydos too, in w.boxes, sorted by their left edges,
+// for hitBydos and hitShips.
+//
+// It does not animate them: the frame of a Classic entity but a ship
+// follows from its animation and the tick (frameAt), and only v1
+// snapshots carry it (AppendEntities evaluates it), so that a step does
+// not divide twice per Bydos for nothing.
+func (w *World) moveClassic() {
+	lists := [8][]ref{
+		wire.KindPlayerShip:    w.shipRefs[:cap(w.shipRefs)],
+		wire.KindPlayerMissile: w.pmis[:cap(w.pmis)],
+		wire.KindBydosSlave:    w.bydos[:cap(w.bydos)],
+		wire.KindEnemyMissile:  w.emis[:cap(w.emis)],
+	}
+	var n [8]int
+	for _, r := range w.order {
+		k := w.entOf(r).kind & 7 // a Classic kind, 1 to 4
+		lists[k][n[k]] = r
+		n[k]++
+	}
+	w.shipRefs = lists[wire.KindPlayerShip][:n[wire.KindPlayerShip]]
+	w.pmis = lists[wire.KindPlayerMissile][:n[wire.KindPlayerMissile]]
+	w.bydos = lists[wire.KindBydosSlave][:n[wire.KindBydosSlave]]
+	w.emis = lists[wire.KindEnemyMissile][:n[wire.KindEnemyMissile]]
+	for _, r := range w.pmis {
+		w.move(w.entOf(r))
+	}
+	for _, r := range w.emis {
+		w.move(w.entOf(r))
+	}
+	// The Bydos, each box put in its place by its left edge as it is made
+	// (an insertion sort), and the widest box's width.
+	bs := w.boxes[:len(w.bydos)]
+	h := w.half[wire.KindBydosSlave]
+	var maxW int32
+	for n, r := range w.bydos {
+		e := w.entOf(r)
+		w.move(e)
+		lx, hx, ly, hy := e.sweptBox(h)
+		maxW = max(maxW, hx-lx)
+		i := n
+		for ; i > 0 && bs[i-1].lx > lx; i-- {
+			bs[i].copy(&bs[i-1])
+		}
+		bs[i].lx, bs[i].hx, bs[i].ly, bs[i].hy, bs[i].r = lx, hx, ly, hy, r
+	}
+	w.boxes, w.maxW = bs, maxW
 }
 
 // sweep reports whether the boxes of a and b, each moving in a straight
@@ -728,20 +780,32 @@ type sweptBox struct {
 	r              ref // the entity
 }
 
-// set makes b the swept box of e, r, whose box's half sizes are h,
-// widened by up to a pixel more on each side (a truncation less or plus
-// one: no rounding function). It writes b's fields in place: a box built
-// apart and copied is read back wider than it was written, which the
-// processor cannot forward from its stores (a stall per box).
+// set makes b the swept box of e, r, whose box's half sizes are h. It
+// writes b's fields in place: a box built apart and copied is read back
+// wider than it was written, which the processor cannot forward from its
+// stores (a stall per box).
 func (b *sweptBox) set(e *entity, r ref, h halfSize) {
-	lx, hx, ly, hy := e.px, e.x, e.py, e.y // finite: no NaN or -0 to care for, as min and max do
-	if lx > hx {
-		lx, hx = hx, lx
-	}
-	if ly > hy {
-		ly, hy = hy, ly
-	}
-	b.lx, b.hx, b.ly, b.hy, b.r = int32(lx-h.w)-1, int32(hx+h.w)+1, int32(ly-h.h)-1, int32(hy+h.h)+1, r
+	b.lx, b.hx, b.ly, b.hy = e.sweptBox(h)
+	b.r = r
+}
+
+// sweptBox returns the edges of the box that e sweeps during the step,
+// whose half sizes are h, widened by up to a pixel more on each side (a
+// truncation less or plus one: no rounding function). Truncation is
+// monotonic, so the edge of the lower (higher) of two positions is the
+// lower (higher) of their two edges: taken so, in integers, without a
+// branch on the direction e moves in (a Bydos' vertical one changes from
+// one to the next).
+func (e *entity) sweptBox(h halfSize) (lx, hx, ly, hy int32) {
+	return min(int32(e.px-h.w), int32(e.x-h.w)) - 1, max(int32(e.px+h.w), int32(e.x+h.w)) + 1,
+		min(int32(e.py-h.h), int32(e.y-h.h)) - 1, max(int32(e.py+h.h), int32(e.y+h.h)) + 1
+}
+
+// copy copies a into b field by field: a's fields may have been written
+// one by one just before, and a wider load of them would wait for their
+// stores (see set).
+func (b *sweptBox) copy(a *sweptBox) {
+	b.lx, b.hx, b.ly, b.hy, b.r = a.lx, a.hx, a.ly, a.hy, a.r
 }
 
 // appendBoxes appends the swept boxes of the entities of list, all of
@@ -781,38 +845,27 @@ func slab(r, d, h float64, t0, t1 *float64) bool {
 // hitBydos: each player missile, by slot, hits the Bydos it touches first
 // in the tick (the lowest slot on a tie): the Bydos is Killed, the missile
 // Consumed, and the shooter scores if it is still in the game. The swept
-// boxes of the Bydos, sorted by their left edge, give each missile the few
-// it may touch (a box wider than the widest, maxW, cannot reach it from
-// further left) before it loads a Bydos and sweeps; the earliest contact,
-// then the lowest slot, wins, whatever the order of the boxes.
+// boxes of the Bydos, sorted by their left edge (moveClassic), give each
+// missile the few it may touch (a box wider than the widest, maxW, cannot
+// reach it from further left) before it loads a Bydos and sweeps; the
+// earliest contact, then the lowest slot, wins, whatever the order of the
+// boxes.
 func (w *World) hitBydos() {
-	w.boxes = w.boxes[:0]
 	if len(w.pmis) == 0 {
 		return
-	}
-	var maxW int32
-	w.appendBoxes(w.bydos, wire.KindBydosSlave)
-	bs := w.boxes
-	for n := range bs { // insertion sort, by lx
-		maxW = max(maxW, bs[n].hx-bs[n].lx)
-		if i := n; i > 0 && bs[i-1].lx > bs[n].lx {
-			b := bs[n]
-			for ; i > 0 && bs[i-1].lx > b.lx; i-- { // a few boxes: no memmove call
-				bs[i] = bs[i-1]
-			}
-			bs[i] = b
-		}
 	}
 	var mb sweptBox
 	mh := w.half[wire.KindPlayerMissile]
 	for _, mr := range w.pmis {
 		me := w.entOf(mr)
 		mb.set(me, mr, mh)
-		// The first box whose left edge is mb.lx-maxW or more.
+		// The first box whose left edge is mb.lx-maxW or more. (Its
+		// branches measured cheaper than a search without them: they
+		// mostly go the same way in a game.)
 		lo, hi := 0, len(w.boxes)
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
-			if w.boxes[m].lx < mb.lx-maxW {
+			if w.boxes[m].lx < mb.lx-w.maxW {
 				lo = m + 1
 			} else {
 				hi = m
@@ -852,21 +905,17 @@ func (w *World) hitBydos() {
 // missile it touches first in the tick (the lowest slot on a tie). Death,
 // then the Destroy of the ship if it was its last life (else it respawns
 // at once), then the Destroy of what hit it: a Bydos Killed (no score), a
-// missile Consumed. The swept boxes of the Bydos (hitBydos' if it made
-// them; unchanged since: a Bydos it destroyed is skipped as dead) and of
-// the enemy missiles, in w.boxes, are compared first, as in hitBydos.
+// missile Consumed. The swept boxes of the Bydos (moveClassic's: a Bydos
+// hitBydos destroyed is skipped as dead) and of the enemy missiles, in
+// w.boxes, are compared first, as in hitBydos.
 func (w *World) hitShips() {
-	if len(w.ships) == 0 {
+	if len(w.shipRefs) == 0 {
 		return
-	}
-	if len(w.boxes) != len(w.bydos) {
-		w.boxes = w.boxes[:0]
-		w.appendBoxes(w.bydos, wire.KindBydosSlave)
 	}
 	w.appendBoxes(w.emis, wire.KindEnemyMissile)
 	var sb sweptBox
-	for _, s := range w.ships {
-		se := w.ent(s)
+	for _, sr := range w.shipRefs {
+		s, se := sr.slot(), w.entOf(sr)
 		p := se.owner
 		pl := &w.pl[p]
 		if !se.alive || pl.invuln > 0 {

@@ -51,7 +51,7 @@ func (w *World) stepStage() {
 	w.ids.ripen(w.tick)
 	w.moveShips()
 	w.moveArms()
-	w.moveOthers(false)
+	w.moveOthers()
 	w.foesThink()
 	w.collectStage()
 	w.hitFoes()

@@ -28,6 +28,15 @@ func newBusyWorld(seed uint64) *busyWorld {
 	return b
 }
 
+// newBusyWorlds returns n busy worlds, of seeds 1 to n.
+func newBusyWorlds(n int) []*busyWorld {
+	ws := make([]*busyWorld, n)
+	for i := range ws {
+		ws[i] = newBusyWorld(uint64(i + 1))
+	}
+	return ws
+}
+
 func (b *busyWorld) step() {
 	for p := range uint8(4) {
 		a := []uint8{wire.ActionUp, wire.ActionDown}[(b.i/60+int(p))%2]
@@ -64,20 +73,30 @@ func BenchmarkStepWaves(b *testing.B) {
 // BenchmarkStepManyWaves steps n busy worlds (100, 250, 1000) in turn, each once per op,
 // as a server's tick steps its games: each world's state has left the
 // cache by the time it steps again. ns/op divided by n is the cost of a
-// game's tick in the server.
+// game's tick in the server. snap250 is 250 worlds with the v2 snapshot a
+// server takes of each world every third tick (AppendEntities2,
+// AppendPlayers2), in turn with the steps.
 func BenchmarkStepManyWaves(b *testing.B) {
-	for _, n := range []int{100, 250, 1000} {
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			ws := make([]*busyWorld, n)
-			for i := range ws {
-				ws[i] = newBusyWorld(uint64(i + 1))
-			}
+	for _, n := range []int{100, 250, 1000, -250} {
+		name, snap := strconv.Itoa(n), n < 0
+		if snap {
+			n = -n
+			name = "snap" + strconv.Itoa(n)
+		}
+		b.Run(name, func(b *testing.B) {
+			ws := newBusyWorlds(n)
+			ents := make([]wire.Entity2, 0, 1024)
+			pls := make([]wire.Player2, 0, 4)
 			b.ReportAllocs()
 			b.ResetTimer()
 			cpu := cpuNanos()
 			for b.Loop() {
-				for _, w := range ws {
+				for i, w := range ws {
 					w.step()
+					if snap && (w.w.Tick()+uint32(i))%3 == 0 {
+						ents = w.w.AppendEntities2(ents[:0])
+						pls = w.w.AppendPlayers2(pls[:0])
+					}
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/world")

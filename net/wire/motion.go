@@ -79,9 +79,10 @@ func (m *Motion) at(tick float64, vel bool) (x, y, vx, vy float64) {
 	if m.Model == ModelSine && m.Period != 0 {
 		a := float64(m.Amp) / AmpScale
 		th := 2 * math.Pi * (float64(m.Phase)/PhaseScale + dt/float64(m.Period))
-		y += float64(a * math.Sin(th))
+		sin, cos := sincos(th) // math.Sin's and math.Cos's bits (motion_sin.go)
+		y += float64(a * sin)
 		if vel {
-			vy += float64(float64(a*(2*math.Pi*TickRate/float64(m.Period))) * math.Cos(th))
+			vy += float64(float64(a*(2*math.Pi*TickRate/float64(m.Period))) * cos)
 		}
 	}
 	return x, y, vx, vy

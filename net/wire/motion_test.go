@@ -90,3 +90,47 @@ func BenchmarkMotionPos(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ms)), "ns/motion")
 	_ = sink
 }
+
+// TestSincosIsMath: motion_sin.go's sincos gives math.Sin's and math.Cos's
+// bits: for the angles of Sines at whole and fractional ticks, for any
+// bits (NaN, infinities, zeros, subnormals, huge), and around the
+// octants' edges.
+func TestSincosIsMath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
+	check := func(x float64) {
+		s, c := sincos(x)
+		if ws, wc := math.Sin(x), math.Cos(x); !same(s, ws) || !same(c, wc) {
+			t.Fatalf("sincos(%v) = %v, %v; math gives %v, %v", x, s, c, ws, wc)
+		}
+	}
+	for _, x := range []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1),
+		math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, math.MaxFloat64, 1 << 29, -(1 << 29),
+		math.Nextafter(1<<29, 0), math.Pi, -math.Pi, math.Pi / 2, 2 * math.Pi} {
+		check(x)
+	}
+	for k := -64; k <= 64; k++ { // the octants' edges
+		e := float64(k) * math.Pi / 4
+		check(e)
+		check(math.Nextafter(e, math.Inf(1)))
+		check(math.Nextafter(e, math.Inf(-1)))
+	}
+	for i := range 3000000 {
+		var x float64
+		switch i % 4 {
+		case 0: // a Sine's angle (Motion.at)
+			dt := float64(rng.IntN(1<<20) - 1000)
+			if i%8 == 0 {
+				dt += rng.Float64()
+			}
+			x = 2 * math.Pi * (float64(uint16(rng.Uint32()))/PhaseScale + dt/float64(1+rng.IntN(math.MaxUint16)))
+		case 1:
+			x = math.Float64frombits(rng.Uint64())
+		case 2:
+			x = (rng.Float64()*2 - 1) * (1 << 30)
+		case 3:
+			x = (rng.Float64()*2 - 1) * 20
+		}
+		check(x)
+	}
+}
