@@ -415,7 +415,8 @@ func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
 func (w *World) AppendEntities2(dst []wire.Entity2) []wire.Entity2 {
 	for _, r := range w.order {
 		e := w.entOf(r)
-		dst = append(dst, wire.MakeEntity2(w.id(r.slot()), e.kind, &e.mo, e.anim))
+		dst = append(dst, wire.Entity2{})
+		dst[len(dst)-1].Set(w.id(r.slot()), e.kind, &e.mo, e.anim) // in place
 	}
 	return dst
 }

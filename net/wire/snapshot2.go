@@ -75,7 +75,17 @@ type Entity2 struct {
 // MakeEntity2 returns the v2 form of an entity of kind with motion m and
 // animation a.
 func MakeEntity2(id uint32, kind uint8, m *Motion, a Anim) Entity2 {
-	e := Entity2{ID: id}
+	var e Entity2
+	e.Set(id, kind, m, a)
+	return e
+}
+
+// Set makes e MakeEntity2(id, kind, m, a), in place: a snapshot's
+// entities are written straight into its slice (sim.World.AppendEntities2),
+// not built apart and copied, which reads the fields back wider than
+// they were written (a store-forwarding stall per entity).
+func (e *Entity2) Set(id uint32, kind uint8, m *Motion, a Anim) {
+	*e = Entity2{ID: id}
 	e.F[F2T0] = m.T0
 	e.F[F2X0] = uint32(int32(m.X0))
 	e.F[F2Y0] = uint32(int32(m.Y0))
@@ -89,7 +99,6 @@ func MakeEntity2(id uint32, kind uint8, m *Motion, a Anim) Entity2 {
 	e.F[F2Amp] = uint32(m.Amp)
 	e.F[F2Period] = uint32(m.Period)
 	e.F[F2Phase] = uint32(m.Phase)
-	return e
 }
 
 // Kind returns the entity's kind.
