@@ -48,6 +48,9 @@ type udpSocket struct {
 	armed  bool               // fd was added to ep (then re-armed with EPOLL_CTL_MOD)
 	closed atomic.Bool        // close was called: reads and writes stop
 	wait   func(uintptr) bool // the wait's poll of ep, made once
+	arm    func(uintptr)      // arms the watch of fd on ep (armOp), made once
+	armOp  int
+	armErr error
 }
 
 // newUDPSocket takes c's socket: c is closed (out of the runtime's poller),
@@ -79,6 +82,10 @@ func newUDPSocket(c *net.UDPConn) (*udpSocket, error) {
 		unix.Close(fd)
 		return nil, err
 	}
+	u.arm = func(epfd uintptr) {
+		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLONESHOT, Fd: int32(u.fd)}
+		u.armErr = unix.EpollCtl(int(epfd), u.armOp, u.fd, &ev)
+	}
 	var ev [1]unix.EpollEvent
 	u.wait = func(epfd uintptr) bool {
 		n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, epfd, uintptr(unsafe.Pointer(&ev[0])), 1, 0, 0, 0)
@@ -92,12 +99,15 @@ func newUDPSocket(c *net.UDPConn) (*udpSocket, error) {
 // datagram that came just before is not missed) and waits for ep in the
 // runtime's poller. Only the read loop calls it.
 func (u *udpSocket) waitReadable() error {
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLONESHOT, Fd: int32(u.fd)}
-	op := unix.EPOLL_CTL_MOD
+	u.armOp = unix.EPOLL_CTL_MOD
 	if !u.armed {
-		op = unix.EPOLL_CTL_ADD
+		u.armOp = unix.EPOLL_CTL_ADD
 	}
-	if err := unix.EpollCtl(int(u.ep.Fd()), op, u.fd, &ev); err != nil {
+	err := u.epc.Control(u.arm) // ep held open meanwhile
+	if err == nil {
+		err = u.armErr
+	}
+	if err != nil {
 		if u.closed.Load() {
 			return net.ErrClosed
 		}
