@@ -45,11 +45,9 @@ type udpSocket struct {
 	fd     int                // the socket, non-blocking (a duplicate of the net.UDPConn's)
 	ep     *os.File           // an epoll instance watching fd one-shot, in the runtime's poller
 	epc    syscall.RawConn    // ep's, to wait for it
-	armed  bool               // fd was added to ep (then re-armed with EPOLL_CTL_MOD)
 	closed atomic.Bool        // close was called: reads and writes stop
 	wait   func(uintptr) bool // the wait's poll of ep, made once
-	arm    func(uintptr)      // arms the watch of fd on ep (armOp), made once
-	armOp  int
+	arm    func(uintptr)      // arms the watch of fd on ep again (armErr), made once
 	armErr error
 }
 
@@ -75,6 +73,12 @@ func newUDPSocket(c *net.UDPConn) (*udpSocket, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("epoll_create1: %w", err)
 	}
+	watch := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLONESHOT, Fd: int32(fd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, fd, &watch); err != nil { // armed: a datagram before the first wait is one spurious wake-up at most
+		unix.Close(epfd)
+		unix.Close(fd)
+		return nil, fmt.Errorf("epoll_ctl on the UDP socket: %w", err)
+	}
 	unix.SetNonblock(epfd, true) // so that os.NewFile puts it in the runtime's poller
 	u := &udpSocket{fd: fd, ep: os.NewFile(uintptr(epfd), "udp-epoll")}
 	if u.epc, err = u.ep.SyscallConn(); err != nil {
@@ -82,10 +86,7 @@ func newUDPSocket(c *net.UDPConn) (*udpSocket, error) {
 		unix.Close(fd)
 		return nil, err
 	}
-	u.arm = func(epfd uintptr) {
-		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLONESHOT, Fd: int32(u.fd)}
-		u.armErr = unix.EpollCtl(int(epfd), u.armOp, u.fd, &ev)
-	}
+	u.arm = func(epfd uintptr) { u.armErr = unix.EpollCtl(int(epfd), unix.EPOLL_CTL_MOD, u.fd, &watch) }
 	var ev [1]unix.EpollEvent
 	u.wait = func(epfd uintptr) bool {
 		n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, epfd, uintptr(unsafe.Pointer(&ev[0])), 1, 0, 0, 0)
@@ -99,10 +100,6 @@ func newUDPSocket(c *net.UDPConn) (*udpSocket, error) {
 // datagram that came just before is not missed) and waits for ep in the
 // runtime's poller. Only the read loop calls it.
 func (u *udpSocket) waitReadable() error {
-	u.armOp = unix.EPOLL_CTL_MOD
-	if !u.armed {
-		u.armOp = unix.EPOLL_CTL_ADD
-	}
 	err := u.epc.Control(u.arm) // ep held open meanwhile
 	if err == nil {
 		err = u.armErr
@@ -113,7 +110,6 @@ func (u *udpSocket) waitReadable() error {
 		}
 		return fmt.Errorf("epoll_ctl on the UDP socket: %w", err)
 	}
-	u.armed = true
 	if err := u.epc.Read(u.wait); err != nil {
 		if u.closed.Load() {
 			return net.ErrClosed
@@ -298,15 +294,16 @@ func (w *batchWriter) write(ds []datagram) {
 			w.stats.waits.Add(1)
 			w.u.waitWritable()
 			continue
+		}
+		w.stats.calls.Add(1)
+		switch {
 		case e != 0:
-			w.stats.calls.Add(1)
 			w.stats.refused.Add(1)
 			off++ // this datagram was refused: drop it
 			continue
 		case int(n) < len(todo):
 			w.stats.short.Add(1)
 		}
-		w.stats.calls.Add(1)
 		w.stats.datagrams.Add(uint64(n))
 		off += max(int(n), 1)
 	}

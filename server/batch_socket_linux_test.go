@@ -30,7 +30,7 @@ func TestUDPSocketOutOfPoller(t *testing.T) {
 	}
 	var own int
 	s.udp.epc.Control(func(fd uintptr) { own = int(fd) })
-	// The read loop arms the watch as soon as it finds the socket empty.
+	// The socket's own epoll instance watches it from the start.
 	deadline := time.Now().Add(wait)
 	for !watches(t, own, st.Ino) {
 		if time.Now().After(deadline) {
