@@ -67,3 +67,18 @@ func TestBackPressureDefault(t *testing.T) {
 		t.Fatalf("%d games, want 2 (a second game for the fifth player)", st.Games)
 	}
 }
+
+// A threshold of 1 or more never refuses for load, even when the tick
+// loop overran and its load reads above 1 (it read 1.0014 in a CI run
+// under -race, and a test server with no back-pressure refused a login).
+func TestOverloaded(t *testing.T) {
+	for _, tc := range []struct {
+		load, max float64
+		want      bool
+	}{{0.5, 0.75, false}, {0.76, 0.75, true}, {0.75, 0.75, false}, {1.0014, 1, false}, {3, 1, false}, {5, 2, false},
+		{1e-6, 1e-9, true}, {0, 1e-9, false}} {
+		if got := overloaded(tc.load, tc.max); got != tc.want {
+			t.Errorf("overloaded(%v, %v) = %v, want %v", tc.load, tc.max, got, tc.want)
+		}
+	}
+}

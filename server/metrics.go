@@ -83,3 +83,10 @@ func (s *Server) TickStatsSince(from int) TickStats {
 	st.P50, st.P99, st.Max = d[n/2], d[min(n-1, n*99/100)], d[n-1]
 	return st
 }
+
+// overloaded reports whether a tick loop whose load (its duty cycle, see
+// tickTimes.load) is load is past the back-pressure threshold limit
+// (Config.MaxTickLoad). A threshold of 1 or more never is: a tick loop
+// that overran a little reads a little above 1, and such a threshold
+// means no back-pressure.
+func overloaded(load, limit float64) bool { return limit < 1 && load > limit }

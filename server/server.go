@@ -665,7 +665,7 @@ func (s *Server) findGame(name string, mode uint8) (*game, string, uint8) {
 			return g, "", 0
 		}
 	}
-	if running < s.cfg.MaxGames && running > 0 && s.ticks.load() > s.cfg.MaxTickLoad {
+	if running < s.cfg.MaxGames && running > 0 && overloaded(s.ticks.load(), s.cfg.MaxTickLoad) {
 		// Back-pressure: the running games first.
 		s.log.Warn("no new game: the tick loop is too busy", "load", s.ticks.load(), "max_tick_load", s.cfg.MaxTickLoad,
 			"games", running)
