@@ -79,7 +79,7 @@ func (s *Server) tickLoop() {
 	var done uint64
 	t := time.NewTicker(period)
 	defer t.Stop()
-	defer close(s.shards.work) // the shards' helpers end with the tick loop
+	defer s.shards.stop() // the shards' helpers end with the tick loop
 	for {
 		select {
 		case <-s.done:

@@ -60,7 +60,7 @@ type Server struct {
 	rx     *batchReader // the read loop's
 	rxOut  *outbox      // what the read loop sends (under mu)
 	rxq    rxQueue      // what the read loop read while mu was held (rxqueue.go)
-	shards shards       // the tick's goroutines, each with its outbox
+	shards *shards      // the tick's goroutines, each with its outbox
 
 	rooms   map[wire.RoomCode]*room    // 7.14
 	roomSeq uint64                     // rooms created so far
@@ -104,12 +104,9 @@ func New(cfg Config) (*Server, error) {
 	if err == nil {
 		rxOut, err = newOutbox(sock)
 	}
-	shs := make([]*shard, cfg.TickShards)
-	for i := range shs {
-		shs[i] = &shard{}
-		if err == nil {
-			shs[i].out, err = newOutbox(sock)
-		}
+	var shs *shards
+	if err == nil {
+		shs, err = newShards(cfg.TickShards, func() (*outbox, error) { return newOutbox(sock) })
 	}
 	if err != nil {
 		tcp.Close()
@@ -144,9 +141,10 @@ func New(cfg Config) (*Server, error) {
 		done:     make(chan struct{}),
 		rx:       rx,
 		rxOut:    rxOut,
-		shards:   shards{all: shs, work: make(chan *shard, len(shs))},
+		shards:   shs,
 		fleet:    fleetState{poke: make(chan struct{}, 1)},
 	}
+	shs.step, shs.flush = s.stepShardGame, flushShard
 	if err := s.openWebTransport(); err != nil {
 		tcp.Close()
 		sock.release()
@@ -195,8 +193,8 @@ func (s *Server) Run(ctx context.Context) error {
 	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames, "max_version", s.cfg.MaxVersion,
 		"mode", wire.ModeName(s.cfg.Mode), "stage", s.cfg.Stage.Name, "warp", s.cfg.Warp)
 	s.wg.Add(3 + len(s.shards.all) - 1)
-	for range len(s.shards.all) - 1 {
-		go func() { defer s.wg.Done(); s.shardHelper() }()
+	for _, sh := range s.shards.all[1:] {
+		go func() { defer s.wg.Done(); s.shards.helper(sh) }()
 	}
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
 	go func() { defer s.wg.Done(); s.readLoop() }()

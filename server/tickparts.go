@@ -73,17 +73,17 @@ func (s *Server) recordParts(begin, locked, queued, stepped, end time.Time, clas
 	shs := p.Shards[:0]
 	games := 0
 	for _, sh := range s.shards.all {
-		sp := ShardPart{Games: len(sh.games)}
-		if len(sh.games) > 0 {
+		sp := ShardPart{Games: sh.games}
+		if sh.games > 0 {
 			sp.Start, sp.Steps, sp.Sends = sh.began.Sub(shared), sh.stepped.Sub(sh.began), sh.sent.Sub(sh.stepped)
 			sp.StepsCPU, sp.SendsCPU = threadTime(sh.cpuStepped-sh.cpuBegan, sp.Steps), threadTime(sh.cpuSent-sh.cpuStepped, sp.Sends)
 			sp.Sending = sh.spent
 		}
-		games += len(sh.games)
+		games += sh.games
 		shs = append(shs, sp)
 	}
 	wait := time.Duration(0)
-	if sh := s.shards.all[0]; len(sh.games) > 0 {
+	if sh := s.shards.all[0]; sh.games > 0 {
 		wait = stepped.Sub(sh.sent)
 	}
 	*p = TickPart{Tick: t.n, Class: class, Games: games, Total: end.Sub(begin), Lock: locked.Sub(begin), Queued: queued.Sub(locked),
