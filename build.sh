@@ -29,7 +29,7 @@ DEB_PACKAGES=(gcc libc6-dev libgl1-mesa-dev libxcursor-dev libxi-dev
 	libxinerama-dev libxrandr-dev libxxf86vm-dev libasound2-dev pkg-config
 	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick postgresql chromium redis-server nodejs)
 
-log() { printf '==> %s\n' "$*" >&2; }
+log() { printf '==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
 
 deps() {
