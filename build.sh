@@ -98,12 +98,22 @@ with_display() {
 }
 
 # fuzz runs every fuzz target for the given time each.
+# FUZZJOBS targets run at a time (default 2: a short run is mostly the
+# test binary's start and its corpus, which one core does not keep busy);
+# a failure of any fails it (xargs: 123), after the others ran.
 fuzz() {
-	local t=$1 pkg name
-	for pkg in $(headless_pkgs); do
-		for name in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
-			fuzz_one "$pkg" "$name" "$t"
-		done
+	local t=$1 targets
+	targets=$(fuzz_targets)
+	printf '%s\n' "$targets" | FUZZTIME_ONE=$t xargs -P "${FUZZJOBS:-2}" -L 1 bash -c "$(declare -f log fuzz_one); fuzz_one \"\$0\" \"\$1\" \"\$FUZZTIME_ONE\""
+}
+
+# fuzz_targets lists the fuzz targets of the headless packages, a line
+# "package FuzzName" each, read from their test files (go test -list would
+# build every test binary first).
+fuzz_targets() {
+	local pkg dir
+	go list -f '{{.ImportPath}} {{.Dir}} {{join .Deps " "}}' ./... | grep -v 'hajimehoshi/ebiten' | while read -r pkg dir _; do
+		{ grep -ho '^func Fuzz[A-Za-z0-9_]*(' "$dir"/*_test.go 2>/dev/null || true; } | sed 's/^func \(.*\)($/\1/' | sort -u | sed "s|^|$pkg |"
 	done
 }
 
