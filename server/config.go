@@ -119,7 +119,8 @@ type Config struct {
 	// already behind).
 	MaxTickLoad float64
 	// TickShards is how many goroutines step the games each tick, each a
-	// share of them (a game is always stepped whole by one, so it stays
+	// share of them, a goroutine done with its share taking games left in
+	// the others' (a game is always stepped whole by one, so it stays
 	// deterministic). Default runtime.GOMAXPROCS(0); 1 steps every game
 	// on the tick loop's goroutine. With OnSnapshot or OnEvents set, one
 	// goroutine steps them all, so that the callbacks are called in turn.
