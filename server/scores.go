@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -15,7 +18,8 @@ import (
 // only these methods, with the same meaning as the Store's.
 type Leaderboard interface {
 	// Record stores the scores in one transaction, durably once it
-	// returns nil.
+	// returns nil; a score whose Key it holds already it stores no
+	// second time (the server retries a failed recording).
 	Record(ctx context.Context, scores []store.Score) error
 	// Top returns the best n scores of a mode and stage since a time (the
 	// zero time: all time), best first.
@@ -107,6 +111,7 @@ func (s *Server) gameOverSent(g *game) bool {
 func (s *Server) recordScores(g *game, over *wire.Event) *scoreJob {
 	mode, stage := s.scoreMode(g)
 	job := &scoreJob{start: time.Now()}
+	key := scoreKey()
 	for _, p := range over.Scores[:over.NumScores] {
 		if int(p.Player) >= len(g.sessions) || g.sessions[p.Player] == nil {
 			continue // not a player of a session: nobody to name
@@ -114,6 +119,7 @@ func (s *Server) recordScores(g *game, over *wire.Event) *scoreJob {
 		job.scores = append(job.scores, store.Score{
 			Name: g.sessions[p.Player].name, Mode: mode, Stage: stage,
 			Score: p.Score, Players: int(over.NumScores), FinishedAt: job.start,
+			Key: key + "/" + strconv.Itoa(int(p.Player)),
 		})
 	}
 	lb, log, id := s.cfg.Leaderboard, s.log, g.id
@@ -146,4 +152,15 @@ func (s *Server) scoreMode(g *game) (mode, stage string) {
 		stage = s.cfg.Stage.Name
 	}
 	return store.ModeStage, stage
+}
+
+// scoreKey returns a key for the scores of one game over, unique among
+// all servers (128 random bits): with the player's number it is each
+// score's store.Score.Key, so that a recording retried after an unknown
+// outcome (the queue's, when the database answers again) stores a score
+// once.
+func scoreKey() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
 }

@@ -34,12 +34,13 @@ const MaxQueuedScores = 100000
 
 // sharedState is the store loop's state.
 type sharedState struct {
-	mu     sync.Mutex
-	queue  []store.Score // scores waiting for the database
-	banIDs map[int64]bool
-	down   atomic.Bool // the database did not answer the last time
-	drain  atomic.Bool // Drain: no new login
-	queued atomic.Int64
+	mu      sync.Mutex
+	queue   []store.Score // scores waiting for the database
+	dropped int64         // scores ever dropped from the queue's front
+	banIDs  map[int64]bool
+	down    atomic.Bool // the database did not answer the last time
+	drain   atomic.Bool // Drain: no new login
+	queued  atomic.Int64
 }
 
 // StoreStats describes the shared database, for monitoring.
@@ -71,6 +72,7 @@ func (s *Server) queueScores(scores []store.Score, err error) {
 	if n := len(sh.queue) - MaxQueuedScores; n > 0 {
 		s.log.Error("score queue full: the oldest scores dropped", "dropped", sh.queue[:n])
 		sh.queue = slices.Delete(sh.queue, 0, n)
+		sh.dropped += int64(n)
 	}
 	sh.queued.Store(int64(len(sh.queue)))
 	sh.mu.Unlock()
@@ -130,23 +132,48 @@ func (s *Server) checkStore(ctx context.Context) {
 		s.setStoreUp(false, err)
 		return
 	}
-	sh := &s.shared
-	sh.mu.Lock()
-	q := sh.queue
-	sh.mu.Unlock()
-	if len(q) > 0 && s.cfg.Leaderboard != nil {
-		if err := s.cfg.Leaderboard.Record(ctx, q); err != nil {
-			s.setStoreUp(false, err)
-			return
+	if s.cfg.Leaderboard != nil {
+		for {
+			n, err := s.recordQueued(ctx)
+			if err != nil {
+				s.setStoreUp(false, err)
+				return
+			}
+			if n < store.MaxBatch {
+				break
+			}
 		}
-		sh.mu.Lock()
-		sh.queue = slices.Delete(sh.queue, 0, len(q))
-		sh.queued.Store(int64(len(sh.queue)))
-		sh.mu.Unlock()
-		s.boards.recorded() // the leaderboards read before are stale (7.16)
-		s.log.Info("queued scores recorded", "scores", q)
 	}
 	s.setStoreUp(true, nil)
+}
+
+// recordQueued writes the first scores of the queue, at most
+// store.MaxBatch (what one Record takes), and takes them off it. It
+// returns how many it wrote. A write whose outcome is unknown (a timeout
+// after the commit) is tried again with the same scores: their keys make
+// the second write store nothing twice.
+func (s *Server) recordQueued(ctx context.Context) (int, error) {
+	sh := &s.shared
+	sh.mu.Lock()
+	batch := slices.Clone(sh.queue[:min(len(sh.queue), store.MaxBatch)])
+	dropped := sh.dropped
+	sh.mu.Unlock()
+	if len(batch) == 0 {
+		return 0, nil
+	}
+	if err := s.cfg.Leaderboard.Record(ctx, batch); err != nil {
+		return 0, err
+	}
+	sh.mu.Lock()
+	// The queue may have dropped its oldest scores meanwhile (full):
+	// some of batch are gone from its front already.
+	n := max(0, len(batch)-int(sh.dropped-dropped))
+	sh.queue = slices.Delete(sh.queue, 0, n)
+	sh.queued.Store(int64(len(sh.queue)))
+	sh.mu.Unlock()
+	s.boards.recorded() // the leaderboards read before are stale (7.16)
+	s.log.Info("queued scores recorded", "scores", batch)
+	return len(batch), nil
 }
 
 // syncBans takes the bans in force in the shared database: they replace

@@ -94,6 +94,19 @@ var migrations = []migration{
 			`CREATE INDEX bans_ends_at ON bans (ends_at)`,
 		},
 	},
+	{
+		what: "score keys: a score recorded twice (a retry after an unknown outcome) is stored once",
+		// NULL, the key of the scores before, is distinct from every
+		// other NULL in a unique index on both backends.
+		sqlite: []string{
+			`ALTER TABLE scores ADD COLUMN uid TEXT`,
+			`CREATE UNIQUE INDEX scores_uid ON scores (uid)`,
+		},
+		postgres: []string{
+			`ALTER TABLE scores ADD COLUMN uid TEXT`,
+			`CREATE UNIQUE INDEX scores_uid ON scores (uid)`,
+		},
+	},
 }
 
 // A dialect is what differs between the backends besides the SQL of the

@@ -63,6 +63,8 @@ const (
 	MaxTop     = 100
 	// MaxBoards is the most boards Boards lists.
 	MaxBoards = 100
+	// MaxKey is the longest Score.Key, in bytes.
+	MaxKey = 64
 )
 
 // Score is one player's final score in one finished game.
@@ -83,6 +85,13 @@ type Score struct {
 	// FinishedAt is when the game ended; it is stored in UTC, to the
 	// millisecond. The zero time means now.
 	FinishedAt time.Time
+	// Key, when not empty, names this score among all others (at most
+	// MaxKey bytes of UTF-8, no NUL): Record stores a score whose key is
+	// already stored no second time. A recording retried after an error
+	// that leaves its outcome unknown (a timeout, a connection lost around
+	// the commit) thus counts the score once. Scores without a key are
+	// always stored.
+	Key string
 }
 
 // Entry is a line of a leaderboard.
@@ -173,14 +182,17 @@ func (sc *Score) check() error {
 		return fmt.Errorf("stage %q: a NUL character (PostgreSQL's text cannot hold one)", sc.Stage)
 	case sc.Players < 1 || sc.Players > MaxPlayers:
 		return fmt.Errorf("players %d: want 1 to %d", sc.Players, MaxPlayers)
+	case len(sc.Key) > MaxKey || !utf8.ValidString(sc.Key) || strings.IndexByte(sc.Key, 0) >= 0:
+		return fmt.Errorf("key %q: want at most %d bytes of UTF-8, no NUL", sc.Key, MaxKey)
 	}
 	return nil
 }
 
 // Record stores scores in one transaction: all of them or, with an error,
-// none. When it returns nil they are on the disk (see the package
-// comment). It refuses more than MaxBatch scores and any score that breaks
-// the rules of Score, naming it.
+// none; a score whose Key is already stored is not stored again, so that
+// Record may be retried after any error. When it returns nil they are on
+// the disk (see the package comment). It refuses more than MaxBatch scores
+// and any score that breaks the rules of Score, naming it.
 func (s *Store) Record(ctx context.Context, scores []Score) error {
 	if len(scores) == 0 {
 		return nil
@@ -196,8 +208,8 @@ func (s *Store) Record(ctx context.Context, scores []Score) error {
 	// One statement: one transaction by itself, and one round trip to
 	// a PostgreSQL server.
 	var q strings.Builder
-	q.WriteString("INSERT INTO scores (name, mode, stage, score, players, finished_at) VALUES ")
-	args := make([]any, 0, 6*len(scores))
+	q.WriteString("INSERT INTO scores (name, mode, stage, score, players, finished_at, uid) VALUES ")
+	args := make([]any, 0, 7*len(scores))
 	now := time.Now()
 	for i := range scores {
 		sc := &scores[i]
@@ -209,9 +221,12 @@ func (s *Store) Record(ctx context.Context, scores []Score) error {
 			q.WriteString(", ")
 		}
 		n := len(args)
-		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
-		args = append(args, sc.Name, sc.Mode, sc.Stage, int64(sc.Score), sc.Players, at.UnixMilli())
+		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7)
+		key := sql.NullString{String: sc.Key, Valid: sc.Key != ""} // NULL: no key, never a conflict
+		args = append(args, sc.Name, sc.Mode, sc.Stage, int64(sc.Score), sc.Players, at.UnixMilli(), key)
 	}
+	// Both backends take the upsert clause on the unique index of uid.
+	q.WriteString(" ON CONFLICT (uid) DO NOTHING")
 	if _, err := s.db.ExecContext(ctx, q.String(), args...); err != nil {
 		return fmt.Errorf("store: record %d scores in %s: %w", len(scores), s.where, err)
 	}

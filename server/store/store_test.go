@@ -44,6 +44,7 @@ var suite = []struct {
 	{"RecordAndTop", testRecordAndTop},
 	{"TopIsBounded", testTopIsBounded},
 	{"RecordRefusesBadScores", testRecordRefusesBadScores},
+	{"RecordKeyedOnce", testRecordKeyedOnce},
 	{"RoundTrip", testRoundTrip},
 	{"TwoStoresOneDatabase", testTwoStoresOneDatabase},
 	{"ConcurrentOpensMigrateOnce", testConcurrentOpensMigrateOnce},
@@ -251,6 +252,9 @@ func testRecordRefusesBadScores(t *testing.T, b backend) {
 		"long stage":       func(sc *Score) { sc.Mode, sc.Stage = ModeStage, strings.Repeat("s", MaxStage+1) },
 		"no players":       func(sc *Score) { sc.Players = 0 },
 		"too many players": func(sc *Score) { sc.Players = MaxPlayers + 1 },
+		"long key":         func(sc *Score) { sc.Key = strings.Repeat("k", MaxKey+1) },
+		"NUL in the key":   func(sc *Score) { sc.Key = "k\x00" },
+		"bad UTF-8 key":    func(sc *Score) { sc.Key = "k\xff" },
 	}
 	for what, spoil := range bad {
 		sc := good
@@ -274,6 +278,43 @@ func testRecordRefusesBadScores(t *testing.T, b backend) {
 	long.Name = strings.Repeat("é", MaxName)
 	if err := s.Record(ctx, []Score{long}); err != nil {
 		t.Errorf("a name of %d characters: %v", MaxName, err)
+	}
+}
+
+// A recording retried (its first try timed out after its commit, say)
+// stores a keyed score once; scores without a key every time, and a new
+// key of the same batch all the same.
+func testRecordKeyedOnce(t *testing.T, b backend) {
+	s := openNew(t, b)
+	ctx := context.Background()
+	at := time.UnixMilli(1_700_000_000_000).UTC()
+	keyed := Score{Name: "Ripley", Mode: ModeClassic, Score: 30, Players: 2, FinishedAt: at, Key: "game-1/0"}
+	bare := Score{Name: "Hicks", Mode: ModeClassic, Score: 20, Players: 2, FinishedAt: at}
+	for range 2 {
+		if err := s.Record(ctx, []Score{keyed, bare}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := keyed
+	other.Key, other.Name = "game-1/1", "Vasquez"
+	if err := s.Record(ctx, []Score{keyed, other}); err != nil {
+		t.Fatal(err)
+	}
+	es, err := s.Top(ctx, ModeClassic, "", time.Time{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name)
+	}
+	if got, want := strings.Join(names, " "), "Ripley Vasquez Hicks Hicks"; got != want {
+		t.Errorf("leaderboard %q, want %q", got, want)
+	}
+	long := keyed
+	long.Key = strings.Repeat("é", MaxKey/2)
+	if err := s.Record(ctx, []Score{long}); err != nil {
+		t.Errorf("a key of %d bytes: %v", MaxKey, err)
 	}
 }
 
