@@ -127,6 +127,25 @@ func TestBanEnds(t *testing.T) {
 	}
 }
 
+// The byte counters of Metrics are the payloads the players received:
+// with one player, between two ticks, what it read of each type.
+func TestMetricsBytesAsReceived(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testConfig())
+	c := join(t, s, "Counter")
+	c.keepAlive = true
+	c.waitSnaps(5)
+	matches := func() bool {
+		m := s.Metrics()
+		return c.bytes[wire.TypeEvent] > 0 && m.SnapshotBytes == c.bytes[wire.TypeSnapshot] && m.EventBytes == c.bytes[wire.TypeEvent]
+	}
+	if !c.pumpUntil(wait, matches) {
+		m := s.Metrics()
+		t.Fatalf("Metrics: %d bytes of snapshots, %d of events; received %d and %d",
+			m.SnapshotBytes, m.EventBytes, c.bytes[wire.TypeSnapshot], c.bytes[wire.TypeEvent])
+	}
+}
+
 // The counters move when their things happen: logins by result, bytes
 // of events and snapshots, datagrams dropped by reason, ticks; and Ready.
 func TestMetricsCount(t *testing.T) {

@@ -43,6 +43,11 @@ type outbox struct {
 	// spent is the time its sends took since it was last reset
 	// (TickPart).
 	spent time.Duration
+	// The UDP payloads of the Event and Snapshot datagrams queued since
+	// the last flush, which adds them to totals: one atomic add per
+	// batch, not per datagram, on counters every shard shares.
+	eventBytes, snapshotBytes uint64
+	totals                    *serverStats // the server's, or nil
 }
 
 func newOutbox(u *udpSocket) (*outbox, error) {
@@ -81,6 +86,11 @@ func (o *outbox) add(p []byte, to netip.AddrPort) {
 // flush sends every queued datagram. A datagram the socket refuses is
 // dropped, as a lost one would be (datagrams are not reliable).
 func (o *outbox) flush() {
+	if o.totals != nil && o.eventBytes|o.snapshotBytes != 0 {
+		o.totals.eventBytes.Add(o.eventBytes)
+		o.totals.snapshotBytes.Add(o.snapshotBytes)
+		o.eventBytes, o.snapshotBytes = 0, 0
+	}
 	if o.n > 0 {
 		t := time.Now()
 		o.w.write(o.d[:o.n])

@@ -388,9 +388,9 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		for i, d := range ds {
 			out.add(d, ss.addr)
 			if i < events {
-				s.stats.eventBytes.Add(uint64(len(d)))
+				out.eventBytes += uint64(len(d))
 			} else {
-				s.stats.snapshotBytes.Add(uint64(len(d)))
+				out.snapshotBytes += uint64(len(d))
 			}
 		}
 	}
@@ -417,7 +417,7 @@ func (s *Server) flushEvents(out *outbox, ss *session, now time.Time) {
 			return
 		}
 		out.push(b, ss.addr)
-		s.stats.eventBytes.Add(uint64(len(b)))
+		out.eventBytes += uint64(len(b))
 	}
 }
 

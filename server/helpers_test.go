@@ -230,6 +230,7 @@ type tclient struct {
 	snaps   []snapInfo
 	accepts []wire.Accept
 	types   map[wire.Type]int
+	bytes   map[wire.Type]uint64 // UDP payloads received, resent ones too
 
 	// actions are sent in an Input after each datagram received (and at
 	// least every 50 ms) while keepAlive is set.
@@ -257,6 +258,7 @@ func connect(t testing.TB, s *Server, name string) *tclient {
 		srv:       srv,
 		name:      name,
 		types:     map[wire.Type]int{},
+		bytes:     map[wire.Type]uint64{},
 		keepAlive: true,
 		ackSnaps:  true,
 		ackOthers: true,
@@ -359,6 +361,7 @@ func (c *tclient) handle(b []byte) {
 		t.Errorf("%s: datagram of session %#x, ours is %#x", c.name, h.Session, c.acc.Session)
 		return
 	}
+	c.bytes[h.Type] += uint64(len(b))
 	if c.link.Seen(h.Seq) {
 		return // a duplicate (5.1)
 	}

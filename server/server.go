@@ -145,6 +145,10 @@ func New(cfg Config) (*Server, error) {
 		fleet:    fleetState{poke: make(chan struct{}, 1)},
 	}
 	shs.step, shs.flush = s.stepShardGame, flushShard
+	rxOut.totals = &s.stats
+	for _, sh := range shs.all {
+		sh.out.totals = &s.stats
+	}
 	if err := s.openWebTransport(); err != nil {
 		tcp.Close()
 		sock.release()

@@ -231,7 +231,7 @@ func (s *Server) snapshotSpectators(g *game, tick uint32, now time.Time, out *ou
 		}
 		for _, d := range g.watchSnaps.Datagrams(ss.link, tick, g.players2, g.entities2, now) {
 			out.add(d, ss.addr)
-			s.stats.snapshotBytes.Add(uint64(len(d)))
+			out.snapshotBytes += uint64(len(d))
 		}
 	}
 }
