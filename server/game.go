@@ -31,8 +31,9 @@ type game struct {
 	rec       GameRecorder // Config.Recorder's, or nil
 
 	// Buffers reused every tick.
-	events    []wire.Event // the world's, with motions (v2), valid until its next change
-	events1   []wire.Event // the same as v1 carries them, for Config.OnEvents
+	events    []wire.Event      // the world's, with motions (v2), valid until its next change
+	events1   []wire.Event      // the same as v1 carries them, for Config.OnEvents
+	enc       link.EncodedEvent // the event deliver queues, encoded once per version
 	spawns    []wire.Event
 	entities  []wire.Entity
 	players   []wire.PlayerState
@@ -316,12 +317,13 @@ func (s *Server) deliver(g *game, events []wire.Event) {
 		if g.mode == wire.ModeStage {
 			g.stage.observe(&events[i])
 		}
+		g.enc.Set(&events[i])
 		for _, ss := range g.sessions {
 			if ss != nil && ss.joined {
-				queue(ss, &events[i])
+				queueEncoded(ss, &g.enc)
 			}
 		}
-		queueSpectators(g, &events[i]) // 7.17
+		queueSpectators(g, &g.enc) // 7.17
 	}
 }
 

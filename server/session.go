@@ -391,10 +391,23 @@ func (s *Server) bindToLocked(ss *session, from netip.AddrPort, now time.Time, r
 // end it (5.3), which the tick loop notices.
 func queue(ss *session, ev *wire.Event) {
 	if err := ss.link.QueueEvent(ev); err != nil {
-		ss.overflow = true
-		if ss.game != nil {
-			ss.game.recheck()
-		}
+		ss.overflowed()
+	}
+}
+
+// queueEncoded is queue for an event that every session of a game gets:
+// encoded once per protocol version, not once per session.
+func queueEncoded(ss *session, enc *link.EncodedEvent) {
+	if err := ss.link.QueueEncoded(enc); err != nil {
+		ss.overflowed()
+	}
+}
+
+// overflowed ends ss at the next tick: too many events unacknowledged.
+func (ss *session) overflowed() {
+	ss.overflow = true
+	if ss.game != nil {
+		ss.game.recheck()
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"rtype/net/link"
 	"rtype/net/wire"
 )
 
@@ -207,11 +208,12 @@ func (s *Server) flushSpectators(g *game, out *outbox, now time.Time) {
 	}
 }
 
-// queueSpectators queues an event of g to its joined spectators.
-func queueSpectators(g *game, ev *wire.Event) {
+// queueSpectators queues an event of g, encoded once for all, to its
+// joined spectators.
+func queueSpectators(g *game, enc *link.EncodedEvent) {
 	for _, ss := range g.spectators {
 		if ss.joined {
-			queue(ss, ev)
+			queueEncoded(ss, enc)
 		}
 	}
 }

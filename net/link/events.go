@@ -71,8 +71,45 @@ func (l *Link) Unacked() int {
 // they are dropped, unnumbered.
 func (l *Link) QueueEvent(ev *wire.Event) error {
 	if l.v2 != nil {
-		return l.v2.queue(ev)
+		return l.v2.queue(ev, nil)
 	}
+	return l.queue1(ev, nil)
+}
+
+// EncodedEvent is an event to queue on many Links, the sessions of a
+// game: each version's bytes are encoded once, by the first Link of that
+// version, and copied by the others (Link.QueueEncoded). Set it to each
+// event in turn; the zero value is ready. Not for concurrent use.
+type EncodedEvent struct {
+	ev         *wire.Event
+	v1, v2     []byte
+	has1, has2 bool
+}
+
+// Set makes e the event ev, which must not change while e is queued.
+func (e *EncodedEvent) Set(ev *wire.Event) { e.ev, e.has1, e.has2 = ev, false, false }
+
+// QueueEncoded is QueueEvent(e's event), byte for byte, the event encoded
+// once for every Link of the same version it is queued on.
+func (l *Link) QueueEncoded(e *EncodedEvent) error {
+	if l.v2 != nil {
+		if !e.has2 {
+			e.v2, e.has2 = wire.AppendEvent2(e.v2[:0], e.ev), true
+		}
+		return l.v2.queue(e.ev, e.v2)
+	}
+	if e.ev.Type > wire.EventGameOver {
+		return nil // before encoding: a v1 encoding of a v2.1 event is no event
+	}
+	if !e.has1 {
+		e.v1, e.has1 = wire.AppendEvent(e.v1[:0], e.ev), true
+	}
+	return l.queue1(e.ev, e.v1)
+}
+
+// queue1 numbers ev and queues it on a v1 Link: enc, its encoding, or
+// ev encoded when enc is nil.
+func (l *Link) queue1(ev *wire.Event, enc []byte) error {
 	if ev.Type > wire.EventGameOver {
 		return nil
 	}
@@ -80,8 +117,13 @@ func (l *Link) QueueEvent(ev *wire.Event) error {
 		return ErrTooManyEvents
 	}
 	o := &l.out[l.tail%MaxUnacked]
-	b := wire.AppendEvent(o.data[:0], ev)
-	o.n, o.sent, o.acked = uint8(len(b)), false, false
+	var n int
+	if enc != nil {
+		n = copy(o.data[:], enc)
+	} else {
+		n = len(wire.AppendEvent(o.data[:0], ev))
+	}
+	o.n, o.sent, o.acked = uint8(n), false, false
 	l.tail++
 	return nil
 }

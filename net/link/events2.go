@@ -58,8 +58,9 @@ func (v *linkV2) slot(id uint32) *outEvent2 { return &v.out[id&uint32(len(v.out)
 // pending reports whether event id is queued and not yet acknowledged.
 func (v *linkV2) pending(id uint32) bool { return id-v.head < v.tail-v.head }
 
-// queue numbers ev and queues it (7.7).
-func (v *linkV2) queue(ev *wire.Event) error {
+// queue numbers ev and queues it (7.7): enc, its encoding, or ev encoded
+// when enc is nil.
+func (v *linkV2) queue(ev *wire.Event, enc []byte) error {
 	n := v.tail - v.head
 	if n >= MaxUnacked2 {
 		return ErrTooManyEvents2
@@ -68,7 +69,11 @@ func (v *linkV2) queue(ev *wire.Event) error {
 		v.grow()
 	}
 	o := v.slot(v.tail)
-	o.data = wire.AppendEvent2(o.data[:0], ev)
+	if enc != nil {
+		o.data = append(o.data[:0], enc...)
+	} else {
+		o.data = wire.AppendEvent2(o.data[:0], ev)
+	}
 	if len(o.data) > wire.MaxEventSize {
 		return fmt.Errorf("link: event of type %d takes %d bytes, more than a frame carries (%d, 7.7)",
 			ev.Type, len(o.data), wire.MaxEventSize)
