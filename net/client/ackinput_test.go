@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -226,7 +227,11 @@ func TestAckRidesInputV23(t *testing.T) {
 			r := startTypeRelay(t, srv.Addr(), tc.minor)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			c, err := Dial(ctx, Config{Addr: r.addr(), Name: "Ripley", Logger: testLogger(), Version: wire.Version2})
+			// A name per subtest: the server may not have ended the
+			// last one's session yet (its Logout is on its way), and
+			// both would be in the same game.
+			name := fmt.Sprintf("Ripley%d", tc.minor)
+			c, err := Dial(ctx, Config{Addr: r.addr(), Name: name, Logger: testLogger(), Version: wire.Version2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,11 +285,12 @@ func TestAckAtOnceWithoutInputV23(t *testing.T) {
 
 	for _, tc := range []struct {
 		name     string
+		player   string // a name each: the last one's session may not have ended yet
 		spectate bool
-	}{{"spectator", true}, {"slow player", false}} {
+	}{{"spectator", "Newt", true}, {"slow player", "Bishop", false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startTypeRelay(t, srv.Addr(), 3)
-			c, err := Dial(ctx, Config{Addr: r.addr(), Name: "Newt", Logger: testLogger(), Spectate: tc.spectate,
+			c, err := Dial(ctx, Config{Addr: r.addr(), Name: tc.player, Logger: testLogger(), Spectate: tc.spectate,
 				SendInterval: 500 * time.Millisecond, AckInterval: time.Second})
 			if err != nil {
 				t.Fatal(err)
