@@ -27,10 +27,39 @@ var ErrTooManyEvents2 = fmt.Errorf("link: more than 65536 events unacknowledged 
 // aligned), so that no two of them share a slot.
 const windowWords = EventWindow2/64 + 1
 
-// outEvent2 is a v2 event waiting for its acknowledgement.
+// outEvent2 is a v2 event waiting for its acknowledgement: 128 bytes, two
+// cache lines, with the event's bytes in the slot when they fit
+// (inlineEvent2 bytes: a Spawn, a Destroy, a Death, most others), so
+// that queueing and sending one reads no memory of its own besides.
 type outEvent2 struct {
-	data []byte // reused from one event to the next in this slot
 	outState
+	n      uint8              // the length of the bytes in inline, or bigEvent2
+	inline [inlineEvent2]byte // the event, when it fits
+	big    []byte             // the event when it does not; reused
+}
+
+// inlineEvent2 is the longest event a ring slot holds in itself; bigEvent2
+// marks a slot whose event is in big.
+const (
+	inlineEvent2 = 71
+	bigEvent2    = 255
+)
+
+// bytes returns the event of o.
+func (o *outEvent2) bytes() []byte {
+	if o.n == bigEvent2 {
+		return o.big
+	}
+	return o.inline[:o.n]
+}
+
+// set makes b the event of o.
+func (o *outEvent2) set(b []byte) {
+	if len(b) <= inlineEvent2 {
+		o.n = uint8(copy(o.inline[:], b))
+		return
+	}
+	o.big, o.n = append(o.big[:0], b...), bigEvent2
 }
 
 // linkV2 is what a Link of a v2 session adds: the events with 32-bit ids
@@ -51,6 +80,7 @@ type linkV2 struct {
 	inSet  [windowWords]uint64
 
 	frames []wire.EventFrame2 // scratch of ReceiveEvents on a v2 Link
+	enc    []byte             // scratch of queue: an event encoded
 }
 
 func (v *linkV2) slot(id uint32) *outEvent2 { return &v.out[id&uint32(len(v.out)-1)] }
@@ -68,16 +98,16 @@ func (v *linkV2) queue(ev *wire.Event, enc []byte) error {
 	if int(n) == len(v.out) {
 		v.grow()
 	}
-	o := v.slot(v.tail)
-	if enc != nil {
-		o.data = append(o.data[:0], enc...)
-	} else {
-		o.data = wire.AppendEvent2(o.data[:0], ev)
+	if enc == nil {
+		v.enc = wire.AppendEvent2(v.enc[:0], ev)
+		enc = v.enc
 	}
-	if len(o.data) > wire.MaxEventSize {
+	if len(enc) > wire.MaxEventSize {
 		return fmt.Errorf("link: event of type %d takes %d bytes, more than a frame carries (%d, 7.7)",
-			ev.Type, len(o.data), wire.MaxEventSize)
+			ev.Type, len(enc), wire.MaxEventSize)
 	}
+	o := v.slot(v.tail)
+	o.set(enc)
 	o.sent, o.acked = false, false
 	v.tail++
 	return nil
@@ -108,7 +138,7 @@ func (v *linkV2) queued() (uint32, int) { return v.head, int(v.tail - v.head) }
 
 func (v *linkV2) event(id uint32) ([]byte, *outState) {
 	o := v.slot(id)
-	return o.data, &o.outState
+	return o.bytes(), &o.outState
 }
 
 func (v *linkV2) appendFrame(dst []byte, id uint32, data []byte) []byte {

@@ -1,6 +1,8 @@
 package link
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -28,6 +30,63 @@ func TestLinkLayout(t *testing.T) {
 	}
 	if off, size := unsafe.Offsetof(l.ring), unsafe.Sizeof(l.ring[0]); off%line != 0 || line%size != 0 {
 		t.Errorf("Link.ring at byte %d, entries of %d bytes: an entry spans two cache lines", off, size)
+	}
+}
+
+// TestOutEvent2Layout checks that a v2 event slot is two cache lines
+// whose bytes hold events of up to inlineEvent2 bytes, and that the
+// events that take more (a long name) go out whole.
+func TestOutEvent2Layout(t *testing.T) {
+	if size := unsafe.Sizeof(outEvent2{}); size != 128 {
+		t.Errorf("outEvent2 takes %d bytes, want 128", size)
+	}
+	l, r := NewV2(testSession, t0), NewV2(testSession, t0)
+	var evs []wire.Event
+	for n := range 100 {
+		name := make([]byte, n)
+		for k := range name {
+			name[k] = 'a' + byte(k%26)
+		}
+		evs = append(evs, wire.Event{Type: wire.EventPlayerJoined, Tick: uint32(n), Player: uint8(n % 4), Name: string(name)})
+	}
+	over := wire.Event{Type: wire.EventGameOver, Tick: 199, NumScores: 4}
+	stage := wire.Event{Type: wire.EventStage, Tick: 200, What: wire.StageIntro, Value: 1, Name: strings.Repeat("Bydo ", 12)}
+	evs = append(evs, over, stage, *v2Spawn(201))
+	inline, big := 0, 0
+	for i := range evs {
+		if n := len(wire.AppendEvent2(nil, &evs[i])); n <= inlineEvent2 {
+			inline++
+		} else {
+			big++
+		}
+		if err := l.QueueEvent(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if inline == 0 || big == 0 {
+		t.Fatalf("%d events inline, %d not: want some of each", inline, big)
+	}
+	var got [][]byte
+	for _, d := range drain(t, l, at(0)) {
+		_, p, err := wire.ParseHeader2(d, wire.ToClient)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames, err := r.ReceiveEvents2(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range frames {
+			got = append(got, f.Data)
+		}
+	}
+	if len(got) != len(evs) {
+		t.Fatalf("%d events received, want %d", len(got), len(evs))
+	}
+	for i := range evs {
+		if want := wire.AppendEvent2(nil, &evs[i]); !bytes.Equal(got[i], want) {
+			t.Fatalf("event %d:\n got % x\nwant % x", i, got[i], want)
+		}
 	}
 }
 
