@@ -272,9 +272,12 @@ func watchReplay(t *testing.T, bin, dir string, bot, host uint8) {
 // as players get it.
 func buildGame(t *testing.T, dir string, race bool) string {
 	t.Helper()
-	built, err := games.build(race)
+	built, took, err := games.build(race)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if took > 0 {
+		t.Logf("built the game in %v", took.Round(time.Millisecond))
 	}
 	bin := filepath.Join(dir, "rtype")
 	if err := os.Link(built, bin); err != nil { // another file system: a copy
@@ -301,8 +304,8 @@ type builtGames struct {
 }
 
 // build returns the executable built with or without -race, building it
-// the first time.
-func (g *builtGames) build(race bool) (string, error) {
+// the first time, and the time the build took (0: built before).
+func (g *builtGames) build(race bool) (string, time.Duration, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	i := 0
@@ -310,12 +313,12 @@ func (g *builtGames) build(race bool) (string, error) {
 		i = 1
 	}
 	if g.bins[i] != "" {
-		return g.bins[i], nil
+		return g.bins[i], 0, nil
 	}
 	if g.dir == "" {
 		dir, err := os.MkdirTemp("", "rtype-game-")
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		g.dir = dir
 	}
@@ -326,11 +329,10 @@ func (g *builtGames) build(race bool) (string, error) {
 	}
 	start := time.Now()
 	if out, err := exec.Command(goTool(), append(args, ".")...).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+		return "", 0, fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	fmt.Fprintf(os.Stderr, "built the game (race %v) in %v\n", race, time.Since(start).Round(time.Millisecond))
 	g.bins[i] = bin
-	return bin, nil
+	return bin, time.Since(start), nil
 }
 
 func TestMain(m *testing.M) {
