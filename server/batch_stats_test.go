@@ -36,7 +36,7 @@ func TestSocketStatsCount(t *testing.T) {
 // loopbackBatch opens two UDP sockets on 127.0.0.1, closed at the end of
 // the test: a batch reader of one (at to), an outbox of the other (at
 // from).
-func loopbackBatch(t *testing.T) (r *batchReader, o *outbox, to, from netip.AddrPort) {
+func loopbackBatch(t testing.TB) (r *batchReader, o *outbox, to, from netip.AddrPort) {
 	t.Helper()
 	rc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
