@@ -119,6 +119,16 @@ func (u *udpSocket) waitReadable() error {
 	return nil
 }
 
+// receiveBuffer returns the socket's receive buffer as the kernel
+// reports it (SO_RCVBUF: twice the bytes of data it grants), or 0.
+func (u *udpSocket) receiveBuffer() int {
+	n, err := unix.GetsockoptInt(u.fd, unix.SOL_SOCKET, unix.SO_RCVBUF)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
 // waitWritable waits, at most a tenth of a second, until the socket's
 // send buffer has room (a NIC's queue was full: rare; never on loopback).
 func (u *udpSocket) waitWritable() {

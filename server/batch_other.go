@@ -23,6 +23,10 @@ func newUDPSocket(c *net.UDPConn) (*udpSocket, error) {
 // close stops the socket's reads and writes.
 func (u *udpSocket) close() { u.c.Close() }
 
+// receiveBuffer returns 0: the portable socket does not tell its
+// receive buffer, so the read loop queues by default (Config.WaitForTick).
+func (u *udpSocket) receiveBuffer() int { return 0 }
+
 // release is close: package net's socket stays valid for its users.
 func (u *udpSocket) release() { u.c.Close() }
 

@@ -43,6 +43,7 @@ func TestReceiveMixedBatch(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rules = noWaveRules()
 	cfg.SessionTimeout = time.Hour
+	cfg.WaitForTick = -1 // the queue's path too
 	s := startServer(t, cfg)
 	c1 := join(t, s, "Dallas")
 	v2 := []*tclient2{join2(t, s, "Ripley"), join2(t, s, "Hicks")}

@@ -5,19 +5,41 @@ import (
 	"time"
 )
 
-// The read loop does not wait for the server's mutex while a tick holds
-// it: it goes on reading, and keeps what it read in an rxQueue, which the
-// first of the read loop and the next tick to hold the mutex handles
-// before anything else. Without it the kernel's socket buffer filled
-// during every long tick (at 1,000 busy players, 40% of the datagrams in
-// were dropped: Inputs, and Acks whose loss makes the server resend
-// events), and a datagram waits no longer with it: until the mutex is
-// free, as before, or the next tick at most.
+// While a tick holds the server's mutex, the read loop either waits for
+// it or goes on reading (Config.WaitForTick). Waiting needs a receive
+// buffer that holds what comes during a tick: with Linux's default of
+// 208 kB the kernel dropped 40% of the datagrams in at 1,000 busy players
+// (Inputs, and Acks whose loss makes the server resend events). So unless
+// the socket got a buffer of MinWaitBuffer, the read loop reads on and
+// keeps what it read in an rxQueue, which the first of the read loop and
+// the next tick to hold the mutex handles before anything else. A
+// datagram waits no longer either way: until the mutex is free, or the
+// next tick at most.
 
 // rxQueueBytes bounds the bytes an rxQueue holds: about 3,500 datagrams
 // of 1,200 bytes, 60,000 of an Input or an Ack (what busy players send).
 // A datagram past it is dropped (DropBusy), as the kernel would.
 const rxQueueBytes = 4 << 20
+
+// MinWaitBuffer is the least receive buffer, as the kernel reports it
+// (SO_RCVBUF: on Linux twice what it grants for data), with which the
+// read loop waits for a running tick by default (Config.WaitForTick):
+// half of what the 4 MB the server asks for reads, room for some 70 ms of
+// 1,000 busy players' Inputs. The default net.core.rmem_max of 208 kB
+// reads 416 kB: under it, the read loop queues.
+const MinWaitBuffer = readBuffer
+
+// waitsForTick decides Config.WaitForTick for a socket whose receive
+// buffer reads granted bytes.
+func waitsForTick(setting, granted int) bool {
+	switch {
+	case setting > 0:
+		return true
+	case setting < 0:
+		return false
+	}
+	return granted >= MinWaitBuffer
+}
 
 // rxQueue holds, in order, datagrams received while the mutex was held.
 // Its buffers grow to what the load needs and are reused: in steady state
@@ -67,13 +89,18 @@ func (s *Server) handleQueuedLocked(rd *reader) {
 }
 
 // receiveOrQueue handles a batch at once if the mutex is free (the queue
-// first), and otherwise queues it for whoever holds the mutex next.
+// first). Otherwise, with s.waitTick, it waits for the mutex (a tick's
+// end) and handles it then; without, it queues it for whoever holds the
+// mutex next.
 func (s *Server) receiveOrQueue(rd *reader, ds []datagram, now time.Time) {
 	if !s.mu.TryLock() {
-		if n := s.rxq.add(ds, now); n > 0 {
-			s.stats.dropped[DropBusy].Add(uint64(n))
+		if !s.waitTick {
+			if n := s.rxq.add(ds, now); n > 0 {
+				s.stats.dropped[DropBusy].Add(uint64(n))
+			}
+			return
 		}
-		return
+		s.mu.Lock()
 	}
 	defer s.mu.Unlock()
 	s.handleQueuedLocked(rd)

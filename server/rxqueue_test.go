@@ -18,6 +18,7 @@ import (
 func TestReceiveWhileLocked(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rules = noWaveRules()
+	cfg.WaitForTick = -1 // the queue's path
 	s := startServer(t, cfg)
 	c1 := join(t, s, "Dallas")
 	c1.waitSnaps(3)
@@ -85,5 +86,95 @@ func TestRxQueueBound(t *testing.T) {
 	}
 	if kept+dropped != 2*(rxQueueBytes/len(b)+10) {
 		t.Errorf("kept %d and dropped %d of %d", kept, dropped, 2*(rxQueueBytes/len(b)+10))
+	}
+}
+
+// TestWaitsForTick checks Config.WaitForTick's decision: 1 waits, -1
+// queues, and 0 waits when the socket's receive buffer reads at least
+// MinWaitBuffer (Linux's default 208 kB reads 416 kB: it queues).
+func TestWaitsForTick(t *testing.T) {
+	for _, c := range []struct {
+		setting, granted int
+		want             bool
+	}{
+		{0, 0, false}, {0, 2 * 212992, false}, {0, MinWaitBuffer - 1, false},
+		{0, MinWaitBuffer, true}, {0, 2 * readBuffer, true},
+		{1, 0, true}, {1, 2 * readBuffer, true},
+		{-1, 0, false}, {-1, 2 * readBuffer, false},
+	} {
+		if got := waitsForTick(c.setting, c.granted); got != c.want {
+			t.Errorf("waitsForTick(%d, %d) = %v, want %v", c.setting, c.granted, got, c.want)
+		}
+	}
+}
+
+// TestReadLoopDuringTick sends Inputs over a real socket while a tick
+// holds the server's mutex. With WaitForTick 1 the read loop waits: none
+// is queued, none handled, until the mutex is free; with -1 it reads on
+// and queues them. Either way every one is accepted once the mutex is
+// free, the newest Input the last one sent.
+func TestReadLoopDuringTick(t *testing.T) {
+	for _, setting := range []int{1, -1} {
+		t.Run(map[int]string{1: "wait", -1: "queue"}[setting], func(t *testing.T) {
+			cfg := testConfig()
+			cfg.Rules = noWaveRules()
+			cfg.SessionTimeout = time.Hour
+			cfg.WaitForTick = setting
+			s := startServer(t, cfg)
+			if s.waitTick != (setting > 0) {
+				t.Fatalf("waitTick %v with WaitForTick %d", s.waitTick, setting)
+			}
+			c := join(t, s, "Dallas")
+			c.keepAlive = false
+			c.waitSnaps(3)
+			s.mu.Lock() // a tick
+			ss := s.sessions[c.acc.Session]
+			before := ss.link.Stats().RecvDatagrams
+			const n = 20
+			var last uint16
+			for range n {
+				in := c.datagram(wire.TypeInput, []byte{wire.ActionFire})
+				last = binary.LittleEndian.Uint16(in[6:])
+				c.udp.Write(in)
+			}
+			queued := func() int {
+				s.rxq.mu.Lock()
+				defer s.rxq.mu.Unlock()
+				return len(s.rxq.ds)
+			}
+			deadline := time.Now().Add(wait)
+			if setting < 0 {
+				for queued() < n && time.Now().Before(deadline) {
+					time.Sleep(time.Millisecond)
+				}
+				if q := queued(); q < n {
+					s.mu.Unlock()
+					t.Fatalf("%d of %d datagrams queued while the mutex was held", q, n)
+				}
+			} else {
+				time.Sleep(100 * time.Millisecond) // the read loop has had its chance
+				if q := queued(); q != 0 {
+					s.mu.Unlock()
+					t.Fatalf("%d datagrams queued while the read loop should wait", q)
+				}
+			}
+			if got := ss.link.Stats().RecvDatagrams; got != before {
+				s.mu.Unlock()
+				t.Fatalf("%d datagrams handled while the mutex was held", got-before)
+			}
+			s.mu.Unlock()
+			for {
+				s.mu.Lock()
+				got, seq := ss.link.Stats().RecvDatagrams-before, ss.inputSeq
+				s.mu.Unlock()
+				if got >= n && seq == last {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%d datagrams accepted after the tick, newest Input %d; want %d, %d", got, seq, n, last)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
 	}
 }

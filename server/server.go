@@ -57,10 +57,13 @@ type Server struct {
 	disco     *discovery.Responder // LAN discovery (section 8), or nil
 	chatHub   chatHub              // chat's clock and buffer (7.13)
 
-	rx     *batchReader // the read loop's
-	rxOut  *outbox      // what the read loop sends (under mu)
-	rxq    rxQueue      // what the read loop read while mu was held (rxqueue.go)
-	shards *shards      // the tick's goroutines, each with its outbox
+	rx    *batchReader // the read loop's
+	rxOut *outbox      // what the read loop sends (under mu)
+	rxq   rxQueue      // what the read loop read while mu was held (rxqueue.go)
+	// waitTick: the read loop waits for a running tick rather than
+	// queueing (Config.WaitForTick, set once by New).
+	waitTick bool
+	shards   *shards // the tick's goroutines, each with its outbox
 
 	rooms   map[wire.RoomCode]*room    // 7.14
 	roomSeq uint64                     // rooms created so far
@@ -144,6 +147,7 @@ func New(cfg Config) (*Server, error) {
 		shards:   shs,
 		fleet:    fleetState{poke: make(chan struct{}, 1)},
 	}
+	s.waitTick = waitsForTick(cfg.WaitForTick, sock.receiveBuffer())
 	shs.step, shs.flush = s.stepShardGame, flushShard
 	rxOut.totals = &s.stats
 	for _, sh := range shs.all {
@@ -196,6 +200,10 @@ func (s *Server) Run(ctx context.Context) error {
 	s.mu.Unlock()
 	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames, "max_version", s.cfg.MaxVersion,
 		"mode", wire.ModeName(s.cfg.Mode), "stage", s.cfg.Stage.Name, "warp", s.cfg.Warp)
+	if rb := s.udp.receiveBuffer(); !s.waitTick && s.cfg.WaitForTick == 0 && rb > 0 {
+		s.log.Info("UDP receive buffer under 4 MB: the read loop queues during ticks; raise net.core.rmem_max to 4194304 (README)",
+			"receive_buffer", rb)
+	}
 	s.wg.Add(3 + len(s.shards.all) - 1)
 	for _, sh := range s.shards.all[1:] {
 		go func() { defer s.wg.Done(); s.shards.helper(sh) }()
