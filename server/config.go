@@ -141,12 +141,12 @@ type Config struct {
 	// buffer, or read on and queue them for after it (rxqueue.go).
 	// Waiting leaves the cores to the tick's shards: at 1,000 busy
 	// players the p99 tick is about 8% shorter and the longest much
-	// shorter (BENCHMARKS.md, players per core, eleventh pass); an Input
-	// that comes during a tick counts in the next either way. It needs a receive buffer
-	// that holds a tick's datagrams. 0, the default, waits when the
-	// kernel granted the socket at least MinWaitBuffer bytes (Linux,
-	// with net.core.rmem_max raised to the 4 MB the server asks:
-	// README), and queues otherwise; 1 always waits; -1 never does.
+	// shorter (BENCHMARKS.md, players per core, eleventh pass). An Input
+	// that comes during a tick counts in the next either way. Waiting
+	// needs a receive buffer that holds a tick's datagrams: 0, the
+	// default, waits when the kernel granted the socket MinWaitBuffer
+	// (Linux, with net.core.rmem_max raised to the 4 MB the server asks
+	// for: README), and queues otherwise; 1 always waits; -1 never does.
 	WaitForTick int
 	// Leaderboard, when set, records the final scores of every game that
 	// ends, before its GameOver goes out (gameScores). Default nil: no

@@ -21,12 +21,12 @@ import (
 // A datagram past it is dropped (DropBusy), as the kernel would.
 const rxQueueBytes = 4 << 20
 
-// MinWaitBuffer is the least receive buffer, as the kernel reports it
-// (SO_RCVBUF: on Linux twice what it grants for data), with which the
-// read loop waits for a running tick by default (Config.WaitForTick):
-// half of what the 4 MB the server asks for reads, room for some 70 ms of
-// 1,000 busy players' Inputs. The default net.core.rmem_max of 208 kB
-// reads 416 kB: under it, the read loop queues.
+// MinWaitBuffer is the least receive buffer, as SO_RCVBUF reports it,
+// with which the read loop waits for a running tick by default
+// (Config.WaitForTick). Linux reports twice what was set, for the
+// kernel's overhead: 8 MB when it grants the 4 MB the server asks for,
+// 416 kB under the default net.core.rmem_max of 208 kB. Half of the
+// first is room for some 70 ms of 1,000 busy players' Inputs.
 const MinWaitBuffer = readBuffer
 
 // waitsForTick decides Config.WaitForTick for a socket whose receive
