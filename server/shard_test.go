@@ -7,50 +7,72 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"rtype/internal/testutil"
 )
 
 // Games stepped in shards (Config.TickShards) each keep ticking, every
 // client gets its game's snapshots, and a session that falls silent is
 // dropped by its shard while the others play on (run it with -race: the
 // shards run at the same time).
+//
+// Each playing client is pumped by its own goroutine from its join on, so
+// that none falls silent while the others join; the session timeout is
+// 40 times the clients' 50 ms keep-alive, so that only the silent one
+// times out, also when the machine is busy.
 func TestTickShards(t *testing.T) {
 	cfg := testConfig()
 	cfg.TickShards = 3
 	cfg.MaxGames = 4
-	cfg.SessionTimeout = 500 * time.Millisecond
+	cfg.SessionTimeout = 2 * time.Second
 	s := startServer(t, cfg)
-	var cs []*tclient
+	var (
+		stop    atomic.Bool
+		wg      sync.WaitGroup
+		playing []*tclient
+		snaps   []*atomic.Int64 // len(playing[i].snaps), as its goroutine last saw it
+	)
+	stopAll := sync.OnceFunc(func() { stop.Store(true); wg.Wait() })
+	t.Cleanup(stopAll)
 	for g := range 3 {
 		for p := range 4 {
-			cs = append(cs, join(t, s, fmt.Sprintf("g%dp%d", g, p)))
+			c := join(t, s, fmt.Sprintf("g%dp%d", g, p))
+			if g == 2 && p == 3 {
+				break // the quiet one: bound, then silent; its game's shard drops it
+			}
+			n := new(atomic.Int64)
+			playing, snaps = append(playing, c), append(snaps, n)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !stop.Load() {
+					c.pump(10 * time.Millisecond)
+					n.Store(int64(len(c.snaps)))
+				}
+			}()
 		}
 	}
 	if st := s.TickStats(); st.Games != 3 {
 		t.Fatalf("%d games, want 3", st.Games)
 	}
-	quiet := cs[len(cs)-1] // falls silent: its game's shard drops it
-	quiet.keepAlive = false
-	playing := cs[:len(cs)-1]
-	first := make([]int, len(playing))
-	for i, c := range playing {
-		first[i] = len(c.snaps)
+	testutil.WaitFor(t, wait, "the silent session dropped, the 11 others kept", func() bool {
+		return s.TickStats().Sessions == len(playing)
+	})
+	first := make([]int64, len(playing))
+	for i := range playing {
+		first[i] = snaps[i].Load()
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		done := s.TickStats().Sessions == len(playing)
-		for i, c := range playing {
-			c.pump(5 * time.Millisecond)
-			done = done && len(c.snaps) >= first[i]+10
-		}
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
-			for i, c := range playing {
-				t.Logf("%s: %d snapshots", c.name, len(c.snaps)-first[i])
+	testutil.WaitFor(t, wait, "10 more snapshots for every client", func() bool {
+		for i := range playing {
+			if snaps[i].Load() < first[i]+10 {
+				return false
 			}
-			t.Fatalf("sessions %d (want %d), or a client short of 10 snapshots, within %v", s.TickStats().Sessions, len(playing), wait)
 		}
+		return true
+	})
+	stopAll()
+	if n := s.TickStats().Sessions; n != len(playing) {
+		t.Errorf("%d sessions after the snapshots, want %d", n, len(playing))
 	}
 	for _, c := range playing {
 		n := len(c.snaps)
