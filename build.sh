@@ -4,6 +4,8 @@
 #   ./build.sh run [args]   install what is missing, build, start the game
 #   ./build.sh test         install what is missing, then every check CI runs
 #                           (FUZZTIME=2s: fuzz each target that long too)
+#   ./build.sh stress [N]   the test suite N times (5) with two CPU hogs beside
+#                           it: every failure, with its test's name
 #   ./build.sh build        put bin/rtype, bin/rtype-server and the tools in bin/
 #                           (the game for browsers first: web/dist/rtype.wasm.gz)
 #   ./build.sh deps         install the Debian packages the build needs
@@ -88,12 +90,12 @@ with_display() {
 	local alsa
 	alsa=$(mktemp)
 	printf 'pcm.!default { type null }\nctl.!default { type hw card 0 }\n' >"$alsa"
+	local rc=0
 	if [ -n "${DISPLAY:-}" ] && [ -z "${CI:-}" ]; then
-		ALSA_CONFIG_PATH="$alsa" "$@"
+		ALSA_CONFIG_PATH="$alsa" "$@" || rc=$?
 	else
-		ALSA_CONFIG_PATH="$alsa" xvfb-run -a -s "-screen 0 1280x720x24" "$@"
+		ALSA_CONFIG_PATH="$alsa" xvfb-run -a -s "-screen 0 1280x720x24" "$@" || rc=$?
 	fi
-	local rc=$?
 	rm -f "$alsa"
 	return $rc
 }
@@ -118,26 +120,107 @@ fuzz_targets() {
 	done
 }
 
-# fuzz_one runs one fuzz target. Go 1.26's fuzzing coordinator can end a
-# run whose -fuzztime expired with "context deadline exceeded" and no
-# failing input (golang/go#75804, fixed in Go 1.27): such a run is tried
-# again, up to twice. A run that wrote a failing input, or failed any
-# other way, fails at once.
+# fuzz_one runs one fuzz target, for a duration (2s, 10m) or a count of
+# inputs (5000x). Go 1.26's fuzzing coordinator can end a run whose
+# duration expired with "context deadline exceeded" and no failing input
+# (golang/go#75804, fixed in Go 1.27): that run fuzzed its whole time and
+# found nothing, so it passes, with a line that says so. A count has no
+# deadline to race. A run that wrote a failing input, or failed any other
+# way, fails.
 fuzz_one() {
-	local pkg=$1 name=$2 t=$3 out try
-	for try in 1 2 3; do
-		log "fuzz $pkg $name ($t)"
-		if out=$(go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg" 2>&1); then
-			printf '%s\n' "$out" | tail -n 1
-			return 0
-		fi
-		printf '%s\n' "$out"
-		if ! grep -q 'context deadline exceeded' <<<"$out" || grep -q 'Failing input written' <<<"$out"; then
-			return 1
-		fi
-		log "fuzz $pkg $name: the coordinator's deadline race (golang/go#75804), no failing input: again"
-	done
+	local pkg=$1 name=$2 t=$3 out
+	log "fuzz $pkg $name ($t)"
+	if out=$(go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg" 2>&1); then
+		printf '%s\n' "$out" | tail -n 1
+		return 0
+	fi
+	if grep -q 'context deadline exceeded' <<<"$out" && ! grep -qE 'Failing input written|^panic:' <<<"$out"; then
+		log "fuzz $pkg $name: fuzzed for $t, no failing input; the coordinator's end-of-time race (golang/go#75804) reported it as an error"
+		return 0
+	fi
+	printf '%s\n' "$out"
 	return 1
+}
+
+# go_tests runs the tests of every package with the race detector: the
+# headless packages without a display and the Ebitengine packages under
+# one, both at once (GOMAXPROCS packages at a time each). Each run's
+# events go to bin/test-results/NAME.json; a line per package is printed
+# as it ends; once both are done, internal/testreport prints the log and
+# the assertions of every failing test, the slowest tests, and the counts.
+# A test's -timeout is a deadlock guard (TESTTIMEOUT, default 20m).
+go_tests() {
+	local dir=bin/test-results report
+	mkdir -p "$dir"
+	rm -f "$dir"/*.json
+	report=$dir/testreport
+	go build -o "$report" ./internal/testreport
+	local timeout=${TESTTIMEOUT:-20m}
+	log "go test -race: the headless packages (no display) and the Ebitengine packages (under Xvfb), at once"
+	local gui rc_h=0 rc_g=0
+	gui=$(gui_pkgs)
+	# shellcheck disable=SC2046
+	(set -o pipefail; env -u DISPLAY go test -race -count=1 -timeout "$timeout" -json $(headless_pkgs) 2>&1 |
+		"$report" -progress -label headless >"$dir/headless.json") &
+	local pid_h=$!
+	if [ -n "$gui" ]; then
+		# shellcheck disable=SC2086
+		(set -o pipefail; with_display go test -race -count=1 -timeout "$timeout" -json $gui 2>&1 |
+			"$report" -progress -label windowed >"$dir/windowed.json") || rc_g=$?
+	fi
+	wait "$pid_h" || rc_h=$?
+	log "go test done: headless exit $rc_h, windowed exit $rc_g; every event in $dir/*.json"
+	local rc_s=0
+	"$report" -summary "$dir"/*.json || rc_s=$?
+	[ "$rc_h" -eq 0 ] && [ "$rc_g" -eq 0 ] && [ "$rc_s" -eq 0 ] || die "go test failed (above: the failing tests, each with its log and its assertions)"
+}
+
+# stress runs the whole suite N times in a row, with two CPU-bound
+# processes beside it, as a busy CI machine has them, and lists every run
+# with its time and the tests that failed in it. It exits 1 when any run
+# failed. Each run's report is in bin/stress/RUN.txt.
+stress() {
+	local n=${1:-5} i rc start failed=0
+	[[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -gt 0 ] || die "stress N: N is a count of runs, not \"$n\""
+	mkdir -p bin/stress
+	sh -c 'while :; do :; done' &
+	local hog1=$!
+	sh -c 'while :; do :; done' &
+	local hog2=$!
+	# shellcheck disable=SC2064
+	trap "kill $hog1 $hog2 2>/dev/null" EXIT
+	local summary=()
+	for i in $(seq 1 "$n"); do
+		log "stress: run $i of $n, two CPU hogs beside it"
+		start=$(date +%s)
+		rc=0
+		"$0" test >"bin/stress/$i.txt" 2>&1 || rc=$?
+		local secs=$(($(date +%s) - start)) what
+		if [ "$rc" -eq 0 ]; then
+			what="passed"
+		else
+			failed=$((failed + 1))
+			what="FAILED: $(failures_of "bin/stress/$i.txt")"
+		fi
+		summary+=("run $i: $what (${secs} s)")
+		log "stress: run $i: $what (${secs} s); its output: bin/stress/$i.txt"
+	done
+	kill "$hog1" "$hog2" 2>/dev/null || true
+	printf '%s\n' "${summary[@]}"
+	log "stress: $((n - failed)) of $n runs passed"
+	[ "$failed" -eq 0 ]
+}
+
+# failures_of prints the failures a report of build.sh test lists, on one
+# line; or, when it failed before the tests, its last words.
+failures_of() {
+	local f
+	f=$(sed -n '/^FAILED:$/,$p' "$1" | grep -E '^(FAIL|UNFINISHED|NOT ENDED|BUILD FAILED) ' | paste -sd ';' - || true)
+	if [ -n "$f" ]; then
+		printf '%s' "$f"
+	else
+		printf 'before the tests: %s' "$(grep -m1 '^build.sh: ' "$1" || tail -n 1 "$1")"
+	fi
 }
 
 test_all() {
@@ -160,16 +243,7 @@ test_all() {
 	log "render depends on neither the server nor the game"
 	bad=$(go list -deps ./render | grep -E '^rtype/(server|game)(/|$)' || true)
 	[ -z "$bad" ] || die "package render imports $bad"
-	log "go test -race (headless packages, no display)"
-	# shellcheck disable=SC2046
-	env -u DISPLAY go test -race -count=1 -timeout 10m $(headless_pkgs)
-	local gui
-	gui=$(gui_pkgs)
-	if [ -n "$gui" ]; then
-		log "go test -race (Ebitengine packages, under a display, one at a time: some measure frame rates)"
-		# shellcheck disable=SC2086
-		with_display go test -race -count=1 -p 1 -timeout 10m $gui
-	fi
+	go_tests
 	# go test ran every fuzz target's committed corpus (testdata/fuzz)
 	# above, as tests. Fuzzing proper builds every package again with
 	# coverage instrumentation (minutes on a cold cache, against CI's 20):
@@ -189,6 +263,7 @@ deps) deps ;;
 build) deps; build ;;
 run) deps; build; exec ./bin/rtype "$@" ;;
 test) test_all ;;
+stress) stress "$@" ;;
 cross)
 	mkdir -p bin
 	log "windows/amd64"
@@ -204,7 +279,7 @@ soak)
 	;;
 bench) deps; go run ./cmd/rtype-bench "$@" ;;
 *)
-	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
 	[ -z "$cmd" ] || die "unknown command: $cmd"
 	;;
 esac

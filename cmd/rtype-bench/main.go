@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	rtype-bench [-quick] [-only SECTION] [-seed 1] [-out FILE]
+//	rtype-bench [-quick] [-only SECTION[,SECTION...]] [-seed 1] [-out FILE]
 //
 // or `./build.sh bench [-quick]`. The sections, each in its own file:
 //
@@ -42,6 +42,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -93,7 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rtype-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.BoolVar(&o.quick, "quick", false, "small and short runs (a few seconds per section), for CI")
-	fs.StringVar(&o.only, "only", "", "run one section: "+sectionNames())
+	fs.StringVar(&o.only, "only", "", "run these sections only, a comma between two: "+sectionNames())
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the simulations, the bots and the impairments")
 	fs.StringVar(&o.out, "out", "", "write the markdown table to this file instead of stdout")
 	if err := fs.Parse(args); err != nil {
@@ -107,13 +108,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var todo []section
-	for _, s := range sections {
-		if o.only == "" || o.only == s.name {
-			todo = append(todo, s)
+	if o.only == "" {
+		todo = sections
+	}
+	for name := range strings.SplitSeq(o.only, ",") {
+		if name == "" {
+			continue
 		}
+		i := slices.IndexFunc(sections, func(s section) bool { return s.name == name })
+		if i < 0 {
+			fmt.Fprintf(stderr, "rtype-bench: -only %q: no section %q (%s)\n", o.only, name, sectionNames())
+			return 2
+		}
+		todo = append(todo, sections[i])
 	}
 	if len(todo) == 0 {
-		fmt.Fprintf(stderr, "rtype-bench: -only %q: no such section (%s)\n", o.only, sectionNames())
+		fmt.Fprintf(stderr, "rtype-bench: -only %q: no section\n", o.only)
 		return 2
 	}
 	setBenchTime(o.quick)
