@@ -91,10 +91,13 @@ func measureLatency(ctx context.Context, o *opts, im *netsim.Impairment, presses
 
 	res := &latResult{}
 	v := newViewer(c, *rules)
+	settle := 2 * time.Second // the interpolation delay finds its level
+	if o.quick {
+		settle = 500 * time.Millisecond // -quick checks the table, not the figures
+	}
 	const (
-		settle   = 2 * time.Second // the interpolation delay finds its level
-		still    = 20              // frames standing still before a press
-		moved    = 0.5             // pixels
+		still    = 20  // frames standing still before a press
+		moved    = 0.5 // pixels
 		giveUp   = 2 * time.Second
 		tickTime = float64(time.Second) / wire.TickRate
 	)
