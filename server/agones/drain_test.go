@@ -86,5 +86,8 @@ func TestAllocatedWithoutPlayers(t *testing.T) {
 	if st.Succeeded("/allocate") {
 		t.Errorf("the server allocated itself without a player: %s", st.History())
 	}
+	// The agent drains the server once the sidecar answered the call
+	// that the stub recorded: wait for it before logging in.
+	testutil.WaitFor(t, wait, "not ready (drained)", func() bool { return !srv.Ready() })
 	refusedEnding(t, srv)
 }
