@@ -15,10 +15,13 @@ import (
 // wait is the deadline of every "eventually" check.
 const wait = testutil.Wait
 
-// testConfig is an agent's configuration for the tests: short intervals.
+// testConfig is an agent's configuration for the tests: short intervals,
+// and requests bounded by wait only (a deadlock guard), so that a slow
+// answer of the stub on a busy machine is not a failed call that the
+// tests would count.
 func testConfig(t testing.TB, st *agonesstub.Stub) Config {
 	return Config{Addr: st.Addr(), HealthInterval: 20 * time.Millisecond, LabelInterval: 10 * time.Millisecond,
-		RetryMin: 5 * time.Millisecond, RetryMax: 40 * time.Millisecond, RequestTimeout: time.Second,
+		RetryMin: 5 * time.Millisecond, RetryMax: 40 * time.Millisecond, RequestTimeout: wait,
 		Logger: testutil.Logger(t)}
 }
 
