@@ -233,7 +233,9 @@ test_all() {
 	go vet ./...
 	log "go vet and build for browsers (GOOS=js)"
 	GOOS=js GOARCH=wasm go vet ./net/wtjs ./game/settings
-	GOOS=js GOARCH=wasm go build -o /dev/null .
+	# As the tests build it (internal/browsertest): they find its packages
+	# compiled.
+	GOOS=js GOARCH=wasm CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /dev/null .
 	log "go test for browsers (GOOS=js, under Node.js): the sound's synthesis lets the page's thread go"
 	GOOS=js GOARCH=wasm go test -count=1 -run TestSynthesisYields -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./assets/
 	log "headless packages must not link Ebitengine"
