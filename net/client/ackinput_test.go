@@ -204,7 +204,7 @@ func (r *typeRelay) resent() int {
 // pumpEvents waits until the relay has seen at least n Event datagrams
 // after the client's first Input.
 func (r *typeRelay) pumpEvents(n int) {
-	waitFor(r.t, 10*time.Second, "Event datagrams", func() bool {
+	waitFor(r.t, testutil.Wait, "Event datagrams", func() bool {
 		_, _, events := r.counts()
 		return events >= n
 	})
@@ -225,7 +225,7 @@ func TestAckRidesInputV23(t *testing.T) {
 	}{{"v2.3", 3}, {"v2.2", 2}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startTypeRelay(t, srv.Addr(), tc.minor)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 			defer cancel()
 			// A name per subtest: the server may not have ended the
 			// last one's session yet (its Logout is on its way), and
@@ -274,7 +274,7 @@ func TestAckRidesInputV23(t *testing.T) {
 // datagrams.
 func TestAckAtOnceWithoutInputV23(t *testing.T) {
 	srv := ackTestServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	player, err := Dial(ctx, Config{Addr: srv.Addr(), Name: "Hicks", Logger: testLogger()})
 	if err != nil {
@@ -300,7 +300,7 @@ func TestAckAtOnceWithoutInputV23(t *testing.T) {
 				t.Fatalf("session of minor %d, want 3", c.minor)
 			}
 			var events, acks int
-			waitFor(t, 10*time.Second, "Event datagrams", func() bool {
+			waitFor(t, testutil.Wait, "Event datagrams", func() bool {
 				r.mu.Lock()
 				defer r.mu.Unlock()
 				events, acks = 0, 0

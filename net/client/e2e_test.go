@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
@@ -123,7 +122,7 @@ func testEndToEnd(t *testing.T, version uint8) {
 				l.add(r.Tick, ents, players)
 			}}
 	}
-	dialCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	dialCtx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c1, err := Dial(dialCtx, cfg("alice", &c1Log))
 	if err != nil {
@@ -144,13 +143,13 @@ func testEndToEnd(t *testing.T, version uint8) {
 	}
 
 	// Each sees the other join.
-	waitFor(t, 5*time.Second, "the PlayerJoined of both players", func() bool {
+	waitFor(t, testutil.Wait, "the PlayerJoined of both players", func() bool {
 		a, b := c1.Players(), c2.Players()
 		return a[p1].Name == "alice" && a[p2].Present && a[p2].Name == "bob" &&
 			b[p1].Present && b[p1].Name == "alice" && b[p2].Name == "bob"
 	})
 	// Both ships spawn, in both worlds.
-	waitFor(t, 5*time.Second, "both ships in both worlds", func() bool {
+	waitFor(t, testutil.Wait, "both ships in both worlds", func() bool {
 		_, _, a1 := shipOf(c1, p1)
 		_, _, a2 := shipOf(c1, p2)
 		_, _, b1 := shipOf(c2, p1)
@@ -161,11 +160,11 @@ func testEndToEnd(t *testing.T, version uint8) {
 	// Holding Right moves alice's ship right, as both clients see it.
 	start, startTick, _ := shipOf(c1, p1)
 	c1.SetInput(wire.ActionRight)
-	waitFor(t, 5*time.Second, "alice's ship moving right", func() bool {
+	waitFor(t, testutil.Wait, "alice's ship moving right", func() bool {
 		s, tick, ok := shipOf(c1, p1)
 		return ok && tick >= startTick+30 && s.X > start.X+60
 	})
-	waitFor(t, 5*time.Second, "bob seeing alice's ship move right", func() bool {
+	waitFor(t, testutil.Wait, "bob seeing alice's ship move right", func() bool {
 		s, _, ok := shipOf(c2, p1)
 		return ok && s.X > start.X+60
 	})
@@ -173,7 +172,7 @@ func testEndToEnd(t *testing.T, version uint8) {
 	if version == 2 {
 		// Input v2 (7.4): numbered steps, and the server says which it
 		// applied last.
-		waitFor(t, 5*time.Second, "a last_step", func() bool {
+		waitFor(t, testutil.Wait, "a last_step", func() bool {
 			pl := c1.Players()[p1]
 			return pl.HasStep && pl.LastStep >= 30
 		})
@@ -237,7 +236,7 @@ func testEndToEnd(t *testing.T, version uint8) {
 	c2.DrainEvents(nil)
 	c1.Close()
 	var evs []wire.Event
-	waitFor(t, 5*time.Second, "alice's PlayerLeft and ship Destroy", func() bool {
+	waitFor(t, testutil.Wait, "alice's PlayerLeft and ship Destroy", func() bool {
 		evs = c2.DrainEvents(evs)
 		left, gone := false, false
 		for _, ev := range evs {
@@ -250,7 +249,7 @@ func testEndToEnd(t *testing.T, version uint8) {
 		t.Fatalf("alice still present for bob: %+v", p)
 	}
 	if _, _, ok := shipOf(c2, p1); ok {
-		waitFor(t, time.Second, "alice's ship gone from bob's frames", func() bool {
+		waitFor(t, testutil.Wait, "alice's ship gone from bob's frames", func() bool {
 			_, _, ok := shipOf(c2, p1)
 			return !ok
 		})
@@ -261,7 +260,7 @@ func testEndToEnd(t *testing.T, version uint8) {
 
 	// The server shuts down: bob is told so.
 	srv.Close()
-	err = waitDone(t, c2, 5*time.Second)
+	err = waitDone(t, c2, testutil.Wait)
 	var lo *LogoutError
 	if !errors.As(err, &lo) || lo.Reason != wire.LogoutServerShutdown {
 		t.Fatalf("bob's session ended with %v, want Logout(ServerShutdown)", err)

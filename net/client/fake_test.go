@@ -47,6 +47,7 @@ type fakeServer struct {
 	baseTicks []uint32                 // baseline tick of each snapshot sent, 0 for full
 
 	logouts chan wire.Message
+	tcpDone chan struct{} // closed when the session's TCP connection ended
 	bound   chan struct{}
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -68,6 +69,7 @@ func newFakeServer(t *testing.T) *fakeServer {
 		player: 2, session: 0xDEADBEEF, token: wire.Token{1, 2, 3, 4, 5, 6, 7, 8},
 		sent:    make(map[uint32][]wire.Entity),
 		logouts: make(chan wire.Message, 4),
+		tcpDone: make(chan struct{}),
 		bound:   make(chan struct{}),
 		stop:    make(chan struct{}),
 	}
@@ -146,6 +148,7 @@ func (s *fakeServer) serve(c net.Conn) {
 	s.mu.Unlock()
 	c.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginAccepted, Player: s.player,
 		Session: s.session, Token: s.token, Tick: s.tick}))
+	defer close(s.tcpDone)
 	for {
 		m, err := fr.ReadMessage()
 		if err != nil {

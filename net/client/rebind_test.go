@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"rtype/internal/testutil"
 	"sync"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func testRebind(t *testing.T, version uint8) {
 	sy := &shipY{p: 0}
 	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: 3, OnSnapshot: sy.onSnapshot})
 
-	dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	dctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c, err := Dial(dctx, Config{Addr: srv.Addr(), Name: "mover", Logger: testLogger(), Version: version})
 	if err != nil {
@@ -76,7 +77,7 @@ func testRebind(t *testing.T, version uint8) {
 	if c.Player() != 0 {
 		t.Fatalf("player %d", c.Player())
 	}
-	waitFor(t, 5*time.Second, "the ship", func() bool { _, _, ok := sy.get(); return ok })
+	waitFor(t, testutil.Wait, "the ship", func() bool { _, _, ok := sy.get(); return ok })
 
 	oldAddr := c.LocalAddr().(*net.UDPAddr)
 	before := c.Stats().Link.SentDatagrams
@@ -96,14 +97,14 @@ func testRebind(t *testing.T, version uint8) {
 	// address.
 	_, y0, _ := sy.get()
 	c.SetInput(wire.ActionDown)
-	waitFor(t, 5*time.Second, "the ship moving down", func() bool {
+	waitFor(t, testutil.Wait, "the ship moving down", func() bool {
 		_, y, ok := sy.get()
 		return ok && y > y0+8*40
 	})
 	c.SetInput(0)
 	// The ship stops: the same y in snapshots 6 ticks apart or more.
 	stopTick, stopY, _ := sy.get()
-	waitFor(t, 5*time.Second, "the ship stopping", func() bool {
+	waitFor(t, testutil.Wait, "the ship stopping", func() bool {
 		tick, y, ok := sy.get()
 		if !ok || y != stopY {
 			stopTick, stopY = tick, y
@@ -137,7 +138,7 @@ func testRebind(t *testing.T, version uint8) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	waitFor(t, 2*time.Second, "snapshots after the spoofed Inputs", func() bool {
+	waitFor(t, testutil.Wait, "snapshots after the spoofed Inputs", func() bool {
 		tick, _, _ := sy.get()
 		return tick > tick0+30
 	})
@@ -146,7 +147,7 @@ func testRebind(t *testing.T, version uint8) {
 	}
 	// The client still holds the session.
 	c.SetInput(wire.ActionUp)
-	waitFor(t, 5*time.Second, "the ship moving up", func() bool {
+	waitFor(t, testutil.Wait, "the ship moving up", func() bool {
 		_, y, ok := sy.get()
 		return ok && y < y1-8*40
 	})
@@ -172,14 +173,15 @@ func TestRebindTimeout(t *testing.T) {
 	if !errors.Is(err, ErrBindTimeout) {
 		t.Fatalf("Rebind: %v, want ErrBindTimeout", err)
 	}
-	if d := time.Since(start); d < 250*time.Millisecond || d > 2*time.Second {
-		t.Fatalf("Rebind gave up after %v, want about 300ms", d)
+	// The timer never fires early.
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Fatalf("Rebind gave up after %v, before the bind timeout of 300ms", d)
 	}
 	if got := c.LocalAddr().String(); got != addr {
 		t.Fatalf("socket changed from %s to %s", addr, got)
 	}
 	_, acks, _ := s.counts()
-	waitFor(t, 2*time.Second, "Acks from the old socket", func() bool {
+	waitFor(t, testutil.Wait, "Acks from the old socket", func() bool {
 		_, n, _ := s.counts()
 		return n > acks+5
 	})
@@ -209,7 +211,7 @@ func TestRebindDuringClose(t *testing.T) {
 	res := make(chan error, 1)
 	go func() { res <- c.Rebind() }()
 	// Rebind waits for an Accept once its first Bind reached the server.
-	waitFor(t, 2*time.Second, "Rebind's first Bind", func() bool {
+	waitFor(t, testutil.Wait, "Rebind's first Bind", func() bool {
 		n, _, _ := s.counts()
 		return n > binds
 	})
@@ -219,7 +221,7 @@ func TestRebindDuringClose(t *testing.T) {
 		if !errors.Is(err, ErrClosed) {
 			t.Fatalf("Rebind: %v", err)
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(testutil.Wait):
 		t.Fatal("Rebind still running after Close")
 	}
 }
@@ -237,10 +239,17 @@ func TestAbandonSendsNothing(t *testing.T) {
 	if !errors.Is(c.Err(), ErrClosed) {
 		t.Fatalf("Err = %v", c.Err())
 	}
+	// The server reads until the connection ends: whatever the client
+	// sent before closing it came first.
+	select {
+	case <-s.tcpDone:
+	case <-time.After(testutil.Wait):
+		t.Fatal("the TCP connection still open after Abandon")
+	}
 	select {
 	case m := <-s.logouts:
 		t.Fatalf("Abandon sent %+v", m)
-	case <-time.After(300 * time.Millisecond):
+	default:
 	}
 	c.Close() // idempotent after Abandon
 }
@@ -258,12 +267,12 @@ func TestNoBaselineCounted(t *testing.T) {
 		s.sendRaw(s.buf)
 	}
 	s.mu.Unlock()
-	waitFor(t, 2*time.Second, "the snapshot dropped", func() bool { return c.Stats().NoBaseline == 1 })
+	waitFor(t, testutil.Wait, "the snapshot dropped", func() bool { return c.Stats().NoBaseline == 1 })
 	if st := c.Stats(); st.Dropped != 1 || st.SnapshotTick != 0 {
 		t.Fatalf("stats %+v", st)
 	}
 	s.snapshot(93) // a full one is rebuilt
-	waitFor(t, 2*time.Second, "the full snapshot", func() bool { return c.Stats().SnapshotTick == 93 })
+	waitFor(t, testutil.Wait, "the full snapshot", func() bool { return c.Stats().SnapshotTick == 93 })
 	if st := c.Stats(); st.NoBaseline != 1 {
 		t.Fatalf("NoBaseline %d", st.NoBaseline)
 	}

@@ -17,7 +17,7 @@ import (
 // ErrNoSpectators, the second after a Logout(Left).
 func TestSpectateNeedsV22(t *testing.T) {
 	fs := newFakeServer(t) // speaks v1 only
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	if _, err := Dial(ctx, Config{Addr: fs.addr(), Name: "Newt", Spectate: true, Logger: testutil.Logger(t)}); !errors.Is(err, ErrNoSpectators) {
 		t.Fatalf("v1 server: %v, want ErrNoSpectators", err)

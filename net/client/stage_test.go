@@ -18,7 +18,7 @@ import (
 
 func dialCtx(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -123,11 +123,17 @@ func TestStageEventsDrained(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	time.Sleep(50 * time.Millisecond) // nothing more comes
-	for _, ev := range c.DrainEvents(nil) {
-		if ev.Type >= wire.EventStage {
-			got = append(got, ev)
+	// Nothing more comes: a PlayerJoined sent after them is drained
+	// after any of them would be.
+	s.Names("Marker")
+	for marked := false; !marked && time.Now().Before(deadline); {
+		for _, ev := range c.DrainEvents(nil) {
+			if ev.Type >= wire.EventStage {
+				got = append(got, ev)
+			}
+			marked = marked || (ev.Type == wire.EventPlayerJoined && ev.Name == "Marker")
 		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	if len(got) != len(want) {
 		t.Fatalf("drained %+v, want %+v", got, want)

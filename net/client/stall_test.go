@@ -23,7 +23,7 @@ func TestStallClockStartsAtBinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Run(t, relay)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	const stall = 400 * time.Millisecond // under the 1 s a v2 binding takes here
 	c, err := Dial(ctx, Config{Addr: relay.Addr(), Name: "slowpoke", Logger: testutil.Logger(t), StallTimeout: stall})
@@ -36,7 +36,7 @@ func TestStallClockStartsAtBinding(t *testing.T) {
 	}
 	// Snapshots arrive a round trip after the Accept; give them time,
 	// and the session must still be up with snapshots applied.
-	testutil.WaitFor(t, 5*time.Second, "a snapshot after the binding", func() bool { return c.Stats().SnapshotTick > 0 || c.Err() != nil })
+	testutil.WaitFor(t, testutil.Wait, "a snapshot after the binding", func() bool { return c.Stats().SnapshotTick > 0 || c.Err() != nil })
 	if err := c.Err(); err != nil {
 		t.Fatalf("session ended after the binding: %v", err)
 	}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"rtype/internal/testutil"
 	"slices"
 	"sync"
 	"testing"
@@ -19,7 +20,7 @@ import (
 func TestEventsInSnapshotV24(t *testing.T) {
 	srv := ackTestServer(t)
 	r := startTypeRelay(t, srv.Addr(), -1)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c, err := Dial(ctx, Config{Addr: r.addr(), Name: "Ripley", Logger: testLogger(), Version: wire.Version2})
 	if err != nil {
@@ -31,7 +32,7 @@ func TestEventsInSnapshotV24(t *testing.T) {
 	}
 	c.SetInput(wire.ActionFire) // a missile every few ticks: Spawn events
 	var tails, events, inputs, acks, frames int
-	waitFor(t, 10*time.Second, "Snapshots carrying events", func() bool {
+	waitFor(t, testutil.Wait, "Snapshots carrying events", func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		tails, events, inputs, acks, frames = 0, 0, 0, 0, 0
@@ -65,7 +66,7 @@ func TestEventsInSnapshotV24(t *testing.T) {
 	if err := c.Err(); err != nil {
 		t.Fatalf("the session ended: %v", err)
 	}
-	waitFor(t, 5*time.Second, "the events delivered", func() bool {
+	waitFor(t, testutil.Wait, "the events delivered", func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return c.Stats().Link.EventsDelivered >= uint64(len(r.ids))
@@ -76,7 +77,7 @@ func TestEventsInSnapshotV24(t *testing.T) {
 // acknowledges a Snapshot whose tail carried events at once, with an Ack.
 func TestTailAckAtOnceV24(t *testing.T) {
 	srv := ackTestServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	player, err := Dial(ctx, Config{Addr: srv.Addr(), Name: "Hicks", Logger: testLogger()})
 	if err != nil {
@@ -92,7 +93,7 @@ func TestTailAckAtOnceV24(t *testing.T) {
 	}
 	defer c.Close()
 	var tails, acks int
-	waitFor(t, 10*time.Second, "Snapshots carrying events", func() bool {
+	waitFor(t, testutil.Wait, "Snapshots carrying events", func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		tails, acks = 0, 0
@@ -123,7 +124,7 @@ func TestTailWithoutBaselineV24(t *testing.T) {
 	var mu sync.Mutex
 	var order []string // what the client applied: "event" or "snapshot <tick>"
 	var ticks []uint32
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c, err := Dial(ctx, Config{Addr: s.Addr(), Name: "Bishop", Logger: testLogger(),
 		OnEvent: func(ev *wire.Event) {
@@ -143,7 +144,7 @@ func TestTailWithoutBaselineV24(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	waitFor(t, 5*time.Second, "snapshots with empty tails", func() bool {
+	waitFor(t, testutil.Wait, "snapshots with empty tails", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(ticks) >= 3
@@ -167,7 +168,7 @@ func TestTailWithoutBaselineV24(t *testing.T) {
 	// A full snapshot without events after it: applied, and the event
 	// still not.
 	s.Datagram(wire.TypeSnapshot, append(slices.Clone(enc.Encode(newest+4, players, nil, nil, 0, ents)[0]), 0))
-	waitFor(t, 5*time.Second, "the full snapshot without events", func() bool {
+	waitFor(t, testutil.Wait, "the full snapshot without events", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Contains(ticks, newest+4)
@@ -182,7 +183,7 @@ func TestTailWithoutBaselineV24(t *testing.T) {
 	// applies its tail, the same event resent (5.3).
 	p = enc.Encode(newest+6, players, nil, nil, 0, ents)
 	s.Datagram(wire.TypeSnapshot, append(slices.Clone(p[0]), tail...))
-	waitFor(t, 5*time.Second, "the full snapshot", func() bool {
+	waitFor(t, testutil.Wait, "the full snapshot", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Contains(ticks, newest+6)
@@ -202,7 +203,7 @@ func TestTailWithoutBaselineV24(t *testing.T) {
 	// Once more, in an Event datagram: a repeat, not applied (5.3).
 	s.Datagram(wire.TypeEvent, tail)
 	s.Datagram(wire.TypeSnapshot, append(slices.Clone(enc.Encode(newest+9, players, nil, nil, 0, ents)[0]), 0))
-	waitFor(t, 5*time.Second, "the next snapshot", func() bool {
+	waitFor(t, testutil.Wait, "the next snapshot", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Contains(ticks, newest+9)

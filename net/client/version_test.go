@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"rtype/internal/testutil"
 	"slices"
 	"strings"
 	"testing"
@@ -113,7 +114,7 @@ func TestEventsAckedAtOnce(t *testing.T) {
 		s.flushLocked(time.Now()) // resend what is due (5.3)
 		s.mu.Unlock()
 	}
-	waitFor(t, 5*time.Second, "every event acknowledged", func() bool {
+	waitFor(t, testutil.Wait, "every event acknowledged", func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.flushLocked(time.Now())
@@ -134,7 +135,7 @@ func TestEventsAckedAtOnce(t *testing.T) {
 // rules; against a v1-only server (MaxVersion 1) it falls back to v1, and
 // an explicit Version 2 fails clearly.
 func TestVersionRealServer(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	v2 := testserver.Start(t, server.Config{MaxGames: 1})
 	c, err := Dial(ctx, Config{Addr: v2.Addr(), Name: "auto2", Logger: testLogger()})
@@ -157,7 +158,7 @@ func TestVersionRealServer(t *testing.T) {
 	if c1.Version() != 1 {
 		t.Fatalf("version %d against a v1-only server", c1.Version())
 	}
-	waitFor(t, 5*time.Second, "a snapshot in v1", func() bool { return c1.Stats().SnapshotTick > 0 })
+	waitFor(t, testutil.Wait, "a snapshot in v1", func() bool { return c1.Stats().SnapshotTick > 0 })
 
 	_, err = Dial(ctx, Config{Addr: v1.Addr(), Name: "only2", Logger: testLogger(), Version: 2})
 	var rej *RejectedError
@@ -167,24 +168,26 @@ func TestVersionRealServer(t *testing.T) {
 }
 
 // 7.3: a v2 client answers a Challenge at once with a Bind carrying its
-// cookie, not at its next Bind: with Binds 2 s apart, the binding still
-// takes one round trip more than v1's, well under a Bind interval.
+// cookie, not at its next Bind: with a Bind interval longer than the bind
+// timeout, the binding succeeds only so.
 func TestV2BindAnswersChallengeAtOnce(t *testing.T) {
-	s, err := evilserver.Start(evilserver.Config{Version2: true, Logger: testLogger()})
+	s, err := evilserver.Start(evilserver.Config{Version2: true, Logger: testutil.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*testutil.Wait)
 	defer cancel()
 	start := time.Now()
-	c, err := Dial(ctx, Config{Addr: s.Addr(), Name: "binder", Logger: testLogger(), BindInterval: 2 * time.Second})
+	c, err := Dial(ctx, Config{Addr: s.Addr(), Name: "binder", Logger: testutil.Logger(t),
+		BindInterval: time.Hour, BindTimeout: testutil.Wait})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v: the Challenge waited for the next Bind", err)
 	}
 	defer c.Close()
-	if d := time.Since(start); c.Version() != 2 || d > time.Second {
-		t.Fatalf("version %d, bound after %v: the Challenge waited for the next Bind", c.Version(), d)
+	t.Logf("bound after %v", time.Since(start).Round(time.Millisecond))
+	if c.Version() != 2 {
+		t.Fatalf("version %d", c.Version())
 	}
 	// The Challenge was recorded and acknowledged (7.3, Recording); two
 	// Binds went out: the token, then the token and the cookie.
