@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"rtype/internal/agonesstub"
 	"rtype/internal/testutil"
@@ -27,7 +25,7 @@ func TestAgonesFlags(t *testing.T) {
 	testutil.WaitFor(t, testutil.Wait, "Ready", func() bool { return st.Succeeded("/ready") })
 	testutil.WaitFor(t, testutil.Wait, "3 Health calls", func() bool { n, _ := st.Count("/health"); return n >= 3 })
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: "Ripley", Logger: testutil.Logger(t)})
 	if err != nil {
@@ -51,16 +49,6 @@ func TestAgonesFlags(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the server exited with %v after SIGTERM; its log:\n%s", err, logs())
 	}
-}
-
-// buildBinary builds rtype-server for a test that runs it.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rtype-server")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // The Agones flags without -agones, or with a bad interval, are usage

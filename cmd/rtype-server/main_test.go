@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
-	"time"
 
 	"rtype/internal/testutil"
 	"rtype/net/client"
@@ -20,7 +19,7 @@ func TestServesWithoutDisplayAndStopsOnSIGTERM(t *testing.T) {
 		"-db", filepath.Join(t.TempDir(), "scores.db"))
 	addr := p.wait(regexp.MustCompile(`msg="server listening" addr=(\S+)`))[1]
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: "Ripley", Logger: testutil.Logger(t)})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -38,10 +37,7 @@ func webAddr(t *testing.T, log func() string) string {
 // ban through the admin API kick a real client; after a restart on the
 // same -db the ban still refuses the name.
 func TestHTTPAndBanAcrossRestart(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "rtype-server")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	db := filepath.Join(t.TempDir(), "scores.db")
 	token := "a-token-of-24-bytes-long"
 	t.Setenv(tokenEnv, token) // the server inherits it

@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
-	"time"
+
+	"rtype/internal/testutil"
 )
 
 // TestWebFlag runs the real binary with -web and -webtransport: the page
@@ -34,7 +35,7 @@ func TestWebFlag(t *testing.T) {
 		}
 	}
 	hash, wt, page := got[0], got[1], got[2]
-	cl := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	cl := &http.Client{Timeout: testutil.Wait, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	for _, scheme := range []string{"https", "http"} {
 		res, err := cl.Get(scheme + "://" + page + "/config.json")
 		if err != nil {

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/wire"
 )
@@ -28,10 +28,7 @@ type process struct {
 // until the test ends.
 func startProcess(t *testing.T, args ...string) *process {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rtype-server")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append([]string{}, os.Environ()...)
 	for i, kv := range cmd.Env {
@@ -59,10 +56,10 @@ func startProcess(t *testing.T, args ...string) *process {
 }
 
 // wait returns the submatches of the next log line that matches re,
-// within 20 s.
+// within testutil.Wait (a deadlock guard).
 func (p *process) wait(re *regexp.Regexp) []string {
 	p.t.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(testutil.Wait)
 	for {
 		select {
 		case l, ok := <-p.lines:
@@ -74,7 +71,7 @@ func (p *process) wait(re *regexp.Regexp) []string {
 				return m
 			}
 		case <-deadline:
-			p.t.Fatalf("no log line matching %v within 20 s; its log:\n%s", re, strings.Join(p.logs, "\n"))
+			p.t.Fatalf("no log line matching %v within %v; its log:\n%s", re, testutil.Wait, strings.Join(p.logs, "\n"))
 		}
 	}
 }
@@ -91,8 +88,8 @@ func (p *process) stop(c *client.Client) {
 		if !errors.As(c.Err(), &le) || le.Reason != wire.LogoutServerShutdown {
 			t.Errorf("the client's session ended with %v, want Logout(ServerShutdown)", c.Err())
 		}
-	case <-time.After(5 * time.Second):
-		t.Error("the client was not logged out within 5 s of SIGTERM")
+	case <-time.After(testutil.Wait):
+		t.Errorf("the client was not logged out within %v of SIGTERM", testutil.Wait)
 	}
 	p.wait(regexp.MustCompile(`msg="server stopped"`))
 	for range p.lines {

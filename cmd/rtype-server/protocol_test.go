@@ -4,10 +4,10 @@ import (
 	"errors"
 	"net"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 )
 
@@ -15,10 +15,7 @@ import (
 // which answers a v2 LoginRequest with LoginRejected(VersionMismatch) and
 // accepts a v1 one; the default serves v2; -protocol 3 is a usage error.
 func TestProtocolFlag(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "rtype-server")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	bad := exec.Command(bin, "-protocol", "3")
 	var ee *exec.ExitError
 	if err := bad.Run(); !errors.As(err, &ee) || ee.ExitCode() != 2 {
@@ -34,12 +31,12 @@ func TestProtocolFlag(t *testing.T) {
 		{"2", wire.Version2, wire.MsgLoginAccepted},
 	} {
 		addr := startBinary(t, bin, "-protocol", c.flag)
-		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		conn, err := net.DialTimeout("tcp", addr, testutil.Wait)
 		if err != nil {
 			t.Fatal(err)
 		}
 		conn.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: c.version, Name: "Ripley"}))
-		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		conn.SetReadDeadline(time.Now().Add(testutil.Wait))
 		fr := wire.FrameReader{R: conn}
 		f, err := fr.ReadFrame()
 		if err != nil {

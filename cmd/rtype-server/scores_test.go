@@ -56,15 +56,19 @@ func runServer(t *testing.T, bin string, args ...string) (*exec.Cmd, string, fun
 	select {
 	case a := <-addrs:
 		return cmd, a, log
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the server did not log its address within 20 s; its log:\n%s", log())
+	case <-time.After(testutil.Wait):
+		t.Fatalf("the server did not log its address within %v; its log:\n%s", testutil.Wait, log())
 	}
 	return nil, "", nil
 }
 
 var pg pgtest.Shared // the PostgreSQL server of the package's tests
 
-func TestMain(m *testing.M) { os.Exit(pg.Run(m)) }
+func TestMain(m *testing.M) {
+	code := pg.Run(m)
+	binaries.remove()
+	os.Exit(code)
+}
 
 // A score is never lost once GameOver was sent (issue 14), in either
 // backend: the real binary, built without cgo, plays a game to its
@@ -80,14 +84,9 @@ func TestScoreSurvivesSIGKILL(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL is Unix's")
 	}
-	bin := filepath.Join(t.TempDir(), "rtype-server")
 	// Without cgo: the SQLite driver and pgx are pure Go, and this is the
 	// binary that must work.
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build with CGO_ENABLED=0: %v\n%s", err, out)
-	}
+	bin := buildStaticBinary(t)
 	t.Run("sqlite", func(t *testing.T) {
 		// The directory is made.
 		scoreSurvivesSIGKILL(t, bin, filepath.Join(t.TempDir(), "data", "scores.db"))
@@ -107,7 +106,7 @@ func scoreSurvivesSIGKILL(t *testing.T, bin, db string) {
 	}
 	got := make(chan over, 1)
 	var once sync.Once
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: "Ripley", Mode: wire.ModeClassic,
 		Logger: testutil.Logger(t),

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"net"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 	"rtype/server"
 )
@@ -57,10 +57,7 @@ func TestStageFlags(t *testing.T) {
 // status 2 and say which flag; -mode picks what a v2.1 login that lets
 // the server choose plays (7.12).
 func TestModeFlagBinary(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "rtype-server")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	for _, args := range [][]string{{"-mode", "arcade"}, {"-stage", "nowhere"}, {"-warp", "-3"}} {
 		cmd := exec.Command(bin, append([]string{"-listen", "127.0.0.1:0"}, args...)...)
 		var stderr bytes.Buffer
@@ -82,12 +79,12 @@ func TestModeFlagBinary(t *testing.T) {
 		{[]string{"-mode", "stage", "-stage", "1", "-warp", "boss"}, wire.ModeStage},
 	} {
 		addr := startBinary(t, bin, c.args...)
-		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		conn, err := net.DialTimeout("tcp", addr, testutil.Wait)
 		if err != nil {
 			t.Fatal(err)
 		}
 		conn.Write(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: "Ripley", Minor: 1, Mode: wire.ModeAny}))
-		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		conn.SetReadDeadline(time.Now().Add(testutil.Wait))
 		fr := wire.FrameReader{R: conn}
 		f, err := fr.ReadFrame()
 		if err != nil {

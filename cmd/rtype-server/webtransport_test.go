@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"rtype/internal/testutil"
 	"rtype/net/client"
@@ -29,7 +28,7 @@ func TestWebTransportFlag(t *testing.T) {
 	}
 	addr := p.wait(regexp.MustCompile(`msg="webtransport listening" addr=(\S+)`))[1]
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: "Ripley", Logger: testutil.Logger(t),
 		Transport: &wtclient.Transport{CertHashes: [][32]byte{[32]byte(hash)}}})
