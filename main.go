@@ -31,7 +31,9 @@
 // Test hooks: -autotest-input SPEC holds actions during play (e.g.
 // "right+fire" for 3 s, "right+fire:forever"), -autotest-screenshot PATH
 // saves a PNG of the screen -autotest-screenshot-after after the play
-// starts, -autotest-quit-after DURATION ends the game.
+// starts (with -autotest-screenshot-players N, once a frame shows N
+// players and the ship followed), -autotest-quit-after DURATION ends the
+// game.
 package main
 
 import (
@@ -162,6 +164,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		protocol   = fs.String("protocol", "auto", "the protocol `version` to join with: auto (2, or 1 with a v1-only server), 1 or 2")
 		shot       = fs.String("autotest-screenshot", "", "test hook: save a PNG of the screen to `PATH`")
 		shotAfter  = fs.Duration("autotest-screenshot-after", 4*time.Second, "test hook: how long after the play starts the screenshot is taken")
+		shotWhen   = fs.Int("autotest-screenshot-players", 0, "test hook: past -autotest-screenshot-after, the screenshot waits for a frame with `N` players in the HUD and the ship followed drawn solid (0: no wait)")
 		quitAfter  = fs.Duration("autotest-quit-after", 0, "test hook: quit after this `duration` (0: never)")
 		disco      = fs.String("discovery", discovery.DefaultBroadcast, "where the join screen sends LAN discovery queries: `ADDR` (host:port; 127.255.255.255:4243 finds the games of this machine only); a hosted game answers on its port; \"\" for no LAN discovery")
 		lobbyHook  = fs.String("autotest-lobby", "", "test hook: `STEPS` taken in the menus, e.g. host,members:2,bots:2,ready,again,leaderboard (see game/autotest_lobby.go)")
@@ -216,7 +219,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		Host: *host, Join: *join, Spectate: *spectate, Name: *name, Port: *port, Stage: *stageName, Warp: *warp,
 		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
 		Web:        *webAddr,
-		Screenshot: *shot, ScreenshotAfter: *shotAfter, QuitAfter: *quitAfter, WebTransport: *webTr,
+		Screenshot: *shot, ScreenshotAfter: *shotAfter, ScreenshotPlayers: *shotWhen, QuitAfter: *quitAfter, WebTransport: *webTr,
 		LobbyScript: *lobbyHook, QuickDeath: *quickDeath,
 	}
 	if *webTr != "" && !*host {

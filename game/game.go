@@ -90,8 +90,15 @@ type Options struct {
 	// the start; actions held by a script during play.
 	Screenshot      string
 	ScreenshotAfter time.Duration
-	QuitAfter       time.Duration
-	InputScript     []core.InputStep
+	// ScreenshotPlayers, above 0, holds the screenshot of a play or a
+	// replay, past ScreenshotAfter, until a frame drawn shows that many
+	// players in the HUD and the ship followed drawn solid (not blinking,
+	// no Stage banner over the play): what a test then checks in the
+	// picture, however long a loaded machine takes to get there. 0 takes
+	// it at ScreenshotAfter.
+	ScreenshotPlayers int
+	QuitAfter         time.Duration
+	InputScript       []core.InputStep
 	// LobbyScript is the -autotest-lobby hook: steps taken in the menus
 	// (autotest_lobby.go); QuickDeath hosts games whose idle ships die at
 	// once (testrules.QuickDeath), so that a test plays to a game over
@@ -154,6 +161,11 @@ type Game struct {
 	leaving   bool
 	shotDue   bool
 	shotDone  bool
+	// shotWait: the screenshot waits for a frame that shows what
+	// ScreenshotPlayers asks (drawFrame). frames counts the frames drawn
+	// (the autotest log's).
+	shotWait  bool
+	frames    uint64
 	playStart time.Time
 	// version is the game's version, as the title screen shows it.
 	version string
@@ -402,10 +414,14 @@ func (g *Game) Update() error {
 	}
 	if g.opt.QuitAfter > 0 && g.ticks%60 == 0 {
 		// Test hook: the end-to-end tests read the frame rate here.
-		g.log.Info("autotest", "fps", math.Round(ebiten.ActualFPS()), "tps", math.Round(ebiten.ActualTPS()))
+		g.log.Info("autotest", "fps", math.Round(ebiten.ActualFPS()), "tps", math.Round(ebiten.ActualTPS()), "frames", g.frames)
 	}
 	if g.opt.Screenshot != "" && !g.shotDone && !g.playStart.IsZero() && time.Since(g.playStart) >= g.opt.ScreenshotAfter {
-		g.shotDue = true
+		if g.opt.ScreenshotPlayers > 0 {
+			g.shotWait = true // drawFrame sets shotDue
+		} else {
+			g.shotDue = true
+		}
 	}
 	g.in.Update()
 	if inpututil.IsKeyJustPressed(ebiten.KeyF11) ||
@@ -461,16 +477,20 @@ func (g *Game) toMenu() {
 	g.setScene(NewTitleScene(g))
 }
 
+// sceneFade is how long a new scene fades in, in seconds of game time.
+const sceneFade = 0.2
+
 // Draw implements ebiten.Game. The screen is not filled first: every
 // scene paints all of it with its backdrop (Scene), and in the browser,
 // where Chromium without a GPU draws WebGL in software, each pass over
 // the whole screen costs about 20 ms of a frame (BENCHMARKS.md, Browser
 // against native).
 func (g *Game) Draw(screen *ebiten.Image) {
+	g.frames++
 	g.scene.Draw(screen, g)
 	// Fade in each new scene.
-	if st := g.SceneTime(); st < 0.2 {
-		g.atlas.Dim(screen, 1-st/0.2)
+	if st := g.SceneTime(); st < sceneFade {
+		g.atlas.Dim(screen, 1-st/sceneFade)
 	}
 	if g.shotDue && !g.shotDone {
 		g.shotDone = true

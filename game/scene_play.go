@@ -252,4 +252,33 @@ func (g *Game) drawFrame(screen *ebiten.Image, f *view.Frame, shaken **ebiten.Im
 	if f.HitFlash > 0 && g.settings.Flashes {
 		a.FillRect(screen, 0, 0, render.Width, render.Height, render.Fade(render.ColWarn, 0.22*f.HitFlash))
 	}
+	if g.shotWait && !g.shotDue && !g.shotDone {
+		g.shotWhenShown(f)
+	}
+}
+
+// shotWhenShown is the -autotest-screenshot-players hook: the screenshot
+// is due (taken at the end of this Draw) when f shows as many players in
+// the HUD as asked and the ship followed drawn solid, the scene past its
+// fade-in, no Stage banner over the play.
+func (g *Game) shotWhenShown(f *view.Frame) {
+	if g.SceneTime() < sceneFade || f.Stage.BannerAlpha > 0 {
+		return
+	}
+	players := 0
+	for _, p := range f.HUD {
+		if p.Present {
+			players++
+		}
+	}
+	if players < g.opt.ScreenshotPlayers || !f.Own.Shown {
+		return
+	}
+	for _, sp := range f.Sprites {
+		if sp.Kind == wire.KindPlayerShip && sp.X == f.Own.X && sp.Y == f.Own.Y && sp.Frame&3 != render.Invulnerable {
+			g.shotDue = true
+			g.log.Info("autotest screenshot", "players", players, "ship_x", int(sp.X), "ship_y", int(sp.Y))
+			return
+		}
+	}
 }
