@@ -7,22 +7,26 @@ import (
 	"rtype/net/wire"
 )
 
-// snapshotBytes plays pump for d and returns the Snapshot datagrams and
-// bytes client k got meanwhile.
-func snapshotBytes(d time.Duration, pump func(time.Duration), count func() (int, int)) (int, int) {
-	n0, b0 := count()
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		pump(5 * time.Millisecond)
+// playUntil pumps every client of pumps in turn, a millisecond each,
+// until cond holds; it fails the test after wait.
+func playUntil(t *testing.T, what string, pumps []func(time.Duration) bool, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting after %v for %s", wait, what)
+		}
+		for _, p := range pumps {
+			p(time.Millisecond)
+		}
 	}
-	n1, b1 := count()
-	return n1 - n0, b1 - b0
 }
 
 // 7.9: four v2 ships standing still, nothing else alive: a snapshot every
-// 200 ms (the inputs' new last_step alone makes none due), at most half
-// the bytes of four v1 ships; a new record (a missile) makes the next
-// snapshot due at once.
+// 12 ticks, 200 ms (the inputs' new last_step alone makes none due), at
+// most half the bytes of four v1 ships over the same ticks; a new record
+// (a missile) makes the next snapshot due at once. Counted in the
+// games' ticks, not in the wall clock's time.
 func TestV2SnapshotRate(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig()
@@ -30,77 +34,83 @@ func TestV2SnapshotRate(t *testing.T) {
 	s1, s2 := startServer(t, cfg), startServer(t, cfg)
 	var v1 []*tclient
 	var v2 []*tclient2
+	var pumps []func(time.Duration) bool
 	for _, name := range []string{"Alpha", "Bravo", "Charlie", "Delta"} {
-		v1 = append(v1, join(t, s1, name))
-		v2 = append(v2, join2(t, s2, name))
+		c1, c2 := join(t, s1, name), join2(t, s2, name)
+		v1, v2 = append(v1, c1), append(v2, c2)
+		pumps = append(pumps, func(d time.Duration) bool { return c1.pumpUntil(d, nil) },
+			func(d time.Duration) bool { return c2.pumpUntil(d, nil) })
 	}
-	pump := func(d time.Duration) {
-		for i := range v1 {
-			v1[i].pumpUntil(d/8, nil)
-			v2[i].pumpUntil(d/8, nil)
+	o1, o2 := v1[0], v2[0] // the observers
+	// Settle: every ship in the snapshots, against an acknowledged
+	// baseline, then two more v2 snapshot periods.
+	playUntil(t, "the four ships in snapshots with a baseline", pumps, func() bool {
+		a, b := o1.lastSnap(), o2.lastSnap()
+		return a != nil && b != nil && a.hasBase && b.hasBase && len(a.entities) == 4 && len(b.entities) == 4
+	})
+	settled := o2.lastSnap().tick
+	playUntil(t, "24 more ticks", pumps, func() bool { return o2.lastSnap().tick >= settled+24 })
+
+	const span = 60 // ticks: 5 periods of 12, 20 snapshot ticks of 3
+	from1, from2 := int(o1.lastSnap().tick), int(o2.lastSnap().tick)
+	playUntil(t, "snapshots past the window", pumps, func() bool {
+		return int(o1.lastSnap().tick) > from1+span && int(o2.lastSnap().tick) > from2+span
+	})
+	in := func(tick uint32, from int) bool { return int(tick) > from && int(tick) <= from+span }
+	var n1, b1, n2, b2 int
+	for _, s := range o1.snaps {
+		if in(s.tick, from1) {
+			n1, b1 = n1+1, b1+s.size
 		}
 	}
-	// Settle: every Spawn applied, baselines acknowledged.
-	for range 40 {
-		pump(10 * time.Millisecond)
-	}
-	count1 := func() (int, int) {
-		b := 0
-		for _, s := range v1[0].snaps {
-			b += s.size
+	for _, s := range o2.snaps {
+		if in(s.tick, from2) {
+			n2, b2 = n2+1, b2+s.size
 		}
-		return len(v1[0].snaps), b
 	}
-	count2 := func() (int, int) {
-		b := 0
-		for _, s := range v2[0].snaps {
-			b += s.size
-		}
-		return len(v2[0].snaps), b
-	}
-	const d = 2 * time.Second
-	n1, b1 := snapshotBytes(d, pump, count1)
-	n2, b2 := snapshotBytes(d, pump, count2)
-	t.Logf("standing still, %v: v1 %d snapshots, %d bytes; v2 %d snapshots, %d bytes (%.2f x v1)", d, n1, b1, n2, b2, float64(b2)/float64(b1))
-	if n2 < 7 || n2 > 13 {
-		t.Errorf("v2: %d snapshots in %v, want about 10 (every 200 ms, 7.9)", n2, d)
+	t.Logf("standing still, %d ticks: v1 %d snapshots, %d bytes; v2 %d snapshots, %d bytes (%.2f x v1)", span, n1, b1, n2, b2, float64(b2)/float64(b1))
+	if n2 < span/12 || n2 > span/12+2 {
+		t.Errorf("v2: %d snapshots in %d ticks, want about %d (every 12 ticks, 7.9), not %d (every snapshot tick)", n2, span, span/12, span/3)
 	}
 	if 2*b2 > b1 {
 		t.Errorf("v2: %d bytes, v1 %d: want at most half", b2, b1)
 	}
-	for i := 1; i < len(v2[0].snaps); i++ {
-		if gap := v2[0].snaps[i].tick - v2[0].snaps[i-1].tick; gap > 12 && v2[0].snaps[i].tick != v2[0].snaps[i-1].tick {
-			t.Errorf("v2: %d ticks between the snapshots of ticks %d and %d, want at most 12", gap, v2[0].snaps[i-1].tick, v2[0].snaps[i].tick)
+	for i := 1; i < len(o2.snaps); i++ {
+		if gap := o2.snaps[i].tick - o2.snaps[i-1].tick; gap > 12 && o2.snaps[i].tick != o2.snaps[i-1].tick {
+			t.Errorf("v2: %d ticks between the snapshots of ticks %d and %d, want at most 12", gap, o2.snaps[i-1].tick, o2.snaps[i].tick)
 		}
 	}
 	// Fire: each new missile is a record, so the snapshot of the first
 	// snapshot tick from its Spawn on is sent, and carries it.
 	v2[1].actions = wire.ActionFire
-	from := len(v2[0].events)
-	n2, _ = snapshotBytes(time.Second, pump, count2)
-	t.Logf("one ship firing, 1 s: v2 %d snapshots", n2)
-	missiles := 0
-	for _, ev := range v2[0].events[from:] {
-		if ev.Type != wire.EventSpawn || ev.Kind != wire.KindPlayerMissile {
-			continue
+	from, snaps := len(o2.events), len(o2.snaps)
+	// settledMissiles returns the missiles spawned since from whose
+	// snapshot tick is past (their snapshot came, or never will).
+	settledMissiles := func() []wire.Event {
+		var out []wire.Event
+		for _, ev := range o2.events[from:] {
+			if ev.Type != wire.EventSpawn || ev.Kind != wire.KindPlayerMissile {
+				continue
+			}
+			if due := (ev.Tick + 2) / 3 * 3; due+3 <= o2.lastSnap().tick {
+				out = append(out, ev)
+			}
 		}
+		return out
+	}
+	playUntil(t, "3 missiles past their snapshot tick", pumps, func() bool { return len(settledMissiles()) >= 3 })
+	missiles := settledMissiles()
+	t.Logf("one ship firing: v2 %d snapshots for %d missiles", len(o2.snaps)-snaps, len(missiles))
+	for _, ev := range missiles {
 		due := (ev.Tick + 2) / 3 * 3
-		if due+3 > v2[0].lastSnap().tick {
-			continue // may still be in flight
-		}
-		missiles++
 		found := false
-		for i := range v2[0].snaps {
-			if sn := &v2[0].snaps[i]; sn.tick == due {
+		for i := range o2.snaps {
+			if sn := &o2.snaps[i]; sn.tick == due {
 				_, found = sn.entity(ev.ID)
 			}
 		}
 		if !found {
 			t.Errorf("missile %#x spawned at tick %d: no snapshot of tick %d with it", ev.ID, ev.Tick, due)
 		}
-	}
-	t.Logf("%d missiles, each in the snapshot of its first snapshot tick", missiles)
-	if missiles < 3 {
-		t.Errorf("only %d missiles checked", missiles)
 	}
 }
