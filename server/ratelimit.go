@@ -21,6 +21,10 @@ type loginLimiter struct {
 	window   time.Duration
 	maxAddrs int
 	seen     map[netip.Addr]*limitEntry
+	// clock, when set, gives the time of a request (now) in place of
+	// time.Now: the tests' virtual clock. Set and read with the server's
+	// mutex held.
+	clock func() time.Time
 	// A circular doubly linked list through a sentinel, oldest last
 	// request first (head.next) and newest last (head.prev).
 	head limitEntry
@@ -38,6 +42,14 @@ func newLoginLimiter(limit int, window time.Duration, maxAddrs int) *loginLimite
 	l := &loginLimiter{limit: limit, window: window, maxAddrs: max(maxAddrs, 1), seen: make(map[netip.Addr]*limitEntry)}
 	l.head.prev, l.head.next = &l.head, &l.head
 	return l
+}
+
+// now returns the time of a request: time.Now, or the clock set.
+func (l *loginLimiter) now() time.Time {
+	if l.clock != nil {
+		return l.clock()
+	}
+	return time.Now()
 }
 
 // len returns the number of addresses tracked.

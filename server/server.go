@@ -454,7 +454,7 @@ func (s *Server) login(c net.Conn) (*session, bool) {
 	ap, _ := netip.ParseAddrPort(c.RemoteAddr().String())
 	ip := ap.Addr().Unmap()
 	s.mu.Lock()
-	allowed := s.limiter.allow(ip, time.Now())
+	allowed := s.limiter.allow(ip, s.limiter.now())
 	s.mu.Unlock()
 	if !allowed {
 		s.log.Info("login refused", "addr", ip, "reason", "rate limited")

@@ -221,16 +221,21 @@ func TestLoginAcceptedTick(t *testing.T) {
 }
 
 // 3.3 Rate limit: the sixth LoginRequest within the window is refused
-// before any other check, and refused requests count.
+// before any other check, and refused requests count. The limiter's
+// clock is virtual: the test moves it.
 func TestLoginRateLimit(t *testing.T) {
 	t.Parallel()
-	const window = 2 * time.Second
+	const window = 10 * time.Second
 	s := startServer(t, Config{LoginWindow: window}) // default limit: 5
-	t0 := time.Now()
+	now := time.Unix(1000, 0)                        // s.mu held
+	s.mu.Lock()
+	s.limiter.clock = func() time.Time { return now }
+	s.mu.Unlock()
+	advance := func(d time.Duration) { s.mu.Lock(); now = now.Add(d); s.mu.Unlock() }
 	for range 5 {
 		expectRejected(t, s.Addr(), "!!", wire.RejectInvalidName) // passes the limiter
 	}
-	sleepUntil(t0.Add(window / 2))
+	advance(window / 2)
 	// Five more within the window: refused, before any other check.
 	expectRejected(t, s.Addr(), "Ripley", wire.RejectRateLimited)
 	expectRejected(t, s.Addr(), "Ripley", wire.RejectRateLimited)
@@ -246,14 +251,12 @@ func TestLoginRateLimit(t *testing.T) {
 	expectRejected(t, s.Addr(), "!!", wire.RejectRateLimited) // before the name check
 	// The first five are out of the window now, but the five refused ones
 	// are in it: they count.
-	sleepUntil(t0.Add(window + window/10))
+	advance(window/2 + window/10)
 	expectRejected(t, s.Addr(), "Ripley", wire.RejectRateLimited)
 	// A window after the last ones, a login goes through.
-	sleepUntil(time.Now().Add(window + window/10))
+	advance(window + window/10)
 	connect(t, s, "Ripley")
 }
-
-func sleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
 
 // The limiter alone, with its clock: 5 in 10 s pass, the 6th is refused,
 // a refused one counts, another address is not affected.
