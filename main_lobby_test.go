@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rtype/internal/testutil"
 )
 
 // TestTwoWindowsToTheLeaderboard is issue 14's "Done when" with two real
@@ -51,7 +53,7 @@ func TestTwoWindowsToTheLeaderboard(t *testing.T) {
 	for _, step := range []string{"step=members", "step=ready", "step=again", "step=lobby"} {
 		hostLog.wait(t, step, 90*time.Second)
 	}
-	friendLog.wait(t, "step=lobby", 30*time.Second)
+	friendLog.wait(t, "step=lobby", testutil.Wait)
 	recorded := hostLog.String()
 	if !strings.Contains(recorded, `msg="scores recorded"`) || !strings.Contains(recorded, "Name:Hicks") ||
 		!strings.Contains(recorded, "Name:Ripley") {
@@ -69,7 +71,7 @@ func TestTwoWindowsToTheLeaderboard(t *testing.T) {
 	if !strings.Contains(line, "rows=2") {
 		t.Fatalf("the restarted host's leaderboard: %s", line)
 	}
-	hostLog.wait(t, "screenshot saved", 10*time.Second)
+	hostLog.wait(t, "screenshot saved", testutil.Wait)
 	img := loadPNG(t, shot)
 	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 720 {
 		t.Fatalf("screenshot of %v", b)

@@ -20,52 +20,95 @@ import (
 
 // logWatch collects a game's log and tells when a line has a text.
 type logWatch struct {
-	mu   sync.Mutex
-	logs strings.Builder
-	seen chan string // every line, for waiting
+	mu    sync.Mutex
+	lines []string
+	next  int           // the first line the next wait looks at
+	more  chan struct{} // closed at a new line or the log's end, then replaced
+	ended bool          // the game closed its log (it exited)
 }
 
+// watchLog reads the log r (a game's stderr) to its end.
 func watchLog(r io.Reader) *logWatch {
-	w := &logWatch{seen: make(chan string, 1024)}
+	w := &logWatch{more: make(chan struct{})}
 	go func() {
 		sc := bufio.NewScanner(r)
 		for sc.Scan() {
-			w.mu.Lock()
-			w.logs.WriteString(sc.Text() + "\n")
-			w.mu.Unlock()
-			select {
-			case w.seen <- sc.Text():
-			default:
-			}
+			w.add(sc.Text(), false)
 		}
+		w.add("", true)
 	}()
 	return w
+}
+
+func (w *logWatch) add(line string, end bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if end {
+		w.ended = true
+	} else {
+		w.lines = append(w.lines, line)
+	}
+	close(w.more)
+	w.more = make(chan struct{})
 }
 
 func (w *logWatch) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.logs.String()
+	return strings.Join(w.lines, "\n") + "\n"
 }
 
-// wait waits for a line with want in it.
+// wait waits for a line with want in it, after the line the last wait
+// returned (none is missed: the log is kept whole), and returns it; it
+// fails the test if the log ends first, or after d (a deadlock guard).
 func (w *logWatch) wait(t *testing.T, want string, d time.Duration) string {
 	t.Helper()
 	end := time.After(d)
 	for {
-		select {
-		case line := <-w.seen:
-			if strings.Contains(line, want) {
-				return line
+		w.mu.Lock()
+		for ; w.next < len(w.lines); w.next++ {
+			if l := w.lines[w.next]; strings.Contains(l, want) {
+				w.next++
+				w.mu.Unlock()
+				return l
 			}
+		}
+		ended, more := w.ended, w.more
+		w.mu.Unlock()
+		if ended {
+			t.Fatalf("no %q in the game's log, which ended:\n%s", want, w)
+		}
+		select {
+		case <-more:
 		case <-end:
 			t.Fatalf("no %q in the game's log within %v:\n%s", want, d, w)
 		}
 	}
 }
 
+// end waits for the end of the log: the game exited (or closed its
+// stderr), within d.
+func (w *logWatch) end(t *testing.T, d time.Duration) {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		w.mu.Lock()
+		ended, more := w.ended, w.more
+		w.mu.Unlock()
+		if ended {
+			return
+		}
+		select {
+		case <-more:
+		case <-deadline:
+			t.Fatalf("the game did not exit within %v:\n%s", d, w)
+		}
+	}
+}
+
 // TestHostedScoresLast: the real game hosts a Classic game (-host), its
-// data directory the test's; its only pilot idles until the game over;
+// data directory the test's; its only pilot idles until the game over
+// (-autotest-quick-death: its one life lost within a second);
 // then the game is killed (SIGKILL). Started again on the same data
 // directory, its server answers a lobby's ScoresRequest (PROTOCOL.md 7.16)
 // with the score: a hosted game's leaderboard is a file under the user's
@@ -80,14 +123,15 @@ func TestHostedScoresLast(t *testing.T) {
 	args := []string{"-host", "-mode", "classic", "-port", strconv.Itoa(port), "-name", "Ripley",
 		"-replays", "none", "-discovery", ""}
 
-	game, stderr := startGame(t, ctx, bin, dir, args...)
+	game, stderr := startGame(t, ctx, bin, dir, append(args, "-autotest-quick-death")...)
 	logs := watchLog(stderr)
 	logs.wait(t, "msg=joined", 60*time.Second)
-	// 3 lives, idle: about 12 s. The GameOver goes out once the scores
-	// are committed; the game shows it.
+	// The GameOver goes out once the scores are committed; the game shows
+	// it.
 	over := logs.wait(t, `msg="scores recorded"`, 90*time.Second)
-	logs.wait(t, `msg="game over" scores=`, 10*time.Second)
+	logs.wait(t, `msg="game over" scores=`, testutil.Wait)
 	game.Process.Kill()
+	logs.end(t, testutil.Wait)
 	game.Wait()
 	if _, err := os.Stat(filepath.Join(dir, "rtype", "scores.db")); err != nil {
 		t.Fatalf("no leaderboard in the data directory: %v\n%s", err, logs)
@@ -99,13 +143,13 @@ func TestHostedScoresLast(t *testing.T) {
 	logs.wait(t, "msg=hosting", 60*time.Second)
 	var l *lobby.Lobby
 	var err error
-	for end := time.Now().Add(30 * time.Second); ; {
+	// The server listens once the game logged hosting; a refused dial is
+	// tried again (polled, with the deadlock guard).
+	testutil.Eventually(testutil.Wait, func() bool {
 		l, err = lobby.Dial(ctx, lobby.Config{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Name: "Hicks",
 			Mode: wire.ModeClassic, Logger: testutil.Logger(t)})
-		if err == nil || time.Now().After(end) {
-			break
-		}
-	}
+		return err == nil
+	})
 	if err != nil {
 		t.Fatalf("no lobby login on the restarted host: %v\n%s", err, logs)
 	}
