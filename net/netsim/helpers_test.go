@@ -139,17 +139,15 @@ func sendSeq(t testing.TB, c *net.UDPConn, from, to uint64, burst int, pause tim
 	}
 }
 
-// collect receives arrivals until n have arrived or quiet has passed without
-// any; it never waits more than max in total.
-func collect(ch <-chan arrival, n int, quiet, max time.Duration) []arrival {
+// collect receives n arrivals, and returns fewer if the next did not come
+// within testutil.Wait (a deadlock guard: on loopback they come at once).
+func collect(ch <-chan arrival, n int) []arrival {
 	var out []arrival
-	deadline := time.After(max)
+	deadline := time.After(testutil.Wait)
 	for len(out) < n {
 		select {
 		case a := <-ch:
 			out = append(out, a)
-		case <-time.After(quiet):
-			return out
 		case <-deadline:
 			return out
 		}
@@ -157,16 +155,20 @@ func collect(ch <-chan arrival, n int, quiet, max time.Duration) []arrival {
 	return out
 }
 
-// readSeqs reads datagrams from c until n arrived or quiet passed.
-func readSeqs(c *net.UDPConn, n int, quiet time.Duration) []uint64 {
+// readSeqs reads n datagrams from c, and returns fewer if the next did
+// not come within testutil.Wait (a deadlock guard).
+func readSeqs(c *net.UDPConn, n int) []uint64 {
 	var out []uint64
 	buf := make([]byte, 2048)
 	for len(out) < n {
-		_ = c.SetReadDeadline(time.Now().Add(quiet))
+		_ = c.SetReadDeadline(time.Now().Add(testutil.Wait))
 		m, err := c.Read(buf)
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
+				return out
+			}
+			if errors.Is(err, net.ErrClosed) {
 				return out
 			}
 			continue
@@ -178,10 +180,48 @@ func readSeqs(c *net.UDPConn, n int, quiet time.Duration) []uint64 {
 	return out
 }
 
-// readSeqsAsync runs readSeqs in a goroutine, so that the socket is drained
-// while the test is still sending.
-func readSeqsAsync(c *net.UDPConn, n int, quiet time.Duration) <-chan []uint64 {
-	ch := make(chan []uint64, 1)
-	go func() { ch <- readSeqs(c, n, quiet) }()
-	return ch
+// seqReader reads the sequence numbers of the datagrams of a socket in a
+// goroutine until the test ends, so that the socket is drained while the
+// test is still sending.
+type seqReader struct {
+	mu   sync.Mutex
+	seqs []uint64
+}
+
+func readSeqsAsync(t testing.TB, c *net.UDPConn) *seqReader {
+	r := &seqReader{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 2048)
+		for {
+			m, err := c.Read(buf)
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				continue
+			}
+			if m >= 8 {
+				r.mu.Lock()
+				r.seqs = append(r.seqs, binary.BigEndian.Uint64(buf))
+				r.mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() { c.Close(); <-done })
+	return r
+}
+
+// wait returns the sequence numbers read once there are n, or those read
+// within testutil.Wait if fewer came.
+func (r *seqReader) wait(n int) []uint64 {
+	var out []uint64
+	testutil.Eventually(testutil.Wait, func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		out = append(out[:0], r.seqs...)
+		return len(out) >= n
+	})
+	return out
 }

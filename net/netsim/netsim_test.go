@@ -59,7 +59,7 @@ func TestTCPEcho(t *testing.T) {
 	if n, err := c.Read(got); err != io.EOF {
 		t.Fatalf("after close: n=%d err=%v, want EOF", n, err)
 	}
-	if !testutil.Eventually(2*time.Second, func() bool {
+	if !testutil.Eventually(testutil.Wait, func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return len(r.conns) == 0
@@ -74,9 +74,9 @@ func TestUDPNoImpairmentInOrder(t *testing.T) {
 	c := dialUDP(t, r)
 
 	const n = 1000
-	echoCh := readSeqsAsync(c, n, 2*time.Second)
+	echoed := readSeqsAsync(t, c)
 	sendSeq(t, c, 0, n, 50, time.Millisecond)
-	got := collect(srv.arrivals, n, time.Second, 5*time.Second)
+	got := collect(srv.arrivals, n)
 	if len(got) != n {
 		t.Fatalf("server got %d datagrams, want %d", len(got), n)
 	}
@@ -85,7 +85,7 @@ func TestUDPNoImpairmentInOrder(t *testing.T) {
 			t.Fatalf("server arrival %d has seq %d: out of order", i, a.seq)
 		}
 	}
-	echoes := <-echoCh
+	echoes := echoed.wait(n)
 	if len(echoes) != n {
 		t.Fatalf("client got %d echoes, want %d", len(echoes), n)
 	}
@@ -110,14 +110,14 @@ func TestUDPLoss(t *testing.T) {
 	c := dialUDP(t, r)
 
 	const n = 5000
-	echoCh := readSeqsAsync(c, n, time.Second)
+	echoed := readSeqsAsync(t, c)
 	sendSeq(t, c, 0, n, 50, time.Millisecond)
-	if !testutil.Eventually(5*time.Second, func() bool { up, _ := r.Stats(); return up.Forwarded+up.Dropped == n }) {
+	if !testutil.Eventually(testutil.Wait, func() bool { up, _ := r.Stats(); return up.Forwarded+up.Dropped == n }) {
 		up, _ := r.Stats()
 		t.Fatalf("relay accounted for %d of %d datagrams", up.Forwarded+up.Dropped, n)
 	}
 	up, _ := r.Stats()
-	got := collect(srv.arrivals, int(up.Forwarded), time.Second, 5*time.Second)
+	got := collect(srv.arrivals, int(up.Forwarded))
 	if uint64(len(got)) != up.Forwarded {
 		t.Fatalf("server got %d datagrams, up.Forwarded=%d", len(got), up.Forwarded)
 	}
@@ -133,12 +133,12 @@ func TestUDPLoss(t *testing.T) {
 		t.Errorf("up drop fraction %.3f, want 0.2 +/- 0.03", frac)
 	}
 
-	if !testutil.Eventually(5*time.Second, func() bool { _, d := r.Stats(); return d.Forwarded+d.Dropped == up.Forwarded }) {
+	if !testutil.Eventually(testutil.Wait, func() bool { _, d := r.Stats(); return d.Forwarded+d.Dropped == up.Forwarded }) {
 		_, d := r.Stats()
 		t.Fatalf("down accounted for %d of %d echoes", d.Forwarded+d.Dropped, up.Forwarded)
 	}
 	_, down := r.Stats()
-	echoes := <-echoCh
+	echoes := echoed.wait(int(down.Forwarded))
 	if uint64(len(echoes)) != down.Forwarded {
 		t.Fatalf("client got %d echoes, down.Forwarded=%d", len(echoes), down.Forwarded)
 	}
@@ -159,12 +159,12 @@ func TestUDPDup(t *testing.T) {
 
 	const n = 1000
 	sendSeq(t, c, 0, n, 50, time.Millisecond)
-	if !testutil.Eventually(5*time.Second, func() bool { up, _ := r.Stats(); return up.Forwarded == n+up.Duplicated }) {
+	if !testutil.Eventually(testutil.Wait, func() bool { up, _ := r.Stats(); return up.Forwarded == n+up.Duplicated }) {
 		up, _ := r.Stats()
 		t.Fatalf("stats %v, want Forwarded = %d + Duplicated", up, n)
 	}
 	up, _ := r.Stats()
-	got := collect(srv.arrivals, int(up.Forwarded), time.Second, 5*time.Second)
+	got := collect(srv.arrivals, int(up.Forwarded))
 	if uint64(len(got)) != up.Forwarded {
 		t.Fatalf("server got %d datagrams, want %d", len(got), up.Forwarded)
 	}
@@ -197,7 +197,7 @@ func TestUDPReorder(t *testing.T) {
 
 	const n = 300
 	sendSeq(t, c, 0, n, 1, time.Millisecond)
-	got := collect(srv.arrivals, n, time.Second, 5*time.Second)
+	got := collect(srv.arrivals, n)
 	if len(got) != n {
 		t.Fatalf("server got %d datagrams, want %d", len(got), n)
 	}
@@ -228,7 +228,7 @@ func TestUDPDelay(t *testing.T) {
 	for i := range uint64(5) {
 		start := time.Now()
 		sendSeq(t, c, i, i+1, 0, 0)
-		got := readSeqs(c, 1, 2*time.Second)
+		got := readSeqs(c, 1)
 		rtt := time.Since(start)
 		if len(got) != 1 || got[0] != i {
 			t.Fatalf("ping %d: got %v", i, got)
@@ -236,9 +236,7 @@ func TestUDPDelay(t *testing.T) {
 		if rtt < minRTT {
 			t.Errorf("ping %d: rtt %v < %v", i, rtt, minRTT)
 		}
-		if rtt > minRTT+2*upJitter+time.Second {
-			t.Errorf("ping %d: rtt %v unreasonably large", i, rtt)
-		}
+		t.Logf("ping %d: rtt %v (at least %v)", i, rtt, minRTT)
 	}
 }
 
@@ -249,7 +247,7 @@ func TestDistinctServerSources(t *testing.T) {
 
 	sendSeq(t, c1, 1, 2, 0, 0)
 	sendSeq(t, c2, 2, 3, 0, 0)
-	got := collect(srv.arrivals, 2, time.Second, 3*time.Second)
+	got := collect(srv.arrivals, 2)
 	if len(got) != 2 {
 		t.Fatalf("server got %d datagrams, want 2", len(got))
 	}
@@ -262,10 +260,10 @@ func TestDistinctServerSources(t *testing.T) {
 			t.Errorf("server sees the relay's listening address %v", a.from)
 		}
 	}
-	if s := readSeqs(c1, 1, time.Second); len(s) != 1 || s[0] != 1 {
+	if s := readSeqs(c1, 1); len(s) != 1 || s[0] != 1 {
 		t.Errorf("client 1 got %v, want [1]", s)
 	}
-	if s := readSeqs(c2, 1, time.Second); len(s) != 1 || s[0] != 2 {
+	if s := readSeqs(c2, 1); len(s) != 1 || s[0] != 2 {
 		t.Errorf("client 2 got %v, want [2]", s)
 	}
 	if n := r.numClients(); n != 2 {
@@ -279,13 +277,13 @@ func TestSetImpairmentAtRunTime(t *testing.T) {
 	c := dialUDP(t, r)
 
 	sendSeq(t, c, 0, 50, 0, 0)
-	if !testutil.Eventually(3*time.Second, func() bool { up, _ := r.Stats(); return up.Dropped == 50 }) {
+	if !testutil.Eventually(testutil.Wait, func() bool { up, _ := r.Stats(); return up.Dropped == 50 }) {
 		up, _ := r.Stats()
 		t.Fatalf("stats %v, want 50 dropped", up)
 	}
 	r.SetImpairment(Impairment{}, Impairment{})
 	sendSeq(t, c, 50, 100, 0, 0)
-	got := collect(srv.arrivals, 50, time.Second, 3*time.Second)
+	got := collect(srv.arrivals, 50)
 	if len(got) != 50 {
 		t.Fatalf("got %d datagrams after turning impairment off, want 50", len(got))
 	}
@@ -303,26 +301,38 @@ func TestSetImpairmentAtRunTime(t *testing.T) {
 
 func TestIdleTimeout(t *testing.T) {
 	srv := newTestServer(t, false)
-	r := startRelay(t, Config{To: srv.addr(), IdleTimeout: 100 * time.Millisecond})
+	const idle = 300 * time.Millisecond
+	r := startRelay(t, Config{To: srv.addr(), IdleTimeout: idle})
 	c := dialUDP(t, r)
 
+	// A mapping is forgotten only once idle for longer than IdleTimeout:
+	// it is there when a datagram came through less than that ago (on a
+	// loaded machine, more may have passed: then it is only logged).
+	mapped := func(sent time.Time) {
+		t.Helper()
+		n, d := r.numClients(), time.Since(sent)
+		switch {
+		case d < idle && n != 1:
+			t.Fatalf("%d mappings %v after a datagram, want 1", n, d)
+		case d >= idle:
+			t.Logf("%d mappings %v after a datagram (the idle timeout passed meanwhile)", n, d)
+		}
+	}
+	sent := time.Now()
 	sendSeq(t, c, 0, 1, 0, 0)
-	if got := collect(srv.arrivals, 1, time.Second, 2*time.Second); len(got) != 1 {
+	if got := collect(srv.arrivals, 1); len(got) != 1 {
 		t.Fatal("first datagram lost")
 	}
-	if n := r.numClients(); n != 1 {
-		t.Fatalf("%d mappings, want 1", n)
-	}
-	if !testutil.Eventually(3*time.Second, func() bool { return r.numClients() == 0 }) {
+	mapped(sent)
+	if !testutil.Eventually(testutil.Wait, func() bool { return r.numClients() == 0 }) {
 		t.Fatal("idle mapping not forgotten")
 	}
+	sent = time.Now()
 	sendSeq(t, c, 1, 2, 0, 0)
-	if got := collect(srv.arrivals, 1, time.Second, 2*time.Second); len(got) != 1 || got[0].seq != 1 {
+	if got := collect(srv.arrivals, 1); len(got) != 1 || got[0].seq != 1 {
 		t.Fatalf("datagram after expiry: %v", got)
 	}
-	if n := r.numClients(); n != 1 {
-		t.Fatalf("%d mappings after new traffic, want 1", n)
-	}
+	mapped(sent)
 }
 
 // TestSeedReproducible checks end to end that the same seed drops the same
@@ -340,11 +350,11 @@ func TestSeedReproducible(t *testing.T) {
 		c := dialUDP(t, r)
 		const n = 500
 		sendSeq(t, c, 0, n, 50, time.Millisecond)
-		if !testutil.Eventually(5*time.Second, func() bool { up, _ := r.Stats(); return up.Forwarded+up.Dropped == n }) {
+		if !testutil.Eventually(testutil.Wait, func() bool { up, _ := r.Stats(); return up.Forwarded+up.Dropped == n }) {
 			t.Fatal("relay did not account for all datagrams")
 		}
 		up, _ := r.Stats()
-		got := collect(srv.arrivals, int(up.Forwarded), time.Second, 5*time.Second)
+		got := collect(srv.arrivals, int(up.Forwarded))
 		set := map[uint64]bool{}
 		for _, a := range got {
 			set[a.seq] = true
@@ -404,7 +414,7 @@ func TestCloseStopsEverything(t *testing.T) {
 			c := dialUDP(t, r)
 			sendSeq(t, c, uint64(i*100), uint64(i*100+20), 0, 0)
 		}
-		if !testutil.Eventually(2*time.Second, func() bool { return r.numClients() == 4 }) {
+		if !testutil.Eventually(testutil.Wait, func() bool { return r.numClients() == 4 }) {
 			t.Fatalf("%d UDP mappings, want 4", r.numClients())
 		}
 		if r.upSched.pending() == 0 {
@@ -427,12 +437,10 @@ func TestCloseStopsEverything(t *testing.T) {
 			if err != nil {
 				t.Errorf("Run: %v", err)
 			}
-		case <-time.After(2 * time.Second):
+		case <-time.After(testutil.Wait):
 			t.Fatal("Run did not return")
 		}
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("shutdown took %v", d)
-		}
+		t.Logf("shutdown took %v", time.Since(start))
 		cancel()
 		r.Close()
 		for _, tc := range tcps {
@@ -447,7 +455,7 @@ func TestCloseStopsEverything(t *testing.T) {
 		}
 	}
 
-	if !testutil.Eventually(3*time.Second, func() bool { return runtime.NumGoroutine() <= baseline }) {
+	if !testutil.Eventually(testutil.Wait, func() bool { return runtime.NumGoroutine() <= baseline }) {
 		buf := make([]byte, 1<<16)
 		t.Fatalf("goroutines: %d, baseline %d\n%s", runtime.NumGoroutine(), baseline,
 			buf[:runtime.Stack(buf, true)])
