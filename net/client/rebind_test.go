@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"rtype/internal/testutil"
 	"sync"
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
 	"rtype/server"

@@ -2,13 +2,13 @@ package client
 
 import (
 	"context"
-	"rtype/internal/testutil"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"rtype/internal/evilserver"
+	"rtype/internal/testutil"
 	"rtype/net/link"
 	"rtype/net/wire"
 )

@@ -3,13 +3,13 @@ package client
 import (
 	"context"
 	"errors"
-	"rtype/internal/testutil"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"rtype/internal/evilserver"
+	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
 	"rtype/server"
