@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"testing"
-	"time"
 
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
@@ -21,7 +20,7 @@ func TestV1RecordsActions(t *testing.T) {
 	srv := testserver.Start(t, server.Config{MaxGames: 1, Seed: 3})
 	var file bytes.Buffer
 	rec := NewRecorder(&file, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c, err := client.Dial(ctx, client.Config{Addr: srv.Addr(), Name: "dallas", Logger: testutil.Logger(t), Version: wire.Version, Tap: rec})
 	if err != nil {
