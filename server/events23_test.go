@@ -8,6 +8,7 @@ package server
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,17 +31,16 @@ type eventTrace struct {
 
 type windowCount struct{ datagrams, bytes int }
 
-// pump plays the client for d, an Input a tick (fire pressed and
+// pump plays the client until done holds, an Input a tick (fire pressed and
 // released), acknowledging an Event datagram at once with its next Input
 // (as the reference client does, 7.7), and records every datagram.
-func (tr *eventTrace) pump(d time.Duration, interval uint32) {
+func (tr *eventTrace) pump(done func() bool, interval uint32) {
 	c := tr.c
-	end := time.Now().Add(d)
 	inputs := 0
-	for time.Now().Before(end) {
+	for !done() {
 		nev, nsnap := len(c.events), len(c.snaps)
 		events := c.types[wire.TypeEvent]
-		got := c.readOne(min(time.Until(end), 20*time.Millisecond))
+		got := c.readOne(20 * time.Millisecond)
 		switch {
 		case !got:
 		case len(c.snaps) > nsnap:
@@ -89,6 +89,27 @@ func (tr *eventTrace) pump(d time.Duration, interval uint32) {
 	}
 }
 
+// untilAll returns, for each of n clients pumped at once, each in its
+// own goroutine, the done of its pump: done holds once enough (called
+// from that goroutine only) held for every client, so that they all play
+// until the last has seen enough, or after wait (the test then fails on
+// its counts).
+func untilAll(n int) func(enough func() bool) (done func() bool) {
+	var left atomic.Int32
+	left.Store(int32(n))
+	deadline := time.Now().Add(wait)
+	return func(enough func() bool) func() bool {
+		counted := false
+		return func() bool {
+			if !counted && enough() {
+				counted = true
+				left.Add(-1)
+			}
+			return left.Load() == 0 || time.Now().After(deadline)
+		}
+	}
+}
+
 // split counts the snapshot windows whose fresh events came in several
 // Event datagrams that would have fitted in one (1.3), and the windows.
 func (tr *eventTrace) split() (split, all int) {
@@ -129,10 +150,13 @@ func TestEventsHeldToSnapshotTick(t *testing.T) {
 			t.Fatalf("%s is player %d of its game: not one game", tr.c.name, tr.c.acc.Player)
 		}
 	}
+	// Every client plays until each saw 20 snapshot windows with events.
+	until := untilAll(len(traces))
 	var wg sync.WaitGroup
 	for _, tr := range traces {
+		done := until(func() bool { _, all := tr.split(); return all >= 20 })
 		wg.Add(1)
-		go func() { defer wg.Done(); tr.pump(4*time.Second, interval) }()
+		go func() { defer wg.Done(); tr.pump(done, interval) }()
 	}
 	wg.Wait()
 	for i, tr := range traces {

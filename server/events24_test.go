@@ -26,16 +26,15 @@ type tailTrace struct {
 	events  int      // Event datagrams after the first Snapshot
 }
 
-// pump plays the client for d as eventTrace.pump does, and records where
+// pump plays the client until done holds as eventTrace.pump does, and records where
 // each fresh event came from.
-func (tr *tailTrace) pump(d time.Duration) {
+func (tr *tailTrace) pump(done func() bool) {
 	c := tr.c
-	end := time.Now().Add(d)
 	inputs := 0
-	for time.Now().Before(end) {
+	for !done() {
 		nev, nsnap, tails := len(c.events), len(c.snaps), c.tails
 		events := c.types[wire.TypeEvent]
-		got := c.readOne(min(time.Until(end), 20*time.Millisecond))
+		got := c.readOne(20 * time.Millisecond)
 		switch {
 		case !got:
 		case len(c.snaps) > nsnap:
@@ -119,13 +118,18 @@ func TestEventsInSnapshotV24(t *testing.T) {
 			t.Fatalf("%s is player %d of its game: not one game", c.name, c.acc.Player)
 		}
 	}
+	// Every client plays until each saw 20 snapshots or snapshot
+	// windows with events.
+	until := untilAll(len(v24) + 1)
 	var wg sync.WaitGroup
 	for _, tr := range v24 {
+		done := until(func() bool { return tr.c.tails >= 20 })
 		wg.Add(1)
-		go func() { defer wg.Done(); tr.pump(4 * time.Second) }()
+		go func() { defer wg.Done(); tr.pump(done) }()
 	}
+	done := until(func() bool { _, all := v23.split(); return all >= 20 })
 	wg.Add(1)
-	go func() { defer wg.Done(); v23.pump(4*time.Second, interval) }()
+	go func() { defer wg.Done(); v23.pump(done, interval) }()
 	wg.Wait()
 	for _, tr := range v24 {
 		name := tr.c.name
