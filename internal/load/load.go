@@ -60,6 +60,11 @@ type Config struct {
 	// AtEnd, when set, is called by Run once the run is measured, before
 	// the clients log out.
 	AtEnd func()
+	// Until, when set, ends Run before Duration at the first report,
+	// taken every Every, for which it returns true: a run that lasts
+	// until its clients did something rather than for a time, as tests
+	// need on a machine whose speed they do not know.
+	Until func(Report) bool
 	// Full plays each client as a net/client.Client (its own socket and
 	// goroutines, its snapshots rebuilt) instead of a light session.
 	Full bool
@@ -358,7 +363,7 @@ func (l *Load) Close() {
 }
 
 // Run logs cfg.N clients in, plays them for cfg.Duration (or until ctx
-// ends) and reports.
+// ends, or cfg.Until holds) and reports.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	l, err := Start(ctx, cfg)
 	if err != nil {
@@ -380,8 +385,15 @@ loop:
 		case <-end.C:
 			break loop
 		case <-every.C:
+			if cfg.Progress == nil && cfg.Until == nil {
+				continue
+			}
+			rep := l.Report()
 			if cfg.Progress != nil {
-				fmt.Fprintln(cfg.Progress, l.Report())
+				fmt.Fprintln(cfg.Progress, rep)
+			}
+			if cfg.Until != nil && cfg.Until(rep) {
+				break loop
 			}
 		}
 	}

@@ -6,18 +6,22 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
 	"rtype/server"
 )
 
-// TestRun plays 8 clients for 2 s against a real server with each protocol
+// TestRun plays 8 clients against a real server with each protocol
 // version, light (sharing sockets, 3 to a socket, and one to a socket;
 // polled at each tick, their sends spread over the tick, and read by
 // parked goroutines, sending all at once: Config.Parked, Phases 1) and
-// full (net/client.Client): every client logs in, binds, receives snapshots and events and
-// is still connected at the end, the server still holds all 8 sessions
-// (none dropped or kicked), and the report's figures are plausible.
+// full (net/client.Client), until every client received 10 snapshots and
+// an event (Config.Until; Duration is a deadlock guard): every client
+// logs in, binds, receives snapshots and events and is still connected
+// at the end, the server still holds all 8 sessions (none dropped or
+// kicked), and the report's counts agree with each other. The rates are
+// logged: they are the machine's (rtype-bench measures them).
 func TestRun(t *testing.T) {
 	for _, tc := range []struct {
 		v         uint8
@@ -31,18 +35,35 @@ func TestRun(t *testing.T) {
 		t.Run(fmt.Sprintf("v%d.%d/full=%v/per=%d/parked=%v", v, tc.minor, tc.full, tc.perSocket, tc.parked), func(t *testing.T) {
 			t.Parallel()
 			const n = 8
+			const guard = 2 * testutil.Wait // a deadlock guard, not the run's length
 			srv := testserver.Start(t, server.Config{LoginLimit: 100, MaxSessionsPerIP: 100})
-			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), guard+testutil.Wait)
 			defer cancel()
 			var st server.TickStats
-			rep, err := Run(ctx, Config{Addr: srv.Addr(), N: n, Duration: 2 * time.Second, Protocol: v, Seed: 7,
-				Full: tc.full, PerSocket: tc.perSocket, Parked: tc.parked, Phases: map[bool]int{true: 1}[tc.parked], Minor: tc.minor,
+			played := func(r Report) bool {
+				if len(r.PerClient) != n {
+					return false
+				}
+				for _, c := range r.PerClient {
+					if c.Snapshots < 10 || c.Events == 0 {
+						return false
+					}
+				}
+				return true
+			}
+			rep, err := Run(ctx, Config{Addr: srv.Addr(), N: n, Duration: guard, Every: 50 * time.Millisecond, Until: played,
+				Protocol: v, Seed: 7, Full: tc.full, PerSocket: tc.perSocket, Parked: tc.parked,
+				Phases: map[bool]int{true: 1}[tc.parked], Minor: tc.minor,
 				AtEnd: func() { st = srv.TickStats() }})
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
+			t.Log(rep)
 			if rep.Clients != n || rep.Failed != 0 || rep.Connected != n {
 				t.Fatalf("clients %d, failed %d, connected %d; want %d, 0, %d", rep.Clients, rep.Failed, rep.Connected, n, n)
+			}
+			if !played(rep) {
+				t.Errorf("the run ended after %.1f s (the guard is %v) before every client got 10 snapshots and an event", rep.Seconds, guard)
 			}
 			for i, c := range rep.PerClient {
 				if c.Err != nil || c.Snapshots == 0 || c.Events == 0 {
@@ -52,20 +73,16 @@ func TestRun(t *testing.T) {
 			if st.Sessions != n {
 				t.Errorf("server holds %d sessions, want %d (a client was dropped)", st.Sessions, n)
 			}
-			if rep.Seconds < 1.9 || rep.Seconds > 4 {
-				t.Errorf("run lasted %.2fs, want about 2s", rep.Seconds)
+			// Every snapshot came in a datagram of its own (or several:
+			// a full client's counters are read one after the other, a
+			// datagram apart at each end); every client sent Inputs.
+			if rep.DatagramsIn+2*n < rep.Snapshots || rep.DatagramsOut < n || rep.BytesIn < rep.DatagramsIn || rep.BytesOut < rep.DatagramsOut {
+				t.Errorf("datagrams in %d (%d bytes) for %d snapshots, out %d (%d bytes)",
+					rep.DatagramsIn, rep.BytesIn, rep.Snapshots, rep.DatagramsOut, rep.BytesOut)
 			}
-			// 60 Inputs per second per client (a real client may add acks)
-			// and 20 snapshots in, once logged in: the bounds only say the
-			// clients played, since logins may take a good part of the 2 s
-			// on a loaded machine (the rates are rtype-bench's to measure).
 			perSec := func(x uint64) float64 { return float64(x) / rep.Seconds / n }
-			if out := perSec(rep.DatagramsOut); out < 10 || out > 200 {
-				t.Errorf("%.1f datagrams out per client-second, want about 60", out)
-			}
-			if in := perSec(rep.DatagramsIn); in < 3 || in > 200 {
-				t.Errorf("%.1f datagrams in per client-second, want about 20", in)
-			}
+			t.Logf("%.1f datagrams out and %.1f in per client-second (a client sends 60 Inputs a second and gets up to 20 snapshots)",
+				perSec(rep.DatagramsOut), perSec(rep.DatagramsIn))
 			// A light client acknowledges an Event datagram at once with
 			// an Ack in v1 (7.7), and with its next Input in a v2.3
 			// session, as the reference client does (7.19).
@@ -86,7 +103,6 @@ func TestRun(t *testing.T) {
 			if rep.BytesIn == 0 || rep.BytesOut == 0 || rep.CPU <= 0 || rep.CPUPerClientSecond() <= 0 {
 				t.Errorf("implausible report: %v", rep)
 			}
-			t.Log(rep)
 		})
 	}
 }
