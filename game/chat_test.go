@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -48,13 +47,13 @@ func TestChatInThePlay(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	p := waitScene[*PlayScene](t, g, screen, 15*time.Second, "no play scene")
+	p := waitScene[*PlayScene](t, g, screen, testutil.Wait, "no play scene")
 	friend, err := client.Dial(context.Background(), client.Config{Addr: g.host.LocalAddr(), Name: "Hicks", Logger: testutil.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer friend.Close()
-	if !run(t, g, screen, 10*time.Second, func() bool { return p.view.Players()[friend.Player()].Present }) {
+	if !run(t, g, screen, testutil.Wait, func() bool { return p.view.Players()[friend.Player()].Present }) {
 		t.Fatal("the friend did not join")
 	}
 
@@ -73,7 +72,7 @@ func TestChatInThePlay(t *testing.T) {
 	if p.chat.open || g.in.TextMode {
 		t.Fatal("Enter did not close the box")
 	}
-	if !run(t, g, screen, 10*time.Second, func() bool { return slices.Contains(shownChat(g, p), "Tester: hello team") }) {
+	if !run(t, g, screen, testutil.Wait, func() bool { return slices.Contains(shownChat(g, p), "Tester: hello team") }) {
 		t.Fatalf("own line not shown: %q", shownChat(g, p))
 	}
 	testutil.WaitFor(t, testutil.Wait, "the friend receiving the line", func() bool {
@@ -93,7 +92,7 @@ func TestChatInThePlay(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.host.srv.Announce("server restarts soon")
-	if !run(t, g, screen, 10*time.Second, func() bool {
+	if !run(t, g, screen, testutil.Wait, func() bool {
 		s := shownChat(g, p)
 		return slices.Contains(s, "Hicks: hi from Hicks") && slices.Contains(s, "Server: server restarts soon")
 	}) {
@@ -129,7 +128,7 @@ func TestChatInThePlay(t *testing.T) {
 	press(g, p, Input{Chat: true})
 	press(g, p, Input{Chars: []rune("after"), TextMode: true})
 	press(g, p, Input{Confirm: true, TextMode: true})
-	if !run(t, g, screen, 10*time.Second, func() bool { return slices.Contains(shownChat(g, p), "Tester: after") }) {
+	if !run(t, g, screen, testutil.Wait, func() bool { return slices.Contains(shownChat(g, p), "Tester: after") }) {
 		t.Fatalf("lines shown: %q", shownChat(g, p))
 	}
 	for _, s := range shownChat(g, p) {
@@ -148,7 +147,7 @@ func TestChatInThePlay(t *testing.T) {
 		press(g, p, Input{Chars: []rune("spam"), TextMode: true})
 		press(g, p, Input{Confirm: true, TextMode: true})
 	}
-	if !run(t, g, screen, 10*time.Second, func() bool {
+	if !run(t, g, screen, testutil.Wait, func() bool {
 		return slices.ContainsFunc(shownChat(g, p), func(s string) bool { return strings.HasPrefix(s, "Not sent: too fast") })
 	}) {
 		t.Fatalf("no refusal shown: %q", shownChat(g, p))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -43,14 +42,14 @@ func joinEvil(t *testing.T, cfg evilserver.Config) (*Game, *evilserver.Server, *
 	t.Cleanup(func() { g.shutdown() })
 	screen := ebiten.NewImage(render.Width, render.Height)
 	t.Cleanup(screen.Deallocate)
-	waitScene[*PlayScene](t, g, screen, 15*time.Second, "not playing after 15 s")
+	waitScene[*PlayScene](t, g, screen, testutil.Wait, "not playing")
 	return g, s, screen
 }
 
 // errorShown runs the game until its error scene shows, and checks it.
 func errorShown(t *testing.T, g *Game, screen *ebiten.Image, want string) {
 	t.Helper()
-	es := waitScene[*ErrorScene](t, g, screen, 15*time.Second, "no error screen")
+	es := waitScene[*ErrorScene](t, g, screen, testutil.Wait, "no error screen")
 	text := strings.Join(es.lines, " ")
 	if es.title != "The server broke the rules" || !strings.Contains(text, want) {
 		t.Fatalf("title %q, lines %q; want the message %q", es.title, es.lines, want)
@@ -87,7 +86,7 @@ func TestHostileNamesCleaned(t *testing.T) {
 	g, s, screen := joinEvil(t, evilserver.Config{Player: 0})
 	s.Names("Tester", "Evil\nName\u202E", strings.Repeat("W", 200), "\x1b[2JBell\x07")
 	var p *PlayScene
-	if !run(t, g, screen, 5*time.Second, func() bool {
+	if !run(t, g, screen, testutil.Wait, func() bool {
 		p, _ = g.scene.(*PlayScene)
 		return p != nil && p.frame.HUD[3].Name != ""
 	}) {
@@ -113,7 +112,7 @@ func TestLongRejectionWraps(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	es := waitScene[*ErrorScene](t, g, screen, 10*time.Second, "no error screen")
+	es := waitScene[*ErrorScene](t, g, screen, testutil.Wait, "no error screen")
 	if es.title != "Login refused" || len(es.lines) < 3 {
 		t.Fatalf("title %q, lines %q", es.title, es.lines)
 	}

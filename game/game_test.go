@@ -175,7 +175,8 @@ func newTestGame(t *testing.T, opt Options) *Game {
 }
 
 // run runs the game's loop (Update then Draw at 60 per second) until done
-// returns true or the time is out.
+// returns true or the time is out (timeout: a deadlock guard,
+// testutil.Wait).
 func run(t *testing.T, g *Game, screen *ebiten.Image, timeout time.Duration, done func() bool) bool {
 	t.Helper()
 	end := time.Now().Add(timeout)
@@ -190,6 +191,12 @@ func run(t *testing.T, g *Game, screen *ebiten.Image, timeout time.Duration, don
 		time.Sleep(time.Second / 60)
 	}
 	return false
+}
+
+// frames runs n frames of g.
+func frames(t *testing.T, g *Game, screen *ebiten.Image, n int) {
+	t.Helper()
+	run(t, g, screen, testutil.Wait, func() bool { n--; return n <= 0 })
 }
 
 // waitScene runs g until its scene is an S, and returns it; it fails the
@@ -221,8 +228,8 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 		}
 		return render.Sprite{}, false
 	}
-	if !run(t, g, screen, 15*time.Second, func() bool { _, ok := myShip(); return ok }) {
-		t.Fatalf("no ship after 15 s; scene %T", g.scene)
+	if !run(t, g, screen, testutil.Wait, func() bool { _, ok := myShip(); return ok }) {
+		t.Fatalf("no ship; scene %T", g.scene)
 	}
 	if g.host == nil || !g.session.Hosting {
 		t.Fatal("not hosting")
@@ -232,7 +239,7 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 	// interpolation would draw it.
 	sawMissile := false
 	lead, predicted := 0.0, 0
-	if !run(t, g, screen, 10*time.Second, func() bool {
+	if !run(t, g, screen, testutil.Wait, func() bool {
 		for _, s := range play().frame.Sprites {
 			sawMissile = sawMissile || s.Kind == wire.KindPlayerMissile
 		}
@@ -256,7 +263,7 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !run(t, g, screen, 10*time.Second, func() bool {
+	if !run(t, g, screen, testutil.Wait, func() bool {
 		p := play()
 		if p == nil || !p.frame.HUD[friend.Player()].Present || p.frame.HUD[friend.Player()].Name != "Hicks" {
 			return false
@@ -272,7 +279,7 @@ func TestHostPlayAndAFriendJoins(t *testing.T) {
 	}
 	// The friend leaves: a notice says so.
 	friend.Close()
-	if !run(t, g, screen, 10*time.Second, func() bool {
+	if !run(t, g, screen, testutil.Wait, func() bool {
 		for _, n := range play().frame.Notices {
 			if strings.HasPrefix(n.Text, "Hicks left") {
 				return true
@@ -325,12 +332,24 @@ func TestGameOverShowsTheScores(t *testing.T) {
 	g.setScene(NewHostingScene(g))
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	over := waitScene[*GameOverScene](t, g, screen, 30*time.Second, "no game over after 30 s")
+	over := waitScene[*GameOverScene](t, g, screen, testutil.Wait, "no game over")
 	if len(over.ranked) != 1 || over.ranked[0].Name != "Tester" || over.ranked[0].Place != 1 {
 		t.Fatalf("scores %+v", over.ranked)
 	}
-	// The server's Logout(GameOver) is no error: the scene stays.
-	run(t, g, screen, 2*time.Second, func() bool { return false })
+	// The server's Logout(GameOver), after its linger, is no error: the
+	// scene stays, frames after it came.
+	c := g.session.C
+	if !run(t, g, screen, testutil.Wait, func() bool {
+		select {
+		case <-c.Done():
+			return true
+		default:
+			return false
+		}
+	}) {
+		t.Fatal("no Logout(GameOver) from the server")
+	}
+	frames(t, g, screen, 10)
 	if _, ok := g.scene.(*GameOverScene); !ok {
 		t.Fatalf("after the Logout: scene %T", g.scene)
 	}
@@ -348,13 +367,13 @@ func TestConnectionLostShowsTheError(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	waitScene[*PlayScene](t, g, screen, 15*time.Second, "not playing after 15 s")
+	waitScene[*PlayScene](t, g, screen, testutil.Wait, "not playing")
 	// The join was remembered.
 	if len(g.settings.Recent) == 0 || g.settings.Recent[0] != h.LocalAddr() {
 		t.Errorf("recent servers %v", g.settings.Recent)
 	}
 	h.Stop()
-	es := waitScene[*ErrorScene](t, g, screen, 10*time.Second, "no error screen after the server stopped")
+	es := waitScene[*ErrorScene](t, g, screen, testutil.Wait, "no error screen after the server stopped")
 	if es.title != "The host ended the game" {
 		t.Errorf("title %q, lines %q", es.title, es.lines)
 	}
@@ -375,7 +394,7 @@ func TestJoinRefusedShowsTheError(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	es := waitScene[*ErrorScene](t, g, screen, 10*time.Second, "no error screen")
+	es := waitScene[*ErrorScene](t, g, screen, testutil.Wait, "no error screen")
 	if es.title != "Can't reach the server" || !strings.Contains(strings.Join(es.lines, " "), "refused") {
 		t.Errorf("title %q, lines %q", es.title, es.lines)
 	}
@@ -429,7 +448,7 @@ func TestNameTakenOffersAnotherName(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	es := waitScene[*ErrorScene](t, g, screen, 10*time.Second, "no error screen")
+	es := waitScene[*ErrorScene](t, g, screen, testutil.Wait, "no error screen")
 	if es.title != "Login refused" || es.menu.Items[0].Label != "Change name" {
 		t.Fatalf("title %q, first choice %q", es.title, es.menu.Items[0].Label)
 	}
@@ -441,7 +460,7 @@ func TestNameTakenOffersAnotherName(t *testing.T) {
 	}
 	ns.field.Text = "Dallas"
 	ns.Update(g)
-	waitScene[*PlayScene](t, g, screen, 10*time.Second, "not playing under the new name")
+	waitScene[*PlayScene](t, g, screen, testutil.Wait, "not playing under the new name")
 	if g.Name() != "Dallas" {
 		t.Errorf("name %q", g.Name())
 	}

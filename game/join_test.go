@@ -4,11 +4,11 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/game/settings"
+	"rtype/internal/testutil"
 	"rtype/render"
 )
 
@@ -21,7 +21,7 @@ func TestJoinScreenFindsAHostedGame(t *testing.T) {
 	defer host.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	waitScene[*PlayScene](t, host, screen, 15*time.Second, "the host is not playing")
+	waitScene[*PlayScene](t, host, screen, testutil.Wait, "the host is not playing")
 	da, err := netip.ParseAddrPort(host.host.srv.DiscoveryAddr())
 	if err != nil {
 		t.Fatalf("the hosted game does not answer discovery: %q, %v", host.host.srv.DiscoveryAddr(), err)
@@ -42,7 +42,7 @@ func TestJoinScreenFindsAHostedGame(t *testing.T) {
 		host.Draw(screen)
 		return false
 	}
-	if !run(t, friend, screen, 10*time.Second, func() bool { step(); return len(j.rows) == 1 }) {
+	if !run(t, friend, screen, testutil.Wait, func() bool { step(); return len(j.rows) == 1 }) {
 		t.Fatalf("the join screen lists %+v", j.rows)
 	}
 	row, want := j.rows[0], netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(host.host.Port))
@@ -59,7 +59,7 @@ func TestJoinScreenFindsAHostedGame(t *testing.T) {
 	if j.q != nil {
 		t.Fatal("the join screen still queries after it closed")
 	}
-	if !run(t, friend, screen, 15*time.Second, func() bool { step(); _, ok := friend.scene.(*PlayScene); return ok }) {
+	if !run(t, friend, screen, testutil.Wait, func() bool { step(); _, ok := friend.scene.(*PlayScene); return ok }) {
 		t.Fatalf("the friend did not join; scene %T", friend.scene)
 	}
 	if friend.session.Addr != want.String() || friend.session.Hosting {

@@ -3,10 +3,10 @@ package game
 import (
 	"net/netip"
 	"testing"
-	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 	"rtype/render"
 )
@@ -68,14 +68,14 @@ func TestLobbyHostAndFriend(t *testing.T) {
 			return done()
 		}
 	}
-	if !run(t, friend, screen, 10*time.Second, both(func() bool { return len(j.rows) == 1 })) {
+	if !run(t, friend, screen, testutil.Wait, both(func() bool { return len(j.rows) == 1 })) {
 		t.Fatalf("the join screen lists %+v", j.rows)
 	}
 	j.focus = 0
 	friend.in = Input{Confirm: true}
 	j.Update(friend)
 	var fl *LobbyScene
-	if !run(t, friend, screen, 15*time.Second, both(func() bool {
+	if !run(t, friend, screen, testutil.Wait, both(func() bool {
 		fl, _ = friend.scene.(*LobbyScene)
 		return fl != nil && fl.in && fl.st.Count == 2 && hl.st.Count == 2
 	})) {
@@ -93,7 +93,7 @@ func TestLobbyHostAndFriend(t *testing.T) {
 	friend.in = Input{Confirm: true}
 	fl.chat.update(friend)
 	friend.in = Input{}
-	if !run(t, friend, screen, 10*time.Second, both(func() bool {
+	if !run(t, friend, screen, testutil.Wait, both(func() bool {
 		for _, l := range hl.chat.log.Lines(nil, host.T(), true) {
 			if l.Text == "hello Ripley" && l.Name == "Hicks" {
 				return true
@@ -107,7 +107,7 @@ func TestLobbyHostAndFriend(t *testing.T) {
 	// Two bots.
 	choose(t, host, hl, "Add a bot")
 	choose(t, host, hl, "Add a bot")
-	if !run(t, friend, screen, 10*time.Second, both(func() bool { return fl.st.Count == 4 })) {
+	if !run(t, friend, screen, testutil.Wait, both(func() bool { return fl.st.Count == 4 })) {
 		t.Fatalf("friend sees %d members", fl.st.Count)
 	}
 	for _, m := range fl.st.Members[2:4] {
@@ -119,7 +119,7 @@ func TestLobbyHostAndFriend(t *testing.T) {
 	// Ready, both: the game starts for both.
 	choose(t, friend, fl, "Ready")
 	choose(t, host, hl, "Ready")
-	if !run(t, friend, screen, 20*time.Second, both(func() bool {
+	if !run(t, friend, screen, testutil.Wait, both(func() bool {
 		hp, _ := host.scene.(*PlayScene)
 		fp, _ := friend.scene.(*PlayScene)
 		return hp != nil && fp != nil && fp.frame.HUD[2].Present && fp.frame.HUD[3].Present && fp.frame.HUD[0].Present
@@ -137,7 +137,7 @@ func TestLobbyHostAndFriend(t *testing.T) {
 	defer third.shutdown()
 	j3 := NewJoinScene(third)
 	third.setScene(j3)
-	if !run(t, third, screen, 10*time.Second, both(func() bool { return len(j3.rows) == 1 })) {
+	if !run(t, third, screen, testutil.Wait, both(func() bool { return len(j3.rows) == 1 })) {
 		t.Fatal("the third window finds no server")
 	}
 	j3.field.Text = hl.st.Code.String()
@@ -145,7 +145,7 @@ func TestLobbyHostAndFriend(t *testing.T) {
 	third.in = Input{Confirm: true}
 	j3.Update(third)
 	var tl *LobbyScene
-	if !run(t, third, screen, 15*time.Second, both(func() bool {
+	if !run(t, third, screen, testutil.Wait, both(func() bool {
 		tl, _ = third.scene.(*LobbyScene)
 		return tl != nil && tl.browse && tl.listing.Count == 1 && tl.ping > 0
 	})) {
@@ -172,8 +172,8 @@ func TestJoinFieldRoomCode(t *testing.T) {
 func hostRoom(t *testing.T, host *Game, screen *ebiten.Image, what string) *LobbyScene {
 	t.Helper()
 	host.setScene(NewHostingScene(host))
-	hl := waitScene[*LobbyScene](t, host, screen, 15*time.Second, "no lobby for the "+what)
-	if !run(t, host, screen, 10*time.Second, func() bool { return hl.in }) {
+	hl := waitScene[*LobbyScene](t, host, screen, testutil.Wait, "no lobby for the "+what)
+	if !run(t, host, screen, testutil.Wait, func() bool { return hl.in }) {
 		t.Fatalf("the %s's room did not come", what)
 	}
 	return hl

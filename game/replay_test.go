@@ -8,6 +8,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/game/core"
+	"rtype/internal/testutil"
 	"rtype/net/replay"
 	"rtype/net/wire"
 	"rtype/render"
@@ -25,8 +26,8 @@ func TestGameIsRecordedAndReplayed(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	play := waitScene[*PlayScene](t, g, screen, 15*time.Second, "no play")
-	if !run(t, g, screen, 10*time.Second, func() bool {
+	play := waitScene[*PlayScene](t, g, screen, testutil.Wait, "no play")
+	if !run(t, g, screen, testutil.Wait, func() bool {
 		for _, s := range play.frame.Sprites {
 			if s.Kind == wire.KindPlayerMissile {
 				return true
@@ -36,7 +37,12 @@ func TestGameIsRecordedAndReplayed(t *testing.T) {
 	}) {
 		t.Fatal("no missile in the play")
 	}
-	run(t, g, screen, time.Second, func() bool { return false })
+	// A second of the game more (60 of the server's ticks), recorded.
+	c := g.session.C
+	tick := c.Stats().SnapshotTick
+	if !run(t, g, screen, testutil.Wait, func() bool { return c.Stats().SnapshotTick >= tick+60 }) {
+		t.Fatal("the game did not go on")
+	}
 	g.toMenu() // ends the session: the recording is written
 
 	list, err := replay.List(dir)
@@ -55,7 +61,7 @@ func TestGameIsRecordedAndReplayed(t *testing.T) {
 	}
 	sc.r.SetSpeed(2)
 	missile := false
-	if !run(t, g, screen, 10*time.Second, func() bool {
+	if !run(t, g, screen, testutil.Wait, func() bool {
 		for _, s := range sc.frame.Sprites {
 			missile = missile || s.Kind == wire.KindPlayerMissile
 		}
@@ -66,7 +72,7 @@ func TestGameIsRecordedAndReplayed(t *testing.T) {
 	// At 2x, each update plays two ticks of the game: 15 updates, half a
 	// second (or up to the recording's end).
 	from, n := sc.r.Pos(), 0
-	run(t, g, screen, 10*time.Second, func() bool { n++; return n == 15 || sc.r.Pos() >= sc.r.Length() })
+	run(t, g, screen, testutil.Wait, func() bool { n++; return n == 15 || sc.r.Pos() >= sc.r.Length() })
 	if want := min(from+time.Duration(n)*2*time.Second/60, sc.r.Length()); sc.r.Pos() < want-time.Millisecond {
 		t.Fatalf("the replay went from %v to %v in %d updates at 2x, want %v", from, sc.r.Pos(), n, want)
 	}

@@ -5,11 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/game/settings"
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 	"rtype/render"
 )
@@ -41,20 +41,20 @@ func TestHostStageAndClassicFromTheMenu(t *testing.T) {
 			g.in = Input{Confirm: true}
 			ts.Update(g)
 			// The host's lobby (7.14): the game starts once it is ready.
-			lobby := waitScene[*LobbyScene](t, g, screen, 15*time.Second, "no lobby after 15 s")
-			if !run(t, g, screen, 10*time.Second, func() bool { return lobby.in }) {
-				t.Fatal("no room after 10 s")
+			lobby := waitScene[*LobbyScene](t, g, screen, testutil.Wait, "no lobby")
+			if !run(t, g, screen, testutil.Wait, func() bool { return lobby.in }) {
+				t.Fatal("no room")
 			}
 			if g.session != nil || lobby.st.Settings.Mode != c.mode {
 				t.Fatalf("in the lobby: session %v, room %+v", g.session, lobby.st)
 			}
 			choose(t, g, lobby, "Ready")
-			play := waitScene[*PlayScene](t, g, screen, 15*time.Second, "not playing after 15 s")
+			play := waitScene[*PlayScene](t, g, screen, testutil.Wait, "not playing")
 			if g.host == nil || g.host.Mode != c.mode || g.hostCfg.Mode != c.mode {
 				t.Fatalf("hosting mode %v, want %d", g.host, c.mode)
 			}
-			if !run(t, g, screen, 10*time.Second, func() bool { return play.frame.Own.Shown }) {
-				t.Fatal("no own ship after 10 s")
+			if !run(t, g, screen, testutil.Wait, func() bool { return play.frame.Own.Shown }) {
+				t.Fatal("no own ship")
 			}
 			got := g.session.C.Mode()
 			if got != c.mode {
@@ -76,7 +76,7 @@ func TestHostModeFromOptions(t *testing.T) {
 	defer g.shutdown()
 	screen := ebiten.NewImage(render.Width, render.Height)
 	defer screen.Deallocate()
-	waitScene[*PlayScene](t, g, screen, 15*time.Second, "not playing after 15 s")
+	waitScene[*PlayScene](t, g, screen, testutil.Wait, "not playing")
 	if g.host.Mode != wire.ModeClassic || g.session.C.Mode() != wire.ModeClassic {
 		t.Fatalf("-mode classic: host %d, game %d", g.host.Mode, g.session.C.Mode())
 	}

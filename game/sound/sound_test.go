@@ -113,7 +113,7 @@ func TestAudio(t *testing.T) {
 		// A loaded machine's audio may take a moment to start it, and a
 		// short effect may be over by then: it played if a voice plays or
 		// has moved from its start.
-		ok := testutil.Eventually(time.Second, func() bool {
+		ok := testutil.Eventually(testutil.Wait, func() bool {
 			for _, p := range a.effects[e] {
 				if p.IsPlaying() || p.Position() > 0 {
 					return true

@@ -244,7 +244,7 @@ func TestReplayEqualsLive(t *testing.T) {
 	for i := 0; i < updates; i++ {
 		<-tick.C
 		want := relay.Release()
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(testutil.Wait)
 		for {
 			st := alice.Stats()
 			if st.Link.RecvDatagrams+st.Dropped+st.Duplicates >= want {
@@ -446,7 +446,7 @@ func TestServerRecording(t *testing.T) {
 		c.SetInput(wire.ActionFire | wire.ActionRight)
 		cs = append(cs, c)
 	}
-	testutil.WaitFor(t, 5*time.Second, "150 ticks of the game", func() bool { return cs[1].Stats().SnapshotTick > 150 })
+	testutil.WaitFor(t, testutil.Wait, "150 ticks of the game", func() bool { return cs[1].Stats().SnapshotTick > 150 })
 	for _, c := range cs {
 		c.Close()
 	}
@@ -455,7 +455,7 @@ func TestServerRecording(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Wait):
 		t.Fatal("the game's recording did not end with the game")
 	}
 	size := file.Len()
