@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"rtype/internal/browsertest"
+	"rtype/internal/testutil"
 )
 
 // TestBrowserJoinsHostedGame is issue 18's "open this link and play with
@@ -118,7 +119,7 @@ func TestBrowserJoinsHostedGame(t *testing.T) {
 	if !slices.Contains(w.Names, "Tester") || !slices.Contains(w.Names, "Friend") {
 		t.Errorf("the browser's players %q: want the host, Tester, and itself, Friend", w.Names)
 	}
-	if lit, colours, ok := b.ShowsGame(t, "hosted.png", 10*time.Second); !ok {
+	if lit, colours, ok := b.ShowsGame(t, "hosted.png", testutil.Wait); !ok {
 		t.Errorf("the screenshot does not show the game: %d lit pixels, %d colours", lit, colours)
 	}
 }
