@@ -113,6 +113,12 @@ func (s *Server) startChat(ss *session) (stop func()) {
 	}
 	s.mu.Lock()
 	ss.chat = c
+	// The client may have bound, and joined its game, between its
+	// LoginAccepted and now: the Spectators message of that join went
+	// to no chat. Send it now (7.17).
+	if g := ss.game; ss.joined && g != nil && len(g.spectators) > 0 {
+		s.sendSpectatorsLocked(g, ss)
+	}
 	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() { defer s.wg.Done(); chatWriter(ss.conn, &c.out) }()
