@@ -26,7 +26,7 @@ func login(t testing.TB, addr, name string) (net.Conn, wire.Message) {
 		t.Fatal(err)
 	}
 	c.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: 1, Name: name}))
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(wait))
 	fr := wire.FrameReader{R: c}
 	m, err := fr.ReadMessage()
 	if err != nil {
@@ -57,7 +57,7 @@ func TestSmokeLoginBindSnapshot(t *testing.T) {
 	buf := make([]byte, 2000)
 	got := map[wire.Type]int{}
 	var events []wire.Event
-	u.SetReadDeadline(time.Now().Add(3 * time.Second))
+	u.SetReadDeadline(time.Now().Add(wait))
 	for got[wire.TypeSnapshot] < 20 {
 		n, err := u.Read(buf)
 		if err != nil {
