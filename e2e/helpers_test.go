@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"rtype/internal/testutil"
 	"rtype/net/client"
@@ -16,17 +15,20 @@ import (
 	"rtype/sim"
 )
 
-// fastRules makes a game that the bots lose within a minute.
+// fastRules makes a game that the bots lose within a few seconds of the
+// game: two lives each (a death, a respawn, a death), a second of
+// invulnerability on joining and respawning, dense waves firing fast.
 func fastRules() sim.Rules {
 	r := sim.DefaultRules()
 	r.Lives = 2
+	r.JoinInvulnTicks, r.RespawnInvulnTicks = 60, 60
 	r.FirstWave = 30
 	r.WaveInterval = 90
 	r.WaveIntervalMin = 40
 	r.WaveSize = 8
 	r.WaveSpeedStep = 0.15
-	r.BydosFireMin, r.BydosFireMax = 40, 80
-	r.EnemyMissileSpeed = 420
+	r.BydosFireMin, r.BydosFireMax = 15, 30
+	r.EnemyMissileSpeed = 1200
 	return r
 }
 
@@ -161,7 +163,7 @@ func dial(t testing.TB, addr, name string, l *clientLog, version uint8) *client.
 // dialVia is dial through a transport (nil: TCP and UDP).
 func dialVia(t testing.TB, addr string, tr client.Transport, name string, l *clientLog, version uint8) *client.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(t), Transport: tr,
 		OnSnapshot: l.onSnapshot, OnSnapshot2: l.onSnapshot2, OnEvent: l.onEvent, Version: version, Mode: wire.ModeClassic})

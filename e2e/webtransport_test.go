@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"testing"
-	"time"
 
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
@@ -59,7 +58,7 @@ func TestWebTransportWithUDPToGameOver(t *testing.T) {
 		players[i] = p
 	}
 	// Each sees the others, whatever their binding.
-	testutil.WaitFor(t, 10*time.Second, "every client sees the four players", func() bool {
+	testutil.WaitFor(t, testutil.Wait, "every client sees the four players", func() bool {
 		for _, p := range players {
 			for _, q := range players {
 				if pl := p.c.Players()[q.c.Player()]; !pl.Present || pl.Name != q.name {
@@ -81,5 +80,5 @@ func TestWebTransportNoRebind(t *testing.T) {
 		t.Fatalf("Rebind over WebTransport: %v, want ErrNoRebind", err)
 	}
 	n := c.Stats().SnapshotTick
-	testutil.WaitFor(t, 5*time.Second, "snapshots after the refused Rebind", func() bool { return c.Stats().SnapshotTick > n+30 })
+	testutil.WaitFor(t, testutil.Wait, "snapshots after the refused Rebind", func() bool { return c.Stats().SnapshotTick > n+30 })
 }
