@@ -514,11 +514,13 @@ func TestServerShutdown(t *testing.T) {
 // 5.5: a bound session silent for SessionTimeout ends, not before: the
 // others get PlayerLeft(TimedOut) and the Destroy of its ship, it gets
 // Logout(TimedOut). The talking one is pumped all along but while the
-// silent one logs in.
+// silent one logs in. The timeout is 2 s: a server whose tick loop
+// stalls longer than it (on a busy machine) times out every session at
+// its next tick, the talking one too, its Inputs still unread.
 func TestSessionTimeout(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig()
-	cfg.SessionTimeout = time.Second
+	cfg.SessionTimeout = 2 * time.Second
 	s := startServer(t, cfg)
 	a := join(t, s, "Alpha")
 	b := join(t, s, "Bravo")
