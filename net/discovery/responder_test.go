@@ -78,6 +78,8 @@ func TestResponderAnswersOnlyTheAsker(t *testing.T) {
 	if n, _, err := ParseAnswer(got); err != nil || n != (Nonce{'b'}) {
 		t.Fatalf("b's first datagram is not its own answer: %v %v", n, err)
 	}
+	// Serve counts an answer after sending it: wait for the count.
+	waitFor(t, "2 answers counted", func() bool { return r.Stats().Answered >= 2 })
 	if s := r.Stats(); s.Answered != 2 || s.Limited != 0 || s.Dropped != 0 {
 		t.Fatalf("stats %+v", s)
 	}
