@@ -179,8 +179,11 @@ type Config struct {
 	// never.
 	CertReload time.Duration
 	// Name is the server's name in discovery answers (8.3), cleaned and
-	// cut to 35 bytes. Default: the machine's host name.
+	// cut to 35 bytes. Default "": none (a client lists the address).
 	Name string
+	// NameFromHost makes discovery answers carry the machine's host name
+	// when Name is "" (discovery.ResponderConfig.HostName). Default off.
+	NameFromHost bool
 	// Logger receives the server's structured logs. Default slog.Default().
 	Logger *slog.Logger
 	// OnSnapshot, when set, is called from the tick loop with each game's

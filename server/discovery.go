@@ -1,8 +1,6 @@
 package server
 
 import (
-	"os"
-
 	"rtype/net/discovery"
 	"rtype/net/wire"
 )
@@ -17,15 +15,12 @@ func (s *Server) openDiscovery() {
 	if s.cfg.Discovery == "" {
 		return
 	}
-	name := s.cfg.Name
-	if name == "" {
-		name, _ = os.Hostname()
-	}
-	name = discovery.CleanName(name)
+	name := discovery.CleanName(s.cfg.Name)
 	r, err := discovery.Listen(discovery.ResponderConfig{
-		Listen: s.cfg.Discovery,
-		Info:   func() discovery.Info { return s.discoveryInfo(name) },
-		Logger: s.log,
+		Listen:   s.cfg.Discovery,
+		Info:     func() discovery.Info { return s.discoveryInfo(name) },
+		Logger:   s.log,
+		HostName: s.cfg.NameFromHost,
 	})
 	if err != nil {
 		s.log.Warn("LAN discovery off: its port cannot be opened", "addr", s.cfg.Discovery, "err", err)

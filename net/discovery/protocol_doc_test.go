@@ -3,6 +3,7 @@ package discovery
 import (
 	"bytes"
 	"encoding/hex"
+	"net/netip"
 	"os"
 	"regexp"
 	"strings"
@@ -67,6 +68,36 @@ func TestProtocolDoc(t *testing.T) {
 		}
 		if n, info, err := ParseAnswer(doc); err != nil || n != c.nonce || info != c.info {
 			t.Errorf("%s: decoded %v %+v %v", c.name, n, info, err)
+		}
+	}
+}
+
+// TestProtocolDocSources checks that 8.1 names the sources answered, and
+// that Answers answers each of them, from the first address to the last.
+func TestProtocolDocSources(t *testing.T) {
+	raw, err := os.ReadFile("../../PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(raw)
+	for _, p := range []string{"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7",
+		"169.254.0.0/16", "fe80::/10"} {
+		if !strings.Contains(md, p) {
+			t.Errorf("PROTOCOL.md does not name %s", p)
+		}
+		pfx := netip.MustParsePrefix(p)
+		last := pfx.Addr().As16()
+		bits := pfx.Bits()
+		if pfx.Addr().Is4() {
+			bits += 96
+		}
+		for i := bits; i < 128; i++ {
+			last[i/8] |= 0x80 >> (i % 8)
+		}
+		for _, a := range []netip.Addr{pfx.Addr(), netip.AddrFrom16(last).Unmap()} {
+			if !Answers(a) {
+				t.Errorf("%s: %s not answered", p, a)
+			}
 		}
 	}
 }

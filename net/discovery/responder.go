@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,12 @@ type ResponderConfig struct {
 	MaxAddrs int
 	// Logger receives the responder's logs. Default slog.Default().
 	Logger *slog.Logger
+	// HostName, when set, makes an answer whose Info has no Name carry
+	// the machine's host name (os.Hostname, cleaned) instead. Default
+	// off: an answer carries the name the server was given, or none (a
+	// client then lists the server by its address); a host name tells
+	// more of a machine than its owner may want told (8.3).
+	HostName bool
 }
 
 func (c ResponderConfig) withDefaults() ResponderConfig {
@@ -55,21 +62,36 @@ func (c ResponderConfig) withDefaults() ResponderConfig {
 // ResponderStats count what a Responder did with the datagrams it read.
 type ResponderStats struct {
 	// Answered queries; Limited queries got no answer (rate limit);
-	// Dropped datagrams were not valid queries.
-	Answered, Limited, Dropped uint64
+	// Dropped datagrams were not valid queries; Refused datagrams came
+	// from a source off the LAN (Answers), queries or not, and got no
+	// answer.
+	Answered, Limited, Dropped, Refused uint64
 }
 
 // Responder answers discovery queries (8.2): to the address each came
-// from, never more bytes than the query, at most Rate per second per
-// source IP address.
+// from, if on the LAN (Answers), never more bytes than the query, at most
+// Rate per second per source IP address.
 type Responder struct {
 	cfg  ResponderConfig
 	conn *net.UDPConn
 	lim  *limiter
+	host string // the host name answered for an empty Info.Name (HostName)
 	done chan struct{}
 
-	answered, limited, dropped atomic.Uint64
-	closeOnce                  sync.Once
+	answered, limited, dropped, refused atomic.Uint64
+	closeOnce                           sync.Once
+}
+
+// Answers reports whether a responder answers a query from ip: a
+// loopback address (127.0.0.0/8, ::1), a private one (RFC 1918:
+// 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16; IPv6 unique local
+// addresses, fc00::/7) or a link-local one (169.254.0.0/16, fe80::/10),
+// an IPv4 address mapped into IPv6 judged as the IPv4 address. Any other
+// source, a public address above all, is not on the LAN that discovery
+// serves (8.1), and gets no answer.
+func Answers(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast()
 }
 
 // Listen opens the responder's socket; Serve answers on it.
@@ -86,7 +108,12 @@ func Listen(cfg ResponderConfig) (*Responder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discovery: UDP listen on %s: %w", cfg.Listen, err)
 	}
-	return &Responder{cfg: cfg, conn: conn, lim: newLimiter(cfg.Rate, cfg.Burst, cfg.MaxAddrs), done: make(chan struct{})}, nil
+	r := &Responder{cfg: cfg, conn: conn, lim: newLimiter(cfg.Rate, cfg.Burst, cfg.MaxAddrs), done: make(chan struct{})}
+	if cfg.HostName {
+		h, _ := os.Hostname()
+		r.host = CleanName(h)
+	}
+	return r, nil
 }
 
 // Addr returns the address the responder listens on.
@@ -94,7 +121,8 @@ func (r *Responder) Addr() netip.AddrPort { return r.conn.LocalAddr().(*net.UDPA
 
 // Stats returns what the responder did so far.
 func (r *Responder) Stats() ResponderStats {
-	return ResponderStats{Answered: r.answered.Load(), Limited: r.limited.Load(), Dropped: r.dropped.Load()}
+	return ResponderStats{Answered: r.answered.Load(), Limited: r.limited.Load(), Dropped: r.dropped.Load(),
+		Refused: r.refused.Load()}
 }
 
 // Serve answers queries until Close. It allocates nothing per query in
@@ -129,8 +157,16 @@ func (r *Responder) Serve() {
 }
 
 // handle appends to dst the answer to datagram b from from, received at
-// now: nothing when b is not a query, or from is over its rate.
+// now: nothing when from is off the LAN (Answers), b is not a query, or
+// from is over its rate.
 func (r *Responder) handle(dst, b []byte, from netip.AddrPort, now time.Time) []byte {
+	if !Answers(from.Addr()) {
+		// Logged at debug, bounded: the 1st, 2nd, 4th, 8th... only.
+		if n := r.refused.Add(1); n&(n-1) == 0 {
+			r.cfg.Logger.Debug("discovery: no answer to a source off the LAN", "from", from, "refused", n)
+		}
+		return dst
+	}
 	nonce, err := ParseQuery(b)
 	if err != nil {
 		r.dropped.Add(1)
@@ -141,6 +177,9 @@ func (r *Responder) handle(dst, b []byte, from netip.AddrPort, now time.Time) []
 		return dst
 	}
 	info := r.cfg.Info()
+	if info.Name == "" {
+		info.Name = r.host
+	}
 	return AppendAnswer(dst, nonce, &info)
 }
 
