@@ -16,17 +16,12 @@ import (
 // page of package web and runs the game built for GOOS=js. The page
 // publishes what it draws in globalThis.rtype (game/page_js.go).
 
-// maxTitle is the longest TestBrowserTitle accepts from the page's load
-// to the title screen: the target is 3 s, but a test is no benchmark on
-// a shared machine; beyond this the start is broken, not slow.
-const maxTitle = 20 * time.Second
-
 // TestBrowserTitle loads the page and waits for the title screen's
 // first frame, and the screenshot must show the title screen (its text
 // and starfield, not a blank canvas). It logs the time from the page's
 // load to that frame (performance.now() of it; the target is 3 s on
-// loopback, BENCHMARKS.md), and fails only beyond maxTitle: under the
-// whole suite's load it took 5.8 s here, against 2.2 s alone.
+// loopback, BENCHMARKS.md): under the whole suite's load it took 5.8 s
+// here, against 2.2 s alone, a figure of the machine that fails nothing.
 func TestBrowserTitle(t *testing.T) {
 	browsertest.Chromium(t)
 	gz, raw := browsertest.Wasm(t)
@@ -57,8 +52,5 @@ func TestBrowserTitle(t *testing.T) {
 	t.Logf("title screenshot %v: %d lit pixels of %d sampled, %d colours", img.Bounds().Size(), lit, img.Bounds().Dx()*img.Bounds().Dy()/4, colours)
 	if lit < 500 || colours < 8 {
 		t.Errorf("the screenshot does not show the title screen: %d lit pixels, %d colours", lit, colours)
-	}
-	if title > maxTitle.Seconds()*1000 {
-		t.Errorf("the title screen's first frame came %.0f ms after the page's load, want under %v (3 s on an idle machine)", title, maxTitle)
 	}
 }
