@@ -44,7 +44,7 @@ func TestBrowserTitle(t *testing.T) {
 	}
 	t.Logf("first frame of the title screen %.0f ms after the page's load (wasm %d bytes gzipped, %d raw)", title, len(gz), raw)
 	// Let the title's fade in end (0.2 s), then look.
-	if _, err := chromedp.Run(ctx, chromedp.Poll[int](`rtype.frames > 30 ? rtype.frames : 0`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Poll[int](`rtype.frames > 30 ? rtype.frames : 0`, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
 		t.Fatalf("the title screen stopped drawing: %v", err)
 	}
 	img := b.Screenshot(t, "title.png")

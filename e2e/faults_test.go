@@ -284,15 +284,25 @@ func (g *faultGame) checkSurvivors() {
 	g.t.Helper()
 	t := g.t
 	lost := lostSessions(g.clients)
+	before := make([]uint32, len(g.clients))
 	for i, c := range g.clients {
-		if lost[i] != nil {
-			continue
-		}
-		before := c.Stats().SnapshotTick
-		testutil.WaitFor(t, testutil.Wait, g.names[i]+"'s snapshots going on", func() bool {
-			return c.Stats().SnapshotTick >= before+30
-		})
+		before[i] = c.Stats().SnapshotTick
 	}
+	testutil.WaitFor(t, testutil.Wait, "the survivors' snapshots going on, 10 compared at least", func() bool {
+		for i, c := range g.clients {
+			if lost[i] != nil {
+				continue
+			}
+			sc := g.rec.client(g.names[i])
+			sc.mu.Lock()
+			compared := sc.compared
+			sc.mu.Unlock()
+			if c.Stats().SnapshotTick < before[i]+30 || compared < 10 {
+				return false
+			}
+		}
+		return true
+	})
 	for name, res := range g.bots {
 		select {
 		case err := <-res:

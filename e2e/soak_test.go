@@ -181,11 +181,13 @@ func runSoak(t *testing.T, p soakProfile, seed uint64) {
 	// (c) Each client comes back close behind the server: the datagrams
 	// still held by the relay's delay arrive, the new ones come at once.
 	// (A session lost is (d)'s failure.)
+	// (b) needs snapshots to compare: 20 at least, which a client on a
+	// busy machine may still be catching up on.
 	var lags []uint32
-	testutil.WaitFor(t, testutil.Wait, fmt.Sprintf("every client within %d ticks of the server's newest snapshot", soakMaxLag), func() bool {
+	testutil.WaitFor(t, testutil.Wait, fmt.Sprintf("every client within %d ticks of the server's newest snapshot, 20 compared", soakMaxLag), func() bool {
 		lags = rec.lag(clients)
 		for i, c := range clients {
-			if c.Err() == nil && lags[i] > soakMaxLag {
+			if c.Err() == nil && (lags[i] > soakMaxLag || rec.client(names[i]).comparedSoFar() < 20) {
 				return false
 			}
 		}
@@ -665,6 +667,13 @@ func (c *soakClient) overflowHint(run time.Duration) string {
 	return fmt.Sprintf(" (its undelivered events spanned up to %d ids at %.0f events per second:"+
 		" more than %.0f unacknowledged ends a session, 5.3, 7.7; v%d cannot carry this event rate over this network)",
 		c.maxSpan, rate, limit, c.version)
+}
+
+// comparedSoFar returns how many snapshots of c were compared.
+func (c *soakClient) comparedSoFar() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.compared
 }
 
 // countIncomplete returns how many snapshot ticks never got all their
