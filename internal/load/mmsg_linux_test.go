@@ -6,6 +6,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"rtype/internal/testutil"
 )
 
 // TestPolledConn: a polled socket (outside the runtime's poller) sends
@@ -26,7 +28,7 @@ func TestPolledConn(t *testing.T) {
 		t.Fatalf("an empty socket polled %d datagrams", len(ds))
 	}
 	b.write([][]byte{[]byte("one"), []byte("two")})
-	peer.SetReadDeadline(time.Now().Add(5 * time.Second))
+	peer.SetReadDeadline(time.Now().Add(testutil.Wait))
 	var buf [64]byte
 	var from *net.UDPAddr
 	for _, want := range []string{"one", "two"} {
@@ -43,7 +45,7 @@ func TestPolledConn(t *testing.T) {
 		}
 	}
 	var got []byte
-	for deadline := time.Now().Add(5 * time.Second); len(got) < k && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(testutil.Wait); len(got) < k && time.Now().Before(deadline); {
 		for _, d := range b.poll() {
 			got = append(got, d...)
 		}
