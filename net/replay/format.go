@@ -30,6 +30,38 @@ const FormatVersion = 1
 // MaxPayload is the largest record payload: a UDP datagram's.
 const MaxPayload = 65535
 
+// The limits of a replay file (REPLAYS.md, Limits): a reader refuses a
+// file past them with a *LimitError, having read no more than that and
+// kept no more than that many records, so that a hostile file (a gzip
+// bomb of tiny records) costs a bounded memory; the writers stop there,
+// so that every file they write reads. An hour of the busiest 4-player
+// game records about 0.7 M records and 50 MB.
+const (
+	// MaxFileBytes is the most bytes a replay file may take: 128 MiB.
+	MaxFileBytes = 128 << 20
+	// MaxRecords is the most records (of every kind, known or not) a
+	// replay file may hold.
+	MaxRecords = 2_000_000
+)
+
+// LimitError is a file past MaxFileBytes or MaxRecords: which limit, and
+// the byte of the file where it was passed.
+type LimitError struct {
+	Offset int64
+	What   string
+}
+
+// Error names the limit passed and where.
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("replay: at byte %d: %s", e.Offset, e.What)
+}
+
+// ErrTooLarge is matched (errors.Is) by every *LimitError.
+var ErrTooLarge = errors.New("replay: file past the limits of a replay")
+
+// Is matches ErrTooLarge, and ErrFormat: a file this game does not read.
+func (e *LimitError) Is(target error) bool { return target == ErrTooLarge || target == ErrFormat }
+
 // maxHeaderBody bounds a header's body (this version's is at most 64 bytes;
 // later versions may add fields).
 const maxHeaderBody = 1024
@@ -178,6 +210,7 @@ type Writer struct {
 	blkAt time.Duration // time of its first record
 	step  lastStep      // the block's last step record
 	n     int64         // bytes written
+	recs  int64         // records written
 	err   error
 }
 
@@ -228,6 +261,9 @@ func (w *Writer) Record(kind Kind, at time.Duration, payload []byte) error {
 	if kind == kindNextStep {
 		return fmt.Errorf("replay: kind %d is written by the Writer only, for a Step record", kind)
 	}
+	if !w.Fits(len(payload)) {
+		return &LimitError{w.Size(), fmt.Sprintf("a record past the limits of a replay (%d records, %d bytes)", MaxRecords, MaxFileBytes)}
+	}
 	if len(w.blk) == 0 {
 		w.step = lastStep{}
 	}
@@ -247,6 +283,7 @@ func (w *Writer) record(kind Kind, at time.Duration, payload []byte) error {
 	w.blk = binary.AppendUvarint(w.blk, uint64(len(payload)))
 	w.blk = append(w.blk, payload...)
 	w.last = at
+	w.recs++
 	if len(w.blk) >= blockBytes || at-w.blkAt >= blockTime {
 		return w.endBlock()
 	}
@@ -283,6 +320,17 @@ func (w *Writer) Size() int64 {
 	return w.n + int64(len(w.blk)) + 8
 }
 
+// recordRoom bounds the bytes a record adds to a file besides its
+// payload: kind, time and size (14), and a new block's length and CRC (7).
+const recordRoom = 24
+
+// Fits reports whether a record of n bytes of payload keeps the file
+// within MaxRecords and MaxFileBytes. Record refuses one that does not;
+// the recorders stop recording before it.
+func (w *Writer) Fits(n int) bool {
+	return w.recs < MaxRecords && w.Size()+int64(n)+recordRoom <= MaxFileBytes
+}
+
 // Flush ends the block being filled and writes out what is buffered.
 func (w *Writer) Flush() error {
 	if err := w.endBlock(); err != nil {
@@ -304,6 +352,7 @@ type Reader struct {
 	blkOff int64  // offset of blk[0] in the file
 	step   lastStep
 	stepP  []byte // the payload of a kindNextStep record's Step
+	recs   int64  // records decoded, of every kind
 	err    error
 }
 
@@ -344,7 +393,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 // skipped; a kindNextStep record is given as its KindStep record); its
 // Payload is valid until the next call. At the end of the file it
 // returns io.EOF; at a damaged or truncated block or record, a
-// *FormatError naming its offset, and the same error ever after.
+// *FormatError naming its offset, and the same error ever after; past
+// MaxFileBytes or MaxRecords, a *LimitError, having read at most
+// MaxFileBytes of the file (and its buffer: 64 KiB).
 func (r *Reader) Next() (Record, error) {
 	for r.err == nil {
 		if r.pos >= len(r.blk) {
@@ -353,6 +404,11 @@ func (r *Reader) Next() (Record, error) {
 			continue
 		}
 		off := r.blkOff + int64(r.pos)
+		if r.recs >= MaxRecords {
+			r.err = &LimitError{off, fmt.Sprintf("more than %d records: a replay holds at most %d (replay.MaxRecords, REPLAYS.md)", MaxRecords, MaxRecords)}
+			break
+		}
+		r.recs++
 		rec, err := r.record()
 		if err != nil {
 			r.err = err
@@ -394,6 +450,9 @@ func (r *Reader) block() error {
 	}
 	if size == 0 || size > maxBlock {
 		return &FormatError{start, fmt.Sprintf("block of %d bytes (1 to %d)", size, maxBlock)}
+	}
+	if end := start + int64(n) + int64(size) + 4; end > MaxFileBytes {
+		return &LimitError{start, fmt.Sprintf("a block ending at byte %d: a replay is at most %d bytes (replay.MaxFileBytes, REPLAYS.md)", end, MaxFileBytes)}
 	}
 	if cap(r.blk) < int(size)+4 {
 		r.blk = make([]byte, int(size)+4)

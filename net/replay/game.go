@@ -15,7 +15,8 @@ import (
 // game produced, and its snapshots, each in full (a client that never
 // acknowledges: no baseline to keep), with the server's times. Its
 // recordings have no recording player (Header.Player is wire.NoPlayer)
-// and play in the same viewer. Past maxBytes it records nothing more.
+// and play in the same viewer. Past maxBytes, or MaxFileBytes or
+// MaxRecords, it records nothing more.
 type GameRecorder struct {
 	mu      sync.Mutex
 	out     io.WriteCloser
@@ -78,7 +79,7 @@ func (r *GameRecorder) record(kind Kind, at time.Duration, p []byte) {
 	if r.full || r.err != nil {
 		return
 	}
-	if r.max > 0 && r.w.Size()+int64(len(p))+16 > r.max {
+	if r.max > 0 && r.w.Size()+int64(len(p))+16 > r.max || !r.w.Fits(len(p)) {
 		r.full = true
 		return
 	}

@@ -27,44 +27,88 @@ type Replay struct {
 }
 
 // Read reads a whole recording. A damaged header is an error; damage
-// after it ends the records there and is kept in Damage.
+// after it ends the records there and is kept in Damage. A file past
+// MaxFileBytes or MaxRecords is refused (a *LimitError, ErrTooLarge):
+// reading it costs at most MaxRecords slots of 16 bytes and the payloads
+// of MaxFileBytes, whatever the file says.
 func Read(r io.Reader) (*Replay, error) {
 	rd, err := NewReader(r)
 	if err != nil {
 		return nil, err
 	}
 	rep := &Replay{Header: rd.Header}
-	var data []byte // the payloads, one allocation per growth
-	type span struct{ from, to int }
-	var spans []span
+	// While reading, a record takes a slot of 16 bytes (not the 40 of a
+	// Record) in chunks that never move, and its payload a place in data
+	// chunks of dataChunk bytes, at off of their concatenation: nothing
+	// is copied as they grow, and Records is made once, of its length.
+	const slotChunk, dataChunk = 1 << 14, 1 << 20
+	type slot struct {
+		at   time.Duration
+		off  uint32 // MaxFileBytes of payloads, chunks' waste included, stay under 4 GiB
+		size uint16 // MaxPayload
+		kind Kind
+	}
+	var slots [][]slot
+	var data [][]byte
+	var off uint32
+	n := 0
 	for {
 		rec, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
+		if errors.Is(err, ErrTooLarge) {
+			return nil, err
+		}
 		if err != nil {
 			rep.Damage = err
 			break
 		}
-		spans = append(spans, span{len(data), len(data) + len(rec.Payload)})
-		data = append(data, rec.Payload...)
-		rec.Payload = nil
-		rep.Records = append(rep.Records, rec)
+		if n%slotChunk == 0 {
+			slots = append(slots, make([]slot, 0, slotChunk))
+		}
+		size := len(rec.Payload)
+		if size > 0 {
+			if in := int(off % dataChunk); in+size > dataChunk || len(data) == 0 {
+				if len(data) > 0 {
+					off += uint32(dataChunk - in)
+				}
+				data = append(data, make([]byte, dataChunk))
+			}
+			in := int(off % dataChunk)
+			copy(data[len(data)-1][in:], rec.Payload)
+		}
+		c := &slots[len(slots)-1]
+		*c = append(*c, slot{rec.At, off, uint16(size), rec.Kind})
+		off += uint32(size)
+		n++
 		rep.Length = max(rep.Length, rec.At)
 	}
-	for i, s := range spans {
-		rep.Records[i].Payload = data[s.from:s.to:s.to]
+	rep.Records = make([]Record, 0, n)
+	for _, c := range slots {
+		for _, s := range c {
+			rec := Record{Kind: s.kind, At: s.at}
+			if s.size > 0 {
+				in := int(s.off % dataChunk)
+				rec.Payload = data[s.off/dataChunk][in : in+int(s.size) : in+int(s.size)]
+			}
+			rep.Records = append(rep.Records, rec)
+		}
 	}
 	return rep, nil
 }
 
-// Open reads the recording of the file path.
+// Open reads the recording of the file path. A file larger than
+// MaxFileBytes is refused before it is read; errors name the file.
 func Open(path string) (*Replay, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("%s: %w", path, &LimitError{MaxFileBytes, fmt.Sprintf("a file of %d bytes: a replay is at most %d bytes (replay.MaxFileBytes, REPLAYS.md)", st.Size(), MaxFileBytes)})
+	}
 	rep, err := Read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

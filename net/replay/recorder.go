@@ -10,9 +10,10 @@ import (
 )
 
 // Recorder records a client's session: it is the client.Tap of
-// client.Config, and writes a replay file to its writer. Past MaxBytes it
-// stops recording (the file ends at a whole record and plays up to
-// there). Its methods are safe for concurrent use.
+// client.Config, and writes a replay file to its writer. Past maxBytes,
+// or MaxFileBytes or MaxRecords (REPLAYS.md, Limits), it stops recording
+// (the file ends at a whole record and plays up to there). Its methods
+// are safe for concurrent use.
 type Recorder struct {
 	mu       sync.Mutex
 	out      io.Writer
@@ -79,7 +80,7 @@ func (r *Recorder) recordLocked(kind Kind, at time.Time, p []byte) {
 	if r.w == nil || r.err != nil || r.full {
 		return
 	}
-	if r.maxBytes > 0 && r.w.Size()+int64(len(p))+16 > r.maxBytes {
+	if r.maxBytes > 0 && r.w.Size()+int64(len(p))+16 > r.maxBytes || !r.w.Fits(len(p)) {
 		r.full = true
 		return
 	}
