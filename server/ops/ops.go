@@ -7,26 +7,33 @@
 // The page is server-side HTML (html/template, embedded); it needs no
 // JavaScript. Admin actions are POSTs. A script sends the token in an
 // "Authorization: Bearer" header or a "token" form field. A browser signs
-// in once with the token (POST /signin): it gets an HttpOnly, SameSite
-// cookie, and the page's forms then carry a hidden field derived from the
-// token (an HMAC), which another site's page cannot read; the action needs
-// both. Every comparison is constant-time (crypto/subtle). Cross-origin
-// POSTs are refused besides (http.CrossOriginProtection: Sec-Fetch-Site,
-// else Origin against Host). The token itself never appears in a page or
-// a cookie.
+// in once with the token (POST /signin): it gets a session, a random id
+// kept by the server in an HttpOnly, SameSite=Strict cookie, for
+// Config.SessionTTL or until it signs out (POST /signout ends it on the
+// server); the page's forms then carry the session's random hidden field,
+// which another site's page cannot read; the action needs both. Token
+// comparisons are constant-time (crypto/subtle); sessions are looked up by
+// their id's SHA-256. Cross-origin POSTs are refused besides
+// (http.CrossOriginProtection: Sec-Fetch-Site, else Origin against Host).
+// The token itself never appears in a page or a cookie.
+//
+// Failed attempts are throttled per address (MaxFailures, then 429 until
+// it recovers, one attempt per FailureRecovery) and their log lines
+// sampled; rtype_ops_auth_failures_total and
+// rtype_ops_auth_throttled_total count them. The page and the actions
+// answer only the Hosts of Config.Hosts (DNS rebinding); /healthz, /readyz
+// and /metrics answer any Host.
 package ops
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +61,21 @@ type Config struct {
 	Leaderboard server.Leaderboard
 	// Logger receives the admin actions and errors. Default slog.Default().
 	Logger *slog.Logger
+	// Hosts are the Host headers the page and the actions answer, as
+	// "name" (with no port or the listen port) or "name:port". Default:
+	// localhost, 127.0.0.1 and [::1] with the listen port, and the listen
+	// address (every interface's address when it listens on all). Other
+	// Hosts get 421; /healthz, /readyz and /metrics answer any.
+	Hosts []string
+	// SessionTTL is how long a sign-in lasts. Default DefaultSessionTTL
+	// (12 h).
+	SessionTTL time.Duration
+	// MaxSessions bounds the live sign-ins; a sign-in past it ends the
+	// oldest. Default DefaultMaxSessions (64).
+	MaxSessions int
+
+	// now is the clock of sessions and throttling; nil: time.Now.
+	now func() time.Time
 }
 
 // Ops is the operator's HTTP server.
@@ -63,6 +85,13 @@ type Ops struct {
 	ln   net.Listener
 	http *http.Server
 	reg  *prometheus.Registry
+
+	now       func() time.Time
+	hosts     []string // lower case
+	sessions  *sessions
+	fails     *failures
+	failed    prometheus.Counter
+	throttled prometheus.Counter
 
 	mu      sync.Mutex
 	actions []action // the latest admin actions, newest last
@@ -88,11 +117,33 @@ func New(cfg Config) (*Ops, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.now == nil {
+		cfg.now = time.Now
+	}
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = DefaultSessionTTL
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("ops: HTTP listen on %s: %w", cfg.Listen, err)
 	}
-	o := &Ops{cfg: cfg, log: cfg.Logger, ln: ln, reg: prometheus.NewRegistry()}
+	o := &Ops{cfg: cfg, log: cfg.Logger, ln: ln, reg: prometheus.NewRegistry(), now: cfg.now,
+		sessions: newSessions(cfg.SessionTTL, cfg.MaxSessions), fails: newFailures(cfg.Logger)}
+	o.hosts = cfg.Hosts
+	if len(o.hosts) == 0 {
+		o.hosts = defaultHosts(ln.Addr())
+	}
+	for i, h := range o.hosts {
+		o.hosts[i] = strings.ToLower(strings.TrimSpace(h))
+	}
+	o.failed = prometheus.NewCounter(prometheus.CounterOpts{Name: "rtype_ops_auth_failures_total",
+		Help: "Sign-ins and admin actions of the status page refused: no or wrong token, no or ended session (403)."})
+	o.throttled = prometheus.NewCounter(prometheus.CounterOpts{Name: "rtype_ops_auth_throttled_total",
+		Help: "Sign-ins and admin actions of the status page refused unchecked: too many failures from the address (429)."})
+	o.reg.MustRegister(o.failed, o.throttled)
 	// The Go runtime's metrics, not the process collector's: it reads
 	// several /proc files per scrape (its network counters above all),
 	// which took a scrape past its 1 ms budget (BenchmarkScrape); a node
@@ -144,30 +195,17 @@ func (o *Ops) Handler() http.Handler {
 	mux.HandleFunc("POST /signin", o.signIn)
 	mux.HandleFunc("POST /signout", o.signOut)
 	mux.HandleFunc("POST /admin/{action}", o.admin)
-	return http.NewCrossOriginProtection().Handler(mux)
+	return o.checkHost(http.NewCrossOriginProtection().Handler(mux))
 }
 
-// cookieName is the cookie that keeps an operator signed in: it holds
-// signedIn's value, not the token.
+// cookieName is the cookie that keeps an operator signed in: it holds a
+// session's id, not the token.
 const cookieName = "rtype_admin"
-
-// signedIn is the cookie value of a signed-in browser: a MAC of the token,
-// so the cookie never holds the token itself.
-func (o *Ops) signedIn() string { return o.mac("rtype status page session") }
-
-// csrf is the value of the hidden field of the page's admin forms: a MAC
-// of the token, which a page of another site cannot read.
-func (o *Ops) csrf() string { return o.mac("rtype status page form") }
-
-func (o *Ops) mac(what string) string {
-	m := hmac.New(sha256.New, []byte(o.cfg.Token))
-	m.Write([]byte(what))
-	return hex.EncodeToString(m.Sum(nil))
-}
 
 // authorized reports whether a POST may act: it carries the token (form
 // field "token" or Authorization: Bearer), or it comes from the page of a
-// signed-in browser (the cookie and the form's hidden "csrf" field).
+// signed-in browser (the cookie of a live session and the session's
+// hidden "csrf" field).
 func (o *Ops) authorized(r *http.Request) bool {
 	if o.cfg.Token == "" {
 		return false
@@ -175,7 +213,8 @@ func (o *Ops) authorized(r *http.Request) bool {
 	if o.tokenOK(requestToken(r)) {
 		return true
 	}
-	return o.isSignedIn(r) && subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(o.csrf())) == 1
+	s, ok := o.session(r)
+	return ok && subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(s.csrf)) == 1
 }
 
 // tokenOK reports whether t is the admin token, in constant time.
@@ -183,10 +222,13 @@ func (o *Ops) tokenOK(t string) bool {
 	return o.cfg.Token != "" && subtle.ConstantTimeCompare([]byte(t), []byte(o.cfg.Token)) == 1
 }
 
-// isSignedIn reports whether the request's browser signed in.
-func (o *Ops) isSignedIn(r *http.Request) bool {
+// session returns the live session of the request's cookie.
+func (o *Ops) session(r *http.Request) (session, bool) {
 	c, err := r.Cookie(cookieName)
-	return err == nil && o.cfg.Token != "" && subtle.ConstantTimeCompare([]byte(c.Value), []byte(o.signedIn())) == 1
+	if err != nil || o.cfg.Token == "" {
+		return session{}, false
+	}
+	return o.sessions.get(c.Value, o.now())
 }
 
 // requestToken returns the token a POST carries: its form field "token",
@@ -202,24 +244,50 @@ func requestToken(r *http.Request) string {
 	return ""
 }
 
-// signIn checks the token of the sign-in form and sets the cookie with
-// which the page shows the admin forms.
+// throttle answers 429 if the request's address failed too often, and
+// reports whether it did.
+func (o *Ops) throttle(w http.ResponseWriter, r *http.Request, what string) bool {
+	t, after := o.fails.throttled(r.RemoteAddr, what, o.now())
+	if !t {
+		return false
+	}
+	o.throttled.Inc()
+	w.Header().Set("Retry-After", fmt.Sprint(after))
+	http.Error(w, "too many failed attempts from your address: try again later", http.StatusTooManyRequests)
+	return true
+}
+
+// refuse answers 403 to a failed attempt and counts it.
+func (o *Ops) refuse(w http.ResponseWriter, r *http.Request, what, text string) {
+	o.failed.Inc()
+	o.fails.failed(r.RemoteAddr, what, o.now())
+	http.Error(w, text, http.StatusForbidden)
+}
+
+// signIn checks the token of the sign-in form, starts a session and sets
+// its cookie, with which the page shows the admin forms.
 func (o *Ops) signIn(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 1<<16)
-	if !o.tokenOK(requestToken(r)) {
-		o.log.Warn("status page: sign-in refused", "from", r.RemoteAddr)
-		http.Error(w, "wrong admin token", http.StatusForbidden)
+	if o.throttle(w, r, "sign-in") {
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: o.signedIn(), Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	if !o.tokenOK(requestToken(r)) {
+		o.refuse(w, r, "sign-in", "wrong admin token")
+		return
+	}
+	id, _ := o.sessions.create(o.now())
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/", MaxAge: int(o.cfg.SessionTTL / time.Second),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
-// signOut forgets the browser's sign-in.
+// signOut ends the browser's session on the server and clears its cookie.
 func (o *Ops) signOut(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(cookieName); err == nil {
+		o.sessions.delete(c.Value)
+	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode})
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
@@ -227,7 +295,7 @@ func (o *Ops) signOut(w http.ResponseWriter, r *http.Request) {
 func (o *Ops) did(r *http.Request, text string) {
 	o.log.Info("admin action", "action", text, "from", r.RemoteAddr)
 	o.mu.Lock()
-	o.actions = append(o.actions, action{At: time.Now(), Text: text})
+	o.actions = append(o.actions, action{At: o.now(), Text: text})
 	if len(o.actions) > maxActions {
 		o.actions = append(o.actions[:0], o.actions[len(o.actions)-maxActions:]...)
 	}

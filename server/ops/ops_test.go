@@ -273,6 +273,7 @@ func TestAdminNeedsToken(t *testing.T) {
 	e := start(t, testToken)
 	c := e.dial(t, "Victim")
 	kick := url.Values{"session": {strconv.FormatUint(uint64(c.Session()), 10)}}
+	_, other := e.ops.sessions.create(time.Now()) // another browser's session
 	for _, tc := range []struct {
 		what string
 		form url.Values
@@ -281,7 +282,7 @@ func TestAdminNeedsToken(t *testing.T) {
 		{"no token", kick, nil},
 		{"a wrong bearer token", kick, []string{"Authorization", "Bearer " + strings.Repeat("x", len(testToken))}},
 		{"a wrong form token", url.Values{"session": kick["session"], "token": {testToken + "x"}}, nil},
-		{"a csrf field without the cookie", url.Values{"session": kick["session"], "csrf": {e.ops.csrf()}}, nil},
+		{"a csrf field without the cookie", url.Values{"session": kick["session"], "csrf": {other.csrf}}, nil},
 		{"the token from another site", kick, []string{"Authorization", "Bearer " + testToken, "Sec-Fetch-Site", "cross-site"}},
 		{"the token with a foreign Origin", kick, []string{"Authorization", "Bearer " + testToken, "Origin", "http://evil.example"}},
 	} {
@@ -311,7 +312,11 @@ func TestAdminNeedsToken(t *testing.T) {
 	if code, _ := post(t, hc, e.base+"/admin/kick", kick); code != http.StatusForbidden {
 		t.Errorf("kick with the cookie and no csrf field: %d, want 403", code)
 	}
-	form := url.Values{"session": kick["session"], "csrf": {e.ops.csrf()}}
+	m := csrfRE.FindStringSubmatch(get2(t, hc, e.base+"/"))
+	if m == nil {
+		t.Fatal("the signed-in page has no csrf field")
+	}
+	form := url.Values{"session": kick["session"], "csrf": {m[1]}}
 	if code, body := post(t, hc, e.base+"/admin/kick", form, "Origin", e.base); code != 200 || !strings.Contains(body, "kicked Victim") {
 		t.Fatalf("kick from the page: %d %s", code, body)
 	}

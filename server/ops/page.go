@@ -77,11 +77,11 @@ type pageData struct {
 
 // page serves the status page.
 func (o *Ops) page(w http.ResponseWriter, r *http.Request) {
-	d := pageData{Now: time.Now(), Metrics: o.cfg.Server.Metrics(), Games: o.cfg.Server.Games(),
+	d := pageData{Now: o.now(), Metrics: o.cfg.Server.Metrics(), Games: o.cfg.Server.Games(),
 		Bans: o.cfg.Server.Bans(), Actions: o.recent(), CanAdmin: o.cfg.Token != ""}
 	d.Ready = d.Metrics.Ready
-	if d.Admin = o.isSignedIn(r); d.Admin {
-		d.CSRF = o.csrf()
+	if s, ok := o.session(r); ok {
+		d.Admin, d.CSRF = true, s.csrf
 	}
 	if lb := o.cfg.Leaderboard; lb != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
@@ -127,9 +127,11 @@ func (o *Ops) admin(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad form: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	if o.throttle(w, r, "admin "+trim(r.PathValue("action"), 16)) {
+		return
+	}
 	if !o.authorized(r) {
-		o.log.Warn("status page: admin action refused: no or wrong token", "from", r.RemoteAddr, "action", r.PathValue("action"))
-		http.Error(w, "admin action refused: no or wrong admin token", http.StatusForbidden)
+		o.refuse(w, r, "admin "+trim(r.PathValue("action"), 16), "admin action refused: no or wrong admin token or session")
 		return
 	}
 	text, status, err := o.act(r)
