@@ -180,7 +180,7 @@ func main() {
 	defer stop()
 	var web *ops.Ops
 	if *opsf.http != "" {
-		oc := ops.Config{Listen: *opsf.http, Server: srv, Token: token, Logger: log}
+		oc := ops.Config{Listen: *opsf.http, Server: srv, Token: token, Logger: log, Hosts: opsf.hostList()}
 		if board != nil {
 			oc.Leaderboard = board
 		}
