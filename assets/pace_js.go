@@ -19,20 +19,28 @@ const (
 var (
 	paceCount int       // samples since the clock was last read
 	paceFrom  time.Time // when the synthesis last took the thread
+
+	// paceNow is the clock pace reads: time.Now, or a test's.
+	paceNow = time.Now
+	// paceCalls and paceRests count the samples paced and the rests
+	// taken, for the tests.
+	paceCalls, paceRests int
 )
 
 // pace is called for each sample synthesised. Only synthesis that runs in
 // a goroutine of its own may call it: it sleeps.
 func pace() {
+	paceCalls++
 	paceCount++
 	if paceCount < paceEvery {
 		return
 	}
 	paceCount = 0
-	now := time.Now()
+	now := paceNow()
 	if now.Sub(paceFrom) < paceSlice {
 		return
 	}
+	paceRests++
 	time.Sleep(paceRest)
-	paceFrom = time.Now()
+	paceFrom = paceNow()
 }
