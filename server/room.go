@@ -101,8 +101,8 @@ func (rm *room) allReady() bool {
 
 // roomGameLocked returns the running game of the best public room of
 // mode that a login without rooms may join (7.14: v1, v2.0 and v2.1
-// without Lobby quick join the rooms that play and take players in), or
-// nil.
+// without Lobby quick join the rooms that play and take players in): the
+// one with the most human players, the oldest of equals; or nil.
 func (s *Server) roomGameLocked(name string, mode uint8) *game {
 	var best *room
 	for _, rm := range s.rooms {
@@ -110,7 +110,7 @@ func (s *Server) roomGameLocked(name string, mode uint8) *game {
 			rm.game == nil || rm.game.over || rm.joinable(name) != 0 {
 			continue
 		}
-		if best == nil || rm.count() > best.count() || (rm.count() == best.count() && rm.seq < best.seq) {
+		if best == nil || rm.humans() > best.humans() || (rm.humans() == best.humans() && rm.seq < best.seq) {
 			best = rm
 		}
 	}
@@ -423,8 +423,8 @@ func (s *Server) quickJoinLocked(ss *session, mode uint8, now time.Time) uint8 {
 }
 
 // bestPublicLocked returns the public room of mode, not Over, that a
-// player named name may join, with the most players (the oldest of
-// equals), or nil.
+// player named name may join, with the most human players (the oldest of
+// equals; bots do not draw players), or nil.
 func (s *Server) bestPublicLocked(mode uint8, name string) *room {
 	var best *room
 	for _, rm := range s.rooms {
@@ -432,7 +432,7 @@ func (s *Server) bestPublicLocked(mode uint8, name string) *room {
 			rm.joinable(name) != 0 {
 			continue
 		}
-		if best == nil || rm.count() > best.count() || (rm.count() == best.count() && rm.seq < best.seq) {
+		if best == nil || rm.humans() > best.humans() || (rm.humans() == best.humans() && rm.seq < best.seq) {
 			best = rm
 		}
 	}
