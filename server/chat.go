@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"rtype/net/wire"
@@ -27,6 +28,11 @@ const (
 	// chatWriteTimeout bounds one write of a session's outbox; a session
 	// that reads nothing for that long loses its connection.
 	chatWriteTimeout = 10 * time.Second
+	// chatMaxInput is the most bytes of a Chat text the server reads: a
+	// longer one is refused TooLong without being normalized, so that a
+	// line's work is bounded whatever it holds (zero-width characters,
+	// removed, would not count toward MaxChatLen).
+	chatMaxInput = wire.MaxChatBytes
 )
 
 // chatHub is the server's chat state: its clock and its encoding buffer
@@ -47,12 +53,22 @@ func (h *chatHub) clock() time.Time {
 // chatState is a v2.1 session's chat: the rate limit and buffers, used
 // by the session's reader goroutine only, and its outbox.
 type chatState struct {
-	sent  [chatLimit]time.Time // the last lines sent on, oldest at next
-	next  int
-	norm  wire.ChatNormalizer
-	text  []byte
-	reply []byte
-	out   chatOut
+	sent [chatLimit]time.Time // the last lines sent on, oldest at next
+	next int
+	norm wire.ChatNormalizer
+	// scanned counts the bytes of lines given to the normalizer: its
+	// work, which the tests bound.
+	scanned atomic.Int64
+	text    []byte
+	reply   []byte
+	out     chatOut
+	// heard is when the session last sent a frame of chat, rooms or
+	// scores, or came back from a game, in Unix ns: LobbyIdle counts from
+	// it.
+	heard atomic.Int64
+	// The bucket of RoomList (roomListBurst), used under s.mu.
+	listTokens int
+	listAt     time.Time
 }
 
 // chatOut is a session's outbox: bytes of whole messages, written by the
@@ -169,13 +185,19 @@ func (s *Server) chat(ss *session, frame []byte) error {
 		s.refuseChat(ss, wire.ChatRateLimited, uint16(wait))
 		return nil
 	}
+	// Every line past the rate limit counts toward it, refused or not.
+	c.sent[c.next] = now
+	c.next = (c.next + 1) % chatLimit
+	if len(raw) > chatMaxInput {
+		s.refuseChat(ss, wire.ChatTooLong, 0)
+		return nil
+	}
+	c.scanned.Add(int64(len(raw)))
 	text, why := c.norm.Normalize(c.text[:0], raw)
 	if why != 0 {
 		s.refuseChat(ss, why, 0)
 		return nil
 	}
-	c.sent[c.next] = now
-	c.next = (c.next + 1) % chatLimit
 	s.mu.Lock()
 	if ss.gone {
 		s.mu.Unlock()

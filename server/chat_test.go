@@ -152,7 +152,7 @@ func TestChatNormalizesAndBounds(t *testing.T) {
 		{"e\u200d\u0301", "é"},
 		{"\ue000👾\U000F0000", "👾"},
 		{strings.Repeat("x", wire.MaxChatLen), strings.Repeat("x", wire.MaxChatLen)},
-		{strings.Repeat("\u200b", 300) + "ok", "ok"},
+		{strings.Repeat("\u200b", 150) + "ok", "ok"}, // 452 bytes: at most 480 are read
 	} {
 		a.say(c.in)
 		a.line(a.player, "Ripley", c.want) // its echo
@@ -168,12 +168,14 @@ func TestChatNormalizesAndBounds(t *testing.T) {
 		{"\u202e\u200b\x01\ue000", wire.ChatEmpty},
 		{strings.Repeat("x", wire.MaxChatLen+1), wire.ChatTooLong},
 		{strings.Repeat("ab ", 41), wire.ChatTooLong},
-		{strings.Repeat("ﷺ", 7), wire.ChatTooLong}, // 18 characters each after NFKC
+		{strings.Repeat("ﷺ", 7), wire.ChatTooLong},               // 18 characters each after NFKC
+		{strings.Repeat("\u200b", 300) + "ok", wire.ChatTooLong}, // 902 bytes: refused unread
 	} {
 		a.say(c.in)
 		if m := a.refused(c.why); m.Wait != 0 {
 			t.Fatalf("%q: wait %d", c.in, m.Wait)
 		}
+		clk.advance(time.Second) // refused lines count toward the limit
 	}
 	// Nothing of the refused lines reached Hicks: his next message is
 	// the next line.
@@ -335,7 +337,8 @@ func TestChatOutboxIsBounded(t *testing.T) {
 }
 
 // TestChatFlood: a client that floods lines and reads nothing holds no
-// one else: the others' lines still come.
+// one else: the others' lines still come. (Its refused lines count
+// toward its limit: of its bursts of 201 lines, hardly any goes out.)
 func TestChatFlood(t *testing.T) {
 	s := startServer(t, testConfig())
 	clk := useClock(s)
@@ -348,8 +351,19 @@ func TestChatFlood(t *testing.T) {
 	}
 	flood = append(flood, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "flood"})...)
 	for i := range 20 {
-		writeAll(t, b.c, flood) // 200 refused, then one taken
-		a.line(b.player, "Hicks", "flood")
+		writeAll(t, b.c, flood) // 5 refused TooLong, then RateLimited
+		line := "line " + strconv.Itoa(i)
+		a.say(line)
+		for { // a "flood" of Hicks may go out when the clock moves
+			m := a.next()
+			if m.Type == wire.MsgChatMessage && m.Player == b.player && m.Text == "flood" {
+				continue
+			}
+			if m.Type != wire.MsgChatMessage || m.Player != a.player || m.Text != line {
+				t.Fatalf("want %q, got %+v", line, m)
+			}
+			break
+		}
 		if i%5 == 4 {
 			clk.advance(chatWindow)
 		}

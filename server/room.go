@@ -19,6 +19,34 @@ import (
 // it. Everything here runs under s.mu; room messages go out through the
 // sessions' chat outboxes (7.13), so a slow reader holds nobody.
 
+// The rate of RoomList per session (7.14): a bucket of roomListBurst
+// listings, refilled at one a second; a RoomList with the bucket empty
+// is dropped, unanswered.
+const (
+	roomListBurst = 4
+	roomListEvery = time.Second
+)
+
+// allowList takes a RoomList from the bucket of c at now, and reports
+// whether the bucket had one.
+func (c *chatState) allowList(now time.Time) bool {
+	if c.listAt.IsZero() {
+		c.listAt, c.listTokens = now, roomListBurst
+	}
+	if n := int(now.Sub(c.listAt) / roomListEvery); n > 0 {
+		c.listTokens = min(roomListBurst, c.listTokens+n)
+		c.listAt = c.listAt.Add(time.Duration(n) * roomListEvery)
+	}
+	if c.listTokens == roomListBurst {
+		c.listAt = now // a full bucket refills from its first take
+	}
+	if c.listTokens == 0 {
+		return false
+	}
+	c.listTokens--
+	return true
+}
+
 // room is one room: its members by player number, and its game while it
 // plays.
 type room struct {
@@ -186,7 +214,9 @@ func (s *Server) refuseRoomLocked(ss *session, why uint8, wait uint16) {
 func (s *Server) roomRequestLocked(ss *session, r *wire.Room, now time.Time) (uint8, uint16) {
 	switch r.Type {
 	case wire.MsgRoomList:
-		s.sendListingLocked(ss)
+		if ss.chat != nil && ss.chat.allowList(s.chatHub.clock()) {
+			s.sendListingLocked(ss)
+		} // else dropped, unanswered: the bucket is empty
 		return 0, 0
 	case wire.MsgRoomCreate, wire.MsgRoomJoin, wire.MsgRoomQuick:
 		if ss.room != nil {
