@@ -95,7 +95,19 @@ type Config struct {
 	// refuses to add one (RoomRefused Invalid).
 	Bots func(mode uint8, seed uint64) Bots
 	// MaxRooms is how many rooms (7.14) may exist at once. Default 64.
+	// Rooms waiting in the lobby hold no game: MaxGames counts only the
+	// games that run, a room's among them once it starts.
 	MaxRooms int
+	// MaxRoomsPerIP caps the rooms whose owner logged in from one IP
+	// address; a RoomCreate or a RoomQuick that would create one more is
+	// refused with RoomRefused(TooMany) (7.14). Default 2.
+	MaxRoomsPerIP int
+	// LobbyIdle is how long a lobby session (7.14) in no game may send
+	// nothing on its TCP connection: past it, the server ends the session
+	// with Logout(TimedOut) and logs "lobby session idle". A session in its
+	// room's game is never idle; its clock restarts when it comes back to
+	// the room. Default 5 minutes.
+	LobbyIdle time.Duration
 	// WrongCodes is how many wrong room codes an address may send within
 	// WrongCodeWindow before its RoomJoins are refused (7.14). Default 5
 	// per 60 s.
@@ -314,6 +326,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxRooms <= 0 {
 		c.MaxRooms = 64
+	}
+	if c.MaxRoomsPerIP <= 0 {
+		c.MaxRoomsPerIP = 2
+	}
+	if c.LobbyIdle <= 0 {
+		c.LobbyIdle = 5 * time.Minute
 	}
 	if c.WrongCodes <= 0 {
 		c.WrongCodes = 5

@@ -45,11 +45,11 @@ func startServer(t testing.TB, cfg Config) *Server {
 	return testutil.Start(t, New, cfg)
 }
 
-// testConfig is the base configuration of the tests: the login rate limit
-// and the sessions per address are out of the way (every test logs in
-// from 127.0.0.1) unless a test sets them.
+// testConfig is the base configuration of the tests: the login rate limit,
+// the sessions and the rooms per address are out of the way (every test
+// logs in from 127.0.0.1) unless a test sets them.
 func testConfig() Config {
-	return Config{LoginLimit: 1 << 20, MaxSessionsPerIP: 1 << 20}
+	return Config{LoginLimit: 1 << 20, MaxSessionsPerIP: 1 << 20, MaxRoomsPerIP: 1 << 20}
 }
 
 // noWaveRules returns rules without waves, so that a world holds only what

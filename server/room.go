@@ -148,12 +148,13 @@ func (s *Server) roomGameLocked(name string, mode uint8) *game {
 	return best.game
 }
 
-// roomsWaiting returns the rooms without a game: each may start one, so
-// they count against MaxGames when a login would open a game.
-func (s *Server) roomsWaiting() int {
+// roomsOfLocked returns the number of rooms whose owner logged in from
+// ip: MaxRoomsPerIP caps it. Rooms waiting hold no game (MaxGames counts
+// the games that run), so this cap and MaxRooms are what bound them.
+func (s *Server) roomsOfLocked(ip netip.Addr) int {
 	n := 0
 	for _, rm := range s.rooms {
-		if rm.game == nil {
+		if m := rm.members[rm.owner]; m != nil && m.ss != nil && m.ss.ip == ip {
 			n++
 		}
 	}
@@ -364,6 +365,11 @@ func (s *Server) newRoomCode() wire.RoomCode {
 // createRoomLocked creates a room of settings owned by ss.
 func (s *Server) createRoomLocked(ss *session, st wire.RoomSettings, now time.Time) uint8 {
 	if len(s.rooms) >= s.cfg.MaxRooms {
+		return wire.RoomTooMany
+	}
+	if n := s.roomsOfLocked(ss.ip); n >= s.cfg.MaxRoomsPerIP {
+		s.log.Info("room refused: too many rooms from this address", "session", ss.id, "addr", ss.ip,
+			"rooms", n, "max", s.cfg.MaxRoomsPerIP)
 		return wire.RoomTooMany
 	}
 	s.roomSeq++
@@ -601,6 +607,9 @@ func (s *Server) leaveGameLocked(ss *session, why uint8) {
 		g.world.RemovePlayer(ss.player, why)
 	}
 	ss.game = nil
+	if ss.chat != nil { // back in the lobby: its idle time starts (LobbyIdle)
+		ss.chat.heard.Store(time.Now().UnixNano())
+	}
 	ss.bound, ss.joined, ss.addr = false, false, netip.AddrPort{}
 	ss.newLink2(time.Now())
 	ss.steps = stepQueue{}

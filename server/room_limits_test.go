@@ -9,9 +9,10 @@ import (
 	"rtype/net/wire"
 )
 
-// The limits of rooms, the lobby and chat (issue 27): the rate of
-// RoomList, refused chat lines, the normalizer's work, and quick join by
-// humans.
+// The limits of rooms, the lobby and chat (issue 27): rooms waiting in
+// the lobby hold no game, rooms per address, idle lobby sessions, the
+// rate of RoomList, refused chat lines, the normalizer's work, and quick
+// join by humans.
 
 // rawLobby is a lobby session on a raw TCP connection from a chosen
 // loopback address (127.0.0.x), without UDP: an idle lobby player.
@@ -88,6 +89,91 @@ func (l *rawLobby) next() wire.Room {
 			l.t.Fatalf("% X: %v", f, err)
 		}
 		return r
+	}
+}
+
+// Eight lobby sessions of one address each create a private room: the
+// first MaxRoomsPerIP are created, the others refused TooMany; and the
+// rooms waiting hold no game, so an ordinary login of another address
+// starts one even with MaxGames 1.
+func TestLobbyRoomsPerAddressHoldNoGame(t *testing.T) {
+	t.Parallel()
+	cfg := roomConfig()
+	cfg.MaxGames, cfg.MaxSessions, cfg.MaxRoomsPerIP = 1, 32, 0 // the default: 2
+	s := startServer(t, cfg)
+	created := 0
+	for i := range 8 {
+		l := lobbyFrom(t, s, "127.0.0.2", "Idle"+string(rune('A'+i)))
+		l.room(wire.Room{Type: wire.MsgRoomCreate, Settings: privateClassic})
+		switch r := l.next(); {
+		case r.Type == wire.MsgRoomState:
+			created++
+		case r.Type != wire.MsgRoomRefused || r.Reason != wire.RoomTooMany:
+			t.Fatalf("create %d: %+v", i, r)
+		}
+	}
+	// Quick join too creates a room: refused as well.
+	q := lobbyFrom(t, s, "127.0.0.2", "Quick")
+	q.room(wire.Room{Type: wire.MsgRoomQuick})
+	if r := q.next(); r.Type != wire.MsgRoomRefused || r.Reason != wire.RoomTooMany {
+		t.Fatalf("quick join past the cap: %+v", r)
+	}
+	rooms, games, _, _ := roomCounts(s)
+	t.Logf("rooms created by one address: %d of 8; rooms %d, games %d", created, rooms, games)
+	if created != 2 || rooms != 2 {
+		t.Fatalf("rooms created by one address: %d (%d in all), want 2", created, rooms)
+	}
+	c, m := loginAs(t, s.Addr(), wire.Version, "Ripley")
+	if m.Type != wire.MsgLoginAccepted {
+		t.Fatalf("ordinary login with %d rooms waiting, MaxGames 1: %+v", rooms, m)
+	}
+	c.Close()
+}
+
+// 4 addresses x 8 idle lobby sessions, each trying to make a room, fill
+// the server's sessions (MaxSessions 32); idle past LobbyIdle they are
+// ended with Logout(TimedOut), and a fifth address logs in and plays.
+func TestIdleLobbySessionsEnd(t *testing.T) {
+	t.Parallel()
+	cfg := roomConfig()
+	cfg.MaxSessionsPerIP, cfg.MaxRoomsPerIP = 8, 0 // the defaults
+	cfg.LobbyIdle = 300 * time.Millisecond
+	s := startServer(t, cfg)
+	var idle []*rawLobby
+	for a := range 4 {
+		ip := "127.0.0." + string(rune('2'+a))
+		for i := range 8 {
+			l := lobbyFrom(t, s, ip, "Idle"+string(rune('A'+a))+string(rune('A'+i)),
+				wire.Room{Type: wire.MsgRoomCreate, Settings: privateClassic})
+			idle = append(idle, l)
+		}
+	}
+	rooms, games, _, _ := roomCounts(s)
+	t.Logf("32 idle lobby sessions: %d rooms, %d games", rooms, games)
+	if rooms > 8 {
+		t.Fatalf("%d rooms from 4 addresses, want at most 8", rooms)
+	}
+	// Each ends with Logout(TimedOut), having sent nothing more.
+	for i, l := range idle {
+		for {
+			f := l.frame()
+			if wire.IsRoomMessage(wire.MsgType(f[0])) {
+				continue
+			}
+			m, err := wire.ParseMessage2(f)
+			if err != nil || m.Type != wire.MsgLogout || m.Reason != wire.LogoutTimedOut {
+				t.Fatalf("idle session %d: got % X, want Logout(TimedOut)", i, f)
+			}
+			break
+		}
+	}
+	c := dialFrom(t, s, "127.0.0.6")
+	writeAll(t, c, loginRequest(wire.Version, "Ripley"))
+	if m, err := readMsg(c, wait); err != nil || m.Type != wire.MsgLoginAccepted {
+		t.Fatalf("the fifth address after the idle sessions: %+v %v", m, err)
+	}
+	if rooms, _, sessions, _ := roomCounts(s); rooms != 0 || sessions != 1 {
+		t.Fatalf("after the idle sessions: %d rooms, %d sessions", rooms, sessions)
 	}
 }
 

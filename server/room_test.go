@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/internal/testutil"
 	"rtype/net/link"
 	"rtype/net/wire"
 )
@@ -502,8 +503,9 @@ func TestRoomsLeaveNoMemory(t *testing.T) {
 
 // 7.14: a v1 login quick joins the running game of a public room that
 // takes players in, with v1's LoginAccepted; it shows in the room as a
-// ready member. While the room waits, it counts as a game: with MaxGames
-// 1 the login is refused rather than taking the room's game.
+// ready member. While the room waits it runs no game, so with MaxGames 1
+// another login opens a game of its own, and the room's start is refused
+// TooMany until that game ends.
 func TestRoomV1LoginJoinsAPublicRoom(t *testing.T) {
 	t.Parallel()
 	cfg := roomConfig()
@@ -514,7 +516,23 @@ func TestRoomV1LoginJoinsAPublicRoom(t *testing.T) {
 	a.room(wire.Room{Type: wire.MsgRoomCreate, Settings: wire.RoomSettings{Mode: wire.ModeClassic, MaxPlayers: 4,
 		Flags: wire.RoomPublic | wire.RoomJoinLate}})
 	a.expect(wire.MsgRoomState)
-	expectRejected(t, s.Addr(), "Early", wire.RejectGameFull)
+	early, m := loginAs(t, s.Addr(), wire.Version, "Early")
+	if m.Type != wire.MsgLoginAccepted {
+		t.Fatalf("login with a room waiting, MaxGames 1: %+v", m)
+	}
+	a.room(wire.Room{Type: wire.MsgRoomReady, Value: 1})
+	a.refused(wire.RoomTooMany)
+	early.Close()
+	testutil.WaitFor(t, wait, "Early's game to empty", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, g := range s.games {
+			if !g.empty() {
+				return false
+			}
+		}
+		return true
+	})
 	a.room(wire.Room{Type: wire.MsgRoomReady, Value: 1})
 	a.state("Playing", inState(wire.RoomPlaying))
 	a.bind()

@@ -342,10 +342,16 @@ func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 	}
 	c.SetReadDeadline(time.Time{})
 	defer s.startChat(ss)()
+	if ss.lobby && ss.chat != nil {
+		defer s.watchLobbyIdle(ss)()
+	}
 	fr := wire.FrameReader{R: c}
 	var scores scoresSession // 7.16
 	for {
 		m, err := readMessage(&fr, ss.version, func(f []byte) error {
+			if ss.chat != nil {
+				ss.chat.heard.Store(time.Now().UnixNano())
+			}
 			if wire.IsRoomMessage(wire.MsgType(f[0])) {
 				return s.roomMessage(ss, f) // 7.14
 			}
@@ -367,6 +373,48 @@ func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 			return
 		}
 	}
+}
+
+// watchLobbyIdle ends the lobby session ss with Logout(TimedOut) when it
+// sends nothing for LobbyIdle while in no game (7.14); the function it
+// returns stops the watch (when the session's reader ends).
+func (s *Server) watchLobbyIdle(ss *session) (stop func()) {
+	c, idle := ss.chat, s.cfg.LobbyIdle
+	c.heard.Store(time.Now().UnixNano())
+	done := make(chan struct{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTimer(idle)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			now := time.Now()
+			s.mu.Lock()
+			if ss.gone {
+				s.mu.Unlock()
+				return
+			}
+			if ss.game != nil { // playing its room's game: not idle
+				c.heard.Store(now.UnixNano())
+			}
+			since := now.Sub(time.Unix(0, c.heard.Load()))
+			s.mu.Unlock()
+			if since < idle {
+				t.Reset(idle - since)
+				continue
+			}
+			s.log.Info("lobby session idle", "session", ss.id, "name", ss.name, "addr", ss.ip, "idle", since,
+				"max", idle)
+			s.leave(ss, wire.LeftTimedOut, int(wire.LogoutTimedOut))
+			return
+		}
+	}()
+	return func() { close(done) }
 }
 
 // readMessage reads the next TCP message of a session of version v. In
@@ -649,7 +697,7 @@ func (s *Server) findGame(name string, mode uint8) (*game, string, uint8) {
 	if g := s.roomGameLocked(name, mode); g != nil {
 		return g, "", 0 // a public room's running game (7.14)
 	}
-	taken, ending, running := false, false, s.roomsWaiting()
+	taken, ending, running := false, false, 0
 	for _, g := range s.games {
 		if g.room != nil {
 			continue // a room's game: only its members play it (7.14)

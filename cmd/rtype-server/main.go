@@ -85,6 +85,8 @@ func main() {
 	listen := flag.String("listen", ":4242", "TCP and UDP address to serve on (same port)")
 	maxGames := flag.Int("max-games", 8, "games that may run at once")
 	maxPerIP := flag.Int("max-sessions-per-ip", 8, "players logged in at once from one IP address")
+	maxRoomsPerIP := flag.Int("max-rooms-per-ip", 2, "rooms whose owners logged in from one IP address")
+	lobbyIdle := flag.Duration("lobby-idle", 5*time.Minute, "log out a lobby session in no game that sends nothing for this long")
 	loginLimit := flag.Int("login-limit", 5, "logins per IP address within 10 s (raise it to load the server with rtype-load)")
 	maxLoad := flag.Float64("max-tick-load", 0.75, "no new game when the tick loop is busier than this share of the time (back-pressure)")
 	readPause := flag.Duration("read-pause", time.Millisecond, "least time between two reads of the UDP socket while datagrams come, so that they are read together "+
@@ -132,6 +134,7 @@ func main() {
 	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
 		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log,
 		LoginLimit: *loginLimit, MaxTickLoad: *maxLoad, ReadPause: *readPause,
+		MaxRoomsPerIP: *maxRoomsPerIP, LobbyIdle: *lobbyIdle,
 		Bots: func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) }}
 	disco.apply(&cfg)
 	if err := wtf.apply(&cfg); err != nil {
