@@ -33,6 +33,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -132,7 +133,7 @@ func New(cfg Config) (*Ops, error) {
 	}
 	o := &Ops{cfg: cfg, log: cfg.Logger, ln: ln, reg: prometheus.NewRegistry(), now: cfg.now,
 		sessions: newSessions(cfg.SessionTTL, cfg.MaxSessions), fails: newFailures(cfg.Logger)}
-	o.hosts = cfg.Hosts
+	o.hosts = slices.Clone(cfg.Hosts) // lower-cased below: not the caller's
 	if len(o.hosts) == 0 {
 		o.hosts = defaultHosts(ln.Addr())
 	}
