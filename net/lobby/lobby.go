@@ -46,6 +46,12 @@ type Config struct {
 	// the room's game (Play) unless Play's config has its own. Default
 	// nil: TCP and UDP (client.Config.Transport).
 	Transport client.Transport
+	// KeepAlive is the longest the lobby stays silent out of a game: past
+	// it, it asks for the room list, so that a player who waits in a room
+	// is not ended by the server's idle limit for lobby sessions
+	// (PROTOCOL.md 7.14, the server's LobbyIdle, 5 minutes by default).
+	// Default 1 minute; negative: never.
+	KeepAlive time.Duration
 }
 
 // Errors of a lobby.
@@ -68,7 +74,8 @@ const maxChats = 64
 type Lobby struct {
 	cfg Config // cfg.Addr: the server now (a redirect changes it), under mu
 
-	wmu sync.Mutex // writes to conn
+	wmu   sync.Mutex // writes to conn
+	wrote time.Time  // the last write, under wmu
 
 	log  *slog.Logger // under mu
 	conn net.Conn     // under mu and wmu: changed by a redirect
@@ -85,6 +92,9 @@ type Lobby struct {
 	game     *gameConn   // the stream of the attached client, while it plays
 	scores   wire.Scores // the last Scores (7.16); Type 0 before one
 	err      error
+	// keepAlives and listings count the room lists asked for by
+	// keepAlive and the listings received.
+	keepAlives, listings int
 
 	changed chan struct{} // cap 1: something changed
 	done    chan struct{}
@@ -103,9 +113,15 @@ func Dial(ctx context.Context, cfg Config) (*Lobby, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.KeepAlive == 0 {
+		cfg.KeepAlive = time.Minute
+	}
 	l := &Lobby{cfg: cfg, log: cfg.Logger.With("server", cfg.Addr, "name", cfg.Name, "session", m.Session),
-		conn: conn, acc: m, changed: make(chan struct{}, 1), done: make(chan struct{})}
+		conn: conn, acc: m, changed: make(chan struct{}, 1), done: make(chan struct{}), wrote: time.Now()}
 	go l.read(fr)
+	if cfg.KeepAlive > 0 {
+		go l.keepAlive(cfg.KeepAlive)
+	}
 	l.log.Info("lobby login accepted")
 	return l, nil
 }
@@ -257,6 +273,7 @@ func (l *Lobby) room(r *wire.Room) {
 			l.game = nil
 		}
 	case wire.MsgRoomListing:
+		l.listings++
 		l.listing = *r
 		if !l.listSent.IsZero() {
 			l.ping, l.listSent = time.Since(l.listSent), time.Time{}
@@ -368,7 +385,8 @@ func (l *Lobby) write(b []byte) error {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	c := l.c()
-	c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	l.wrote = time.Now()
+	c.SetWriteDeadline(l.wrote.Add(5 * time.Second))
 	_, err := c.Write(b)
 	if err != nil {
 		return fmt.Errorf("lobby: writing to %s: %w", c.RemoteAddr(), err)
@@ -377,6 +395,32 @@ func (l *Lobby) write(b []byte) error {
 }
 
 func (l *Lobby) send(r wire.Room) error { return l.write(wire.AppendRoom(nil, &r)) }
+
+// keepAlive asks for the room list when the lobby has written nothing
+// for every, out of a game, until the lobby ends (Config.KeepAlive).
+func (l *Lobby) keepAlive(every time.Duration) {
+	t := time.NewTicker(every / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.done:
+			return
+		case <-t.C:
+		}
+		l.wmu.Lock()
+		silent := time.Since(l.wrote)
+		l.wmu.Unlock()
+		l.mu.Lock()
+		playing := l.game != nil
+		l.mu.Unlock()
+		if silent >= every && !playing {
+			l.mu.Lock()
+			l.keepAlives++
+			l.mu.Unlock()
+			l.List()
+		}
+	}
+}
 
 // List asks for the public rooms.
 func (l *Lobby) List() error {
