@@ -188,7 +188,7 @@ stress() {
 	sh -c 'while :; do :; done' &
 	local hog2=$!
 	# shellcheck disable=SC2064
-	trap "kill $hog1 $hog2 2>/dev/null" EXIT
+	trap "kill $hog1 $hog2 2>/dev/null || true" EXIT
 	local summary=()
 	for i in $(seq 1 "$n"); do
 		log "stress: run $i of $n, two CPU hogs beside it"
