@@ -35,6 +35,7 @@ type FleetStats struct {
 	RedirectsQuick uint64 // RoomRedirect(Quick) sent
 	Lookups        uint64 // codes looked up in Redis
 	Errors         uint64 // Redis operations that failed
+	Rejected       uint64 // entries read from Redis that did not verify under the fleet key, ignored
 }
 
 // FleetStats returns the fleet's counters.
@@ -44,7 +45,8 @@ func (s *Server) FleetStats() FleetStats {
 		return FleetStats{}
 	}
 	return FleetStats{Enabled: true, Up: f.Up(), RedirectsCode: s.fleet.redirects[wire.RedirectCode].Load(),
-		RedirectsQuick: s.fleet.redirects[wire.RedirectQuick].Load(), Lookups: s.fleet.lookups.Load(), Errors: f.Errors()}
+		RedirectsQuick: s.fleet.redirects[wire.RedirectQuick].Load(), Lookups: s.fleet.lookups.Load(), Errors: f.Errors(),
+		Rejected: f.Rejected()}
 }
 
 // sharedUp reports whether the server reaches its fleet's Redis, when it
@@ -76,6 +78,9 @@ func (s *Server) fleetLoop() {
 			return
 		}
 		s.log.Info("fleet: public address derived from the listen address", "addr", a)
+	}
+	if !f.Signed() {
+		s.log.Warn("fleet: no fleet key: entries are unsigned, and whoever can write to the Redis chooses where players are redirected")
 	}
 	t := time.NewTicker(s.cfg.FleetSync)
 	defer t.Stop()
@@ -222,7 +227,9 @@ func (s *Server) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, asked
 	return false
 }
 
-// redirectLocked sends ss RoomRedirect to rm's server.
+// redirectLocked sends ss RoomRedirect to rm's server: rm, and the
+// WebTransport binding of its server, are what entries that verified
+// under the fleet key published (fleet.Registry), when it has one.
 func (s *Server) redirectLocked(ss *session, why uint8, rm fleet.Room) {
 	s.fleet.redirects[why].Add(1)
 	wt, _ := s.cfg.Fleet.WebTransportOf(rm.Addr)

@@ -19,6 +19,16 @@
 //	                    RoomRedirect to it
 //	rtype:servers       a sorted set of those ADDRs, scored as rtype:public
 //
+// With a fleet key (Config.Key, rtype-server -fleet-key-file) every entry
+// and every member of the two sorted sets is signed: an entry is
+// "MAC payload", a member "payload MAC", MAC the hex HMAC-SHA256, under
+// the key, of the entry's key name and its payload (Sign), so that an
+// entry cannot be moved to another key. Entries that do not verify are
+// ignored and counted (Rejected): a redirect only goes to an address, and
+// carries only the certificate hashes, that a server of the fleet
+// published. Without a key, entries are the bare payloads, trusted as
+// they are: anyone who can write to the Redis chooses where players go.
+//
 // A server that dies leaves its rooms for at most one TTL. Codes are
 // drawn at random by each server (31⁶ of them); a code that another
 // server already registered is not overwritten (SET NX), and its room is
@@ -26,11 +36,17 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,8 +61,15 @@ import (
 
 // Config configures a Registry.
 type Config struct {
-	// Redis is the address of the Redis server, "host:port". Required.
+	// Redis is the Redis server: a URL, redis://[user:password@]host:port[/db]
+	// (rediss:// for TLS; redis.ParseURL), or its short form "host:port"
+	// (no password, no TLS, database 0). Required.
 	Redis string
+	// Key is the fleet key, at least MinKeyLen bytes, shared by the
+	// servers of the fleet: they sign what they publish with it and
+	// ignore what does not verify. Default none: entries are unsigned,
+	// and any entry is trusted.
+	Key []byte
 	// PublicAddr is the address, "host:port", that the other servers send
 	// players to: this server's as its players reach it; it must be valid
 	// for a RoomRedirect (wire.ValidRedirectAddr). Default "": the game
@@ -99,9 +122,12 @@ type Registry struct {
 	wt      WebTransport             // this server's binding, published at each Sync
 	servers map[string]WebTransport  // the other servers' bindings, by public address, as of the last Sync
 
-	up     atomic.Bool   // the last operation reached Redis
-	errs   atomic.Uint64 // operations that failed
-	synced atomic.Int64  // Unix milliseconds of the last good Sync
+	redis string // Config.Redis for the logs, its password redacted
+
+	up       atomic.Bool   // the last operation reached Redis
+	errs     atomic.Uint64 // operations that failed
+	rejected atomic.Uint64 // entries ignored: they did not verify
+	synced   atomic.Int64  // Unix milliseconds of the last good Sync
 }
 
 // ErrConfig reports a Config that New refuses.
@@ -127,10 +153,117 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Key != nil && len(cfg.Key) < MinKeyLen {
+		return nil, fmt.Errorf("%w: a fleet key of %d bytes: want at least %d", ErrConfig, len(cfg.Key), MinKeyLen)
+	}
+	cfg.Key = bytes.Clone(cfg.Key)
+	opt := &redis.Options{Addr: cfg.Redis}
+	shown := cfg.Redis
+	if strings.Contains(cfg.Redis, "://") {
+		u, err := url.Parse(cfg.Redis)
+		if err != nil {
+			return nil, fmt.Errorf("%w: Redis URL: %v", ErrConfig, err)
+		}
+		shown = u.Redacted()
+		if opt, err = redis.ParseURL(cfg.Redis); err != nil {
+			return nil, fmt.Errorf("%w: Redis URL %s: %v", ErrConfig, shown, err)
+		}
+	}
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = cfg.Timeout, cfg.Timeout, cfg.Timeout
+	opt.MaxRetries, opt.PoolSize, opt.DisableIdentity = -1, 4, true
 	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
-	rdb := redis.NewClient(&redis.Options{Addr: cfg.Redis, DialTimeout: cfg.Timeout, ReadTimeout: cfg.Timeout,
-		WriteTimeout: cfg.Timeout, MaxRetries: -1, PoolSize: 4, DisableIdentity: true})
-	return &Registry{cfg: cfg, log: cfg.Logger, rdb: rdb, mine: map[wire.RoomCode]string{}}, nil
+	rdb := redis.NewClient(opt)
+	return &Registry{cfg: cfg, log: cfg.Logger, rdb: rdb, redis: shown, mine: map[wire.RoomCode]string{}}, nil
+}
+
+// MinKeyLen is the shortest fleet key New takes.
+const MinKeyLen = 32
+
+// ReadKey reads a fleet key from the file path: its bytes, without the
+// line end that ends it, if any; at least MinKeyLen of them.
+func ReadKey(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: key: %w", err)
+	}
+	b = bytes.TrimSuffix(bytes.TrimSuffix(b, []byte("\n")), []byte("\r"))
+	if len(b) < MinKeyLen {
+		return nil, fmt.Errorf("%w: the fleet key in %s has %d bytes: want at least %d (e.g. head -c 32 /dev/urandom | base64 > %s)",
+			ErrConfig, path, len(b), MinKeyLen, path)
+	}
+	return b, nil
+}
+
+// Sign returns the hex HMAC-SHA256, under key, of the payload of the
+// entry of Redis key name: the name's length (4 bytes, big-endian), the
+// name, the payload.
+func Sign(key []byte, name, payload string) string {
+	m := hmac.New(sha256.New, key)
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(name)))
+	m.Write(n[:])
+	m.Write([]byte(name))
+	m.Write([]byte(payload))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// macLen is the length of a hex MAC.
+const macLen = 2 * sha256.Size
+
+// Signed reports whether the registry signs and verifies entries.
+func (r *Registry) Signed() bool { return r.cfg.Key != nil }
+
+// Rejected returns how many entries were ignored so far because they
+// did not verify (each time one was read).
+func (r *Registry) Rejected() uint64 { return r.rejected.Load() }
+
+// seal returns the entry of payload under the key name.
+func (r *Registry) seal(name, payload string) string {
+	if r.cfg.Key == nil {
+		return payload
+	}
+	return Sign(r.cfg.Key, name, payload) + " " + payload
+}
+
+// open returns the payload of the entry v of the key name, and false,
+// counted, when it does not verify.
+func (r *Registry) open(name, v string) (string, bool) {
+	if r.cfg.Key == nil {
+		return v, true
+	}
+	if len(v) > macLen && v[macLen] == ' ' && hmac.Equal([]byte(v[:macLen]), []byte(Sign(r.cfg.Key, name, v[macLen+1:]))) {
+		return v[macLen+1:], true
+	}
+	r.reject(name)
+	return "", false
+}
+
+// member returns the member of payload in the sorted set name.
+func (r *Registry) member(name, payload string) string {
+	if r.cfg.Key == nil {
+		return payload
+	}
+	return payload + " " + Sign(r.cfg.Key, name, payload)
+}
+
+// openMember returns the payload of the member m of the sorted set name,
+// and false, counted, when it does not verify.
+func (r *Registry) openMember(name, m string) (string, bool) {
+	if r.cfg.Key == nil {
+		return m, true
+	}
+	if i := len(m) - macLen - 1; i >= 0 && m[i] == ' ' && hmac.Equal([]byte(m[i+1:]), []byte(Sign(r.cfg.Key, name, m[:i]))) {
+		return m[:i], true
+	}
+	r.reject(name)
+	return "", false
+}
+
+func (r *Registry) reject(name string) {
+	if r.rejected.Add(1) == 1 {
+		r.log.Warn("fleet: an entry that does not verify ignored: is another fleet key in use, or is the Redis written by a stranger?",
+			"key", name)
+	}
 }
 
 func badAddr(a string) error {
@@ -227,13 +360,13 @@ func ParseWebTransport(s string) (WebTransport, error) {
 func (r *Registry) done(err error) error {
 	if err != nil && !errors.Is(err, redis.Nil) {
 		if r.up.Swap(false) {
-			r.log.Warn("fleet: Redis is unreachable", "redis", r.cfg.Redis, "err", err)
+			r.log.Warn("fleet: Redis is unreachable", "redis", r.redis, "err", err)
 		}
 		r.errs.Add(1)
-		return fmt.Errorf("fleet: Redis %s: %w", r.cfg.Redis, err)
+		return fmt.Errorf("fleet: Redis %s: %w", r.redis, err)
 	}
 	if !r.up.Swap(true) {
-		r.log.Info("fleet: Redis reached", "redis", r.cfg.Redis)
+		r.log.Info("fleet: Redis reached", "redis", r.redis, "signed", r.Signed())
 	}
 	return nil
 }
@@ -298,9 +431,9 @@ func (r *Registry) Sync(ctx context.Context, rooms []Room) error {
 	for i := range rooms {
 		rm := rooms[i]
 		rm.Addr = self
-		v := encode(&rm)
-		next[rm.Code] = v
 		key := r.roomKey(rm.Code)
+		v := r.seal(key, encode(&rm))
+		next[rm.Code] = v
 		if _, ok := gone[rm.Code]; ok {
 			// Ours already: written again rather than only renewed, so that
 			// a Redis that restarted empty gets it back.
@@ -311,14 +444,14 @@ func (r *Registry) Sync(ctx context.Context, rooms []Room) error {
 		}
 		delete(gone, rm.Code)
 		if rm.Flags&wire.RoomPublic != 0 {
-			pipe.ZAdd(ctx, r.publicKey(), redis.Z{Score: exp, Member: rm.Code.String()})
+			pipe.ZAdd(ctx, r.publicKey(), redis.Z{Score: exp, Member: r.member(r.publicKey(), rm.Code.String())})
 		} else {
-			pipe.ZRem(ctx, r.publicKey(), rm.Code.String())
+			pipe.ZRem(ctx, r.publicKey(), r.member(r.publicKey(), rm.Code.String()))
 		}
 	}
 	for c, v := range gone {
 		pipe.Eval(ctx, delMine, []string{r.roomKey(c)}, v)
-		pipe.ZRem(ctx, r.publicKey(), c.String())
+		pipe.ZRem(ctx, r.publicKey(), r.member(r.publicKey(), c.String()))
 	}
 	pipe.ZRemRangeByScore(ctx, r.publicKey(), "-inf", strconv.FormatInt(now.UnixMilli(), 10))
 	codes := pipe.ZRange(ctx, r.publicKey(), 0, 255)
@@ -326,11 +459,11 @@ func (r *Registry) Sync(ctx context.Context, rooms []Room) error {
 	wt := r.wt
 	r.mu.Unlock()
 	if len(rooms) > 0 && wt.Addr != "" {
-		pipe.Set(ctx, r.serverKey(self), encodeWT(&wt), r.cfg.TTL)
-		pipe.ZAdd(ctx, r.serversKey(), redis.Z{Score: exp, Member: self})
+		pipe.Set(ctx, r.serverKey(self), r.seal(r.serverKey(self), encodeWT(&wt)), r.cfg.TTL)
+		pipe.ZAdd(ctx, r.serversKey(), redis.Z{Score: exp, Member: r.member(r.serversKey(), self)})
 	} else {
 		pipe.Del(ctx, r.serverKey(self))
-		pipe.ZRem(ctx, r.serversKey(), self)
+		pipe.ZRem(ctx, r.serversKey(), r.member(r.serversKey(), self))
 	}
 	pipe.ZRemRangeByScore(ctx, r.serversKey(), "-inf", strconv.FormatInt(now.UnixMilli(), 10))
 	addrs := pipe.ZRange(ctx, r.serversKey(), 0, 255)
@@ -368,7 +501,11 @@ func (r *Registry) read(ctx context.Context, codes []string, self string) ([]Roo
 	}
 	keys := make([]string, 0, len(codes))
 	var cs []wire.RoomCode
-	for _, s := range codes {
+	for _, m := range codes {
+		s, ok := r.openMember(r.publicKey(), m)
+		if !ok {
+			continue
+		}
 		c, ok := wire.ParseRoomCode(s)
 		if !ok || len(s) != wire.RoomCodeLen {
 			continue
@@ -389,6 +526,9 @@ func (r *Registry) read(ctx context.Context, codes []string, self string) ([]Roo
 		if !ok {
 			continue // expired
 		}
+		if s, ok = r.open(keys[i], s); !ok {
+			continue
+		}
 		rm, err := Parse(cs[i], s)
 		if err != nil {
 			r.log.Warn("fleet: a bad entry skipped", "err", err)
@@ -406,8 +546,9 @@ func (r *Registry) read(ctx context.Context, codes []string, self string) ([]Roo
 func (r *Registry) readServers(ctx context.Context, addrs []string, self string) (map[string]WebTransport, error) {
 	keys := make([]string, 0, len(addrs))
 	var as []string
-	for _, a := range addrs {
-		if a != self && wire.ValidRedirectAddr(a) {
+	for _, m := range addrs {
+		a, ok := r.openMember(r.serversKey(), m)
+		if ok && a != self && wire.ValidRedirectAddr(a) {
 			keys = append(keys, r.serverKey(a))
 			as = append(as, a)
 		}
@@ -425,6 +566,9 @@ func (r *Registry) readServers(ctx context.Context, addrs []string, self string)
 		if !ok {
 			continue // expired
 		}
+		if s, ok = r.open(keys[i], s); !ok {
+			continue
+		}
 		wt, err := ParseWebTransport(s)
 		if err != nil {
 			r.log.Warn("fleet: a bad WebTransport entry skipped", "server", as[i], "err", err)
@@ -436,7 +580,8 @@ func (r *Registry) readServers(ctx context.Context, addrs []string, self string)
 }
 
 // Lookup asks Redis which server holds code. It reports false when no
-// server does, or when it is this server's own entry.
+// server does, when it is this server's own entry, or when the entry does
+// not verify (counted by Rejected).
 func (r *Registry) Lookup(ctx context.Context, code wire.RoomCode) (Room, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
@@ -446,6 +591,10 @@ func (r *Registry) Lookup(ctx context.Context, code wire.RoomCode) (Room, bool, 
 	}
 	if s == "" {
 		return Room{}, false, nil
+	}
+	s, ok := r.open(r.roomKey(code), s)
+	if !ok {
+		return Room{}, false, nil // as no room: a stranger's entry
 	}
 	rm, err := Parse(code, s)
 	if err != nil {

@@ -39,6 +39,7 @@ type Server struct {
 	Port int
 
 	bin, dir string
+	password string // --requirepass, when set (StartPassword)
 	mu       sync.Mutex
 	cmd      *exec.Cmd
 	done     chan struct{}
@@ -58,7 +59,11 @@ func Bin() (string, error) {
 
 // Start starts a redis-server on a free port of 127.0.0.1 and returns once
 // it answers PING; ctx bounds the wait. Stop it when done.
-func Start(ctx context.Context) (*Server, error) {
+func Start(ctx context.Context) (*Server, error) { return StartPassword(ctx, "") }
+
+// StartPassword is Start of a server that requires password (AUTH), when
+// it is not "".
+func StartPassword(ctx context.Context, password string) (*Server, error) {
 	bin, err := Bin()
 	if err != nil {
 		return nil, err
@@ -67,7 +72,7 @@ func Start(ctx context.Context) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redistest: %w", err)
 	}
-	s := &Server{bin: bin, dir: dir}
+	s := &Server{bin: bin, dir: dir, password: password}
 	for try := 0; ; try++ {
 		port, err := testutil.FreeTCPPort()
 		if err == nil {
@@ -91,6 +96,9 @@ func (s *Server) startOn(ctx context.Context, port int) error {
 	log := &testutil.SyncBuffer{}
 	cmd := exec.Command(s.bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", s.dir, "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning")
+	if s.password != "" {
+		cmd.Args = append(cmd.Args, "--requirepass", s.password)
+	}
 	cmd.Dir = s.dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	cmd.Stdout, cmd.Stderr = log, log
@@ -110,7 +118,7 @@ func (s *Server) startOn(ctx context.Context, port int) error {
 		deadline = d
 	}
 	for {
-		if ping(s.Addr()) == nil {
+		if pingAuth(s.Addr(), s.password) == nil {
 			return nil
 		}
 		select {
@@ -126,17 +134,28 @@ func (s *Server) startOn(ctx context.Context, port int) error {
 }
 
 // ping sends PING and reads +PONG.
-func ping(addr string) error {
+func ping(addr string) error { return pingAuth(addr, "") }
+
+// pingAuth is ping after AUTH with password, when it is not "".
+func pingAuth(addr, password string) error {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+	req := "PING\r\n"
+	if password != "" {
+		req = fmt.Sprintf("AUTH %q\r\n", password) + req
+	}
+	if _, err := c.Write([]byte(req)); err != nil {
 		return err
 	}
-	line, err := bufio.NewReader(c).ReadString('\n')
+	rd := bufio.NewReader(c)
+	line, err := rd.ReadString('\n')
+	if err == nil && password != "" && line == "+OK\r\n" {
+		line, err = rd.ReadString('\n')
+	}
 	if err != nil {
 		return err
 	}
@@ -190,11 +209,14 @@ func (s *Server) Stop() error {
 // New starts a server for the test tb and stops it at its end. Without
 // redis-server, tb is skipped, or fails on CI; a server that cannot start
 // fails it.
-func New(tb testing.TB) *Server {
+func New(tb testing.TB) *Server { tb.Helper(); return NewPassword(tb, "") }
+
+// NewPassword is New of a server that requires password, when it is not "".
+func NewPassword(tb testing.TB, password string) *Server {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	s, err := Start(ctx)
+	s, err := StartPassword(ctx, password)
 	switch {
 	case errors.Is(err, ErrNoRedis) && !testutil.OnCI():
 		tb.Skip(err)
