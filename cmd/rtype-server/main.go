@@ -50,13 +50,16 @@
 //
 //	rtype-server -record /var/lib/rtype/replays -record-cap 2048
 //
-// With -redis ADDR the servers of a fleet share their rooms (PROTOCOL.md
+// With -redis URL the servers of a fleet share their rooms (PROTOCOL.md
 // 7.18): a room code made on one resolves from any other, and quick join
 // fills the fleet's fullest public room first; -public-addr is the
 // host:port the others send players to (default: -listen's address, or
-// the host name with -listen's port when -listen names no host).
+// the host name with -listen's port when -listen names no host). Every
+// entry is signed with the fleet's key (-fleet-key-file, the same file on
+// every server of the fleet); entries that do not verify are ignored.
 //
-//	rtype-server -db postgres://... -redis redis.internal:6379 -public-addr game-7.example.org:4242
+//	rtype-server -db postgres://... -redis redis://:PASSWORD@redis.internal:6379/0 \
+//		-fleet-key-file /etc/rtype/fleet.key -public-addr game-7.example.org:4242
 //
 // With -web ADDR it serves the game's page: players open it in a browser
 // and play over the WebTransport binding (README.md, "Play in the

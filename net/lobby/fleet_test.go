@@ -121,7 +121,8 @@ func TestFleetCodeResolves(t *testing.T) {
 	}
 	metrics := scrape(t, b.Server)
 	for _, want := range []string{`rtype_fleet_redirects_total{why="code"} 1`, `rtype_fleet_redirects_total{why="quick"} 0`,
-		"rtype_fleet_redis_up 1", "rtype_fleet_code_lookups_total 1", "rtype_fleet_redis_errors_total 0", "rtype_database_up 1"} {
+		"rtype_fleet_redis_up 1", "rtype_fleet_code_lookups_total 1", "rtype_fleet_redis_errors_total 0", "rtype_fleet_entries_rejected_total 0",
+		"rtype_database_up 1"} {
 		if !strings.Contains(metrics, want+"\n") {
 			t.Errorf("B's /metrics lacks %q:\n%s", want, metrics)
 		}

@@ -11,8 +11,8 @@ import (
 type fleetCollector struct {
 	srv *server.Server
 
-	redisUp, redirects, lookups, redisErrors *prometheus.Desc
-	dbUp, queued                             *prometheus.Desc
+	redisUp, redirects, lookups, redisErrors, rejected *prometheus.Desc
+	dbUp, queued                                       *prometheus.Desc
 }
 
 func newFleetCollector(srv *server.Server) *fleetCollector {
@@ -23,6 +23,7 @@ func newFleetCollector(srv *server.Server) *fleetCollector {
 		redirects:   d("rtype_fleet_redirects_total", "RoomRedirects sent to other servers of the fleet, by why: code or quick.", []string{"why"}, nil),
 		lookups:     d("rtype_fleet_code_lookups_total", "Room codes looked up in Redis (codes this server does not hold).", nil, nil),
 		redisErrors: d("rtype_fleet_redis_errors_total", "Redis operations of the fleet that failed.", nil, nil),
+		rejected:    d("rtype_fleet_entries_rejected_total", "Fleet entries read from Redis whose signature did not verify with the fleet key: ignored.", nil, nil),
 		dbUp:        d("rtype_database_up", "1 while the database (leaderboard, bans) answered its last check.", nil, nil),
 		queued:      d("rtype_scores_queued", "Scores waiting for the database to answer again.", nil, nil),
 	}
@@ -30,7 +31,7 @@ func newFleetCollector(srv *server.Server) *fleetCollector {
 
 // Describe implements prometheus.Collector.
 func (c *fleetCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.redisUp, c.redirects, c.lookups, c.redisErrors, c.dbUp, c.queued} {
+	for _, d := range []*prometheus.Desc{c.redisUp, c.redirects, c.lookups, c.redisErrors, c.rejected, c.dbUp, c.queued} {
 		ch <- d
 	}
 }
@@ -55,4 +56,5 @@ func (c *fleetCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.redirects, prometheus.CounterValue, float64(f.RedirectsQuick), "quick")
 	ch <- prometheus.MustNewConstMetric(c.lookups, prometheus.CounterValue, float64(f.Lookups))
 	ch <- prometheus.MustNewConstMetric(c.redisErrors, prometheus.CounterValue, float64(f.Errors))
+	ch <- prometheus.MustNewConstMetric(c.rejected, prometheus.CounterValue, float64(f.Rejected))
 }
