@@ -348,10 +348,7 @@ func udpProbe(t *testing.T, addr string, wait time.Duration, datagrams ...[]byte
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := udpSocket(t) // bindattack_test.go
 	defer c.Close()
 	for i, d := range datagrams {
 		if _, err := c.WriteToUDP(d, ua); err != nil {
@@ -383,10 +380,7 @@ func udpAsk(t *testing.T, addr string, d []byte) (sent int, replies [][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := udpSocket(t) // bindattack_test.go
 	defer c.Close()
 	if _, err := c.WriteToUDP(d, ua); err != nil {
 		t.Fatal(err)
