@@ -8,6 +8,9 @@
 //
 //	rtype-bot [-addr 127.0.0.1:4242] [-n 1] [-name bot] [-duration 0] [-seed 0] [-protocol auto] [-mode any] [-log-level info]
 //
+// -version prints the build's version (package rtype/internal/version)
+// and exits.
+//
 // -protocol picks the protocol version (PROTOCOL.md 7.1): auto (the
 // default) speaks version 2, and version 1 with a server that only speaks
 // that (once one bot has learnt it, the others log in with version 1 at
@@ -45,6 +48,7 @@ import (
 	"time"
 
 	"rtype/bot"
+	"rtype/internal/version"
 	"rtype/net/client"
 	"rtype/net/lobby"
 	"rtype/net/replay"
@@ -79,6 +83,9 @@ type options struct {
 	out    io.Writer // where -create prints the code
 }
 
+// errVersion is parse's answer to -version: print the version and exit.
+var errVersion = errors.New("-version")
+
 func parse(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("rtype-bot", flag.ContinueOnError)
@@ -96,9 +103,13 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.create, "create", false, "create a private room, print its code (\"room CODE\"), and play its game; the other bots join it")
 	fs.StringVar(&o.say, "say", "", "say this line in the chat once in the game or room")
 	wt := fs.String("webtransport", "", "play over the server's WebTransport binding at this UDP host:port (as a browser does) instead of -addr")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	hashes := fs.String("cert-hash", "", "with -webtransport: the SHA-256 hashes (hex, comma-separated) of the server certificates to trust, as the server logs them; default: verify the certificate the usual way")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if *showVersion {
+		return o, errVersion
 	}
 	if *wt != "" {
 		tr, err := webTransport(*hashes)
@@ -181,10 +192,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		if errors.Is(err, errVersion) {
+			fmt.Fprintln(stdout, "rtype-bot", version.String())
+			return 0
+		}
 		fmt.Fprintln(stderr, "rtype-bot:", err)
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.level}))
+	log.Info("rtype-bot starting", "version", version.String())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.duration > 0 {

@@ -10,6 +10,7 @@ import (
 	"rtype/internal/testrules"
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
+	"rtype/internal/version"
 	"rtype/net/lobby"
 	"rtype/net/wire"
 	"rtype/server"
@@ -169,5 +170,17 @@ func TestJoinRoom(t *testing.T) {
 	if code := run([]string{"-addr", srv.Addr(), "-room", strings.ToLower(st.Code.String()), "-duration", "30s", "-log-level", "warn"}, &out, &errs); code != 0 ||
 		!strings.Contains(out.String(), "(game over)") {
 		t.Fatalf("exit %d: %q %s", code, out.String(), errs.String())
+	}
+}
+
+// TestVersionFlag: -version prints "rtype-bot VERSION" on stdout and exits
+// 0 without playing.
+func TestVersionFlag(t *testing.T) {
+	var stdout, stderr strings.Builder
+	if code := run([]string{"-version", "-addr", "256.0.0.1:1"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got, want := stdout.String(), "rtype-bot "+version.String()+"\n"; got != want {
+		t.Fatalf("printed %q, want %q", got, want)
 	}
 }

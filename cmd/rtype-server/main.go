@@ -13,6 +13,10 @@
 //	rtype-server -listen :4242 -max-games 8 -max-sessions-per-ip 8 -protocol 2 -log-level info
 //	rtype-server -mode stage -stage 1 -warp boss
 //
+// -version prints the version (the one ./build.sh release stamps, see
+// package rtype/internal/version) and exits; the first line of the log
+// carries it too.
+//
 // It keeps the final scores of every game in an SQLite file, -db (by
 // default rtype/scores.db in the user's data directory, ~/.local/share on
 // Linux; -db "" keeps none), or in a PostgreSQL database that the servers
@@ -80,6 +84,7 @@ import (
 	"time"
 
 	"rtype/bot"
+	"rtype/internal/version"
 	"rtype/server"
 	"rtype/server/ops"
 )
@@ -109,7 +114,12 @@ func main() {
 	flag.StringVar(&sf.mode, "mode", "stage", "mode of the games of v2.1 clients that let the server choose: classic or stage")
 	flag.StringVar(&sf.stage, "stage", "", "stage of Stage games: a built-in stage's name or a stage file (default the built-in stage 1)")
 	flag.StringVar(&sf.warp, "warp", "", "start Stage games later: seconds (90) or a marker (boss)")
+	showVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
+	if *showVersion {
+		fmt.Println("rtype-server", version.String())
+		return
+	}
 	if *scores.board {
 		os.Exit(printLeaderboard(os.Stdout, os.Stderr, *scores.db, time.Now()))
 	}
@@ -133,6 +143,7 @@ func main() {
 		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
 	log := slog.New(h)
+	log.Info("rtype-server starting", "version", version.String())
 
 	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
 		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"rtype/internal/version"
 	"rtype/net/wire"
 	"rtype/server"
 )
@@ -22,6 +23,7 @@ type collector struct {
 	dropped, logins, chat, bansMade       *prometheus.Desc
 	kicks                                 *prometheus.Desc
 	spectators, wtSessions, wtDropped     *prometheus.Desc
+	buildInfo                             *prometheus.Desc
 }
 
 func newCollector(srv *server.Server) *collector {
@@ -44,6 +46,7 @@ func newCollector(srv *server.Server) *collector {
 		spectators: d("rtype_spectators", "Sessions watching a game now (PROTOCOL.md 7.17), among rtype_sessions.", nil, nil),
 		wtSessions: d("rtype_webtransport_sessions", "Sessions of the WebTransport binding now (PROTOCOL.md Part IV), among rtype_sessions.", nil, nil),
 		wtDropped:  d("rtype_webtransport_datagrams_dropped_total", "Datagrams to WebTransport sessions not sent: their queue full, or too large.", nil, nil),
+		buildInfo:  d("rtype_build_info", "Always 1; its label is the server's version (package rtype/internal/version: what ./build.sh release stamped).", []string{"version"}, nil),
 	}
 }
 
@@ -51,7 +54,7 @@ func newCollector(srv *server.Server) *collector {
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.sessions, c.games, c.pending, c.bans, c.ready, c.tick,
 		c.snapBytes, c.eventBytes, c.dropped, c.logins, c.chat, c.bansMade, c.kicks,
-		c.spectators, c.wtSessions, c.wtDropped} {
+		c.spectators, c.wtSessions, c.wtDropped, c.buildInfo} {
 		ch <- d
 	}
 }
@@ -71,6 +74,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.games, float64(m.Games[wire.ModeClassic]), "classic")
 	gauge(c.games, float64(m.Games[wire.ModeStage]), "stage")
 	gauge(c.pending, float64(m.Pending))
+	gauge(c.buildInfo, 1, version.String())
 	gauge(c.bans, float64(m.Bans))
 	ready := 0.0
 	if m.Ready {

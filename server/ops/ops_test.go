@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"rtype/internal/testutil"
+	"rtype/internal/version"
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/server"
@@ -201,7 +202,7 @@ func TestMetricsMove(t *testing.T) {
 		`rtype_event_sent_bytes_total`, `rtype_datagrams_dropped_total{reason="version"}`, `rtype_logins_total{result="accepted"}`,
 		`rtype_logins_total{result="banned"}`, `rtype_chat_messages_total`, `rtype_bans`, `rtype_bans_created_total`,
 		`rtype_kicks_total`, `rtype_pending_connections`, `rtype_ready`, `rtype_spectators`, `rtype_webtransport_sessions`,
-		`rtype_webtransport_datagrams_dropped_total`, `go_goroutines`} {
+		`rtype_webtransport_datagrams_dropped_total`, `go_goroutines`, `rtype_build_info{version="` + version.String() + `"}`} {
 		if _, ok := metric(first, s); !ok {
 			t.Errorf("/metrics lacks %s", s)
 		}
@@ -413,7 +414,7 @@ func TestPageShows(t *testing.T) {
 		t.Fatalf("GET /: %d", code)
 	}
 	for _, want := range []string{`data-name="Pilot"`, "#22e4ff", "cyan", "stage mode, stage 1", "4242", "Ace&lt;b&gt;",
-		"troll", "&lt;script&gt;", `id="signin"`} {
+		"troll", "&lt;script&gt;", `id="signin"`, `<span id="version">` + version.String() + `</span>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}

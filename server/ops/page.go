@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"rtype/internal/version"
 	"rtype/render/model"
 	"rtype/server"
 	"rtype/server/store"
@@ -63,6 +64,7 @@ type board struct {
 // pageData is what the template shows.
 type pageData struct {
 	Now      time.Time
+	Version  string // the server's (package rtype/internal/version)
 	Ready    bool
 	Metrics  server.Metrics
 	Games    []server.GameInfo
@@ -77,7 +79,7 @@ type pageData struct {
 
 // page serves the status page.
 func (o *Ops) page(w http.ResponseWriter, r *http.Request) {
-	d := pageData{Now: o.now(), Metrics: o.cfg.Server.Metrics(), Games: o.cfg.Server.Games(),
+	d := pageData{Now: o.now(), Version: version.String(), Metrics: o.cfg.Server.Metrics(), Games: o.cfg.Server.Games(),
 		Bans: o.cfg.Server.Bans(), Actions: o.recent(), CanAdmin: o.cfg.Token != ""}
 	d.Ready = d.Metrics.Ready
 	if s, ok := o.session(r); ok {
