@@ -217,8 +217,6 @@ func clamp01(v float64) float64 {
 	return v
 }
 
-func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
-
 func smoothstep(e0, e1, x float64) float64 {
 	t := clamp01((x - e0) / (e1 - e0))
 	return t * t * (3 - 2*t)

@@ -189,15 +189,6 @@ func (s *stageSim) endBossAfter(tick uint32) (stageMoment, bool) {
 	return s.bosses[i], true
 }
 
-// marker returns the tick of the first StageMarker named name.
-func (s *stageSim) marker(name string) (uint32, bool) {
-	i := slices.IndexFunc(s.marks, func(m stageMoment) bool { return m.name == name })
-	if i < 0 {
-		return 0, false
-	}
-	return s.marks[i].tick, true
-}
-
 // seconds formats a number of ticks as seconds.
 func seconds(ticks uint32) string { return fmt.Sprintf("%.1f s", float64(ticks)/wire.TickRate) }
 

@@ -136,10 +136,6 @@ func (h *Host) Stop() {
 	}
 }
 
-// discoveryAddr is where the server answers LAN discovery queries; ""
-// none.
-func (h *Host) discoveryAddr() string { return h.srv.DiscoveryAddr() }
-
 // hosted is the server of the game this process hosts now, if any: the
 // page of the listen server (HostedWebTransport) is served on goroutines
 // of its own.

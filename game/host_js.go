@@ -37,6 +37,3 @@ func (h *Host) LocalAddr() string { return "" }
 
 // Stop does nothing: there is no server to stop.
 func (h *Host) Stop() {}
-
-// discoveryAddr is "": no LAN discovery in the browser.
-func (h *Host) discoveryAddr() string { return "" }

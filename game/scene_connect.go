@@ -201,29 +201,6 @@ func (g *Game) hostPort() int {
 	return wire.DefaultPort
 }
 
-// drawJoinAddrs shows the addresses friends can join, from y.
-func drawJoinAddrs(screen *ebiten.Image, g *Game, addrs []string, y float64) {
-	say := "Friends choose Join game and type one of these addresses:"
-	if g.host != nil && g.host.discoveryAddr() != "" {
-		say = "Friends on this network find it in Join game; others type an address:"
-	}
-	render.Text(screen, say, g.fonts.Body, render.Width/2, y, render.Center, render.ColDim)
-	const w = 560.0
-	n := min(len(addrs), 5)
-	h := 24 + float64(n)*44
-	g.atlas.Panel(screen, render.Width/2-w/2, y+50, w, h)
-	for i, a := range addrs[:n] {
-		ly := y + 64 + float64(i)*44
-		if strings.HasPrefix(a, "127.") {
-			render.Text(screen, a, g.fonts.MonoBig, render.Width/2, ly, render.Center, render.ColDim)
-			aw, _ := render.Measure(a, g.fonts.MonoBig)
-			render.Text(screen, "this computer", g.fonts.Tiny, render.Width/2+aw/2+14, ly+8, render.Left, render.Fade(render.ColDim, 0.8))
-			continue
-		}
-		render.Text(screen, a, g.fonts.MonoBig, render.Width/2, ly, render.Center, render.ColAccent)
-	}
-}
-
 // ErrorScene shows why joining failed or the connection ended, then goes
 // back to the menu.
 type ErrorScene struct {

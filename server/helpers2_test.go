@@ -13,13 +13,6 @@ import (
 	"rtype/net/wire"
 )
 
-// loginAs2 sends a LoginRequest of version 2 and returns the connection
-// and the answer, parsed as a v2 session parses it (7.1).
-func loginAs2(t testing.TB, addr, name string) (net.Conn, wire.Message) {
-	t.Helper()
-	return loginWith2(t, addr, name, loginRequest(wire.Version2, name))
-}
-
 // loginWith2 sends the LoginRequest frame req and returns the connection
 // and the answer, parsed as a v2 session parses it (7.1).
 func loginWith2(t testing.TB, addr, name string, req []byte) (net.Conn, wire.Message) {

@@ -128,19 +128,6 @@ func Start(cfg Config) (*Server, error) {
 // Addr returns "127.0.0.1:port", for client.Config.Addr or -join.
 func (s *Server) Addr() string { return s.tcp.Addr().String() }
 
-// Bound is closed once a client's UDP endpoint is bound (3.4).
-func (s *Server) Bound() <-chan struct{} { return s.bound }
-
-// WaitBound waits until a client is bound, or ctx ends.
-func (s *Server) WaitBound(ctx context.Context) error {
-	select {
-	case <-s.bound:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("evilserver: no client bound: %w", ctx.Err())
-	}
-}
-
 // Sent returns the number of datagrams sent.
 func (s *Server) Sent() uint64 {
 	s.mu.Lock()
@@ -522,13 +509,6 @@ func (s *Server) appendFrame(dst, ev []byte) []byte {
 	}
 	s.evID++
 	return wire.AppendEventFrame(dst, s.evID-1, ev)
-}
-
-// Raw sends b as it is to the client.
-func (s *Server) Raw(b []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.sendLocked(b)
 }
 
 // Datagram sends a datagram of type t with payload, with the session's

@@ -354,31 +354,6 @@ func medianGap(ts []time.Time) time.Duration {
 	return gaps[len(gaps)/2]
 }
 
-// loadProbe counts the ticks of a 60 Hz ticker of the test's own from its
-// start to the call of the function it returns: on an overloaded machine
-// (go test ./... runs packages in parallel, with -race, fuzzers may be
-// running) goroutines wake late and ticks are lost, the client's as much
-// as this one's. Rate checks compare with it rather than with the clock.
-func loadProbe() func() int {
-	stop := make(chan struct{})
-	res := make(chan int)
-	go func() {
-		t := time.NewTicker(time.Second / 60)
-		defer t.Stop()
-		n := 0
-		for {
-			select {
-			case <-t.C:
-				n++
-			case <-stop:
-				res <- n
-				return
-			}
-		}
-	}()
-	return func() int { close(stop); return <-res }
-}
-
 // testLogger is the logger of the clients and servers of these tests:
 // none, or stderr with RTYPE_TEST_LOG set (testutil.ProcessLogger).
 func testLogger() *slog.Logger { return testutil.ProcessLogger() }

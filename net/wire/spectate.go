@@ -32,11 +32,6 @@ type Spectators struct {
 	Names [MaxSpectators]string
 }
 
-// IsSpectateMessage reports whether t is a TCP message type of 7.17:
-// 0x18 Spectators, and 0x19 to 0x1B, kept for spectators (a receiver
-// skips those it does not know, 7.1).
-func IsSpectateMessage(t MsgType) bool { return t >= MsgSpectators && t <= 0x1B }
-
 // AppendSpectators appends sp as one TCP frame of a v2.2 session. A count
 // beyond MaxSpectators is cut to it, and names to MaxChatNameBytes.
 func AppendSpectators(dst []byte, sp *Spectators) []byte {

@@ -266,9 +266,6 @@ func (s *Server) NewSchema(tb testing.TB) string {
 	return s.URL(Database) + "&search_path=" + name
 }
 
-// Log returns what the server logged so far.
-func (s *Server) Log() string { return s.log.String() }
-
 // Kill kills the server's processes (SIGKILL), as a crash would, and
 // waits for the postmaster; its data stays for Restart. Not for a Shared
 // server: other tests use it.

@@ -57,12 +57,9 @@ func Bin() (string, error) {
 	return "", ErrNoRedis
 }
 
-// Start starts a redis-server on a free port of 127.0.0.1 and returns once
-// it answers PING; ctx bounds the wait. Stop it when done.
-func Start(ctx context.Context) (*Server, error) { return StartPassword(ctx, "") }
-
-// StartPassword is Start of a server that requires password (AUTH), when
-// it is not "".
+// StartPassword starts a redis-server on a free port of 127.0.0.1, which
+// requires password (AUTH) when it is not "", and returns once it answers
+// PING; ctx bounds the wait. Stop it when done.
 func StartPassword(ctx context.Context, password string) (*Server, error) {
 	bin, err := Bin()
 	if err != nil {
@@ -191,13 +188,6 @@ func (s *Server) Restart(ctx context.Context) error {
 		time.Sleep(20 * time.Millisecond) // the port of the killed process is freed by the kernel
 	}
 	return err
-}
-
-// Log returns what the server wrote.
-func (s *Server) Log() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.String()
 }
 
 // Stop kills the server and removes its directory.
