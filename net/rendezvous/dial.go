@@ -1,0 +1,455 @@
+//go:build !js
+
+package rendezvous
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/webtransport-go"
+
+	"rtype/net/client"
+	"rtype/net/wire"
+)
+
+// Path is the way a friend reached a host.
+type Path string
+
+// The paths, in the order of preference.
+const (
+	// PathDirect: the host's address, which is on the internet (or on
+	// the friend's own network).
+	PathDirect Path = "direct"
+	// PathMapped: a port mapping of the host's router (UPnP, NAT-PMP).
+	PathMapped Path = "mapped"
+	// PathPunched: the host's address as the rendezvous saw it, both
+	// sides punching.
+	PathPunched Path = "punched"
+	// PathRelayed: through the rendezvous.
+	PathRelayed Path = "relayed"
+)
+
+// wtPath is the path of the WebTransport session URL (PROTOCOL.md 9.1).
+const wtPath = "/rtype"
+
+// Dialer is a client.Transport that finds a room's host through a
+// rendezvous and opens a session of the WebTransport binding to it over
+// the first path that works: DialStream's address is the room code.
+type Dialer struct {
+	// Rendezvous is the rendezvous' host:port.
+	Rendezvous string
+	// Logger logs. Default slog.Default().
+	Logger *slog.Logger
+	// RelayDelay is how long the relay waits before its attempt, so that
+	// a path without it wins whenever there is one. Default 1 s.
+	RelayDelay time.Duration
+	// LookupEvery is the time between Lookups until one is answered.
+	// Default 300 ms.
+	LookupEvery time.Duration
+	// Paths are the paths tried. Default all.
+	Paths []Path
+	// OnPath, when set, is told the path of each session opened, and
+	// its address.
+	OnPath func(p Path, addr netip.AddrPort)
+
+	mu   sync.Mutex
+	last Result
+}
+
+var _ client.Transport = (*Dialer)(nil)
+
+// Result is what a dial found.
+type Result struct {
+	Path     Path
+	Addr     netip.AddrPort // where the session goes: the host's, or a relay address
+	Host     Peer           // the rendezvous' answer
+	LookedUp time.Duration  // from the dial to the answer of the Lookup
+	Opened   time.Duration  // from the dial to the session's stream
+	Conn     *Conn          // the socket, for its relay counters
+}
+
+// Last returns the result of the last dial that opened a session.
+func (d *Dialer) Last() Result {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last
+}
+
+func (d *Dialer) wants(p Path) bool {
+	if len(d.Paths) == 0 {
+		return true
+	}
+	for _, q := range d.Paths {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrUnknownRoom is the answer to a code that no host registered.
+var ErrUnknownRoom = errors.New("rendezvous: no host has this room")
+
+// DialStream finds the host of room code and opens a session to it; it
+// returns the session's stream.
+func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) {
+	start := time.Now()
+	log := d.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	rc, ok := wire.ParseRoomCode(strings.ToUpper(code))
+	if !ok {
+		return nil, fmt.Errorf("rendezvous: %q is no room code", code)
+	}
+	ua, err := net.ResolveUDPAddr("udp", d.Rendezvous)
+	if err != nil {
+		return nil, fmt.Errorf("rendezvous %q: %w", d.Rendezvous, err)
+	}
+	rv := ua.AddrPort()
+	rv = netip.AddrPortFrom(rv.Addr().Unmap(), rv.Port())
+	network := "udp4"
+	if rv.Addr().Is6() {
+		network = "udp6"
+	}
+	pc, err := net.ListenUDP(network, nil)
+	if err != nil {
+		return nil, err
+	}
+	c := ListenConn(pc, rv)
+	qtr := &quic.Transport{Conn: c}
+	fail := func(err error) (net.Conn, error) {
+		qtr.Close()
+		c.Close()
+		return nil, err
+	}
+	peer, err := d.lookup(ctx, c, rc)
+	if err != nil {
+		return fail(err)
+	}
+	looked := time.Since(start)
+	log.Debug("rendezvous: host found", "room", rc.String(), "observed", peer.Observed.String(),
+		"local", peer.Local.String(), "mapped", peer.Mapped.String(), "you", peer.You.String())
+
+	type attempt struct {
+		path  Path
+		addr  netip.AddrPort
+		delay time.Duration
+		punch bool
+	}
+	var as []attempt
+	switch {
+	case peer.Observed == peer.Local:
+		as = append(as, attempt{path: PathDirect, addr: peer.Observed})
+	case peer.Observed.Addr() == peer.You.Addr() && peer.Local.IsValid():
+		as = append(as, attempt{path: PathDirect, addr: peer.Local}) // the same home
+	default:
+		as = append(as, attempt{path: PathPunched, addr: peer.Observed, punch: true})
+	}
+	if peer.Mapped.IsValid() {
+		as = append(as, attempt{path: PathMapped, addr: peer.Mapped})
+	}
+	delay := d.RelayDelay
+	if delay <= 0 {
+		delay = time.Second
+	}
+	as = append(as, attempt{path: PathRelayed, addr: c.RelayAddr(peer.Token), delay: delay})
+
+	type won struct {
+		a    attempt
+		sess *webtransport.Session
+		wt   *webtransport.Transport
+		err  error
+	}
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan won, len(as))
+	n := 0
+	for _, a := range as {
+		if !d.wants(a.path) {
+			continue
+		}
+		n++
+		go func() {
+			if a.delay > 0 {
+				select {
+				case <-time.After(a.delay):
+				case <-actx.Done():
+					results <- won{a: a, err: actx.Err()}
+					return
+				}
+			}
+			if a.punch {
+				go punchFor(actx, c, peer.Token, a.addr)
+			}
+			wt, sess, err := dialWT(actx, qtr, a.addr, peer.CertHash)
+			results <- won{a: a, sess: sess, wt: wt, err: err}
+		}()
+	}
+	if n == 0 {
+		return fail(fmt.Errorf("rendezvous: no path to try (of %v)", d.Paths))
+	}
+	var win *won
+	var errs []error
+	for range n {
+		r := <-results
+		if r.err != nil {
+			errs = append(errs, fmt.Errorf("%s %v: %w", r.a.path, r.a.addr, r.err))
+			continue
+		}
+		if win != nil {
+			r.sess.CloseWithError(0, "")
+			continue
+		}
+		win = &r
+		cancel() // the others stop
+	}
+	if win == nil {
+		return fail(errors.Join(errs...))
+	}
+	str, err := win.sess.OpenStreamSync(ctx)
+	if err != nil {
+		win.sess.CloseWithError(0, "")
+		return fail(fmt.Errorf("rendezvous: opening the stream: %w", err))
+	}
+	res := Result{Path: win.a.path, Addr: win.a.addr, Host: peer, LookedUp: looked, Opened: time.Since(start), Conn: c}
+	d.mu.Lock()
+	d.last = res
+	d.mu.Unlock()
+	log.Info("rendezvous: session open", "room", rc.String(), "path", string(res.Path), "addr", res.Addr.String(),
+		"lookup", looked, "open", res.Opened)
+	if d.OnPath != nil {
+		d.OnPath(res.Path, res.Addr)
+	}
+	sess := win.sess
+	go func() { // the socket lives as long as the session
+		<-sess.Context().Done()
+		time.Sleep(time.Second) // the CONNECTION_CLOSE goes out
+		qtr.Close()
+		c.Close()
+	}()
+	return &streamConn{Stream: str, sess: sess}, nil
+}
+
+// lookup asks the rendezvous for room rc until it answers.
+func (d *Dialer) lookup(ctx context.Context, c *Conn, rc wire.RoomCode) (Peer, error) {
+	every := d.LookupEvery
+	if every <= 0 {
+		every = 300 * time.Millisecond
+	}
+	var nb [8]byte
+	rand.Read(nb[:])
+	nonce := binary.BigEndian.Uint64(nb[:])
+	answers := make(chan []byte, 16)
+	c.Control = func(b []byte, _ netip.AddrPort) {
+		select {
+		case answers <- b:
+		default:
+		}
+	}
+	var cookie Cookie
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		c.SendRaw(AppendLookup(nil, &Lookup{Nonce: nonce, Cookie: cookie, Code: rc}), c.rv)
+	wait:
+		select {
+		case <-ctx.Done():
+			return Peer{}, fmt.Errorf("rendezvous %v: no answer: %w", c.rv, ctx.Err())
+		case <-t.C:
+		case b := <-answers:
+			switch Type(b) {
+			case TRetry:
+				m, err := ParseRetry(b)
+				if err != nil || m.Nonce != nonce {
+					goto wait
+				}
+				cookie = m.Cookie
+			case TPeer:
+				m, err := ParsePeer(b)
+				if err != nil || m.Nonce != nonce {
+					goto wait
+				}
+				return m, nil
+			case TError:
+				m, err := ParseError(b)
+				if err != nil || m.Nonce != nonce {
+					goto wait
+				}
+				if m.Code == CodeUnknownRoom {
+					return Peer{}, fmt.Errorf("%w %s", ErrUnknownRoom, rc)
+				}
+				return Peer{}, fmt.Errorf("rendezvous: lookup refused (error %d)", m.Code)
+			default:
+				goto wait
+			}
+		}
+	}
+}
+
+// punchFor sends Punches to the host until ctx ends (at most 3 s).
+func punchFor(ctx context.Context, c *Conn, tok Token, to netip.AddrPort) {
+	b := AppendPunch(nil, tok)
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for range 30 {
+		c.SendRaw(b, to)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// dialWT opens a WebTransport session to addr over qtr, trusting the
+// certificate of hash.
+func dialWT(ctx context.Context, qtr *quic.Transport, addr netip.AddrPort, hash [HashLen]byte) (*webtransport.Transport, *webtransport.Session, error) {
+	tc := &tls.Config{
+		MinVersion:         tls.VersionTLS13,
+		InsecureSkipVerify: true, // checked by its hash instead
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("rendezvous: the host sent no certificate")
+			}
+			leaf := cs.PeerCertificates[0]
+			if sha256.Sum256(leaf.Raw) != hash {
+				return fmt.Errorf("rendezvous: the host's certificate is not the one it registered")
+			}
+			if now := time.Now(); now.Before(leaf.NotBefore) || now.After(leaf.NotAfter) {
+				return fmt.Errorf("rendezvous: the host's certificate is valid from %v to %v, not now", leaf.NotBefore, leaf.NotAfter)
+			}
+			return nil
+		},
+	}
+	ua := net.UDPAddrFromAddrPort(addr)
+	wt := &webtransport.Transport{
+		TLSClientConfig: tc,
+		QUICConfig: &quic.Config{
+			EnableDatagrams:                  true,
+			EnableStreamResetPartialDelivery: true,
+			KeepAlivePeriod:                  time.Second,
+		},
+		DialAddr: func(ctx context.Context, _ string, tlsCfg *tls.Config, cfg *quic.Config) (*quic.Conn, error) {
+			return qtr.DialEarly(ctx, ua, tlsCfg, cfg)
+		},
+	}
+	url := "https://" + addr.String() + wtPath
+	rsp, sess, err := wt.Dial(ctx, url, nil)
+	if err != nil {
+		if rsp != nil {
+			return nil, nil, fmt.Errorf("webtransport %s: the host answered %s", url, rsp.Status)
+		}
+		return nil, nil, err
+	}
+	return wt, sess, nil
+}
+
+// DialDatagrams returns the datagram channel of the session of stream,
+// which DialStream opened (or a wrapper of it with a NetConn method).
+func (d *Dialer) DialDatagrams(_ context.Context, stream net.Conn) (net.Conn, error) {
+	for {
+		w, ok := stream.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		stream = w.NetConn()
+	}
+	sc, ok := stream.(*streamConn)
+	if !ok {
+		return nil, fmt.Errorf("rendezvous: the stream %T was not opened by this transport", stream)
+	}
+	ctx, cancel := context.WithCancel(sc.sess.Context())
+	return &datagramConn{sess: sc.sess, ctx: ctx, cancel: cancel}, nil
+}
+
+// streamConn is the session's stream; closing it closes the session.
+type streamConn struct {
+	*webtransport.Stream
+	sess *webtransport.Session
+}
+
+func (c *streamConn) Close() error {
+	c.Stream.Close()
+	return c.sess.CloseWithError(0, "")
+}
+
+func (c *streamConn) LocalAddr() net.Addr  { return c.sess.LocalAddr() }
+func (c *streamConn) RemoteAddr() net.Addr { return c.sess.RemoteAddr() }
+
+// datagramConn is the session's datagrams as a connected UDP socket.
+type datagramConn struct {
+	sess   *webtransport.Session
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	deadline time.Time
+}
+
+func (c *datagramConn) Read(b []byte) (int, error) {
+	ctx := c.ctx
+	c.mu.Lock()
+	d := c.deadline
+	c.mu.Unlock()
+	if !d.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d)
+		defer cancel()
+	}
+	p, err := c.sess.ReceiveDatagram(ctx)
+	if err != nil {
+		if c.ctx.Err() != nil {
+			return 0, fmt.Errorf("webtransport datagrams: %w", net.ErrClosed)
+		}
+		if ctx.Err() != nil {
+			return 0, os.ErrDeadlineExceeded
+		}
+		return 0, fmt.Errorf("webtransport datagrams: %w: %v", net.ErrClosed, err)
+	}
+	return copy(b, p), nil
+}
+
+func (c *datagramConn) Write(b []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, fmt.Errorf("webtransport datagrams: %w", net.ErrClosed)
+	}
+	if err := c.sess.SendDatagram(b); err != nil {
+		return 0, fmt.Errorf("webtransport datagram of %d bytes: %w", len(b), err)
+	}
+	return len(b), nil
+}
+
+func (c *datagramConn) Close() error {
+	c.cancel()
+	return nil
+}
+
+func (c *datagramConn) LocalAddr() net.Addr  { return c.sess.LocalAddr() }
+func (c *datagramConn) RemoteAddr() net.Addr { return c.sess.RemoteAddr() }
+
+func (c *datagramConn) SetDeadline(t time.Time) error { return c.SetReadDeadline(t) }
+
+func (c *datagramConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return nil
+}
+
+// SetWriteDeadline does nothing: Write queues the datagram in QUIC's
+// queue.
+func (c *datagramConn) SetWriteDeadline(time.Time) error { return nil }

@@ -1,0 +1,211 @@
+package rendezvous
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"log/slog"
+	"net/netip"
+	"sync"
+	"time"
+
+	"rtype/net/wire"
+)
+
+// HostConfig configures the host side: a game server registering its
+// rooms.
+type HostConfig struct {
+	// Codes returns the room codes to register (at most MaxCodes are).
+	Codes func() []wire.RoomCode
+	// CertHash returns the SHA-256 hash of the WebTransport binding's
+	// certificate, which friends trust. Default none (zero).
+	CertHash func() [HashLen]byte
+	// Local is the socket's address as the host sees it. Default none.
+	Local netip.AddrPort
+	// Mapped returns a port mapping of the host's router, or the zero
+	// address. Default none.
+	Mapped func() netip.AddrPort
+	// Refresh is the time between two Registers. Default 10 s.
+	Refresh time.Duration
+	// Punches is how many Punches a host sends a friend introduced, every
+	// PunchEvery. Default 20 every 100 ms.
+	Punches    int
+	PunchEvery time.Duration
+	// Logger logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Host registers a game server's rooms at the rendezvous and answers its
+// introductions: it punches toward the friend, and takes the pair's
+// relayed datagrams (Conn.RelayAddr).
+type Host struct {
+	cfg HostConfig
+	c   *Conn
+
+	mu       sync.Mutex
+	cookie   Cookie
+	token    Token
+	nonce    uint64
+	observed netip.AddrPort
+	intros   int
+	kick     chan struct{}
+	ready    chan struct{} // closed at the first Registered
+	readyOne sync.Once
+}
+
+// NewHost returns the host side over c, and sets c.Control.
+func NewHost(c *Conn, cfg HostConfig) *Host {
+	if cfg.Refresh <= 0 {
+		cfg.Refresh = 10 * time.Second
+	}
+	if cfg.Punches <= 0 {
+		cfg.Punches = 20
+	}
+	if cfg.PunchEvery <= 0 {
+		cfg.PunchEvery = 100 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Codes == nil {
+		cfg.Codes = func() []wire.RoomCode { return nil }
+	}
+	h := &Host{cfg: cfg, c: c, kick: make(chan struct{}, 1), ready: make(chan struct{})}
+	var b [8]byte
+	rand.Read(b[:])
+	h.nonce = binary.BigEndian.Uint64(b[:])
+	c.Control = h.control
+	return h
+}
+
+// Registered is closed when the rendezvous first answered a Register.
+func (h *Host) Registered() <-chan struct{} { return h.ready }
+
+// Observed returns the host's address as the rendezvous sees it (zero
+// before Registered).
+func (h *Host) Observed() netip.AddrPort {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.observed
+}
+
+// Intros returns how many introductions the host had.
+func (h *Host) Intros() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.intros
+}
+
+// Refresh registers the rooms now (a room made or closed).
+func (h *Host) Refresh() {
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run registers the rooms every Refresh until ctx ends.
+func (h *Host) Run(ctx context.Context) error {
+	t := time.NewTicker(h.cfg.Refresh)
+	defer t.Stop()
+	for {
+		h.register()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		case <-h.kick:
+		}
+	}
+}
+
+func (h *Host) register() {
+	codes := h.cfg.Codes()
+	if len(codes) > MaxCodes {
+		codes = codes[:MaxCodes]
+	}
+	m := Register{Codes: codes, Local: h.cfg.Local}
+	if h.cfg.CertHash != nil {
+		m.CertHash = h.cfg.CertHash()
+	}
+	if h.cfg.Mapped != nil {
+		m.Mapped = h.cfg.Mapped()
+	}
+	h.mu.Lock()
+	h.nonce++
+	m.Nonce, m.Cookie, m.HostToken = h.nonce, h.cookie, h.token
+	h.mu.Unlock()
+	if err := h.c.SendRaw(AppendRegister(nil, &m), h.c.rv); err != nil {
+		h.cfg.Logger.Debug("rendezvous: register", "err", err)
+	}
+}
+
+// control takes the rendezvous' answers (on the socket's reader).
+func (h *Host) control(b []byte, from netip.AddrPort) {
+	switch Type(b) {
+	case TRetry:
+		m, err := ParseRetry(b)
+		if err != nil {
+			return
+		}
+		h.mu.Lock()
+		fresh := m.Nonce == h.nonce
+		h.cookie = m.Cookie
+		h.mu.Unlock()
+		if fresh {
+			h.Refresh()
+		}
+	case TRegistered:
+		m, err := ParseRegistered(b)
+		if err != nil {
+			return
+		}
+		h.mu.Lock()
+		first := h.observed != m.Observed
+		h.token, h.observed = m.HostToken, m.Observed
+		h.mu.Unlock()
+		if first {
+			h.cfg.Logger.Info("rendezvous: registered", "rendezvous", h.c.rv.String(), "observed", m.Observed.String(),
+				"local", h.cfg.Local.String())
+		}
+		h.readyOne.Do(func() { close(h.ready) })
+	case TError:
+		m, err := ParseError(b)
+		if err != nil {
+			return
+		}
+		h.cfg.Logger.Warn("rendezvous: registration refused", "code", m.Code)
+		if m.Code == CodeBadToken { // the rendezvous restarted: register anew
+			h.mu.Lock()
+			h.token = Token{}
+			h.mu.Unlock()
+			h.Refresh()
+		}
+	case TIntro:
+		m, err := ParseIntro(b)
+		if err != nil {
+			return
+		}
+		h.c.RelayAddr(m.Token)
+		h.mu.Lock()
+		h.intros++
+		h.mu.Unlock()
+		h.cfg.Logger.Info("rendezvous: a friend comes", "friend", m.Friend.String())
+		go h.punch(m.Token, m.Friend)
+	case TPunch:
+		// The friend's punch came through: nothing to do, QUIC follows.
+	}
+}
+
+// punch sends Punches to the friend: its NAT's mapping toward this host
+// then lets the host's datagrams in, and this host's router lets the
+// friend's.
+func (h *Host) punch(tok Token, to netip.AddrPort) {
+	b := AppendPunch(nil, tok)
+	for i := range h.cfg.Punches {
+		if i > 0 {
+			time.Sleep(h.cfg.PunchEvery)
+		}
+		h.c.SendRaw(b, to)
+	}
+}
