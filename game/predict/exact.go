@@ -28,7 +28,7 @@ func (p *Predictor) Step(step uint32, actions uint8, now time.Time) {
 	p.newestStep, p.hasSteps = step, true
 	p.lastT, p.lastA = now, actions
 	if p.has {
-		p.ship.step(&p.geo, actions)
+		p.ship.step(&p.geo, actions, p.speedAt(p.ship.tick+1))
 		p.px, p.py, p.frame = p.ship.x, p.ship.y, p.ship.frame()
 	}
 }
@@ -45,28 +45,132 @@ func (p *Predictor) Motion(m wire.Motion, tick uint32, lastStep uint32, hasStep 
 		return
 	}
 	p.exact = true
-	s := shipState{mo: m, tick: tick}
-	s.x, s.y, _, _ = m.At(float64(tick))
-	if p.hasSteps && !(hasStep && lastStep >= p.newestStep) {
-		first := p.newestStep - min(p.newestStep, ringSize-1) // the oldest kept
-		if hasStep {
-			first = max(first, lastStep+1)
-		}
-		for n, k := p.newestStep-first+1, first; n > 0; n, k = n-1, k+1 {
-			st := &p.xring[k%ringSize]
-			if st.valid && st.step == k {
-				s.step(&p.geo, st.actions)
-			}
-		}
-	}
+	p.snap = shipState{mo: m, tick: tick}
+	p.snap.x, p.snap.y, _, _ = m.At(float64(tick))
+	p.snapLast, p.snapHasLst = lastStep, hasStep
+	p.speeds.forget(tick)
 	now := p.lastT
 	if now.Before(received) {
 		now = received
 	}
+	p.predict(now, respawned)
+	p.tick = tick
+}
+
+// SpeedUps takes an Arms event of the own player in a Stage game (7.12):
+// at the end of tick its player had taken n speed-ups (the event's speed),
+// so that the ship moves at StageSpeeds[n] from the next tick on, until
+// the next Arms. An Arms of a tick the prediction has passed already (it
+// arrived after the snapshots of the ticks after it) predicts again from
+// the last Motion: the change from the previous prediction is smoothed
+// as Motion's, at local time now. A Predictor without StageSpeeds (a
+// Classic game) ignores it.
+func (p *Predictor) SpeedUps(n uint8, tick uint32, now time.Time) {
+	if !p.stage || !p.speeds.set(tick, n) {
+		return
+	}
+	if p.has && p.exact && tick < p.ship.tick {
+		if now.Before(p.lastT) {
+			now = p.lastT
+		}
+		p.predict(now, false)
+	}
+}
+
+// predict makes the prediction: the ship of the last Motion, plus the
+// replay of the steps after its last step, each one tick at the speed of
+// that tick; the change from the previous prediction is smoothed (correct).
+func (p *Predictor) predict(now time.Time, respawned bool) {
+	s := p.snap
+	if p.hasSteps && !(p.snapHasLst && p.snapLast >= p.newestStep) {
+		first := p.newestStep - min(p.newestStep, ringSize-1) // the oldest kept
+		if p.snapHasLst {
+			first = max(first, p.snapLast+1)
+		}
+		for n, k := p.newestStep-first+1, first; n > 0; n, k = n-1, k+1 {
+			st := &p.xring[k%ringSize]
+			if st.valid && st.step == k {
+				s.step(&p.geo, st.actions, p.speedAt(s.tick+1))
+			}
+		}
+	}
 	p.correct(s.x, s.y, now, respawned)
-	p.has, p.tick = true, tick
+	p.has = true
 	p.ship = s
 	p.px, p.py, p.frame = s.x, s.y, s.frame()
+}
+
+// speedAt returns the ship's speed along an axis at tick: Rules.ShipSpeed,
+// or in a Stage game that of the speed-ups of the newest Arms before tick.
+func (p *Predictor) speedAt(tick uint32) float64 {
+	if !p.stage {
+		return p.geo.speed
+	}
+	return p.cfg.StageSpeeds[min(p.speeds.at(tick), uint8(len(p.cfg.StageSpeeds)-1))]
+}
+
+// speedTable is the own player's speed-ups by tick, from its Arms events:
+// the changes after the last snapshot fed, and the newest one before it.
+// It has a fixed size: nothing is allocated.
+type speedTable struct {
+	n    int
+	tick [8]uint32 // ascending
+	ups  [8]uint8
+}
+
+// set records that n speed-ups hold from the end of tick on; it reports
+// whether that changes the table. A tick below the newest change's by
+// more than the table holds starts it again (a new game).
+func (t *speedTable) set(tick uint32, n uint8) bool {
+	k := t.n
+	for k > 0 && t.tick[k-1] > tick {
+		k--
+	}
+	if k > 0 && t.tick[k-1] == tick {
+		if t.ups[k-1] == n {
+			return false
+		}
+		t.ups[k-1] = n
+		return true
+	}
+	if k == 0 && t.n == len(t.tick) {
+		t.n = 0 // older than all kept: start again
+	}
+	if t.n == len(t.tick) { // full: the oldest goes
+		copy(t.tick[:], t.tick[1:])
+		copy(t.ups[:], t.ups[1:])
+		t.n--
+		k--
+	}
+	copy(t.tick[k+1:t.n+1], t.tick[k:t.n])
+	copy(t.ups[k+1:t.n+1], t.ups[k:t.n])
+	t.tick[k], t.ups[k] = tick, n
+	t.n++
+	return true
+}
+
+// at returns the speed-ups at tick: those of the newest change before it,
+// 0 before any.
+func (t *speedTable) at(tick uint32) uint8 {
+	n := uint8(0)
+	for k := 0; k < t.n && t.tick[k] < tick; k++ {
+		n = t.ups[k]
+	}
+	return n
+}
+
+// forget drops the changes that no tick after tick needs: all those
+// before tick but the newest of them.
+func (t *speedTable) forget(tick uint32) {
+	k := 0
+	for k+1 < t.n && t.tick[k+1] < tick {
+		k++
+	}
+	if k > 0 {
+		copy(t.tick[:], t.tick[k:t.n])
+		copy(t.ups[:], t.ups[k:t.n])
+		t.n -= k
+	}
 }
 
 // correct turns the change from the previous prediction to (nx, ny) into
@@ -114,10 +218,10 @@ func newGeometry(speed, shipW, shipH, areaW, areaH, tickRate float64) geometry {
 	return g
 }
 
-// velocity returns the velocity of a ship holding actions, in 1/16 px/s:
-// the speed along each axis, diagonals normalized, opposite arrows
-// cancelling (7.5, the reference server's ships).
-func (g *geometry) velocity(actions uint8) (vx, vy int16) {
+// velocity returns the velocity of a ship holding actions at speed v px/s,
+// in 1/16 px/s: v along an axis, a diagonal v·√2/2 on each, opposite
+// arrows cancelling (7.5, the reference server's ships).
+func (g *geometry) velocity(actions uint8, v float64) (vx, vy int16) {
 	var dx, dy float64
 	if actions&wire.ActionLeft != 0 {
 		dx--
@@ -131,7 +235,6 @@ func (g *geometry) velocity(actions uint8) (vx, vy int16) {
 	if actions&wire.ActionDown != 0 {
 		dy++
 	}
-	v := g.speed
 	if dx != 0 && dy != 0 {
 		v *= g.shipVelDiagMul
 	}
@@ -146,12 +249,13 @@ type shipState struct {
 	x, y float64
 }
 
-// step moves the ship by one tick holding actions, as the reference
-// server does (7.5, PlayerShip): a new Linear motion from the tick before
-// when the velocity changes, stopped by the walls, then evaluated.
-func (s *shipState) step(g *geometry, actions uint8) {
+// step moves the ship by one tick holding actions at speed px/s along an
+// axis, as the reference server does (7.5, PlayerShip): a new Linear
+// motion from the tick before when the velocity changes, stopped by the
+// walls, then evaluated.
+func (s *shipState) step(g *geometry, actions uint8, speed float64) {
 	s.tick++
-	vx, vy := g.velocity(actions)
+	vx, vy := g.velocity(actions, speed)
 	if vx < 0 && s.x <= g.loX || vx > 0 && s.x >= g.hiX {
 		vx = 0
 	}

@@ -41,6 +41,15 @@ type Config struct {
 	// SnapTo is the prediction change, in px, above which the ship snaps
 	// to the new prediction instead of gliding to it (64).
 	SnapTo float64
+	// StageSpeeds, set (not all zero) in a Stage game (PROTOCOL.md 7.12),
+	// are the ship's speeds along an axis by the number of speed-ups its
+	// player took, 0 to 3 (sim.ArmsRules.ShipSpeeds: 270, 330, 390 and
+	// 450 px/s): at a tick, the ship moves at StageSpeeds[n], n the
+	// speed-ups of the newest Arms event (SpeedUps) of an earlier tick, 0
+	// before any, instead of Rules.ShipSpeed. Zero (the default, a
+	// Classic game): Rules.ShipSpeed at every tick. Only the exact
+	// prediction of v2 (Step, Motion) uses them: Stage games are v2.1's.
+	StageSpeeds [4]float64
 }
 
 // withDefaults fills in the zero fields.
@@ -86,6 +95,15 @@ type Predictor struct {
 	newestStep uint32
 	hasSteps   bool
 	ship       shipState // the predicted ship after the newest step
+
+	// The last Motion fed, which SpeedUps predicts from again.
+	snap       shipState
+	snapLast   uint32
+	snapHasLst bool
+	// Stage mode: the speed-ups of the own player from its Arms events
+	// (SpeedUps), by tick.
+	stage  bool
+	speeds speedTable
 }
 
 // New returns a Predictor with cfg (zero fields take their defaults).
@@ -97,6 +115,7 @@ func New(cfg Config) *Predictor {
 	p.correctionSecs = p.cfg.CorrectionTime.Seconds()
 	r := &p.cfg.Rules
 	p.geo = newGeometry(r.ShipSpeed, r.ShipW, r.ShipH, r.AreaW, r.AreaH, float64(r.TickRate))
+	p.stage = p.cfg.StageSpeeds != [4]float64{}
 	return p
 }
 
@@ -215,7 +234,7 @@ func (p *Predictor) Position(now time.Time) (x, y float32, frame uint8, ok bool)
 		if f := now.Sub(p.lastT).Seconds() * float64(p.cfg.Rules.TickRate); f > 0 && p.lastA != 0 {
 			f = min(f, 1)
 			next := p.ship
-			next.step(&p.geo, p.lastA)
+			next.step(&p.geo, p.lastA, p.speedAt(next.tick+1))
 			px += (next.x - p.px) * f
 			py += (next.y - p.py) * f
 		}
