@@ -204,6 +204,10 @@ func New(src Source, cfg Config) *View {
 	}
 	pc := cfg.Predict
 	pc.Rules = cfg.Rules
+	if sourceMode(src) == wire.ModeStage {
+		// A Stage ship's speed is its speed-ups' (7.12), not ship_speed.
+		pc.StageSpeeds = sim.DefaultArmsRules().ShipSpeeds
+	}
 	v := &View{
 		cfg: cfg, src: src, me: src.Player(), clock: cfg.Clock, epoch: cfg.Epoch,
 		muzzleDX: float32(cfg.Rules.MissileDX) - 4,
