@@ -10,6 +10,9 @@
 #                           (the game for browsers first: web/dist/rtype.wasm.gz)
 #   ./build.sh deps         install the Debian packages the build needs
 #   ./build.sh cross        build the game for windows/amd64
+#   ./build.sh release VERSION  the downloads of a release in dist/ ($DIST):
+#                           Linux and Windows archives, the arm64 server,
+#                           SHA256SUMS (on a Mac: rtype.app in a zip too)
 #   ./build.sh soak         the long robustness runs (fuzzing 10 min per target)
 #   ./build.sh bench [-quick]  the measurements of BENCHMARKS.md
 set -euo pipefail
@@ -26,11 +29,17 @@ cd "$(dirname "$0")"
 # browsers (headless), and redis-server, which the fleet's tests start on
 # a loopback port, without persistence, and kill
 # (internal/testutil/redistest; the service the package sets up is not
-# used), and Node.js, which runs the GOOS=js tests of what only a
-# browser's one thread shows (assets' TestSynthesisYields).
+# used), Node.js, which runs the GOOS=js tests of what only a
+# browser's one thread shows (assets' TestSynthesisYields), and for the
+# release's tests podman (deploy builds the server's image from scratch
+# with it, storage driver vfs, no registry), desktop-file-utils and
+# appstream (the validators of the Linux desktop entry and metainfo,
+# internal/release). The Windows build needs no C toolchain: Ebitengine
+# builds for Windows without cgo.
 DEB_PACKAGES=(gcc libc6-dev libgl1-mesa-dev libxcursor-dev libxi-dev
 	libxinerama-dev libxrandr-dev libxxf86vm-dev libasound2-dev pkg-config
-	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick postgresql chromium redis-server nodejs)
+	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick postgresql chromium redis-server nodejs
+	podman desktop-file-utils appstream)
 
 log() { printf '==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
@@ -258,6 +267,78 @@ test_all() {
 	fi
 }
 
+# release VERSION writes the downloads of a release into dist/ (or
+# $DIST), from a copy of the source tree (the files git tracks or would
+# track, as they are now) in a temporary directory, where the game for
+# browsers and the game's Windows resources (icon, version) are put before
+# the binaries that embed them:
+#
+#   rtype-VERSION-linux-amd64.tar.gz   rtype (cgo), rtype-server, rtype-bot,
+#                                      README.md, NOTICES.txt, share/ (the
+#                                      desktop entry, icon and metainfo)
+#   rtype-VERSION-windows-amd64.zip    rtype.exe (icon, version resource),
+#                                      rtype-server.exe, README.md, NOTICES.txt
+#   rtype-server-VERSION-linux-arm64   the server alone (no cgo), and its
+#                                      .NOTICES.txt
+#   rtype-VERSION-macos-ARCH.zip       on a Mac only: rtype.app (untested)
+#   SHA256SUMS
+#
+# Every binary says VERSION (-version, the first log line, the title
+# screen, the server's status page and rtype_build_info). The same commit
+# gives the same bytes: -trimpath, no VCS stamp, no build id, archive
+# entries in name order dated the commit's time ($SOURCE_DATE_EPOCH when
+# set). internal/release/mkrelease does the packaging; TestRelease checks
+# all of it.
+release() {
+	local ver=${1:-}
+	[[ "$ver" =~ ^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$ ]] ||
+		die "release VERSION: VERSION (\"$ver\") is letters, digits and . + _ - (v1.2.0)"
+	local out=${DIST:-dist} epoch tmp
+	epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" EXIT
+	local src=$tmp/src bin=$tmp/bin
+	mkdir -p "$src" "$bin"/{linux-amd64,windows-amd64,linux-arm64} "$out"
+	out=$(cd "$out" && pwd)
+	if git rev-parse --git-dir >/dev/null 2>&1; then
+		[ -z "$(git status --porcelain 2>/dev/null)" ] || log "release $ver: the tree has changes not committed: they go in"
+		git ls-files -z --cached --others --exclude-standard |
+			while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+			tar --null -T - -cf - | tar -xf - -C "$src"
+	else
+		tar --exclude=./bin --exclude=./dist --exclude=./.git -cf - . | tar -xf - -C "$src"
+	fi
+	local flags=(-trimpath -buildvcs=false) ld="-s -w -buildid= -X rtype/internal/version.Version=$ver"
+	(
+		cd "$src"
+		log "release $ver: the game for browsers, embedded by rtype and rtype-server"
+		GOOS=js GOARCH=wasm CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o web/dist/rtype.wasm .
+		gzip -9 -n -f web/dist/rtype.wasm
+		log "release $ver: linux/amd64 (rtype with cgo; rtype-server and rtype-bot static)"
+		CGO_ENABLED=1 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-amd64/rtype" .
+		CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-amd64/rtype-server" ./cmd/rtype-server
+		CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-amd64/rtype-bot" ./cmd/rtype-bot
+		log "release $ver: windows/amd64 (no cgo; rtype.exe with its icon and version resource)"
+		go run ./internal/release/mkrelease syso -version "$ver" -o rsrc_release_windows_amd64.syso
+		GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld -H=windowsgui" -o "$bin/windows-amd64/rtype.exe" .
+		GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/windows-amd64/rtype-server.exe" ./cmd/rtype-server
+		log "release $ver: linux/arm64 (rtype-server, static)"
+		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-arm64/rtype-server" ./cmd/rtype-server
+		if [ "$(uname -s)" = Darwin ]; then
+			# Ebitengine needs cgo on macOS: built here, on a Mac, only.
+			log "release $ver: macOS $(go env GOARCH) (rtype.app; untested by the project's CI)"
+			mkdir -p "$bin/darwin-$(go env GOARCH)"
+			CGO_ENABLED=1 go build "${flags[@]}" -ldflags="$ld" -o "$bin/darwin-$(go env GOARCH)/rtype" .
+		fi
+		rm -f "$out"/rtype-*-linux-amd64.tar.gz "$out"/rtype-*-windows-amd64.zip \
+			"$out"/rtype-*-macos-*.zip "$out"/rtype-server-*-linux-arm64* "$out/SHA256SUMS"
+		log "release $ver: archives, notices and SHA256SUMS in $out"
+		go run ./internal/release/mkrelease package -version "$ver" -bin "$bin" -dist "$out" -readme README.md -epoch "$epoch"
+	)
+	(cd "$out" && ls -l rtype-*"$ver"* SHA256SUMS) >&2
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -280,8 +361,9 @@ soak)
 	fuzz "${FUZZTIME:-10m}"
 	;;
 bench) deps; go run ./cmd/rtype-bench "$@" ;;
+release) deps; release "$@" ;;
 *)
-	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
 	[ -z "$cmd" ] || die "unknown command: $cmd"
 	;;
 esac
