@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -237,14 +238,25 @@ func New(cfg Config) (l *Lab, err error) {
 }
 
 // routerRules are a home router's nftables rules: masquerade what leaves
-// by the WAN, forward into the LAN only what answers it (and, for UPnP,
-// what miniupnpd's chains accept).
+// by the WAN, forward into the LAN only what answers it (and what a DNAT
+// maps, as miniupnpd's), and drop new UDP flows from the WAN to the
+// router itself, counting them (wanudp), as home routers do. Without that
+// drop a datagram that comes before its hole is punched would leave a
+// conntrack entry that makes the router give the host's answer another
+// port, and the router would answer it with an ICMP error. TCP to the
+// router is refused, as the issue saw it.
 func routerRules(nat NAT) string {
 	masq := "masquerade"
 	if nat == Symmetric {
 		masq = "masquerade fully-random"
 	}
 	return `table ip natlab {
+	counter wanudp {
+	}
+	chain input {
+		type filter hook input priority filter; policy accept;
+		iifname "wan" meta l4proto udp ct state new counter name "wanudp" drop
+	}
 	chain postrouting {
 		type nat hook postrouting priority srcnat; policy accept;
 		oifname "wan" ` + masq + `
@@ -331,4 +343,23 @@ func Do(ns NS, f func() error) error {
 		errc <- f()
 	}()
 	return <-errc
+}
+
+// DroppedUDP returns how many new UDP flows from the internet home h's
+// router dropped (none for a Direct home).
+func (l *Lab) DroppedUDP(h Home) (int, error) {
+	if h.NAT == Direct {
+		return 0, nil
+	}
+	out, err := exec.Command("ip", "netns", "exec", h.Router.Name, "nft", "list", "counter", "ip", "natlab", "wanudp").CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("natlab: nft list counter in %s: %v: %s", h.Router.Name, err, bytes.TrimSpace(out))
+	}
+	f := strings.Fields(string(out))
+	for i := range len(f) - 1 {
+		if f[i] == "packets" {
+			return strconv.Atoi(f[i+1])
+		}
+	}
+	return 0, fmt.Errorf("natlab: no packet count in %q", out)
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"rtype/internal/testutil"
 )
 
 // newLab builds a lab for a test, or skips it when labs cannot be built
@@ -116,7 +118,8 @@ func TestNATMappings(t *testing.T) {
 // TestHomeToHomeRefused shows that without help no home reaches another:
 // a TCP connection to a home's public address is refused, and so is a
 // UDP datagram to a cone home's mapped port from any but the address the
-// mapping was made for. From a home, the direct host is reachable.
+// mapping was made for is dropped by the router. From a home, the direct
+// host is reachable.
 func TestHomeToHomeRefused(t *testing.T) {
 	l := newLab(t, Cone, Cone, Direct)
 	a, b, direct := l.Homes[0], l.Homes[1], l.Homes[2]
@@ -147,7 +150,8 @@ func TestHomeToHomeRefused(t *testing.T) {
 		t.Errorf("home B to home A's public address, TCP 4242: %v, want connection refused", err)
 	}
 
-	// UDP from B to A's mapping: A's router answers that nothing is there.
+	// UDP from B to A's mapping: A's router drops it (it is not from the
+	// address the mapping was made for), and counts it.
 	var u *net.UDPConn
 	if err := Do(b.Host, func() error {
 		var err error
@@ -157,13 +161,26 @@ func TestHomeToHomeRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer u.Close()
-	u.SetDeadline(time.Now().Add(30 * time.Second))
+	before, err := l.DroppedUDP(a)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := u.Write([]byte("join?")); err != nil {
 		t.Fatal(err)
 	}
+	testutil.WaitFor(t, testutil.Wait, "home A's router dropping B's datagram", func() bool {
+		n, err := l.DroppedUDP(a)
+		return err == nil && n == before+1
+	})
+	// A's server then answers pub (its mapping works): B's datagram was
+	// not queued before it.
+	if _, err := pub.WriteToUDPAddrPort([]byte("ping"), mapped); err != nil {
+		t.Fatal(err)
+	}
 	var buf [16]byte
-	if _, err := u.Read(buf[:]); !errors.Is(err, syscall.ECONNREFUSED) {
-		t.Errorf("home B to A's mapping %v, UDP: %v, want connection refused", mapped, err)
+	n, from, err := srvUDP.ReadFromUDPAddrPort(buf[:])
+	if err != nil || string(buf[:n]) != "ping" || from.Addr() != l.Public.Addr {
+		t.Errorf("home A's server read %q from %v (%v), want ping from the public side", buf[:n], from, err)
 	}
 
 	// The direct host is reachable from a home.

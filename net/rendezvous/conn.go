@@ -15,7 +15,7 @@ import (
 // Conn is a net.PacketConn for quic-go over a peer's UDP socket that also
 // speaks to the rendezvous: whatever reads the socket hands every
 // datagram to Deliver, which keeps the rendezvous' answers and the
-// punches for the peer (Control) and queues the rest for ReadFrom, the
+// punches for the peer (SetControl) and queues the rest for ReadFrom, the
 // relayed ones as if they came from the pair's relay address
 // (RelayAddr). WriteTo sends to a relay address through the rendezvous,
 // in a Relay message, and to any other directly.
@@ -24,15 +24,11 @@ type Conn struct {
 	local net.Addr
 	rv    netip.AddrPort
 
-	// Control receives the rendezvous' messages but Relay (Retry,
-	// Registered, Peer, Intro, Error), and the Punches of known pairs,
-	// with their source. It runs on the reader's goroutine: it must not
-	// block. Set before the first Deliver.
-	Control func(b []byte, from netip.AddrPort)
-
 	// RelayOnly drops the datagrams that are not Relays: a host's Conn
 	// carries the relayed QUIC packets only, quic-go reading the socket's.
 	RelayOnly bool
+
+	udp *net.UDPConn // the socket of ListenConn, or nil
 
 	in      chan packet
 	done    chan struct{}
@@ -42,6 +38,7 @@ type Conn struct {
 	mu       sync.Mutex
 	deadline time.Time
 	wake     chan struct{}
+	control  func(b []byte, from netip.AddrPort)
 	byToken  map[Token]netip.AddrPort
 	byAddr   map[netip.AddrPort]Token
 	next     uint32
@@ -82,6 +79,7 @@ func ListenConn(pc *net.UDPConn, rv netip.AddrPort) *Conn {
 		_, err := pc.WriteToUDPAddrPort(b, to)
 		return err
 	}, pc.LocalAddr(), rv, pc.Close)
+	c.udp = pc
 	go func() {
 		for {
 			b := make([]byte, 2048)
@@ -97,6 +95,22 @@ func ListenConn(pc *net.UDPConn, rv netip.AddrPort) *Conn {
 		}
 	}()
 	return c
+}
+
+// SetControl sets the function that receives the rendezvous' messages
+// but Relay (Retry, Registered, Peer, Intro, Error), and the Punches of
+// known pairs, with their source. It runs on the reader's goroutine: it
+// must not block.
+func (c *Conn) SetControl(f func(b []byte, from netip.AddrPort)) {
+	c.mu.Lock()
+	c.control = f
+	c.mu.Unlock()
+}
+
+func (c *Conn) controlFunc() func(b []byte, from netip.AddrPort) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.control
 }
 
 // Rendezvous returns the rendezvous' address.
@@ -163,15 +177,16 @@ func (c *Conn) Deliver(b []byte, from netip.AddrPort) {
 			c.Dropped.Add(1)
 			return
 		}
-		if c.Control != nil {
-			c.Control(b, from)
+		if f := c.controlFunc(); f != nil {
+			f(b, from)
 		}
 	default:
-		if from != c.rv || c.Control == nil {
+		f := c.controlFunc()
+		if from != c.rv || f == nil {
 			c.Dropped.Add(1)
 			return
 		}
-		c.Control(b, from)
+		f(b, from)
 	}
 }
 
@@ -282,3 +297,21 @@ func (c *Conn) SetReadDeadline(t time.Time) error {
 
 // SetWriteDeadline does nothing: writes do not block.
 func (c *Conn) SetWriteDeadline(time.Time) error { return nil }
+
+// SetReadBuffer sets the socket's receive buffer (of ListenConn; else it
+// does nothing), as quic-go asks.
+func (c *Conn) SetReadBuffer(n int) error {
+	if c.udp == nil {
+		return nil
+	}
+	return c.udp.SetReadBuffer(n)
+}
+
+// SetWriteBuffer sets the socket's send buffer (of ListenConn; else it
+// does nothing), as quic-go asks.
+func (c *Conn) SetWriteBuffer(n int) error {
+	if c.udp == nil {
+		return nil
+	}
+	return c.udp.SetWriteBuffer(n)
+}

@@ -42,6 +42,9 @@ const (
 	PathRelayed Path = "relayed"
 )
 
+// maxAttempts is the most paths a dial tries.
+const maxAttempts = 8
+
 // wtPath is the path of the WebTransport session URL (PROTOCOL.md 9.1).
 const wtPath = "/rtype"
 
@@ -176,13 +179,17 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 	}
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make(chan won, len(as))
-	n := 0
-	for _, a := range as {
-		if !d.wants(a.path) {
-			continue
+	results := make(chan won, maxAttempts)
+	var mu sync.Mutex
+	pending, tried := 0, map[netip.AddrPort]bool{}
+	launch := func(a attempt) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !d.wants(a.path) || tried[a.addr] || len(tried) >= maxAttempts || actx.Err() != nil {
+			return
 		}
-		n++
+		tried[a.addr] = true
+		pending++
 		go func() {
 			if a.delay > 0 {
 				select {
@@ -199,13 +206,30 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 			results <- won{a: a, sess: sess, wt: wt, err: err}
 		}()
 	}
-	if n == 0 {
-		return fail(fmt.Errorf("rendezvous: no path to try (of %v)", d.Paths))
+	// A host behind a NAT that maps each destination to a port of its
+	// own punches from a port the rendezvous never saw: its Punch tells
+	// it, and a handshake to it goes through the mapping the Punch made.
+	c.SetControl(func(b []byte, from netip.AddrPort) {
+		if Type(b) == TPunch && from != c.rv {
+			launch(attempt{path: PathPunched, addr: from})
+		}
+	})
+	for _, a := range as {
+		launch(a)
 	}
 	var win *won
 	var errs []error
-	for range n {
+	for {
+		mu.Lock()
+		left := pending
+		mu.Unlock()
+		if left == 0 {
+			break
+		}
 		r := <-results
+		mu.Lock()
+		pending--
+		mu.Unlock()
 		if r.err != nil {
 			errs = append(errs, fmt.Errorf("%s %v: %w", r.a.path, r.a.addr, r.err))
 			continue
@@ -216,6 +240,9 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 		}
 		win = &r
 		cancel() // the others stop
+	}
+	if win == nil && len(errs) == 0 {
+		return fail(fmt.Errorf("rendezvous: no path to try (of %v)", d.Paths))
 	}
 	if win == nil {
 		return fail(errors.Join(errs...))
@@ -254,12 +281,12 @@ func (d *Dialer) lookup(ctx context.Context, c *Conn, rc wire.RoomCode) (Peer, e
 	rand.Read(nb[:])
 	nonce := binary.BigEndian.Uint64(nb[:])
 	answers := make(chan []byte, 16)
-	c.Control = func(b []byte, _ netip.AddrPort) {
+	c.SetControl(func(b []byte, _ netip.AddrPort) {
 		select {
 		case answers <- b:
 		default:
 		}
-	}
+	})
 	var cookie Cookie
 	t := time.NewTicker(every)
 	defer t.Stop()

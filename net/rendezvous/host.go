@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"log/slog"
 	"net/netip"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,12 +50,14 @@ type Host struct {
 	nonce    uint64
 	observed netip.AddrPort
 	intros   int
+	sent     []wire.RoomCode // the codes of the Register of nonce
+	acked    []wire.RoomCode // the codes the rendezvous last confirmed
 	kick     chan struct{}
 	ready    chan struct{} // closed at the first Registered
 	readyOne sync.Once
 }
 
-// NewHost returns the host side over c, and sets c.Control.
+// NewHost returns the host side over c, and sets c's control function.
 func NewHost(c *Conn, cfg HostConfig) *Host {
 	if cfg.Refresh <= 0 {
 		cfg.Refresh = 10 * time.Second
@@ -74,7 +78,7 @@ func NewHost(c *Conn, cfg HostConfig) *Host {
 	var b [8]byte
 	rand.Read(b[:])
 	h.nonce = binary.BigEndian.Uint64(b[:])
-	c.Control = h.control
+	c.SetControl(h.control)
 	return h
 }
 
@@ -134,6 +138,7 @@ func (h *Host) register() {
 	h.mu.Lock()
 	h.nonce++
 	m.Nonce, m.Cookie, m.HostToken = h.nonce, h.cookie, h.token
+	h.sent = codes
 	h.mu.Unlock()
 	if err := h.c.SendRaw(AppendRegister(nil, &m), h.c.rv); err != nil {
 		h.cfg.Logger.Debug("rendezvous: register", "err", err)
@@ -163,10 +168,22 @@ func (h *Host) control(b []byte, from netip.AddrPort) {
 		h.mu.Lock()
 		first := h.observed != m.Observed
 		h.token, h.observed = m.HostToken, m.Observed
+		var codes []wire.RoomCode
+		changed := m.Nonce == h.nonce && !slices.Equal(h.sent, h.acked)
+		if changed {
+			h.acked, codes = h.sent, h.sent
+		}
 		h.mu.Unlock()
 		if first {
 			h.cfg.Logger.Info("rendezvous: registered", "rendezvous", h.c.rv.String(), "observed", m.Observed.String(),
 				"local", h.cfg.Local.String())
+		}
+		if changed {
+			cs := make([]string, len(codes))
+			for i, c := range codes {
+				cs[i] = c.String()
+			}
+			h.cfg.Logger.Info("rendezvous: rooms registered", "codes", strings.Join(cs, ","))
 		}
 		h.readyOne.Do(func() { close(h.ready) })
 	case TError:
