@@ -55,9 +55,9 @@ func WriteSyso(w io.Writer, cfg WinresConfig) error {
 	if err := rs.SetIcon(winres.Name("APP"), icon); err != nil {
 		return err
 	}
+	// The strings in one language (en-US) only: a version set before
+	// any string goes to the neutral language, a second RT_VERSION.
 	var vi winversion.Info
-	vi.SetFileVersion(cfg.Version)
-	vi.SetProductVersion(cfg.Version)
 	for k, v := range map[string]string{
 		winversion.ProductName:      "R-Type",
 		winversion.FileDescription:  cfg.Description,
@@ -70,7 +70,7 @@ func WriteSyso(w io.Writer, cfg WinresConfig) error {
 			}
 		}
 	}
-	vi.SetFileVersion(cfg.Version) // in the language just made, too
+	vi.SetFileVersion(cfg.Version)
 	vi.SetProductVersion(cfg.Version)
 	rs.SetVersionInfo(vi)
 	return rs.WriteObject(w, winres.ArchAMD64)

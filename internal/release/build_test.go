@@ -1,0 +1,511 @@
+package release
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"debug/buildinfo"
+	"debug/elf"
+	"debug/pe"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"image/png"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"rtype/assets"
+	"rtype/internal/testutil"
+)
+
+// testVersion is the version TestRelease releases.
+const testVersion = "v1.2.3-test"
+
+// TestRelease runs ./build.sh release twice on a copy of the source tree
+// (the files git tracks or would track), into two directories, and
+// checks what issue 31 asks of dist/:
+//
+//   - the files: the Linux tar.gz, the Windows zip, the arm64 server (and
+//     its notices), SHA256SUMS, which sha256sum -c accepts;
+//   - reproducible: the two builds' files are byte for byte the same (the
+//     second build finds the first's packages in Go's build cache: it
+//     links and archives);
+//   - the Linux archive: rtype-server, rtype-bot and rtype (under Xvfb:
+//     Ebitengine's init needs a display even for -version) print the
+//     version; the server's first log line, /metrics (rtype_build_info)
+//     and status page carry it; the desktop entry and metainfo pass their
+//     validators; NOTICES.txt holds the license of every module linked
+//     into the binaries;
+//   - the Windows archive: rtype.exe is a GUI program whose resources hold
+//     the icon (RT_GROUP_ICON of an RT_ICON per size) and the version
+//     (RT_VERSION, its fixed and string versions), read back from the PE
+//     file; both executables carry the version in their build settings;
+//   - the arm64 server is a static arm64 ELF with the version.
+func TestRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the release builds every binary (minutes on a cold build cache)")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	snapshot(t, root, src)
+	// A fixed time for the archives: the copy has no .git to read the
+	// commit's from.
+	const epoch = 1765036800 // 2025-12-06
+	var dists [2]string
+	for i := range dists {
+		dists[i] = filepath.Join(tmp, fmt.Sprintf("dist%d", i+1))
+		start := time.Now()
+		cmd := exec.Command("bash", filepath.Join(src, "build.sh"), "release", testVersion)
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "DIST="+dists[i], "SOURCE_DATE_EPOCH="+strconv.Itoa(epoch))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("build.sh release (build %d): %v\n%s", i+1, err, out)
+		}
+		t.Logf("build %d: %v", i+1, time.Since(start).Round(time.Second))
+	}
+
+	want := []string{"SHA256SUMS", "rtype-server-" + testVersion + "-linux-arm64", "rtype-server-" + testVersion + "-linux-arm64.NOTICES.txt",
+		"rtype-" + testVersion + "-linux-amd64.tar.gz", "rtype-" + testVersion + "-windows-amd64.zip"}
+	for i, dist := range dists {
+		var names []string
+		entries, err := os.ReadDir(dist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		slices.Sort(want)
+		if !slices.Equal(names, want) {
+			t.Fatalf("build %d wrote %q, want %q", i+1, names, want)
+		}
+	}
+	for _, name := range want {
+		a, _ := os.ReadFile(filepath.Join(dists[0], name))
+		b, _ := os.ReadFile(filepath.Join(dists[1], name))
+		sa, sb := sha256.Sum256(a), sha256.Sum256(b)
+		t.Logf("%-48s %10d bytes  sha256 %s, %s", name, len(a), hex.EncodeToString(sa[:8]), hex.EncodeToString(sb[:8]))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: the two builds differ (%d and %d bytes)", name, len(a), len(b))
+		}
+	}
+	dist := dists[0]
+	sums := exec.Command("sha256sum", "-c", "SHA256SUMS")
+	sums.Dir = dist
+	if out, err := sums.CombinedOutput(); err != nil {
+		t.Errorf("sha256sum -c SHA256SUMS: %v\n%s", err, out)
+	}
+
+	t.Run("linux", func(t *testing.T) { checkLinux(t, dist, filepath.Join(tmp, "linux")) })
+	t.Run("windows", func(t *testing.T) { checkWindows(t, dist, filepath.Join(tmp, "windows")) })
+	t.Run("arm64", func(t *testing.T) {
+		bin := filepath.Join(dist, "rtype-server-"+testVersion+"-linux-arm64")
+		f, err := elf.Open(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if f.Machine != elf.EM_AARCH64 {
+			t.Errorf("machine %v, want arm64", f.Machine)
+		}
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Error("the arm64 server has an interpreter: it is not static")
+			}
+		}
+		checkStamp(t, bin, "arm64", "linux")
+		checkNotices(t, bin+".NOTICES.txt", bin)
+	})
+}
+
+// snapshot copies the files git tracks or would track (not ignored) of
+// root into dst, as they are in the working tree.
+func snapshot(t *testing.T, root, dst string) {
+	t.Helper()
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		from := filepath.Join(root, name)
+		st, err := os.Lstat(from)
+		if err != nil || !st.Mode().IsRegular() {
+			continue // deleted in the working tree, or a link
+		}
+		data, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		to := filepath.Join(dst, name)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, data, st.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// unpack extracts the archive (tar.gz or zip) into dir.
+func unpack(t *testing.T, archive, dir string) {
+	t.Helper()
+	write := func(name string, mode os.FileMode, r io.Reader) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			t.Fatalf("%s: entry %q leaves the directory", archive, name)
+		}
+		if strings.HasSuffix(name, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.HasSuffix(archive, ".zip") {
+		zr, err := zip.OpenReader(archive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		for _, f := range zr.File {
+			rc, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(f.Name, f.Mode().Perm(), rc)
+			rc.Close()
+		}
+		return
+	}
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(h.Name, os.FileMode(h.Mode).Perm(), tr)
+	}
+}
+
+// checkLinux unpacks the Linux archive into dir and checks it.
+func checkLinux(t *testing.T, dist, dir string) {
+	unpack(t, filepath.Join(dist, "rtype-"+testVersion+"-linux-amd64.tar.gz"), dir)
+	top := filepath.Join(dir, "rtype-"+testVersion+"-linux-amd64")
+	for _, n := range []string{"README.md", "NOTICES.txt", "rtype", "rtype-server", "rtype-bot"} {
+		if _, err := os.Stat(filepath.Join(top, n)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, n := range []string{"rtype-server", "rtype-bot"} {
+		out, err := exec.Command(filepath.Join(top, n), "-version").Output()
+		if got, want := string(out), n+" "+testVersion+"\n"; err != nil || got != want {
+			t.Errorf("%s -version: %q (%v), want %q", n, got, err, want)
+		}
+	}
+	// The game: Ebitengine initialises GLFW in its package's init, which
+	// panics with no display, before main reads -version: under Xvfb.
+	if _, err := exec.LookPath("xvfb-run"); err != nil {
+		t.Fatalf("xvfb-run is not installed (./build.sh deps installs it): %v", err)
+	}
+	game := exec.Command("xvfb-run", "-a", filepath.Join(top, "rtype"), "-version")
+	game.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "DISPLAY=") })
+	if out, err := game.Output(); err != nil || string(out) != "rtype "+testVersion+"\n" {
+		t.Errorf("rtype -version: %q (%v), want %q", out, err, "rtype "+testVersion+"\n")
+	}
+	validateDesktop(t, top)
+	icon, err := os.ReadFile(filepath.Join(top, "share/icons/hicolor/128x128/apps", AppID+".png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, err := png.Decode(bytes.NewReader(icon)); err != nil || img.Bounds().Dx() != 128 || img.Bounds().Dy() != 128 {
+		t.Errorf("the icon: %v", err)
+	}
+	meta, _ := os.ReadFile(filepath.Join(top, "share/metainfo", AppID+".metainfo.xml"))
+	if !bytes.Contains(meta, []byte(`<release version="`+testVersion+`" date="2025-12-06"/>`)) {
+		t.Errorf("the metainfo lacks the release:\n%s", meta)
+	}
+	bins := []string{filepath.Join(top, "rtype"), filepath.Join(top, "rtype-server"), filepath.Join(top, "rtype-bot")}
+	checkNotices(t, filepath.Join(top, "NOTICES.txt"), bins...)
+	for _, b := range bins {
+		checkStamp(t, b, "amd64", "linux")
+	}
+	checkServer(t, filepath.Join(top, "rtype-server"))
+}
+
+// checkStamp checks a release binary's build settings (the target,
+// -trimpath) and that it holds the version (-trimpath leaves -ldflags,
+// with its -X, out of the settings: the string linked in is looked for).
+func checkStamp(t *testing.T, bin, goarch, goos string) {
+	t.Helper()
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]string{}
+	for _, s := range info.Settings {
+		set[s.Key] = s.Value
+	}
+	if set["GOARCH"] != goarch || set["GOOS"] != goos || set["-trimpath"] != "true" {
+		t.Errorf("%s: build settings %v", filepath.Base(bin), set)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(testVersion)) {
+		t.Errorf("%s does not hold the version %q", filepath.Base(bin), testVersion)
+	}
+}
+
+// checkNotices checks that the notices hold the license of every module
+// linked into bins.
+func checkNotices(t *testing.T, notices string, bins ...string) {
+	t.Helper()
+	text, err := os.ReadFile(notices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods, err := LinkedModules(bins...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mods) < 5 {
+		t.Errorf("%d modules linked, from %v", len(mods), bins)
+	}
+	for _, m := range mods {
+		if !bytes.Contains(text, []byte("\n== "+m.Path+" "+m.Version+" (")) {
+			t.Errorf("%s lacks the license of %s %s", filepath.Base(notices), m.Path, m.Version)
+		}
+	}
+	if !bytes.Contains(text, []byte("== Go standard library and runtime (LICENSE)")) {
+		t.Errorf("%s lacks Go's license", filepath.Base(notices))
+	}
+}
+
+// checkServer runs the release's server on loopback: its first log line,
+// its /metrics and its status page carry the version.
+func checkServer(t *testing.T, bin string) {
+	port, err := testutil.FreeTCPPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpAddr := "127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.Command(bin, "-listen", "127.0.0.1:0", "-db=", "-http", httpAddr)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	first := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		if sc.Scan() {
+			first <- sc.Text()
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case line := <-first:
+		if !regexp.MustCompile(`msg="rtype-server starting" version=` + regexp.QuoteMeta(testVersion) + `$`).MatchString(line) {
+			t.Errorf("the first log line: %q", line)
+		}
+	case <-time.After(testutil.Wait):
+		t.Fatal("the server logged nothing")
+	}
+	get := func(path string) string {
+		var body string
+		testutil.WaitFor(t, testutil.Wait, "GET "+path, func() bool {
+			resp, err := http.Get("http://" + httpAddr + path)
+			if err != nil {
+				return false
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			body = string(b)
+			return resp.StatusCode == 200
+		})
+		return body
+	}
+	if m := get("/metrics"); !strings.Contains(m, "\nrtype_build_info{version=\""+testVersion+"\"} 1\n") {
+		t.Errorf("/metrics lacks rtype_build_info of the version")
+	}
+	if p := get("/"); !strings.Contains(p, `<span id="version">`+testVersion+`</span>`) {
+		t.Errorf("the status page lacks the version")
+	}
+}
+
+// checkWindows unpacks the Windows archive into dir and checks it.
+func checkWindows(t *testing.T, dist, dir string) {
+	unpack(t, filepath.Join(dist, "rtype-"+testVersion+"-windows-amd64.zip"), dir)
+	top := filepath.Join(dir, "rtype-"+testVersion+"-windows-amd64")
+	for _, n := range []string{"README.md", "NOTICES.txt"} {
+		if _, err := os.Stat(filepath.Join(top, n)); err != nil {
+			t.Error(err)
+		}
+	}
+	game, server := filepath.Join(top, "rtype.exe"), filepath.Join(top, "rtype-server.exe")
+	checkStamp(t, game, "amd64", "windows")
+	checkStamp(t, server, "amd64", "windows")
+	checkNotices(t, filepath.Join(top, "NOTICES.txt"), game, server)
+
+	f, err := pe.Open(game)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if oh, ok := f.OptionalHeader.(*pe.OptionalHeader64); !ok || oh.Subsystem != pe.IMAGE_SUBSYSTEM_WINDOWS_GUI {
+		t.Errorf("rtype.exe is not a 64-bit GUI program: %T", f.OptionalHeader)
+	}
+	res := resources(t, f)
+	const rtIcon, rtGroupIcon, rtVersion = 3, 14, 16
+	if len(res[rtIcon]) != len(assets.IconSizes) || len(res[rtGroupIcon]) != 1 || len(res[rtVersion]) != 1 {
+		t.Fatalf("rtype.exe's resources: %d RT_ICON (want %d), %d RT_GROUP_ICON, %d RT_VERSION (want 1 each)",
+			len(res[rtIcon]), len(assets.IconSizes), len(res[rtGroupIcon]), len(res[rtVersion]))
+	}
+	var sizes []int
+	for _, ico := range res[rtIcon] {
+		img, err := png.Decode(bytes.NewReader(ico))
+		if err != nil {
+			t.Fatalf("an RT_ICON: %v", err)
+		}
+		sizes = append(sizes, img.Bounds().Dx())
+	}
+	slices.Sort(sizes)
+	if !slices.Equal(sizes, assets.IconSizes) {
+		t.Errorf("icon sizes %v, want %v", sizes, assets.IconSizes)
+	}
+	if grp := res[rtGroupIcon][0]; len(grp) < 6 || int(binary.LittleEndian.Uint16(grp[4:])) != len(assets.IconSizes) {
+		t.Errorf("the RT_GROUP_ICON lists %d icons, want %d", binary.LittleEndian.Uint16(grp[4:]), len(assets.IconSizes))
+	}
+	vi := res[rtVersion][0]
+	sig := bytes.Index(vi, []byte{0xbd, 0x04, 0xef, 0xfe}) // VS_FIXEDFILEINFO's 0xFEEF04BD
+	if sig < 0 || len(vi) < sig+24 {
+		t.Fatal("RT_VERSION has no VS_FIXEDFILEINFO")
+	}
+	le := binary.LittleEndian
+	fileMS, fileLS, prodMS, prodLS := le.Uint32(vi[sig+8:]), le.Uint32(vi[sig+12:]), le.Uint32(vi[sig+16:]), le.Uint32(vi[sig+20:])
+	if fileMS != 1<<16|2 || fileLS != 3<<16 || prodMS != fileMS || prodLS != fileLS {
+		t.Errorf("fixed versions %x.%x, %x.%x: want 1.2.3.0 (0x10002.0x30000) both", fileMS, fileLS, prodMS, prodLS)
+	}
+	for _, kv := range [][2]string{{"ProductVersion", testVersion}, {"FileVersion", testVersion}, {"ProductName", "R-Type"}, {"OriginalFilename", "rtype.exe"}} {
+		if !hasVersionString(vi, kv[0], kv[1]) {
+			t.Errorf("RT_VERSION lacks %s = %q", kv[0], kv[1])
+		}
+	}
+}
+
+// hasVersionString tells whether a VS_VERSIONINFO holds the String of key
+// with value: its UTF-16 key, NUL, padding to 4 bytes, its UTF-16 value.
+func hasVersionString(vi []byte, key, value string) bool {
+	k := append(utf16le(key), 0, 0)
+	for off := 0; ; {
+		i := bytes.Index(vi[off:], k)
+		if i < 0 {
+			return false
+		}
+		p := off + i + len(k)
+		p += (4 - p%4) % 4
+		if bytes.HasPrefix(vi[p:], append(utf16le(value), 0, 0)) {
+			return true
+		}
+		off += i + 1
+	}
+}
+
+// resources reads the resource directory of a PE file's .rsrc section:
+// the data of every resource (every language), by type id.
+func resources(t *testing.T, f *pe.File) map[uint32][][]byte {
+	t.Helper()
+	sec := f.Section(".rsrc")
+	if sec == nil {
+		t.Fatal("no .rsrc section")
+	}
+	data, err := sec.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	type entry struct {
+		id     uint32 // or a name's offset, with its high bit
+		off    uint32 // of the subdirectory or the data entry
+		subdir bool
+	}
+	dir := func(off uint32) []entry {
+		if int(off)+16 > len(data) {
+			t.Fatalf("resource directory at %d past the section", off)
+		}
+		n := int(le.Uint16(data[off+12:])) + int(le.Uint16(data[off+14:]))
+		var out []entry
+		for i := range n {
+			e := int(off) + 16 + 8*i
+			if e+8 > len(data) {
+				t.Fatalf("resource entry at %d past the section", e)
+			}
+			o := le.Uint32(data[e+4:])
+			out = append(out, entry{id: le.Uint32(data[e:]), off: o &^ (1 << 31), subdir: o&(1<<31) != 0})
+		}
+		return out
+	}
+	out := map[uint32][][]byte{}
+	for _, typ := range dir(0) { // types, then names, then languages
+		if !typ.subdir {
+			t.Fatalf("type %d is not a directory", typ.id)
+		}
+		for _, name := range dir(typ.off) {
+			for _, lang := range dir(name.off) {
+				if lang.subdir || int(lang.off)+16 > len(data) {
+					t.Fatalf("a bad data entry for type %d", typ.id)
+				}
+				rva, size := le.Uint32(data[lang.off:]), le.Uint32(data[lang.off+4:])
+				start := int64(rva) - int64(sec.VirtualAddress)
+				if start < 0 || start+int64(size) > int64(len(data)) {
+					t.Fatalf("type %d: data at RVA %#x (%d bytes) outside .rsrc", typ.id, rva, size)
+				}
+				out[typ.id] = append(out[typ.id], data[start:start+int64(size)])
+			}
+		}
+	}
+	return out
+}
