@@ -13,6 +13,8 @@
 #   ./build.sh release VERSION  the downloads of a release in dist/ ($DIST):
 #                           Linux and Windows archives, the arm64 server,
 #                           SHA256SUMS (on a Mac: rtype.app in a zip too)
+#   ./build.sh image [VERSION]  the server's image FROM scratch with podman
+#                           (deploy/Dockerfile.scratch): rtype-server:VERSION
 #   ./build.sh soak         the long robustness runs (fuzzing 10 min per target)
 #   ./build.sh bench [-quick]  the measurements of BENCHMARKS.md
 set -euo pipefail
@@ -39,7 +41,7 @@ cd "$(dirname "$0")"
 DEB_PACKAGES=(gcc libc6-dev libgl1-mesa-dev libxcursor-dev libxi-dev
 	libxinerama-dev libxrandr-dev libxxf86vm-dev libasound2-dev pkg-config
 	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick postgresql chromium redis-server nodejs
-	podman desktop-file-utils appstream)
+	podman desktop-file-utils appstream ca-certificates tzdata)
 
 log() { printf '==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
@@ -339,6 +341,36 @@ release() {
 	(cd "$out" && ls -l rtype-*"$ver"* SHA256SUMS) >&2
 }
 
+# image [VERSION] builds the server's container image from scratch
+# (deploy/Dockerfile.scratch) with podman, tagged rtype-server:VERSION
+# (dev): a static rtype-server (-trimpath; -X the version when given), the
+# machine's CA certificates and time zones, an unprivileged user. No
+# registry is needed. PODMAN_ROOT, when set, is where podman keeps its
+# images (--root; the tests use a directory of their own); the storage
+# driver is vfs, which works in any container or VM.
+image() {
+	local ver=${1:-} tag=${1:-dev} tmp
+	[[ "$tag" =~ ^[0-9A-Za-z][0-9A-Za-z._-]{0,127}$ ]] || die "image VERSION: \"$tag\" is not a tag"
+	command -v podman >/dev/null || die "podman is not installed (./build.sh deps)"
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" EXIT
+	local ld="-s -w -buildid="
+	[ -z "$ver" ] || ld="$ld -X rtype/internal/version.Version=$ver"
+	log "image: the static rtype-server"
+	mkdir -p "$tmp/rootfs/etc/ssl/certs" "$tmp/rootfs/usr/share" "$tmp/data"
+	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="$ld" -o "$tmp/rootfs/rtype-server" ./cmd/rtype-server
+	cp /etc/ssl/certs/ca-certificates.crt "$tmp/rootfs/etc/ssl/certs/" || die "no CA certificates: install ca-certificates"
+	cp -a /usr/share/zoneinfo "$tmp/rootfs/usr/share/" || die "no time zones: install tzdata"
+	rm -f "$tmp/rootfs/usr/share/zoneinfo/localtime" # Debian's link to /etc/localtime
+	printf 'root:x:0:0:root:/:/sbin/nologin\nrtype:x:65532:65532:rtype:/data:/sbin/nologin\n' >"$tmp/rootfs/etc/passwd"
+	printf 'root:x:0:\nrtype:x:65532:\n' >"$tmp/rootfs/etc/group"
+	local podman=(podman --storage-driver vfs)
+	[ -z "${PODMAN_ROOT:-}" ] || podman+=(--root "$PODMAN_ROOT/storage" --runroot "$PODMAN_ROOT/run")
+	log "image: podman build rtype-server:$tag (deploy/Dockerfile.scratch)"
+	"${podman[@]}" build --quiet -f deploy/Dockerfile.scratch -t "rtype-server:$tag" "$tmp"
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -362,8 +394,9 @@ soak)
 	;;
 bench) deps; go run ./cmd/rtype-bench "$@" ;;
 release) deps; release "$@" ;;
+image) deps; image "$@" ;;
 *)
-	sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
 	[ -z "$cmd" ] || die "unknown command: $cmd"
 	;;
 esac

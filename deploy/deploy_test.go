@@ -1,9 +1,11 @@
 // Package deploy holds what runs rtype-server on Kubernetes with Agones:
-// a Dockerfile, a Fleet, a FleetAutoscaler and a GameServerAllocation.
-// Docker, Kubernetes and Agones do not run here: these tests check the
-// files' structure and key lines, and run the binary the Dockerfile
-// builds (built the same way) with the Fleet's arguments against a stub
-// of the Agones SDK sidecar.
+// a Dockerfile, a Fleet, a FleetAutoscaler and a GameServerAllocation;
+// and Dockerfile.scratch, the same image FROM scratch, which builds with
+// no registry (./build.sh image). Docker, Kubernetes and Agones do not
+// run here: these tests check the files' structure and key lines, and
+// run the binary the Dockerfile builds (built the same way) with the
+// Fleet's arguments against a stub of the Agones SDK sidecar. Podman
+// does: TestScratchImage builds the scratch image and reads it back.
 package deploy
 
 import (
@@ -36,7 +38,13 @@ type dockerLine struct {
 // readDockerfile returns the instructions of the Dockerfile.
 func readDockerfile(t *testing.T) []dockerLine {
 	t.Helper()
-	b, err := os.ReadFile("Dockerfile")
+	return readDockerfileNamed(t, "Dockerfile")
+}
+
+// readDockerfileNamed returns the instructions of the Dockerfile name.
+func readDockerfileNamed(t *testing.T, name string) []dockerLine {
+	t.Helper()
+	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
