@@ -6,7 +6,9 @@ require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/hajimehoshi/ebiten/v2 v2.8.8
+	github.com/huin/goupnp v1.3.1
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/jackpal/go-nat-pmp v1.1.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/quic-go/quic-go v0.62.0
 	github.com/quic-go/webtransport-go v0.13.0

@@ -27,9 +27,11 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,8 +49,9 @@ const (
 	// Symmetric: a router masquerades with fully-random ports, a new
 	// mapping per destination.
 	Symmetric
-	// UPnP: a cone router that may run miniupnpd (UPnP IGD and
-	// NAT-PMP); its rules leave room for miniupnpd's chains.
+	// UPnP: a cone router that runs miniupnpd (UPnP IGD and NAT-PMP).
+	// miniupnpd refuses to map ports of a documentation range: give such
+	// a lab the internet 11.0.0.0/24.
 	UPnP
 )
 
@@ -119,7 +122,29 @@ type Lab struct {
 	// Homes are the homes, as Config.Homes.
 	Homes []Home
 
-	made []string // namespaces to remove
+	made  []string    // namespaces to remove
+	procs []*exec.Cmd // daemons to stop (miniupnpd)
+	dir   string      // their files, or ""
+
+	upnpLog syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer for writers of several processes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 // Available reports why labs cannot be built here (nil: they can): not
@@ -232,6 +257,11 @@ func New(cfg Config) (l *Lab, err error) {
 		if err := l.nft(h.Router.Name, routerRules(nat)); err != nil {
 			return l, err
 		}
+		if nat == UPnP {
+			if err := l.startUPnP(h); err != nil {
+				return l, err
+			}
+		}
 		l.Homes = append(l.Homes, h)
 	}
 	return l, nil
@@ -275,6 +305,15 @@ func routerRules(nat NAT) string {
 // be called more than once.
 func (l *Lab) Close() error {
 	var errs []error
+	for _, c := range l.procs {
+		c.Process.Kill()
+		c.Wait()
+	}
+	l.procs = nil
+	if l.dir != "" {
+		os.RemoveAll(l.dir)
+		l.dir = ""
+	}
 	for _, n := range l.made {
 		if out, err := exec.Command("ip", "netns", "del", n).CombinedOutput(); err != nil {
 			errs = append(errs, fmt.Errorf("natlab: ip netns del %s: %v: %s", n, err, bytes.TrimSpace(out)))
@@ -362,4 +401,81 @@ func (l *Lab) DroppedUDP(h Home) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("natlab: no packet count in %q", out)
+}
+
+// miniupnpdRules are the chains miniupnpd fills (its nft_init.sh).
+const miniupnpdRules = `table inet miniupnpd {
+	chain forward {
+		type filter hook forward priority filter; policy accept;
+		jump miniupnpd
+	}
+	chain miniupnpd {
+	}
+	chain prerouting {
+		type nat hook prerouting priority dstnat; policy accept;
+		jump prerouting_miniupnpd
+	}
+	chain postrouting {
+		type nat hook postrouting priority srcnat; policy accept;
+		jump postrouting_miniupnpd
+	}
+	chain prerouting_miniupnpd {
+	}
+	chain postrouting_miniupnpd {
+	}
+}
+`
+
+// startUPnP runs miniupnpd (UPnP IGD and NAT-PMP) in h's router, for the
+// hosts of its LAN, until Close.
+func (l *Lab) startUPnP(h Home) error {
+	bin, err := exec.LookPath("miniupnpd")
+	if err != nil {
+		return errors.New("natlab: no miniupnpd command (package miniupnpd-nftables)")
+	}
+	if l.dir == "" {
+		if l.dir, err = os.MkdirTemp("", "natlab"); err != nil {
+			return err
+		}
+	}
+	if err := l.nft(h.Router.Name, miniupnpdRules); err != nil {
+		return err
+	}
+	conf := filepath.Join(l.dir, h.Router.Name+".conf")
+	err = os.WriteFile(conf, []byte(`ext_ifname=wan
+listening_ip=lan
+port=0
+enable_natpmp=yes
+enable_upnp=yes
+secure_mode=yes
+system_uptime=yes
+uuid=4d696e69-5550-6e50-8000-`+uuidTail(h.Router.Addr)+`
+upnp_table_name=miniupnpd
+upnp_nat_table_name=miniupnpd
+upnp_forward_chain=miniupnpd
+upnp_nat_chain=prerouting_miniupnpd
+upnp_nat_postrouting_chain=postrouting_miniupnpd
+allow 1024-65535 192.168.0.0/16 1024-65535
+deny 0-65535 0.0.0.0/0 0-65535
+`), 0o644)
+	if err != nil {
+		return err
+	}
+	c := exec.Command("ip", "netns", "exec", h.Router.Name, bin, "-d", "-f", conf,
+		"-P", filepath.Join(l.dir, h.Router.Name+".pid"))
+	c.Stdout, c.Stderr = &l.upnpLog, &l.upnpLog
+	if err := c.Start(); err != nil {
+		return fmt.Errorf("natlab: miniupnpd: %w", err)
+	}
+	l.procs = append(l.procs, c)
+	return nil
+}
+
+// UPnPLog returns what the lab's miniupnpd daemons wrote.
+func (l *Lab) UPnPLog() string { return l.upnpLog.String() }
+
+// uuidTail is the last 12 hex digits of a router's UUID: its address.
+func uuidTail(a netip.Addr) string {
+	b := a.As4()
+	return fmt.Sprintf("0000%02x%02x%02x%02x", b[0], b[1], b[2], b[3])
 }

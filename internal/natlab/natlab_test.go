@@ -3,6 +3,7 @@
 package natlab
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/netip"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"rtype/internal/testutil"
+	"rtype/net/portmap"
 )
 
 // newLab builds a lab for a test, or skips it when labs cannot be built
@@ -216,4 +218,64 @@ func TestCloseRemoves(t *testing.T) {
 			t.Errorf("namespace %s left after Close", n)
 		}
 	}
+}
+
+func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
+
+// TestNATPMP maps a port by NAT-PMP at a lab router running miniupnpd: a
+// datagram from the internet to the mapping reaches the host's socket,
+// and after the mapping's removal the router drops one.
+func TestNATPMP(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skipf("no NAT lab here: %v", err)
+	}
+	if _, err := exec.LookPath("miniupnpd"); err != nil {
+		t.Skip("no miniupnpd (package miniupnpd-nftables)")
+	}
+	l, err := New(Config{Internet: mustPrefix("11.0.0.0/24"), Homes: []NAT{UPnP}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	h := l.Homes[0]
+	c := listenUDP(t, h.Host, "0.0.0.0:0")
+	port := uint16(c.LocalAddr().(*net.UDPAddr).Port)
+	var m *portmap.Mapping
+	// miniupnpd may not listen yet: the guard is testutil.Wait.
+	testutil.WaitFor(t, testutil.Wait, "a NAT-PMP mapping", func() bool {
+		return Do(h.Host, func() error {
+			var err error
+			m, err = portmap.Map(context.Background(), portmap.Config{Gateway: h.LAN, Methods: []portmap.Method{portmap.NATPMP},
+				Timeout: time.Second}, port)
+			return err
+		}) == nil
+	})
+	if m.External.Addr() != h.Router.Addr || m.Method != portmap.NATPMP {
+		t.Errorf("mapping %v by %s, want the router's address %v by NAT-PMP", m.External, m.Method, h.Router.Addr)
+	}
+	pub := listenUDP(t, l.Public, l.Public.Addr.String()+":0")
+	if _, err := pub.WriteToUDPAddrPort([]byte("hello"), m.External); err != nil {
+		t.Fatal(err)
+	}
+	var b [16]byte
+	n, from, err := c.ReadFromUDPAddrPort(b[:])
+	if err != nil || string(b[:n]) != "hello" || from.Addr() != l.Public.Addr {
+		t.Fatalf("the host read %q from %v (%v), want hello from the internet", b[:n], from, err)
+	}
+	if err := Do(h.Host, func() error { return m.Delete(context.Background()) }); err != nil {
+		t.Fatal(err)
+	}
+	before, err := l.DroppedUDP(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From another socket: the first datagram's flow stays in conntrack.
+	pub2 := listenUDP(t, l.Public, l.Public.Addr.String()+":0")
+	if _, err := pub2.WriteToUDPAddrPort([]byte("again"), m.External); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, testutil.Wait, "the router dropping a datagram to the removed mapping", func() bool {
+		n, err := l.DroppedUDP(h)
+		return err == nil && n > before
+	})
 }
