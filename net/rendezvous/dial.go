@@ -154,16 +154,16 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 		punch bool
 	}
 	var as []attempt
+	if peer.Mapped.IsValid() && peer.Mapped != peer.Local {
+		as = append(as, attempt{path: PathMapped, addr: peer.Mapped})
+	}
 	switch {
 	case peer.Observed == peer.Local:
 		as = append(as, attempt{path: PathDirect, addr: peer.Observed})
 	case peer.Observed.Addr() == peer.You.Addr() && peer.Local.IsValid():
 		as = append(as, attempt{path: PathDirect, addr: peer.Local}) // the same home
-	default:
+	case peer.Observed != peer.Mapped: // else the mapping's attempt goes there
 		as = append(as, attempt{path: PathPunched, addr: peer.Observed, punch: true})
-	}
-	if peer.Mapped.IsValid() {
-		as = append(as, attempt{path: PathMapped, addr: peer.Mapped})
 	}
 	delay := d.RelayDelay
 	if delay <= 0 {
