@@ -184,6 +184,20 @@ type Config struct {
 	// short-lived certificates itself, rotates them and publishes their
 	// hashes (WebTransport).
 	TLSCert, TLSKey string
+	// MaxWebTransportConns caps the QUIC connections of the WebTransport
+	// binding at once, each counted from its first packet to its close:
+	// a connection beyond it is refused before its handshake
+	// (CONNECTION_REFUSED, PROTOCOL.md 9.5). Default MaxSessions +
+	// MaxPending, a connection for every session and pending connection.
+	MaxWebTransportConns int
+	// MaxWebTransportConnsPerIP caps the QUIC connections of one IP
+	// address, so that one host cannot hold the binding's connections
+	// (nor their memory); more are refused the same way. An address's
+	// second connection, and any while the binding is half full, first
+	// proves its address (a QUIC Retry), so that packets of a forged
+	// address take one place at most. Default MaxSessionsPerIP +
+	// MaxPendingPerIP (16), at most MaxWebTransportConns.
+	MaxWebTransportConnsPerIP int
 	// CertReload is how often the files of TLSCert and TLSKey are read
 	// again: when they changed (a renewal), new WebTransport sessions get
 	// the new certificate, with no restart; files that do not load keep
@@ -324,6 +338,13 @@ func (c Config) withDefaults() Config {
 	if c.MaxSessionsPerIP <= 0 {
 		c.MaxSessionsPerIP = 8
 	}
+	if c.MaxWebTransportConns <= 0 {
+		c.MaxWebTransportConns = c.MaxSessions + c.MaxPending
+	}
+	if c.MaxWebTransportConnsPerIP <= 0 {
+		c.MaxWebTransportConnsPerIP = c.MaxSessionsPerIP + c.MaxPendingPerIP
+	}
+	c.MaxWebTransportConnsPerIP = min(c.MaxWebTransportConnsPerIP, c.MaxWebTransportConns)
 	if c.MaxRooms <= 0 {
 		c.MaxRooms = 64
 	}

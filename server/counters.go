@@ -110,6 +110,12 @@ type Metrics struct {
 	// datagrams to them not sent since the start (queue full, too large).
 	WebTransportSessions int
 	WebTransportDropped  uint64
+	// WebTransportConns are the binding's QUIC connections now, from
+	// their first packet to their close; WebTransportRefused counts the
+	// connection attempts refused since the start, beyond
+	// MaxWebTransportConns or MaxWebTransportConnsPerIP.
+	WebTransportConns   int
+	WebTransportRefused uint64
 }
 
 // Metrics returns what the server is doing now and its totals. It takes
@@ -145,6 +151,7 @@ func (s *Server) Metrics() Metrics {
 	if s.wt != nil {
 		m.WebTransportSessions = len(s.wt.routes.peers)
 		m.WebTransportDropped = s.wt.routes.dropped.Load()
+		m.WebTransportConns, m.WebTransportRefused = s.wt.connCount()
 	}
 	for _, g := range s.games {
 		if !g.empty() && int(g.mode) < len(m.Games) {

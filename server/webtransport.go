@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
+	"github.com/quic-go/quic-go/quicvarint"
 	"github.com/quic-go/webtransport-go"
 
 	"rtype/net/wire"
@@ -40,18 +42,28 @@ const wtQueue = 64
 // wtBinding is the server's WebTransport listener and its sessions.
 type wtBinding struct {
 	pc     *net.UDPConn
+	tr     *quic.Transport // on pc: counts and refuses connections (connContext)
 	h3     *http3.Server
 	srv    *webtransport.Server
 	certs  *certs
 	routes wtRoutes
 	ctx    context.Context // cancelled at shutdown
 	cancel context.CancelFunc
+	cfg    *Config       // the server's
+	ping   time.Duration // wtKeepAlive, or a quarter of QUIC's idle timeout
 
 	mu       sync.Mutex
 	closed   bool
-	running  bool           // runWebTransport began: close waits for accepted
-	noStream int            // sessions waiting for their stream: at most MaxPending
-	wg       sync.WaitGroup // the sessions' handlers
+	running  bool               // runWebTransport began: close waits for accepted
+	noStream int                // sessions waiting for their stream: at most MaxPending
+	noStrIP  map[netip.Addr]int // those of each address: at most MaxPendingPerIP
+	nconns   int                // QUIC connections: at most MaxWebTransportConns
+	connIP   map[netip.Addr]int // those of each address: at most MaxWebTransportConnsPerIP
+	wg       sync.WaitGroup     // the sessions' handlers
+	refused  atomic.Uint64      // connection attempts refused by the caps
+	idled    atomic.Uint64      // connections closed for having no session
+	retries  atomic.Uint64      // first packets answered with a Retry
+	pings    atomic.Uint64      // keep-alives sent to the sessions' connections
 
 	// accepted is closed when the accept loop has ended; conns are the
 	// QUIC connections it handed to srv, each served until it closes.
@@ -219,7 +231,11 @@ func (s *Server) openWebTransport() error {
 
 // serveWebTransport sets up the binding on pc with the certificates cs.
 func (s *Server) serveWebTransport(pc *net.UDPConn, cs *certs) error {
-	wt := &wtBinding{pc: pc, certs: cs, accepted: make(chan struct{})}
+	wt := &wtBinding{pc: pc, certs: cs, accepted: make(chan struct{}), cfg: &s.cfg,
+		noStrIP: make(map[netip.Addr]int), connIP: make(map[netip.Addr]int)}
+	wt.tr = &quic.Transport{Conn: pc, ConnContext: wt.connContext, VerifySourceAddress: wt.verifySource}
+	idle := s.cfg.SessionTimeout + time.Second
+	wt.ping = min(wtKeepAlive, idle/4)
 	wt.routes.peers = make(map[netip.AddrPort]*wtPeer)
 	wt.ctx, wt.cancel = context.WithCancel(context.Background())
 	wt.acceptCtx, wt.stopAccept = context.WithCancel(context.Background())
@@ -231,11 +247,13 @@ func (s *Server) serveWebTransport(pc *net.UDPConn, cs *certs) error {
 			GetCertificate: cs.get,
 			MinVersion:     tls.VersionTLS13,
 		}),
+		// No KeepAlivePeriod: a connection without a session gets no
+		// keep-alive (it would keep an idle connection up for nothing);
+		// those of sessions get keepAlive's.
 		QUICConfig: &quic.Config{
 			EnableDatagrams:                  true,
 			EnableStreamResetPartialDelivery: true,
-			MaxIdleTimeout:                   s.cfg.SessionTimeout + time.Second,
-			KeepAlivePeriod:                  time.Second,
+			MaxIdleTimeout:                   idle,
 		},
 	}
 	webtransport.ConfigureHTTP3Server(wt.h3)
@@ -304,15 +322,22 @@ func (wt *wtBinding) accept() error {
 	}
 	wt.running = true
 	wt.mu.Unlock()
-	ln, err := quic.ListenEarly(wt.pc, wt.h3.TLSConfig, wt.h3.QUICConfig)
+	ln, err := wt.tr.ListenEarly(wt.h3.TLSConfig, wt.h3.QUICConfig)
 	if err != nil {
 		return err
 	}
+	defer wt.tr.Close() // after ln: stops reading pc, which closeWebTransport closes
 	defer ln.Close()
 	for {
 		qc, err := ln.Accept(wt.acceptCtx)
 		if err != nil {
 			return err
+		}
+		if c, ok := qc.Context().Value(wtQUICKey{}).(*wtQUIC); ok {
+			wt.mu.Lock()
+			c.qc = qc
+			wt.armIdle(c)
+			wt.mu.Unlock()
 		}
 		wt.conns.Add(1)
 		go func() {
@@ -379,10 +404,16 @@ func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
+	if qc, ok := r.Context().Value(wtQUICKey{}).(*wtQUIC); ok {
+		wt.sessionOpen(qc)
+		defer wt.sessionDone(qc)
+	}
+	ip := addrIP(sess.RemoteAddr())
 	wt.mu.Lock()
-	full := wt.noStream >= s.cfg.MaxPending
+	full := wt.noStream >= s.cfg.MaxPending || wt.noStrIP[ip] >= s.cfg.MaxPendingPerIP
 	if !full {
 		wt.noStream++
+		wt.noStrIP[ip]++
 	}
 	wt.mu.Unlock()
 	if full {
@@ -396,16 +427,15 @@ func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
 	cancel()
 	wt.mu.Lock()
 	wt.noStream--
+	if wt.noStrIP[ip]--; wt.noStrIP[ip] <= 0 {
+		delete(wt.noStrIP, ip)
+	}
 	wt.mu.Unlock()
 	if err != nil {
 		sess.CloseWithError(wtErrNoStream, "no stream within the login timeout")
 		return
 	}
 	go refuseStreams(sess)
-	var ip netip.Addr
-	if ua, ok := sess.RemoteAddr().(*net.UDPAddr); ok {
-		ip = ua.AddrPort().Addr().Unmap()
-	}
 	c := &wtConn{Stream: str, sess: sess}
 	if !s.admit(c, ip) {
 		sess.CloseWithError(wtErrBusy, "too many connections")
@@ -432,6 +462,208 @@ const (
 	wtErrNoStream webtransport.SessionErrorCode = 1 // no stream within LoginTimeout
 	wtErrBusy     webtransport.SessionErrorCode = 2 // MaxPending or MaxPendingPerIP
 )
+
+// addrIP is the IP address of a, a *net.UDPAddr, or the zero Addr.
+func addrIP(a net.Addr) netip.Addr {
+	if ua, ok := a.(*net.UDPAddr); ok {
+		return ua.AddrPort().Addr().Unmap()
+	}
+	return netip.Addr{}
+}
+
+// The QUIC connections of the binding (PROTOCOL.md 9.5, 9.6). Each is
+// counted from its first packet (connContext, before its handshake) to
+// its close, in all and by address: beyond MaxWebTransportConns or
+// MaxWebTransportConnsPerIP the first packet is answered
+// CONNECTION_REFUSED, which costs neither a handshake nor memory. So
+// that Initial packets of a forged source address cannot take another
+// host's places, only the first connection of an address, while the
+// binding is less than half full, is counted as it comes: the others
+// must first prove their address with a Retry (verifySource), which a
+// forger never receives. An
+// accepted connection that has no WebTransport session for LoginTimeout
+// (from its accept, or from the end of its last session) is closed; and
+// only the connections of sessions get keep-alives, so that one that
+// never makes a request is not kept up by the server.
+
+// wtQUICKey is the context key of a connection's wtQUIC: on its context,
+// and so on those of its requests.
+type wtQUICKey struct{}
+
+// wtQUIC is one QUIC connection of the binding. Its fields are guarded by
+// the binding's mutex.
+type wtQUIC struct {
+	ip       netip.Addr
+	qc       *quic.Conn // once accepted
+	closed   bool       // released: the connection is gone
+	sessions int        // WebTransport sessions open on it
+	idle     *time.Timer
+	stopPing context.CancelFunc // ends keepAlive while sessions > 0
+}
+
+// wtKeepAlive is how long a session's connection may hear nothing before
+// the server sends it a keep-alive, at most: a quarter of QUIC's idle
+// timeout (SessionTimeout + 1 s) when that is shorter.
+const wtKeepAlive = time.Second
+
+// wtGrease is a keep-alive: a unidirectional stream of a reserved type
+// (0x21, RFC 9114 6.2.3), which every HTTP/3 peer reads no further but
+// acknowledges, which restarts both sides' idle timers.
+var wtGrease = quicvarint.Append(nil, 0x21)
+
+// verifySource tells quic-go to send a Retry to a connection's first
+// packet that carries no token, when its address must prove itself before
+// it is counted.
+func (wt *wtBinding) verifySource(a net.Addr) bool {
+	ip := addrIP(a)
+	wt.mu.Lock()
+	retry := wt.mustVerify(ip)
+	wt.mu.Unlock()
+	if retry {
+		wt.retries.Add(1)
+	}
+	return retry
+}
+
+// mustVerify: ip holds a connection already, or the binding is half full.
+// The binding's mutex is held.
+func (wt *wtBinding) mustVerify(ip netip.Addr) bool {
+	return wt.connIP[ip] > 0 || wt.nconns >= wt.cfg.MaxWebTransportConns/2
+}
+
+// connContext counts a new QUIC connection of the binding, or refuses it
+// (an error: quic-go answers CONNECTION_REFUSED). ctx ends when the
+// connection closes, or its handshake fails: the count is released then.
+func (wt *wtBinding) connContext(ctx context.Context, info *quic.ClientInfo) (context.Context, error) {
+	ip := addrIP(info.RemoteAddr)
+	wt.mu.Lock()
+	if wt.closed || wt.nconns >= wt.cfg.MaxWebTransportConns || wt.connIP[ip] >= wt.cfg.MaxWebTransportConnsPerIP ||
+		!info.AddrVerified && wt.mustVerify(ip) {
+		wt.mu.Unlock()
+		wt.refused.Add(1)
+		return nil, errWTBusy
+	}
+	wt.nconns++
+	wt.connIP[ip]++
+	wt.mu.Unlock()
+	c := &wtQUIC{ip: ip}
+	context.AfterFunc(ctx, func() { wt.release(c) })
+	return context.WithValue(ctx, wtQUICKey{}, c), nil
+}
+
+// connCount returns the connections now and the attempts refused.
+func (wt *wtBinding) connCount() (int, uint64) {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	return wt.nconns, wt.refused.Load()
+}
+
+// errWTBusy refuses a QUIC connection beyond the caps.
+var errWTBusy = errors.New("server: too many WebTransport connections")
+
+// release uncounts a connection that closed.
+func (wt *wtBinding) release(c *wtQUIC) {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	c.closed = true
+	if c.idle != nil {
+		c.idle.Stop()
+	}
+	if c.stopPing != nil {
+		c.stopPing()
+	}
+	wt.nconns--
+	if wt.connIP[c.ip]--; wt.connIP[c.ip] <= 0 {
+		delete(wt.connIP, c.ip)
+	}
+}
+
+// armIdle starts c's clock: closed LoginTimeout from now unless a session
+// opens meanwhile. The binding's mutex is held.
+func (wt *wtBinding) armIdle(c *wtQUIC) {
+	if c.closed || c.qc == nil || c.sessions > 0 {
+		return
+	}
+	if c.idle == nil {
+		c.idle = time.AfterFunc(wt.cfg.LoginTimeout, func() { wt.closeIdle(c) })
+		return
+	}
+	c.idle.Reset(wt.cfg.LoginTimeout)
+}
+
+// closeIdle closes c if it still has no session.
+func (wt *wtBinding) closeIdle(c *wtQUIC) {
+	wt.mu.Lock()
+	idle := !c.closed && c.sessions == 0
+	wt.mu.Unlock()
+	if idle {
+		wt.idled.Add(1)
+		c.qc.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "no session within the login timeout")
+	}
+}
+
+// sessionOpen counts a session of c: c's clock stops, and its keep-alive
+// starts with its first session.
+func (wt *wtBinding) sessionOpen(c *wtQUIC) {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	c.sessions++
+	if c.idle != nil {
+		c.idle.Stop()
+	}
+	if c.sessions == 1 && !c.closed && c.qc != nil {
+		ctx, cancel := context.WithCancel(c.qc.Context())
+		c.stopPing = cancel
+		go wt.keepAlive(ctx, c.qc)
+	}
+}
+
+// sessionDone uncounts a session of c: with its last, the keep-alive
+// ends and the clock starts again.
+func (wt *wtBinding) sessionDone(c *wtQUIC) {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	if c.sessions--; c.sessions > 0 {
+		return
+	}
+	if c.stopPing != nil {
+		c.stopPing()
+		c.stopPing = nil
+	}
+	wt.armIdle(c)
+}
+
+// keepAlive sends qc a keep-alive (wtGrease) whenever it heard nothing
+// for wt.ping, until ctx ends: QUIC's own (KeepAlivePeriod) cannot
+// start with a session, as the QUIC config is fixed at the handshake. A
+// session in play hears a datagram every few milliseconds and needs
+// none; an idle one (in the lobby) gets one every other period, the
+// peer's acknowledgement counting as hearing.
+func (wt *wtBinding) keepAlive(ctx context.Context, qc *quic.Conn) {
+	t := time.NewTicker(wt.ping)
+	defer t.Stop()
+	last := qc.ConnectionStats().PacketsReceived
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n := qc.ConnectionStats().PacketsReceived
+		if n != last {
+			last = n
+			continue
+		}
+		str, err := qc.OpenUniStream() // none when the peer grants no stream now: next time
+		if err != nil {
+			continue
+		}
+		str.SetWriteDeadline(time.Now().Add(wt.ping))
+		str.Write(wtGrease)
+		str.Close()
+		wt.pings.Add(1)
+	}
+}
 
 // refuseStreams resets every stream but the first of a session (9.2).
 func refuseStreams(sess *webtransport.Session) {
