@@ -133,8 +133,8 @@ func (r *ArmsRules) ChargeLevel(heldTicks int) int {
 
 // ShipSpeed returns the ship's speed along each axis with speed speed-ups
 // (wire.Arms.Speed), clamped to 0..MaxSpeed. A client predicting its ship
-// in Stage mode moves it with Rules.MoveShip of a copy of the rules whose
-// ShipSpeed is this.
+// in Stage mode moves it at this speed from the tick after the Arms event
+// that says speed (PROTOCOL.md 7.12; game/predict's Config.StageSpeeds).
 func (r *ArmsRules) ShipSpeed(speed uint8) float64 {
 	return r.ShipSpeeds[min(speed, r.MaxSpeed, uint8(len(r.ShipSpeeds)-1))]
 }

@@ -264,6 +264,15 @@ func (r *Rules) shipVelocity(actions uint8) (vx, vy int16) {
 	return velocity(actions, r.ShipSpeed)
 }
 
+// ShipVelocity returns the velocity, in the 1/16 px/s of a motion, of a
+// ship holding actions (wire.Action* bits) at speed v px/s: v along an
+// axis, v·√2/2 on each axis of a diagonal, opposite arrows cancelling,
+// before the walls (PROTOCOL.md 7.5, "the own ship, tick by tick", step
+// 1). It is the server's own computation: a client that predicts its ship
+// (game/predict) calls it. v is Rules.ShipSpeed in Classic,
+// ArmsRules.ShipSpeed of the player's speed-ups in Stage.
+func ShipVelocity(actions uint8, v float64) (vx, vy int16) { return velocity(actions, v) }
+
 // velocity is shipVelocity at speed v px/s along each axis.
 func velocity(actions uint8, v float64) (vx, vy int16) {
 	dx, dy := direction(actions)

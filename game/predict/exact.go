@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/sim"
 )
 
 // The exact prediction of a v2 session (PROTOCOL.md 7.4, 7.5): the server
@@ -201,44 +202,20 @@ type xstep struct {
 // geometry is what the server's ship rules need (7.1's rules): the speed,
 // and the box a ship's centre stays in, on the 1/8 px grid.
 type geometry struct {
-	speed          float64
-	loX, hiX       float64
-	loY, hiY       float64
-	tickRate       float64
-	shipVelDiagMul float64
+	speed    float64
+	loX, hiX float64
+	loY, hiY float64
+	tickRate float64
 }
 
 func newGeometry(speed, shipW, shipH, areaW, areaH, tickRate float64) geometry {
 	in := func(lo, hi float64) (float64, float64) {
 		return math.Ceil(lo*wire.PosScale) / wire.PosScale, math.Floor(hi*wire.PosScale) / wire.PosScale
 	}
-	g := geometry{speed: speed, tickRate: tickRate, shipVelDiagMul: math.Sqrt2 / 2}
+	g := geometry{speed: speed, tickRate: tickRate}
 	g.loX, g.hiX = in(shipW/2, areaW-shipW/2)
 	g.loY, g.hiY = in(shipH/2, areaH-shipH/2)
 	return g
-}
-
-// velocity returns the velocity of a ship holding actions at speed v px/s,
-// in 1/16 px/s: v along an axis, a diagonal v·√2/2 on each, opposite
-// arrows cancelling (7.5, the reference server's ships).
-func (g *geometry) velocity(actions uint8, v float64) (vx, vy int16) {
-	var dx, dy float64
-	if actions&wire.ActionLeft != 0 {
-		dx--
-	}
-	if actions&wire.ActionRight != 0 {
-		dx++
-	}
-	if actions&wire.ActionUp != 0 {
-		dy--
-	}
-	if actions&wire.ActionDown != 0 {
-		dy++
-	}
-	if dx != 0 && dy != 0 {
-		v *= g.shipVelDiagMul
-	}
-	return wire.QuantizeVel(dx * v), wire.QuantizeVel(dy * v)
 }
 
 // shipState is a ship as the server moves it: its motion, and its
@@ -255,7 +232,8 @@ type shipState struct {
 // walls, then evaluated.
 func (s *shipState) step(g *geometry, actions uint8, speed float64) {
 	s.tick++
-	vx, vy := g.velocity(actions, speed)
+	vx, vy := sim.ShipVelocity(actions, speed) // the server's
+
 	if vx < 0 && s.x <= g.loX || vx > 0 && s.x >= g.hiX {
 		vx = 0
 	}
