@@ -329,3 +329,48 @@ func TestWebTransportForgedAddress(t *testing.T) {
 		t.Fatalf("127.0.0.4 holds %d connections, at most 2", conns)
 	}
 }
+
+// TestWebTransportConnAfterSession: a connection whose only session ended
+// (closed by the server for want of a stream) gets the LoginTimeout
+// again, then is closed too, unless a new session opens on it.
+func TestWebTransportConnAfterSession(t *testing.T) {
+	cfg := testConfig()
+	cfg.LoginTimeout = time.Second
+	s := startWT(t, cfg)
+	info, _ := s.WebTransport()
+	f := newWTFrom(t, "127.0.0.2", info.Addr)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	qc, err := f.conn(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer qc.CloseWithError(0, "")
+	cc, err := f.wt.NewClientConn(qc) // the connection outlives its sessions
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sess, err := cc.Dial(ctx, "https://"+info.Addr+WebTransportPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var se *webtransport.SessionError
+	if _, err := sess.AcceptStream(ctx); !errors.As(err, &se) || se.ErrorCode != wtErrNoStream {
+		t.Fatalf("the session without a stream: %v, want the server's close %d", err, wtErrNoStream)
+	}
+	if qc.Context().Err() != nil || s.wt.idled.Load() != 0 {
+		t.Fatal("the connection was closed with its session")
+	}
+	select {
+	case <-qc.Context().Done():
+	case <-ctx.Done():
+		t.Fatal("the connection whose session ended is still open")
+	}
+	var ae *quic.ApplicationError
+	if err := context.Cause(qc.Context()); !errors.As(err, &ae) || !ae.Remote || ae.ErrorCode != quic.ApplicationErrorCode(http3.ErrCodeNoError) {
+		t.Fatalf("the connection ended with %v, want the server's close H3_NO_ERROR", err)
+	}
+	if n := s.wt.idled.Load(); n != 1 {
+		t.Fatalf("%d connections closed for want of a session, want 1", n)
+	}
+}
