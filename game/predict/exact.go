@@ -14,7 +14,8 @@ import (
 // applied last (last_step) and carries the ship's motion. The prediction is
 // then the server's own computation: the ship's state at the snapshot's
 // tick, plus the steps sent after last_step, each one tick, by the
-// server's ship rules (those of the v2 LoginAccepted, 7.1). As long as the
+// server's ship rules (those of the v2 LoginAccepted, 7.1, and in a Stage
+// game the speed of the player's speed-ups, 7.12: SpeedUps). As long as the
 // server applies the steps on consecutive ticks, the predicted ship is
 // where the server will have it, to the bit.
 

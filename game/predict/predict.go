@@ -124,10 +124,13 @@ func (p *Predictor) Config() Config { return p.cfg }
 
 // Reset forgets the ship (it is gone): Position reports nothing until the
 // next Snapshot, which places the ship without smoothing. The inputs are
-// kept.
+// kept; the speed-ups (SpeedUps) are not: a player without a ship has
+// none (a Death takes them, PROTOCOL.md 7.12), and the next ship may be
+// another game's, whose ticks start again.
 func (p *Predictor) Reset() {
 	p.has = false
 	p.offX, p.offY = 0, 0
+	p.speeds = speedTable{}
 }
 
 // Input records the actions (wire.Action* bits) held during one step, at

@@ -139,3 +139,16 @@ func TestProtocolStageSpeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestResetForgetsSpeedUps: a player without a ship has no speed-ups, and
+// its next ship may be another game's: Reset starts the table again.
+func TestResetForgetsSpeedUps(t *testing.T) {
+	p := stagePredictor()
+	p.SpeedUps(2, 5000, at(0)) // an old game's
+	p.Reset()
+	p.Motion(standing, 5100, 0, true, at(0), false)
+	p.Step(1, right, at(1))
+	if x, _, _ := p.Predicted(); x != 300+4.5 {
+		t.Fatalf("a step right after Reset: x %v, want %v (270 px/s)", x, 300+4.5)
+	}
+}
