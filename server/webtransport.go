@@ -480,11 +480,11 @@ func addrIP(a net.Addr) netip.Addr {
 // host's places, only the first connection of an address, while the
 // binding is less than half full, is counted as it comes: the others
 // must first prove their address with a Retry (verifySource), which a
-// forger never receives. An
-// accepted connection that has no WebTransport session for LoginTimeout
-// (from its accept, or from the end of its last session) is closed; and
-// only the connections of sessions get keep-alives, so that one that
-// never makes a request is not kept up by the server.
+// forger never receives. An accepted connection that has no WebTransport
+// session for LoginTimeout (from its accept, or from the end of its last
+// session) is closed; and only the connections of sessions get
+// keep-alives, so that one that never makes a request is not kept up by
+// the server.
 
 // wtQUICKey is the context key of a connection's wtQUIC: on its context,
 // and so on those of its requests.
