@@ -81,6 +81,9 @@ type options struct {
 	create bool
 	say    string
 	out    io.Writer // where -create prints the code
+
+	// started is when a -rendezvous bot started (zero without).
+	started time.Time
 }
 
 // errVersion is parse's answer to -version: print the version and exit.
@@ -104,6 +107,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.say, "say", "", "say this line in the chat once in the game or room")
 	wt := fs.String("webtransport", "", "play over the server's WebTransport binding at this UDP host:port (as a browser does) instead of -addr")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	rdv := fs.String("rendezvous", "", "with -room: find the room's host at this rendezvous (host:port, PROTOCOL.md Part V) and play over the first path that works; prints \"path: direct|mapped|punched|relayed\"")
+	paths := fs.String("path", "", "with -rendezvous: try only these paths (comma-separated: direct, mapped, punched, relayed)")
 	hashes := fs.String("cert-hash", "", "with -webtransport: the SHA-256 hashes (hex, comma-separated) of the server certificates to trust, as the server logs them; default: verify the certificate the usual way")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -119,6 +124,18 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		o.addr, o.transport = *wt, tr
 	} else if *hashes != "" {
 		return o, fmt.Errorf("-cert-hash goes with -webtransport")
+	}
+	if *rdv != "" {
+		if *room == "" || *wt != "" {
+			return o, fmt.Errorf("-rendezvous goes with -room, without -webtransport")
+		}
+		d, err := rendezvousDialer(*rdv, *paths)
+		if err != nil {
+			return o, err
+		}
+		o.addr, o.transport = strings.ToUpper(*room), d
+	} else if *paths != "" {
+		return o, fmt.Errorf("-path goes with -rendezvous")
 	}
 	if *room != "" {
 		c, ok := wire.ParseRoomCode(*room)
@@ -209,6 +226,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		defer cancel()
 	}
 	o.out = stdout
+	reportPath(&o, time.Now(), stdout, log)
 	results := playAll(ctx, o, log)
 	status := 0
 	for _, r := range results {
@@ -570,6 +588,7 @@ func playRoom(ctx context.Context, o options, name string, create bool, code cha
 		return fail(err)
 	}
 	defer gc.Close()
+	reportSnapshot(ctx, &o, gc)
 	return drive(ctx, gc, res, rng, log)
 }
 

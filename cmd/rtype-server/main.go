@@ -110,6 +110,7 @@ func main() {
 	ag := addAgonesFlags()
 	rec := addRecordFlags()
 	fl := addFleetFlags()
+	rdv := addRendezvousFlags()
 	var sf stageFlags
 	flag.StringVar(&sf.mode, "mode", "stage", "mode of the games of v2.1 clients that let the server choose: classic or stage")
 	flag.StringVar(&sf.stage, "stage", "", "stage of Stage games: a built-in stage's name or a stage file (default the built-in stage 1)")
@@ -144,6 +145,9 @@ func main() {
 	}
 	log := slog.New(h)
 	log.Info("rtype-server starting", "version", version.String())
+	if rdv.alone(*listen) {
+		os.Exit(rdv.runAlone(log))
+	}
 
 	cfg := server.Config{Listen: *listen, MaxGames: *maxGames,
 		MaxSessionsPerIP: *maxPerIP, Seed: *seed, MaxVersion: *protocol, Logger: log,
@@ -152,6 +156,10 @@ func main() {
 		Bots: func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) }}
 	disco.apply(&cfg)
 	if err := wtf.apply(&cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
+		os.Exit(2)
+	}
+	if err := rdv.check(&cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server: %v\n", err)
 		os.Exit(2)
 	}
@@ -218,6 +226,12 @@ func main() {
 		os.Exit(1)
 	}
 	defer ag.start(ctx, srv, log)()
+	stopRdv, err := rdv.start(ctx, srv, log)
+	if err != nil {
+		log.Error("cannot start the rendezvous", "err", err)
+		os.Exit(1)
+	}
+	defer stopRdv()
 	if err := srv.Run(ctx); err != nil {
 		log.Error("server failed", "err", err)
 		os.Exit(1)

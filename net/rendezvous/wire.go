@@ -407,3 +407,11 @@ func ParsePunch(b []byte) (Token, error) {
 	t := Token(r.take(TokenLen))
 	return t, r.end()
 }
+
+// Default is the rendezvous (host:port) a build uses when none is given,
+// set at link time:
+//
+//	go build -ldflags "-X rtype/net/rendezvous.Default=rv.example.org:4250" ./cmd/rtype-bot
+//
+// Default none.
+var Default string
