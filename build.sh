@@ -48,6 +48,12 @@ die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
 
 deps() {
 	command -v go >/dev/null || die "Go is not installed: install Go 1.26 (https://go.dev/dl/) and put it on PATH"
+	if [ "$(uname -s)" = Darwin ]; then
+		# macOS: Ebitengine's cgo needs the Xcode command-line tools
+		# (xcode-select --install), nothing of the list below.
+		command -v cc >/dev/null || die "no C compiler: install the Xcode command-line tools (xcode-select --install)"
+		return 0
+	fi
 	local missing=()
 	for p in "${DEB_PACKAGES[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -317,10 +323,14 @@ release() {
 		log "release $ver: the game for browsers, embedded by rtype and rtype-server"
 		GOOS=js GOARCH=wasm CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o web/dist/rtype.wasm .
 		gzip -9 -n -f web/dist/rtype.wasm
-		log "release $ver: linux/amd64 (rtype with cgo; rtype-server and rtype-bot static)"
-		CGO_ENABLED=1 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-amd64/rtype" .
-		CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-amd64/rtype-server" ./cmd/rtype-server
-		CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-amd64/rtype-bot" ./cmd/rtype-bot
+		if [ "$(uname -s)" = Linux ]; then
+			# The game links the C libraries of Linux's desktop (cgo):
+			# built on Linux only.
+			log "release $ver: linux/amd64 (rtype with cgo; rtype-server and rtype-bot static)"
+			CGO_ENABLED=1 GOARCH=amd64 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-amd64/rtype" .
+			GOOS=linux GOARCH=amd64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-amd64/rtype-server" ./cmd/rtype-server
+			GOOS=linux GOARCH=amd64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-amd64/rtype-bot" ./cmd/rtype-bot
+		fi
 		log "release $ver: windows/amd64 (no cgo; rtype.exe with its icon and version resource)"
 		go run ./internal/release/mkrelease syso -version "$ver" -o rsrc_release_windows_amd64.syso
 		GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld -H=windowsgui" -o "$bin/windows-amd64/rtype.exe" .

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"html"
+	"strings"
 	"text/template"
 	"time"
 )
@@ -31,9 +32,24 @@ func fill(name, version string, date time.Time) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	err = t.Execute(&b, map[string]string{"ID": AppID, "DeveloperID": developerID,
-		// The metainfo is XML: the version goes in an attribute.
-		"Version": html.EscapeString(version), "Date": date.UTC().Format(time.DateOnly)})
+		// The metainfo and Info.plist are XML.
+		"Version": html.EscapeString(version), "Date": date.UTC().Format(time.DateOnly),
+		"NumVersion": numVersion(version)})
 	return b.Bytes(), err
+}
+
+// numVersion is the numbers a version starts with, as macOS wants its
+// CFBundleShortVersionString: "v1.2.3-rc.1" gives "1.2.3"; "0" when none.
+func numVersion(v string) string {
+	v = strings.TrimLeft(v, "vV")
+	end := 0
+	for end < len(v) && (v[end] >= '0' && v[end] <= '9' || v[end] == '.' && end > 0 && v[end-1] != '.') {
+		end++
+	}
+	if n := strings.Trim(v[:end], "."); n != "" {
+		return n
+	}
+	return "0"
 }
 
 // LinuxDesktopFiles returns the game's files for a Linux desktop, as the

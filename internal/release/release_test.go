@@ -7,7 +7,9 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/xml"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"io"
@@ -16,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -175,10 +178,7 @@ func TestSums(t *testing.T) {
 // whose build information lists its modules (winres among them; a test
 // binary's lists none).
 func TestNotices(t *testing.T) {
-	self := filepath.Join(t.TempDir(), "mkrelease")
-	if out, err := exec.Command("go", "build", "-o", self, "./mkrelease").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	self := buildMkrelease(t)
 	mods, err := LinkedModules(self)
 	if err != nil {
 		t.Fatal(err)
@@ -376,5 +376,137 @@ func validateDesktop(t *testing.T, dir string) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "share/icons/hicolor/128x128/apps", AppID+".png")); err != nil {
 		t.Error(err)
+	}
+}
+
+// mkreleaseBin is the mkrelease the tests built.
+var mkreleaseBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildMkrelease builds mkrelease once per test binary, in a directory
+// TestMain removes, and returns its path.
+func buildMkrelease(t *testing.T) string {
+	t.Helper()
+	mkreleaseBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "mkrelease-test-")
+		if err != nil {
+			mkreleaseBin.err = err
+			return
+		}
+		mkreleaseBin.path = filepath.Join(dir, "mkrelease")
+		if out, err := exec.Command("go", "build", "-o", mkreleaseBin.path, "./mkrelease").CombinedOutput(); err != nil {
+			mkreleaseBin.err = fmt.Errorf("go build ./mkrelease: %v\n%s", err, out)
+		}
+	})
+	if mkreleaseBin.err != nil {
+		t.Fatal(mkreleaseBin.err)
+	}
+	return mkreleaseBin.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if mkreleaseBin.path != "" {
+		os.RemoveAll(filepath.Dir(mkreleaseBin.path))
+	}
+	os.Exit(code)
+}
+
+// TestNumVersion: the numbers of a version, for macOS.
+func TestNumVersion(t *testing.T) {
+	for v, want := range map[string]string{"v1.2.3": "1.2.3", "v1.2.3-rc.1": "1.2.3", "2.0": "2.0", "dev": "0", "v1..2": "1", "1.2.": "1.2"} {
+		if got := numVersion(v); got != want {
+			t.Errorf("%q: %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestPackageMac: mkrelease package with a macOS game (what build.sh
+// builds on a Mac; a Linux binary stands in for it here, as no Mac
+// builds here) writes rtype-VERSION-macos-ARCH.zip: rtype.app with its
+// Info.plist (well-formed, naming the executable, the icon and the
+// version), the executable and the icon, the README and the notices; and
+// the other platforms, not built, are left out.
+func TestPackageMac(t *testing.T) {
+	mk := buildMkrelease(t)
+	bin, dist := t.TempDir(), t.TempDir()
+	game, _ := os.ReadFile(mk)
+	os.MkdirAll(filepath.Join(bin, "darwin-arm64"), 0o755)
+	os.WriteFile(filepath.Join(bin, "darwin-arm64", "rtype"), game, 0o755)
+	cmd := exec.Command(mk, "package", "-version", "v1.4.0-beta", "-bin", bin, "-dist", dist, "-readme", "../../README.md", "-epoch", "1765036800")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mkrelease package: %v\n%s", err, out)
+	}
+	entries, _ := os.ReadDir(dist)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"SHA256SUMS", "rtype-v1.4.0-beta-macos-arm64.zip"}) {
+		t.Fatalf("dist holds %q", names)
+	}
+	zr, err := zip.OpenReader(filepath.Join(dist, names[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	got := map[string][]byte{}
+	var order []string
+	for _, f := range zr.File {
+		rc, _ := f.Open()
+		got[f.Name], _ = io.ReadAll(rc)
+		rc.Close()
+		order = append(order, f.Name)
+		if f.Name == "rtype-v1.4.0-beta-macos-arm64/rtype.app/Contents/MacOS/rtype" && f.Mode().Perm() != 0o755 {
+			t.Errorf("the executable's mode %v", f.Mode())
+		}
+	}
+	top := "rtype-v1.4.0-beta-macos-arm64/"
+	want := []string{top, top + "NOTICES.txt", top + "README.md", top + "rtype.app/", top + "rtype.app/Contents/",
+		top + "rtype.app/Contents/Info.plist", top + "rtype.app/Contents/MacOS/", top + "rtype.app/Contents/MacOS/rtype",
+		top + "rtype.app/Contents/Resources/", top + "rtype.app/Contents/Resources/rtype.icns"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("the zip holds\n%q\nwant\n%q", order, want)
+	}
+	if !bytes.Equal(got[top+"rtype.app/Contents/MacOS/rtype"], game) || !bytes.HasPrefix(got[top+"rtype.app/Contents/Resources/rtype.icns"], []byte("icns")) {
+		t.Error("the executable or the icon is not what was given")
+	}
+	plist := got[top+"rtype.app/Contents/Info.plist"]
+	// Well-formed XML, and its keys' values.
+	d := xml.NewDecoder(bytes.NewReader(plist))
+	d.Strict = true
+	var keys []string
+	vals := map[string]string{}
+	var last string
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("Info.plist: %v\n%s", err, plist)
+		}
+		if se, ok := tok.(xml.StartElement); ok && (se.Name.Local == "key" || se.Name.Local == "string") {
+			var s string
+			d.DecodeElement(&s, &se)
+			if se.Name.Local == "key" {
+				last = s
+				keys = append(keys, s)
+			} else {
+				vals[last] = s
+			}
+		}
+	}
+	for k, v := range map[string]string{"CFBundleExecutable": "rtype", "CFBundleIconFile": "rtype.icns", "CFBundleIdentifier": AppID,
+		"CFBundlePackageType": "APPL", "CFBundleShortVersionString": "1.4.0", "CFBundleVersion": "1.4.0", "CFBundleGetInfoString": "R-Type v1.4.0-beta"} {
+		if vals[k] != v {
+			t.Errorf("Info.plist: %s = %q, want %q", k, vals[k], v)
+		}
+	}
+	if !bytes.Contains(got[top+"NOTICES.txt"], []byte("github.com/tc-hib/winres")) {
+		t.Error("the notices lack the modules of the game given")
 	}
 }

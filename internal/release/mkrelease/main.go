@@ -12,7 +12,8 @@
 // reads the binaries build.sh put in DIR (linux-amd64/rtype, rtype-server
 // and rtype-bot; windows-amd64/rtype.exe and rtype-server.exe;
 // linux-arm64/rtype-server; on a Mac darwin-ARCH/rtype) and writes into
-// -dist:
+// -dist the files of those there (the Linux archive on Linux only, the
+// macOS one on a Mac only):
 //
 //	rtype-V-linux-amd64.tar.gz       the three Linux binaries, README.md, NOTICES.txt, share/ (desktop entry, icon, metainfo)
 //	rtype-V-windows-amd64.zip        rtype.exe, rtype-server.exe, README.md, NOTICES.txt
@@ -147,55 +148,52 @@ func pack(ver, bin, dist, readme string, date time.Time, icons []image.Image) er
 		return os.WriteFile(filepath.Join(dist, name), b.Bytes(), 0o644)
 	}
 
-	// Linux, amd64.
-	files, err := archive("Linux amd64", "linux-amd64", "rtype", "rtype-server", "rtype-bot")
-	if err != nil {
-		return err
+	// Each platform whose binaries build.sh built (Linux amd64 on Linux
+	// only, macOS on a Mac only).
+	made := 0
+	has := func(path string) bool {
+		_, err := os.Stat(filepath.Join(bin, path))
+		return err == nil
 	}
-	big := icons[len(icons)-1] // assets.IconSizes: the largest last
-	png, err := release.PNG(big)
-	if err != nil {
-		return err
+	if has("linux-amd64/rtype") {
+		if err := packLinux(ver, bin, date, icons, archive, write); err != nil {
+			return err
+		}
+		made++
 	}
-	desk, err := release.LinuxDesktopFiles(ver, date, png, big.Bounds().Dx())
-	if err != nil {
-		return err
+	if has("windows-amd64/rtype.exe") {
+		files, err := archive("Windows amd64", "windows-amd64", "rtype.exe", "rtype-server.exe")
+		if err != nil {
+			return err
+		}
+		top := "rtype-" + ver + "-windows-amd64"
+		if err := write(top+".zip", func(b *bytes.Buffer) error { return release.WriteZip(b, top, files, date) }); err != nil {
+			return err
+		}
+		made++
 	}
-	top := "rtype-" + ver + "-linux-amd64"
-	if err := write(top+".tar.gz", func(b *bytes.Buffer) error {
-		return release.WriteTarGz(b, top, append(files, desk...), date)
-	}); err != nil {
-		return err
-	}
-
-	// Windows, amd64.
-	if files, err = archive("Windows amd64", "windows-amd64", "rtype.exe", "rtype-server.exe"); err != nil {
-		return err
-	}
-	top = "rtype-" + ver + "-windows-amd64"
-	if err := write(top+".zip", func(b *bytes.Buffer) error { return release.WriteZip(b, top, files, date) }); err != nil {
-		return err
-	}
-
-	// The server for Linux on arm64, alone, with its notices beside it.
-	arm := filepath.Join(bin, "linux-arm64", "rtype-server")
-	data, err := os.ReadFile(arm)
-	if err != nil {
-		return err
-	}
-	name := "rtype-server-" + ver + "-linux-arm64"
-	if err := os.WriteFile(filepath.Join(dist, name), data, 0o755); err != nil {
-		return err
-	}
-	if err := os.Chmod(filepath.Join(dist, name), 0o755); err != nil { // past the umask
-		return err
-	}
-	n, err := notices("rtype-server for Linux arm64", arm)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dist, name+".NOTICES.txt"), n, 0o644); err != nil {
-		return err
+	if has("linux-arm64/rtype-server") {
+		// The server for Linux on arm64, alone, with its notices beside it.
+		arm := filepath.Join(bin, "linux-arm64", "rtype-server")
+		data, err := os.ReadFile(arm)
+		if err != nil {
+			return err
+		}
+		name := "rtype-server-" + ver + "-linux-arm64"
+		if err := os.WriteFile(filepath.Join(dist, name), data, 0o755); err != nil {
+			return err
+		}
+		if err := os.Chmod(filepath.Join(dist, name), 0o755); err != nil { // past the umask
+			return err
+		}
+		n, err := notices("rtype-server for Linux arm64", arm)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dist, name+".NOTICES.txt"), n, 0o644); err != nil {
+			return err
+		}
+		made++
 	}
 
 	// macOS: the app bundle, when build.sh ran on a Mac.
@@ -223,6 +221,34 @@ func pack(ver, bin, dist, readme string, date time.Time, icons []image.Image) er
 		if err := write(top+".zip", func(b *bytes.Buffer) error { return release.WriteZip(b, top, app, date) }); err != nil {
 			return err
 		}
+		made++
+	}
+	if made == 0 {
+		return fmt.Errorf("no binaries in %s", bin)
 	}
 	return release.WriteSums(dist)
+}
+
+// packLinux writes the Linux archive: the binaries (with the README and
+// notices, from archive) and the desktop files.
+func packLinux(ver, bin string, date time.Time, icons []image.Image,
+	archive func(what, dir string, names ...string) ([]release.File, error),
+	write func(name string, f func(*bytes.Buffer) error) error) error {
+	files, err := archive("Linux amd64", "linux-amd64", "rtype", "rtype-server", "rtype-bot")
+	if err != nil {
+		return err
+	}
+	big := icons[len(icons)-1] // assets.IconSizes: the largest last
+	png, err := release.PNG(big)
+	if err != nil {
+		return err
+	}
+	desk, err := release.LinuxDesktopFiles(ver, date, png, big.Bounds().Dx())
+	if err != nil {
+		return err
+	}
+	top := "rtype-" + ver + "-linux-amd64"
+	return write(top+".tar.gz", func(b *bytes.Buffer) error {
+		return release.WriteTarGz(b, top, append(files, desk...), date)
+	})
 }
