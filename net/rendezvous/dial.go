@@ -139,7 +139,7 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 		c.Close()
 		return nil, err
 	}
-	peer, err := d.lookup(ctx, c, rc)
+	peer, cookie, err := d.lookup(ctx, c, rc)
 	if err != nil {
 		return fail(err)
 	}
@@ -152,6 +152,7 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 		addr  netip.AddrPort
 		delay time.Duration
 		punch bool
+		tr    *quic.Transport // default qtr
 	}
 	var as []attempt
 	if peer.Mapped.IsValid() && peer.Mapped != peer.Local {
@@ -169,6 +170,15 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 	if delay <= 0 {
 		delay = time.Second
 	}
+	// A friend whose NAT changed its port may be behind a NAT that maps
+	// each destination to a port of its own, which no punch from the host
+	// finds: it sprays (below), and the relay waits longer for it.
+	spray := d.wants(PathPunched) && peer.Observed != peer.Local && peer.Observed != peer.Mapped &&
+		peer.Observed.Addr() != peer.You.Addr() &&
+		peer.You.Port() != uint16(pc.LocalAddr().(*net.UDPAddr).Port)
+	if spray {
+		delay = max(delay, 2*time.Second)
+	}
 	as = append(as, attempt{path: PathRelayed, addr: c.RelayAddr(peer.Token), delay: delay})
 
 	type won struct {
@@ -181,14 +191,22 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 	defer cancel()
 	results := make(chan won, maxAttempts)
 	var mu sync.Mutex
-	pending, tried := 0, map[netip.AddrPort]bool{}
+	type key struct {
+		tr   *quic.Transport
+		addr netip.AddrPort
+	}
+	pending, tried := 0, map[key]bool{}
 	launch := func(a attempt) {
 		mu.Lock()
 		defer mu.Unlock()
-		if !d.wants(a.path) || tried[a.addr] || len(tried) >= maxAttempts || actx.Err() != nil {
+		if a.tr == nil {
+			a.tr = qtr
+		}
+		k := key{a.tr, a.addr}
+		if !d.wants(a.path) || tried[k] || len(tried) >= maxAttempts || actx.Err() != nil {
 			return
 		}
-		tried[a.addr] = true
+		tried[k] = true
 		pending++
 		go func() {
 			if a.delay > 0 {
@@ -202,7 +220,7 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 			if a.punch {
 				go punchFor(actx, c, peer.Token, a.addr)
 			}
-			wt, sess, err := dialWT(actx, qtr, a.addr, peer.CertHash)
+			wt, sess, err := dialWT(actx, a.tr, a.addr, peer.CertHash)
 			results <- won{a: a, sess: sess, wt: wt, err: err}
 		}()
 	}
@@ -216,6 +234,12 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 	})
 	for _, a := range as {
 		launch(a)
+	}
+	var sprayed *sprayConns
+	if spray {
+		sprayed = d.spray(c, peer, cookie, network, func(tr *quic.Transport, from netip.AddrPort) {
+			launch(attempt{path: PathPunched, addr: from, tr: tr})
+		})
 	}
 	var win *won
 	var errs []error
@@ -241,6 +265,11 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 		win = &r
 		cancel() // the others stop
 	}
+	var wtr *quic.Transport
+	if win != nil {
+		wtr = win.a.tr
+	}
+	winConn := sprayed.closeBut(wtr) // the spray's sockets but the winner's
 	if win == nil && len(errs) == 0 {
 		return fail(fmt.Errorf("rendezvous: no path to try (of %v)", d.Paths))
 	}
@@ -262,9 +291,13 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 		d.OnPath(res.Path, res.Addr)
 	}
 	sess := win.sess
-	go func() { // the socket lives as long as the session
+	go func() { // the sockets live as long as the session
 		<-sess.Context().Done()
 		time.Sleep(time.Second) // the CONNECTION_CLOSE goes out
+		if winConn != nil {
+			wtr.Close()
+			winConn.Close()
+		}
 		qtr.Close()
 		c.Close()
 	}()
@@ -272,7 +305,7 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 }
 
 // lookup asks the rendezvous for room rc until it answers.
-func (d *Dialer) lookup(ctx context.Context, c *Conn, rc wire.RoomCode) (Peer, error) {
+func (d *Dialer) lookup(ctx context.Context, c *Conn, rc wire.RoomCode) (Peer, Cookie, error) {
 	every := d.LookupEvery
 	if every <= 0 {
 		every = 300 * time.Millisecond
@@ -295,7 +328,7 @@ func (d *Dialer) lookup(ctx context.Context, c *Conn, rc wire.RoomCode) (Peer, e
 	wait:
 		select {
 		case <-ctx.Done():
-			return Peer{}, fmt.Errorf("rendezvous %v: no answer: %w", c.rv, ctx.Err())
+			return Peer{}, cookie, fmt.Errorf("rendezvous %v: no answer: %w", c.rv, ctx.Err())
 		case <-t.C:
 		case b := <-answers:
 			switch Type(b) {
@@ -310,21 +343,83 @@ func (d *Dialer) lookup(ctx context.Context, c *Conn, rc wire.RoomCode) (Peer, e
 				if err != nil || m.Nonce != nonce {
 					goto wait
 				}
-				return m, nil
+				return m, cookie, nil
 			case TError:
 				m, err := ParseError(b)
 				if err != nil || m.Nonce != nonce {
 					goto wait
 				}
 				if m.Code == CodeUnknownRoom {
-					return Peer{}, fmt.Errorf("%w %s", ErrUnknownRoom, rc)
+					return Peer{}, cookie, fmt.Errorf("%w %s", ErrUnknownRoom, rc)
 				}
-				return Peer{}, fmt.Errorf("rendezvous: lookup refused (error %d)", m.Code)
+				return Peer{}, cookie, fmt.Errorf("rendezvous: lookup refused (error %d)", m.Code)
 			default:
 				goto wait
 			}
 		}
 	}
+}
+
+// sprayConns are the sockets of a spray, with their QUIC transports.
+type sprayConns struct {
+	mu    sync.Mutex
+	conns []*Conn
+	trs   []*quic.Transport
+}
+
+// closeBut closes the sockets but the one of transport keep, and returns
+// that one (nil if none).
+func (s *sprayConns) closeBut(keep *quic.Transport) *Conn {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var kept *Conn
+	for i, tr := range s.trs {
+		if tr == keep {
+			kept = s.conns[i]
+			continue
+		}
+		tr.Close()
+		s.conns[i].Close()
+	}
+	s.conns, s.trs = nil, nil
+	return kept
+}
+
+// spray opens SpraySockets sockets, each sending a Punch to the host
+// (which opens a mapping of the friend's NAT toward it, on a port of its
+// own), and asks the rendezvous that the host probe SprayPorts ports of
+// the friend's address. A socket a probe reaches calls hit, once, with
+// the socket's QUIC transport and the probe's source: a handshake from
+// that socket goes through.
+func (d *Dialer) spray(c *Conn, peer Peer, cookie Cookie, network string, hit func(*quic.Transport, netip.AddrPort)) *sprayConns {
+	s := &sprayConns{}
+	punch := AppendPunch(nil, peer.Token)
+	for range SpraySockets {
+		pc, err := net.ListenUDP(network, nil)
+		if err != nil {
+			break // out of sockets: spray with those opened
+		}
+		sc := ListenConn(pc, c.rv)
+		sc.RelayAddr(peer.Token) // the pair's Punches are its
+		tr := &quic.Transport{Conn: sc}
+		var once sync.Once
+		sc.SetControl(func(b []byte, from netip.AddrPort) {
+			if Type(b) == TPunch && from.Addr() == peer.Observed.Addr() {
+				once.Do(func() { hit(tr, from) })
+			}
+		})
+		s.mu.Lock()
+		s.conns, s.trs = append(s.conns, sc), append(s.trs, tr)
+		s.mu.Unlock()
+		sc.SendRaw(punch, peer.Observed)
+	}
+	var nb [8]byte
+	rand.Read(nb[:])
+	c.SendRaw(AppendSpray(nil, &Spray{Nonce: binary.BigEndian.Uint64(nb[:]), Cookie: cookie, Token: peer.Token}), c.rv)
+	return s
 }
 
 // punchFor sends Punches to the host until ctx ends (at most 3 s).

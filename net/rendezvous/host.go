@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"log/slog"
+	mrand "math/rand/v2"
 	"net/netip"
 	"slices"
 	"strings"
@@ -50,6 +51,7 @@ type Host struct {
 	nonce    uint64
 	observed netip.AddrPort
 	intros   int
+	sprayed  map[Token]bool  // pairs probed (once each)
 	sent     []wire.RoomCode // the codes of the Register of nonce
 	acked    []wire.RoomCode // the codes the rendezvous last confirmed
 	kick     chan struct{}
@@ -209,8 +211,37 @@ func (h *Host) control(b []byte, from netip.AddrPort) {
 		h.mu.Unlock()
 		h.cfg.Logger.Info("rendezvous: a friend comes", "friend", m.Friend.String())
 		go h.punch(m.Token, m.Friend)
+	case TProbe:
+		m, err := ParseProbe(b)
+		if err != nil || !h.c.Known(m.Token) || !m.Friend.IsValid() {
+			return
+		}
+		h.mu.Lock()
+		again := h.sprayed[m.Token]
+		if h.sprayed == nil {
+			h.sprayed = map[Token]bool{}
+		}
+		h.sprayed[m.Token] = true
+		h.mu.Unlock()
+		if again {
+			return
+		}
+		h.cfg.Logger.Info("rendezvous: probing a friend's ports", "friend", m.Friend.String(), "ports", m.Count)
+		go h.spray(m.Token, m.Friend, int(min(m.Count, SprayPorts)))
 	case TPunch:
 		// The friend's punch came through: nothing to do, QUIC follows.
+	}
+}
+
+// spray sends a Punch to n random ports of ip, 64 every 5 ms: one may
+// meet a port the friend's NAT gave one of its sockets toward this host.
+func (h *Host) spray(tok Token, ip netip.Addr, n int) {
+	b := AppendPunch(nil, tok)
+	for i := range n {
+		if i > 0 && i%64 == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		h.c.SendRaw(b, netip.AddrPortFrom(ip, uint16(1024+mrand.IntN(65536-1024))))
 	}
 }
 

@@ -102,6 +102,7 @@ type Stats struct {
 	Registers, Lookups uint64 // answered (Registered, Peer)
 	Retries            uint64 // Retry sent
 	Refused            uint64 // Error sent
+	Probes             uint64 // Probe sent to hosts
 	RateLimited        uint64 // requests dropped by the rates
 	Dropped            uint64 // datagrams dropped: malformed, unknown, not of the pair
 	RelayedPackets     uint64
@@ -139,11 +140,12 @@ type host struct {
 }
 
 type pair struct {
-	token  Token
-	host   *host
-	friend netip.AddrPort
-	bytes  int64
-	last   time.Time
+	token   Token
+	host    *host
+	friend  netip.AddrPort
+	bytes   int64
+	last    time.Time
+	sprayed bool // the host was told to probe the friend (once a pair)
 }
 
 // rate is an IP address' token buckets.
@@ -212,6 +214,8 @@ func (s *Server) Handle(b []byte, from netip.AddrPort, send func(b []byte, to ne
 		s.lookupLocked(b, from, now, out)
 	case TRelay:
 		s.relayLocked(b, from, now, out)
+	case TSpray:
+		s.sprayLocked(b, from, now, out)
 	default:
 		s.stats.Dropped++
 	}
@@ -453,4 +457,31 @@ func (s *Server) relayLocked(b []byte, from netip.AddrPort, now time.Time, out f
 	s.stats.RelayedPackets++
 	s.stats.RelayedBytes += uint64(len(payload))
 	out(b, to)
+}
+
+// sprayLocked tells the host of a pair to probe its friend's ports, once
+// a pair, when the friend asks from its proven address.
+func (s *Server) sprayLocked(b []byte, from netip.AddrPort, now time.Time, out func([]byte, netip.AddrPort)) {
+	m, err := ParseSpray(b)
+	if err != nil {
+		s.stats.Dropped++
+		return
+	}
+	if !s.allow(from.Addr(), false, now) {
+		s.stats.RateLimited++
+		return
+	}
+	if !s.proven(m.Cookie, from, now) {
+		s.retryLocked(m.Nonce, from, now, len(b), out)
+		return
+	}
+	p := s.pairs[m.Token]
+	if p == nil || p.friend != from || p.sprayed {
+		s.stats.Dropped++
+		return
+	}
+	p.sprayed, p.last = true, now
+	s.stats.Probes++
+	s.out = AppendProbe(s.out[:0], &Probe{Token: p.token, Friend: from.Addr(), Count: SprayPorts})
+	out(s.out, p.host.addr)
 }

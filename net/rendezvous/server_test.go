@@ -325,7 +325,7 @@ func TestLoopback(t *testing.T) {
 	d := &Dialer{LookupEvery: time.Hour}
 	lctx, lcancel := context.WithTimeout(ctx, 30*time.Second) // a guard, not a measure
 	defer lcancel()
-	p, err := d.lookup(lctx, fc, exCode)
+	p, _, err := d.lookup(lctx, fc, exCode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,5 +368,34 @@ func TestLoopback(t *testing.T) {
 	}
 	if hc.RelayedIn.Load() != 4 || hc.RelayedOut.Load() != 4 {
 		t.Errorf("host relayed in %d out %d", hc.RelayedIn.Load(), hc.RelayedOut.Load())
+	}
+}
+
+// TestSpray: the friend of a pair, from its proven address, has the host
+// told once to probe its ports; nobody else can.
+func TestSpray(t *testing.T) {
+	v := newVRV(Config{})
+	v.register(t, hostA, exCode)
+	p, _ := v.lookup(t, friendB, exCode)
+	if out := v.handle(AppendSpray(nil, &Spray{Nonce: 1, Token: p.Token}), friendB); len(out) != 1 || Type(out[0].b) != TRetry {
+		t.Fatalf("a Spray without cookie: %v, want a Retry", out)
+	}
+	if out := v.handle(AppendSpray(nil, &Spray{Nonce: 1, Cookie: v.cookie(t, evil), Token: p.Token}), evil); len(out) != 0 {
+		t.Errorf("a stranger's Spray: %v", out)
+	}
+	sp := AppendSpray(nil, &Spray{Nonce: 2, Cookie: v.cookie(t, friendB), Token: p.Token})
+	out := v.handle(sp, friendB)
+	if len(out) != 1 || out[0].to != hostA || Type(out[0].b) != TProbe {
+		t.Fatalf("the friend's Spray: %v, want a Probe to the host", out)
+	}
+	m, _ := ParseProbe(out[0].b)
+	if m.Token != p.Token || m.Friend != friendB.Addr() || m.Count != SprayPorts {
+		t.Errorf("Probe %+v", m)
+	}
+	if out := v.handle(sp, friendB); len(out) != 0 {
+		t.Errorf("a second Spray of the pair: %v", out)
+	}
+	if st := v.s.Stats(); st.Probes != 1 {
+		t.Errorf("%d probes, want 1", st.Probes)
 	}
 }

@@ -38,6 +38,17 @@ const (
 	TError      = 0x07 // rendezvous → any: refused
 	TRelay      = 0x08 // peer ↔ rendezvous ↔ peer: a relayed datagram
 	TPunch      = 0x09 // peer → peer: opens the NAT mappings
+	TSpray      = 0x0A // friend → rendezvous: have the host probe my ports
+	TProbe      = 0x0B // rendezvous → host: probe these ports of the friend
+)
+
+// SprayPorts is how many ports of a friend's address a host probes when
+// asked (Probe): with the friend's SprayPorts sockets, the chance that
+// none of the probes meets one of the ports its symmetric NAT gave them is
+// about exp(-SprayPorts*SpraySockets/64512), 1e-7.
+const (
+	SprayPorts   = 2048
+	SpraySockets = 512
 )
 
 // Lengths of the fixed fields.
@@ -130,6 +141,24 @@ type Intro struct {
 type Error struct {
 	Nonce uint64
 	Code  uint8
+}
+
+// Spray asks, for the pair of Token, that the host probe SprayPorts
+// random ports of the friend's address (a friend behind a NAT that maps
+// each destination to a port of its own, whose ports toward the host
+// nobody can know: the birthday paradox finds one).
+type Spray struct {
+	Nonce  uint64
+	Cookie Cookie
+	Token  Token
+}
+
+// Probe tells a host to send Punches of the pair Token to Count random
+// ports of the friend's address.
+type Probe struct {
+	Token  Token
+	Friend netip.Addr
+	Count  uint16
 }
 
 // errShort is the answer to a message cut short or malformed.
@@ -393,6 +422,42 @@ func ParseRelay(b []byte) (Token, []byte, error) {
 		return Token{}, nil, errShort
 	}
 	return Token(b[HeaderLen:RelayHeaderLen]), b[RelayHeaderLen:], nil
+}
+
+// AppendSpray appends m as a message.
+func AppendSpray(b []byte, m *Spray) []byte {
+	b = header(b, TSpray)
+	b = binary.BigEndian.AppendUint64(b, m.Nonce)
+	b = append(b, m.Cookie[:]...)
+	return append(b, m.Token[:]...)
+}
+
+// ParseSpray parses a Spray message.
+func ParseSpray(b []byte) (Spray, error) {
+	r := body(b, TSpray)
+	var m Spray
+	m.Nonce = r.u64()
+	m.Cookie = Cookie(r.take(CookieLen))
+	m.Token = Token(r.take(TokenLen))
+	return m, r.end()
+}
+
+// AppendProbe appends m as a message (the friend's address with port 0).
+func AppendProbe(b []byte, m *Probe) []byte {
+	b = header(b, TProbe)
+	b = append(b, m.Token[:]...)
+	b = appendAddr(b, netip.AddrPortFrom(m.Friend, 0))
+	return binary.BigEndian.AppendUint16(b, m.Count)
+}
+
+// ParseProbe parses a Probe message.
+func ParseProbe(b []byte) (Probe, error) {
+	r := body(b, TProbe)
+	var m Probe
+	m.Token = Token(r.take(TokenLen))
+	m.Friend = r.addr().Addr()
+	m.Count = r.u16()
+	return m, r.end()
 }
 
 // AppendPunch appends a Punch message of the pair tok.

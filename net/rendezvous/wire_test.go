@@ -179,3 +179,30 @@ func TestMalformed(t *testing.T) {
 		t.Error("Magic has QUIC's fixed bit")
 	}
 }
+
+// TestSprayProbe round-trips the spray's messages and refuses them cut.
+func TestSprayProbe(t *testing.T) {
+	sp := Spray{Nonce: 5, Cookie: Cookie(seq(1, CookieLen)), Token: exToken}
+	b := AppendSpray(nil, &sp)
+	if m, err := ParseSpray(b); err != nil || m != sp {
+		t.Errorf("Spray: %+v %v", m, err)
+	}
+	if len(b) < RetryLen {
+		t.Errorf("a Spray of %d bytes is shorter than a Retry (%d): a Retry would amplify it", len(b), RetryLen)
+	}
+	pr := Probe{Token: exToken, Friend: netip.MustParseAddr("203.0.113.11"), Count: SprayPorts}
+	pb := AppendProbe(nil, &pr)
+	if m, err := ParseProbe(pb); err != nil || m != pr {
+		t.Errorf("Probe: %+v %v", m, err)
+	}
+	for n := range len(b) {
+		if _, err := ParseSpray(b[:n]); err == nil {
+			t.Errorf("Spray cut to %d bytes parsed", n)
+		}
+	}
+	for n := range len(pb) {
+		if _, err := ParseProbe(pb[:n]); err == nil {
+			t.Errorf("Probe cut to %d bytes parsed", n)
+		}
+	}
+}
