@@ -394,6 +394,7 @@ cross)
 	log "windows/amd64"
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -ldflags -H=windowsgui -o bin/rtype.exe . && log "built bin/rtype.exe"
 	log "darwin and cgo-less linux are not built: Ebitengine needs cgo (or a macOS SDK) there"
+	log "bin/rtype.exe has no icon nor version resource: ./build.sh release VERSION makes the Windows zip with them"
 	;;
 soak)
 	deps
