@@ -30,7 +30,7 @@ func (p *Predictor) Step(step uint32, actions uint8, now time.Time) {
 	p.newestStep, p.hasSteps = step, true
 	p.lastT, p.lastA = now, actions
 	if p.has {
-		p.ship.step(&p.geo, actions, p.speedAt(p.ship.tick+1))
+		p.advance(&p.ship, actions)
 		p.px, p.py, p.frame = p.ship.x, p.ship.y, p.ship.frame()
 	}
 }
@@ -92,7 +92,7 @@ func (p *Predictor) predict(now time.Time, respawned bool) {
 		for n, k := p.newestStep-first+1, first; n > 0; n, k = n-1, k+1 {
 			st := &p.xring[k%ringSize]
 			if st.valid && st.step == k {
-				s.step(&p.geo, st.actions, p.speedAt(s.tick+1))
+				p.advance(&s, st.actions)
 			}
 		}
 	}
@@ -102,14 +102,72 @@ func (p *Predictor) predict(now time.Time, respawned bool) {
 	p.px, p.py, p.frame = s.x, s.y, s.frame()
 }
 
-// speedAt returns the ship's speed along an axis at tick: Rules.ShipSpeed,
-// or in a Stage game that of the speed-ups of the newest Arms before tick.
-func (p *Predictor) speedAt(tick uint32) float64 {
+// advance moves s by one tick holding actions, at the speed of that tick
+// (speed), then, in a Stage game, takes the speed-up items it touches
+// (pickups).
+func (p *Predictor) advance(s *shipState, actions uint8) {
+	x0, y0 := s.x, s.y
+	s.step(&p.geo, actions, p.speed(s, s.tick+1))
+	if p.stage && p.nItems > 0 {
+		p.pickups(s, x0, y0)
+	}
+}
+
+// speed returns the ship's speed along an axis at tick: Rules.ShipSpeed,
+// or in a Stage game that of its speed-ups: those of the newest Arms
+// before tick, and those it was predicted to pick up since.
+func (p *Predictor) speed(s *shipState, tick uint32) float64 {
 	if !p.stage {
 		return p.geo.speed
 	}
-	return p.cfg.StageSpeeds[min(p.speeds.at(tick), uint8(len(p.cfg.StageSpeeds)-1))]
+	n := int(p.speeds.at(tick)) + int(s.extra)
+	return p.cfg.StageSpeeds[min(n, len(p.cfg.StageSpeeds)-1)]
 }
+
+// pickups takes the items s touches during its last tick, moving from
+// (x0, y0): the server's pickups (7.12), by the server's collision test
+// (sim.Touch). Each gives a speed-up from the next tick on, and is not
+// taken again; one taken by the tick of the newest Arms gives nothing
+// more: that Arms tells what the player had then. The server hands an
+// item to the ship that touches it first: another player's may take it
+// before, and the prediction is then corrected when the snapshots say so.
+func (p *Predictor) pickups(s *shipState, x0, y0 float64) {
+	t := s.tick
+	told := t <= p.speeds.newest()
+	for i := 0; i < p.nItems; i++ {
+		it := &p.items[i]
+		if s.taken&(1<<i) != 0 || t < it.T0 {
+			continue
+		}
+		bx1, by1 := it.Pos(float64(t))
+		bx0, by0 := bx1, by1 // dropped during tick t: it was there
+		if t > it.T0 {
+			bx0, by0 = it.Pos(float64(t - 1))
+		}
+		if _, ok := sim.Touch(x0, y0, s.x, s.y, p.shipHW, p.shipHH, bx0, by0, bx1, by1, p.itemHW, p.itemHH); ok {
+			s.taken |= 1 << i
+			if !told {
+				s.extra++
+			}
+		}
+	}
+}
+
+// Items gives the speed-up items of a Stage game (7.12: KindPowerUp
+// entities whose frame is wire.ItemSpeed) alive at the tick of the next
+// Motion, by their motions, at most MaxItems (the first): the ship is
+// predicted to pick up those it touches (pickups). The game gives them
+// from the frame whose ship it gives to Motion, before Motion. A
+// Predictor without StageSpeeds ignores them.
+func (p *Predictor) Items(items []wire.Motion) {
+	if !p.stage {
+		return
+	}
+	p.nItems = copy(p.items[:], items)
+}
+
+// MaxItems is the number of items Items keeps.
+const MaxItems = 16
 
 // speedTable is the own player's speed-ups by tick, from its Arms events:
 // the changes after the last snapshot fed, and the newest one before it.
@@ -149,6 +207,14 @@ func (t *speedTable) set(tick uint32, n uint8) bool {
 	t.tick[k], t.ups[k] = tick, n
 	t.n++
 	return true
+}
+
+// newest returns the tick of the newest change, 0 without one.
+func (t *speedTable) newest() uint32 {
+	if t.n == 0 {
+		return 0
+	}
+	return t.tick[t.n-1]
 }
 
 // at returns the speed-ups at tick: those of the newest change before it,
@@ -225,6 +291,10 @@ type shipState struct {
 	mo   wire.Motion
 	tick uint32
 	x, y float64
+	// Stage mode: the speed-ups it was predicted to pick up since the
+	// last Motion, and which of the Items they were (bits).
+	extra uint8
+	taken uint16
 }
 
 // step moves the ship by one tick holding actions at speed px/s along an

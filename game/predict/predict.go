@@ -11,6 +11,7 @@ import (
 	"math"
 	"time"
 
+	"rtype/net/wire"
 	"rtype/sim"
 )
 
@@ -104,6 +105,12 @@ type Predictor struct {
 	// (SpeedUps), by tick.
 	stage  bool
 	speeds speedTable
+	// The speed-up items in sight (Items), and the half sizes of the
+	// ship's box and of an item's.
+	items          [MaxItems]wire.Motion
+	nItems         int
+	shipHW, shipHH float64
+	itemHW, itemHH float64
 }
 
 // New returns a Predictor with cfg (zero fields take their defaults).
@@ -116,6 +123,9 @@ func New(cfg Config) *Predictor {
 	r := &p.cfg.Rules
 	p.geo = newGeometry(r.ShipSpeed, r.ShipW, r.ShipH, r.AreaW, r.AreaH, float64(r.TickRate))
 	p.stage = p.cfg.StageSpeeds != [4]float64{}
+	p.shipHW, p.shipHH = r.ShipW/2, r.ShipH/2
+	w, h := sim.KindSize(r, wire.KindPowerUp)
+	p.itemHW, p.itemHH = w/2, h/2
 	return p
 }
 
@@ -237,7 +247,7 @@ func (p *Predictor) Position(now time.Time) (x, y float32, frame uint8, ok bool)
 		if f := now.Sub(p.lastT).Seconds() * float64(p.cfg.Rules.TickRate); f > 0 && p.lastA != 0 {
 			f = min(f, 1)
 			next := p.ship
-			next.step(&p.geo, p.lastA, p.speedAt(next.tick+1))
+			p.advance(&next, p.lastA)
 			px += (next.x - p.px) * f
 			py += (next.y - p.py) * f
 		}

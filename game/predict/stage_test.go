@@ -107,11 +107,16 @@ func TestStageNoAllocs(t *testing.T) {
 	p := stagePredictor()
 	k := 0
 	var tick uint32 = 100
-	testutil.NoAllocs(t, 1000, "a step, a snapshot, an Arms and a Position", func() {
+	items := []wire.Motion{
+		{Model: wire.ModelLinear, T0: 100, X0: wire.QuantizePos(340), Y0: wire.QuantizePos(290), VX: wire.QuantizeVel(-40)},
+		{Model: wire.ModelLinear, T0: 100, X0: wire.QuantizePos(600), Y0: wire.QuantizePos(300), VX: wire.QuantizeVel(-40)},
+	}
+	testutil.NoAllocs(t, 1000, "a step, a snapshot with items, an Arms and a Position", func() {
 		k++
 		p.Step(uint32(k), uint8(k/7)&(right|up), at(k))
 		if k%3 == 0 {
 			tick += 3
+			p.Items(items)
 			p.Motion(standing, tick, uint32(k-2), true, at(k), false)
 		}
 		if k%50 == 0 {
@@ -150,5 +155,46 @@ func TestResetForgetsSpeedUps(t *testing.T) {
 	p.Step(1, right, at(1))
 	if x, _, _ := p.Predicted(); x != 300+4.5 {
 		t.Fatalf("a step right after Reset: x %v, want %v (270 px/s)", x, 300+4.5)
+	}
+}
+
+// TestStagePickupPredicted: a speed-up item in the ship's way is taken at
+// the tick the ship touches it (the server's test, sim.Touch), and speeds
+// the ship up from the next tick; the Arms that tells it, arriving later,
+// changes nothing, nor does the item still in sight after it.
+func TestStagePickupPredicted(t *testing.T) {
+	p := stagePredictor()
+	// An item standing 40 px right of the ship: the boxes (33 and 24 px
+	// wide) touch once the gap between the centres is below 28.5 px, at
+	// the third step right (4.5 px a tick: 31, 26.5).
+	item := wire.Motion{Model: wire.ModelLinear, X0: wire.QuantizePos(340), Y0: wire.QuantizePos(300)}
+	p.Items([]wire.Motion{item})
+	p.Motion(standing, 100, 0, true, at(0), false)
+	for k := uint32(1); k <= 5; k++ { // ticks 101 to 105
+		p.Step(k, right, at(int(k)))
+	}
+	want := float32(300 + 3*4.5 + 2*5.5) // taken at tick 103
+	if x, _, _ := p.Predicted(); x != want {
+		t.Fatalf("through the item: x %v, want %v", x, want)
+	}
+	p.SpeedUps(1, 103, at(6)) // the server's word
+	if x, _, _ := p.Predicted(); x != want {
+		t.Fatalf("after the Arms of tick 103: x %v, want %v", x, want)
+	}
+	// A snapshot of tick 102 (step 2), the item still in it.
+	p.Items([]wire.Motion{item})
+	p.Motion(wire.Motion{Model: wire.ModelLinear, T0: 100, X0: wire.QuantizePos(300), Y0: wire.QuantizePos(300), VX: wire.QuantizeVel(270)}, 102, 2, true, at(7), false)
+	if x, _, _ := p.Predicted(); x != want {
+		t.Fatalf("after the snapshot of tick 102: x %v, want %v", x, want)
+	}
+	// Without StageSpeeds, items are ignored.
+	c := New(Config{Rules: sim.DefaultRules()})
+	c.Items([]wire.Motion{item})
+	c.Motion(standing, 100, 0, true, at(0), false)
+	for k := uint32(1); k <= 5; k++ {
+		c.Step(k, right, at(int(k)))
+	}
+	if x, _, _ := c.Predicted(); x != 300+5*6 {
+		t.Fatalf("Classic: x %v, want %v", x, 300+5*6)
 	}
 }

@@ -304,10 +304,6 @@ func (v *View) armsChanged(ev *wire.Event, t float64, quiet bool) {
 	if !v.own(p) {
 		return
 	}
-	if !v.watch {
-		// The ship's speed from the next tick on (7.12).
-		v.pred.SpeedUps(a.Speed, ev.Tick, v.epoch.Add(time.Duration(t*float64(time.Second))))
-	}
 	attached := func(at uint8) bool { return at == wire.ForceFront || at == wire.ForceBack }
 	if a.ForceAt == wire.ForceLoose && s.launch.active && !s.launch.confirmed {
 		s.launch.confirmed, s.launch.confAt = true, t

@@ -140,7 +140,8 @@ type View struct {
 	steps    []client.Step
 	stepFed  uint32 // the newest step fed
 	stepsFed bool
-	blink    uint32 // blink_ticks (7.1, 7.5)
+	blink    uint32        // blink_ticks (7.1, 7.5)
+	items    []wire.Motion // the speed-ups in sight, for pred (Stage)
 
 	players  [wire.MaxPlayers]client.Player
 	names    [wire.MaxPlayers]string // every player's name, even after it left
@@ -325,6 +326,7 @@ func (v *View) Update(actions uint8) Result {
 	}
 	v.receive(now)
 	if v.src2 != nil && !v.watch {
+		v.feedSpeedUps(now)
 		v.feedSteps()
 	}
 	if !v.watch {
@@ -358,6 +360,21 @@ func (v *View) input(actions uint8, t float64, now time.Time) {
 		v.pred.Input(actions, now)
 	}
 	v.stageInput(actions, prev, t, now)
+}
+
+// feedSpeedUps gives the predictor the own Arms events of a Stage game
+// (7.12): the ship's speed from the tick after each. They go before the
+// snapshot of this Update (feedPrediction), which then replays the steps
+// with them.
+func (v *View) feedSpeedUps(now time.Time) {
+	if !v.stage.active {
+		return
+	}
+	for i := range v.events {
+		if ev := &v.events[i]; ev.Type == wire.EventArms && ev.Player == v.me {
+			v.pred.SpeedUps(min(ev.Arms.Speed, maxSpeed), ev.Tick, now)
+		}
+	}
 }
 
 // feedSteps gives the predictor the v2 input steps sent since the last
@@ -428,6 +445,16 @@ func (v *View) feedPrediction(now time.Time) {
 	}
 	respawned := v.predFed && e.Respawned > v.predTick
 	if e.HasMotion {
+		if v.stage.active {
+			// The speed-ups the ship may pick up (7.12).
+			v.items = v.items[:0]
+			for i := range f.Entities {
+				if it := &f.Entities[i]; it.Kind == wire.KindPowerUp && it.Frame == wire.ItemSpeed && it.HasMotion && len(v.items) < predict.MaxItems {
+					v.items = append(v.items, it.Motion)
+				}
+			}
+			v.pred.Items(v.items)
+		}
 		// v2: the ship's motion and the last step applied (7.4, 7.5).
 		v.pred.Motion(e.Motion, f.Tick, pl.LastStep, pl.HasStep, received, respawned)
 	} else {
