@@ -322,8 +322,22 @@ func checkNotices(t *testing.T, notices string, bins ...string) {
 }
 
 // checkServer runs the release's server on loopback: its first log line,
-// its /metrics and its status page carry the version.
+// its /metrics and its status page carry the version. The status page's
+// port is picked free beforehand: when another process took it in
+// between, the server exits, and it starts again on another (three
+// tries).
 func checkServer(t *testing.T, bin string) {
+	for try := 1; ; try++ {
+		if checkServerOn(t, bin) || try == 3 {
+			return
+		}
+		t.Logf("the server exited before its status page answered (try %d): again on another port", try)
+	}
+}
+
+// checkServerOn is a try of checkServer; false when the server exited
+// before its status page answered.
+func checkServerOn(t *testing.T, bin string) bool {
 	port, err := testutil.FreeTCPPort()
 	if err != nil {
 		t.Fatal(err)
@@ -334,46 +348,64 @@ func checkServer(t *testing.T, bin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var log testutil.SyncBuffer
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	first := make(chan string, 1)
+	exited := make(chan struct{})
 	go func() {
-		sc := bufio.NewScanner(stderr)
+		sc := bufio.NewScanner(io.TeeReader(stderr, &log))
 		if sc.Scan() {
 			first <- sc.Text()
 		}
-		io.Copy(io.Discard, stderr)
+		io.Copy(io.Discard, io.TeeReader(stderr, &log))
+		cmd.Wait()
+		close(exited)
 	}()
+	defer func() { cmd.Process.Kill(); <-exited }()
 	select {
 	case line := <-first:
 		if !regexp.MustCompile(`msg="rtype-server starting" version=` + regexp.QuoteMeta(testVersion) + `$`).MatchString(line) {
 			t.Errorf("the first log line: %q", line)
 		}
+	case <-exited:
+		t.Fatalf("the server exited without a log line: %v", cmd.ProcessState)
 	case <-time.After(testutil.Wait):
 		t.Fatal("the server logged nothing")
 	}
-	get := func(path string) string {
-		var body string
+	// get returns the body of a 200 answer to GET path; ok false when the
+	// server exited first.
+	get := func(path string) (body string, ok bool) {
 		testutil.WaitFor(t, testutil.Wait, "GET "+path, func() bool {
+			select {
+			case <-exited:
+				return true
+			default:
+			}
 			resp, err := http.Get("http://" + httpAddr + path)
 			if err != nil {
 				return false
 			}
 			defer resp.Body.Close()
 			b, _ := io.ReadAll(resp.Body)
-			body = string(b)
-			return resp.StatusCode == 200
+			body, ok = string(b), resp.StatusCode == 200
+			return ok
 		})
-		return body
+		return body, ok
 	}
-	if m := get("/metrics"); !strings.Contains(m, "\nrtype_build_info{version=\""+testVersion+"\"} 1\n") {
+	m, ok := get("/metrics")
+	if !ok {
+		t.Logf("its log:\n%s", log.String())
+		return false
+	}
+	if !strings.Contains(m, "\nrtype_build_info{version=\""+testVersion+"\"} 1\n") {
 		t.Errorf("/metrics lacks rtype_build_info of the version")
 	}
-	if p := get("/"); !strings.Contains(p, `<span id="version">`+testVersion+`</span>`) {
+	if p, _ := get("/"); !strings.Contains(p, `<span id="version">`+testVersion+`</span>`) {
 		t.Errorf("the status page lacks the version")
 	}
+	return true
 }
 
 // checkWindows unpacks the Windows archive into dir and checks it.
