@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"debug/buildinfo"
 	"debug/elf"
@@ -23,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,8 +46,8 @@ const testVersion = "v1.2.3-test"
 //     links and archives);
 //   - the Linux archive: rtype-server, rtype-bot and rtype (under Xvfb:
 //     Ebitengine's init needs a display even for -version) print the
-//     version; the server's first log line, /metrics (rtype_build_info)
-//     and status page carry it; the desktop entry and metainfo pass their
+//     version; the game's and the server's first log lines, the server's
+//     /metrics (rtype_build_info) and status page carry it; the desktop entry and metainfo pass their
 //     validators; NOTICES.txt holds the license of every module linked
 //     into the binaries;
 //   - the Windows archive: rtype.exe is a GUI program whose resources hold
@@ -250,6 +252,26 @@ func checkLinux(t *testing.T, dist, dir string) {
 	game.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "DISPLAY=") })
 	if out, err := game.Output(); err != nil || string(out) != "rtype "+testVersion+"\n" {
 		t.Errorf("rtype -version: %q (%v), want %q", out, err, "rtype "+testVersion+"\n")
+	}
+	// Its first log line: the game started for a second (no sound, no
+	// page, no discovery, nothing written), under Xvfb.
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
+	defer cancel()
+	run := exec.CommandContext(ctx, "xvfb-run", "-a", "-s", "-screen 0 1280x720x24", filepath.Join(top, "rtype"),
+		"-mute", "-web=", "-discovery=", "-db", "none", "-replays", "none", "-config", filepath.Join(dir, "settings.json"),
+		"-autotest-quit-after", "1s")
+	run.Env = game.Env
+	// On the deadline, xvfb-run and its Xvfb and game go together.
+	run.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	run.Cancel = func() error { return syscall.Kill(-run.Process.Pid, syscall.SIGKILL) }
+	var stderr bytes.Buffer
+	run.Stderr = &stderr
+	if err := run.Run(); err != nil {
+		t.Errorf("rtype -autotest-quit-after 1s: %v\n%s", err, stderr.String())
+	}
+	first, _, _ := strings.Cut(stderr.String(), "\n")
+	if !regexp.MustCompile(`msg="rtype starting" version=` + regexp.QuoteMeta(testVersion) + `$`).MatchString(first) {
+		t.Errorf("the game's first log line: %q", first)
 	}
 	validateDesktop(t, top)
 	icon, err := os.ReadFile(filepath.Join(top, "share/icons/hicolor/128x128/apps", AppID+".png"))
