@@ -24,7 +24,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -244,34 +243,39 @@ func checkLinux(t *testing.T, dist, dir string) {
 		}
 	}
 	// The game: Ebitengine initialises GLFW in its package's init, which
-	// panics with no display, before main reads -version: under Xvfb.
-	if _, err := exec.LookPath("xvfb-run"); err != nil {
-		t.Fatalf("xvfb-run is not installed (./build.sh deps installs it): %v", err)
-	}
-	game := exec.Command("xvfb-run", "-a", filepath.Join(top, "rtype"), "-version")
-	game.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "DISPLAY=") })
+	// panics with no display, before main reads -version: on an Xvfb of
+	// the test's own.
+	env := append(slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "DISPLAY=") }),
+		"DISPLAY="+startXvfb(t))
+	game := exec.Command(filepath.Join(top, "rtype"), "-version")
+	game.Env = env
 	if out, err := game.Output(); err != nil || string(out) != "rtype "+testVersion+"\n" {
 		t.Errorf("rtype -version: %q (%v), want %q", out, err, "rtype "+testVersion+"\n")
 	}
 	// Its first log line: the game started for a second (no sound, no
-	// page, no discovery, nothing written), under Xvfb.
+	// page, no discovery, nothing written).
 	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
-	run := exec.CommandContext(ctx, "xvfb-run", "-a", "-s", "-screen 0 1280x720x24", filepath.Join(top, "rtype"),
+	run := exec.CommandContext(ctx, filepath.Join(top, "rtype"),
 		"-mute", "-web=", "-discovery=", "-db", "none", "-replays", "none", "-config", filepath.Join(dir, "settings.json"),
 		"-autotest-quit-after", "1s")
-	run.Env = game.Env
-	// On the deadline, xvfb-run and its Xvfb and game go together.
-	run.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	run.Cancel = func() error { return syscall.Kill(-run.Process.Pid, syscall.SIGKILL) }
+	run.Env = env
 	var stderr bytes.Buffer
 	run.Stderr = &stderr
 	if err := run.Run(); err != nil {
 		t.Errorf("rtype -autotest-quit-after 1s: %v\n%s", err, stderr.String())
 	}
-	first, _, _ := strings.Cut(stderr.String(), "\n")
+	// The first line of its log (X11's client library may write before
+	// it: no .Xauthority for an Xvfb without access control).
+	var first string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.HasPrefix(l, "time=") {
+			first = l
+			break
+		}
+	}
 	if !regexp.MustCompile(`msg="rtype starting" version=` + regexp.QuoteMeta(testVersion) + `$`).MatchString(first) {
-		t.Errorf("the game's first log line: %q", first)
+		t.Errorf("the game's first log line: %q; its output:\n%s", first, stderr.String())
 	}
 	validateDesktop(t, top)
 	icon, err := os.ReadFile(filepath.Join(top, "share/icons/hicolor/128x128/apps", AppID+".png"))
@@ -291,6 +295,45 @@ func checkLinux(t *testing.T, dist, dir string) {
 		checkStamp(t, b, "amd64", "linux")
 	}
 	checkServer(t, filepath.Join(top, "rtype-server"))
+}
+
+// startXvfb starts an X server of the test's own and returns its display
+// (":N"). Xvfb picks a free display number itself (-displayfd), so that
+// the X servers of tests running at once never take the same one. The
+// test's end stops it.
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		t.Fatalf("Xvfb is not installed (./build.sh deps installs it): %v", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x720x24", "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{w} // fd 3
+	if err := x.Start(); err != nil {
+		w.Close()
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		got <- strings.TrimSpace(line)
+	}()
+	select {
+	case n := <-got:
+		if _, err := strconv.Atoi(n); err != nil {
+			t.Fatalf("Xvfb -displayfd wrote %q", n)
+		}
+		return ":" + n
+	case <-time.After(testutil.Wait):
+		t.Fatal("Xvfb did not say its display")
+	}
+	return ""
 }
 
 // checkStamp checks a release binary's build settings (the target,
