@@ -39,6 +39,8 @@ type Conn struct {
 	deadline time.Time
 	wake     chan struct{}
 	control  func(b []byte, from netip.AddrPort)
+	extras   []*net.UDPConn                  // AddSocket's
+	routes   map[netip.AddrPort]*net.UDPConn // the peers reached by them
 	byToken  map[Token]netip.AddrPort
 	byAddr   map[netip.AddrPort]Token
 	next     uint32
@@ -69,7 +71,8 @@ var relayPrefix = [8]byte{0xfd, 0x52, 0x74, 0x79, 0x70, 0x65, 0x72, 0x76}
 func NewConn(send func(b []byte, to netip.AddrPort) error, local net.Addr, rv netip.AddrPort, onClose func() error) *Conn {
 	return &Conn{send: send, local: local, rv: rv, onClose: onClose,
 		in: make(chan packet, connQueue), done: make(chan struct{}), wake: make(chan struct{}, 1),
-		byToken: map[Token]netip.AddrPort{}, byAddr: map[netip.AddrPort]Token{}}
+		byToken: map[Token]netip.AddrPort{}, byAddr: map[netip.AddrPort]Token{},
+		routes: map[netip.AddrPort]*net.UDPConn{}}
 }
 
 // ListenConn returns a Conn over pc, reading it on a goroutine of its
@@ -247,7 +250,11 @@ func (c *Conn) WriteTo(b []byte, addr net.Addr) (int, error) {
 	to = netip.AddrPortFrom(to.Addr().Unmap(), to.Port())
 	c.mu.Lock()
 	tok, relayed := c.byAddr[to]
+	extra := c.routes[to]
 	c.mu.Unlock()
+	if extra != nil {
+		return extra.WriteToUDPAddrPort(b, to)
+	}
 	if !relayed {
 		if err := c.send(b, to); err != nil {
 			return 0, err
@@ -265,10 +272,85 @@ func (c *Conn) WriteTo(b []byte, addr net.Addr) (int, error) {
 	return len(b), nil
 }
 
-// Close ends ReadFrom and runs the onClose given to NewConn.
+// AddSocket adds socket pc to c, for the pair tok, until Close or
+// PruneSockets: a Punch of the pair from an address makes that address a
+// peer of pc (answered by a Punch, the same size), whose datagrams c then
+// queues for ReadFrom and to which WriteTo sends by pc. Anything else pc
+// receives is dropped.
+func (c *Conn) AddSocket(pc *net.UDPConn, tok Token) {
+	c.mu.Lock()
+	c.extras = append(c.extras, pc)
+	c.mu.Unlock()
+	go func() {
+		for {
+			b := make([]byte, 2048)
+			n, from, err := pc.ReadFromUDPAddrPort(b)
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				continue
+			}
+			b = b[:n]
+			from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+			c.mu.Lock()
+			routed := c.routes[from] == pc
+			c.mu.Unlock()
+			switch Type(b) {
+			case 0:
+				if routed {
+					c.queue(b, from)
+				} else {
+					c.Dropped.Add(1)
+				}
+			case TPunch:
+				if t, err := ParsePunch(b); err != nil || t != tok || !c.Known(t) {
+					c.Dropped.Add(1)
+					continue
+				}
+				c.mu.Lock()
+				if c.routes[from] == nil {
+					c.routes[from] = pc
+				}
+				c.mu.Unlock()
+				pc.WriteToUDPAddrPort(b, from) // tells the peer this socket's address
+			default:
+				c.Dropped.Add(1)
+			}
+		}
+	}()
+}
+
+// PruneSockets closes the sockets of AddSocket that reached no peer.
+func (c *Conn) PruneSockets() {
+	c.mu.Lock()
+	used := map[*net.UDPConn]bool{}
+	for _, pc := range c.routes {
+		used[pc] = true
+	}
+	keep := c.extras[:0]
+	for _, pc := range c.extras {
+		if used[pc] {
+			keep = append(keep, pc)
+		} else {
+			pc.Close()
+		}
+	}
+	c.extras = keep
+	c.mu.Unlock()
+}
+
+// Close ends ReadFrom, closes the sockets of AddSocket and runs the
+// onClose given to NewConn.
 func (c *Conn) Close() error {
 	var err error
 	c.closer.Do(func() {
+		c.mu.Lock()
+		for _, pc := range c.extras {
+			pc.Close()
+		}
+		c.extras = nil
+		c.mu.Unlock()
 		close(c.done)
 		if c.onClose != nil {
 			err = c.onClose()

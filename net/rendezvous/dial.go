@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	mrand "math/rand/v2"
 	"net"
 	"net/netip"
 	"os"
@@ -176,7 +177,13 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 	spray := d.wants(PathPunched) && peer.Observed != peer.Local && peer.Observed != peer.Mapped &&
 		peer.Observed.Addr() != peer.You.Addr() &&
 		peer.You.Port() != uint16(pc.LocalAddr().(*net.UDPAddr).Port)
-	if spray {
+	// A host whose NAT changed its port may be behind a symmetric NAT:
+	// a friend that kept its own port has the host open sockets toward
+	// it, and probes the host's address (below).
+	reach := d.wants(PathPunched) && !spray && peer.Observed != peer.Local && peer.Observed != peer.Mapped &&
+		peer.Observed.Addr() != peer.You.Addr() && peer.Local.IsValid() &&
+		peer.Observed.Port() != peer.Local.Port()
+	if spray || reach {
 		delay = max(delay, 2*time.Second)
 	}
 	as = append(as, attempt{path: PathRelayed, addr: c.RelayAddr(peer.Token), delay: delay})
@@ -227,9 +234,11 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 	// A host behind a NAT that maps each destination to a port of its
 	// own punches from a port the rendezvous never saw: its Punch tells
 	// it, and a handshake to it goes through the mapping the Punch made.
+	// The attempt punches too: a socket the host opened for this friend
+	// (Reach) takes it as its peer at its Punch.
 	c.SetControl(func(b []byte, from netip.AddrPort) {
 		if Type(b) == TPunch && from != c.rv {
-			launch(attempt{path: PathPunched, addr: from})
+			launch(attempt{path: PathPunched, addr: from, punch: true})
 		}
 	})
 	for _, a := range as {
@@ -240,6 +249,9 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 		sprayed = d.spray(c, peer, cookie, network, func(tr *quic.Transport, from netip.AddrPort) {
 			launch(attempt{path: PathPunched, addr: from, tr: tr})
 		})
+	}
+	if reach {
+		go d.reach(actx, c, peer, cookie)
 	}
 	var win *won
 	var errs []error
@@ -287,6 +299,9 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 	d.mu.Unlock()
 	log.Info("rendezvous: session open", "room", rc.String(), "path", string(res.Path), "addr", res.Addr.String(),
 		"lookup", looked, "open", res.Opened)
+	for _, err := range errs {
+		log.Debug("rendezvous: a path failed", "err", err)
+	}
 	if d.OnPath != nil {
 		d.OnPath(res.Path, res.Addr)
 	}
@@ -421,6 +436,36 @@ func (d *Dialer) spray(c *Conn, peer Peer, cookie Cookie, network string, hit fu
 	c.SendRaw(AppendSpray(nil, &Spray{Nonce: binary.BigEndian.Uint64(nb[:]), Cookie: cookie, Token: peer.Token}), c.rv)
 	return s
 }
+
+// reach asks the rendezvous that the host open sockets toward this
+// friend (Open), then probes SprayPorts random ports of the host's
+// address from c (64 every 5 ms): a probe that meets one of the host's
+// mappings reaches its socket, which answers it, and the answer's source
+// is the address to try (c's control function launches it).
+func (d *Dialer) reach(ctx context.Context, c *Conn, peer Peer, cookie Cookie) {
+	var nb [8]byte
+	rand.Read(nb[:])
+	c.SendRaw(AppendOpen(nil, &Spray{Nonce: binary.BigEndian.Uint64(nb[:]), Cookie: cookie, Token: peer.Token}), c.rv)
+	select { // the host opens its sockets meanwhile
+	case <-time.After(reachWait):
+	case <-ctx.Done():
+		return
+	}
+	b := AppendPunch(nil, peer.Token)
+	for i := range SprayPorts {
+		if i > 0 && i%64 == 0 {
+			select {
+			case <-time.After(5 * time.Millisecond):
+			case <-ctx.Done():
+				return
+			}
+		}
+		c.SendRaw(b, netip.AddrPortFrom(peer.Observed.Addr(), uint16(1024+mrand.IntN(65536-1024))))
+	}
+}
+
+// reachWait is how long a friend waits after its Open before it probes.
+const reachWait = 300 * time.Millisecond
 
 // punchFor sends Punches to the host until ctx ends (at most 3 s).
 func punchFor(ctx context.Context, c *Conn, tok Token, to netip.AddrPort) {

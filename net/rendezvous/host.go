@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"log/slog"
 	mrand "math/rand/v2"
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
@@ -52,6 +53,8 @@ type Host struct {
 	observed netip.AddrPort
 	intros   int
 	sprayed  map[Token]bool  // pairs probed (once each)
+	opened   map[Token]bool  // pairs reached by sockets of their own (once each)
+	openNow  int             // Reaches being served
 	sent     []wire.RoomCode // the codes of the Register of nonce
 	acked    []wire.RoomCode // the codes the rendezvous last confirmed
 	kick     chan struct{}
@@ -228,9 +231,59 @@ func (h *Host) control(b []byte, from netip.AddrPort) {
 		}
 		h.cfg.Logger.Info("rendezvous: probing a friend's ports", "friend", m.Friend.String(), "ports", m.Count)
 		go h.spray(m.Token, m.Friend, int(min(m.Count, SprayPorts)))
+	case TReach:
+		m, err := ParseReach(b)
+		if err != nil || !h.c.Known(m.Token) || !m.Friend.IsValid() {
+			return
+		}
+		h.mu.Lock()
+		again := h.opened[m.Token] || h.openNow >= maxOpen
+		if h.opened == nil {
+			h.opened = map[Token]bool{}
+		}
+		h.opened[m.Token] = true
+		if !again {
+			h.openNow++
+		}
+		h.mu.Unlock()
+		if again {
+			return
+		}
+		h.cfg.Logger.Info("rendezvous: opening sockets toward a friend", "friend", m.Friend.String(), "sockets", m.Count)
+		go h.open(m.Token, m.Friend, int(min(m.Count, SpraySockets)))
 	case TPunch:
 		// The friend's punch came through: nothing to do, QUIC follows.
 	}
+}
+
+// maxOpen is how many Reaches a host serves at once.
+const maxOpen = 2
+
+// openFor is how long the sockets of a Reach wait for the friend's
+// probes before those that met none are closed.
+const openFor = 10 * time.Second
+
+// open opens n sockets, each punching toward the friend (its NAT gives
+// each a port of its own); the friend's probes meet one of them.
+func (h *Host) open(tok Token, to netip.AddrPort, n int) {
+	network := "udp4"
+	if to.Addr().Is6() {
+		network = "udp6"
+	}
+	b := AppendPunch(nil, tok)
+	for range n {
+		pc, err := net.ListenUDP(network, nil)
+		if err != nil {
+			break
+		}
+		h.c.AddSocket(pc, tok)
+		pc.WriteToUDPAddrPort(b, to)
+	}
+	time.Sleep(openFor)
+	h.c.PruneSockets()
+	h.mu.Lock()
+	h.openNow--
+	h.mu.Unlock()
 }
 
 // spray sends a Punch to n random ports of ip, 64 every 5 ms: one may

@@ -102,7 +102,7 @@ type Stats struct {
 	Registers, Lookups uint64 // answered (Registered, Peer)
 	Retries            uint64 // Retry sent
 	Refused            uint64 // Error sent
-	Probes             uint64 // Probe sent to hosts
+	Probes             uint64 // Probe and Reach sent to hosts
 	RateLimited        uint64 // requests dropped by the rates
 	Dropped            uint64 // datagrams dropped: malformed, unknown, not of the pair
 	RelayedPackets     uint64
@@ -146,6 +146,7 @@ type pair struct {
 	bytes   int64
 	last    time.Time
 	sprayed bool // the host was told to probe the friend (once a pair)
+	opened  bool // the host was told to open sockets toward it (once a pair)
 }
 
 // rate is an IP address' token buckets.
@@ -214,7 +215,7 @@ func (s *Server) Handle(b []byte, from netip.AddrPort, send func(b []byte, to ne
 		s.lookupLocked(b, from, now, out)
 	case TRelay:
 		s.relayLocked(b, from, now, out)
-	case TSpray:
+	case TSpray, TOpen:
 		s.sprayLocked(b, from, now, out)
 	default:
 		s.stats.Dropped++
@@ -459,10 +460,18 @@ func (s *Server) relayLocked(b []byte, from netip.AddrPort, now time.Time, out f
 	out(b, to)
 }
 
-// sprayLocked tells the host of a pair to probe its friend's ports, once
-// a pair, when the friend asks from its proven address.
+// sprayLocked tells the host of a pair to probe its friend's ports
+// (Spray: Probe), or to open sockets toward it (Open: Reach), each once a
+// pair, when the friend asks from its proven address.
 func (s *Server) sprayLocked(b []byte, from netip.AddrPort, now time.Time, out func([]byte, netip.AddrPort)) {
-	m, err := ParseSpray(b)
+	open := Type(b) == TOpen
+	var m Spray
+	var err error
+	if open {
+		m, err = ParseOpen(b)
+	} else {
+		m, err = ParseSpray(b)
+	}
 	if err != nil {
 		s.stats.Dropped++
 		return
@@ -476,12 +485,18 @@ func (s *Server) sprayLocked(b []byte, from netip.AddrPort, now time.Time, out f
 		return
 	}
 	p := s.pairs[m.Token]
-	if p == nil || p.friend != from || p.sprayed {
+	if p == nil || p.friend != from || (open && p.opened) || (!open && p.sprayed) {
 		s.stats.Dropped++
 		return
 	}
-	p.sprayed, p.last = true, now
+	p.last = now
 	s.stats.Probes++
-	s.out = AppendProbe(s.out[:0], &Probe{Token: p.token, Friend: from.Addr(), Count: SprayPorts})
+	if open {
+		p.opened = true
+		s.out = AppendReach(s.out[:0], &Reach{Token: p.token, Friend: from, Count: SpraySockets})
+	} else {
+		p.sprayed = true
+		s.out = AppendProbe(s.out[:0], &Probe{Token: p.token, Friend: from.Addr(), Count: SprayPorts})
+	}
 	out(s.out, p.host.addr)
 }

@@ -399,3 +399,78 @@ func TestSpray(t *testing.T) {
 		t.Errorf("%d probes, want 1", st.Probes)
 	}
 }
+
+// TestOpen: the friend of a pair has the host told once to open sockets
+// toward its address; a Spray of the same pair is another matter.
+func TestOpen(t *testing.T) {
+	v := newVRV(Config{})
+	v.register(t, hostA, exCode)
+	p, _ := v.lookup(t, friendB, exCode)
+	op := AppendOpen(nil, &Spray{Nonce: 2, Cookie: v.cookie(t, friendB), Token: p.Token})
+	out := v.handle(op, friendB)
+	if len(out) != 1 || out[0].to != hostA || Type(out[0].b) != TReach {
+		t.Fatalf("the friend's Open: %v, want a Reach to the host", out)
+	}
+	m, _ := ParseReach(out[0].b)
+	if m.Token != p.Token || m.Friend != friendB || m.Count != SpraySockets {
+		t.Errorf("Reach %+v", m)
+	}
+	if out := v.handle(op, friendB); len(out) != 0 {
+		t.Errorf("a second Open: %v", out)
+	}
+	if out := v.handle(AppendOpen(nil, &Spray{Nonce: 3, Cookie: v.cookie(t, evil), Token: p.Token}), evil); len(out) != 0 {
+		t.Errorf("a stranger's Open: %v", out)
+	}
+	sp := AppendSpray(nil, &Spray{Nonce: 4, Cookie: v.cookie(t, friendB), Token: p.Token})
+	if out := v.handle(sp, friendB); len(out) != 1 || Type(out[0].b) != TProbe {
+		t.Errorf("a Spray after the Open: %v, want a Probe", out)
+	}
+}
+
+// TestAddSocket: a socket added to a host's Conn takes a peer that sends
+// it a Punch of the pair (answered by one), then queues the peer's
+// datagrams and carries what is written to it; strangers are dropped.
+func TestAddSocket(t *testing.T) {
+	rv := netip.MustParseAddrPort("127.0.0.1:9")
+	c := NewConn(func([]byte, netip.AddrPort) error { return nil }, nil, rv, nil)
+	c.RelayOnly = true
+	defer c.Close()
+	c.RelayAddr(exToken)
+	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AddSocket(pc, exToken)
+	to := pc.LocalAddr().(*net.UDPAddr).AddrPort()
+	peer, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	peer.SetDeadline(time.Now().Add(testutil.Wait)) // a guard
+	peer.WriteToUDPAddrPort([]byte{0x40, 1, 2}, to) // before its Punch: dropped
+	other := exToken
+	other[0]++
+	peer.WriteToUDPAddrPort(AppendPunch(nil, other), to) // another pair's: dropped
+	peer.WriteToUDPAddrPort(AppendPunch(nil, exToken), to)
+	buf := make([]byte, 100)
+	n, from, err := peer.ReadFromUDPAddrPort(buf)
+	if err != nil || from != to || Type(buf[:n]) != TPunch {
+		t.Fatalf("the answer: %x from %v, %v", buf[:n], from, err)
+	}
+	peer.WriteToUDPAddrPort([]byte{0x40, 7}, to)
+	n, a, err := c.ReadFrom(buf)
+	pa := peer.LocalAddr().(*net.UDPAddr).AddrPort()
+	if err != nil || !bytes.Equal(buf[:n], []byte{0x40, 7}) || a.(*net.UDPAddr).AddrPort() != pa {
+		t.Fatalf("ReadFrom: %x from %v, %v", buf[:n], a, err)
+	}
+	if _, err := c.WriteTo([]byte{0x40, 8}, net.UDPAddrFromAddrPort(pa)); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := peer.ReadFromUDPAddrPort(buf); err != nil || !bytes.Equal(buf[:n], []byte{0x40, 8}) {
+		t.Fatalf("the peer read %x, %v", buf[:n], err)
+	}
+	if d := c.Dropped.Load(); d != 2 {
+		t.Errorf("%d dropped, want 2", d)
+	}
+}

@@ -10,6 +10,7 @@
 package rendezvous
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"net/netip"
@@ -40,6 +41,8 @@ const (
 	TPunch      = 0x09 // peer → peer: opens the NAT mappings
 	TSpray      = 0x0A // friend → rendezvous: have the host probe my ports
 	TProbe      = 0x0B // rendezvous → host: probe these ports of the friend
+	TOpen       = 0x0C // friend → rendezvous: have the host open sockets toward me
+	TReach      = 0x0D // rendezvous → host: open sockets toward the friend
 )
 
 // SprayPorts is how many ports of a friend's address a host probes when
@@ -158,6 +161,16 @@ type Spray struct {
 type Probe struct {
 	Token  Token
 	Friend netip.Addr
+	Count  uint16
+}
+
+// Reach tells a host to open Count sockets, each sending a Punch of the
+// pair Token to Friend (the friend's observed address): the friend then
+// probes the host's address, and a probe that meets one of the host's
+// mappings opens the path (the birthday paradox, the other way round).
+type Reach struct {
+	Token  Token
+	Friend netip.AddrPort
 	Count  uint16
 }
 
@@ -456,6 +469,42 @@ func ParseProbe(b []byte) (Probe, error) {
 	var m Probe
 	m.Token = Token(r.take(TokenLen))
 	m.Friend = r.addr().Addr()
+	m.Count = r.u16()
+	return m, r.end()
+}
+
+// AppendOpen appends m as an Open message (a Spray's fields).
+func AppendOpen(b []byte, m *Spray) []byte {
+	start := len(b)
+	b = AppendSpray(b, m)
+	b[start+2] = TOpen
+	return b
+}
+
+// ParseOpen parses an Open message.
+func ParseOpen(b []byte) (Spray, error) {
+	if Type(b) != TOpen {
+		return Spray{}, errShort
+	}
+	c := bytes.Clone(b)
+	c[2] = TSpray
+	return ParseSpray(c)
+}
+
+// AppendReach appends m as a message.
+func AppendReach(b []byte, m *Reach) []byte {
+	b = header(b, TReach)
+	b = append(b, m.Token[:]...)
+	b = appendAddr(b, m.Friend)
+	return binary.BigEndian.AppendUint16(b, m.Count)
+}
+
+// ParseReach parses a Reach message.
+func ParseReach(b []byte) (Reach, error) {
+	r := body(b, TReach)
+	var m Reach
+	m.Token = Token(r.take(TokenLen))
+	m.Friend = r.addr()
 	m.Count = r.u16()
 	return m, r.end()
 }

@@ -206,3 +206,28 @@ func TestSprayProbe(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenReach round-trips the reach's messages and refuses them cut.
+func TestOpenReach(t *testing.T) {
+	op := Spray{Nonce: 6, Cookie: Cookie(seq(2, CookieLen)), Token: exToken}
+	b := AppendOpen([]byte{9}, &op)[1:]
+	if Type(b) != TOpen {
+		t.Fatalf("type %d", Type(b))
+	}
+	if m, err := ParseOpen(b); err != nil || m != op {
+		t.Errorf("Open: %+v %v", m, err)
+	}
+	if _, err := ParseOpen(AppendSpray(nil, &op)); err == nil {
+		t.Error("a Spray parsed as an Open")
+	}
+	re := Reach{Token: exToken, Friend: netip.MustParseAddrPort("203.0.113.11:50000"), Count: SpraySockets}
+	rb := AppendReach(nil, &re)
+	if m, err := ParseReach(rb); err != nil || m != re {
+		t.Errorf("Reach: %+v %v", m, err)
+	}
+	for n := range len(rb) {
+		if _, err := ParseReach(rb[:n]); err == nil {
+			t.Errorf("Reach cut to %d bytes parsed", n)
+		}
+	}
+}
