@@ -27,6 +27,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tc-hib/winres"
+
 	"rtype/assets"
 	"rtype/internal/testutil"
 )
@@ -530,6 +532,25 @@ func checkWindows(t *testing.T, dist, dir string) {
 		if !hasVersionString(vi, kv[0], kv[1]) {
 			t.Errorf("RT_VERSION lacks %s = %q", kv[0], kv[1])
 		}
+	}
+
+	// A second reader, winres's own, finds the icon group and the version.
+	exe, err := os.Open(game)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	rs, err := winres.LoadFromEXE(exe)
+	if err != nil {
+		t.Fatalf("winres.LoadFromEXE: %v", err)
+	}
+	if icon, err := rs.GetIcon(winres.Name("APP")); err != nil || icon == nil {
+		t.Errorf("winres finds no icon APP: %v", err)
+	}
+	var versions int
+	rs.WalkType(winres.RT_VERSION, func(winres.Identifier, uint16, []byte) bool { versions++; return true })
+	if versions != 1 {
+		t.Errorf("winres finds %d RT_VERSION, want 1", versions)
 	}
 }
 
