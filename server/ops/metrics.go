@@ -23,6 +23,7 @@ type collector struct {
 	dropped, logins, chat, bansMade       *prometheus.Desc
 	kicks                                 *prometheus.Desc
 	spectators, wtSessions, wtDropped     *prometheus.Desc
+	wtConns, wtRefused                    *prometheus.Desc
 	buildInfo                             *prometheus.Desc
 }
 
@@ -46,6 +47,8 @@ func newCollector(srv *server.Server) *collector {
 		spectators: d("rtype_spectators", "Sessions watching a game now (PROTOCOL.md 7.17), among rtype_sessions.", nil, nil),
 		wtSessions: d("rtype_webtransport_sessions", "Sessions of the WebTransport binding now (PROTOCOL.md Part IV), among rtype_sessions.", nil, nil),
 		wtDropped:  d("rtype_webtransport_datagrams_dropped_total", "Datagrams to WebTransport sessions not sent: their queue full, or too large.", nil, nil),
+		wtConns:    d("rtype_webtransport_connections", "QUIC connections of the WebTransport binding now, from their first packet to their close (PROTOCOL.md 9.6).", nil, nil),
+		wtRefused:  d("rtype_webtransport_connections_refused_total", "QUIC connections refused at their first packet: past the per-address or the total cap (PROTOCOL.md 9.5).", nil, nil),
 		buildInfo:  d("rtype_build_info", "Always 1; its label is the server's version (package rtype/internal/version: what ./build.sh release stamped).", []string{"version"}, nil),
 	}
 }
@@ -54,7 +57,7 @@ func newCollector(srv *server.Server) *collector {
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.sessions, c.games, c.pending, c.bans, c.ready, c.tick,
 		c.snapBytes, c.eventBytes, c.dropped, c.logins, c.chat, c.bansMade, c.kicks,
-		c.spectators, c.wtSessions, c.wtDropped, c.buildInfo} {
+		c.spectators, c.wtSessions, c.wtDropped, c.wtConns, c.wtRefused, c.buildInfo} {
 		ch <- d
 	}
 }
@@ -100,4 +103,6 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.spectators, float64(m.Spectators))
 	gauge(c.wtSessions, float64(m.WebTransportSessions))
 	counter(c.wtDropped, m.WebTransportDropped)
+	gauge(c.wtConns, float64(m.WebTransportConns))
+	counter(c.wtRefused, m.WebTransportRefused)
 }

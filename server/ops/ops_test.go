@@ -202,7 +202,7 @@ func TestMetricsMove(t *testing.T) {
 		`rtype_event_sent_bytes_total`, `rtype_datagrams_dropped_total{reason="version"}`, `rtype_logins_total{result="accepted"}`,
 		`rtype_logins_total{result="banned"}`, `rtype_chat_messages_total`, `rtype_bans`, `rtype_bans_created_total`,
 		`rtype_kicks_total`, `rtype_pending_connections`, `rtype_ready`, `rtype_spectators`, `rtype_webtransport_sessions`,
-		`rtype_webtransport_datagrams_dropped_total`, `go_goroutines`, `rtype_build_info{version="` + version.String() + `"}`} {
+		`rtype_webtransport_datagrams_dropped_total`, `rtype_webtransport_connections`, `rtype_webtransport_connections_refused_total`, `go_goroutines`, `rtype_build_info{version="` + version.String() + `"}`} {
 		if _, ok := metric(first, s); !ok {
 			t.Errorf("/metrics lacks %s", s)
 		}
