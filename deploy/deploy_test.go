@@ -258,7 +258,7 @@ func TestFleet(t *testing.T) {
 		t.Errorf("fleet.yaml: -db %q is not on the volume mounted at /data (%+v)", db, c.VolumeMounts)
 	}
 	if c.Image != "rtype-server:dev" {
-		t.Errorf("fleet.yaml image %q: the README builds and loads rtype-server:dev", c.Image)
+		t.Errorf("fleet.yaml image %q: OPERATING.md builds and loads rtype-server:dev", c.Image)
 	}
 }
 

@@ -158,7 +158,7 @@ type Config struct {
 	// needs a receive buffer that holds a tick's datagrams: 0, the
 	// default, waits when the kernel granted the socket MinWaitBuffer
 	// (Linux, with net.core.rmem_max raised to the 4 MB the server asks
-	// for: README), and queues otherwise; 1 always waits; -1 never does.
+	// for: OPERATING.md), and queues otherwise; 1 always waits; -1 never does.
 	WaitForTick int
 	// Leaderboard, when set, records the final scores of every game that
 	// ends, before its GameOver goes out (gameScores). Default nil: no

@@ -201,7 +201,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames, "max_version", s.cfg.MaxVersion,
 		"mode", wire.ModeName(s.cfg.Mode), "stage", s.cfg.Stage.Name, "warp", s.cfg.Warp)
 	if rb := s.udp.receiveBuffer(); !s.waitTick && s.cfg.WaitForTick == 0 && rb > 0 {
-		s.log.Info("UDP receive buffer under 4 MB: the read loop queues during ticks; raise net.core.rmem_max to 4194304 (README)",
+		s.log.Info("UDP receive buffer under 4 MB: the read loop queues during ticks; raise net.core.rmem_max to 4194304 (OPERATING.md)",
 			"receive_buffer", rb)
 	}
 	s.wg.Add(3 + len(s.shards.all) - 1)

@@ -2,8 +2,8 @@ package sim
 
 import "rtype/net/wire"
 
-// The player's side of Stage mode (PROTOCOL.md 7.12, README "How to play:
-// Stage mode"): the wave cannon, the Force, power-ups, bits, deaths,
+// The player's side of Stage mode (PROTOCOL.md 7.12, README "Stage mode:
+// arms, deaths and co-op"): the wave cannon, the Force, power-ups, bits, deaths,
 // continues. Everything here runs only when w.st != nil; a Classic world
 // never reaches it.
 //
@@ -81,8 +81,8 @@ type ArmsRules struct {
 	MaxForce, MaxSpeed, MaxBits uint8
 }
 
-// DefaultArmsRules returns the arms of Stage mode as README.md ("How to
-// play: Stage mode") describes them.
+// DefaultArmsRules returns the arms of Stage mode as README.md ("Stage
+// mode: arms, deaths and co-op") describes them.
 func DefaultArmsRules() ArmsRules {
 	return ArmsRules{
 		ChargeTicks:   [3]int{24, 60, 96},

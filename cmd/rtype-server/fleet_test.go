@@ -70,7 +70,7 @@ func TestFleetInsecureWarns(t *testing.T) {
 
 // Two rtype-server binaries on one redis-server that requires a password,
 // with one fleet key: a room code made on one resolves from the other (the
-// README's operator steps, by a test); B's URL names the user. No log
+// OPERATING.md's steps, by a test); B's URL names the user. No log
 // shows the password.
 func TestFleetBinaries(t *testing.T) {
 	bin := buildBinary(t)
