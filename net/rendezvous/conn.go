@@ -39,7 +39,7 @@ type Conn struct {
 	deadline time.Time
 	wake     chan struct{}
 	control  func(b []byte, from netip.AddrPort)
-	extras   []*net.UDPConn                  // AddSocket's
+	extras   []*extra                        // AddSocket's
 	routes   map[netip.AddrPort]*net.UDPConn // the peers reached by them
 	byToken  map[Token]netip.AddrPort
 	byAddr   map[netip.AddrPort]Token
@@ -50,6 +50,13 @@ type Conn struct {
 	// Dropped counts datagrams not queued: queue full, or a Relay or
 	// Punch of no known pair.
 	Dropped atomic.Uint64
+}
+
+// extra is a socket of AddSocket.
+type extra struct {
+	pc    *net.UDPConn
+	added time.Time
+	last  atomic.Int64 // unix nanoseconds of its last datagram queued
 }
 
 type packet struct {
@@ -278,8 +285,9 @@ func (c *Conn) WriteTo(b []byte, addr net.Addr) (int, error) {
 // queues for ReadFrom and to which WriteTo sends by pc. Anything else pc
 // receives is dropped.
 func (c *Conn) AddSocket(pc *net.UDPConn, tok Token) {
+	x := &extra{pc: pc, added: time.Now()}
 	c.mu.Lock()
-	c.extras = append(c.extras, pc)
+	c.extras = append(c.extras, x)
 	c.mu.Unlock()
 	go func() {
 		for {
@@ -299,6 +307,7 @@ func (c *Conn) AddSocket(pc *net.UDPConn, tok Token) {
 			switch Type(b) {
 			case 0:
 				if routed {
+					x.last.Store(time.Now().UnixNano())
 					c.queue(b, from)
 				} else {
 					c.Dropped.Add(1)
@@ -321,23 +330,34 @@ func (c *Conn) AddSocket(pc *net.UDPConn, tok Token) {
 	}()
 }
 
-// PruneSockets closes the sockets of AddSocket that reached no peer.
-func (c *Conn) PruneSockets() {
+// PruneSockets closes the sockets of AddSocket that reached no peer
+// within unmet of their opening, and those whose peer sent nothing for
+// idle.
+func (c *Conn) PruneSockets(now time.Time, unmet, idle time.Duration) {
 	c.mu.Lock()
-	used := map[*net.UDPConn]bool{}
-	for _, pc := range c.routes {
-		used[pc] = true
+	defer c.mu.Unlock()
+	peers := map[*net.UDPConn][]netip.AddrPort{}
+	for a, pc := range c.routes {
+		peers[pc] = append(peers[pc], a)
 	}
 	keep := c.extras[:0]
-	for _, pc := range c.extras {
-		if used[pc] {
-			keep = append(keep, pc)
-		} else {
-			pc.Close()
+	for _, x := range c.extras {
+		ps := peers[x.pc]
+		last := time.Unix(0, x.last.Load())
+		if x.last.Load() == 0 {
+			last = x.added
+		}
+		if (len(ps) == 0 && now.Sub(x.added) < unmet) || (len(ps) > 0 && now.Sub(last) < idle) {
+			keep = append(keep, x)
+			continue
+		}
+		x.pc.Close()
+		for _, a := range ps {
+			delete(c.routes, a)
 		}
 	}
+	clear(c.extras[len(keep):])
 	c.extras = keep
-	c.mu.Unlock()
 }
 
 // Close ends ReadFrom, closes the sockets of AddSocket and runs the
@@ -346,8 +366,8 @@ func (c *Conn) Close() error {
 	var err error
 	c.closer.Do(func() {
 		c.mu.Lock()
-		for _, pc := range c.extras {
-			pc.Close()
+		for _, x := range c.extras {
+			x.pc.Close()
 		}
 		c.extras = nil
 		c.mu.Unlock()

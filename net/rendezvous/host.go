@@ -117,13 +117,19 @@ func (h *Host) Refresh() {
 func (h *Host) Run(ctx context.Context) error {
 	t := time.NewTicker(h.cfg.Refresh)
 	defer t.Stop()
+	prune := time.NewTicker(openFor / 2) // the sockets of the Reaches
+	defer prune.Stop()
 	for {
 		h.register()
+	wait:
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
 		case <-h.kick:
+		case now := <-prune.C:
+			h.c.PruneSockets(now, openFor, socketIdle)
+			goto wait
 		}
 	}
 }
@@ -260,7 +266,8 @@ func (h *Host) control(b []byte, from netip.AddrPort) {
 const maxOpen = 2
 
 // openFor is how long the sockets of a Reach wait for the friend's
-// probes before those that met none are closed.
+// probes before those that met none are closed (Run prunes them every
+// openFor/2).
 const openFor = 10 * time.Second
 
 // open opens n sockets, each punching toward the friend (its NAT gives
@@ -279,12 +286,16 @@ func (h *Host) open(tok Token, to netip.AddrPort, n int) {
 		h.c.AddSocket(pc, tok)
 		pc.WriteToUDPAddrPort(b, to)
 	}
-	time.Sleep(openFor)
-	h.c.PruneSockets()
-	h.mu.Lock()
-	h.openNow--
-	h.mu.Unlock()
+	time.AfterFunc(openFor, func() {
+		h.mu.Lock()
+		h.openNow--
+		h.mu.Unlock()
+	})
 }
+
+// socketIdle is how long a socket of a Reach that met its friend stays
+// open without a datagram from it.
+const socketIdle = 2 * time.Minute
 
 // spray sends a Punch to n random ports of ip, 64 every 5 ms: one may
 // meet a port the friend's NAT gave one of its sockets toward this host.

@@ -117,15 +117,16 @@ type Server struct {
 	cfg Config
 	key [32]byte // of the cookies
 
-	mu      sync.Mutex
-	hosts   map[Token]*host
-	codes   map[wire.RoomCode]*host
-	pairs   map[Token]*pair
-	rates   map[netip.Addr]*rate
-	swept   time.Time
-	stats   Stats
-	bytesIn atomic.Uint64
-	out     []byte
+	mu       sync.Mutex
+	hosts    map[Token]*host
+	codes    map[wire.RoomCode]*host
+	pairs    map[Token]*pair
+	byFriend map[pairKey]*pair // the same pairs, by host and friend's address
+	rates    map[netip.Addr]*rate
+	swept    time.Time
+	stats    Stats
+	bytesIn  atomic.Uint64
+	out      []byte
 }
 
 type host struct {
@@ -137,6 +138,12 @@ type host struct {
 	codes    []wire.RoomCode
 	expires  time.Time
 	pairs    int
+}
+
+// pairKey names a pair by its host and its friend's address.
+type pairKey struct {
+	host   *host
+	friend netip.AddrPort
 }
 
 type pair struct {
@@ -159,7 +166,7 @@ type rate struct {
 func NewServer(cfg Config) *Server {
 	cfg.defaults()
 	s := &Server{cfg: cfg, hosts: map[Token]*host{}, codes: map[wire.RoomCode]*host{},
-		pairs: map[Token]*pair{}, rates: map[netip.Addr]*rate{}}
+		pairs: map[Token]*pair{}, byFriend: map[pairKey]*pair{}, rates: map[netip.Addr]*rate{}}
 	rand.Read(s.key[:])
 	return s
 }
@@ -282,6 +289,7 @@ func (s *Server) sweepLocked(now time.Time) {
 	for t, p := range s.pairs {
 		if now.Sub(p.last) > s.cfg.PairIdle {
 			delete(s.pairs, t)
+			delete(s.byFriend, pairKey{p.host, p.friend})
 			p.host.pairs--
 		}
 	}
@@ -304,6 +312,7 @@ func (s *Server) dropHostLocked(t Token, h *host) {
 	for pt, p := range s.pairs {
 		if p.host == h {
 			delete(s.pairs, pt)
+			delete(s.byFriend, pairKey{p.host, p.friend})
 		}
 	}
 }
@@ -400,13 +409,8 @@ func (s *Server) lookupLocked(b []byte, from netip.AddrPort, now time.Time, out 
 	}
 	// One pair per friend's address and host: a Lookup again (a lost
 	// answer) gives the same token.
-	var p *pair
-	for _, q := range s.pairs {
-		if q.host == h && q.friend == from {
-			p = q
-			break
-		}
-	}
+	pk := pairKey{h, from}
+	p := s.byFriend[pk]
 	if p == nil {
 		if len(s.pairs) >= s.cfg.MaxPairs || h.pairs >= s.cfg.MaxPairsPerHost {
 			s.errorLocked(m.Nonce, CodeFull, from, out)
@@ -415,6 +419,7 @@ func (s *Server) lookupLocked(b []byte, from netip.AddrPort, now time.Time, out 
 		p = &pair{host: h, friend: from}
 		rand.Read(p.token[:])
 		s.pairs[p.token] = p
+		s.byFriend[pk] = p
 		h.pairs++
 	}
 	p.last = now

@@ -473,4 +473,14 @@ func TestAddSocket(t *testing.T) {
 	if d := c.Dropped.Load(); d != 2 {
 		t.Errorf("%d dropped, want 2", d)
 	}
+	// Pruning: kept while its peer talks, closed when it went quiet.
+	now := time.Now()
+	c.PruneSockets(now, time.Second, time.Minute)
+	if _, err := c.WriteTo([]byte{0x40, 9}, net.UDPAddrFromAddrPort(pa)); err != nil {
+		t.Errorf("after a prune within idle: %v", err)
+	}
+	c.PruneSockets(now.Add(2*time.Minute), time.Second, time.Minute)
+	if _, err := pc.WriteToUDPAddrPort([]byte{1}, pa); err == nil {
+		t.Error("the idle socket is still open")
+	}
 }
