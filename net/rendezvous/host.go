@@ -55,6 +55,7 @@ type Host struct {
 	sprayed  map[Token]bool  // pairs probed (once each)
 	opened   map[Token]bool  // pairs reached by sockets of their own (once each)
 	openNow  int             // Reaches being served
+	sprayNow int             // Probes being served
 	sent     []wire.RoomCode // the codes of the Register of nonce
 	acked    []wire.RoomCode // the codes the rendezvous last confirmed
 	kick     chan struct{}
@@ -226,17 +227,25 @@ func (h *Host) control(b []byte, from netip.AddrPort) {
 			return
 		}
 		h.mu.Lock()
-		again := h.sprayed[m.Token]
+		again := h.sprayed[m.Token] || h.sprayNow >= maxOpen
 		if h.sprayed == nil {
 			h.sprayed = map[Token]bool{}
 		}
 		h.sprayed[m.Token] = true
+		if !again {
+			h.sprayNow++
+		}
 		h.mu.Unlock()
 		if again {
 			return
 		}
 		h.cfg.Logger.Info("rendezvous: probing a friend's ports", "friend", m.Friend.String(), "ports", m.Count)
-		go h.spray(m.Token, m.Friend, int(min(m.Count, SprayPorts)))
+		go func() {
+			h.spray(m.Token, m.Friend, int(min(m.Count, SprayPorts)))
+			h.mu.Lock()
+			h.sprayNow--
+			h.mu.Unlock()
+		}()
 	case TReach:
 		m, err := ParseReach(b)
 		if err != nil || !h.c.Known(m.Token) || !m.Friend.IsValid() {
@@ -262,7 +271,8 @@ func (h *Host) control(b []byte, from netip.AddrPort) {
 	}
 }
 
-// maxOpen is how many Reaches a host serves at once.
+// maxOpen is how many Reaches, and how many Probes, a host serves at
+// once.
 const maxOpen = 2
 
 // openFor is how long the sockets of a Reach wait for the friend's
