@@ -41,7 +41,7 @@ func (v *vrv) handle(b []byte, from netip.AddrPort) []sent {
 }
 
 // cookie returns the cookie of from (its Retry).
-func (v *vrv) cookie(t *testing.T, from netip.AddrPort) Cookie {
+func (v *vrv) cookie(t testing.TB, from netip.AddrPort) Cookie {
 	t.Helper()
 	out := v.handle(AppendLookup(nil, &Lookup{Nonce: 1, Code: exCode}), from)
 	if len(out) != 1 || Type(out[0].b) != TRetry {
@@ -52,7 +52,7 @@ func (v *vrv) cookie(t *testing.T, from netip.AddrPort) Cookie {
 }
 
 // register registers code for the host at from and returns its token.
-func (v *vrv) register(t *testing.T, from netip.AddrPort, codes ...wire.RoomCode) Token {
+func (v *vrv) register(t testing.TB, from netip.AddrPort, codes ...wire.RoomCode) Token {
 	t.Helper()
 	out := v.handle(AppendRegister(nil, &Register{Nonce: 2, Cookie: v.cookie(t, from), Codes: codes, Local: from}), from)
 	if len(out) != 1 || Type(out[0].b) != TRegistered || out[0].to != from {
@@ -66,7 +66,7 @@ func (v *vrv) register(t *testing.T, from netip.AddrPort, codes ...wire.RoomCode
 }
 
 // lookup looks code up from from and returns the pair's token.
-func (v *vrv) lookup(t *testing.T, from netip.AddrPort, code wire.RoomCode) (Peer, []sent) {
+func (v *vrv) lookup(t testing.TB, from netip.AddrPort, code wire.RoomCode) (Peer, []sent) {
 	t.Helper()
 	out := v.handle(AppendLookup(nil, &Lookup{Nonce: 3, Cookie: v.cookie(t, from), Code: code}), from)
 	if len(out) == 0 {
@@ -482,5 +482,24 @@ func TestAddSocket(t *testing.T) {
 	c.PruneSockets(now.Add(2*time.Minute), time.Second, time.Minute)
 	if _, err := pc.WriteToUDPAddrPort([]byte{1}, pa); err == nil {
 		t.Error("the idle socket is still open")
+	}
+}
+
+// BenchmarkRelay measures the rendezvous' work per relayed datagram (a
+// 1200-byte QUIC packet), sending excluded.
+func BenchmarkRelay(b *testing.B) {
+	v := newVRV(Config{RelayBudget: 1 << 62})
+	v.register(b, hostA, exCode)
+	p, _ := v.lookup(b, friendB, exCode)
+	m := AppendRelay(nil, p.Token, make([]byte, 1200))
+	sent := 0
+	send := func([]byte, netip.AddrPort) { sent++ }
+	b.SetBytes(int64(len(m)))
+	b.ReportAllocs()
+	for b.Loop() {
+		v.s.Handle(m, friendB, send)
+	}
+	if sent != b.N {
+		b.Fatalf("%d relayed of %d", sent, b.N)
 	}
 }
