@@ -9,7 +9,8 @@ import (
 
 // FuzzParse: Parse never panics, never hangs, and what it accepts keeps
 // the promises of Stage: entries in time order within the length, within
-// the limits, ending with the one end boss; warps to its markers work.
+// the limits, ending with the one end boss; warps to its markers work;
+// its terrain within its limits, every column with its passage.
 func FuzzParse(f *testing.F) {
 	for _, n := range stage.Names() {
 		src, err := os.ReadFile("stages/" + n + ".stage")
@@ -19,6 +20,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(src)
 	}
 	f.Add([]byte(head + "at 1s wave enemy=slave formation=v count=5 drop=bit@last\nat 2s boss\n"))
+	f.Add([]byte(head + "at 1s terrain length=600px floor=80..160 ceiling=40\nat +10px terrain length=40 block=300..360\nat 2s boss\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		st, err := stage.Parse("f.stage", src)
 		if err != nil {
@@ -29,6 +31,18 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("error of type %T", err)
 			}
 			return
+		}
+		if len(st.Terrain) > stage.MaxColumns {
+			t.Fatalf("%d terrain columns", len(st.Terrain))
+		}
+		for i, c := range st.Terrain {
+			if int(c.Ceil)+int(c.Floor) > stage.AreaH-stage.MinPassage || c.BlockBot != 0 && c.BlockTop >= c.BlockBot || c.BlockBot > stage.AreaH {
+				t.Fatalf("terrain column %d: %+v", i, c)
+			}
+		}
+		for _, d := range []float64{-1e9, 0, 1234.5, float64(len(st.Terrain) * stage.TileW), 1e12} {
+			st.Solid(d, 0, 0, stage.AreaW, stage.AreaH)
+			st.Edges(d, -100, stage.AreaW+100)
 		}
 		n := len(st.Entries)
 		if n == 0 || n > stage.MaxEntries || st.Entries[n-1].Kind != stage.EntryBoss {

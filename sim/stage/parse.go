@@ -82,6 +82,8 @@ type parser struct {
 	bossLine  int            // line of the end boss, 0 before it
 	markers   map[string]int // marker name -> line
 	points    int            // checkpoints so far
+
+	terrainLines int // terrain lines so far
 }
 
 // fail is a parse error at the current line.
@@ -297,21 +299,19 @@ func (p *parser) entry(f []string) {
 		p.errf("at %s: %s", f[0], msg)
 	}
 	if len(f) < 2 {
-		p.errf("at %s: an entry expected (wave, marker, checkpoint, midboss, boss, music)", f[0])
+		p.errf("at %s: an entry expected (wave, marker, checkpoint, midboss, boss, music, terrain)", f[0])
 	}
 	kw, args := f[1], f[2:]
+	if kw == "terrain" {
+		p.checkAt(f[0], kw, tick)
+		p.terrain(tick, args)
+		p.prevTick, p.prevLine = tick, p.line
+		return
+	}
 	if len(s.Entries) >= MaxEntries {
 		p.errf("%s: more than %d entries", kw, MaxEntries)
 	}
-	if p.bossLine != 0 {
-		p.errf("%s: after the end boss (line %d): the end boss is the last entry", kw, p.bossLine)
-	}
-	if tick < p.prevTick {
-		p.errf("at %s: %s is before the previous entry's %s (line %d): entries go in time order", f[0], clock(tick), clock(p.prevTick), p.prevLine)
-	}
-	if tick > s.Length {
-		p.errf("at %s: %s is after the stage's length %s", f[0], clock(tick), clock(s.Length))
-	}
+	p.checkAt(f[0], kw, tick)
 	e := Entry{Tick: tick, Line: p.line}
 	switch kw {
 	case "wave":
@@ -360,10 +360,25 @@ func (p *parser) entry(f []string) {
 			e.Name = args[0]
 		}
 	default:
-		p.errf("%q: unknown entry (wave, marker, checkpoint, midboss, boss, music)", kw)
+		p.errf("%q: unknown entry (wave, marker, checkpoint, midboss, boss, music, terrain)", kw)
 	}
 	s.Entries = append(s.Entries, e)
 	p.prevTick, p.prevLine = tick, p.line
+}
+
+// checkAt checks the time of an entry or terrain line kw at tick (its
+// TIME written at): after the previous line's, within the length, before
+// the end boss.
+func (p *parser) checkAt(at, kw string, tick uint32) {
+	if p.bossLine != 0 {
+		p.errf("%s: after the end boss (line %d): the end boss is the last entry", kw, p.bossLine)
+	}
+	if tick < p.prevTick {
+		p.errf("at %s: %s is before the previous entry's %s (line %d): entries go in time order", at, clock(tick), clock(p.prevTick), p.prevLine)
+	}
+	if tick > p.s.Length {
+		p.errf("at %s: %s is after the stage's length %s", at, clock(tick), clock(p.s.Length))
+	}
 }
 
 // wave reads the fields of a wave.

@@ -66,6 +66,10 @@ type Stage struct {
 	// Entries is the timeline, by tick (file order within a tick). The
 	// last one is the end boss.
 	Entries []Entry
+	// Terrain is the stage's terrain, column by column from the
+	// timeline's start (terrain.go); nil without terrain. Its lines are
+	// not entries: they happen nowhere in the timeline, they are places.
+	Terrain []Tile
 }
 
 // Seconds returns the length of the stage's timeline in seconds (the

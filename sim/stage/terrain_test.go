@@ -1,0 +1,104 @@
+package stage_test
+
+import (
+	"testing"
+
+	"rtype/sim/stage"
+)
+
+// Terrain lines place columns by scroll distance: floors, ceilings,
+// ramps and blocks, a later line overriding the fields it gives; they are
+// not timeline entries.
+func TestTerrainColumns(t *testing.T) {
+	st := mustParse(t, head+
+		"at 1s terrain length=100px floor=80 ceiling=40\n"+ // columns 3..7 (60 px / 20)
+		"at 120px terrain length=20px block=300..420\n"+ // column 6 gets a block
+		"at +40px terrain length=60 floor=80..120\n"+ // columns 8..10: 80, 100, 120
+		"at 3s boss\n")
+	if len(st.Entries) != 1 || st.Entries[0].Kind != stage.EntryBoss {
+		t.Fatalf("entries %+v: terrain lines are not entries", st.Entries)
+	}
+	if len(st.Terrain) != 11 {
+		t.Fatalf("%d columns, want 11", len(st.Terrain))
+	}
+	want := map[int]stage.Tile{
+		0: {}, 2: {},
+		3:  {Ceil: 40, Floor: 80},
+		6:  {Ceil: 40, Floor: 80, BlockTop: 300, BlockBot: 420},
+		7:  {Ceil: 40, Floor: 80},
+		8:  {Floor: 80},
+		9:  {Floor: 100},
+		10: {Floor: 120},
+	}
+	for i, c := range want {
+		if st.Terrain[i] != c {
+			t.Errorf("column %d = %+v, want %+v", i, st.Terrain[i], c)
+		}
+	}
+	if !st.Terrain[0].Empty() || st.Terrain[3].Empty() {
+		t.Error("Empty")
+	}
+}
+
+// Solid and Edges: a box touches a column's ceiling, floor or block at
+// the distance the column is under it, and nothing outside the terrain.
+func TestTerrainSolid(t *testing.T) {
+	st := mustParse(t, head+"at 0s terrain length=40px floor=100 ceiling=50 block=300..400\nat 1s boss\n")
+	// At distance 0 the columns are at x 1280..1320; at 1000, at 280..320.
+	d := 1000.0
+	cases := []struct {
+		x0, y0, x1, y1 float64
+		want           bool
+	}{
+		{290, 200, 300, 210, false}, // in the passage
+		{290, 40, 300, 60, true},    // the ceiling (0..50)
+		{290, 615, 300, 625, true},  // the floor (620..720)
+		{290, 350, 300, 360, true},  // the block
+		{200, 350, 279, 360, false}, // left of the terrain
+		{321, 350, 400, 360, false}, // right of it
+		{321, 0, 400, 720, false},
+		{250, 299, 281, 301, true}, // its corner
+	}
+	for _, c := range cases {
+		if got := st.Solid(d, c.x0, c.y0, c.x1, c.y1); got != c.want {
+			t.Errorf("Solid(%g, %g..%g x %g..%g) = %v", d, c.x0, c.x1, c.y0, c.y1, got)
+		}
+	}
+	if st.Solid(0, 0, 0, 1279, 720) {
+		t.Error("terrain on screen before it entered")
+	}
+	if ceil, floor := st.Edges(d, 280, 320); ceil != 50 || floor != 100 {
+		t.Errorf("Edges = %g, %g", ceil, floor)
+	}
+	if ceil, floor := st.Edges(d, 0, 100); ceil != 0 || floor != 0 {
+		t.Errorf("Edges away from it = %g, %g", ceil, floor)
+	}
+	var empty stage.Stage
+	if empty.Solid(0, 0, 0, 1280, 720) {
+		t.Error("a stage without terrain is solid")
+	}
+}
+
+// A bad terrain line is refused with the file, the line and the field.
+func TestTerrainErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{head + "at 1s terrain floor=80\n", "t.stage:6: terrain: no length (e.g. length=600px)"},
+		{head + "at 1s terrain length=100px\n", "t.stage:6: terrain: nothing to place: floor=, ceiling= or block= expected"},
+		{head + "at 1s terrain length=5px floor=10\n", "t.stage:6: terrain: length 5px: must be 20 to 20000 px"},
+		{head + "at 1s terrain length=100 floor=x\n", "t.stage:6: terrain: floor x: not a height (H or H..H2, in px)"},
+		{head + "at 1s terrain length=100 ceiling=10..700\n", "t.stage:6: terrain: ceiling 10..700: must be 0 to 600 px"},
+		{head + "at 1s terrain length=100 floor=300 ceiling=310\n", "t.stage:6: terrain: ceiling 310: leaves 110 px between the ceiling and the floor at 60 px: at least 120"},
+		{head + "at 1s terrain length=100 block=400..300\n", "t.stage:6: terrain: block 400..300: must be TOP..BOTTOM with 0 <= TOP < BOTTOM <= 720"},
+		{head + "at 1s terrain length=100 block=300\n", "t.stage:6: terrain: block 300: not a range TOP..BOTTOM in px (e.g. block=300..420)"},
+		{head + "at 1s terrain length=100 roof=3\n", `t.stage:6: terrain: "roof": unknown field (length, floor, ceiling, block)`},
+		{head + "at 1s terrain length=100 floor=3 floor=4\n", "t.stage:6: terrain: floor given twice"},
+		{head + "at 2s boss\nat 2s terrain length=100 floor=3\n", "t.stage:7: terrain: after the end boss (line 6): the end boss is the last entry"},
+		{head + "at 2s marker m\nat 1s terrain length=100 floor=3\n", "t.stage:7: at 1s: 0:01.0 is before the previous entry's 0:02.0 (line 6): entries go in time order"},
+		{head + "at 1:01 terrain length=100 floor=3\n", "t.stage:6: at 1:01: 1:01.0 is after the stage's length 1:00.0"},
+	} {
+		_, err := stage.Parse("t.stage", []byte(c.src))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q:\n got %v\nwant %s", c.src, err, c.want)
+		}
+	}
+}
