@@ -13,6 +13,9 @@ import (
 	"rtype/net/rendezvous"
 )
 
+// A Dialer is the client's transport.
+var _ client.Transport = (*rendezvous.Dialer)(nil)
+
 // rendezvousDialer returns the transport of -rendezvous ADDR: the room's
 // host is found there, and the session goes over the first path that
 // works (-path: only those, comma-separated).

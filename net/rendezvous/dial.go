@@ -22,7 +22,6 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/webtransport-go"
 
-	"rtype/net/client"
 	"rtype/net/wire"
 )
 
@@ -49,7 +48,8 @@ const maxAttempts = 8
 // wtPath is the path of the WebTransport session URL (PROTOCOL.md 9.1).
 const wtPath = "/rtype"
 
-// Dialer is a client.Transport that finds a room's host through a
+// Dialer is a client.Transport (net/client; this package does not
+// import it, which imports the server in its tests) that finds a room's host through a
 // rendezvous and opens a session of the WebTransport binding to it over
 // the first path that works: DialStream's address is the room code.
 type Dialer struct {
@@ -72,8 +72,6 @@ type Dialer struct {
 	mu   sync.Mutex
 	last Result
 }
-
-var _ client.Transport = (*Dialer)(nil)
 
 // Result is what a dial found.
 type Result struct {
