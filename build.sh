@@ -37,11 +37,15 @@ cd "$(dirname "$0")"
 # with it, storage driver vfs, no registry), desktop-file-utils and
 # appstream (the validators of the Linux desktop entry and metainfo,
 # internal/release). The Windows build needs no C toolchain: Ebitengine
-# builds for Windows without cgo.
+# builds for Windows without cgo. nftables, iproute2 and
+# miniupnpd-nftables make internal/natlab's homes: network namespaces
+# behind NAT routers, one of which maps ports by UPnP IGD and NAT-PMP
+# (as root; the lab's tests skip otherwise).
 DEB_PACKAGES=(gcc libc6-dev libgl1-mesa-dev libxcursor-dev libxi-dev
 	libxinerama-dev libxrandr-dev libxxf86vm-dev libasound2-dev pkg-config
 	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick postgresql chromium redis-server nodejs
-	podman desktop-file-utils appstream ca-certificates tzdata)
+	podman desktop-file-utils appstream ca-certificates tzdata
+	nftables iproute2 miniupnpd-nftables)
 
 log() { printf '==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
