@@ -277,7 +277,7 @@ func (s *Server) Announce(text string) {
 		s.sendChatLocked(g, s.chatHub.buf)
 		games++
 	}
-	for _, rm := range s.rooms { // rooms waiting: no game yet (7.14)
+	for _, rm := range s.rooms.byCode { // rooms waiting: no game yet (7.14)
 		if rm.game == nil {
 			s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], 0, wire.ServerPlayer, "", []byte(t))
 			s.sendRoomChatLocked(rm, s.chatHub.buf)

@@ -145,8 +145,8 @@ func publicAddr(a *net.TCPAddr) string {
 func (s *Server) fleetRooms() []fleet.Room {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]fleet.Room, 0, len(s.rooms))
-	for _, rm := range s.rooms {
+	out := make([]fleet.Room, 0, len(s.rooms.byCode))
+	for _, rm := range s.rooms.byCode {
 		out = append(out, fleet.Room{Code: rm.code, Mode: rm.settings.Mode, State: rm.state, Players: uint8(rm.count()),
 			Max: rm.settings.MaxPlayers, Flags: rm.settings.Flags, Created: rm.created.UnixMilli()})
 	}
@@ -168,9 +168,9 @@ func (s *Server) fleetLookup(ss *session, r *wire.Room) (fleetAnswer, bool) {
 		return fleetAnswer{}, false
 	}
 	s.mu.Lock()
-	_, local := s.rooms[r.Code]
+	_, local := s.rooms.byCode[r.Code]
 	busy := ss.room != nil || ss.gone
-	why, _ := s.codeLimitedLocked(ss.ip, time.Now()) // an address guessing codes costs Redis nothing
+	why, _ := s.rooms.codeLimitedLocked(ss.ip, time.Now()) // an address guessing codes costs Redis nothing
 	limited := why != 0
 	s.mu.Unlock()
 	if local || busy || limited {
@@ -194,17 +194,17 @@ func (s *Server) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, asked
 	}
 	switch r.Type {
 	case wire.MsgRoomJoin:
-		if !asked || s.rooms[r.Code] != nil {
+		if !asked || s.rooms.byCode[r.Code] != nil {
 			return false
 		}
-		if why, _ := s.codeLimitedLocked(ss.ip, now); why != 0 {
+		if why, _ := s.rooms.codeLimitedLocked(ss.ip, now); why != 0 {
 			return false // RateLimited first (7.14)
 		}
 		switch {
 		case a.found:
 			s.redirectLocked(ss, wire.RedirectCode, a.room)
 		case a.failed: // NoSuchRoom, not counted as wrong
-			s.refuseRoomLocked(ss, wire.RoomNoSuchRoom, 0)
+			s.rooms.refuseRoomLocked(ss, wire.RoomNoSuchRoom, 0)
 		default:
 			return false // NoSuchRoom, counted (7.14)
 		}
@@ -218,7 +218,7 @@ func (s *Server) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, asked
 		if len(there) == 0 {
 			return false
 		}
-		if best := s.bestPublicLocked(mode, ss.name); best != nil && best.count() >= int(there[0].Players) {
+		if best := s.rooms.bestPublicLocked(mode, ss.name); best != nil && best.count() >= int(there[0].Players) {
 			return false
 		}
 		s.redirectLocked(ss, wire.RedirectQuick, there[0])
@@ -235,7 +235,7 @@ func (s *Server) redirectLocked(ss *session, why uint8, rm fleet.Room) {
 	wt, _ := s.cfg.Fleet.WebTransportOf(rm.Addr)
 	s.log.Info("room redirect", "session", ss.id, "name", ss.name, "why", why, "room", rm.Code.String(), "to", rm.Addr,
 		"webtransport", wt.Addr)
-	s.roomBuf = wire.AppendRedirect(s.roomBuf[:0], &wire.Redirect{Why: why, Code: rm.Code, Addr: rm.Addr,
+	s.rooms.buf = wire.AppendRedirect(s.rooms.buf[:0], &wire.Redirect{Why: why, Code: rm.Code, Addr: rm.Addr,
 		WebTransport: wt.Addr, CertHashes: wt.CertHashes})
-	s.pushTo(ss, s.roomBuf)
+	s.pushTo(ss, s.rooms.buf)
 }

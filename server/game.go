@@ -123,7 +123,7 @@ func (s *Server) tick(now time.Time) {
 			s.log.Info("game ended", "game", g.id, "ticks", g.world.Tick())
 			g.endRecording()
 			s.phases.end(g)
-			s.gameEndedLocked(g)
+			s.rooms.gameEndedLocked(g)
 			continue
 		}
 		kept = append(kept, g)

@@ -212,8 +212,8 @@ const roomPoll = 200 * time.Millisecond
 func (s *Server) roomCodes() []wire.RoomCode {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cs := make([]wire.RoomCode, 0, len(s.rooms))
-	for c := range s.rooms {
+	cs := make([]wire.RoomCode, 0, len(s.rooms.byCode))
+	for c := range s.rooms.byCode {
 		cs = append(cs, c)
 	}
 	slices.SortFunc(cs, func(a, b wire.RoomCode) int { return slices.Compare(a[:], b[:]) })

@@ -47,6 +47,19 @@ func (c *chatState) allowList(now time.Time) bool {
 	return true
 }
 
+// roomTable is the server's rooms (7.14): the table by code, the count
+// of rooms created, the wrong codes by address and the buffers of the
+// room messages being sent. Guarded by Server.mu: the tick reads the
+// rooms of its games.
+type roomTable struct {
+	srv    *Server
+	byCode map[wire.RoomCode]*room
+	seq    uint64                     // rooms created so far
+	wrong  map[netip.Addr]*wrongCodes // wrong room codes by address
+	buf    []byte                     // a room frame being sent
+	out    wire.Room                  // a room message being sent
+}
+
 // room is one room: its members by player number, and its game while it
 // plays.
 type room struct {
@@ -131,9 +144,9 @@ func (rm *room) allReady() bool {
 // mode that a login without rooms may join (7.14: v1, v2.0 and v2.1
 // without Lobby quick join the rooms that play and take players in): the
 // one with the most human players, the oldest of equals; or nil.
-func (s *Server) roomGameLocked(name string, mode uint8) *game {
+func (t *roomTable) roomGameLocked(name string, mode uint8) *game {
 	var best *room
-	for _, rm := range s.rooms {
+	for _, rm := range t.byCode {
 		if rm.settings.Mode != mode || rm.settings.Flags&wire.RoomPublic == 0 || rm.state != wire.RoomPlaying ||
 			rm.game == nil || rm.game.over || rm.joinable(name) != 0 {
 			continue
@@ -151,9 +164,9 @@ func (s *Server) roomGameLocked(name string, mode uint8) *game {
 // roomsOfLocked returns the number of rooms whose owner logged in from
 // ip: MaxRoomsPerIP caps it. Rooms waiting hold no game (MaxGames counts
 // the games that run), so this cap and MaxRooms are what bound them.
-func (s *Server) roomsOfLocked(ip netip.Addr) int {
+func (t *roomTable) roomsOfLocked(ip netip.Addr) int {
 	n := 0
-	for _, rm := range s.rooms {
+	for _, rm := range t.byCode {
 		if m := rm.members[rm.owner]; m != nil && m.ss != nil && m.ss.ip == ip {
 			n++
 		}
@@ -180,7 +193,8 @@ func (rm *room) joinable(name string) uint8 {
 // that did not log in for the lobby skips room messages (unknown types,
 // 7.1); a malformed one, or one of the server's, is an error that ends
 // the session (3.1).
-func (s *Server) roomMessage(ss *session, f []byte) error {
+func (t *roomTable) roomMessage(ss *session, f []byte) error {
+	s := t.srv
 	if !ss.lobby {
 		return nil
 	}
@@ -197,43 +211,36 @@ func (s *Server) roomMessage(ss *session, f []byte) error {
 	if ss.gone || s.fleetRoomLocked(ss, &r, a, asked, time.Now()) {
 		return nil
 	}
-	if why, wait := s.roomRequestLocked(ss, &r, time.Now()); why != 0 {
-		s.refuseRoomLocked(ss, why, wait)
+	if why, wait := t.roomRequestLocked(ss, &r, time.Now()); why != 0 {
+		t.refuseRoomLocked(ss, why, wait)
 	}
 	return nil
 }
 
 // refuseRoomLocked sends ss RoomRefused.
-func (s *Server) refuseRoomLocked(ss *session, why uint8, wait uint16) {
+func (t *roomTable) refuseRoomLocked(ss *session, why uint8, wait uint16) {
+	s := t.srv
 	s.log.Info("room request refused", "session", ss.id, "name", ss.name, "reason", wire.RoomReason(why))
-	s.roomBuf = wire.AppendRoom(s.roomBuf[:0], &wire.Room{Type: wire.MsgRoomRefused, Reason: why, Wait: wait})
-	s.pushTo(ss, s.roomBuf)
+	t.buf = wire.AppendRoom(t.buf[:0], &wire.Room{Type: wire.MsgRoomRefused, Reason: why, Wait: wait})
+	s.pushTo(ss, t.buf)
 }
 
 // roomRequestLocked applies the rules of 7.14 to a request of ss; it
 // returns the reason to refuse it (and the wait of RateLimited), or 0.
-func (s *Server) roomRequestLocked(ss *session, r *wire.Room, now time.Time) (uint8, uint16) {
+// Each kind of request has its method; a request the owner alone may
+// make (any other type) is refused NotOwner to the others.
+func (t *roomTable) roomRequestLocked(ss *session, r *wire.Room, now time.Time) (uint8, uint16) {
 	switch r.Type {
 	case wire.MsgRoomList:
-		if ss.chat != nil && ss.chat.allowList(s.chatHub.clock()) {
-			s.sendListingLocked(ss)
+		if ss.chat != nil && ss.chat.allowList(t.srv.chatHub.clock()) {
+			t.sendListingLocked(ss)
 		} // else dropped, unanswered: the bucket is empty
 		return 0, 0
 	case wire.MsgRoomCreate, wire.MsgRoomJoin, wire.MsgRoomQuick:
 		if ss.room != nil {
 			return wire.RoomInRoom, 0
 		}
-	}
-	switch r.Type {
-	case wire.MsgRoomCreate:
-		if !r.Settings.Valid() {
-			return wire.RoomInvalid, 0
-		}
-		return s.createRoomLocked(ss, r.Settings, now), 0
-	case wire.MsgRoomJoin:
-		return s.joinByCodeLocked(ss, r.Code, now)
-	case wire.MsgRoomQuick:
-		return s.quickJoinLocked(ss, r.Mode, now), 0
+		return t.enterLocked(ss, r, now)
 	}
 	rm := ss.room
 	if rm == nil {
@@ -242,113 +249,165 @@ func (s *Server) roomRequestLocked(ss *session, r *wire.Room, now time.Time) (ui
 	me := ss.player
 	switch r.Type {
 	case wire.MsgRoomReady:
-		if rm.state != wire.RoomLobby {
-			return wire.RoomInvalid, 0
-		}
-		rm.members[me].ready = r.Value != 0
-		if rm.allReady() {
-			if why := s.startRoomLocked(rm, now); why != 0 {
-				return why, 0
-			}
-		}
-		s.sendStateLocked(rm)
-		return 0, 0
+		return t.readyLocked(rm, me, r.Value != 0, now), 0
 	case wire.MsgRoomLeave:
-		s.removeMemberLocked(rm, me, true)
+		t.removeMemberLocked(rm, me, true)
 		return 0, 0
 	case wire.MsgRoomAgain:
-		if rm.state != wire.RoomOver {
-			return wire.RoomInvalid, 0
-		}
-		rm.state = wire.RoomLobby
-		for _, m := range rm.members {
-			if m != nil {
-				m.ready = m.ss == nil
-			}
-		}
-		s.sendStateLocked(rm)
-		return 0, 0
+		return t.againLocked(rm), 0
 	}
 	if rm.owner != me {
 		return wire.RoomNotOwner, 0
 	}
+	var why uint8
 	switch r.Type {
 	case wire.MsgRoomStart:
-		if rm.state != wire.RoomLobby {
-			return wire.RoomInvalid, 0
-		}
-		if why := s.startRoomLocked(rm, now); why != 0 {
-			return why, 0
-		}
+		why = t.startLocked(rm, now)
 	case wire.MsgRoomKick:
-		p := r.Value
-		if p >= wire.MaxPlayers || rm.members[p] == nil || p == me {
-			return wire.RoomInvalid, 0
-		}
-		kicked := rm.members[p].ss
-		s.log.Info("room kick", "room", rm.code.String(), "player", p, "name", rm.members[p].name)
-		s.removeMemberLocked(rm, p, true)
-		switch {
-		case kicked != nil && kicked.lobby:
-			s.refuseRoomLocked(kicked, wire.RoomKicked, 0)
-		case kicked != nil: // a login without rooms: out of the server (3.2)
-			s.dropLocked(kicked)
-			go kicked.logout(wire.LogoutKicked)
-		}
-		return 0, 0 // removeMemberLocked told the others
+		return t.kickLocked(rm, me, r.Value), 0 // removeMemberLocked told the others
 	case wire.MsgRoomSettings:
-		st := r.Settings
-		if !st.Valid() {
-			return wire.RoomInvalid, 0
-		}
-		if rm.state == wire.RoomPlaying {
-			was := rm.settings
-			was.Flags = st.Flags
-			if was != st {
-				return wire.RoomInvalid, 0
-			}
-		}
-		for p, m := range rm.members {
-			if m != nil && p >= int(st.MaxPlayers) {
-				return wire.RoomInvalid, 0
-			}
-		}
-		rm.settings = st
+		why = t.settingsLocked(rm, r.Settings)
 	case wire.MsgRoomBot:
-		if rm.state == wire.RoomPlaying {
-			return wire.RoomInvalid, 0
-		}
-		if r.Value != 0 {
-			if s.cfg.Bots == nil {
-				return wire.RoomInvalid, 0 // a server without bots
-			}
-			p := rm.freeSlot()
-			if p == wire.NoPlayer {
-				return wire.RoomFull, 0
-			}
-			rm.members[p] = &member{name: fmt.Sprintf("Bot %d", p+1), ready: true}
-			break
-		}
-		p := r.Player
-		if p == wire.NoPlayer {
-			for q := wire.MaxPlayers - 1; q >= 0; q-- {
-				if m := rm.members[q]; m != nil && m.ss == nil {
-					p = uint8(q)
-					break
-				}
-			}
-		}
-		if p >= wire.MaxPlayers || rm.members[p] == nil || rm.members[p].ss != nil {
-			return wire.RoomInvalid, 0
-		}
-		rm.members[p] = nil
+		why = t.botLocked(rm, r)
 	}
-	s.sendStateLocked(rm)
+	if why != 0 {
+		return why, 0
+	}
+	t.sendStateLocked(rm)
 	return 0, 0
 }
 
+// enterLocked handles RoomCreate, RoomJoin and RoomQuick of ss, in no
+// room.
+func (t *roomTable) enterLocked(ss *session, r *wire.Room, now time.Time) (uint8, uint16) {
+	switch r.Type {
+	case wire.MsgRoomCreate:
+		if !r.Settings.Valid() {
+			return wire.RoomInvalid, 0
+		}
+		return t.createRoomLocked(ss, r.Settings, now), 0
+	case wire.MsgRoomJoin:
+		return t.joinByCodeLocked(ss, r.Code, now)
+	}
+	return t.quickJoinLocked(ss, r.Mode, now), 0
+}
+
+// readyLocked handles RoomReady of member me: when every member is
+// ready, the game starts.
+func (t *roomTable) readyLocked(rm *room, me uint8, ready bool, now time.Time) uint8 {
+	if rm.state != wire.RoomLobby {
+		return wire.RoomInvalid
+	}
+	rm.members[me].ready = ready
+	if rm.allReady() {
+		if why := t.startRoomLocked(rm, now); why != 0 {
+			return why
+		}
+	}
+	t.sendStateLocked(rm)
+	return 0
+}
+
+// againLocked handles RoomAgain: an Over room waits again, its humans
+// not ready.
+func (t *roomTable) againLocked(rm *room) uint8 {
+	if rm.state != wire.RoomOver {
+		return wire.RoomInvalid
+	}
+	rm.state = wire.RoomLobby
+	for _, m := range rm.members {
+		if m != nil {
+			m.ready = m.ss == nil
+		}
+	}
+	t.sendStateLocked(rm)
+	return 0
+}
+
+// startLocked handles the owner's RoomStart.
+func (t *roomTable) startLocked(rm *room, now time.Time) uint8 {
+	if rm.state != wire.RoomLobby {
+		return wire.RoomInvalid
+	}
+	return t.startRoomLocked(rm, now)
+}
+
+// kickLocked handles the owner's (me) RoomKick of player p.
+func (t *roomTable) kickLocked(rm *room, me, p uint8) uint8 {
+	s := t.srv
+	if p >= wire.MaxPlayers || rm.members[p] == nil || p == me {
+		return wire.RoomInvalid
+	}
+	kicked := rm.members[p].ss
+	s.log.Info("room kick", "room", rm.code.String(), "player", p, "name", rm.members[p].name)
+	t.removeMemberLocked(rm, p, true)
+	switch {
+	case kicked != nil && kicked.lobby:
+		t.refuseRoomLocked(kicked, wire.RoomKicked, 0)
+	case kicked != nil: // a login without rooms: out of the server (3.2)
+		s.dropLocked(kicked)
+		go kicked.logout(wire.LogoutKicked)
+	}
+	return 0
+}
+
+// settingsLocked handles the owner's RoomSettings: while the room plays
+// only its flags change, and no member may be past its MaxPlayers.
+func (t *roomTable) settingsLocked(rm *room, st wire.RoomSettings) uint8 {
+	if !st.Valid() {
+		return wire.RoomInvalid
+	}
+	if rm.state == wire.RoomPlaying {
+		was := rm.settings
+		was.Flags = st.Flags
+		if was != st {
+			return wire.RoomInvalid
+		}
+	}
+	for p, m := range rm.members {
+		if m != nil && p >= int(st.MaxPlayers) {
+			return wire.RoomInvalid
+		}
+	}
+	rm.settings = st
+	return 0
+}
+
+// botLocked handles the owner's RoomBot: Value 1 adds a bot at the
+// lowest free slot, 0 removes the bot r.Player (NoPlayer: the highest).
+func (t *roomTable) botLocked(rm *room, r *wire.Room) uint8 {
+	if rm.state == wire.RoomPlaying {
+		return wire.RoomInvalid
+	}
+	if r.Value != 0 {
+		if t.srv.cfg.Bots == nil {
+			return wire.RoomInvalid // a server without bots
+		}
+		p := rm.freeSlot()
+		if p == wire.NoPlayer {
+			return wire.RoomFull
+		}
+		rm.members[p] = &member{name: fmt.Sprintf("Bot %d", p+1), ready: true}
+		return 0
+	}
+	p := r.Player
+	if p == wire.NoPlayer {
+		for q := wire.MaxPlayers - 1; q >= 0; q-- {
+			if m := rm.members[q]; m != nil && m.ss == nil {
+				p = uint8(q)
+				break
+			}
+		}
+	}
+	if p >= wire.MaxPlayers || rm.members[p] == nil || rm.members[p].ss != nil {
+		return wire.RoomInvalid
+	}
+	rm.members[p] = nil
+	return 0
+}
+
 // newRoomCode draws a code no room has.
-func (s *Server) newRoomCode() wire.RoomCode {
+func (t *roomTable) newRoomCode() wire.RoomCode {
 	n := big.NewInt(int64(len(wire.RoomCodeAlphabet)))
 	for {
 		var c wire.RoomCode
@@ -356,58 +415,61 @@ func (s *Server) newRoomCode() wire.RoomCode {
 			k, _ := rand.Int(rand.Reader, n)
 			c[i] = wire.RoomCodeAlphabet[k.Int64()]
 		}
-		if _, used := s.rooms[c]; !used {
+		if _, used := t.byCode[c]; !used {
 			return c
 		}
 	}
 }
 
 // createRoomLocked creates a room of settings owned by ss.
-func (s *Server) createRoomLocked(ss *session, st wire.RoomSettings, now time.Time) uint8 {
-	if len(s.rooms) >= s.cfg.MaxRooms {
+func (t *roomTable) createRoomLocked(ss *session, st wire.RoomSettings, now time.Time) uint8 {
+	s := t.srv
+	if len(t.byCode) >= s.cfg.MaxRooms {
 		return wire.RoomTooMany
 	}
-	if n := s.roomsOfLocked(ss.ip); n >= s.cfg.MaxRoomsPerIP {
+	if n := t.roomsOfLocked(ss.ip); n >= s.cfg.MaxRoomsPerIP {
 		s.log.Info("room refused: too many rooms from this address", "session", ss.id, "addr", ss.ip,
 			"rooms", n, "max", s.cfg.MaxRoomsPerIP)
 		return wire.RoomTooMany
 	}
-	s.roomSeq++
-	rm := &room{code: s.newRoomCode(), settings: st, state: wire.RoomLobby, seq: s.roomSeq, created: now}
-	s.rooms[rm.code] = rm
+	t.seq++
+	rm := &room{code: t.newRoomCode(), settings: st, state: wire.RoomLobby, seq: t.seq, created: now}
+	t.byCode[rm.code] = rm
 	s.log.Info("room created", "room", rm.code.String(), "owner", ss.name, "mode", wire.ModeName(st.Mode),
 		"max", st.MaxPlayers, "flags", st.Flags)
-	s.addMemberLocked(rm, ss, now)
+	t.addMemberLocked(rm, ss, now)
 	rm.owner = ss.player
-	s.sendStateLocked(rm)
+	t.sendStateLocked(rm)
 	return 0
 }
 
 // joinByCodeLocked joins ss to the room of code, after the rate limit of
 // wrong codes of its address.
-func (s *Server) joinByCodeLocked(ss *session, code wire.RoomCode, now time.Time) (uint8, uint16) {
-	if why, wait := s.codeLimitedLocked(ss.ip, now); why != 0 {
+func (t *roomTable) joinByCodeLocked(ss *session, code wire.RoomCode, now time.Time) (uint8, uint16) {
+	s := t.srv
+	if why, wait := t.codeLimitedLocked(ss.ip, now); why != 0 {
 		return why, wait
 	}
-	rm := s.rooms[code]
+	rm := t.byCode[code]
 	if rm == nil {
-		s.wrongCodeLocked(ss.ip, now)
+		t.wrongCodeLocked(ss.ip, now)
 		s.log.Info("wrong room code", "session", ss.id, "addr", ss.ip)
 		return wire.RoomNoSuchRoom, 0
 	}
 	if why := rm.joinable(ss.name); why != 0 {
 		return why, 0
 	}
-	s.addMemberLocked(rm, ss, now)
-	s.sendStateLocked(rm)
+	t.addMemberLocked(rm, ss, now)
+	t.sendStateLocked(rm)
 	return 0, 0
 }
 
 // codeLimitedLocked returns RoomRateLimited and the wait when ip sent
 // WrongCodes wrong codes within WrongCodeWindow, else 0.
-func (s *Server) codeLimitedLocked(ip netip.Addr, now time.Time) (uint8, uint16) {
+func (t *roomTable) codeLimitedLocked(ip netip.Addr, now time.Time) (uint8, uint16) {
+	s := t.srv
 	window := s.cfg.WrongCodeWindow
-	if w := s.wrong[ip]; w != nil {
+	if w := t.wrong[ip]; w != nil {
 		if oldest := w.at[w.next]; !oldest.IsZero() && now.Sub(oldest) < window {
 			wait := (window - now.Sub(oldest) + time.Millisecond - 1) / time.Millisecond
 			return wire.RoomRateLimited, uint16(min(wait, 65535))
@@ -417,12 +479,13 @@ func (s *Server) codeLimitedLocked(ip netip.Addr, now time.Time) (uint8, uint16)
 }
 
 // wrongCodeLocked counts a wrong code of ip.
-func (s *Server) wrongCodeLocked(ip netip.Addr, now time.Time) {
-	w := s.wrong[ip]
+func (t *roomTable) wrongCodeLocked(ip netip.Addr, now time.Time) {
+	s := t.srv
+	w := t.wrong[ip]
 	if w == nil {
-		s.pruneWrongLocked(now)
+		t.pruneWrongLocked(now)
 		w = &wrongCodes{at: make([]time.Time, s.cfg.WrongCodes)}
-		s.wrong[ip] = w
+		t.wrong[ip] = w
 	}
 	w.at[w.next] = now
 	w.next = (w.next + 1) % len(w.at)
@@ -430,40 +493,41 @@ func (s *Server) wrongCodeLocked(ip netip.Addr, now time.Time) {
 
 // pruneWrongLocked forgets the addresses whose wrong codes are all older
 // than the window, when there are many.
-func (s *Server) pruneWrongLocked(now time.Time) {
-	if len(s.wrong) < 1024 {
+func (t *roomTable) pruneWrongLocked(now time.Time) {
+	s := t.srv
+	if len(t.wrong) < 1024 {
 		return
 	}
-	for ip, w := range s.wrong {
+	for ip, w := range t.wrong {
 		last := w.at[(w.next+len(w.at)-1)%len(w.at)]
 		if now.Sub(last) >= s.cfg.WrongCodeWindow {
-			delete(s.wrong, ip)
+			delete(t.wrong, ip)
 		}
 	}
 }
 
 // quickJoinLocked joins ss to the best public room of mode, else creates
 // one (7.14).
-func (s *Server) quickJoinLocked(ss *session, mode uint8, now time.Time) uint8 {
+func (t *roomTable) quickJoinLocked(ss *session, mode uint8, now time.Time) uint8 {
 	if mode != wire.ModeClassic && mode != wire.ModeStage {
 		mode = ss.mode
 	}
-	best := s.bestPublicLocked(mode, ss.name)
+	best := t.bestPublicLocked(mode, ss.name)
 	if best == nil {
-		return s.createRoomLocked(ss, wire.RoomSettings{Mode: mode, Difficulty: wire.DifficultyNormal,
+		return t.createRoomLocked(ss, wire.RoomSettings{Mode: mode, Difficulty: wire.DifficultyNormal,
 			MaxPlayers: wire.MaxPlayers, Flags: wire.RoomPublic | wire.RoomJoinLate}, now)
 	}
-	s.addMemberLocked(best, ss, now)
-	s.sendStateLocked(best)
+	t.addMemberLocked(best, ss, now)
+	t.sendStateLocked(best)
 	return 0
 }
 
 // bestPublicLocked returns the public room of mode, not Over, that a
 // player named name may join, with the most human players (the oldest of
 // equals; bots do not draw players), or nil.
-func (s *Server) bestPublicLocked(mode uint8, name string) *room {
+func (t *roomTable) bestPublicLocked(mode uint8, name string) *room {
 	var best *room
-	for _, rm := range s.rooms {
+	for _, rm := range t.byCode {
 		if rm.settings.Mode != mode || rm.settings.Flags&wire.RoomPublic == 0 || rm.state == wire.RoomOver ||
 			rm.joinable(name) != 0 {
 			continue
@@ -477,13 +541,14 @@ func (s *Server) bestPublicLocked(mode uint8, name string) *room {
 
 // addMemberLocked makes ss a member of rm at its lowest free slot (the
 // caller checked there is one); in a Playing room it joins the game.
-func (s *Server) addMemberLocked(rm *room, ss *session, now time.Time) {
+func (t *roomTable) addMemberLocked(rm *room, ss *session, now time.Time) {
+	s := t.srv
 	p := rm.freeSlot()
 	rm.members[p] = &member{ss: ss, name: ss.name}
 	ss.room, ss.player = rm, p
 	s.log.Info("room join", "room", rm.code.String(), "session", ss.id, "name", ss.name, "player", p)
 	if rm.state == wire.RoomPlaying && rm.game != nil {
-		s.enterGameLocked(rm.game, ss, now)
+		t.enterGameLocked(rm.game, ss, now)
 	}
 }
 
@@ -491,7 +556,8 @@ func (s *Server) addMemberLocked(rm *room, ss *session, now time.Time) {
 // also leaves its game (its ship leaves the world); without, the caller
 // (dropLocked) does that. A room left with no human is deleted; the
 // owner's leaving gives the room to the lowest human.
-func (s *Server) removeMemberLocked(rm *room, p uint8, detach bool) {
+func (t *roomTable) removeMemberLocked(rm *room, p uint8, detach bool) {
+	s := t.srv
 	m := rm.members[p]
 	if m == nil {
 		return
@@ -500,7 +566,7 @@ func (s *Server) removeMemberLocked(rm *room, p uint8, detach bool) {
 	if ss := m.ss; ss != nil {
 		ss.room = nil
 		if detach {
-			s.leaveGameLocked(ss, wire.LeftLeft)
+			t.leaveGameLocked(ss, wire.LeftLeft)
 			ss.player = wire.NoPlayer
 		}
 	} else if g := rm.game; g != nil && g.bots != nil {
@@ -511,7 +577,7 @@ func (s *Server) removeMemberLocked(rm *room, p uint8, detach bool) {
 	}
 	s.log.Info("room leave", "room", rm.code.String(), "player", p, "name", m.name)
 	if rm.humans() == 0 {
-		s.deleteRoomLocked(rm)
+		t.deleteRoomLocked(rm)
 		return
 	}
 	if rm.owner == p {
@@ -522,12 +588,13 @@ func (s *Server) removeMemberLocked(rm *room, p uint8, detach bool) {
 			}
 		}
 	}
-	s.sendStateLocked(rm)
+	t.sendStateLocked(rm)
 }
 
 // deleteRoomLocked forgets rm; its game, if any, ends when its last
 // session leaves it (its bots with it).
-func (s *Server) deleteRoomLocked(rm *room) {
+func (t *roomTable) deleteRoomLocked(rm *room) {
+	s := t.srv
 	for p, m := range rm.members {
 		if m != nil && m.ss != nil {
 			m.ss.room = nil
@@ -535,7 +602,7 @@ func (s *Server) deleteRoomLocked(rm *room) {
 		rm.members[p] = nil
 	}
 	rm.game = nil // its game keeps g.room: it is a room's, no open game
-	delete(s.rooms, rm.code)
+	delete(t.byCode, rm.code)
 	s.fleetPokeLocked()
 	s.log.Info("room deleted", "room", rm.code.String())
 }
@@ -543,7 +610,8 @@ func (s *Server) deleteRoomLocked(rm *room) {
 // startRoomLocked starts rm's game: a new world of its settings, its
 // members in it with their room numbers; bots enter at once, sessions
 // when they bind.
-func (s *Server) startRoomLocked(rm *room, now time.Time) uint8 {
+func (t *roomTable) startRoomLocked(rm *room, now time.Time) uint8 {
+	s := t.srv
 	running := 0
 	for _, g := range s.games {
 		if !g.empty() {
@@ -569,7 +637,7 @@ func (s *Server) startRoomLocked(rm *room, now time.Time) uint8 {
 		switch {
 		case m == nil:
 		case m.ss != nil:
-			s.enterGameLocked(g, m.ss, now)
+			t.enterGameLocked(g, m.ss, now)
 		default:
 			if g.bots == nil {
 				g.bots = s.cfg.Bots(g.mode, s.seed+uint64(id))
@@ -584,8 +652,9 @@ func (s *Server) startRoomLocked(rm *room, now time.Time) uint8 {
 
 // enterGameLocked puts a member's session in g at its room number, with
 // a new link: it binds as after a login (3.4, 7.3).
-func (s *Server) enterGameLocked(g *game, ss *session, now time.Time) {
-	s.leaveGameLocked(ss, wire.LeftLeft)
+func (t *roomTable) enterGameLocked(g *game, ss *session, now time.Time) {
+	s := t.srv
+	t.leaveGameLocked(ss, wire.LeftLeft)
 	ss.game = g
 	g.sessions[ss.player] = ss
 	ss.start = now
@@ -595,7 +664,7 @@ func (s *Server) enterGameLocked(g *game, ss *session, now time.Time) {
 
 // leaveGameLocked takes ss out of its game, if it is in one: its ship
 // leaves the world, its UDP binding ends (a new link for the next game).
-func (s *Server) leaveGameLocked(ss *session, why uint8) {
+func (t *roomTable) leaveGameLocked(ss *session, why uint8) {
 	g := ss.game
 	if g == nil {
 		return
@@ -618,9 +687,10 @@ func (s *Server) leaveGameLocked(ss *session, why uint8) {
 
 // backToRoomLocked brings ss back from its game over to its room, which
 // is then Over (7.14).
-func (s *Server) backToRoomLocked(ss *session) {
+func (t *roomTable) backToRoomLocked(ss *session) {
+	s := t.srv
 	rm := ss.room
-	s.leaveGameLocked(ss, wire.LeftLeft)
+	t.leaveGameLocked(ss, wire.LeftLeft)
 	s.log.Info("game over for player, back to its room", "session", ss.id, "name", ss.name, "room", rm.code.String())
 	if rm.state == wire.RoomPlaying {
 		rm.state, rm.game = wire.RoomOver, nil
@@ -630,26 +700,27 @@ func (s *Server) backToRoomLocked(ss *session) {
 			}
 		}
 	}
-	s.sendStateLocked(rm)
+	t.sendStateLocked(rm)
 }
 
 // gameEndedLocked is told that g, empty, ends: its room, if it still
 // plays it, is Over.
-func (s *Server) gameEndedLocked(g *game) {
+func (t *roomTable) gameEndedLocked(g *game) {
 	if rm := g.room; rm != nil && rm.game == g {
 		rm.game = nil
 		if rm.state == wire.RoomPlaying {
 			rm.state = wire.RoomOver
-			s.sendStateLocked(rm)
+			t.sendStateLocked(rm)
 		}
 	}
 }
 
 // sendStateLocked sends every member of rm its RoomState (and the fleet
 // its change, 7.18).
-func (s *Server) sendStateLocked(rm *room) {
+func (t *roomTable) sendStateLocked(rm *room) {
+	s := t.srv
 	s.fleetPokeLocked()
-	r := &s.roomOut
+	r := &t.out
 	*r = wire.Room{Type: wire.MsgRoomState, Code: rm.code, State: rm.state, Owner: rm.owner, Settings: rm.settings}
 	for p, m := range rm.members {
 		if m == nil {
@@ -670,16 +741,17 @@ func (s *Server) sendStateLocked(rm *room) {
 			continue // bots, and logins without rooms, get no room messages
 		}
 		r.You = uint8(p)
-		s.roomBuf = wire.AppendRoom(s.roomBuf[:0], r)
-		s.pushTo(m.ss, s.roomBuf)
+		t.buf = wire.AppendRoom(t.buf[:0], r)
+		s.pushTo(m.ss, t.buf)
 	}
 }
 
 // sendListingLocked sends ss the public rooms, those with the most
 // players first (the oldest of equals), at most wire.MaxListedRooms.
-func (s *Server) sendListingLocked(ss *session) {
-	list := make([]*room, 0, len(s.rooms))
-	for _, rm := range s.rooms {
+func (t *roomTable) sendListingLocked(ss *session) {
+	s := t.srv
+	list := make([]*room, 0, len(t.byCode))
+	for _, rm := range t.byCode {
 		if rm.settings.Flags&wire.RoomPublic != 0 {
 			list = append(list, rm)
 		}
@@ -690,7 +762,7 @@ func (s *Server) sendListingLocked(ss *session) {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
-	r := &s.roomOut
+	r := &t.out
 	*r = wire.Room{Type: wire.MsgRoomListing}
 	for _, rm := range list[:min(len(list), wire.MaxListedRooms)] {
 		r.Rooms[r.Count] = wire.RoomInfo{Code: rm.code, Mode: rm.settings.Mode, State: rm.state,
@@ -700,6 +772,6 @@ func (s *Server) sendListingLocked(ss *session) {
 	if ss.chat == nil {
 		return
 	}
-	s.roomBuf = wire.AppendRoom(s.roomBuf[:0], r)
-	s.pushTo(ss, s.roomBuf)
+	t.buf = wire.AppendRoom(t.buf[:0], r)
+	s.pushTo(ss, t.buf)
 }

@@ -125,7 +125,7 @@ var privateClassic = wire.RoomSettings{Mode: wire.ModeClassic, Difficulty: wire.
 func roomCounts(s *Server) (rooms, games, sessions, wrong int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.rooms), len(s.games), len(s.sessions), len(s.wrong)
+	return len(s.rooms.byCode), len(s.games), len(s.sessions), len(s.rooms.wrong)
 }
 
 func TestRoomCreateJoinReadyStart(t *testing.T) {
@@ -491,10 +491,10 @@ func TestRoomsLeaveNoMemory(t *testing.T) {
 	s.mu.Lock()
 	s.cfg.WrongCodeWindow = time.Nanosecond
 	for i := range 1100 { // past the pruning threshold, all stale
-		s.wrong[netip.AddrFrom4([4]byte{127, 1, byte(i >> 8), byte(i)})] = &wrongCodes{at: []time.Time{time.Now().Add(-time.Hour)}}
+		s.rooms.wrong[netip.AddrFrom4([4]byte{127, 1, byte(i >> 8), byte(i)})] = &wrongCodes{at: []time.Time{time.Now().Add(-time.Hour)}}
 	}
-	s.pruneWrongLocked(time.Now())
-	n := len(s.wrong)
+	s.rooms.pruneWrongLocked(time.Now())
+	n := len(s.rooms.wrong)
 	s.mu.Unlock()
 	if n != 0 {
 		t.Fatalf("%d addresses of stale wrong codes kept", n)

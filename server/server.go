@@ -65,11 +65,7 @@ type Server struct {
 	waitTick bool
 	shards   *shards // the tick's goroutines, each with its outbox
 
-	rooms   map[wire.RoomCode]*room    // 7.14
-	roomSeq uint64                     // rooms created so far
-	wrong   map[netip.Addr]*wrongCodes // wrong room codes by address
-	roomBuf []byte                     // a room frame being sent
-	roomOut wire.Room                  // a room message being sent
+	rooms roomTable // 7.14
 
 	wt     *wtBinding  // the WebTransport binding (Part IV), or nil
 	boards boardCache  // the leaderboard's reads (7.16)
@@ -136,8 +132,6 @@ func New(cfg Config) (*Server, error) {
 		sessions: make(map[uint32]*session),
 		pendIP:   make(map[netip.Addr]int),
 		waiting:  make(map[net.Conn]bool),
-		rooms:    make(map[wire.RoomCode]*room),
-		wrong:    make(map[netip.Addr]*wrongCodes),
 		limiter:  newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.LoginAddrs),
 		seed:     seed,
 		bans:     bans,
@@ -147,6 +141,7 @@ func New(cfg Config) (*Server, error) {
 		shards:   shs,
 		fleet:    fleetState{poke: make(chan struct{}, 1)},
 	}
+	s.rooms = roomTable{srv: s, byCode: make(map[wire.RoomCode]*room), wrong: make(map[netip.Addr]*wrongCodes)}
 	s.waitTick = waitsForTick(cfg.WaitForTick, sock.receiveBuffer())
 	shs.step, shs.flush = s.stepShardGame, flushShard
 	rxOut.totals = &s.stats
@@ -353,7 +348,7 @@ func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 				ss.chat.heard.Store(time.Now().UnixNano())
 			}
 			if wire.IsRoomMessage(wire.MsgType(f[0])) {
-				return s.roomMessage(ss, f) // 7.14
+				return s.rooms.roomMessage(ss, f) // 7.14
 			}
 			if wire.IsScoresMessage(wire.MsgType(f[0])) {
 				return s.scoresMessage(ss, &scores, f)
@@ -606,7 +601,7 @@ func (s *Server) login(c net.Conn) (*session, bool) {
 		return nil, false
 	}
 	if g.room != nil {
-		s.sendStateLocked(g.room)
+		s.rooms.sendStateLocked(g.room)
 	}
 	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap,
 		"version", version, "minor", ss.minor, "mode", wire.ModeName(g.mode))
@@ -694,7 +689,7 @@ func (s *Server) findGame(name string, mode uint8) (*game, string, uint8) {
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		return nil, "the server is full", wire.RejectGameFull
 	}
-	if g := s.roomGameLocked(name, mode); g != nil {
+	if g := s.rooms.roomGameLocked(name, mode); g != nil {
 		return g, "", 0 // a public room's running game (7.14)
 	}
 	taken, ending, running := false, false, 0

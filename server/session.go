@@ -143,7 +143,7 @@ func (s *Server) dropLocked(ss *session) {
 		g.sessions[ss.player] = nil
 	}
 	if rm := ss.room; rm != nil { // 7.14
-		s.removeMemberLocked(rm, ss.player, false)
+		s.rooms.removeMemberLocked(rm, ss.player, false)
 	}
 	s.lifeLocked(PlayerLeft)
 }

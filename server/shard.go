@@ -240,6 +240,6 @@ func (s *Server) dropInTick(ss *session) {
 // shares the room messages' buffers with other shards.
 func (s *Server) backToRoomInTick(ss *session) {
 	s.shards.drop.Lock()
-	s.backToRoomLocked(ss)
+	s.rooms.backToRoomLocked(ss)
 	s.shards.drop.Unlock()
 }

@@ -59,13 +59,13 @@ func (s *Server) loginSpectatorLocked(c net.Conn, ap netip.AddrPort, name string
 // with MaxSpectators spectators, takes no more.
 func (s *Server) gameToWatchLocked(ip netip.Addr, m *wire.Message, now time.Time) (*game, string, uint8) {
 	if m.Code != (wire.RoomCode{}) {
-		if why, _ := s.codeLimitedLocked(ip, now); why != 0 {
+		if why, _ := s.rooms.codeLimitedLocked(ip, now); why != 0 {
 			return nil, "too many wrong room codes from your address: wait a minute", wire.RejectRateLimited
 		}
-		rm := s.rooms[m.Code]
+		rm := s.rooms.byCode[m.Code]
 		switch {
 		case rm == nil:
-			s.wrongCodeLocked(ip, now)
+			s.rooms.wrongCodeLocked(ip, now)
 			return nil, "no room has the code " + wire.CleanName(m.Code.String()), wire.RejectGameFull
 		case rm.settings.Flags&wire.RoomLocked != 0:
 			return nil, "the room " + rm.code.String() + " is locked", wire.RejectGameFull
