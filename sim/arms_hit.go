@@ -107,7 +107,8 @@ func (w *World) contact(s int32, dmg int32) {
 // Classic loseLife: respawn invulnerable, or no ship after the last
 // life), then the player loses its arms: its Force and bits are destroyed
 // (Killed), its speed-ups and Force level are gone. An enemy shot that
-// hit is Consumed; a foe flies on unhurt.
+// hit is Consumed; a foe flies on unhurt. A ship that touches none but
+// touches the terrain dies the same way.
 func (w *World) hitShipsStage() {
 	for _, s := range w.eshots {
 		se := w.ent(s)
@@ -126,6 +127,10 @@ func (w *World) hitShipsStage() {
 		}
 		best := w.firstHit(se, w.foes, w.eshots)
 		if best == 0 {
+			if w.shipOnTerrain(se) {
+				w.loseLife(p, s)
+				w.loseArms(p, wire.DestroyKilled)
+			}
 			continue
 		}
 		w.loseLife(p, s)

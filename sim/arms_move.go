@@ -112,6 +112,7 @@ func (w *World) moveForce(pa *playerArms, e *entity, ship *entity, press bool) {
 	}
 	w.eval(e)
 	if w.cold(e).arm.mode == forceFlight {
+		w.forceOnTerrain(e)
 		return
 	}
 	if _, ok := w.sweep(e, ship); ok {

@@ -41,8 +41,9 @@ func (w *World) Stage() bool { return w.st != nil }
 
 // stepStage is Step in Stage mode. In order: the tick; ships move; the
 // Forces and bits follow or fly; everything else moves by its motion; foes
-// think (aim, turn, fire, boss patterns); the lists by role; player shots,
-// beams, Forces and bits hit foes; ships hit foes and enemy shots (a Force
+// think (aim, turn, fire, boss patterns); the lists by role; shots stop on
+// the terrain; player shots, beams, Forces and bits hit foes; beams stop
+// on the terrain; ships hit foes and enemy shots (a Force
 // blocks small shots first); ships pick up items; ships charge and fire;
 // the stage's timeline; despawns; ship frames; the end of the game; the
 // bosses' Health.
@@ -54,7 +55,9 @@ func (w *World) stepStage() {
 	w.moveOthers()
 	w.foesThink()
 	w.collectStage()
+	w.shotsOnTerrain()
 	w.hitFoes()
+	w.beamsOnTerrain()
 	w.hitShipsStage()
 	w.pickups()
 	w.fireArms()

@@ -264,11 +264,13 @@ func (r *stageRun) spawnMember(w *World, wr *waveRun, i int) {
 	hw, hh := w.half[wv.Enemy].w, w.half[wv.Enemy].h
 	ar := &w.r
 	var y float64
+	x := ar.AreaW + hw
+	if wv.From == stage.FromLeft {
+		x = -hw
+	}
 	switch wv.Edge {
-	case stage.EdgeFloor:
-		y = ar.AreaH - hh - float64(i)*wv.Spacing*b2f(wv.Formation == stage.Column)
-	case stage.EdgeCeiling:
-		y = hh + float64(i)*wv.Spacing*b2f(wv.Formation == stage.Column)
+	case stage.EdgeFloor, stage.EdgeCeiling: // on the terrain, or the area's edge
+		y = w.mountY(x, hw, hh, wv.Edge == stage.EdgeFloor, float64(i)*wv.Spacing*b2f(wv.Formation == stage.Column))
 	default:
 		y = wv.Y + offset(wv.Formation, i, wr.n, wv.Spacing)
 		if wv.Formation == stage.Random {
@@ -277,12 +279,12 @@ func (r *stageRun) spawnMember(w *World, wr *waveRun, i int) {
 	}
 	y = min(max(y, hh), ar.AreaH-hh)
 	f := &r.fs
-	*f = foeSpawn{kind: wv.Enemy, x: ar.AreaW + hw, y: y, vx: -wr.speed, vy: wv.VY,
+	*f = foeSpawn{kind: wv.Enemy, x: x, y: y, vx: -wr.speed, vy: wv.VY,
 		amp: wv.Amp, period: int(wv.Period), phase: wv.Phase,
 		hp: wr.hp, fireInterval: wr.fire, drop: noDrop, score: wv.Score,
 		loop: r.loop, scaled: true}
 	if wv.From == stage.FromLeft {
-		f.x, f.vx = -hw, wr.speed
+		f.vx = wr.speed
 	}
 	for _, d := range wv.Drops {
 		if d.Member == stage.MemberAll || d.Member == i || d.Member == stage.MemberLast && i == wr.n-1 {
