@@ -35,9 +35,10 @@ const (
 	chatMaxInput = wire.MaxChatBytes
 )
 
-// chatHub is the server's chat state: its clock and its encoding buffer
-// (used under s.mu).
+// chatHub is the server's chat (7.13): its clock and its encoding
+// buffer, guarded by Server.mu, and the handling of the sessions' lines.
 type chatHub struct {
+	srv *Server
 	now func() time.Time // time.Now; tests drive it
 	buf []byte
 }
@@ -104,7 +105,8 @@ func (o *chatOut) push(frame []byte) (dropped int) {
 
 // pushTo queues a message to ss, and logs the first message it drops for
 // it.
-func (s *Server) pushTo(ss *session, frame []byte) {
+func (h *chatHub) pushTo(ss *session, frame []byte) {
+	s := h.srv
 	if ss.chat.out.push(frame) == 1 {
 		s.log.Info("chat: outbox full, lines dropped for a player that reads slowly", "session", ss.id, "name", ss.name)
 	}
@@ -113,7 +115,8 @@ func (s *Server) pushTo(ss *session, frame []byte) {
 // startChat gives a v2.1 session its chat and starts its writer; the
 // function it returns stops the writer (when the session's reader ends).
 // Other sessions are left alone.
-func (s *Server) startChat(ss *session) (stop func()) {
+func (h *chatHub) startChat(ss *session) (stop func()) {
+	s := h.srv
 	if ss.minor < 1 {
 		return func() {}
 	}
@@ -170,7 +173,8 @@ func chatWriter(conn net.Conn, o *chatOut) {
 // ignored; a malformed one is an error (the session is kicked). Otherwise
 // the line is refused (ChatRefused to the sender) or sent to every v2.1
 // session of the game.
-func (s *Server) chat(ss *session, frame []byte) error {
+func (h *chatHub) chat(ss *session, frame []byte) error {
+	s := h.srv
 	c := ss.chat
 	if c == nil || ss.spectator {
 		return nil // v2.0 (7.13), the session's chat not started yet, or a spectator's (7.17)
@@ -179,23 +183,23 @@ func (s *Server) chat(ss *session, frame []byte) error {
 	if err != nil {
 		return err
 	}
-	now := s.chatHub.clock()
+	now := h.clock()
 	if oldest := c.sent[c.next]; !oldest.IsZero() && now.Sub(oldest) < chatWindow {
 		wait := (chatWindow - now.Sub(oldest) + time.Millisecond - 1) / time.Millisecond
-		s.refuseChat(ss, wire.ChatRateLimited, uint16(wait))
+		h.refuseChat(ss, wire.ChatRateLimited, uint16(wait))
 		return nil
 	}
 	// Every line past the rate limit counts toward it, refused or not.
 	c.sent[c.next] = now
 	c.next = (c.next + 1) % chatLimit
 	if len(raw) > chatMaxInput {
-		s.refuseChat(ss, wire.ChatTooLong, 0)
+		h.refuseChat(ss, wire.ChatTooLong, 0)
 		return nil
 	}
 	c.scanned.Add(int64(len(raw)))
 	text, why := c.norm.Normalize(c.text[:0], raw)
 	if why != 0 {
-		s.refuseChat(ss, why, 0)
+		h.refuseChat(ss, why, 0)
 		return nil
 	}
 	s.mu.Lock()
@@ -210,12 +214,12 @@ func (s *Server) chat(ss *session, frame []byte) error {
 		if g != nil {
 			tick, gid = g.world.Tick(), g.id
 		}
-		s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], tick, ss.player, ss.name, text)
-		s.sendRoomChatLocked(ss.room, s.chatHub.buf)
+		h.buf = wire.AppendChatMessage(h.buf[:0], tick, ss.player, ss.name, text)
+		h.sendRoomChatLocked(ss.room, h.buf)
 	case g != nil:
 		gid = g.id
-		s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], g.world.Tick(), ss.player, ss.name, text)
-		s.sendChatLocked(g, s.chatHub.buf)
+		h.buf = wire.AppendChatMessage(h.buf[:0], g.world.Tick(), ss.player, ss.name, text)
+		h.sendChatLocked(g, h.buf)
 	default: // a lobby session in no room: nobody to hear it (7.14)
 		s.mu.Unlock()
 		return nil
@@ -229,30 +233,32 @@ func (s *Server) chat(ss *session, frame []byte) error {
 }
 
 // refuseChat tells ss its last Chat was refused.
-func (s *Server) refuseChat(ss *session, reason uint8, wait uint16) {
+func (h *chatHub) refuseChat(ss *session, reason uint8, wait uint16) {
 	c := ss.chat
 	c.reply = wire.AppendMessage2(c.reply[:0], &wire.Message{Type: wire.MsgChatRefused, Reason: reason, Wait: wait})
-	s.pushTo(ss, c.reply)
+	h.pushTo(ss, c.reply)
 }
 
 // sendChatLocked queues a ChatMessage frame to every v2.1 session of g;
 // s.mu is held.
-func (s *Server) sendChatLocked(g *game, frame []byte) {
+func (h *chatHub) sendChatLocked(g *game, frame []byte) {
+	s := h.srv
 	for _, o := range g.sessions {
 		if o == nil || o.chat == nil || o.gone {
 			continue
 		}
-		s.pushTo(o, frame)
+		h.pushTo(o, frame)
 	}
 	s.chatSpectatorsLocked(g, frame)
 }
 
 // sendRoomChatLocked queues a ChatMessage frame to every member of rm;
 // s.mu is held.
-func (s *Server) sendRoomChatLocked(rm *room, frame []byte) {
+func (h *chatHub) sendRoomChatLocked(rm *room, frame []byte) {
+	s := h.srv
 	for _, m := range rm.members {
 		if m != nil && m.ss != nil && m.ss.chat != nil && !m.ss.gone {
-			s.pushTo(m.ss, frame)
+			h.pushTo(m.ss, frame)
 		}
 	}
 	if rm.game != nil {
@@ -274,13 +280,13 @@ func (s *Server) Announce(text string) {
 	games := 0
 	for _, g := range s.games {
 		s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], g.world.Tick(), wire.ServerPlayer, "", []byte(t))
-		s.sendChatLocked(g, s.chatHub.buf)
+		s.chatHub.sendChatLocked(g, s.chatHub.buf)
 		games++
 	}
 	for _, rm := range s.rooms.byCode { // rooms waiting: no game yet (7.14)
 		if rm.game == nil {
 			s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], 0, wire.ServerPlayer, "", []byte(t))
-			s.sendRoomChatLocked(rm, s.chatHub.buf)
+			s.chatHub.sendRoomChatLocked(rm, s.chatHub.buf)
 		}
 	}
 	s.mu.Unlock()

@@ -237,5 +237,5 @@ func (s *Server) redirectLocked(ss *session, why uint8, rm fleet.Room) {
 		"webtransport", wt.Addr)
 	s.rooms.buf = wire.AppendRedirect(s.rooms.buf[:0], &wire.Redirect{Why: why, Code: rm.Code, Addr: rm.Addr,
 		WebTransport: wt.Addr, CertHashes: wt.CertHashes})
-	s.pushTo(ss, s.rooms.buf)
+	s.chatHub.pushTo(ss, s.rooms.buf)
 }

@@ -167,7 +167,7 @@ func (s *Server) scoresMessage(ss *session, sc *scoresSession, f []byte) error {
 		return nil
 	}
 	sc.buf = wire.AppendScores(sc.buf[:0], ans)
-	s.pushTo(ss, sc.buf)
+	s.chatHub.pushTo(ss, sc.buf)
 	return nil
 }
 

@@ -222,7 +222,7 @@ func (t *roomTable) refuseRoomLocked(ss *session, why uint8, wait uint16) {
 	s := t.srv
 	s.log.Info("room request refused", "session", ss.id, "name", ss.name, "reason", wire.RoomReason(why))
 	t.buf = wire.AppendRoom(t.buf[:0], &wire.Room{Type: wire.MsgRoomRefused, Reason: why, Wait: wait})
-	s.pushTo(ss, t.buf)
+	s.chatHub.pushTo(ss, t.buf)
 }
 
 // roomRequestLocked applies the rules of 7.14 to a request of ss; it
@@ -742,7 +742,7 @@ func (t *roomTable) sendStateLocked(rm *room) {
 		}
 		r.You = uint8(p)
 		t.buf = wire.AppendRoom(t.buf[:0], r)
-		s.pushTo(m.ss, t.buf)
+		s.chatHub.pushTo(m.ss, t.buf)
 	}
 }
 
@@ -773,5 +773,5 @@ func (t *roomTable) sendListingLocked(ss *session) {
 		return
 	}
 	t.buf = wire.AppendRoom(t.buf[:0], r)
-	s.pushTo(ss, t.buf)
+	s.chatHub.pushTo(ss, t.buf)
 }

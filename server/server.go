@@ -141,6 +141,7 @@ func New(cfg Config) (*Server, error) {
 		shards:   shs,
 		fleet:    fleetState{poke: make(chan struct{}, 1)},
 	}
+	s.chatHub.srv = s
 	s.rooms = roomTable{srv: s, byCode: make(map[wire.RoomCode]*room), wrong: make(map[netip.Addr]*wrongCodes)}
 	s.waitTick = waitsForTick(cfg.WaitForTick, sock.receiveBuffer())
 	shs.step, shs.flush = s.stepShardGame, flushShard
@@ -336,7 +337,7 @@ func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 		return
 	}
 	c.SetReadDeadline(time.Time{})
-	defer s.startChat(ss)()
+	defer s.chatHub.startChat(ss)()
 	if ss.lobby && ss.chat != nil {
 		defer s.watchLobbyIdle(ss)()
 	}
@@ -353,7 +354,7 @@ func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 			if wire.IsScoresMessage(wire.MsgType(f[0])) {
 				return s.scoresMessage(ss, &scores, f)
 			}
-			return s.chat(ss, f)
+			return s.chatHub.chat(ss, f)
 		})
 		switch {
 		case err == nil && m.Type == wire.MsgLogout:

@@ -149,7 +149,7 @@ func (s *Server) sendSpectatorsLocked(g *game, to *session) {
 	frame := wire.AppendSpectators(nil, &sp)
 	send := func(o *session) {
 		if o != nil && o.joined && o.minor >= 2 && o.chat != nil && !o.gone {
-			s.pushTo(o, frame)
+			s.chatHub.pushTo(o, frame)
 		}
 	}
 	if to != nil {
@@ -243,7 +243,7 @@ func (s *Server) snapshotSpectators(g *game, tick uint32, now time.Time, out *ou
 func (s *Server) chatSpectatorsLocked(g *game, frame []byte) {
 	for _, o := range g.spectators {
 		if o.chat != nil && !o.gone {
-			s.pushTo(o, frame)
+			s.chatHub.pushTo(o, frame)
 		}
 	}
 }
