@@ -152,3 +152,49 @@ func TestTerrainTickNoAllocs(t *testing.T) {
 		t.Errorf("%g allocations a tick", n)
 	}
 }
+
+// BenchmarkStageTerrainBusiest is BenchmarkStageBusiest in stage 1's
+// terrain (its timeline held at 1:05, where floor, ceiling and a block
+// fill the screen): 4 ships firing and moving, against the walls too,
+// and at least 40 foes kept on screen, its events taken at each tick.
+func BenchmarkStageTerrainBusiest(b *testing.B) {
+	w := stageOne(b, 9, "1:05", 4)
+	st := w.st.st
+	var last []*stage.Wave
+	for i := len(st.Entries) - 1; i >= 0 && len(last) < 6; i-- {
+		if e := &st.Entries[i]; e.Kind == stage.EntryWave {
+			last = append(last, &e.Wave)
+		}
+	}
+	w.Step()
+	t0 := w.st.t
+	k := 0
+	tick := func() {
+		if w.Tick()%30 == 0 {
+			for p := range w.pl {
+				if w.pl[p].in && w.pl[p].lives < 100 {
+					w.pl[p].lives = 200
+				}
+			}
+			if len(w.foes) < 40 {
+				w.st.startWave(w, last[k%len(last)])
+				k++
+			}
+		}
+		w.st.t = t0
+		script(w)
+		w.Step()
+		w.TakeEvents2()
+	}
+	for range 600 {
+		tick()
+	}
+	if !w.terrainOn() || !st.Solid(w.StageDistance(), 0, 0, stage.AreaW, stage.AreaH) {
+		b.Fatal("no terrain on screen")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		tick()
+	}
+	b.ReportMetric(float64(w.NumEntities()), "entities")
+}
