@@ -136,7 +136,7 @@ func (h *chatHub) startChat(ss *session) (stop func()) {
 	// LoginAccepted and now: the Spectators message of that join went
 	// to no chat. Send it now (7.17).
 	if g := ss.game; ss.joined && g != nil && len(g.spectators) > 0 {
-		s.sendSpectatorsLocked(g, ss)
+		s.spect.sendSpectatorsLocked(g, ss)
 	}
 	s.mu.Unlock()
 	s.wg.Add(1)
@@ -249,7 +249,7 @@ func (h *chatHub) sendChatLocked(g *game, frame []byte) {
 		}
 		h.pushTo(o, frame)
 	}
-	s.chatSpectatorsLocked(g, frame)
+	s.spect.chatSpectatorsLocked(g, frame)
 }
 
 // sendRoomChatLocked queues a ChatMessage frame to every member of rm;
@@ -262,7 +262,7 @@ func (h *chatHub) sendRoomChatLocked(rm *room, frame []byte) {
 		}
 	}
 	if rm.game != nil {
-		s.chatSpectatorsLocked(rm.game, frame)
+		s.spect.chatSpectatorsLocked(rm.game, frame)
 	}
 }
 

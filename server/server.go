@@ -56,6 +56,7 @@ type Server struct {
 	wg        sync.WaitGroup
 	disco     *discovery.Responder // LAN discovery (section 8), or nil
 	chatHub   chatHub              // chat's clock and buffer (7.13)
+	spect     spectatorHub         // spectators (7.17)
 
 	rx    *batchReader // the read loop's
 	rxOut *outbox      // what the read loop sends (under mu)
@@ -141,7 +142,7 @@ func New(cfg Config) (*Server, error) {
 		shards:   shs,
 		fleet:    fleetState{poke: make(chan struct{}, 1)},
 	}
-	s.chatHub.srv = s
+	s.chatHub.srv, s.spect.srv = s, s
 	s.rooms = roomTable{srv: s, byCode: make(map[wire.RoomCode]*room), wrong: make(map[netip.Addr]*wrongCodes)}
 	s.waitTick = waitsForTick(cfg.WaitForTick, sock.receiveBuffer())
 	shs.step, shs.flush = s.stepShardGame, flushShard
@@ -555,7 +556,7 @@ func (s *Server) login(c net.Conn) (*session, bool) {
 		return s.loginLobbyLocked(c, ap, name, tok, mode, min(m.Minor, wire.MinorVersion))
 	}
 	if version == wire.Version2 && m.Minor >= 2 && m.Flags&wire.LoginSpectate != 0 {
-		return s.loginSpectatorLocked(c, ap, name, tok, &m) // 7.17
+		return s.spect.loginSpectatorLocked(c, ap, name, tok, &m) // 7.17
 	}
 	g, why, reason := s.findGame(name, mode)
 	if g == nil {

@@ -18,15 +18,23 @@ import (
 // (7.3), gets the joining events, every event and the snapshots, and sends
 // only Acks: an Input of a spectator is dropped unacknowledged.
 
+// spectatorHub is the server's handling of spectators (7.17). Its
+// state is the spectators of each game (game.spectators), guarded by
+// Server.mu: the tick sends them their events and snapshots.
+type spectatorHub struct {
+	srv *Server
+}
+
 // loginSpectatorLocked accepts a spectating login (7.17) into the game it
 // asks for, or refuses it; s.mu is held.
-func (s *Server) loginSpectatorLocked(c net.Conn, ap netip.AddrPort, name string, tok wire.Token, m *wire.Message) (*session, bool) {
+func (h *spectatorHub) loginSpectatorLocked(c net.Conn, ap netip.AddrPort, name string, tok wire.Token, m *wire.Message) (*session, bool) {
+	s := h.srv
 	ip := ap.Addr().Unmap()
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		s.log.Info("login refused", "addr", ap, "name", name, "reason", "the server is full", "spectate", true)
 		return s.reject(c, wire.RejectGameFull, "the server is full")
 	}
-	g, why, reason := s.gameToWatchLocked(ip, m, time.Now())
+	g, why, reason := h.gameToWatchLocked(ip, m, time.Now())
 	if g == nil {
 		s.log.Info("login refused", "addr", ap, "name", name, "reason", why, "spectate", true)
 		return s.reject(c, reason, why)
@@ -57,7 +65,8 @@ func (s *Server) loginSpectatorLocked(c net.Conn, ap netip.AddrPort, name string
 // login's mode (any mode for Any) with the most players, the oldest of
 // equals, among open games and public rooms' games. A game over, or one
 // with MaxSpectators spectators, takes no more.
-func (s *Server) gameToWatchLocked(ip netip.Addr, m *wire.Message, now time.Time) (*game, string, uint8) {
+func (h *spectatorHub) gameToWatchLocked(ip netip.Addr, m *wire.Message, now time.Time) (*game, string, uint8) {
+	s := h.srv
 	if m.Code != (wire.RoomCode{}) {
 		if why, _ := s.rooms.codeLimitedLocked(ip, now); why != 0 {
 			return nil, "too many wrong room codes from your address: wait a minute", wire.RejectRateLimited
@@ -102,7 +111,7 @@ func (s *Server) gameToWatchLocked(ip netip.Addr, m *wire.Message, now time.Time
 
 // removeSpectatorLocked takes ss out of its game's spectators and tells
 // the others; s.mu is held (or the tick's drop lock, dropInTick).
-func (s *Server) removeSpectatorLocked(ss *session) {
+func (h *spectatorHub) removeSpectatorLocked(ss *session) {
 	g := ss.game
 	if g == nil {
 		return
@@ -113,13 +122,14 @@ func (s *Server) removeSpectatorLocked(ss *session) {
 			break
 		}
 	}
-	s.sendSpectatorsLocked(g, nil)
+	h.sendSpectatorsLocked(g, nil)
 }
 
 // bindSpectatorLocked brings a spectator into its game's stream at its
 // first binding: the joining events of 4.6 and 7.12 (the players, every
 // entity, the Stage's state), but no ship; then the game's spectators.
-func (s *Server) bindSpectatorLocked(ss *session) {
+func (h *spectatorHub) bindSpectatorLocked(ss *session) {
+	s := h.srv
 	g := ss.game
 	s.distribute(g)
 	ss.joined = true
@@ -132,13 +142,14 @@ func (s *Server) bindSpectatorLocked(ss *session) {
 		queue(ss, &g.spawns[i])
 	}
 	s.log.Info("spectator joined", "session", ss.id, "name", ss.name, "game", g.id, "addr", ss.addr)
-	s.sendSpectatorsLocked(g, nil)
+	h.sendSpectatorsLocked(g, nil)
 }
 
 // sendSpectatorsLocked sends the Spectators message of g (7.17) to every
 // session of minor 2 of g that has joined its world, players and
 // spectators, or only to to when it is not nil.
-func (s *Server) sendSpectatorsLocked(g *game, to *session) {
+func (h *spectatorHub) sendSpectatorsLocked(g *game, to *session) {
+	s := h.srv
 	var sp wire.Spectators
 	for _, o := range g.spectators {
 		if o.joined && int(sp.Count) < wire.MaxSpectators {
@@ -167,7 +178,8 @@ func (s *Server) sendSpectatorsLocked(g *game, to *session) {
 // stepSpectators ends the spectators of g that time out or whose game is
 // over (as stepGame does for players) and returns lost with them. It
 // runs on a tick's shard.
-func (s *Server) stepSpectators(g *game, now time.Time, lost []*session) []*session {
+func (h *spectatorHub) stepSpectators(g *game, now time.Time, lost []*session) []*session {
+	s := h.srv
 	for i := 0; i < len(g.spectators); i++ {
 		ss := g.spectators[i]
 		switch {
@@ -190,7 +202,8 @@ func (s *Server) stepSpectators(g *game, now time.Time, lost []*session) []*sess
 
 // endSpectatorsLocked logs out the spectators of g, which ends because
 // no player is left in it: their game is over.
-func (s *Server) endSpectatorsLocked(g *game) {
+func (h *spectatorHub) endSpectatorsLocked(g *game) {
+	s := h.srv
 	for len(g.spectators) > 0 {
 		ss := g.spectators[0]
 		s.dropLocked(ss)
@@ -200,7 +213,8 @@ func (s *Server) endSpectatorsLocked(g *game) {
 }
 
 // flushSpectators queues the due events of g's bound spectators.
-func (s *Server) flushSpectators(g *game, out *outbox, now time.Time) {
+func (h *spectatorHub) flushSpectators(g *game, out *outbox, now time.Time) {
+	s := h.srv
 	for _, ss := range g.spectators {
 		if ss.bound {
 			s.flushEvents(out, ss, now)
@@ -223,7 +237,7 @@ func queueSpectators(g *game, enc *link.EncodedEvent) {
 // all get the same records, so spectators with the same baseline share
 // its encoding (link.SharedSnapshots2): a spectator costs less than a
 // player, whose own step makes its snapshot its own.
-func (s *Server) snapshotSpectators(g *game, tick uint32, now time.Time, out *outbox) {
+func (h *spectatorHub) snapshotSpectators(g *game, tick uint32, now time.Time, out *outbox) {
 	if len(g.spectators) == 0 {
 		return
 	}
@@ -240,7 +254,8 @@ func (s *Server) snapshotSpectators(g *game, tick uint32, now time.Time, out *ou
 
 // chatSpectatorsLocked queues a ChatMessage frame of g's game (or of its
 // room) to g's spectators: they read the game's chat (7.17).
-func (s *Server) chatSpectatorsLocked(g *game, frame []byte) {
+func (h *spectatorHub) chatSpectatorsLocked(g *game, frame []byte) {
+	s := h.srv
 	for _, o := range g.spectators {
 		if o.chat != nil && !o.gone {
 			s.chatHub.pushTo(o, frame)
