@@ -228,7 +228,7 @@ func (s *Server) endSessions(g *game, now time.Time, lost []*session) []*session
 			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
 		case !ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
 			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
-		case g.over && s.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
+		case g.over && s.lb.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
 			if ss.lobby && ss.room != nil && ss.room == g.room { // 7.14: the room stays together
 				s.backToRoomInTick(ss)
 				continue
@@ -290,7 +290,7 @@ func (g *game) applySteps() {
 // session's link encodes it in the session's version (a v1 Spawn from its
 // position and velocity, a v2 one from its motion, 7.11).
 func (s *Server) distribute(g *game) {
-	g.events = s.holdForScores(g, g.world.TakeEvents2())
+	g.events = s.lb.holdForScores(g, g.world.TakeEvents2())
 	s.deliver(g, g.events)
 }
 

@@ -35,6 +35,14 @@ const (
 	scoresBoards = 16
 )
 
+// leaderboardClient is the server's side of the leaderboard
+// (Config.Leaderboard): the answers to ScoresRequest from its cache of
+// reads (its own locks), and the recording of each game's scores.
+type leaderboardClient struct {
+	srv   *Server
+	cache boardCache // the leaderboard's reads (7.16)
+}
+
 // scoresSession is a session's leaderboard state: its rate limit and its
 // answer's buffer. Only the session's reader goroutine uses it.
 type scoresSession struct {
@@ -151,7 +159,8 @@ func (c *boardCache) top(lb Leaderboard, k boardKey, since time.Time) ([]store.E
 // from ss's reader goroutine. A session of minor below 2 skips it (an
 // unknown type, 7.1); a malformed one, or a Scores, is an error that ends
 // the session (3.1).
-func (s *Server) scoresMessage(ss *session, sc *scoresSession, f []byte) error {
+func (l *leaderboardClient) scoresMessage(ss *session, sc *scoresSession, f []byte) error {
+	s := l.srv
 	if ss.minor < 2 {
 		return nil
 	}
@@ -162,7 +171,7 @@ func (s *Server) scoresMessage(ss *session, sc *scoresSession, f []byte) error {
 	if req.Type != wire.MsgScoresRequest {
 		return fmt.Errorf("%w: %#x from a client", wire.ErrMessageType, req.Type)
 	}
-	ans := s.answerScores(sc, &req, time.Now())
+	ans := l.answerScores(sc, &req, time.Now())
 	if ss.chat == nil {
 		return nil
 	}
@@ -173,7 +182,8 @@ func (s *Server) scoresMessage(ss *session, sc *scoresSession, f []byte) error {
 
 // answerScores applies the rules of 7.16 to a request taken at now; the
 // answer is sc's, valid until the next request.
-func (s *Server) answerScores(sc *scoresSession, req *wire.Scores, now time.Time) *wire.Scores {
+func (l *leaderboardClient) answerScores(sc *scoresSession, req *wire.Scores, now time.Time) *wire.Scores {
+	s := l.srv
 	ans := &sc.ans
 	*ans = wire.Scores{Type: wire.MsgScores, Mode: req.Mode, Period: req.Period}
 	if oldest := sc.sent[sc.next]; !oldest.IsZero() && now.Sub(oldest) < scoresWindow {
@@ -205,7 +215,7 @@ func (s *Server) answerScores(sc *scoresSession, req *wire.Scores, now time.Time
 		since = store.WeekStart(now)
 	}
 	ans.Stage = k.stage
-	rows, err := s.boards.top(s.cfg.Leaderboard, k, since)
+	rows, err := l.cache.top(s.cfg.Leaderboard, k, since)
 	if err != nil {
 		s.log.Warn("leaderboard: cannot read the scores", "mode", k.mode, "stage", k.stage, "period", k.period, "err", err)
 		ans.Status = wire.ScoresUnavailable

@@ -227,7 +227,7 @@ func TestLeaderboardReadsCached(t *testing.T) {
 		Stage: s.cfg.Stage.Name, Score: 50000, Players: 1, FinishedAt: time.Now()}}); err != nil {
 		t.Fatal(err)
 	}
-	s.boards.recorded() // as recordScores does before the GameOver goes out
+	s.lb.cache.recorded() // as recordScores does before the GameOver goes out
 	cs[0].ask(wire.ModeStage, wire.PeriodWeek, 1, "")
 	if a := cs[0].answer(); a.Count != 1 || a.Rows[0].Name != "Bishop" {
 		t.Fatalf("after a recording: %v", rowNames(&a))
@@ -334,9 +334,9 @@ func BenchmarkScoresAnswer(b *testing.B) {
 			for b.Loop() {
 				sc.sent = [scoresLimit]time.Time{} // past the rate limit
 				if stale {
-					s.boards.recorded()
+					s.lb.cache.recorded()
 				}
-				if a := s.answerScores(&sc, &req, now); a.Status != wire.ScoresOK || a.Count != wire.MaxScoreRows {
+				if a := s.lb.answerScores(&sc, &req, now); a.Status != wire.ScoresOK || a.Count != wire.MaxScoreRows {
 					b.Fatalf("%+v", a)
 				}
 				sc.buf = wire.AppendScores(sc.buf[:0], &sc.ans)
@@ -361,7 +361,7 @@ func (b *racingBoard) Top(ctx context.Context, mode, stage string, since time.Ti
 			FinishedAt: time.Now()}}); err != nil {
 			return nil, err
 		}
-		b.srv.boards.recorded()
+		b.srv.lb.cache.recorded()
 	}
 	return rows, err
 }

@@ -65,7 +65,8 @@ type scoreJob struct {
 // holdForScores passes the events of g's world on to distribute, but for
 // its GameOver: that it holds until the scores are recorded (gameScores).
 // Without a leaderboard it passes everything.
-func (s *Server) holdForScores(g *game, evs []wire.Event) []wire.Event {
+func (l *leaderboardClient) holdForScores(g *game, evs []wire.Event) []wire.Event {
+	s := l.srv
 	sc := &g.scores
 	if s.cfg.Leaderboard == nil || sc.sent {
 		return evs
@@ -79,7 +80,7 @@ func (s *Server) holdForScores(g *game, evs []wire.Event) []wire.Event {
 			return evs
 		}
 		sc.over = evs[i]
-		sc.job = s.recordScores(g, &sc.over)
+		sc.job = l.recordScores(g, &sc.over)
 		sc.buf = append(append(sc.buf[:0], evs[:i]...), evs[i+1:]...)
 		return sc.buf
 	}
@@ -101,15 +102,17 @@ func (s *Server) holdForScores(g *game, evs []wire.Event) []wire.Event {
 
 // gameOverSent reports whether g's GameOver is on its way to the players:
 // until then no session of g gets its Logout(GameOver).
-func (s *Server) gameOverSent(g *game) bool {
+func (l *leaderboardClient) gameOverSent(g *game) bool {
+	s := l.srv
 	return s.cfg.Leaderboard == nil || g.scores.sent
 }
 
 // recordScores starts recording the scores of over, a GameOver of g, and
 // returns the job. The goroutine is the server's (Run waits for it), so a
 // clean stop does not lose a score either.
-func (s *Server) recordScores(g *game, over *wire.Event) *scoreJob {
-	mode, stage := s.scoreMode(g)
+func (l *leaderboardClient) recordScores(g *game, over *wire.Event) *scoreJob {
+	s := l.srv
+	mode, stage := l.scoreMode(g)
 	job := &scoreJob{start: time.Now()}
 	key := scoreKey()
 	for _, p := range over.Scores[:over.NumScores] {
@@ -132,7 +135,7 @@ func (s *Server) recordScores(g *game, over *wire.Event) *scoreJob {
 		if job.err != nil {
 			s.queueScores(job.scores, job.err) // written when the database answers again
 		} else {
-			s.boards.recorded() // before the GameOver goes out (7.16)
+			l.cache.recorded() // before the GameOver goes out (7.16)
 			log.Info("scores recorded", "game", id, "mode", mode, "stage", stage, "scores", job.scores,
 				"took", time.Since(job.start))
 		}
@@ -144,7 +147,8 @@ func (s *Server) recordScores(g *game, over *wire.Event) *scoreJob {
 // scoreMode returns the leaderboard's mode and stage of g: Classic, or
 // Stage with the stage's name. (Stage mode gives a game its mode: this is
 // the one place the leaderboard reads it.)
-func (s *Server) scoreMode(g *game) (mode, stage string) {
+func (l *leaderboardClient) scoreMode(g *game) (mode, stage string) {
+	s := l.srv
 	if !g.world.Stage() {
 		return store.ModeClassic, ""
 	}

@@ -68,10 +68,10 @@ type Server struct {
 
 	rooms roomTable // 7.14
 
-	wt     *wtBinding  // the WebTransport binding (Part IV), or nil
-	boards boardCache  // the leaderboard's reads (7.16)
-	fleet  fleetState  // 7.18, with Config.Fleet
-	shared sharedState // the database's checks (storeLoop)
+	wt     *wtBinding        // the WebTransport binding (Part IV), or nil
+	lb     leaderboardClient // 7.16: the scores' reads and recordings
+	fleet  fleetState        // 7.18, with Config.Fleet
+	shared sharedState       // the database's checks (storeLoop)
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -142,7 +142,7 @@ func New(cfg Config) (*Server, error) {
 		shards:   shs,
 		fleet:    fleetState{poke: make(chan struct{}, 1)},
 	}
-	s.chatHub.srv, s.spect.srv = s, s
+	s.chatHub.srv, s.spect.srv, s.lb.srv = s, s, s
 	s.rooms = roomTable{srv: s, byCode: make(map[wire.RoomCode]*room), wrong: make(map[netip.Addr]*wrongCodes)}
 	s.waitTick = waitsForTick(cfg.WaitForTick, sock.receiveBuffer())
 	shs.step, shs.flush = s.stepShardGame, flushShard
@@ -353,7 +353,7 @@ func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 				return s.rooms.roomMessage(ss, f) // 7.14
 			}
 			if wire.IsScoresMessage(wire.MsgType(f[0])) {
-				return s.scoresMessage(ss, &scores, f)
+				return s.lb.scoresMessage(ss, &scores, f)
 			}
 			return s.chatHub.chat(ss, f)
 		})

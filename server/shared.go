@@ -171,7 +171,7 @@ func (s *Server) recordQueued(ctx context.Context) (int, error) {
 	sh.queue = slices.Delete(sh.queue, 0, n)
 	sh.queued.Store(int64(len(sh.queue)))
 	sh.mu.Unlock()
-	s.boards.recorded() // the leaderboards read before are stale (7.16)
+	s.lb.cache.recorded() // the leaderboards read before are stale (7.16)
 	s.log.Info("queued scores recorded", "scores", batch)
 	return len(batch), nil
 }

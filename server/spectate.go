@@ -187,7 +187,7 @@ func (h *spectatorHub) stepSpectators(g *game, now time.Time, lost []*session) [
 			!ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
 			ss.logoutReason = wire.LogoutTimedOut
 			s.log.Info("spectator timed out", "session", ss.id, "name", ss.name, "game", g.id, "bound", ss.bound)
-		case g.over && s.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
+		case g.over && s.lb.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
 			ss.logoutReason = wire.LogoutGameOver
 			s.log.Info("game over for spectator", "session", ss.id, "name", ss.name, "game", g.id)
 		default:
