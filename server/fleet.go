@@ -20,8 +20,10 @@ import (
 // reader goroutine, outside s.mu (bounded by the registry's timeout); the
 // quick join reads what the last sync brought, under s.mu, without I/O.
 
-// fleetState is the server's side of its fleet.
-type fleetState struct {
+// fleetLink is the server's side of its fleet: its counters and the
+// loop that publishes the rooms (which it reads under Server.mu).
+type fleetLink struct {
+	srv       *Server
 	poke      chan struct{} // cap 1: a room changed, sync now
 	redirects [3]atomic.Uint64
 	lookups   atomic.Uint64 // code lookups in Redis
@@ -57,19 +59,21 @@ func (s *Server) sharedUp() bool {
 }
 
 // fleetPokeLocked asks the fleet loop to publish the rooms now.
-func (s *Server) fleetPokeLocked() {
+func (fl *fleetLink) fleetPokeLocked() {
+	s := fl.srv
 	if s.cfg.Fleet == nil {
 		return
 	}
 	select {
-	case s.fleet.poke <- struct{}{}:
+	case fl.poke <- struct{}{}:
 	default:
 	}
 }
 
 // fleetLoop publishes the rooms until the server stops, then removes
 // them from the fleet.
-func (s *Server) fleetLoop() {
+func (fl *fleetLink) fleetLoop() {
+	s := fl.srv
 	f := s.cfg.Fleet
 	if f.PublicAddr() == "" {
 		a := publicAddr(s.tcp.Addr().(*net.TCPAddr))
@@ -85,8 +89,8 @@ func (s *Server) fleetLoop() {
 	t := time.NewTicker(s.cfg.FleetSync)
 	defer t.Stop()
 	for {
-		s.fleetWebTransport()
-		if err := f.Sync(context.Background(), s.fleetRooms()); err != nil {
+		fl.fleetWebTransport()
+		if err := f.Sync(context.Background(), fl.fleetRooms()); err != nil {
 			s.log.Debug("fleet sync", "err", err)
 		}
 		select {
@@ -96,7 +100,7 @@ func (s *Server) fleetLoop() {
 			}
 			return
 		case <-t.C:
-		case <-s.fleet.poke:
+		case <-fl.poke:
 		}
 	}
 }
@@ -104,7 +108,8 @@ func (s *Server) fleetLoop() {
 // fleetWebTransport tells the fleet where this server serves WebTransport
 // and its certificates' hashes now (they rotate, 9.4), for the
 // WebTransport fields of the RoomRedirects to it (7.18).
-func (s *Server) fleetWebTransport() {
+func (fl *fleetLink) fleetWebTransport() {
+	s := fl.srv
 	info, ok := s.WebTransport()
 	if !ok {
 		return
@@ -142,7 +147,8 @@ func publicAddr(a *net.TCPAddr) string {
 }
 
 // fleetRooms returns the server's rooms as the fleet sees them.
-func (s *Server) fleetRooms() []fleet.Room {
+func (fl *fleetLink) fleetRooms() []fleet.Room {
+	s := fl.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]fleet.Room, 0, len(s.rooms.byCode))
@@ -162,7 +168,8 @@ type fleetAnswer struct {
 
 // fleetLookup asks the fleet about the code of r, a RoomJoin of ss, when
 // this server does not hold it; s.mu is not held.
-func (s *Server) fleetLookup(ss *session, r *wire.Room) (fleetAnswer, bool) {
+func (fl *fleetLink) fleetLookup(ss *session, r *wire.Room) (fleetAnswer, bool) {
+	s := fl.srv
 	f := s.cfg.Fleet
 	if f == nil || r.Type != wire.MsgRoomJoin || ss.minor < 2 || !r.Code.Valid() {
 		return fleetAnswer{}, false
@@ -176,7 +183,7 @@ func (s *Server) fleetLookup(ss *session, r *wire.Room) (fleetAnswer, bool) {
 	if local || busy || limited {
 		return fleetAnswer{}, false
 	}
-	s.fleet.lookups.Add(1)
+	fl.lookups.Add(1)
 	rm, found, err := f.Lookup(context.Background(), r.Code)
 	if err != nil {
 		s.log.Warn("fleet: cannot look up a room code", "session", ss.id, "err", err)
@@ -187,7 +194,8 @@ func (s *Server) fleetLookup(ss *session, r *wire.Room) (fleetAnswer, bool) {
 // fleetRoomLocked answers r of ss from the fleet when 7.18 says so: a
 // RoomJoin (whose code fleetLookup asked about, a), or a RoomQuick. It
 // reports whether it answered.
-func (s *Server) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, asked bool, now time.Time) bool {
+func (fl *fleetLink) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, asked bool, now time.Time) bool {
+	s := fl.srv
 	f := s.cfg.Fleet
 	if f == nil || ss.minor < 2 || ss.room != nil {
 		return false
@@ -202,7 +210,7 @@ func (s *Server) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, asked
 		}
 		switch {
 		case a.found:
-			s.redirectLocked(ss, wire.RedirectCode, a.room)
+			fl.redirectLocked(ss, wire.RedirectCode, a.room)
 		case a.failed: // NoSuchRoom, not counted as wrong
 			s.rooms.refuseRoomLocked(ss, wire.RoomNoSuchRoom, 0)
 		default:
@@ -221,7 +229,7 @@ func (s *Server) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, asked
 		if best := s.rooms.bestPublicLocked(mode, ss.name); best != nil && best.count() >= int(there[0].Players) {
 			return false
 		}
-		s.redirectLocked(ss, wire.RedirectQuick, there[0])
+		fl.redirectLocked(ss, wire.RedirectQuick, there[0])
 		return true
 	}
 	return false
@@ -230,8 +238,9 @@ func (s *Server) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, asked
 // redirectLocked sends ss RoomRedirect to rm's server: rm, and the
 // WebTransport binding of its server, are what entries that verified
 // under the fleet key published (fleet.Registry), when it has one.
-func (s *Server) redirectLocked(ss *session, why uint8, rm fleet.Room) {
-	s.fleet.redirects[why].Add(1)
+func (fl *fleetLink) redirectLocked(ss *session, why uint8, rm fleet.Room) {
+	s := fl.srv
+	fl.redirects[why].Add(1)
 	wt, _ := s.cfg.Fleet.WebTransportOf(rm.Addr)
 	s.log.Info("room redirect", "session", ss.id, "name", ss.name, "why", why, "room", rm.Code.String(), "to", rm.Addr,
 		"webtransport", wt.Addr)

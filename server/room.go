@@ -205,10 +205,10 @@ func (t *roomTable) roomMessage(ss *session, f []byte) error {
 	if r.Type >= wire.MsgRoomListing {
 		return fmt.Errorf("%w: %#x from a client", wire.ErrMessageType, r.Type)
 	}
-	a, asked := s.fleetLookup(ss, &r) // 7.18: may ask Redis, so before s.mu
+	a, asked := s.fleet.fleetLookup(ss, &r) // 7.18: may ask Redis, so before s.mu
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ss.gone || s.fleetRoomLocked(ss, &r, a, asked, time.Now()) {
+	if ss.gone || s.fleet.fleetRoomLocked(ss, &r, a, asked, time.Now()) {
 		return nil
 	}
 	if why, wait := t.roomRequestLocked(ss, &r, time.Now()); why != 0 {
@@ -603,7 +603,7 @@ func (t *roomTable) deleteRoomLocked(rm *room) {
 	}
 	rm.game = nil // its game keeps g.room: it is a room's, no open game
 	delete(t.byCode, rm.code)
-	s.fleetPokeLocked()
+	s.fleet.fleetPokeLocked()
 	s.log.Info("room deleted", "room", rm.code.String())
 }
 
@@ -719,7 +719,7 @@ func (t *roomTable) gameEndedLocked(g *game) {
 // its change, 7.18).
 func (t *roomTable) sendStateLocked(rm *room) {
 	s := t.srv
-	s.fleetPokeLocked()
+	s.fleet.fleetPokeLocked()
 	r := &t.out
 	*r = wire.Room{Type: wire.MsgRoomState, Code: rm.code, State: rm.state, Owner: rm.owner, Settings: rm.settings}
 	for p, m := range rm.members {

@@ -70,7 +70,7 @@ type Server struct {
 
 	wt     *wtBinding        // the WebTransport binding (Part IV), or nil
 	lb     leaderboardClient // 7.16: the scores' reads and recordings
-	fleet  fleetState        // 7.18, with Config.Fleet
+	fleet  fleetLink         // 7.18, with Config.Fleet
 	shared sharedState       // the database's checks (storeLoop)
 }
 
@@ -140,9 +140,9 @@ func New(cfg Config) (*Server, error) {
 		rx:       rx,
 		rxOut:    rxOut,
 		shards:   shs,
-		fleet:    fleetState{poke: make(chan struct{}, 1)},
+		fleet:    fleetLink{poke: make(chan struct{}, 1)},
 	}
-	s.chatHub.srv, s.spect.srv, s.lb.srv = s, s, s
+	s.chatHub.srv, s.spect.srv, s.lb.srv, s.fleet.srv = s, s, s, s
 	s.rooms = roomTable{srv: s, byCode: make(map[wire.RoomCode]*room), wrong: make(map[netip.Addr]*wrongCodes)}
 	s.waitTick = waitsForTick(cfg.WaitForTick, sock.receiveBuffer())
 	shs.step, shs.flush = s.stepShardGame, flushShard
@@ -214,7 +214,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	if s.cfg.Fleet != nil {
 		s.wg.Add(1)
-		go func() { defer s.wg.Done(); s.fleetLoop() }()
+		go func() { defer s.wg.Done(); s.fleet.fleetLoop() }()
 	}
 	if s.cfg.Leaderboard != nil || s.cfg.Bans != nil {
 		s.wg.Add(1)
