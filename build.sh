@@ -100,9 +100,20 @@ build() {
 	done
 }
 
-# headless_pkgs lists the packages that do not link Ebitengine; gui_pkgs
-# the ones that do (they need a display, even in tests).
-headless_pkgs() { go list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep -v 'hajimehoshi/ebiten' | cut -d' ' -f1; }
+# headless_pkgs lists the packages that do not link Ebitengine, the
+# slowest first (go test starts the runs in the order given, as their
+# builds allow: the longest runs then overlap the many short ones instead
+# of coming last); gui_pkgs the ones that do (they need a display, even
+# in tests).
+SLOW_FIRST=(rtype/e2e rtype/internal/release rtype/server rtype/internal/natlab
+	rtype/assets rtype/deploy rtype/cmd/rtype-server rtype/game/view
+	rtype/cmd/rtype-bot rtype/cmd/rtype-bench rtype/net/client rtype/net/link)
+headless_pkgs() {
+	local all p
+	all=$(go list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep -v 'hajimehoshi/ebiten' | cut -d' ' -f1)
+	for p in "${SLOW_FIRST[@]}"; do grep -qx "$p" <<<"$all" && echo "$p"; done
+	grep -vxF -f <(printf '%s\n' "${SLOW_FIRST[@]}") <<<"$all"
+}
 gui_pkgs() { go list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep 'hajimehoshi/ebiten' | cut -d' ' -f1; }
 
 # with_display runs a command with an X display: the current one, or a
