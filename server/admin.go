@@ -255,5 +255,5 @@ func (s *Server) Ready() bool {
 	s.mu.Lock()
 	ok := s.serving && !s.closed
 	s.mu.Unlock()
-	return ok && s.sharedUp()
+	return ok && s.shared.sharedUp()
 }

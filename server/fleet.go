@@ -51,13 +51,6 @@ func (s *Server) FleetStats() FleetStats {
 		Rejected: f.Rejected()}
 }
 
-// sharedUp reports whether the server reaches its fleet's Redis, when it
-// has one, its database did not fail its last check, and it is not
-// draining.
-func (s *Server) sharedUp() bool {
-	return (s.cfg.Fleet == nil || s.cfg.Fleet.Up()) && !s.shared.down.Load() && !s.shared.drain.Load()
-}
-
 // fleetPokeLocked asks the fleet loop to publish the rooms now.
 func (fl *fleetLink) fleetPokeLocked() {
 	s := fl.srv

@@ -133,7 +133,7 @@ func (l *leaderboardClient) recordScores(g *game, over *wire.Event) *scoreJob {
 		defer cancel()
 		job.err = lb.Record(ctx, job.scores)
 		if job.err != nil {
-			s.queueScores(job.scores, job.err) // written when the database answers again
+			s.shared.queueScores(job.scores, job.err) // written when the database answers again
 		} else {
 			l.cache.recorded() // before the GameOver goes out (7.16)
 			log.Info("scores recorded", "game", id, "mode", mode, "stage", stage, "scores", job.scores,

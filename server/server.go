@@ -71,7 +71,7 @@ type Server struct {
 	wt     *wtBinding        // the WebTransport binding (Part IV), or nil
 	lb     leaderboardClient // 7.16: the scores' reads and recordings
 	fleet  fleetLink         // 7.18, with Config.Fleet
-	shared sharedState       // the database's checks (storeLoop)
+	shared storeLink         // the database's checks (storeLoop)
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -142,7 +142,7 @@ func New(cfg Config) (*Server, error) {
 		shards:   shs,
 		fleet:    fleetLink{poke: make(chan struct{}, 1)},
 	}
-	s.chatHub.srv, s.spect.srv, s.lb.srv, s.fleet.srv = s, s, s, s
+	s.chatHub.srv, s.spect.srv, s.lb.srv, s.fleet.srv, s.shared.srv = s, s, s, s, s
 	s.rooms = roomTable{srv: s, byCode: make(map[wire.RoomCode]*room), wrong: make(map[netip.Addr]*wrongCodes)}
 	s.waitTick = waitsForTick(cfg.WaitForTick, sock.receiveBuffer())
 	shs.step, shs.flush = s.stepShardGame, flushShard
@@ -218,7 +218,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	if s.cfg.Leaderboard != nil || s.cfg.Bans != nil {
 		s.wg.Add(1)
-		go func() { defer s.wg.Done(); s.storeLoop() }()
+		go func() { defer s.wg.Done(); s.shared.storeLoop() }()
 	}
 	s.serveDiscovery()
 	s.mu.Lock()

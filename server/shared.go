@@ -32,8 +32,11 @@ import (
 // MaxQueuedScores bounds the scores queued while the database is down.
 const MaxQueuedScores = 100000
 
-// sharedState is the store loop's state.
-type sharedState struct {
+// storeLink is the server's link to its shared database: the store
+// loop and its state, under its own lock (the bans it syncs go under
+// Server.mu).
+type storeLink struct {
+	srv     *Server
 	mu      sync.Mutex
 	queue   []store.Score // scores waiting for the database
 	dropped int64         // scores ever dropped from the queue's front
@@ -63,10 +66,19 @@ func (s *Server) Drain() {
 	}
 }
 
+// sharedUp reports whether the server reaches its fleet's Redis, when it
+// has one, its database did not fail its last check, and it is not
+// draining.
+func (st *storeLink) sharedUp() bool {
+	s := st.srv
+	return (s.cfg.Fleet == nil || s.cfg.Fleet.Up()) && !st.down.Load() && !st.drain.Load()
+}
+
 // queueScores keeps scores that could not be recorded for the store
 // loop.
-func (s *Server) queueScores(scores []store.Score, err error) {
-	sh := &s.shared
+func (st *storeLink) queueScores(scores []store.Score, err error) {
+	s := st.srv
+	sh := st
 	sh.mu.Lock()
 	sh.queue = append(sh.queue, scores...)
 	if n := len(sh.queue) - MaxQueuedScores; n > 0 {
@@ -76,13 +88,14 @@ func (s *Server) queueScores(scores []store.Score, err error) {
 	}
 	sh.queued.Store(int64(len(sh.queue)))
 	sh.mu.Unlock()
-	s.setStoreUp(false, err)
+	st.setStoreUp(false, err)
 	s.log.Warn("scores queued until the database answers", "scores", scores, "err", err)
 }
 
 // setStoreUp records whether the database answered.
-func (s *Server) setStoreUp(up bool, err error) {
-	if was := !s.shared.down.Swap(!up); was != up {
+func (st *storeLink) setStoreUp(up bool, err error) {
+	s := st.srv
+	if was := !st.down.Swap(!up); was != up {
 		if up {
 			s.log.Info("the database answers again")
 		} else {
@@ -93,7 +106,8 @@ func (s *Server) setStoreUp(up bool, err error) {
 
 // storeLoop checks the database every StoreCheck until the server stops:
 // bans, then the queued scores.
-func (s *Server) storeLoop() {
+func (st *storeLink) storeLoop() {
+	s := st.srv
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-s.done; cancel() }()
 	defer cancel()
@@ -102,41 +116,42 @@ func (s *Server) storeLoop() {
 	for {
 		select {
 		case <-s.done:
-			s.shared.mu.Lock()
-			if q := s.shared.queue; len(q) > 0 {
+			st.mu.Lock()
+			if q := st.queue; len(q) > 0 {
 				s.log.Error("scores not recorded: the database did not answer before the stop", "scores", q)
 			}
-			s.shared.mu.Unlock()
+			st.mu.Unlock()
 			return
 		case <-t.C:
 		}
-		s.checkStore(ctx)
+		st.checkStore(ctx)
 	}
 }
 
 // checkStore reads the bans (or asks the leaderboard something small,
 // without a ban list), then writes the queued scores.
-func (s *Server) checkStore(ctx context.Context) {
+func (st *storeLink) checkStore(ctx context.Context) {
+	s := st.srv
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreCheck*2)
 	defer cancel()
 	var err error
 	if s.cfg.Bans != nil {
 		var bans []store.Ban
 		if bans, err = s.cfg.Bans.Bans(ctx, time.Now()); err == nil {
-			s.syncBans(bans)
+			st.syncBans(bans)
 		}
 	} else if s.cfg.Leaderboard != nil {
 		_, err = s.cfg.Leaderboard.Boards(ctx)
 	}
 	if err != nil {
-		s.setStoreUp(false, err)
+		st.setStoreUp(false, err)
 		return
 	}
 	if s.cfg.Leaderboard != nil {
 		for {
-			n, err := s.recordQueued(ctx)
+			n, err := st.recordQueued(ctx)
 			if err != nil {
-				s.setStoreUp(false, err)
+				st.setStoreUp(false, err)
 				return
 			}
 			if n < store.MaxBatch {
@@ -144,7 +159,7 @@ func (s *Server) checkStore(ctx context.Context) {
 			}
 		}
 	}
-	s.setStoreUp(true, nil)
+	st.setStoreUp(true, nil)
 }
 
 // recordQueued writes the first scores of the queue, at most
@@ -152,8 +167,9 @@ func (s *Server) checkStore(ctx context.Context) {
 // returns how many it wrote. A write whose outcome is unknown (a timeout
 // after the commit) is tried again with the same scores: their keys make
 // the second write store nothing twice.
-func (s *Server) recordQueued(ctx context.Context) (int, error) {
-	sh := &s.shared
+func (st *storeLink) recordQueued(ctx context.Context) (int, error) {
+	s := st.srv
+	sh := st
 	sh.mu.Lock()
 	batch := slices.Clone(sh.queue[:min(len(sh.queue), store.MaxBatch)])
 	dropped := sh.dropped
@@ -179,8 +195,9 @@ func (s *Server) recordQueued(ctx context.Context) (int, error) {
 // syncBans takes the bans in force in the shared database: they replace
 // the server's, and the sessions a ban new to this server matches are
 // kicked, as by Ban.
-func (s *Server) syncBans(bans []store.Ban) {
-	sh := &s.shared
+func (st *storeLink) syncBans(bans []store.Ban) {
+	s := st.srv
+	sh := st
 	s.mu.Lock()
 	if sh.banIDs == nil {
 		sh.banIDs = make(map[int64]bool)

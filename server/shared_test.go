@@ -184,7 +184,7 @@ func TestScoreQueueWrittenInBatches(t *testing.T) {
 		scores[i] = store.Score{Name: fmt.Sprintf("P%03d", i), Mode: store.ModeStage, Stage: stages[i%3],
 			Score: uint32(i), Players: 1, Key: fmt.Sprintf("k%d", i)}
 	}
-	s.queueScores(scores, errors.New("the database is down"))
+	s.shared.queueScores(scores, errors.New("the database is down"))
 	testutil.WaitFor(t, wait, "the queue written, the server ready", func() bool {
 		return s.StoreStats().QueuedScores == 0 && s.Ready()
 	})
