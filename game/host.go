@@ -19,6 +19,7 @@ import (
 	"rtype/server"
 	"rtype/server/store"
 	"rtype/sim"
+	"rtype/sim/stage"
 	"rtype/web"
 )
 
@@ -38,7 +39,12 @@ type Host struct {
 	Rules sim.Rules
 	// Mode is the mode of its games (wire.ModeStage or ModeClassic).
 	Mode uint8
-	db   *store.Store // its leaderboard, or nil
+	// Stage and Warp are the stage its Stage games play (nil: the
+	// server's default, stage 1) and their warp (HostConfig's): the
+	// client draws its terrain.
+	Stage *stage.Stage
+	Warp  string
+	db    *store.Store // its leaderboard, or nil
 }
 
 // StartHost starts a one-game server playing hc on port, or the next
@@ -97,7 +103,7 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 			continue
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: rules, Mode: hc.mode(), db: db}
+		h := &Host{srv: srv, cancel: cancel, done: make(chan struct{}), Port: srv.Port(), Rules: rules, Mode: hc.mode(), db: db, Stage: hc.Stage, Warp: hc.Warp}
 		h.Addrs = core.JoinAddrs(h.Port)
 		hosted.Store(srv)
 		go func() {

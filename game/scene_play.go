@@ -66,8 +66,12 @@ func NewPlayScene(g *Game) *PlayScene {
 	// The view's time goes on from the game's (the starfield does not
 	// jump), on the wall clock from here.
 	epoch := time.Now().Add(-time.Duration(g.T() * float64(time.Second)))
-	s := &PlayScene{view: view.New(g.session.C, view.Config{Rules: g.serverRules(), Epoch: epoch, Name: g.Name(),
-		Palette: render.CurrentStyle().Palette, HUDHeight: render.HUDPanelHeight(g.fonts.Scale())})}
+	cfg := view.Config{Rules: g.serverRules(), Epoch: epoch, Name: g.Name(),
+		Palette: render.CurrentStyle().Palette, HUDHeight: render.HUDPanelHeight(g.fonts.Scale()), Log: g.log}
+	if g.session.Hosting && g.host != nil { // the stage it plays: its terrain
+		cfg.Stage, cfg.Warp = g.host.Stage, g.host.Warp
+	}
+	s := &PlayScene{view: view.New(g.session.C, cfg)}
 	s.pause = Menu{X: render.Width/2 - 160, Y: 330, W: 320, RowH: 50, Gap: 10, Face: g.fonts.Body, Align: render.Center}
 	s.setPauseItems(g)
 	return s
@@ -236,6 +240,7 @@ func (g *Game) drawFrame(screen *ebiten.Image, f *view.Frame, shaken **ebiten.Im
 	}
 	a.Backdrop(world)
 	g.stars.Draw(world, a, f.T)
+	a.DrawTerrain(world, &f.Terrain)
 	a.DrawWorld(world, f.Sprites, f.T)
 	a.DrawEffects(world, f.Effects, f.T)
 	for _, l := range f.Labels {

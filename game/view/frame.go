@@ -48,6 +48,8 @@ type Frame struct {
 	Net Net
 	// Stage is what a Stage game adds to the screen (7.12).
 	Stage model.StageHUD
+	// Terrain is the stage's terrain at RenderTick (none: no Tiles).
+	Terrain model.Terrain
 
 	drawn []interp.Drawn
 }
@@ -105,6 +107,7 @@ func (v *View) Frame(dst *Frame, now time.Time) *Frame {
 	dst.Shake = v.shake(t)
 	dst.Net = v.net
 	v.stageHUD(dst, t)
+	v.terrain.frame(&dst.Terrain, dst.RenderTick)
 	return dst
 }
 

@@ -239,6 +239,7 @@ func (v *View) stageEvent(ev *wire.Event, t float64) {
 	case wire.EventArms:
 		v.armsChanged(ev, t, quiet)
 	case wire.EventStage:
+		v.terrain.event(ev, false, v.log())
 		switch ev.What {
 		case wire.StageIntro:
 			s.introAt = t
@@ -330,6 +331,9 @@ func (v *View) stageDestroyed(ev *wire.Event, t float64, k kindOf, known bool) {
 	s := &v.stage
 	if ev.ID == s.bossID {
 		s.bossID = 0
+	}
+	if known && (k.kind == wire.KindBoss || k.kind == wire.KindMidBoss) {
+		v.terrain.event(ev, true, nil)
 	}
 	if known && ev.Reason == wire.DestroyKilled && (k.kind == wire.KindBoss || k.kind == wire.KindMidBoss) {
 		v.queue(ev, t, pendingFx{

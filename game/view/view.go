@@ -19,6 +19,7 @@ package view
 
 import (
 	"cmp"
+	"log/slog"
 	"math"
 	"slices"
 	"time"
@@ -29,6 +30,7 @@ import (
 	"rtype/net/wire"
 	"rtype/render/model"
 	"rtype/sim"
+	"rtype/sim/stage"
 )
 
 // Source is the connection a View shows: a *client.Client.
@@ -86,6 +88,15 @@ type Config struct {
 	// Predict configures the prediction's smoothing (its defaults); its
 	// Rules are replaced by Rules.
 	Predict predict.Config
+	// Stage is the stage a Stage game plays, whose terrain the frames
+	// show (Frame.Terrain), and Warp the warp it started with (as
+	// -warp). A nil Stage is looked for by the title of the game's
+	// StageIntro among the built-in stages; none found, no terrain is
+	// drawn (and the log says so).
+	Stage *stage.Stage
+	Warp  string
+	// Log is where the View says what it cannot show; nil: slog.Default.
+	Log *slog.Logger
 }
 
 // Timing of what the View shows, in seconds.
@@ -165,7 +176,8 @@ type View struct {
 	statsAt float64
 	net     Net
 
-	stage stageState // Stage mode (stage.go)
+	stage   stageState   // Stage mode (stage.go)
+	terrain terrainClock // its terrain's scroll (terrain.go)
 
 	// watch: a spectator's View (PROTOCOL.md 7.17; src.Player() is
 	// wire.NoPlayer): no own ship, nothing predicted nor sent; me is the
@@ -226,6 +238,7 @@ func New(src Source, cfg Config) *View {
 		v.names[v.me] = cfg.Name
 	}
 	v.stage = newStageState(sourceMode(src))
+	v.terrain = newTerrainClock(cfg.Stage, cfg.Warp)
 	return v
 }
 
