@@ -9,16 +9,24 @@ import (
 // that reach Config.Discovery with its port, name, modes, players and
 // games.
 
+// lanDiscovery is the server's LAN discovery: its responder, set by New
+// and read-only afterwards.
+type lanDiscovery struct {
+	srv  *Server
+	resp *discovery.Responder // or nil: the server answers no query
+}
+
 // openDiscovery opens the discovery responder of cfg.Discovery, if any; a
 // server whose discovery port is taken runs without it (8.1).
-func (s *Server) openDiscovery() {
+func (d *lanDiscovery) openDiscovery() {
+	s := d.srv
 	if s.cfg.Discovery == "" {
 		return
 	}
 	name := discovery.CleanName(s.cfg.Name)
 	r, err := discovery.Listen(discovery.ResponderConfig{
 		Listen:   s.cfg.Discovery,
-		Info:     func() discovery.Info { return s.discoveryInfo(name) },
+		Info:     func() discovery.Info { return d.discoveryInfo(name) },
 		Logger:   s.log,
 		HostName: s.cfg.NameFromHost,
 	})
@@ -26,37 +34,40 @@ func (s *Server) openDiscovery() {
 		s.log.Warn("LAN discovery off: its port cannot be opened", "addr", s.cfg.Discovery, "err", err)
 		return
 	}
-	s.disco = r
+	d.resp = r
 }
 
 // DiscoveryAddr returns the address the discovery responder listens on,
 // or "" when the server answers no discovery query.
 func (s *Server) DiscoveryAddr() string {
-	if s.disco == nil {
+	if s.disco.resp == nil {
 		return ""
 	}
-	return s.disco.Addr().String()
+	return s.disco.resp.Addr().String()
 }
 
 // serveDiscovery starts answering discovery queries, until shutdown.
-func (s *Server) serveDiscovery() {
-	if s.disco == nil {
+func (d *lanDiscovery) serveDiscovery() {
+	s := d.srv
+	if d.resp == nil {
 		return
 	}
 	s.log.Info("answering LAN discovery", "addr", s.DiscoveryAddr())
 	s.wg.Add(1)
-	go func() { defer s.wg.Done(); s.disco.Serve() }()
+	go func() { defer s.wg.Done(); d.resp.Serve() }()
 }
 
-func (s *Server) closeDiscovery() {
-	if s.disco != nil {
-		s.disco.Close()
+// closeDiscovery stops the responder, if any.
+func (d *lanDiscovery) closeDiscovery() {
+	if d.resp != nil {
+		d.resp.Close()
 	}
 }
 
 // discoveryInfo is what an Answer says of the server now (8.3): a mode
 // is offered when a login asking for it would find a game (findGame).
-func (s *Server) discoveryInfo(name string) discovery.Info {
+func (d *lanDiscovery) discoveryInfo(name string) discovery.Info {
+	s := d.srv
 	info := discovery.Info{
 		Port: uint16(s.Port()), DefaultMode: s.cfg.Mode, Versions: 0x03, Minor: wire.MinorVersion,
 		Capacity: uint16(min(s.cfg.MaxSessions, 0xFFFF)), MaxGames: uint16(min(s.cfg.MaxGames, 0xFFFF)), Name: name,

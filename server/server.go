@@ -14,7 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"rtype/net/discovery"
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/server/store"
@@ -54,9 +53,9 @@ type Server struct {
 	done      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
-	disco     *discovery.Responder // LAN discovery (section 8), or nil
-	chatHub   chatHub              // chat's clock and buffer (7.13)
-	spect     spectatorHub         // spectators (7.17)
+	disco     lanDiscovery // LAN discovery (section 8)
+	chatHub   chatHub      // chat's clock and buffer (7.13)
+	spect     spectatorHub // spectators (7.17)
 
 	rx    *batchReader // the read loop's
 	rxOut *outbox      // what the read loop sends (under mu)
@@ -142,7 +141,7 @@ func New(cfg Config) (*Server, error) {
 		shards:   shs,
 		fleet:    fleetLink{poke: make(chan struct{}, 1)},
 	}
-	s.chatHub.srv, s.spect.srv, s.lb.srv, s.fleet.srv, s.shared.srv = s, s, s, s, s
+	s.chatHub.srv, s.spect.srv, s.lb.srv, s.fleet.srv, s.shared.srv, s.disco.srv = s, s, s, s, s, s
 	s.rooms = roomTable{srv: s, byCode: make(map[wire.RoomCode]*room), wrong: make(map[netip.Addr]*wrongCodes)}
 	s.waitTick = waitsForTick(cfg.WaitForTick, sock.receiveBuffer())
 	shs.step, shs.flush = s.stepShardGame, flushShard
@@ -155,7 +154,7 @@ func New(cfg Config) (*Server, error) {
 		sock.release()
 		return nil, err
 	}
-	s.openDiscovery()
+	s.disco.openDiscovery()
 	return s, nil
 }
 
@@ -220,7 +219,7 @@ func (s *Server) Run(ctx context.Context) error {
 		s.wg.Add(1)
 		go func() { defer s.wg.Done(); s.shared.storeLoop() }()
 	}
-	s.serveDiscovery()
+	s.disco.serveDiscovery()
 	s.mu.Lock()
 	s.lifeLocked(Listening)
 	s.mu.Unlock()
@@ -273,7 +272,7 @@ func (s *Server) shutdown() {
 	s.closeWebTransport()
 	s.tcp.Close()
 	s.udp.close() // released when Run's goroutines are done
-	s.closeDiscovery()
+	s.disco.closeDiscovery()
 }
 
 // acceptLoop takes TCP connections and hands each to its session reader.
