@@ -158,7 +158,7 @@ func (s *Server) Metrics() Metrics {
 			m.Games[g.mode]++
 		}
 	}
-	m.Pending = s.pending
+	m.Pending = s.gate.pending
 	for _, b := range s.bans {
 		if b.Until.After(now) {
 			m.Bans++

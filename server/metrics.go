@@ -69,7 +69,7 @@ func (s *Server) TickStats() TickStats { return s.TickStatsSince(0) }
 func (s *Server) TickStatsSince(from int) TickStats {
 	s.mu.Lock()
 	n := min(max(s.ticks.n-max(from, 0), 0), tickSamples)
-	st := TickStats{Ticks: s.ticks.n, Overruns: s.ticks.over, Games: len(s.games), Sessions: len(s.sessions), Pending: s.pending,
+	st := TickStats{Ticks: s.ticks.n, Overruns: s.ticks.over, Games: len(s.games), Sessions: len(s.sessions), Pending: s.gate.pending,
 		Load: s.ticks.load()}
 	d := make([]time.Duration, n)
 	for i := range d {

@@ -229,7 +229,7 @@ func TestLoginRateLimit(t *testing.T) {
 	s := startServer(t, Config{LoginWindow: window}) // default limit: 5
 	now := time.Unix(1000, 0)                        // s.mu held
 	s.mu.Lock()
-	s.limiter.clock = func() time.Time { return now }
+	s.gate.limiter.clock = func() time.Time { return now }
 	s.mu.Unlock()
 	advance := func(d time.Duration) { s.mu.Lock(); now = now.Add(d); s.mu.Unlock() }
 	for range 5 {

@@ -32,22 +32,22 @@ func (h *spectatorHub) loginSpectatorLocked(c net.Conn, ap netip.AddrPort, name 
 	ip := ap.Addr().Unmap()
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		s.log.Info("login refused", "addr", ap, "name", name, "reason", "the server is full", "spectate", true)
-		return s.reject(c, wire.RejectGameFull, "the server is full")
+		return s.gate.reject(c, wire.RejectGameFull, "the server is full")
 	}
 	g, why, reason := h.gameToWatchLocked(ip, m, time.Now())
 	if g == nil {
 		s.log.Info("login refused", "addr", ap, "name", name, "reason", why, "spectate", true)
-		return s.reject(c, reason, why)
+		return s.gate.reject(c, reason, why)
 	}
-	ss := &session{srv: s, id: s.newSessionID(), token: tok, name: name, conn: c, ip: ip, game: g,
+	ss := &session{srv: s, id: s.gate.newSessionID(), token: tok, name: name, conn: c, ip: ip, game: g,
 		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, minor: min(m.Minor, wire.MinorVersion),
 		mode: g.mode, spectator: true}
 	ss.newLink2(ss.start)
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: ss.id, Token: tok,
-		Tick: g.world.Tick(), Ext: s.loginExt(), Minor: ss.minor, Mode: g.mode}
+		Tick: g.world.Tick(), Ext: s.gate.loginExt(), Minor: ss.minor, Mode: g.mode}
 	g.spectators = append(g.spectators, ss)
 	s.sessions[ss.id] = ss
-	if !s.acceptLocked(ss, wire.AppendMessage2(nil, &accepted)) {
+	if !s.gate.acceptLocked(ss, wire.AppendMessage2(nil, &accepted)) {
 		return nil, false
 	}
 	room := ""

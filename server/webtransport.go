@@ -437,7 +437,7 @@ func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
 	}
 	go refuseStreams(sess)
 	c := &wtConn{Stream: str, sess: sess}
-	if !s.admit(c, ip) {
+	if !s.gate.admit(c, ip) {
 		sess.CloseWithError(wtErrBusy, "too many connections")
 		return
 	}

@@ -381,7 +381,7 @@ func TestWebTransportSessionRules(t *testing.T) {
 	testutil.WaitFor(t, wait, "the stream pending", func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return s.pending == 1
+		return s.gate.pending == 1
 	})
 	third := rawWT(t, s, nil)
 	ts, _ := third.OpenStream()
