@@ -102,3 +102,52 @@ func TestTerrainErrors(t *testing.T) {
 		}
 	}
 }
+
+// The Clock follows the timeline from the events: the intro at the
+// warp's tick in loop 1 and 0 after, markers at their entries' ticks, a
+// boss stopping it until it is gone.
+func TestClock(t *testing.T) {
+	st, err := stage.Builtin("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stage.ByTitle(st.Title) == nil || stage.ByTitle("nope") != nil {
+		t.Fatal("ByTitle")
+	}
+	var mid, cp uint32
+	for _, e := range st.Entries {
+		switch {
+		case e.Kind == stage.EntryMidBoss:
+			mid = e.Tick
+		case e.Name == "checkpoint-2":
+			cp = e.Tick
+		}
+	}
+	c := stage.NewClock(st, "1:00")
+	if c.Known() {
+		t.Fatal("known before any event")
+	}
+	c.Intro(100, 1)
+	if got := c.Timeline(160); got != 3600+60 {
+		t.Errorf("warped intro: %g", got)
+	}
+	if got := c.Distance(160); got != 3660 {
+		t.Errorf("distance %g, want 3660 px at 60 px/s", got)
+	}
+	c.Marker(1000, "checkpoint-2")
+	if got := c.Timeline(1010); got != float64(cp+10) {
+		t.Errorf("after the checkpoint: %g, want %d", got, cp+10)
+	}
+	c.Marker(5000, "midboss")
+	if got := c.Timeline(6000); got != float64(mid) {
+		t.Errorf("during the mid-boss: %g, want %d", got, mid)
+	}
+	c.BossGone(7000)
+	if got := c.Timeline(7030); got != float64(mid+30) {
+		t.Errorf("after it: %g, want %d", got, mid+30)
+	}
+	c.Intro(9000, 2)
+	if got := c.Timeline(9001); got != 1 {
+		t.Errorf("loop 2: %g, want 1", got)
+	}
+}
