@@ -50,15 +50,52 @@ func loadBans(bl BanList) ([]store.Ban, error) {
 	return bans, nil
 }
 
+// banList is the bans the server holds: those of Config.Bans, loaded by
+// New and synced by the store loop, and those made since. Guarded by
+// Server.mu: a login reads it.
+type banList struct {
+	all  []store.Ban // in force or ended lately (Ban, bannedLocked)
+	next int64       // the last ID of a ban kept in memory only
+}
+
 // bannedLocked returns the ban in force at now of the name or the address,
 // if any; s.mu is held. Names compare ignoring case (3.2).
-func (s *Server) bannedLocked(name string, ip netip.Addr, now time.Time) (store.Ban, bool) {
-	for _, b := range s.bans {
+func (bl *banList) bannedLocked(name string, ip netip.Addr, now time.Time) (store.Ban, bool) {
+	for _, b := range bl.all {
 		if b.Until.After(now) && ((b.Name != "" && equalFold(b.Name, name)) || (b.Addr.IsValid() && b.Addr == ip)) {
 			return b, true
 		}
 	}
 	return store.Ban{}, false
+}
+
+// addLocked adds b, forgetting the bans ended at now; without a ban list
+// (local) it gives b the next ID first. s.mu is held.
+func (bl *banList) addLocked(b store.Ban, local bool, now time.Time) store.Ban {
+	if local {
+		bl.next++
+		b.ID = bl.next
+	}
+	bl.all = slices.DeleteFunc(bl.all, func(o store.Ban) bool { return !o.Until.After(now) })
+	bl.all = append(bl.all, b)
+	return b
+}
+
+// removeLocked forgets the ban of that ID; s.mu is held.
+func (bl *banList) removeLocked(id int64) {
+	bl.all = slices.DeleteFunc(bl.all, func(b store.Ban) bool { return b.ID == id })
+}
+
+// inForceLocked returns the bans in force at now, oldest first; s.mu is
+// held.
+func (bl *banList) inForceLocked(now time.Time) []store.Ban {
+	var out []store.Ban
+	for _, b := range bl.all {
+		if b.Until.After(now) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // banText is the text of the LoginRejected of a banned login.
@@ -196,12 +233,7 @@ func (s *Server) Ban(ctx context.Context, b store.Ban) (store.Ban, int, error) {
 	}
 	now := time.Now()
 	s.mu.Lock()
-	if s.cfg.Bans == nil {
-		s.nextBan++
-		b.ID = s.nextBan
-	}
-	s.bans = slices.DeleteFunc(s.bans, func(o store.Ban) bool { return !o.Until.After(now) })
-	s.bans = append(s.bans, b)
+	b = s.bans.addLocked(b, s.cfg.Bans == nil, now)
 	var victims []uint32
 	for id, ss := range s.sessions {
 		if (b.Name != "" && equalFold(b.Name, ss.name)) || (b.Addr.IsValid() && b.Addr == ss.ip) {
@@ -228,7 +260,7 @@ func (s *Server) Unban(ctx context.Context, id int64) error {
 		}
 	}
 	s.mu.Lock()
-	s.bans = slices.DeleteFunc(s.bans, func(b store.Ban) bool { return b.ID == id })
+	s.bans.removeLocked(id)
 	s.mu.Unlock()
 	s.log.Info("ban lifted", "ban", id)
 	return nil
@@ -239,13 +271,7 @@ func (s *Server) Bans() []store.Ban {
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []store.Ban
-	for _, b := range s.bans {
-		if b.Until.After(now) {
-			out = append(out, b)
-		}
-	}
-	return out
+	return s.bans.inForceLocked(now)
 }
 
 // Ready reports whether the server serves (Run started), is not shutting

@@ -159,7 +159,7 @@ func (s *Server) Metrics() Metrics {
 		}
 	}
 	m.Pending = s.gate.pending
-	for _, b := range s.bans {
+	for _, b := range s.bans.all {
 		if b.Until.After(now) {
 			m.Bans++
 		}

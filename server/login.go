@@ -118,7 +118,7 @@ func (lg *loginGate) login(c net.Conn) (*session, bool) {
 	if s.closed || s.shared.drain.Load() {
 		return lg.reject(c, wire.RejectGameEnding, "the server is shutting down")
 	}
-	if b, ok := s.bannedLocked(name, ip, time.Now()); ok {
+	if b, ok := s.bans.bannedLocked(name, ip, time.Now()); ok {
 		s.log.Info("login refused", "addr", ip, "name", name, "reason", "banned", "ban", b.ID, "until", b.Until)
 		s.stats.logins[LoginBanned].Add(1)
 		return writeReject(c, wire.RejectRateLimited, banText(b))

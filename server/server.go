@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"rtype/net/wire"
-	"rtype/server/store"
 	"rtype/sim"
 )
 
@@ -38,8 +37,7 @@ type Server struct {
 	seed     uint64
 	ticks    tickTimes
 	cookies  *wire.CookieMAC // v2 binding (7.3); used under mu
-	bans     []store.Ban     // in force or ended lately (Ban, bannedLocked)
-	nextBan  int64           // the last ID of a ban kept in memory only
+	bans     banList         // admin.go
 	serving  bool            // Run started: with !closed, ready (Metrics)
 	stats    serverStats     // counters for monitoring, atomic
 	life     lifecycle       // Watch
@@ -126,7 +124,7 @@ func New(cfg Config) (*Server, error) {
 		udp:      sock,
 		sessions: make(map[uint32]*session),
 		seed:     seed,
-		bans:     bans,
+		bans:     banList{all: bans},
 		done:     make(chan struct{}),
 		rx:       rx,
 		rxOut:    rxOut,

@@ -201,7 +201,7 @@ func (st *storeLink) syncBans(bans []store.Ban) {
 	s.mu.Lock()
 	if sh.banIDs == nil {
 		sh.banIDs = make(map[int64]bool)
-		for _, b := range s.bans {
+		for _, b := range s.bans.all {
 			sh.banIDs[b.ID] = true
 		}
 	}
@@ -220,7 +220,7 @@ func (st *storeLink) syncBans(bans []store.Ban) {
 		}
 	}
 	sh.banIDs = ids
-	s.bans = bans
+	s.bans.all = bans
 	s.mu.Unlock()
 	for _, id := range victims {
 		s.Kick(id)
