@@ -35,6 +35,8 @@ type Brain struct {
 	speed     float32 // the ship's speed along an axis, px/s, as last seen
 	st        stageState
 	near      []danger // steerStage's, kept to allocate nothing
+	ter       terrain  // the stage's terrain (terrain.go)
+	walls     bool     // terrain is on screen or coming: the plans avoid it
 	at        []at     // where they are at each step
 }
 

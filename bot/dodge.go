@@ -149,7 +149,8 @@ func (b *Brain) observeSpeed(ship client.Entity) {
 func (b *Brain) steerStage(f *client.Frame, ship client.Entity, meant uint8) uint8 {
 	b.observeSpeed(ship)
 	b.dangers(f, ship)
-	if len(b.near) == 0 {
+	b.walls = b.terrainAt(f)
+	if len(b.near) == 0 && !b.walls {
 		return meant
 	}
 	for i, m := range moves {
@@ -199,6 +200,9 @@ func (b *Brain) tryPlan(ship client.Entity, first, then int, floor float32, edge
 		// The ship stops at the area's edges.
 		x = min(max(x+m.dx*b.speed*dt, shipHW), areaW-shipHW)
 		y = min(max(y+m.dy*b.speed*dt, shipHH), areaH-shipHH)
+		if b.walls && b.wall(x, y, st) {
+			return prev / (steer * wire.TickRate) // into a wall
+		}
 		rx, ry := x-ship.X, y-ship.Y
 		for _, d := range b.at[s*n : (s+1)*n] {
 			r := max(abs(d.x-rx)*d.ihx, abs(d.y-ry)*d.ihy)

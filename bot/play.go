@@ -34,6 +34,7 @@ func Play(ctx context.Context, c *client.Client, rng *rand.Rand) error {
 			return c.Err()
 		case <-tick.C:
 			events = c.DrainEvents(events[:0]) // a bot shows no effects, but takes them like a game
+			b.Events(events)                   // the terrain's scroll
 			frames = c.Frames(frames)
 			if len(frames) == 0 {
 				continue

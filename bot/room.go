@@ -44,8 +44,14 @@ func (b *RoomBots) Remove(p uint8) {
 	}
 }
 
-// Note keeps the owners of the entities from the game's events, in order.
+// Note keeps the owners of the entities from the game's events, in order,
+// and gives the events to the brains (the terrain's scroll, Events).
 func (b *RoomBots) Note(evs []wire.Event) {
+	for _, br := range b.brains {
+		if br != nil {
+			br.Events(evs)
+		}
+	}
 	for i := range evs {
 		switch ev := &evs[i]; ev.Type {
 		case wire.EventSpawn:

@@ -351,6 +351,7 @@ func drive(ctx context.Context, c *client.Client, res result, rng *rand.Rand, lo
 			for i := range events {
 				logStage(log, &events[i])
 			}
+			b.Events(events) // the terrain's scroll
 			frames = c.Frames(frames)
 			if len(frames) == 0 {
 				continue
