@@ -81,7 +81,7 @@ func TestDatagramPathNoAllocs(t *testing.T) {
 		var rd reader
 		i := 0
 		receive := func() {
-			s.receive(&rd, batches[i], time.Now())
+			s.in.receive(&rd, batches[i], time.Now())
 			i++
 		}
 		for range 20 {

@@ -11,11 +11,12 @@ import (
 // handle2Locked handles a valid datagram of a v2 session (Part II); s.mu
 // is held. Apart from a Bind, only datagrams from the bound address count
 // (7.10).
-func (s *Server) handle2Locked(rd *reader, ss *session, h wire.Header2, payload []byte, from netip.AddrPort, n int, now time.Time) {
+func (u *udpIn) handle2Locked(rd *reader, ss *session, h wire.Header2, payload []byte, from netip.AddrPort, n int, now time.Time) {
+	s := u.srv
 	var err error
 	switch {
 	case h.Type == wire.TypeBind:
-		s.bind2Locked(rd, ss, h, payload, from, n, now)
+		u.bind2Locked(rd, ss, h, payload, from, n, now)
 	case !ss.bound || from != ss.addr || ss.link.Seen(h.Seq), h.Type == wire.TypeInput && ss.spectator:
 		// A spectator's Input is dropped whole, unacknowledged (7.17).
 		s.stats.dropped[DropStale].Add(1)
@@ -45,17 +46,18 @@ func (s *Server) handle2Locked(rd *reader, ss *session, h wire.Header2, payload 
 // to its source, with a Challenge of the Bind's size at most, and
 // changes nothing: the server keeps no state for an address before it has
 // echoed its cookie, and game traffic goes on to the bound address.
-func (s *Server) bind2Locked(rd *reader, ss *session, h wire.Header2, payload []byte, from netip.AddrPort, n int, now time.Time) {
+func (u *udpIn) bind2Locked(rd *reader, ss *session, h wire.Header2, payload []byte, from netip.AddrPort, n int, now time.Time) {
+	s := u.srv
 	b, err := wire.ParseBind2(payload)
 	if err != nil || subtle.ConstantTimeCompare(b.Token[:], ss.token[:]) != 1 || ss.game == nil || ss.game.over {
 		return
 	}
-	if b.HasCookie && s.cookies.Check(now.Unix(), from, ss.id, b.Cookie) {
+	if b.HasCookie && u.cookies.Check(now.Unix(), from, ss.id, b.Cookie) {
 		if ss.link.Seen(h.Seq) {
 			return // a duplicate, replayed or not, is ignored whole (5.1)
 		}
 		ss.link.Accept2(h, n, now)
-		rd.reply = s.bindToLocked(ss, from, now, rd.reply[:0])
+		rd.reply = u.bindToLocked(ss, from, now, rd.reply[:0])
 		// The Accept, then the events due (the joining events after a
 		// first binding): before any Snapshot of the tick loop (3.4).
 		s.rxOut.add(rd.reply, from)
@@ -63,7 +65,7 @@ func (s *Server) bind2Locked(rd *reader, ss *session, h wire.Header2, payload []
 		return
 	}
 	// Not recorded (7.3): the Bind is answered, nothing more.
-	c := s.cookies.Cookie(wire.CookieEpoch(now.Unix()), from, ss.id)
+	c := u.cookies.Cookie(wire.CookieEpoch(now.Unix()), from, ss.id)
 	rd.reply, _ = ss.link.AppendDatagram(rd.reply[:0], wire.TypeChallenge, c[:], now)
 	if len(rd.reply) <= n { // 28 bytes, never more than the Bind (7.3)
 		s.rxOut.add(rd.reply, from)

@@ -21,7 +21,7 @@ func udpAddr(u *net.UDPConn) netip.AddrPort {
 func cookieFor(s *Server, epoch uint32, addr netip.AddrPort, session uint32) wire.Cookie {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.cookies.Cookie(epoch, addr, session)
+	return s.in.cookies.Cookie(epoch, addr, session)
 }
 
 // readDatagram2 reads one v2 datagram from u within d, failing the test

@@ -110,7 +110,7 @@ func (s *Server) tick(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	locked := time.Now()
-	s.handleQueuedInTick()
+	s.in.handleQueuedInTick()
 	queued := time.Now()
 	s.phases.tick()
 	lost := s.stepAll(now)

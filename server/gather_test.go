@@ -112,11 +112,11 @@ func TestReceiveMixedBatch(t *testing.T) {
 		var rd reader
 		if queued {
 			s.mu.Lock() // a tick
-			s.receiveOrQueue(&rd, ds, time.Now())
+			s.in.receiveOrQueue(&rd, ds, time.Now())
 			s.mu.Unlock()
-			s.receiveOrQueue(&rd, nil, time.Now())
+			s.in.receiveOrQueue(&rd, nil, time.Now())
 		} else {
-			s.receiveOrQueue(&rd, ds, time.Now())
+			s.in.receiveOrQueue(&rd, ds, time.Now())
 		}
 		after := s.Metrics().Dropped
 		s.mu.Lock()
@@ -162,14 +162,14 @@ func TestReceiveGoneInBatch(t *testing.T) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ss := s.sessions[c.acc.Session]
-	s.gatherLocked(&rd, ds)
+	s.in.gatherLocked(&rd, ds)
 	if rd.ss[0] != ss || ss == nil {
 		t.Fatalf("gathered session %p, want %p", rd.ss[0], ss)
 	}
 	before := s.stats.dropped[DropSession].Load()
 	recv := ss.link.Stats().RecvDatagrams
 	s.dropLocked(ss)
-	s.receiveLocked(&rd, ds[0].b, ds[0].addr, time.Now(), rd.ss[0])
+	s.in.receiveLocked(&rd, ds[0].b, ds[0].addr, time.Now(), rd.ss[0])
 	if got := s.stats.dropped[DropSession].Load() - before; got != 1 {
 		t.Errorf("%d datagrams dropped as of no session, want 1", got)
 	}

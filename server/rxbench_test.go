@@ -65,7 +65,7 @@ func BenchmarkReceiveInputs(b *testing.B) {
 			}
 			b.StartTimer()
 		}
-		s.receiveOrQueue(&rd, ds[i%batches], time.Now())
+		s.in.receiveOrQueue(&rd, ds[i%batches], time.Now())
 	}
 	if st := s.Metrics(); st.Dropped[DropStale] > 0 {
 		b.Fatalf("%d datagrams dropped as stale: the benchmark measured the wrong path", st.Dropped[DropStale])

@@ -3,6 +3,8 @@ package server
 import (
 	"sync"
 	"time"
+
+	"rtype/net/wire"
 )
 
 // While a tick holds the server's mutex, the read loop either waits for
@@ -70,11 +72,24 @@ func (q *rxQueue) add(ds []datagram, now time.Time) (dropped int) {
 	return dropped
 }
 
+// udpIn is the handling of the datagrams that reach the UDP port (or a
+// WebTransport session): the read loop's, and the queue of what it read
+// while a tick held the mutex. Its state is guarded by Server.mu but for
+// the queue (its own lock) and waitTick (set once by New).
+type udpIn struct {
+	srv     *Server
+	rxq     rxQueue         // what the read loop read while mu was held
+	cookies *wire.CookieMAC // v2 binding (7.3); used under mu
+	// waitTick: the read loop waits for a running tick rather than
+	// queueing (Config.WaitForTick, set once by New).
+	waitTick bool
+}
+
 // handleQueuedLocked handles the queued datagrams, in order, with rd's
 // buffers (nil: the queue's own), and empties the queue; s.mu is held.
 // The answers are queued in s.rxOut: the caller flushes it.
-func (s *Server) handleQueuedLocked(rd *reader) {
-	q := &s.rxq
+func (u *udpIn) handleQueuedLocked(rd *reader) {
+	q := &u.rxq
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.ds) == 0 {
@@ -83,19 +98,20 @@ func (s *Server) handleQueuedLocked(rd *reader) {
 	if rd == nil {
 		rd = &q.rd
 	}
-	s.receiveAllLocked(rd, q.ds, q.at, time.Time{})
+	u.receiveAllLocked(rd, q.ds, q.at, time.Time{})
 	clear(q.ds) // no slice of an old buffer kept
 	q.buf, q.ds, q.at = q.buf[:0], q.ds[:0], q.at[:0]
 }
 
 // receiveOrQueue handles a batch at once if the mutex is free (the queue
-// first). Otherwise, with s.waitTick, it waits for the mutex (a tick's
+// first). Otherwise, with s.in.waitTick, it waits for the mutex (a tick's
 // end) and handles it then; without, it queues it for whoever holds the
 // mutex next.
-func (s *Server) receiveOrQueue(rd *reader, ds []datagram, now time.Time) {
+func (u *udpIn) receiveOrQueue(rd *reader, ds []datagram, now time.Time) {
+	s := u.srv
 	if !s.mu.TryLock() {
-		if !s.waitTick {
-			if n := s.rxq.add(ds, now); n > 0 {
+		if !u.waitTick {
+			if n := u.rxq.add(ds, now); n > 0 {
 				s.stats.dropped[DropBusy].Add(uint64(n))
 			}
 			return
@@ -103,14 +119,15 @@ func (s *Server) receiveOrQueue(rd *reader, ds []datagram, now time.Time) {
 		s.mu.Lock()
 	}
 	defer s.mu.Unlock()
-	s.handleQueuedLocked(rd)
-	s.receiveAllLocked(rd, ds, nil, now)
+	u.handleQueuedLocked(rd)
+	u.receiveAllLocked(rd, ds, nil, now)
 	s.rxOut.flush()
 }
 
 // handleQueuedInTick is handleQueuedLocked for the tick loop, at the start
 // of a tick: the Inputs that came during the last one count in this one.
-func (s *Server) handleQueuedInTick() {
-	s.handleQueuedLocked(nil)
+func (u *udpIn) handleQueuedInTick() {
+	s := u.srv
+	u.handleQueuedLocked(nil)
 	s.rxOut.flush()
 }

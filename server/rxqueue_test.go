@@ -46,13 +46,13 @@ func TestReceiveWhileLocked(t *testing.T) {
 		s.mu.Lock() // a tick
 		before := ss.link.Stats().RecvDatagrams
 		for k := range per - 1 {
-			s.receiveOrQueue(&rd, batches[r][k], time.Now())
+			s.in.receiveOrQueue(&rd, batches[r][k], time.Now())
 		}
 		if got := ss.link.Stats().RecvDatagrams; got != before {
 			t.Fatalf("round %d: %d datagrams handled while the mutex was held", r, got-before)
 		}
 		s.mu.Unlock()
-		s.receiveOrQueue(&rd, batches[r][per-1], time.Now())
+		s.in.receiveOrQueue(&rd, batches[r][per-1], time.Now())
 		s.mu.Lock()
 		got, seq := ss.link.Stats().RecvDatagrams-before, ss.inputSeq
 		s.mu.Unlock()
@@ -121,8 +121,8 @@ func TestReadLoopDuringTick(t *testing.T) {
 			cfg.SessionTimeout = time.Hour
 			cfg.WaitForTick = setting
 			s := startServer(t, cfg)
-			if s.waitTick != (setting > 0) {
-				t.Fatalf("waitTick %v with WaitForTick %d", s.waitTick, setting)
+			if s.in.waitTick != (setting > 0) {
+				t.Fatalf("waitTick %v with WaitForTick %d", s.in.waitTick, setting)
 			}
 			c := join(t, s, "Dallas")
 			c.keepAlive = false
@@ -138,9 +138,9 @@ func TestReadLoopDuringTick(t *testing.T) {
 				c.udp.Write(in)
 			}
 			queued := func() int {
-				s.rxq.mu.Lock()
-				defer s.rxq.mu.Unlock()
-				return len(s.rxq.ds)
+				s.in.rxq.mu.Lock()
+				defer s.in.rxq.mu.Unlock()
+				return len(s.in.rxq.ds)
 			}
 			deadline := time.Now().Add(wait)
 			if setting < 0 {

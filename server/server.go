@@ -36,11 +36,10 @@ type Server struct {
 	closed   bool
 	seed     uint64
 	ticks    tickTimes
-	cookies  *wire.CookieMAC // v2 binding (7.3); used under mu
-	bans     banList         // admin.go
-	serving  bool            // Run started: with !closed, ready (Metrics)
-	stats    serverStats     // counters for monitoring, atomic
-	life     lifecycle       // Watch
+	bans     banList     // admin.go
+	serving  bool        // Run started: with !closed, ready (Metrics)
+	stats    serverStats // counters for monitoring, atomic
+	life     lifecycle   // Watch
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -50,13 +49,10 @@ type Server struct {
 	chatHub   chatHub      // chat's clock and buffer (7.13)
 	spect     spectatorHub // spectators (7.17)
 
-	rx    *batchReader // the read loop's
-	rxOut *outbox      // what the read loop sends (under mu)
-	rxq   rxQueue      // what the read loop read while mu was held (rxqueue.go)
-	// waitTick: the read loop waits for a running tick rather than
-	// queueing (Config.WaitForTick, set once by New).
-	waitTick bool
-	shards   *shards // the tick's goroutines, each with its outbox
+	rx     *batchReader // the read loop's
+	rxOut  *outbox      // what the read loop sends (under mu)
+	in     udpIn        // the datagrams' handling (session.go, bind2.go, rxqueue.go)
+	shards *shards      // the tick's goroutines, each with its outbox
 
 	rooms roomTable // 7.14
 
@@ -117,7 +113,6 @@ func New(cfg Config) (*Server, error) {
 	secret := make([]byte, 32) // the cookie secret, drawn at start (7.3)
 	rand.Read(secret)
 	s := &Server{
-		cookies:  wire.NewCookieMAC(secret),
 		cfg:      cfg,
 		log:      cfg.Logger,
 		tcp:      tcp,
@@ -135,7 +130,7 @@ func New(cfg Config) (*Server, error) {
 		limiter: newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.LoginAddrs)}
 	s.chatHub.srv, s.spect.srv, s.lb.srv, s.fleet.srv, s.shared.srv, s.disco.srv = s, s, s, s, s, s
 	s.rooms = roomTable{srv: s, byCode: make(map[wire.RoomCode]*room), wrong: make(map[netip.Addr]*wrongCodes)}
-	s.waitTick = waitsForTick(cfg.WaitForTick, sock.receiveBuffer())
+	s.in = udpIn{srv: s, cookies: wire.NewCookieMAC(secret), waitTick: waitsForTick(cfg.WaitForTick, sock.receiveBuffer())}
 	shs.step, shs.flush = s.stepShardGame, flushShard
 	rxOut.totals = &s.stats
 	for _, sh := range shs.all {
@@ -188,7 +183,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.mu.Unlock()
 	s.log.Info("server listening", "addr", s.Addr(), "max_games", s.cfg.MaxGames, "max_version", s.cfg.MaxVersion,
 		"mode", wire.ModeName(s.cfg.Mode), "stage", s.cfg.Stage.Name, "warp", s.cfg.Warp)
-	if rb := s.udp.receiveBuffer(); !s.waitTick && s.cfg.WaitForTick == 0 && rb > 0 {
+	if rb := s.udp.receiveBuffer(); !s.in.waitTick && s.cfg.WaitForTick == 0 && rb > 0 {
 		s.log.Info("UDP receive buffer under 4 MB: the read loop queues during ticks; raise net.core.rmem_max to 4194304 (OPERATING.md)",
 			"receive_buffer", rb)
 	}
@@ -197,7 +192,7 @@ func (s *Server) Run(ctx context.Context) error {
 		go func() { defer s.wg.Done(); s.shards.helper(sh) }()
 	}
 	go func() { defer s.wg.Done(); s.acceptLoop() }()
-	go func() { defer s.wg.Done(); s.readLoop() }()
+	go func() { defer s.wg.Done(); s.in.readLoop() }()
 	go func() { defer s.wg.Done(); s.tickLoop() }()
 	if s.wt != nil {
 		s.wg.Add(1)

@@ -154,7 +154,8 @@ func (s *Server) dropLocked(ss *session) {
 // Bind; the answer is written under the lock, so that no datagram of the
 // tick loop overtakes it. The datagrams come and go in batches (recvmmsg
 // and sendmmsg on Linux: batchReader, outbox).
-func (s *Server) readLoop() {
+func (u *udpIn) readLoop() {
+	s := u.srv
 	var rd reader
 	for {
 		t0 := time.Now()
@@ -173,7 +174,7 @@ func (s *Server) readLoop() {
 		if s.wt != nil {
 			ds = dropSpoofed(ds) // no UDP datagram comes from a WebTransport session (9.3)
 		}
-		s.receiveOrQueue(&rd, ds, time.Now()) // rxqueue.go
+		u.receiveOrQueue(&rd, ds, time.Now()) // rxqueue.go
 		if p := s.cfg.ReadPause; p > 0 && len(ds) < batchSize {
 			time.Sleep(p - time.Since(t0)) // Config.ReadPause: let the next datagrams gather
 		}
@@ -182,10 +183,11 @@ func (s *Server) readLoop() {
 
 // receive handles a batch of datagrams under one lock, and sends what they
 // are answered with (one batch) before it lets go of the lock.
-func (s *Server) receive(rd *reader, ds []datagram, now time.Time) {
+func (u *udpIn) receive(rd *reader, ds []datagram, now time.Time) {
+	s := u.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.receiveAllLocked(rd, ds, nil, now)
+	u.receiveAllLocked(rd, ds, nil, now)
 	s.rxOut.flush()
 }
 
@@ -197,16 +199,16 @@ func (s *Server) receive(rd *reader, ds []datagram, now time.Time) {
 // cache (the tick went through everything else since), and loaded one by
 // one, a datagram at a time, their misses came in turn; gathered, they
 // overlap.
-func (s *Server) receiveAllLocked(rd *reader, ds []datagram, at []time.Time, now time.Time) {
+func (u *udpIn) receiveAllLocked(rd *reader, ds []datagram, at []time.Time, now time.Time) {
 	for len(ds) > 0 {
 		n := min(len(ds), batchSize)
-		s.gatherLocked(rd, ds[:n])
+		u.gatherLocked(rd, ds[:n])
 		for i := range n {
 			t := now
 			if at != nil {
 				t = at[i]
 			}
-			s.receiveLocked(rd, ds[i].b, ds[i].addr, t, rd.ss[i])
+			u.receiveLocked(rd, ds[i].b, ds[i].addr, t, rd.ss[i])
 		}
 		clear(rd.ss[:n]) // no session kept alive by the reader
 		ds = ds[n:]
@@ -221,7 +223,8 @@ func (s *Server) receiveAllLocked(rd *reader, ds []datagram, at []time.Time, now
 // first lines and its link's (link.Link.Warm). Each loop's loads are
 // independent of one another, so that the processor has a batch's cache
 // misses in flight at once. s.mu is held.
-func (s *Server) gatherLocked(rd *reader, ds []datagram) {
+func (u *udpIn) gatherLocked(rd *reader, ds []datagram) {
+	s := u.srv
 	for i := range ds {
 		var ss *session
 		if b := ds[i].b; len(b) >= wire.HeaderSize {
@@ -247,7 +250,8 @@ func (s *Server) gatherLocked(rd *reader, ds []datagram) {
 
 // receiveLocked checks one datagram and routes it to its session, ss,
 // which gatherLocked looked up (nil: none); s.mu is held.
-func (s *Server) receiveLocked(rd *reader, b []byte, from netip.AddrPort, now time.Time, ss *session) {
+func (u *udpIn) receiveLocked(rd *reader, b []byte, from netip.AddrPort, now time.Time, ss *session) {
+	s := u.srv
 	var h2 wire.Header2
 	var payload []byte
 	var err error
@@ -269,9 +273,9 @@ func (s *Server) receiveLocked(rd *reader, b []byte, from netip.AddrPort, now ti
 	// a session the handling of an earlier datagram ended is gone.
 	if ss != nil && !ss.gone && ss.version == ver {
 		if ver == wire.Version2 {
-			s.handle2Locked(rd, ss, h2, payload, from, len(b), now)
+			u.handle2Locked(rd, ss, h2, payload, from, len(b), now)
 		} else {
-			s.handle1Locked(rd, ss, h2.Header, payload, from, len(b), now)
+			u.handle1Locked(rd, ss, h2.Header, payload, from, len(b), now)
 		}
 	} else {
 		s.stats.dropped[DropSession].Add(1)
@@ -291,11 +295,12 @@ type reader struct {
 
 // handle1Locked handles a valid datagram of a v1 session (Part I); s.mu
 // is held.
-func (s *Server) handle1Locked(rd *reader, ss *session, h wire.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
+func (u *udpIn) handle1Locked(rd *reader, ss *session, h wire.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
+	s := u.srv
 	var err error
 	switch {
 	case h.Type == wire.TypeBind:
-		rd.reply = s.bindLocked(ss, h, payload, from, n, now, rd.reply[:0])
+		rd.reply = u.bindLocked(ss, h, payload, from, n, now, rd.reply[:0])
 		if len(rd.reply) > 0 {
 			// The Accept, then at once the events due (after a
 			// first binding, the joining events, 4.6): both
@@ -329,7 +334,7 @@ func (s *Server) handle1Locked(rd *reader, ss *session, h wire.Header, payload [
 // the datagram's source, replacing an earlier address, and is answered
 // with Accept (smaller than the Bind). The first binding brings the
 // player into the game and sends it the joining events (4.6).
-func (s *Server) bindLocked(ss *session, h wire.Header, token []byte, from netip.AddrPort, n int, now time.Time, reply []byte) []byte {
+func (u *udpIn) bindLocked(ss *session, h wire.Header, token []byte, from netip.AddrPort, n int, now time.Time, reply []byte) []byte {
 	if subtle.ConstantTimeCompare(token, ss.token[:]) != 1 || ss.game == nil || ss.game.over {
 		return reply
 	}
@@ -337,13 +342,14 @@ func (s *Server) bindLocked(ss *session, h wire.Header, token []byte, from netip
 		return reply // a duplicate, replayed or not, is ignored whole (5.1, 6.1)
 	}
 	ss.link.Accept(h, n, now)
-	return s.bindToLocked(ss, from, now, reply)
+	return u.bindToLocked(ss, from, now, reply)
 }
 
 // bindToLocked binds ss to from, whose Bind was accepted (3.4, 7.3), and
 // appends the Accept to reply. The first binding brings the player into
 // the game and queues it the joining events (4.6), in its version.
-func (s *Server) bindToLocked(ss *session, from netip.AddrPort, now time.Time, reply []byte) []byte {
+func (u *udpIn) bindToLocked(ss *session, from netip.AddrPort, now time.Time, reply []byte) []byte {
+	s := u.srv
 	if ss.bound && ss.addr != from {
 		s.log.Info("rebind", "session", ss.id, "name", ss.name, "from", ss.addr, "to", from)
 	}

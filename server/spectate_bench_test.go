@@ -99,7 +99,7 @@ func benchSessions(b *testing.B, players, spectators int) {
 			}
 		}
 		start, cpu := time.Now(), testutil.ThreadCPU()
-		s.receive(&rd, in, now)
+		s.in.receive(&rd, in, now)
 		now = now.Add(time.Second / 60)
 		s.tick(now)
 		serverTime += time.Since(start)

@@ -688,7 +688,7 @@ func (s *Server) readWT(sess *webtransport.Session, from netip.AddrPort) {
 			return
 		}
 		d[0] = datagram{b: b, addr: from}
-		s.receive(&rd, d[:], time.Now())
+		s.in.receive(&rd, d[:], time.Now())
 	}
 }
 
