@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"fmt"
 	"math"
 
 	"rtype/net/wire"
@@ -93,4 +94,18 @@ func ByTitle(title string) *Stage {
 		}
 	}
 	return nil
+}
+
+// Find returns the built-in stage name whose file's SHA-256 is sum: how a
+// client told a stage by name and checksum loads it. The error says
+// plainly when this build has no such stage, or another version of it.
+func Find(name string, sum [32]byte) (*Stage, error) {
+	st, err := Builtin(name)
+	if err != nil {
+		return nil, fmt.Errorf("stage %q is not built into this game: %w", name, err)
+	}
+	if st.Sum != sum {
+		return nil, fmt.Errorf("stage %q: this game has another version of it (sha256 %x, the server's %x): update the game", name, st.Sum[:6], sum[:6])
+	}
+	return st, nil
 }

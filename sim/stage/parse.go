@@ -2,6 +2,7 @@ package stage
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"math"
 	"strconv"
@@ -117,6 +118,7 @@ func Parse(name string, src []byte) (st *Stage, err error) {
 		}
 	}()
 	p.parse(src)
+	p.s.Sum = sha256.Sum256(src)
 	return p.s, nil
 }
 

@@ -1,6 +1,7 @@
 package stage_test
 
 import (
+	"strings"
 	"testing"
 
 	"rtype/sim/stage"
@@ -149,5 +150,25 @@ func TestClock(t *testing.T) {
 	c.Intro(9000, 2)
 	if got := c.Timeline(9001); got != 1 {
 		t.Errorf("loop 2: %g, want 1", got)
+	}
+}
+
+// Find loads a built-in stage by name and checksum, and says clearly
+// when it cannot.
+func TestFind(t *testing.T) {
+	st, err := stage.Builtin("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := stage.Find("1", st.Sum); err != nil || got.Title != st.Title {
+		t.Fatalf("Find(1, its sum) = %v, %v", got, err)
+	}
+	other := st.Sum
+	other[0] ^= 1
+	if _, err := stage.Find("1", other); err == nil || !strings.Contains(err.Error(), "another version") {
+		t.Errorf("Find with another sum: %v", err)
+	}
+	if _, err := stage.Find("nope", st.Sum); err == nil || !strings.Contains(err.Error(), "not built into this game") {
+		t.Errorf("Find(nope): %v", err)
 	}
 }
