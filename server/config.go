@@ -134,8 +134,9 @@ type Config struct {
 	// share of them, a goroutine done with its share taking games left in
 	// the others' (a game is always stepped whole by one, so it stays
 	// deterministic). Default runtime.GOMAXPROCS(0); 1 steps every game
-	// on the tick loop's goroutine. With OnSnapshot or OnEvents set, one
-	// goroutine steps them all, so that the callbacks are called in turn.
+	// on the tick loop's goroutine. With OnSnapshot, OnEvents or OnStep
+	// set, one goroutine steps them all, so that the callbacks are called
+	// in turn.
 	TickShards int
 	// ReadPause is the least time between two reads of the read loop
 	// while datagrams keep coming (unless a read fills its batch of 64),
@@ -222,6 +223,14 @@ type Config struct {
 	// clients. Tests use it to check that every client gets each event
 	// once. The slice is only valid during the call.
 	OnEvents func(game int, events []wire.Event)
+	// OnStep, when set, is called from the tick loop at every tick of a
+	// game, for each v2 player that has applied an input step, with the
+	// tick and the last step applied at it (7.4: the last_step a snapshot
+	// of that tick carries, 7.8). Tests use it to tell the ticks at which
+	// a player's queue ran dry or skipped steps, which the snapshots, every
+	// SnapshotInterval ticks, may not show (a dry tick and a skip between
+	// two of them).
+	OnStep func(game int, tick uint32, player uint8, step uint32)
 	// Recorder, when set, is called when a game starts and may return
 	// the game's recorder, or nil (cmd/rtype-server -record): the game's
 	// events and snapshots go to it as a v2 client of the game receives

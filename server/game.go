@@ -180,7 +180,7 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 		if g.bots != nil && !g.over {
 			g.bots.Drive(g.world)
 		}
-		g.applySteps()
+		g.applySteps(s.cfg.OnStep)
 		g.world.Step()
 	}
 	s.distribute(g)
@@ -273,13 +273,17 @@ func (g *game) snapshotTick(interval int) bool {
 }
 
 // applySteps gives the world the actions of the next input step of each
-// v2 player (7.4); v1 players' actions are set as their Inputs arrive.
-func (g *game) applySteps() {
+// v2 player (7.4), and tells onStep (Config.OnStep, nil: none) the step
+// applied; v1 players' actions are set as their Inputs arrive.
+func (g *game) applySteps(onStep func(game int, tick uint32, player uint8, step uint32)) {
 	for _, ss := range g.sessions {
 		if ss != nil && ss.joined && ss.version == wire.Version2 {
 			a := ss.steps.next()
 			if !g.over {
 				g.world.SetInput(ss.player, a)
+			}
+			if onStep != nil && ss.steps.has {
+				onStep(g.id, g.world.Tick()+1, ss.player, ss.steps.last)
 			}
 		}
 	}

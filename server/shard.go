@@ -192,11 +192,12 @@ func (t *shards) steal(sh *shard) (int, bool) {
 }
 
 // stepAll steps every game once, in shards when there are several games
-// and no callback (Config.OnSnapshot, OnEvents) expects to be called from
-// one goroutine. It returns the sessions that ended. s.mu is held.
+// and no callback (Config.OnSnapshot, OnEvents, OnStep) expects to be
+// called from one goroutine. It returns the sessions that ended. s.mu is
+// held.
 func (s *Server) stepAll(now time.Time) []*session {
 	n := min(len(s.shards.all), len(s.games))
-	if s.cfg.OnSnapshot != nil || s.cfg.OnEvents != nil {
+	if s.cfg.OnSnapshot != nil || s.cfg.OnEvents != nil || s.cfg.OnStep != nil {
 		n = min(n, 1)
 	}
 	for _, sh := range s.shards.all {
