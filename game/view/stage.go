@@ -239,7 +239,9 @@ func (v *View) stageEvent(ev *wire.Event, t float64) {
 	case wire.EventArms:
 		v.armsChanged(ev, t, quiet)
 	case wire.EventStage:
-		v.terrain.event(ev, false, v.log())
+		if v.terrain.event(ev, false, v.log()) {
+			v.notices.Add(model.Notice{Text: unknownStage, Start: t, Player: wire.NoPlayer})
+		}
 		switch ev.What {
 		case wire.StageIntro:
 			s.introAt = t

@@ -37,17 +37,22 @@ func (c *terrainClock) use(st *stage.Stage) {
 	}
 }
 
-// event takes a Stage event, or a boss's Destroy (boss true).
-func (c *terrainClock) event(ev *wire.Event, boss bool, log *slog.Logger) {
+// event takes a Stage event, or a boss's Destroy (boss true). It
+// returns true when the game's stage turned out not to be known here
+// (once): the caller tells the player.
+func (c *terrainClock) event(ev *wire.Event, boss bool, log *slog.Logger) (unknown bool) {
 	if ev.Type == wire.EventStage && ev.What == wire.StageIntro && c.st == nil && !c.looked {
 		c.looked = true
 		c.use(stage.ByTitle(stageText(ev.Name)))
-		if c.st == nil && log != nil {
-			log.Info("stage: not a built-in stage here: its terrain is not drawn", "title", stageText(ev.Name))
+		if c.st == nil {
+			unknown = true
+			if log != nil {
+				log.Info("stage: not a built-in stage here: its terrain is not drawn", "title", stageText(ev.Name))
+			}
 		}
 	}
 	if c.st == nil {
-		return
+		return unknown
 	}
 	switch {
 	case boss:
@@ -58,7 +63,11 @@ func (c *terrainClock) event(ev *wire.Event, boss bool, log *slog.Logger) {
 	case ev.What == wire.StageMarker:
 		c.clk.Marker(ev.Tick, ev.Name)
 	}
+	return false
 }
+
+// unknownStage is the notice of a game whose stage is not built in here.
+const unknownStage = "This game's stage is not in this version of the game: its walls are not shown"
 
 // frame fills tr with the terrain at server tick r.
 func (c *terrainClock) frame(tr *model.Terrain, r float64) {

@@ -93,7 +93,12 @@ func TestTerrainClockBossAndUnknown(t *testing.T) {
 	}
 
 	other := newTerrainClock(nil, "")
-	other.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 1, Tick: 100, Name: "A MOD"}, false, nil)
+	if !other.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 1, Tick: 100, Name: "A MOD"}, false, nil) {
+		t.Error("a stage not known here: not said")
+	}
+	if other.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 2, Tick: 900, Name: "A MOD"}, false, nil) {
+		t.Error("said twice")
+	}
 	if other.frame(&tr, 200); len(tr.Tiles) != 0 {
 		t.Error("terrain drawn for a stage not known here")
 	}

@@ -172,3 +172,44 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find(nope): %v", err)
 	}
 }
+
+// Stage 1 has terrain in its middle part: none before 0:40, all of it
+// scrolled away before the mid-boss, and never a ceiling or floor over
+// the lanes where ships come back (y 180 to 540, the ship 17 px high).
+func TestStage1Terrain(t *testing.T) {
+	st, err := stage.Builtin("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mid uint32
+	for _, e := range st.Entries {
+		if e.Kind == stage.EntryMidBoss {
+			mid = e.Tick
+		}
+	}
+	first, last := -1, -1
+	for i, c := range st.Terrain {
+		if c.Empty() {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		last = i
+		if c.Ceil > 180-9 || c.Floor > 720-540-9 {
+			t.Errorf("column %d (%d px): ceiling %d, floor %d over the ships' lanes", i, i*stage.TileW, c.Ceil, c.Floor)
+		}
+	}
+	if first < 0 {
+		t.Fatal("stage 1 has no terrain")
+	}
+	if d := float64(first * stage.TileW); d < st.Distance(40*60) {
+		t.Errorf("terrain from %g px, before 0:40", d)
+	}
+	// The last column's right edge has left the area's left edge at the
+	// mid-boss: its distance plus the area's width.
+	if d := float64((last+1)*stage.TileW) + stage.AreaW; d > st.Distance(mid) {
+		t.Errorf("terrain still on screen at the mid-boss: it leaves at %g px, the mid-boss comes at %g px", d, st.Distance(mid))
+	}
+	t.Logf("stage 1's terrain: %d to %d px (%d columns)", first*stage.TileW, (last+1)*stage.TileW, last-first+1)
+}
