@@ -276,10 +276,10 @@ func (s *Server) Bans() []store.Ban {
 
 // Ready reports whether the server serves (Run started), is not shutting
 // down, and reaches what it shares with its fleet: Redis (Config.Fleet)
-// and the database (sharedUp).
+// and the database (storeLink.up).
 func (s *Server) Ready() bool {
 	s.mu.Lock()
 	ok := s.serving && !s.closed
 	s.mu.Unlock()
-	return ok && s.shared.sharedUp()
+	return ok && s.shared.up()
 }

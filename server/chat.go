@@ -112,10 +112,10 @@ func (h *chatHub) pushTo(ss *session, frame []byte) {
 	}
 }
 
-// startChat gives a v2.1 session its chat and starts its writer; the
+// start gives a v2.1 session its chat and starts its writer; the
 // function it returns stops the writer (when the session's reader ends).
 // Other sessions are left alone.
-func (h *chatHub) startChat(ss *session) (stop func()) {
+func (h *chatHub) start(ss *session) (stop func()) {
 	s := h.srv
 	if ss.minor < 1 {
 		return func() {}
@@ -136,7 +136,7 @@ func (h *chatHub) startChat(ss *session) (stop func()) {
 	// LoginAccepted and now: the Spectators message of that join went
 	// to no chat. Send it now (7.17).
 	if g := ss.game; ss.joined && g != nil && len(g.spectators) > 0 {
-		s.spect.sendSpectatorsLocked(g, ss)
+		s.spect.sendListLocked(g, ss)
 	}
 	s.mu.Unlock()
 	s.wg.Add(1)
@@ -169,11 +169,11 @@ func chatWriter(conn net.Conn, o *chatOut) {
 	}
 }
 
-// chat handles a Chat frame of ss (7.13): in a v2.0 session it is
+// line handles a Chat frame of ss (7.13): in a v2.0 session it is
 // ignored; a malformed one is an error (the session is kicked). Otherwise
 // the line is refused (ChatRefused to the sender) or sent to every v2.1
 // session of the game.
-func (h *chatHub) chat(ss *session, frame []byte) error {
+func (h *chatHub) line(ss *session, frame []byte) error {
 	s := h.srv
 	c := ss.chat
 	if c == nil || ss.spectator {
@@ -186,20 +186,20 @@ func (h *chatHub) chat(ss *session, frame []byte) error {
 	now := h.clock()
 	if oldest := c.sent[c.next]; !oldest.IsZero() && now.Sub(oldest) < chatWindow {
 		wait := (chatWindow - now.Sub(oldest) + time.Millisecond - 1) / time.Millisecond
-		h.refuseChat(ss, wire.ChatRateLimited, uint16(wait))
+		h.refuse(ss, wire.ChatRateLimited, uint16(wait))
 		return nil
 	}
 	// Every line past the rate limit counts toward it, refused or not.
 	c.sent[c.next] = now
 	c.next = (c.next + 1) % chatLimit
 	if len(raw) > chatMaxInput {
-		h.refuseChat(ss, wire.ChatTooLong, 0)
+		h.refuse(ss, wire.ChatTooLong, 0)
 		return nil
 	}
 	c.scanned.Add(int64(len(raw)))
 	text, why := c.norm.Normalize(c.text[:0], raw)
 	if why != 0 {
-		h.refuseChat(ss, why, 0)
+		h.refuse(ss, why, 0)
 		return nil
 	}
 	s.mu.Lock()
@@ -215,11 +215,11 @@ func (h *chatHub) chat(ss *session, frame []byte) error {
 			tick, gid = g.world.Tick(), g.id
 		}
 		h.buf = wire.AppendChatMessage(h.buf[:0], tick, ss.player, ss.name, text)
-		h.sendRoomChatLocked(ss.room, h.buf)
+		h.sendRoomLocked(ss.room, h.buf)
 	case g != nil:
 		gid = g.id
 		h.buf = wire.AppendChatMessage(h.buf[:0], g.world.Tick(), ss.player, ss.name, text)
-		h.sendChatLocked(g, h.buf)
+		h.sendLocked(g, h.buf)
 	default: // a lobby session in no room: nobody to hear it (7.14)
 		s.mu.Unlock()
 		return nil
@@ -232,16 +232,16 @@ func (h *chatHub) chat(ss *session, frame []byte) error {
 	return nil
 }
 
-// refuseChat tells ss its last Chat was refused.
-func (h *chatHub) refuseChat(ss *session, reason uint8, wait uint16) {
+// refuse tells ss its last Chat was refused.
+func (h *chatHub) refuse(ss *session, reason uint8, wait uint16) {
 	c := ss.chat
 	c.reply = wire.AppendMessage2(c.reply[:0], &wire.Message{Type: wire.MsgChatRefused, Reason: reason, Wait: wait})
 	h.pushTo(ss, c.reply)
 }
 
-// sendChatLocked queues a ChatMessage frame to every v2.1 session of g;
+// sendLocked queues a ChatMessage frame to every v2.1 session of g;
 // s.mu is held.
-func (h *chatHub) sendChatLocked(g *game, frame []byte) {
+func (h *chatHub) sendLocked(g *game, frame []byte) {
 	s := h.srv
 	for _, o := range g.sessions {
 		if o == nil || o.chat == nil || o.gone {
@@ -249,12 +249,12 @@ func (h *chatHub) sendChatLocked(g *game, frame []byte) {
 		}
 		h.pushTo(o, frame)
 	}
-	s.spect.chatSpectatorsLocked(g, frame)
+	s.spect.chatLocked(g, frame)
 }
 
-// sendRoomChatLocked queues a ChatMessage frame to every member of rm;
+// sendRoomLocked queues a ChatMessage frame to every member of rm;
 // s.mu is held.
-func (h *chatHub) sendRoomChatLocked(rm *room, frame []byte) {
+func (h *chatHub) sendRoomLocked(rm *room, frame []byte) {
 	s := h.srv
 	for _, m := range rm.members {
 		if m != nil && m.ss != nil && m.ss.chat != nil && !m.ss.gone {
@@ -262,7 +262,7 @@ func (h *chatHub) sendRoomChatLocked(rm *room, frame []byte) {
 		}
 	}
 	if rm.game != nil {
-		s.spect.chatSpectatorsLocked(rm.game, frame)
+		s.spect.chatLocked(rm.game, frame)
 	}
 }
 
@@ -280,13 +280,13 @@ func (s *Server) Announce(text string) {
 	games := 0
 	for _, g := range s.games {
 		s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], g.world.Tick(), wire.ServerPlayer, "", []byte(t))
-		s.chatHub.sendChatLocked(g, s.chatHub.buf)
+		s.chatHub.sendLocked(g, s.chatHub.buf)
 		games++
 	}
 	for _, rm := range s.rooms.byCode { // rooms waiting: no game yet (7.14)
 		if rm.game == nil {
 			s.chatHub.buf = wire.AppendChatMessage(s.chatHub.buf[:0], 0, wire.ServerPlayer, "", []byte(t))
-			s.chatHub.sendRoomChatLocked(rm, s.chatHub.buf)
+			s.chatHub.sendRoomLocked(rm, s.chatHub.buf)
 		}
 	}
 	s.mu.Unlock()

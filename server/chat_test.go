@@ -387,7 +387,7 @@ func TestChatNoAllocs(t *testing.T) {
 	frame := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "ｇｏ  team\u202e!"})[2:]
 	testutil.NoAllocs(t, 100, "a chat line", func() {
 		clk.advance(time.Second)
-		if err := s.chatHub.chat(ss, frame); err != nil {
+		if err := s.chatHub.line(ss, frame); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -421,7 +421,7 @@ func BenchmarkChatLine(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		clk.advance(time.Second)
-		if err := s.chatHub.chat(ss, frame); err != nil {
+		if err := s.chatHub.line(ss, frame); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -16,9 +16,9 @@ type lanDiscovery struct {
 	resp *discovery.Responder // or nil: the server answers no query
 }
 
-// openDiscovery opens the discovery responder of cfg.Discovery, if any; a
+// open opens the discovery responder of cfg.Discovery, if any; a
 // server whose discovery port is taken runs without it (8.1).
-func (d *lanDiscovery) openDiscovery() {
+func (d *lanDiscovery) open() {
 	s := d.srv
 	if s.cfg.Discovery == "" {
 		return
@@ -26,7 +26,7 @@ func (d *lanDiscovery) openDiscovery() {
 	name := discovery.CleanName(s.cfg.Name)
 	r, err := discovery.Listen(discovery.ResponderConfig{
 		Listen:   s.cfg.Discovery,
-		Info:     func() discovery.Info { return d.discoveryInfo(name) },
+		Info:     func() discovery.Info { return d.info(name) },
 		Logger:   s.log,
 		HostName: s.cfg.NameFromHost,
 	})
@@ -46,8 +46,8 @@ func (s *Server) DiscoveryAddr() string {
 	return s.disco.resp.Addr().String()
 }
 
-// serveDiscovery starts answering discovery queries, until shutdown.
-func (d *lanDiscovery) serveDiscovery() {
+// serve starts answering discovery queries, until shutdown.
+func (d *lanDiscovery) serve() {
 	s := d.srv
 	if d.resp == nil {
 		return
@@ -57,16 +57,16 @@ func (d *lanDiscovery) serveDiscovery() {
 	go func() { defer s.wg.Done(); d.resp.Serve() }()
 }
 
-// closeDiscovery stops the responder, if any.
-func (d *lanDiscovery) closeDiscovery() {
+// close stops the responder, if any.
+func (d *lanDiscovery) close() {
 	if d.resp != nil {
 		d.resp.Close()
 	}
 }
 
-// discoveryInfo is what an Answer says of the server now (8.3): a mode
+// info is what an Answer says of the server now (8.3): a mode
 // is offered when a login asking for it would find a game (findGame).
-func (d *lanDiscovery) discoveryInfo(name string) discovery.Info {
+func (d *lanDiscovery) info(name string) discovery.Info {
 	s := d.srv
 	info := discovery.Info{
 		Port: uint16(s.Port()), DefaultMode: s.cfg.Mode, Versions: 0x03, Minor: wire.MinorVersion,

@@ -83,7 +83,7 @@ func TestDiscoveryInfo(t *testing.T) {
 	if s.DiscoveryAddr() != "" {
 		t.Fatalf("discovery on by default: %q", s.DiscoveryAddr())
 	}
-	got := s.disco.discoveryInfo("v1")
+	got := s.disco.info("v1")
 	want := discovery.Info{Port: uint16(s.Port()), Modes: discovery.ModeBit(wire.ModeClassic), DefaultMode: wire.ModeClassic,
 		Versions: 1, Capacity: 12, MaxGames: 3, Name: "v1"}
 	if got != want {

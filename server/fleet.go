@@ -51,8 +51,8 @@ func (s *Server) FleetStats() FleetStats {
 		Rejected: f.Rejected()}
 }
 
-// fleetPokeLocked asks the fleet loop to publish the rooms now.
-func (fl *fleetLink) fleetPokeLocked() {
+// pokeLocked asks the fleet loop to publish the rooms now.
+func (fl *fleetLink) pokeLocked() {
 	s := fl.srv
 	if s.cfg.Fleet == nil {
 		return
@@ -63,9 +63,9 @@ func (fl *fleetLink) fleetPokeLocked() {
 	}
 }
 
-// fleetLoop publishes the rooms until the server stops, then removes
+// loop publishes the rooms until the server stops, then removes
 // them from the fleet.
-func (fl *fleetLink) fleetLoop() {
+func (fl *fleetLink) loop() {
 	s := fl.srv
 	f := s.cfg.Fleet
 	if f.PublicAddr() == "" {
@@ -82,8 +82,8 @@ func (fl *fleetLink) fleetLoop() {
 	t := time.NewTicker(s.cfg.FleetSync)
 	defer t.Stop()
 	for {
-		fl.fleetWebTransport()
-		if err := f.Sync(context.Background(), fl.fleetRooms()); err != nil {
+		fl.publishWebTransport()
+		if err := f.Sync(context.Background(), fl.rooms()); err != nil {
 			s.log.Debug("fleet sync", "err", err)
 		}
 		select {
@@ -98,10 +98,10 @@ func (fl *fleetLink) fleetLoop() {
 	}
 }
 
-// fleetWebTransport tells the fleet where this server serves WebTransport
+// publishWebTransport tells the fleet where this server serves WebTransport
 // and its certificates' hashes now (they rotate, 9.4), for the
 // WebTransport fields of the RoomRedirects to it (7.18).
-func (fl *fleetLink) fleetWebTransport() {
+func (fl *fleetLink) publishWebTransport() {
 	s := fl.srv
 	info, ok := s.WebTransport()
 	if !ok {
@@ -139,8 +139,8 @@ func publicAddr(a *net.TCPAddr) string {
 	return net.JoinHostPort(host, strconv.Itoa(a.Port))
 }
 
-// fleetRooms returns the server's rooms as the fleet sees them.
-func (fl *fleetLink) fleetRooms() []fleet.Room {
+// rooms returns the server's rooms as the fleet sees them.
+func (fl *fleetLink) rooms() []fleet.Room {
 	s := fl.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -159,9 +159,9 @@ type fleetAnswer struct {
 	failed bool // Redis could not be asked
 }
 
-// fleetLookup asks the fleet about the code of r, a RoomJoin of ss, when
+// lookup asks the fleet about the code of r, a RoomJoin of ss, when
 // this server does not hold it; s.mu is not held.
-func (fl *fleetLink) fleetLookup(ss *session, r *wire.Room) (fleetAnswer, bool) {
+func (fl *fleetLink) lookup(ss *session, r *wire.Room) (fleetAnswer, bool) {
 	s := fl.srv
 	f := s.cfg.Fleet
 	if f == nil || r.Type != wire.MsgRoomJoin || ss.minor < 2 || !r.Code.Valid() {
@@ -184,10 +184,10 @@ func (fl *fleetLink) fleetLookup(ss *session, r *wire.Room) (fleetAnswer, bool) 
 	return fleetAnswer{room: rm, found: found, failed: err != nil}, true
 }
 
-// fleetRoomLocked answers r of ss from the fleet when 7.18 says so: a
-// RoomJoin (whose code fleetLookup asked about, a), or a RoomQuick. It
+// roomLocked answers r of ss from the fleet when 7.18 says so: a
+// RoomJoin (whose code fleetLink.lookup asked about, a), or a RoomQuick. It
 // reports whether it answered.
-func (fl *fleetLink) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, asked bool, now time.Time) bool {
+func (fl *fleetLink) roomLocked(ss *session, r *wire.Room, a fleetAnswer, asked bool, now time.Time) bool {
 	s := fl.srv
 	f := s.cfg.Fleet
 	if f == nil || ss.minor < 2 || ss.room != nil {
@@ -205,7 +205,7 @@ func (fl *fleetLink) fleetRoomLocked(ss *session, r *wire.Room, a fleetAnswer, a
 		case a.found:
 			fl.redirectLocked(ss, wire.RedirectCode, a.room)
 		case a.failed: // NoSuchRoom, not counted as wrong
-			s.rooms.refuseRoomLocked(ss, wire.RoomNoSuchRoom, 0)
+			s.rooms.refuseLocked(ss, wire.RoomNoSuchRoom, 0)
 		default:
 			return false // NoSuchRoom, counted (7.14)
 		}

@@ -119,7 +119,7 @@ func (s *Server) tick(now time.Time) {
 	kept := s.games[:0]
 	for _, g := range s.games {
 		if g.empty() {
-			s.spect.endSpectatorsLocked(g) // 7.17
+			s.spect.endLocked(g) // 7.17
 			s.log.Info("game ended", "game", g.id, "ticks", g.world.Tick())
 			g.endRecording()
 			s.phases.end(g)
@@ -172,7 +172,7 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 	if g.over || !now.Before(g.timeoutAt) {
 		lost = s.endSessions(g, now, lost)
 	}
-	lost = s.spect.stepSpectators(g, now, lost) // 7.17
+	lost = s.spect.step(g, now, lost) // 7.17
 	// After GameOver the world steps on too (entities fly on, no wave
 	// comes: sim.World.Over), so that snapshots keep coming 20 times a
 	// second with increasing ticks until the Logouts (5.5, 4.8).
@@ -201,7 +201,7 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 			s.flushEvents(out, ss, now)
 		}
 	}
-	s.spect.flushSpectators(g, out, now)
+	s.spect.flush(g, out, now)
 	if snapTick && joined {
 		s.sendSnapshots(g, now, out)
 	}
@@ -400,7 +400,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 			}
 		}
 	}
-	s.spect.snapshotSpectators(g, tick, now, out) // 7.17
+	s.spect.snapshot(g, tick, now, out) // 7.17
 }
 
 // playersFor returns the v2 player records of the snapshot for ss: its

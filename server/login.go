@@ -134,7 +134,7 @@ func (lg *loginGate) login(c net.Conn) (*session, bool) {
 		return lg.loginLobbyLocked(c, ap, name, tok, mode, min(m.Minor, wire.MinorVersion))
 	}
 	if version == wire.Version2 && m.Minor >= 2 && m.Flags&wire.LoginSpectate != 0 {
-		return s.spect.loginSpectatorLocked(c, ap, name, tok, &m) // 7.17
+		return s.spect.loginLocked(c, ap, name, tok, &m) // 7.17
 	}
 	g, why, reason := s.findGame(name, mode)
 	if g == nil {

@@ -140,11 +140,11 @@ func (rm *room) allReady() bool {
 	return true
 }
 
-// roomGameLocked returns the running game of the best public room of
+// publicGameLocked returns the running game of the best public room of
 // mode that a login without rooms may join (7.14: v1, v2.0 and v2.1
 // without Lobby quick join the rooms that play and take players in): the
 // one with the most human players, the oldest of equals; or nil.
-func (t *roomTable) roomGameLocked(name string, mode uint8) *game {
+func (t *roomTable) publicGameLocked(name string, mode uint8) *game {
 	var best *room
 	for _, rm := range t.byCode {
 		if rm.settings.Mode != mode || rm.settings.Flags&wire.RoomPublic == 0 || rm.state != wire.RoomPlaying ||
@@ -161,10 +161,10 @@ func (t *roomTable) roomGameLocked(name string, mode uint8) *game {
 	return best.game
 }
 
-// roomsOfLocked returns the number of rooms whose owner logged in from
+// ownedByLocked returns the number of rooms whose owner logged in from
 // ip: MaxRoomsPerIP caps it. Rooms waiting hold no game (MaxGames counts
 // the games that run), so this cap and MaxRooms are what bound them.
-func (t *roomTable) roomsOfLocked(ip netip.Addr) int {
+func (t *roomTable) ownedByLocked(ip netip.Addr) int {
 	n := 0
 	for _, rm := range t.byCode {
 		if m := rm.members[rm.owner]; m != nil && m.ss != nil && m.ss.ip == ip {
@@ -189,11 +189,11 @@ func (rm *room) joinable(name string) uint8 {
 	return 0
 }
 
-// roomMessage handles a room frame (its type and body) of ss. A session
+// message handles a room frame (its type and body) of ss. A session
 // that did not log in for the lobby skips room messages (unknown types,
 // 7.1); a malformed one, or one of the server's, is an error that ends
 // the session (3.1).
-func (t *roomTable) roomMessage(ss *session, f []byte) error {
+func (t *roomTable) message(ss *session, f []byte) error {
 	s := t.srv
 	if !ss.lobby {
 		return nil
@@ -205,31 +205,31 @@ func (t *roomTable) roomMessage(ss *session, f []byte) error {
 	if r.Type >= wire.MsgRoomListing {
 		return fmt.Errorf("%w: %#x from a client", wire.ErrMessageType, r.Type)
 	}
-	a, asked := s.fleet.fleetLookup(ss, &r) // 7.18: may ask Redis, so before s.mu
+	a, asked := s.fleet.lookup(ss, &r) // 7.18: may ask Redis, so before s.mu
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ss.gone || s.fleet.fleetRoomLocked(ss, &r, a, asked, time.Now()) {
+	if ss.gone || s.fleet.roomLocked(ss, &r, a, asked, time.Now()) {
 		return nil
 	}
-	if why, wait := t.roomRequestLocked(ss, &r, time.Now()); why != 0 {
-		t.refuseRoomLocked(ss, why, wait)
+	if why, wait := t.requestLocked(ss, &r, time.Now()); why != 0 {
+		t.refuseLocked(ss, why, wait)
 	}
 	return nil
 }
 
-// refuseRoomLocked sends ss RoomRefused.
-func (t *roomTable) refuseRoomLocked(ss *session, why uint8, wait uint16) {
+// refuseLocked sends ss RoomRefused.
+func (t *roomTable) refuseLocked(ss *session, why uint8, wait uint16) {
 	s := t.srv
 	s.log.Info("room request refused", "session", ss.id, "name", ss.name, "reason", wire.RoomReason(why))
 	t.buf = wire.AppendRoom(t.buf[:0], &wire.Room{Type: wire.MsgRoomRefused, Reason: why, Wait: wait})
 	s.chatHub.pushTo(ss, t.buf)
 }
 
-// roomRequestLocked applies the rules of 7.14 to a request of ss; it
+// requestLocked applies the rules of 7.14 to a request of ss; it
 // returns the reason to refuse it (and the wait of RateLimited), or 0.
 // Each kind of request has its method; a request the owner alone may
 // make (any other type) is refused NotOwner to the others.
-func (t *roomTable) roomRequestLocked(ss *session, r *wire.Room, now time.Time) (uint8, uint16) {
+func (t *roomTable) requestLocked(ss *session, r *wire.Room, now time.Time) (uint8, uint16) {
 	switch r.Type {
 	case wire.MsgRoomList:
 		if ss.chat != nil && ss.chat.allowList(t.srv.chatHub.clock()) {
@@ -285,7 +285,7 @@ func (t *roomTable) enterLocked(ss *session, r *wire.Room, now time.Time) (uint8
 		if !r.Settings.Valid() {
 			return wire.RoomInvalid, 0
 		}
-		return t.createRoomLocked(ss, r.Settings, now), 0
+		return t.createLocked(ss, r.Settings, now), 0
 	case wire.MsgRoomJoin:
 		return t.joinByCodeLocked(ss, r.Code, now)
 	}
@@ -300,7 +300,7 @@ func (t *roomTable) readyLocked(rm *room, me uint8, ready bool, now time.Time) u
 	}
 	rm.members[me].ready = ready
 	if rm.allReady() {
-		if why := t.startRoomLocked(rm, now); why != 0 {
+		if why := t.startGameLocked(rm, now); why != 0 {
 			return why
 		}
 	}
@@ -329,7 +329,7 @@ func (t *roomTable) startLocked(rm *room, now time.Time) uint8 {
 	if rm.state != wire.RoomLobby {
 		return wire.RoomInvalid
 	}
-	return t.startRoomLocked(rm, now)
+	return t.startGameLocked(rm, now)
 }
 
 // kickLocked handles the owner's (me) RoomKick of player p.
@@ -343,7 +343,7 @@ func (t *roomTable) kickLocked(rm *room, me, p uint8) uint8 {
 	t.removeMemberLocked(rm, p, true)
 	switch {
 	case kicked != nil && kicked.lobby:
-		t.refuseRoomLocked(kicked, wire.RoomKicked, 0)
+		t.refuseLocked(kicked, wire.RoomKicked, 0)
 	case kicked != nil: // a login without rooms: out of the server (3.2)
 		s.dropLocked(kicked)
 		go kicked.logout(wire.LogoutKicked)
@@ -406,8 +406,8 @@ func (t *roomTable) botLocked(rm *room, r *wire.Room) uint8 {
 	return 0
 }
 
-// newRoomCode draws a code no room has.
-func (t *roomTable) newRoomCode() wire.RoomCode {
+// newCode draws a code no room has.
+func (t *roomTable) newCode() wire.RoomCode {
 	n := big.NewInt(int64(len(wire.RoomCodeAlphabet)))
 	for {
 		var c wire.RoomCode
@@ -421,19 +421,19 @@ func (t *roomTable) newRoomCode() wire.RoomCode {
 	}
 }
 
-// createRoomLocked creates a room of settings owned by ss.
-func (t *roomTable) createRoomLocked(ss *session, st wire.RoomSettings, now time.Time) uint8 {
+// createLocked creates a room of settings owned by ss.
+func (t *roomTable) createLocked(ss *session, st wire.RoomSettings, now time.Time) uint8 {
 	s := t.srv
 	if len(t.byCode) >= s.cfg.MaxRooms {
 		return wire.RoomTooMany
 	}
-	if n := t.roomsOfLocked(ss.ip); n >= s.cfg.MaxRoomsPerIP {
+	if n := t.ownedByLocked(ss.ip); n >= s.cfg.MaxRoomsPerIP {
 		s.log.Info("room refused: too many rooms from this address", "session", ss.id, "addr", ss.ip,
 			"rooms", n, "max", s.cfg.MaxRoomsPerIP)
 		return wire.RoomTooMany
 	}
 	t.seq++
-	rm := &room{code: t.newRoomCode(), settings: st, state: wire.RoomLobby, seq: t.seq, created: now}
+	rm := &room{code: t.newCode(), settings: st, state: wire.RoomLobby, seq: t.seq, created: now}
 	t.byCode[rm.code] = rm
 	s.log.Info("room created", "room", rm.code.String(), "owner", ss.name, "mode", wire.ModeName(st.Mode),
 		"max", st.MaxPlayers, "flags", st.Flags)
@@ -514,7 +514,7 @@ func (t *roomTable) quickJoinLocked(ss *session, mode uint8, now time.Time) uint
 	}
 	best := t.bestPublicLocked(mode, ss.name)
 	if best == nil {
-		return t.createRoomLocked(ss, wire.RoomSettings{Mode: mode, Difficulty: wire.DifficultyNormal,
+		return t.createLocked(ss, wire.RoomSettings{Mode: mode, Difficulty: wire.DifficultyNormal,
 			MaxPlayers: wire.MaxPlayers, Flags: wire.RoomPublic | wire.RoomJoinLate}, now)
 	}
 	t.addMemberLocked(best, ss, now)
@@ -577,7 +577,7 @@ func (t *roomTable) removeMemberLocked(rm *room, p uint8, detach bool) {
 	}
 	s.log.Info("room leave", "room", rm.code.String(), "player", p, "name", m.name)
 	if rm.humans() == 0 {
-		t.deleteRoomLocked(rm)
+		t.deleteLocked(rm)
 		return
 	}
 	if rm.owner == p {
@@ -591,9 +591,9 @@ func (t *roomTable) removeMemberLocked(rm *room, p uint8, detach bool) {
 	t.sendStateLocked(rm)
 }
 
-// deleteRoomLocked forgets rm; its game, if any, ends when its last
+// deleteLocked forgets rm; its game, if any, ends when its last
 // session leaves it (its bots with it).
-func (t *roomTable) deleteRoomLocked(rm *room) {
+func (t *roomTable) deleteLocked(rm *room) {
 	s := t.srv
 	for p, m := range rm.members {
 		if m != nil && m.ss != nil {
@@ -603,14 +603,14 @@ func (t *roomTable) deleteRoomLocked(rm *room) {
 	}
 	rm.game = nil // its game keeps g.room: it is a room's, no open game
 	delete(t.byCode, rm.code)
-	s.fleet.fleetPokeLocked()
+	s.fleet.pokeLocked()
 	s.log.Info("room deleted", "room", rm.code.String())
 }
 
-// startRoomLocked starts rm's game: a new world of its settings, its
+// startGameLocked starts rm's game: a new world of its settings, its
 // members in it with their room numbers; bots enter at once, sessions
 // when they bind.
-func (t *roomTable) startRoomLocked(rm *room, now time.Time) uint8 {
+func (t *roomTable) startGameLocked(rm *room, now time.Time) uint8 {
 	s := t.srv
 	running := 0
 	for _, g := range s.games {
@@ -719,7 +719,7 @@ func (t *roomTable) gameEndedLocked(g *game) {
 // its change, 7.18).
 func (t *roomTable) sendStateLocked(rm *room) {
 	s := t.srv
-	s.fleet.fleetPokeLocked()
+	s.fleet.pokeLocked()
 	r := &t.out
 	*r = wire.Room{Type: wire.MsgRoomState, Code: rm.code, State: rm.state, Owner: rm.owner, Settings: rm.settings}
 	for p, m := range rm.members {

@@ -59,7 +59,7 @@ type Server struct {
 	wt     *wtBinding        // the WebTransport binding (Part IV), or nil
 	lb     leaderboardClient // 7.16: the scores' reads and recordings
 	fleet  fleetLink         // 7.18, with Config.Fleet
-	shared storeLink         // the database's checks (storeLoop)
+	shared storeLink         // the database's checks (storeLink.loop)
 }
 
 // New binds the TCP and UDP sockets of cfg.Listen (the same port for both)
@@ -141,7 +141,7 @@ func New(cfg Config) (*Server, error) {
 		sock.release()
 		return nil, err
 	}
-	s.disco.openDiscovery()
+	s.disco.open()
 	return s, nil
 }
 
@@ -200,13 +200,13 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	if s.cfg.Fleet != nil {
 		s.wg.Add(1)
-		go func() { defer s.wg.Done(); s.fleet.fleetLoop() }()
+		go func() { defer s.wg.Done(); s.fleet.loop() }()
 	}
 	if s.cfg.Leaderboard != nil || s.cfg.Bans != nil {
 		s.wg.Add(1)
-		go func() { defer s.wg.Done(); s.shared.storeLoop() }()
+		go func() { defer s.wg.Done(); s.shared.loop() }()
 	}
-	s.disco.serveDiscovery()
+	s.disco.serve()
 	s.mu.Lock()
 	s.lifeLocked(Listening)
 	s.mu.Unlock()
@@ -259,7 +259,7 @@ func (s *Server) shutdown() {
 	s.closeWebTransport()
 	s.tcp.Close()
 	s.udp.close() // released when Run's goroutines are done
-	s.disco.closeDiscovery()
+	s.disco.close()
 }
 
 // acceptLoop takes TCP connections and hands each to its session reader.
@@ -309,7 +309,7 @@ func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 		return
 	}
 	c.SetReadDeadline(time.Time{})
-	defer s.chatHub.startChat(ss)()
+	defer s.chatHub.start(ss)()
 	if ss.lobby && ss.chat != nil {
 		defer s.watchLobbyIdle(ss)()
 	}
@@ -321,12 +321,12 @@ func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 				ss.chat.heard.Store(time.Now().UnixNano())
 			}
 			if wire.IsRoomMessage(wire.MsgType(f[0])) {
-				return s.rooms.roomMessage(ss, f) // 7.14
+				return s.rooms.message(ss, f) // 7.14
 			}
 			if wire.IsScoresMessage(wire.MsgType(f[0])) {
 				return s.lb.scoresMessage(ss, &scores, f)
 			}
-			return s.chatHub.chat(ss, f)
+			return s.chatHub.line(ss, f)
 		})
 		switch {
 		case err == nil && m.Type == wire.MsgLogout:
@@ -445,7 +445,7 @@ func (s *Server) findGame(name string, mode uint8) (*game, string, uint8) {
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		return nil, "the server is full", wire.RejectGameFull
 	}
-	if g := s.rooms.roomGameLocked(name, mode); g != nil {
+	if g := s.rooms.publicGameLocked(name, mode); g != nil {
 		return g, "", 0 // a public room's running game (7.14)
 	}
 	taken, ending, running := false, false, 0

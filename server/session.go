@@ -138,7 +138,7 @@ func (s *Server) dropLocked(ss *session) {
 	ss.gone = true
 	delete(s.sessions, ss.id)
 	if ss.spectator { // 7.17
-		s.spect.removeSpectatorLocked(ss)
+		s.spect.removeLocked(ss)
 	} else if g := ss.game; g != nil && g.sessions[ss.player] == ss {
 		g.sessions[ss.player] = nil
 	}
@@ -358,7 +358,7 @@ func (u *udpIn) bindToLocked(ss *session, from netip.AddrPort, now time.Time, re
 	// Its session timeout counts from now on.
 	g.recheck()
 	if ss.spectator && !ss.joined { // 7.17: no ship
-		s.spect.bindSpectatorLocked(ss)
+		s.spect.bindLocked(ss)
 	}
 	if !ss.joined {
 		// Events still pending belong to the world before this player:
@@ -382,7 +382,7 @@ func (u *udpIn) bindToLocked(ss *session, from netip.AddrPort, now time.Time, re
 		// events.
 		g.world.AddPlayer(ss.player, ss.name)
 		if len(g.spectators) > 0 {
-			s.spect.sendSpectatorsLocked(g, ss) // 7.17
+			s.spect.sendListLocked(g, ss) // 7.17
 		}
 		s.log.Info("player joined", "session", ss.id, "name", ss.name, "player", ss.player, "game", g.id,
 			"addr", from, "version", ss.version)

@@ -66,10 +66,10 @@ func (s *Server) Drain() {
 	}
 }
 
-// sharedUp reports whether the server reaches its fleet's Redis, when it
+// up reports whether the server reaches its fleet's Redis, when it
 // has one, its database did not fail its last check, and it is not
 // draining.
-func (st *storeLink) sharedUp() bool {
+func (st *storeLink) up() bool {
 	s := st.srv
 	return (s.cfg.Fleet == nil || s.cfg.Fleet.Up()) && !st.down.Load() && !st.drain.Load()
 }
@@ -104,9 +104,9 @@ func (st *storeLink) setStoreUp(up bool, err error) {
 	}
 }
 
-// storeLoop checks the database every StoreCheck until the server stops:
+// loop checks the database every StoreCheck until the server stops:
 // bans, then the queued scores.
-func (st *storeLink) storeLoop() {
+func (st *storeLink) loop() {
 	s := st.srv
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-s.done; cancel() }()
@@ -124,13 +124,13 @@ func (st *storeLink) storeLoop() {
 			return
 		case <-t.C:
 		}
-		st.checkStore(ctx)
+		st.check(ctx)
 	}
 }
 
-// checkStore reads the bans (or asks the leaderboard something small,
+// check reads the bans (or asks the leaderboard something small,
 // without a ban list), then writes the queued scores.
-func (st *storeLink) checkStore(ctx context.Context) {
+func (st *storeLink) check(ctx context.Context) {
 	s := st.srv
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreCheck*2)
 	defer cancel()

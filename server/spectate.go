@@ -25,9 +25,9 @@ type spectatorHub struct {
 	srv *Server
 }
 
-// loginSpectatorLocked accepts a spectating login (7.17) into the game it
+// loginLocked accepts a spectating login (7.17) into the game it
 // asks for, or refuses it; s.mu is held.
-func (h *spectatorHub) loginSpectatorLocked(c net.Conn, ap netip.AddrPort, name string, tok wire.Token, m *wire.Message) (*session, bool) {
+func (h *spectatorHub) loginLocked(c net.Conn, ap netip.AddrPort, name string, tok wire.Token, m *wire.Message) (*session, bool) {
 	s := h.srv
 	ip := ap.Addr().Unmap()
 	if len(s.sessions) >= s.cfg.MaxSessions {
@@ -109,9 +109,9 @@ func (h *spectatorHub) gameToWatchLocked(ip netip.Addr, m *wire.Message, now tim
 	return nil, "no game to watch: nobody plays on this server now", wire.RejectGameFull
 }
 
-// removeSpectatorLocked takes ss out of its game's spectators and tells
+// removeLocked takes ss out of its game's spectators and tells
 // the others; s.mu is held (or the tick's drop lock, dropInTick).
-func (h *spectatorHub) removeSpectatorLocked(ss *session) {
+func (h *spectatorHub) removeLocked(ss *session) {
 	g := ss.game
 	if g == nil {
 		return
@@ -122,13 +122,13 @@ func (h *spectatorHub) removeSpectatorLocked(ss *session) {
 			break
 		}
 	}
-	h.sendSpectatorsLocked(g, nil)
+	h.sendListLocked(g, nil)
 }
 
-// bindSpectatorLocked brings a spectator into its game's stream at its
+// bindLocked brings a spectator into its game's stream at its
 // first binding: the joining events of 4.6 and 7.12 (the players, every
 // entity, the Stage's state), but no ship; then the game's spectators.
-func (h *spectatorHub) bindSpectatorLocked(ss *session) {
+func (h *spectatorHub) bindLocked(ss *session) {
 	s := h.srv
 	g := ss.game
 	s.distribute(g)
@@ -142,13 +142,13 @@ func (h *spectatorHub) bindSpectatorLocked(ss *session) {
 		queue(ss, &g.spawns[i])
 	}
 	s.log.Info("spectator joined", "session", ss.id, "name", ss.name, "game", g.id, "addr", ss.addr)
-	h.sendSpectatorsLocked(g, nil)
+	h.sendListLocked(g, nil)
 }
 
-// sendSpectatorsLocked sends the Spectators message of g (7.17) to every
+// sendListLocked sends the Spectators message of g (7.17) to every
 // session of minor 2 of g that has joined its world, players and
 // spectators, or only to to when it is not nil.
-func (h *spectatorHub) sendSpectatorsLocked(g *game, to *session) {
+func (h *spectatorHub) sendListLocked(g *game, to *session) {
 	s := h.srv
 	var sp wire.Spectators
 	for _, o := range g.spectators {
@@ -175,10 +175,10 @@ func (h *spectatorHub) sendSpectatorsLocked(g *game, to *session) {
 	}
 }
 
-// stepSpectators ends the spectators of g that time out or whose game is
+// step ends the spectators of g that time out or whose game is
 // over (as stepGame does for players) and returns lost with them. It
 // runs on a tick's shard.
-func (h *spectatorHub) stepSpectators(g *game, now time.Time, lost []*session) []*session {
+func (h *spectatorHub) step(g *game, now time.Time, lost []*session) []*session {
 	s := h.srv
 	for i := 0; i < len(g.spectators); i++ {
 		ss := g.spectators[i]
@@ -200,9 +200,9 @@ func (h *spectatorHub) stepSpectators(g *game, now time.Time, lost []*session) [
 	return lost
 }
 
-// endSpectatorsLocked logs out the spectators of g, which ends because
+// endLocked logs out the spectators of g, which ends because
 // no player is left in it: their game is over.
-func (h *spectatorHub) endSpectatorsLocked(g *game) {
+func (h *spectatorHub) endLocked(g *game) {
 	s := h.srv
 	for len(g.spectators) > 0 {
 		ss := g.spectators[0]
@@ -212,8 +212,8 @@ func (h *spectatorHub) endSpectatorsLocked(g *game) {
 	}
 }
 
-// flushSpectators queues the due events of g's bound spectators.
-func (h *spectatorHub) flushSpectators(g *game, out *outbox, now time.Time) {
+// flush queues the due events of g's bound spectators.
+func (h *spectatorHub) flush(g *game, out *outbox, now time.Time) {
 	s := h.srv
 	for _, ss := range g.spectators {
 		if ss.bound {
@@ -232,12 +232,12 @@ func queueSpectators(g *game, enc *link.EncodedEvent) {
 	}
 }
 
-// snapshotSpectators sends the tick's snapshot to g's bound spectators:
+// snapshot sends the tick's snapshot to g's bound spectators:
 // the players' records without a last step (7.8: none is theirs). They
 // all get the same records, so spectators with the same baseline share
 // its encoding (link.SharedSnapshots2): a spectator costs less than a
 // player, whose own step makes its snapshot its own.
-func (h *spectatorHub) snapshotSpectators(g *game, tick uint32, now time.Time, out *outbox) {
+func (h *spectatorHub) snapshot(g *game, tick uint32, now time.Time, out *outbox) {
 	if len(g.spectators) == 0 {
 		return
 	}
@@ -252,9 +252,9 @@ func (h *spectatorHub) snapshotSpectators(g *game, tick uint32, now time.Time, o
 	}
 }
 
-// chatSpectatorsLocked queues a ChatMessage frame of g's game (or of its
+// chatLocked queues a ChatMessage frame of g's game (or of its
 // room) to g's spectators: they read the game's chat (7.17).
-func (h *spectatorHub) chatSpectatorsLocked(g *game, frame []byte) {
+func (h *spectatorHub) chatLocked(g *game, frame []byte) {
 	s := h.srv
 	for _, o := range g.spectators {
 		if o.chat != nil && !o.gone {
