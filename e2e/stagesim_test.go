@@ -99,6 +99,11 @@ func (s *stageSim) step() []wire.Event {
 	}
 	s.w.Step()
 	evs := s.w.TakeEvents2()
+	for _, b := range s.brains {
+		if b != nil {
+			b.Events(evs) // the stage's events: the terrain and its scroll
+		}
+	}
 	s.note(evs)
 	return evs
 }
