@@ -52,18 +52,19 @@ type wtBinding struct {
 	cfg    *Config       // the server's
 	ping   time.Duration // wtKeepAlive, or a quarter of QUIC's idle timeout
 
-	mu       sync.Mutex
-	closed   bool
-	running  bool               // runWebTransport began: close waits for accepted
-	noStream int                // sessions waiting for their stream: at most MaxPending
-	noStrIP  map[netip.Addr]int // those of each address: at most MaxPendingPerIP
-	nconns   int                // QUIC connections: at most MaxWebTransportConns
-	connIP   map[netip.Addr]int // those of each address: at most MaxWebTransportConnsPerIP
-	wg       sync.WaitGroup     // the sessions' handlers
-	refused  atomic.Uint64      // connection attempts refused by the caps
-	idled    atomic.Uint64      // connections closed for having no session
-	retries  atomic.Uint64      // first packets answered with a Retry
-	pings    atomic.Uint64      // keep-alives sent to the sessions' connections
+	mu        sync.Mutex
+	closed    bool
+	running   bool                         // runWebTransport began: close waits for accepted
+	noStream  int                          // sessions waiting for their stream: at most MaxPending
+	noStrIP   map[netip.Addr]int           // those of each address: at most MaxPendingPerIP
+	nconns    int                          // QUIC connections: at most MaxWebTransportConns
+	connIP    map[netip.Addr]int           // those of each address: at most MaxWebTransportConnsPerIP
+	refusedAt map[netip.AddrPort]time.Time // attempts refused after their Retry (wtRefusedFor)
+	wg        sync.WaitGroup               // the sessions' handlers
+	refused   atomic.Uint64                // connection attempts refused by the caps
+	idled     atomic.Uint64                // connections closed for having no session
+	retries   atomic.Uint64                // first packets answered with a Retry
+	pings     atomic.Uint64                // keep-alives sent to the sessions' connections
 
 	// accepted is closed when the accept loop has ended; conns are the
 	// QUIC connections it handed to srv, each served until it closes.
@@ -232,7 +233,8 @@ func (s *Server) openWebTransport() error {
 // serveWebTransport sets up the binding on pc with the certificates cs.
 func (s *Server) serveWebTransport(pc *net.UDPConn, cs *certs) error {
 	wt := &wtBinding{pc: pc, certs: cs, accepted: make(chan struct{}), cfg: &s.cfg,
-		noStrIP: make(map[netip.Addr]int), connIP: make(map[netip.Addr]int)}
+		noStrIP: make(map[netip.Addr]int), connIP: make(map[netip.Addr]int),
+		refusedAt: make(map[netip.AddrPort]time.Time)}
 	wt.tr = &quic.Transport{Conn: pc, ConnContext: wt.connContext, VerifySourceAddress: wt.verifySource}
 	idle := s.cfg.SessionTimeout + time.Second
 	wt.ping = min(wtKeepAlive, idle/4)
@@ -463,6 +465,16 @@ const (
 	wtErrBusy     webtransport.SessionErrorCode = 2 // MaxPending or MaxPendingPerIP
 )
 
+// addrPort is the address and port of a, a *net.UDPAddr, or the zero
+// AddrPort.
+func addrPort(a net.Addr) netip.AddrPort {
+	if ua, ok := a.(*net.UDPAddr); ok {
+		ap := ua.AddrPort()
+		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	}
+	return netip.AddrPort{}
+}
+
 // addrIP is the IP address of a, a *net.UDPAddr, or the zero Addr.
 func addrIP(a net.Addr) netip.Addr {
 	if ua, ok := a.(*net.UDPAddr); ok {
@@ -485,6 +497,27 @@ func addrIP(a net.Addr) netip.Addr {
 // session) is closed; and only the connections of sessions get
 // keep-alives, so that one that never makes a request is not kept up by
 // the server.
+//
+// quic-go asks connContext about every Initial packet of an attempt that
+// it has not let in, not once per attempt: a ClientHello of two Initial
+// packets (X25519MLKEM768's key share makes it longer than one), or an
+// Initial the client sent again, is judged twice. Were a place freed
+// between the two, the attempt's later packet would be counted as a new
+// connection while its client, refused by the first, has gone: an orphan
+// holding the place until its handshake times out. So a verified attempt
+// that was refused stays refused: its address and port are remembered
+// (refusedAt) until the next Initial without a token from them, which
+// begins a new attempt (verifySource), or until its Retry token has
+// expired (wtRefusedFor).
+
+// wtRefusedFor is how long a refused attempt is remembered: quic-go's
+// Retry token age, twice the default HandshakeIdleTimeout (5 s). Later,
+// its Initial packets are answered INVALID_TOKEN before connContext.
+const wtRefusedFor = 10 * time.Second
+
+// wtRefusedMax bounds the refused attempts remembered; beyond it the
+// expired are forgotten, and if none has, the new one is not remembered.
+const wtRefusedMax = 4096
 
 // wtQUICKey is the context key of a connection's wtQUIC: on its context,
 // and so on those of its requests.
@@ -517,6 +550,7 @@ var wtGrease = quicvarint.Append(nil, 0x21)
 func (wt *wtBinding) verifySource(a net.Addr) bool {
 	ip := addrIP(a)
 	wt.mu.Lock()
+	delete(wt.refusedAt, addrPort(a)) // a new attempt from there
 	retry := wt.mustVerify(ip)
 	wt.mu.Unlock()
 	if retry {
@@ -536,9 +570,13 @@ func (wt *wtBinding) mustVerify(ip netip.Addr) bool {
 // connection closes, or its handshake fails: the count is released then.
 func (wt *wtBinding) connContext(ctx context.Context, info *quic.ClientInfo) (context.Context, error) {
 	ip := addrIP(info.RemoteAddr)
+	now := time.Now()
 	wt.mu.Lock()
 	if wt.closed || wt.nconns >= wt.cfg.MaxWebTransportConns || wt.connIP[ip] >= wt.cfg.MaxWebTransportConnsPerIP ||
-		!info.AddrVerified && wt.mustVerify(ip) {
+		!info.AddrVerified && wt.mustVerify(ip) || info.AddrVerified && wt.refusedBefore(addrPort(info.RemoteAddr), now) {
+		if info.AddrVerified {
+			wt.rememberRefused(addrPort(info.RemoteAddr), now)
+		}
 		wt.mu.Unlock()
 		wt.refused.Add(1)
 		return nil, errWTBusy
@@ -549,6 +587,29 @@ func (wt *wtBinding) connContext(ctx context.Context, info *quic.ClientInfo) (co
 	c := &wtQUIC{ip: ip}
 	context.AfterFunc(ctx, func() { wt.release(c) })
 	return context.WithValue(ctx, wtQUICKey{}, c), nil
+}
+
+// refusedBefore reports whether the attempt of ap was refused (its
+// earlier Initial packet). The binding's mutex is held.
+func (wt *wtBinding) refusedBefore(ap netip.AddrPort, now time.Time) bool {
+	at, ok := wt.refusedAt[ap]
+	return ok && now.Sub(at) < wtRefusedFor
+}
+
+// rememberRefused notes the refused attempt of ap, within wtRefusedMax.
+// The binding's mutex is held.
+func (wt *wtBinding) rememberRefused(ap netip.AddrPort, now time.Time) {
+	if _, ok := wt.refusedAt[ap]; !ok && len(wt.refusedAt) >= wtRefusedMax {
+		for k, at := range wt.refusedAt {
+			if now.Sub(at) >= wtRefusedFor {
+				delete(wt.refusedAt, k)
+			}
+		}
+		if len(wt.refusedAt) >= wtRefusedMax {
+			return
+		}
+	}
+	wt.refusedAt[ap] = now
 }
 
 // connCount returns the connections now and the attempts refused.

@@ -133,6 +133,65 @@ func TestWebTransportConnCaps(t *testing.T) {
 	dial(b, true)
 }
 
+// TestWebTransportRefusedAttemptStays: quic-go asks the binding about
+// every Initial packet of an attempt it has not let in (a ClientHello of
+// two packets is judged twice). An attempt refused at its first packet
+// stays refused at its second even though a place has freed meanwhile,
+// and the same address and port gets the place with its next attempt,
+// which begins with an Initial without a token (verifySource). The
+// callbacks are called here as quic-go calls them, in that order. Before,
+// the second packet was counted as a new connection, whose client had
+// gone: TestWebTransportConnCaps's last dial was refused, now and then,
+// for that orphan holding 127.0.0.3's second place.
+func TestWebTransportRefusedAttemptStays(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxWebTransportConns, cfg.MaxWebTransportConnsPerIP = 3, 2
+	s := startWT(t, cfg)
+	wt := s.wt
+	from := func(n byte, port int) *quic.ClientInfo {
+		return &quic.ClientInfo{RemoteAddr: &net.UDPAddr{IP: net.IPv4(127, 0, 0, n), Port: port}, AddrVerified: true}
+	}
+	var cancels []context.CancelFunc
+	defer func() {
+		for _, c := range cancels {
+			c()
+		}
+	}()
+	count := func(ci *quic.ClientInfo) error { // one Initial packet with a valid token
+		ctx, cancel := context.WithCancel(context.Background())
+		cancels = append(cancels, cancel)
+		_, err := wt.connContext(ctx, ci)
+		return err
+	}
+	for i, ci := range []*quic.ClientInfo{from(2, 1000), from(2, 1001), from(3, 1000)} {
+		if err := count(ci); err != nil {
+			t.Fatalf("connection %d within the caps: %v", i, err)
+		}
+	}
+	late := from(3, 1001)
+	if !wt.verifySource(late.RemoteAddr) {
+		t.Fatal("no Retry demanded of 127.0.0.3's second connection")
+	}
+	if err := count(late); !errors.Is(err, errWTBusy) {
+		t.Fatalf("the attempt's first packet beyond the caps: %v, want refused", err)
+	}
+	cancels[0]() // 127.0.0.2's first closes
+	testutil.WaitFor(t, wait, "the closed connection uncounted", func() bool { return s.Metrics().WebTransportConns == 2 })
+	if err := count(late); !errors.Is(err, errWTBusy) {
+		t.Fatalf("the refused attempt's second packet: %v, want refused", err)
+	}
+	if n, _ := wt.connCount(); n != 2 {
+		t.Fatalf("%d connections counted, want 2", n)
+	}
+	wt.verifySource(late.RemoteAddr) // the next attempt's Initial without a token
+	if err := count(late); err != nil {
+		t.Fatalf("a new attempt within the caps: %v", err)
+	}
+	if conns, _ := wtState(s, wtIP(3)); conns != 2 {
+		t.Fatalf("127.0.0.3 holds %d connections, want 2", conns)
+	}
+}
+
 // TestWebTransportPendingPerAddress: sessions waiting for their stream
 // count per address: beyond MaxPendingPerIP the session is closed at once
 // (wtErrBusy), while another address's session waits as usual.
