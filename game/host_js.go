@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"rtype/sim"
+	"rtype/sim/stage"
 )
 
 // Host is the in-process server of a hosted game. The browser build has
@@ -19,6 +20,10 @@ type Host struct {
 	Rules sim.Rules
 	// Mode is the mode of its games.
 	Mode uint8
+	// Stage and Warp are the stage its Stage games play, and where they
+	// start: never set in the browser.
+	Stage *stage.Stage
+	Warp  string
 }
 
 // canHost tells that this build can host games: the browser's cannot.
