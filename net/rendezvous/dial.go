@@ -14,7 +14,6 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/netip"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"github.com/quic-go/webtransport-go"
 
 	"rtype/net/wire"
+	"rtype/net/wtconn"
 )
 
 // Path is the way a friend reached a host.
@@ -314,7 +314,7 @@ func (d *Dialer) DialStream(ctx context.Context, code string) (net.Conn, error) 
 		qtr.Close()
 		c.Close()
 	}()
-	return &streamConn{Stream: str, sess: sess}, nil
+	return wtconn.Stream(str, sess), nil
 }
 
 // lookup asks the rendezvous for room rc until it answers.
@@ -526,95 +526,5 @@ func dialWT(ctx context.Context, qtr *quic.Transport, addr netip.AddrPort, hash 
 // DialDatagrams returns the datagram channel of the session of stream,
 // which DialStream opened (or a wrapper of it with a NetConn method).
 func (d *Dialer) DialDatagrams(_ context.Context, stream net.Conn) (net.Conn, error) {
-	for {
-		w, ok := stream.(interface{ NetConn() net.Conn })
-		if !ok {
-			break
-		}
-		stream = w.NetConn()
-	}
-	sc, ok := stream.(*streamConn)
-	if !ok {
-		return nil, fmt.Errorf("rendezvous: the stream %T was not opened by this transport", stream)
-	}
-	ctx, cancel := context.WithCancel(sc.sess.Context())
-	return &datagramConn{sess: sc.sess, ctx: ctx, cancel: cancel}, nil
+	return wtconn.Datagrams(stream)
 }
-
-// streamConn is the session's stream; closing it closes the session.
-type streamConn struct {
-	*webtransport.Stream
-	sess *webtransport.Session
-}
-
-func (c *streamConn) Close() error {
-	c.Stream.Close()
-	return c.sess.CloseWithError(0, "")
-}
-
-func (c *streamConn) LocalAddr() net.Addr  { return c.sess.LocalAddr() }
-func (c *streamConn) RemoteAddr() net.Addr { return c.sess.RemoteAddr() }
-
-// datagramConn is the session's datagrams as a connected UDP socket.
-type datagramConn struct {
-	sess   *webtransport.Session
-	ctx    context.Context
-	cancel context.CancelFunc
-
-	mu       sync.Mutex
-	deadline time.Time
-}
-
-func (c *datagramConn) Read(b []byte) (int, error) {
-	ctx := c.ctx
-	c.mu.Lock()
-	d := c.deadline
-	c.mu.Unlock()
-	if !d.IsZero() {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, d)
-		defer cancel()
-	}
-	p, err := c.sess.ReceiveDatagram(ctx)
-	if err != nil {
-		if c.ctx.Err() != nil {
-			return 0, fmt.Errorf("webtransport datagrams: %w", net.ErrClosed)
-		}
-		if ctx.Err() != nil {
-			return 0, os.ErrDeadlineExceeded
-		}
-		return 0, fmt.Errorf("webtransport datagrams: %w: %v", net.ErrClosed, err)
-	}
-	return copy(b, p), nil
-}
-
-func (c *datagramConn) Write(b []byte) (int, error) {
-	if c.ctx.Err() != nil {
-		return 0, fmt.Errorf("webtransport datagrams: %w", net.ErrClosed)
-	}
-	if err := c.sess.SendDatagram(b); err != nil {
-		return 0, fmt.Errorf("webtransport datagram of %d bytes: %w", len(b), err)
-	}
-	return len(b), nil
-}
-
-func (c *datagramConn) Close() error {
-	c.cancel()
-	return nil
-}
-
-func (c *datagramConn) LocalAddr() net.Addr  { return c.sess.LocalAddr() }
-func (c *datagramConn) RemoteAddr() net.Addr { return c.sess.RemoteAddr() }
-
-func (c *datagramConn) SetDeadline(t time.Time) error { return c.SetReadDeadline(t) }
-
-func (c *datagramConn) SetReadDeadline(t time.Time) error {
-	c.mu.Lock()
-	c.deadline = t
-	c.mu.Unlock()
-	return nil
-}
-
-// SetWriteDeadline does nothing: Write queues the datagram in QUIC's
-// queue.
-func (c *datagramConn) SetWriteDeadline(time.Time) error { return nil }

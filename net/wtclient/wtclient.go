@@ -15,15 +15,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/webtransport-go"
 
 	"rtype/net/client"
+	"rtype/net/wtconn"
 )
 
 // Path is the path of the session URL (9.1).
@@ -89,7 +88,7 @@ func (t *Transport) DialStream(ctx context.Context, addr string) (net.Conn, erro
 		sess.CloseWithError(0, "")
 		return nil, fmt.Errorf("webtransport %s: opening the stream: %w", url, err)
 	}
-	return &streamConn{Stream: str, sess: sess}, nil
+	return wtconn.Stream(str, sess), nil
 }
 
 // verifyHash accepts the certificate whose hash is in CertHashes, valid
@@ -121,96 +120,5 @@ func (t *Transport) verifyHash(cs tls.ConnectionState) error {
 // which DialStream opened, or which a wrapper of it (such as a lobby's,
 // net/lobby) returns from its NetConn method.
 func (t *Transport) DialDatagrams(_ context.Context, stream net.Conn) (net.Conn, error) {
-	for {
-		w, ok := stream.(interface{ NetConn() net.Conn })
-		if !ok {
-			break
-		}
-		stream = w.NetConn()
-	}
-	sc, ok := stream.(*streamConn)
-	if !ok {
-		return nil, fmt.Errorf("wtclient: the stream %T was not opened by this transport", stream)
-	}
-	ctx, cancel := context.WithCancel(sc.sess.Context())
-	return &datagramConn{sess: sc.sess, ctx: ctx, cancel: cancel}, nil
+	return wtconn.Datagrams(stream)
 }
-
-// streamConn is the session's stream; closing it closes the session.
-type streamConn struct {
-	*webtransport.Stream
-	sess *webtransport.Session
-}
-
-func (c *streamConn) Close() error {
-	c.Stream.Close()
-	return c.sess.CloseWithError(0, "")
-}
-
-func (c *streamConn) LocalAddr() net.Addr  { return c.sess.LocalAddr() }
-func (c *streamConn) RemoteAddr() net.Addr { return c.sess.RemoteAddr() }
-
-// datagramConn is the session's datagrams as a connected UDP socket: one
-// datagram per Write and per Read (cut to the buffer, as UDP does).
-type datagramConn struct {
-	sess   *webtransport.Session
-	ctx    context.Context // done when closed or when the session ends
-	cancel context.CancelFunc
-
-	mu       sync.Mutex
-	deadline time.Time // of Read
-}
-
-func (c *datagramConn) Read(b []byte) (int, error) {
-	ctx := c.ctx
-	c.mu.Lock()
-	d := c.deadline
-	c.mu.Unlock()
-	if !d.IsZero() {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, d)
-		defer cancel()
-	}
-	p, err := c.sess.ReceiveDatagram(ctx)
-	if err != nil {
-		if c.ctx.Err() != nil {
-			return 0, fmt.Errorf("webtransport datagrams: %w", net.ErrClosed)
-		}
-		if ctx.Err() != nil {
-			return 0, os.ErrDeadlineExceeded
-		}
-		return 0, fmt.Errorf("webtransport datagrams: %w: %v", net.ErrClosed, err)
-	}
-	return copy(b, p), nil
-}
-
-func (c *datagramConn) Write(b []byte) (int, error) {
-	if c.ctx.Err() != nil {
-		return 0, fmt.Errorf("webtransport datagrams: %w", net.ErrClosed)
-	}
-	if err := c.sess.SendDatagram(b); err != nil {
-		return 0, fmt.Errorf("webtransport datagram of %d bytes: %w", len(b), err)
-	}
-	return len(b), nil
-}
-
-func (c *datagramConn) Close() error {
-	c.cancel()
-	return nil
-}
-
-func (c *datagramConn) LocalAddr() net.Addr  { return c.sess.LocalAddr() }
-func (c *datagramConn) RemoteAddr() net.Addr { return c.sess.RemoteAddr() }
-
-func (c *datagramConn) SetDeadline(t time.Time) error { return c.SetReadDeadline(t) }
-
-func (c *datagramConn) SetReadDeadline(t time.Time) error {
-	c.mu.Lock()
-	c.deadline = t
-	c.mu.Unlock()
-	return nil
-}
-
-// SetWriteDeadline does nothing: Write queues the datagram in QUIC's
-// queue (blocking only while it holds 32).
-func (c *datagramConn) SetWriteDeadline(time.Time) error { return nil }
