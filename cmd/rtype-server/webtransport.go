@@ -11,9 +11,11 @@ import (
 // Part IV).
 type webTransportFlags struct {
 	listen, cert, key *string
+	conns, connsPerIP *int // 0: server.Config's defaults
 }
 
-// addWebTransportFlags registers -webtransport, -tls-cert and -tls-key.
+// addWebTransportFlags registers -webtransport, -tls-cert, -tls-key,
+// -max-webtransport-conns and -max-webtransport-conns-per-ip.
 func addWebTransportFlags() webTransportFlags {
 	return webTransportFlags{
 		listen: flag.String("webtransport", "",
@@ -21,6 +23,10 @@ func addWebTransportFlags() webTransportFlags {
 		cert: flag.String("tls-cert", "",
 			"PEM certificate (chain) of the WebTransport binding; default: short-lived self-made certificates, trusted by their published hashes"),
 		key: flag.String("tls-key", "", "PEM private key of -tls-cert"),
+		conns: flag.Int("max-webtransport-conns", 0,
+			"QUIC connections of the WebTransport binding at once; more are refused at their first packet (PROTOCOL.md 9.5); 0: the players and logins the server takes (96 by default)"),
+		connsPerIP: flag.Int("max-webtransport-conns-per-ip", 0,
+			"QUIC connections of the WebTransport binding from one IP address; 0: the players and logins an address may have (16 by default)"),
 	}
 }
 
@@ -33,5 +39,11 @@ func (f webTransportFlags) apply(cfg *server.Config) error {
 		return fmt.Errorf("-tls-cert is for the WebTransport binding: give -webtransport too")
 	}
 	cfg.WebTransportAddr, cfg.TLSCert, cfg.TLSKey = *f.listen, *f.cert, *f.key
+	if f.conns != nil && f.connsPerIP != nil {
+		if *f.conns < 0 || *f.connsPerIP < 0 {
+			return fmt.Errorf("-max-webtransport-conns and -max-webtransport-conns-per-ip take 0 (the default) or more")
+		}
+		cfg.MaxWebTransportConns, cfg.MaxWebTransportConnsPerIP = *f.conns, *f.connsPerIP
+	}
 	return nil
 }

@@ -60,4 +60,13 @@ func TestWebTransportFlagsApply(t *testing.T) {
 		cfg.WebTransportAddr != ":4244" || cfg.TLSCert != "c.pem" || cfg.TLSKey != "k.pem" {
 		t.Errorf("all three: %+v, %v", cfg, err)
 	}
+	n := func(v int) *int { return &v }
+	cfg = server.Config{}
+	if err := (webTransportFlags{listen: s(":4244"), cert: s(""), key: s(""), conns: n(40), connsPerIP: n(4)}).apply(&cfg); err != nil ||
+		cfg.MaxWebTransportConns != 40 || cfg.MaxWebTransportConnsPerIP != 4 {
+		t.Errorf("-max-webtransport-conns 40 -max-webtransport-conns-per-ip 4: %d, %d, %v", cfg.MaxWebTransportConns, cfg.MaxWebTransportConnsPerIP, err)
+	}
+	if err := (webTransportFlags{listen: s(":4244"), cert: s(""), key: s(""), conns: n(-1), connsPerIP: n(0)}).apply(&cfg); err == nil {
+		t.Error("-max-webtransport-conns -1 was taken")
+	}
 }
