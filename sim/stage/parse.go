@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -383,30 +384,34 @@ func (p *parser) checkAt(at, kw string, tick uint32) {
 	}
 }
 
-// wave reads the fields of a wave.
-func (p *parser) wave(w *Wave, args []string) {
-	s := p.s
+// fields reads the key=value fields of an entry, what (e.g. "wave"), each
+// one of known and given once, with a value; example is a field shown in
+// the error of an argument that is not one.
+func (p *parser) fields(what, example string, known, args []string) map[string]string {
 	vals := map[string]string{}
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok {
-			p.errf("wave: %q: a field is key=value (e.g. count=5)", a)
+			p.errf("%s: %q: a field is key=value (e.g. %s)", what, a, example)
 		}
-		known := false
-		for _, f := range waveFields {
-			known = known || f == k
-		}
-		if !known {
-			p.errf("wave: %q: unknown field (%s)", k, strings.Join(waveFields, ", "))
+		if !slices.Contains(known, k) {
+			p.errf("%s: %q: unknown field (%s)", what, k, strings.Join(known, ", "))
 		}
 		if _, dup := vals[k]; dup {
-			p.errf("wave: %s given twice", k)
+			p.errf("%s: %s given twice", what, k)
 		}
 		if v == "" {
-			p.errf("wave: %s: no value", k)
+			p.errf("%s: %s: no value", what, k)
 		}
 		vals[k] = v
 	}
+	return vals
+}
+
+// wave reads the fields of a wave.
+func (p *parser) wave(w *Wave, args []string) {
+	s := p.s
+	vals := p.fields("wave", "count=5", waveFields, args)
 	bad := func(k, format string, args ...any) {
 		p.errf("wave: %s %s: %s", k, vals[k], fmt.Sprintf(format, args...))
 	}

@@ -118,27 +118,7 @@ func (p *parser) terrain(tick uint32, args []string) {
 	if p.terrainLines++; p.terrainLines > MaxTerrain {
 		p.errf("terrain: more than %d terrain lines", MaxTerrain)
 	}
-	vals := map[string]string{}
-	for _, a := range args {
-		k, v, ok := strings.Cut(a, "=")
-		if !ok {
-			p.errf("terrain: %q: a field is key=value (e.g. floor=80)", a)
-		}
-		known := false
-		for _, f := range terrainFields {
-			known = known || f == k
-		}
-		if !known {
-			p.errf("terrain: %q: unknown field (%s)", k, strings.Join(terrainFields, ", "))
-		}
-		if _, dup := vals[k]; dup {
-			p.errf("terrain: %s given twice", k)
-		}
-		if v == "" {
-			p.errf("terrain: %s: no value", k)
-		}
-		vals[k] = v
-	}
+	vals := p.fields("terrain", "floor=80", terrainFields, args)
 	bad := func(k, format string, args ...any) {
 		p.errf("terrain: %s %s: %s", k, vals[k], fmt.Sprintf(format, args...))
 	}
