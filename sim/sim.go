@@ -756,21 +756,7 @@ func (w *World) moveClassic() {
 // edges do not overlap.
 func (w *World) sweep(a, b *entity) (float64, bool) {
 	ha, hb := w.halfOf(a), w.halfOf(b)
-	hx := ha.w + hb.w
-	hy := ha.h + hb.h
-	rx, dx := a.px-b.px, (a.x-a.px)-(b.x-b.px)
-	ry, dy := a.py-b.py, (a.y-a.py)-(b.y-b.py)
-	// Far apart on an axis by more than the motion and a pixel: no
-	// division needed. (The pixel dwarfs any rounding, so this rejects
-	// only what slab would: the results are the same, only faster.)
-	if math.Abs(rx) >= hx+math.Abs(dx)+1 || math.Abs(ry) >= hy+math.Abs(dy)+1 {
-		return 0, false
-	}
-	t0, t1 := 0.0, 1.0
-	if !slab(rx, dx, hx, &t0, &t1) || !slab(ry, dy, hy, &t0, &t1) {
-		return 0, false
-	}
-	return t0, true
+	return Touch(a.px, a.py, a.x, a.y, ha.w, ha.h, b.px, b.py, b.x, b.y, hb.w, hb.h)
 }
 
 // sweptBox is the box an entity sweeps during the step (its box at the
