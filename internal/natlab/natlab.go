@@ -31,9 +31,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"rtype/internal/testutil"
 )
 
 // NAT is the kind of a home's connection to the internet.
@@ -126,25 +127,7 @@ type Lab struct {
 	procs []*exec.Cmd // daemons to stop (miniupnpd)
 	dir   string      // their files, or ""
 
-	upnpLog syncBuffer
-}
-
-// syncBuffer is a bytes.Buffer for writers of several processes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
+	upnpLog testutil.SyncBuffer // the daemons' output
 }
 
 // Available reports why labs cannot be built here (nil: they can): not
