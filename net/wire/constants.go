@@ -1,13 +1,7 @@
 package wire
 
-import "time"
-
 // Facts of the protocol that every side shares, defined once here.
 const (
-	// TickRate is the server's simulation rate, in ticks per second (4.1).
-	TickRate = 60
-	// TickDuration is the length of one tick.
-	TickDuration = time.Second / TickRate
 	// SnapshotTicks is the number of ticks between two snapshots: 20
 	// snapshots per second (4.3).
 	SnapshotTicks = 3

@@ -2,37 +2,8 @@ package wire
 
 import "math"
 
-// NoEntity is the network id that names no entity (4.1).
-const NoEntity uint32 = 0xFFFFFFFF
-
-// NoPlayer is the player number that names no player (4.1).
-const NoPlayer uint8 = 255
-
-// Entity kinds (4.1).
-const (
-	KindPlayerShip    uint8 = 1
-	KindPlayerMissile uint8 = 2
-	KindBydosSlave    uint8 = 3
-	KindEnemyMissile  uint8 = 4
-)
-
-// MakeID returns the network id of an index (24 bits) and a generation.
-func MakeID(index uint32, generation uint8) uint32 {
-	return index&0xFFFFFF | uint32(generation)<<24
-}
-
-// Index returns the 24 low bits of a network id.
-func Index(id uint32) uint32 { return id & 0xFFFFFF }
-
-// Generation returns the 8 high bits of a network id.
-func Generation(id uint32) uint8 { return uint8(id >> 24) }
-
 // order is the order of entities in a snapshot: by index, then generation.
 func order(id uint32) uint32 { return id<<8 | id>>24 }
-
-// Less reports whether network id a comes before b in a snapshot: records
-// go by increasing index (4.3), and by generation within one index.
-func Less(a, b uint32) bool { return order(a) < order(b) }
 
 // The fields of an entity that a snapshot carries, in wire order (4.3).
 const (

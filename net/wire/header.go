@@ -153,16 +153,6 @@ const TokenSize = 8
 // Token authenticates a Bind (3.4).
 type Token [TokenSize]byte
 
-// Input actions (4.2), one bit each.
-const (
-	ActionUp    uint8 = 0x01
-	ActionDown  uint8 = 0x02
-	ActionLeft  uint8 = 0x04
-	ActionRight uint8 = 0x08
-	ActionFire  uint8 = 0x10
-	ActionsMask uint8 = 0x1f // bits 5-7 must be 0
-)
-
 // Accept is the payload of an Accept datagram (2.3).
 type Accept struct {
 	Player uint8

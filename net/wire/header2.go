@@ -129,9 +129,3 @@ func DatagramVersion(b []byte) (uint8, bool) {
 	}
 	return b[4], true
 }
-
-// Input actions of v2 (7.4): v1's five, and the Force.
-const (
-	ActionForce  uint8 = 0x20 // launch or recall the Force
-	ActionsMask2 uint8 = 0x3f // bits 6-7 must be 0
-)

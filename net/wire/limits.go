@@ -5,12 +5,6 @@ package wire
 // reference client ends the session and says so. They bound the client's
 // memory and work, whatever a server sends.
 const (
-	// MaxLiveEntities is the most entities a client's world holds at once:
-	// those spawned and not yet destroyed, of any kind (4.1, 4.4). The
-	// reference server has at most 4096 (sim.Rules.MaxEntities); a client
-	// accepts twice that, so that Spawns overtaking Destroys in flight
-	// (4.5) never reach the limit.
-	MaxLiveEntities = 8192
 	// MaxSnapshotEntities is the most entities one rebuilt snapshot holds:
 	// its baseline's with every record of the datagrams of its tick applied
 	// (4.8). A snapshot shows the world, so it is bounded like the world.

@@ -1,17 +1,5 @@
 package wire
 
-// MaxPlayers is the number of players in a game (4.1).
-const MaxPlayers = 4
-
-// PlayerState is a player record of a snapshot (4.3).
-type PlayerState struct {
-	Player  uint8  // 0 to 3
-	HasShip bool   // whether the player still has a ship
-	Ship    uint32 // network id of the ship, NoEntity without one
-	Lives   uint8
-	Score   uint32
-}
-
 // Change says what an entity record of a snapshot carries (4.3).
 type Change uint8
 

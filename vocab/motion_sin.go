@@ -1,6 +1,6 @@
 //go:build !s390x
 
-package wire
+package vocab
 
 import "math"
 

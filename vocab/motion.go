@@ -1,4 +1,4 @@
-package wire
+package vocab
 
 import "math"
 
