@@ -61,6 +61,11 @@ type Settings struct {
 	// on disk, in MiB (default 200): the oldest go first. 0 records
 	// nothing.
 	ReplayCapMB int `json:"replay_cap_mb"`
+	// Rendezvous is where a hosted game registers its room codes and
+	// where the join screen looks a code up, so that friends anywhere
+	// join by code (PROTOCOL.md Part V): host:port; "" the build's default
+	// (rendezvous.Default, which may be none); RendezvousOff none.
+	Rendezvous string `json:"rendezvous,omitempty"`
 }
 
 // Palettes are the values of Settings.Palette, in the settings screen's
@@ -155,7 +160,8 @@ type Checks struct {
 // Sanitize brings loaded values back into range: volumes within 0 to 1,
 // every action bound (unknown, reserved or missing bindings replaced by
 // the defaults), at most MaxRecent valid recent servers, a known palette
-// and join mode, scales among those offered (the nearest).
+// and join mode, scales among those offered (the nearest), a rendezvous
+// that is an address (else the default).
 func (s *Settings) Sanitize(c Checks) {
 	clamp := func(v float64) float64 {
 		if math.IsNaN(v) {
@@ -177,6 +183,11 @@ func (s *Settings) Sanitize(c Checks) {
 	s.UIScale = nearest(UIScales, s.UIScale)
 	s.SpriteScale = nearest(SpriteScales, s.SpriteScale)
 	s.ReplayCapMB = min(max(s.ReplayCapMB, 0), MaxReplayCapMB)
+	if r, err := ParseRendezvous(s.Rendezvous); err != nil {
+		s.Rendezvous = ""
+	} else {
+		s.Rendezvous = r
+	}
 }
 
 // nearest returns the value of values closest to v.

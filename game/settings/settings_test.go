@@ -51,6 +51,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	want.Flashes = false
 	want.UIScale = 150
 	want.SpriteScale = 125
+	want.Rendezvous = "rv.example.org:4250"
 	if err := Save(path, want); err != nil {
 		t.Fatal(err)
 	}
