@@ -3,6 +3,7 @@
 package natlab
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,18 +33,44 @@ import (
 // run forced through it (the relay's extra round trip) and the
 // rendezvous' CPU and bytes per relayed player.
 
-// buildBinaries builds rtype-server and rtype-bot once per test run.
+// The binaries the lab's tests run: rtype-server and rtype-bot, built
+// once per test process (by the first test that asks) into a directory
+// TestMain removes.
+var bins struct {
+	once        sync.Once
+	dir         string
+	server, bot string
+	err         error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bins.dir != "" {
+		os.RemoveAll(bins.dir)
+	}
+	os.Exit(code)
+}
+
+// buildBinaries returns rtype-server and rtype-bot, built by one go build
+// (its links run at once) the first time a test asks.
 func buildBinaries(t *testing.T) (server, bot string) {
 	t.Helper()
-	dir := t.TempDir()
-	server, bot = filepath.Join(dir, "rtype-server"), filepath.Join(dir, "rtype-bot")
-	for bin, pkg := range map[string]string{server: "rtype/cmd/rtype-server", bot: "rtype/cmd/rtype-bot"} {
-		out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	bins.once.Do(func() {
+		if bins.dir, bins.err = os.MkdirTemp("", "natlab-bin"); bins.err != nil {
+			return
 		}
+		out, err := exec.Command("go", "build", "-o", bins.dir+string(filepath.Separator),
+			"rtype/cmd/rtype-server", "rtype/cmd/rtype-bot").CombinedOutput()
+		if err != nil {
+			bins.err = fmt.Errorf("go build rtype-server rtype-bot: %v\n%s", err, out)
+			return
+		}
+		bins.server, bins.bot = filepath.Join(bins.dir, "rtype-server"), filepath.Join(bins.dir, "rtype-bot")
+	})
+	if bins.err != nil {
+		t.Fatal(bins.err)
 	}
-	return server, bot
+	return bins.server, bins.bot
 }
 
 // proc is a program running in a namespace of the lab.
@@ -127,20 +155,31 @@ var (
 )
 
 // pairRun runs one friend of home f joining a room of host h's server.
+// With play 0 the friend is stopped as soon as it printed its path and
+// its first snapshot (what TestPaths asserts); else it plays that long
+// (its round trip is printed after 3 s of play).
 func pairRun(t *testing.T, bot, rv string, hp *proc, h, f Home, paths string, play time.Duration) friendRun {
 	t.Helper()
 	creator := start(t, h.Host, bot, "-addr", "127.0.0.1:4242", "-create", "-name", "owner", "-duration", "60s")
 	code := creator.wait(t, true, reRoom)[1]
 	defer creator.stop()
 	hp.wait(t, false, regexp.MustCompile(`msg="rendezvous: rooms registered" codes=\S*`+code))
-	args := []string{"-name", "friend", "-rendezvous", rv, "-room", code, "-duration", play.String(), "-log-level", "debug"}
+	// The friend's -duration is a guard against a hang when play is 0.
+	args := []string{"-name", "friend", "-rendezvous", rv, "-room", code, "-duration", cmp.Or(play, testutil.Wait).String(), "-log-level", "debug"}
 	if paths != "" {
 		args = append(args, "-path", paths)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
-	defer cancel()
-	out, _ := Cmd(ctx, f.Host, bot, args...).CombinedOutput()
-	r := friendRun{out: string(out)}
+	fp := start(t, f.Host, bot, args...)
+	testutil.Eventually(testutil.Wait+5*time.Second, func() bool {
+		select {
+		case <-fp.done:
+			return true
+		default:
+		}
+		return play == 0 && reFirst.MatchString(fp.out.String())
+	})
+	fp.stop()
+	r := friendRun{out: fp.out.String() + fp.err.String()}
 	if m := rePath.FindStringSubmatch(r.out); m != nil {
 		r.path = m[1]
 	}
@@ -212,33 +251,47 @@ func TestPaths(t *testing.T) {
 	}
 	figures := os.Getenv("NATLAB_FIGURES")
 	rows := make([]row, len(kinds)*len(fkinds))
+	// The hosts' pairs run at once (their subtests are not t.Parallel,
+	// which -parallel, GOMAXPROCS, would hold to two at a time: they
+	// wait on the lab, not on a CPU), a host's friends one after another;
+	// the figures are taken one pair at a time, each friend playing 6 s.
+	play := time.Duration(0)
+	if figures != "" {
+		play = 6 * time.Second
+	}
 	t.Run("pairs", func(t *testing.T) {
+		var wg sync.WaitGroup
 		for i, hk := range kinds {
-			t.Run("host="+hk.String(), func(t *testing.T) {
-				if figures == "" { // the figures are taken one pair at a time
-					t.Parallel()
-				}
-				for j, fk := range fkinds {
-					r := pairRun(t, bot, rvAddr, hosts[i], l.Homes[i], l.Homes[len(kinds)+j], "", 6*time.Second)
-					w := want[[2]NAT{hk, fk}]
-					if !r.joined || r.path != w {
-						t.Errorf("host %v, friend %v: joined %v by %q, want joined by %s\n%s", hk, fk, r.joined, r.path, w, r.out)
+			host := func() {
+				t.Run("host="+hk.String(), func(t *testing.T) {
+					for j, fk := range fkinds {
+						r := pairRun(t, bot, rvAddr, hosts[i], l.Homes[i], l.Homes[len(kinds)+j], "", play)
+						w := want[[2]NAT{hk, fk}]
+						if !r.joined || r.path != w {
+							t.Errorf("host %v, friend %v: joined %v by %q, want joined by %s\n%s", hk, fk, r.joined, r.path, w, r.out)
+						}
+						rw := row{host: hk, friend: fk, r: r}
+						if figures != "" && r.path != "relayed" {
+							rw.relayed = pairRun(t, bot, rvAddr, hosts[i], l.Homes[i], l.Homes[len(kinds)+j], "relayed", play)
+						}
+						rows[i*len(fkinds)+j] = rw
 					}
-					rw := row{host: hk, friend: fk, r: r}
-					if figures != "" && r.path != "relayed" {
-						rw.relayed = pairRun(t, bot, rvAddr, hosts[i], l.Homes[i], l.Homes[len(kinds)+j], "relayed", 6*time.Second)
-					}
-					rows[i*len(fkinds)+j] = rw
-				}
-			})
+				})
+			}
+			if figures != "" {
+				host()
+				continue
+			}
+			wg.Go(host)
 		}
+		wg.Wait()
 	})
 	if figures == "" {
 		return
 	}
 	// The rendezvous' cost of one relayed player: 20 s of play, relayed,
 	// from the counters it logs every 5 s when they change.
-	const play = 20 * time.Second
+	play = 20 * time.Second
 	reStats := regexp.MustCompile(`msg="rendezvous stats".* relayed_bytes=(\d+) bytes_in=(\d+) bytes_out=(\d+)`)
 	counters := func() (n [3]int64) {
 		all := reStats.FindAllStringSubmatch(rv.err.String(), -1)
@@ -320,11 +373,11 @@ func TestMappedPath(t *testing.T) {
 		if rules := miniupnpdRulesOf(t, home); !strings.Contains(rules, "dnat") {
 			t.Errorf("%s: the host says mapped, but miniupnpd has no rule:\n%s", method, rules)
 		}
-		r := pairRun(t, bot, rvAddr, h, home, friend, "", 6*time.Second)
+		r := pairRun(t, bot, rvAddr, h, home, friend, "", 0)
 		if !r.joined || r.path != "mapped" {
 			t.Errorf("%s: joined %v by %q, want by mapped\n%s\nhost:\n%s", method, r.joined, r.path, r.out, h.err.String())
 		}
-		t.Logf("%s: path %s, first snapshot %v, rtt %v", method, r.path, r.first, r.rtt)
+		t.Logf("%s: path %s, first snapshot %v", method, r.path, r.first)
 		h.stop()
 		if rules := miniupnpdRulesOf(t, home); strings.Contains(rules, "dnat") {
 			t.Errorf("%s: a mapping left after the host stopped:\n%s", method, rules)
