@@ -5,6 +5,11 @@
 //
 //	rtype                      the title menu
 //	rtype -host                host a game at once (port 4242 or the next free)
+//	rtype -host -rendezvous HOST:PORT
+//	                           host a game whose room code friends anywhere
+//	                           join by, found at that rendezvous (default:
+//	                           the settings', else the build's); the router
+//	                           is asked for a port mapping (-portmap)
 //	rtype -join HOST[:PORT]    join a game at once
 //	rtype -spectate ADDR|CODE[@ADDR]
 //	                           watch the busiest game of a server, or the
@@ -55,6 +60,7 @@ import (
 	"rtype/assets"
 	"rtype/game"
 	"rtype/game/core"
+	"rtype/game/settings"
 	"rtype/game/view"
 	"rtype/internal/version"
 	"rtype/net/client"
@@ -175,6 +181,8 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		replaySpd  = fs.Float64("replay-speed", 1, "with -replay: the speed to start at, 0.25 to 4")
 		replayFol  = fs.Int("replay-follow", 0, "with -replay: the `player` to follow, 1 to 4 (default the recording player)")
 		webAddr    = fs.String("web", fmt.Sprintf(":%d", defaultWebPort), "serve the game's page on `ADDR` (host:port; if taken, the next free port), for friends to join the game hosted here from a browser; \"\" serves none")
+		rdv        = fs.String("rendezvous", "", "the rendezvous `HOST:PORT` (PROTOCOL.md Part V) where a hosted game registers its room codes and where a code typed alone is looked up, so that friends anywhere join by code; default: the settings' (else the build's); \"off\" none")
+		portMap    = fs.String("portmap", "auto", "with a rendezvous: ask the router to map the hosted game's port while hosting, removed at exit: auto (NAT-PMP, then UPnP IGD), natpmp, upnp or off")
 		webTr      = fs.String("webtransport", "", "with -host: also serve browsers over WebTransport on this UDP `ADDR` (e.g. :4244)")
 		db         = fs.String("db", "", "the leaderboard `FILE` of hosted games, an SQLite database (default: the user's data directory, rtype/scores.db); \"none\" keeps no scores")
 		replays    = fs.String("replays", "", "the `DIR` where every game played is recorded, up to the settings' cap (replay_cap_mb, default 200 MiB) (default: the user's data directory, rtype/replays); \"none\" records nothing")
@@ -221,6 +229,17 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		Web:        *webAddr,
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, ScreenshotPlayers: *shotWhen, QuitAfter: *quitAfter, WebTransport: *webTr,
 		LobbyScript: *lobbyHook, QuickDeath: *quickDeath,
+	}
+	switch *portMap {
+	case "auto", "natpmp", "upnp", "off":
+		opt.PortMap = *portMap
+	default:
+		return game.Options{}, 0, fmt.Errorf("-portmap %q: auto, natpmp, upnp or off", *portMap)
+	}
+	if *rdv != "" {
+		if opt.Rendezvous, err = settings.ParseRendezvous(*rdv); err != nil {
+			return game.Options{}, 0, fmt.Errorf("-rendezvous: %w", err)
+		}
 	}
 	if *webTr != "" && !*host {
 		return game.Options{}, 0, errors.New("-webtransport serves a hosted game: it goes with -host")

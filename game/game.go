@@ -85,6 +85,12 @@ type Options struct {
 	// WebTransport is the UDP address a hosted game serves browsers on
 	// (PROTOCOL.md Part IV), e.g. ":4244"; "" serves none.
 	WebTransport string
+	// Rendezvous is the rendezvous (host:port) of this run, before the
+	// settings': a hosted game registers its room codes there and a code
+	// typed alone is looked up there (PROTOCOL.md Part V); "off" none, ""
+	// the settings'. PortMap is a hosted game's port mapping with it
+	// (HostConfig.PortMap).
+	Rendezvous, PortMap string
 	// Autotest hooks: a PNG of the screen ScreenshotAfter after the play
 	// starts (or at the quit, if it never does); quit after QuitAfter from
 	// the start; actions held by a script during play.

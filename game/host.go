@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"rtype/bot"
 	"rtype/game/core"
+	"rtype/net/portmap"
 	"rtype/net/wire"
 	"rtype/server"
 	"rtype/server/store"
@@ -45,6 +48,14 @@ type Host struct {
 	Stage *stage.Stage
 	Warp  string
 	db    *store.Store // its leaderboard, or nil
+
+	// The rendezvous, when HostConfig has one: rvCancel ends it, rvDone
+	// is closed when it ended (the port mapping removed).
+	rvCancel context.CancelFunc
+	rvDone   chan struct{}
+	mu       sync.Mutex
+	reach    Reach
+	rvStart  time.Time
 }
 
 // StartHost starts a one-game server playing hc on port, or the next
@@ -80,6 +91,10 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 			board = db
 		}
 	}
+	wt := hc.WebTransport
+	if hc.Rendezvous != "" && wt == "" {
+		wt = ":0" // the friends' sessions go over its UDP socket
+	}
 	for _, p := range ports {
 		srv, err := server.New(server.Config{
 			Listen:           net.JoinHostPort("", strconv.Itoa(p)),
@@ -89,7 +104,7 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 			Stage:            hc.Stage,
 			Warp:             hc.Warp,
 			Discovery:        hc.Discovery,
-			WebTransportAddr: hc.WebTransport,
+			WebTransportAddr: wt,
 			Name:             hc.Name,
 			Logger:           log.With("component", "server"),
 			Bots:             func(mode uint8, seed uint64) server.Bots { return bot.NewRoomBots(mode, seed) },
@@ -118,7 +133,11 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 		if p != port && port > 0 {
 			log.Info("hosting port taken, using another", "wanted", port, "port", h.Port)
 		}
-		log.Info("hosting", "port", h.Port, "addrs", h.Addrs, "mode", wire.ModeName(h.Mode), "scores", hc.DB)
+		log.Info("hosting", "port", h.Port, "addrs", h.Addrs, "mode", wire.ModeName(h.Mode), "scores", hc.DB,
+			"rendezvous", hc.Rendezvous)
+		if hc.Rendezvous != "" {
+			h.startRendezvous(hc.Rendezvous, hc.PortMap, log.With("component", "rendezvous"))
+		}
 		return h, nil
 	}
 	if db != nil {
@@ -131,15 +150,105 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 func (h *Host) LocalAddr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(h.Port)) }
 
 // Stop ends every session (Logout ServerShutdown) and waits, at most 2 s,
-// for the server to stop.
+// for the server to stop, and at most 4 s for the router's port mapping
+// to be removed.
 func (h *Host) Stop() {
 	hosted.CompareAndSwap(h.srv, nil)
+	if h.rvCancel != nil {
+		h.rvCancel()
+	}
 	h.cancel()
 	h.srv.Close()
+	deadline := time.After(4 * time.Second)
 	select {
 	case <-h.done:
 	case <-time.After(2 * time.Second):
 	}
+	if h.rvDone != nil {
+		select {
+		case <-h.rvDone:
+		case <-deadline:
+		}
+	}
+}
+
+// startRendezvous registers the server's rooms at the rendezvous at addr
+// and asks the router for a port mapping (portMap: RendezvousConfig's
+// PortMap, "" for auto), until Stop.
+func (h *Host) startRendezvous(addr, portMap string, log *slog.Logger) {
+	if portMap == "" {
+		portMap = "auto"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.rvCancel, h.rvDone = cancel, make(chan struct{})
+	h.mu.Lock()
+	h.reach, h.rvStart = Reach{Rendezvous: addr}, time.Now()
+	h.mu.Unlock()
+	update := func(f func(r *Reach)) {
+		h.mu.Lock()
+		f(&h.reach)
+		r := h.reach
+		h.mu.Unlock()
+		log.Info("friends anywhere", "registered", r.Registered, "observed", r.Observed.String(), "direct", r.Direct,
+			"mapped", r.Mapped.String(), "method", r.Method, "codes", r.Codes)
+	}
+	var wtPort uint16
+	if info, ok := h.srv.WebTransport(); ok {
+		if ap, err := netip.ParseAddrPort(info.Addr); err == nil {
+			wtPort = ap.Port()
+		}
+	}
+	go func() {
+		defer close(h.rvDone)
+		err := h.srv.RunRendezvous(ctx, server.RendezvousConfig{Addr: addr, PortMap: portMap, Logger: log,
+			Registered: func(obs netip.AddrPort) {
+				update(func(r *Reach) {
+					r.Registered, r.Observed, r.Direct = true, obs, obs.Port() == wtPort && isOwnAddr(obs.Addr())
+				})
+			},
+			Mapped: func(a netip.AddrPort, how portmap.Method) {
+				update(func(r *Reach) { r.Mapped, r.Method = a, string(how) })
+			},
+			Rooms: func(codes []wire.RoomCode) {
+				update(func(r *Reach) {
+					r.Codes = make([]string, 0, len(codes)) // a copy the lobby holds keeps its own
+					for _, c := range codes {
+						r.Codes = append(r.Codes, c.String())
+					}
+				})
+			},
+		})
+		if err != nil {
+			log.Warn("friends join on this network only", "err", err)
+			update(func(r *Reach) { r.Err = err.Error() })
+		}
+	}()
+}
+
+// Reach tells how friends outside this network reach the game.
+func (h *Host) Reach() Reach {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.reach
+	if r.Rendezvous != "" {
+		r.Waited = time.Since(h.rvStart)
+	}
+	return r
+}
+
+// isOwnAddr reports whether a is an address of this machine's
+// interfaces.
+func isOwnAddr(a netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, ia := range addrs {
+		if p, err := netip.ParsePrefix(ia.String()); err == nil && p.Addr().Unmap() == a.Unmap() {
+			return true
+		}
+	}
+	return false
 }
 
 // hosted is the server of the game this process hosts now, if any: the

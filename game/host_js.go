@@ -40,5 +40,8 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 // LocalAddr is the address the host's own client joins.
 func (h *Host) LocalAddr() string { return "" }
 
+// Reach is none: there is no server.
+func (h *Host) Reach() Reach { return Reach{} }
+
 // Stop does nothing: there is no server to stop.
 func (h *Host) Stop() {}

@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -72,8 +73,10 @@ func (s *PlayScene) gameOver(g *Game, scores []wire.Score) {
 	g.setScene(NewGameOverScene(g, ranked, s.view.Me()))
 }
 
-// netLines are the network overlay's lines (F3).
-func netLines(n *view.Net) []render.NetLine {
+// netLines are the network overlay's lines (F3); path is the session's
+// path through a rendezvous (Session.Path), shown with its round trip
+// when there is one.
+func netLines(n *view.Net, path string) []render.NetLine {
 	st := n.Stats
 	rtt := "—"
 	if st.HasRTT {
@@ -81,7 +84,11 @@ func netLines(n *view.Net) []render.NetLine {
 	}
 	// A v2 server sends 5 snapshots a second while nothing changes (7.9).
 	fewSnaps := st.SnapshotsPerSec < 15 && st.Version < 2 || st.SnapshotsPerSec < 4
-	return []render.NetLine{
+	var lines []render.NetLine
+	if path != "" {
+		lines = append(lines, render.NetLine{Label: "path", Value: path + " · " + rtt, Warn: path == "relayed"})
+	}
+	return append(lines, []render.NetLine{
 		{Label: "protocol", Value: fmt.Sprintf("v%d", st.Version)},
 		{Label: "round trip", Value: rtt, Warn: st.HasRTT && st.RTT > 150*time.Millisecond},
 		{Label: "loss", Value: fmt.Sprintf("%.1f %%", st.Loss*100), Warn: st.Loss > 0.05},
@@ -93,7 +100,7 @@ func netLines(n *view.Net) []render.NetLine {
 		{Label: "extrapolating", Value: yesNo(n.Extrapolating), Warn: n.Extrapolating},
 		{Label: "input", Value: fmt.Sprintf("%05b", n.Actions)},
 		{Label: "fps / tps", Value: fmt.Sprintf("%.0f / %.0f", ebiten.ActualFPS(), ebiten.ActualTPS())},
-	}
+	}...)
 }
 
 func yesNo(b bool) string {
@@ -127,7 +134,11 @@ func (s *PlayScene) drawPause(screen *ebiten.Image, g *Game) {
 	s.pause.Draw(screen, g)
 	if g.session.Hosting && g.host != nil {
 		hy := y + 260 + extra
-		render.Text(screen, "You are the host: leaving ends the game for everyone. Friends join at:", g.fonts.Tiny, render.Width/2, hy, render.Center, render.ColDim)
+		say := "You are the host: leaving ends the game for everyone. Friends join at:"
+		if code := g.hostedCode(); code != "" && slices.Contains(g.host.Reach().Codes, code) {
+			say = "You are the host: leaving ends the game for everyone. Code " + code + " anywhere, or:"
+		}
+		render.Text(screen, say, g.fonts.Tiny, render.Width/2, hy, render.Center, render.ColDim)
 		for i, addr := range g.host.Addrs[:min(len(g.host.Addrs), 3)] {
 			render.Text(screen, addr, g.fonts.Mono, render.Width/2, hy+30+float64(i)*30, render.Center, render.ColAccent)
 		}

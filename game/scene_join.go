@@ -10,6 +10,7 @@ import (
 
 	"rtype/game/core"
 	"rtype/game/settings"
+	"rtype/net/client"
 	"rtype/net/discovery"
 	"rtype/net/lobby"
 	"rtype/net/wire"
@@ -185,11 +186,16 @@ const (
 	joinBrowseAfter = 20
 )
 
-// connect joins what text names: a room code (7.14), on the server of
+// connect joins what text names: a room code (7.14), found through the
+// rendezvous when one is set (PROTOCOL.md Part V), else on the server of
 // the row chosen, else the first found on the LAN, else the last one
 // joined; or a server's address, whose best public room it quick joins.
 func (s *JoinScene) connect(g *Game, text string) {
 	if code, ok := roomCode(text); ok {
+		if tr := s.codeTransport(g); tr != nil {
+			g.setScene(NewLobbyConnectScene(g, code.String(), false, roomAction{code: code, tr: tr}))
+			return
+		}
 		addr := ""
 		switch {
 		case s.focus >= 0:
@@ -211,6 +217,19 @@ func (s *JoinScene) connect(g *Game, text string) {
 		return
 	}
 	s.enter(g, addr, roomAction{mode: g.joinMode()})
+}
+
+// codeTransport returns the transport of a room code typed alone: the
+// settings' rendezvous; nil when there is none (or in the browser).
+func (s *JoinScene) codeTransport(g *Game) client.Transport {
+	if s.focus >= 0 {
+		return nil
+	}
+	rv := g.rendezvousAddr()
+	if rv == "" {
+		return nil
+	}
+	return codeTransport(rv, g.log.With("component", "rendezvous"))
 }
 
 // enter does act on addr: with the rooms' session of addr when the
@@ -386,6 +405,9 @@ func (s *JoinScene) Draw(screen *ebiten.Image, g *Game) {
 	g.atlas.Field(screen, g.fonts, joinFieldX, joinFieldY, joinFieldW, 68, s.field.Text, "192.168.1.20", s.focus < 0, g.T())
 	if s.errMsg != "" {
 		render.Text(screen, s.errMsg, g.fonts.Small, render.Width/2, joinFieldY+78, render.Center, render.ColWarn)
+	} else if rv := g.rendezvousAddr(); rv != "" && canHost {
+		render.Text(screen, render.Fit("A room code alone joins a game hosted anywhere, found through the rendezvous "+rv, g.fonts.Tiny, joinFieldW+200),
+			g.fonts.Tiny, render.Width/2, joinFieldY+82, render.Center, render.ColDim)
 	}
 	head := render.Fade(render.ColDim, 0.8)
 	render.Text(screen, "ON YOUR NETWORK", g.fonts.Tiny, joinLANX, joinListY-26, render.Left, head)

@@ -28,6 +28,9 @@ type roomAction struct {
 	st     wire.RoomSettings // create
 	code   wire.RoomCode     // join; zero: quick join
 	mode   uint8             // quick join
+	// tr opens the session (a code joined through a rendezvous,
+	// codeTransport); nil: Options.Transport.
+	tr client.Transport
 }
 
 // lobbyDial is the result of a lobby's dial.
@@ -51,6 +54,7 @@ func closeWhenDialed(d <-chan lobbyDial) {
 type LobbyConnectScene struct {
 	addr    string
 	hosting bool
+	tr      client.Transport // roomAction's
 	cancel  context.CancelFunc
 	res     chan lobbyDial
 }
@@ -58,12 +62,17 @@ type LobbyConnectScene struct {
 // NewLobbyConnectScene starts joining addr's rooms.
 func NewLobbyConnectScene(g *Game, addr string, hosting bool, act roomAction) *LobbyConnectScene {
 	ctx, cancel := context.WithTimeout(g.opt.Context, dialTimeout)
-	s := &LobbyConnectScene{addr: addr, hosting: hosting, cancel: cancel, res: make(chan lobbyDial, 1)}
+	s := &LobbyConnectScene{addr: addr, hosting: hosting, tr: act.tr, cancel: cancel, res: make(chan lobbyDial, 1)}
+	tr := act.tr
+	if tr == nil {
+		tr = g.opt.Transport
+	}
 	name, mode := g.Name(), g.joinMode()
 	log := g.log.With("component", "lobby")
 	g.log.Info("joining rooms", "addr", addr, "name", name, "create", act.create, "code", act.code.String())
 	go func() {
-		l, err := lobby.Dial(ctx, lobby.Config{Addr: addr, Name: name, Mode: mode, Logger: log, Transport: g.opt.Transport})
+		l, err := lobby.Dial(ctx, lobby.Config{Addr: addr, Name: name, Mode: mode, Logger: log, Transport: tr})
+		err = codeError(err, addr)
 		if err == nil {
 			switch {
 			case act.create:
@@ -95,7 +104,7 @@ func (s *LobbyConnectScene) Update(g *Game) error {
 	case r := <-s.res:
 		s.cancel()
 		var rej *client.RejectedError
-		if errors.Is(r.err, lobby.ErrNoRooms) || (errors.As(r.err, &rej) && rej.Reason == wire.RejectVersionMismatch) {
+		if s.tr == nil && (errors.Is(r.err, lobby.ErrNoRooms) || (errors.As(r.err, &rej) && rej.Reason == wire.RejectVersionMismatch)) {
 			// An older server: its game, as before rooms.
 			g.setScene(NewConnectingScene(g, s.addr, s.hosting))
 			return nil
@@ -105,11 +114,13 @@ func (s *LobbyConnectScene) Update(g *Game) error {
 			return nil
 		}
 		g.lobby = r.l
-		if !s.hosting {
+		if !s.hosting && s.tr == nil { // a code joined through a rendezvous is no server to remember
 			g.settings.Recent = settings.AddRecent(g.settings.Recent, s.addr)
 			g.saveSettings()
 		}
-		g.setScene(NewLobbyScene(g, s.addr, s.hosting))
+		ls := NewLobbyScene(g, s.addr, s.hosting)
+		ls.tr = s.tr
+		g.setScene(ls)
 	default:
 	}
 	return nil
@@ -120,6 +131,9 @@ func (s *LobbyConnectScene) Draw(screen *ebiten.Image, g *Game) {
 	g.drawBackdrop(screen)
 	render.Text(screen, "Connecting", g.fonts.Title, render.Width/2, 240, render.Center, render.ColText)
 	render.Text(screen, s.addr, g.fonts.MonoBig, render.Width/2, 320, render.Center, render.ColAccent)
+	if s.tr != nil {
+		render.Text(screen, "Finding the room's host through the rendezvous", g.fonts.Small, render.Width/2, 370, render.Center, render.ColDim)
+	}
 	drawSpinner(screen, g, render.Width/2, 410)
 	render.Hint(screen, g.fonts, "Esc: cancel")
 }
@@ -128,6 +142,7 @@ func (s *LobbyConnectScene) Draw(screen *ebiten.Image, g *Game) {
 type LobbyScene struct {
 	addr    string
 	hosting bool
+	tr      client.Transport // the session's, when a rendezvous found the room (its path); else nil
 	st      wire.Room
 	in      bool // st holds a RoomState
 	menu    Menu
@@ -336,6 +351,7 @@ func (s *LobbyScene) Update(g *Game) error {
 			}
 			g.session = NewSession(r.c, s.addr, s.hosting)
 			g.session.rec = r.rec
+			g.session.Path = transportPath(s.tr)
 			g.log.Info("joined", "addr", s.addr, "player", r.c.Player(), "room", s.st.Code.String())
 			g.setScene(NewPlayScene(g))
 			return nil
@@ -393,8 +409,16 @@ func (s *LobbyScene) Draw(screen *ebiten.Image, g *Game) {
 	}
 	title := "Room " + s.st.Code.String()
 	render.Text(screen, title, g.fonts.Title, 60, 40, render.Left, render.ColText)
-	if u := s.browserURL(g); u != "" {
-		render.Text(screen, "In a browser: "+u, g.fonts.Tiny, 60, 124, render.Left, render.ColAccent)
+	if s.hosting && s.in && g.host != nil {
+		code, r := s.st.Code.String(), g.host.Reach()
+		col := render.ColAccent
+		if r.Rendezvous == "" || r.Err != "" || !r.Registered && r.Waited >= rendezvousPatience {
+			col = render.ColDim
+		}
+		render.Text(screen, render.Fit(friendsLine(r, code), g.fonts.Tiny, 700), g.fonts.Tiny, 60, 124, render.Left, col)
+		if b := browserLine(r, s.browserURL(g)); b != "" {
+			render.Text(screen, render.Fit(b, g.fonts.Tiny, 700), g.fonts.Tiny, 60, 150+4*72+34, render.Left, render.ColDim)
+		}
 	}
 	state := map[uint8]string{wire.RoomLobby: "Waiting for everyone to be ready", wire.RoomPlaying: "Playing: joining the game…",
 		wire.RoomOver: "Game over"}[s.st.State]
@@ -439,7 +463,7 @@ func (s *LobbyScene) Draw(screen *ebiten.Image, g *Game) {
 // browserURL is the link a friend's browser opens to join the room of
 // the game hosted here: the page's URL the command printed (Options.WebURL)
 // with the room's code; "" when this game hosts none, serves no page, or
-// is not in its room yet.
+// is not in its room yet. browserLine says where it works.
 func (s *LobbyScene) browserURL(g *Game) string {
 	if !s.hosting || !s.in || g.opt.WebURL == "" || s.st.Code == (wire.RoomCode{}) {
 		return ""

@@ -212,11 +212,11 @@ func (s *PlayScene) Draw(screen *ebiten.Image, g *Game) {
 		render.ShadowText(screen, why, g.fonts.Small, render.Width/2, y+66, render.Center, render.Fade(render.ColText, f.Out*0.85))
 	}
 	if g.session.Hosting && g.host != nil && len(g.host.Addrs) > 0 {
-		render.ShadowText(screen, "Hosting · friends join at "+g.host.Addrs[0], g.fonts.Tiny, render.Width-16, render.Height-26, render.Right, render.Fade(render.ColDim, 0.85))
+		render.ShadowText(screen, g.hostingLine(), g.fonts.Tiny, render.Width-16, render.Height-26, render.Right, render.Fade(render.ColDim, 0.85))
 	}
 	s.drawSpectators(screen, g)
 	if g.settings.ShowNetStats {
-		a.DrawNetOverlay(screen, g.fonts, netLines(&f.Net))
+		a.DrawNetOverlay(screen, g.fonts, netLines(&f.Net, g.session.Path))
 	}
 	s.chat.draw(screen, g)
 	if s.paused {

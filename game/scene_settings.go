@@ -61,6 +61,10 @@ func NewSettingsScene(g *Game) *SettingsScene {
 			Activate: func() { st.JoinMode = nextMode(st.JoinMode, 1); changed() },
 			Adjust:   func(d int) { st.JoinMode = nextMode(st.JoinMode, d); changed() }},
 	}
+	if canHost {
+		items = append(items, MenuItem{Label: "Rendezvous (friends anywhere)", Value: func() string { return rendezvousLabel(g) },
+			Activate: func() { g.setScene(NewRendezvousScene(g)) }})
+	}
 	for a := range settings.ActChat + 1 {
 		if a == settings.ActPause {
 			continue // Escape stays the way out
@@ -83,9 +87,9 @@ func NewSettingsScene(g *Game) *SettingsScene {
 	}
 	items = append(items,
 		MenuItem{Label: "Reset to defaults", Activate: func() {
-			name, recent := st.Name, st.Recent
+			name, recent, rv := st.Name, st.Recent, st.Rendezvous
 			*st = settings.Default()
-			st.Name, st.Recent = name, recent
+			st.Name, st.Recent, st.Rendezvous = name, recent, rv
 			ebiten.SetFullscreen(st.Fullscreen)
 			g.applyDisplay()
 			changed()
@@ -148,4 +152,80 @@ func (s *SettingsScene) Draw(screen *ebiten.Image, g *Game) {
 	default:
 		render.Text(screen, "Left/Right: change  ·  Enter: select  ·  Esc: back  ·  Gamepad: d-pad or stick, A fires", g.fonts.Small, render.Width/2, 660, render.Center, render.ColDim)
 	}
+}
+
+// rendezvousLabel is the settings screen's value of the rendezvous.
+func rendezvousLabel(g *Game) string {
+	if g.opt.Rendezvous != "" {
+		return g.opt.Rendezvous + " (-rendezvous)"
+	}
+	switch g.settings.Rendezvous {
+	case settings.RendezvousOff:
+		return "Off"
+	case "":
+		if d := defaultRendezvous(); d != "" {
+			return d + " (default)"
+		}
+		return "None"
+	}
+	return g.settings.Rendezvous
+}
+
+// RendezvousScene edits the rendezvous (Settings.Rendezvous): where a
+// hosted game registers its room codes and where a code typed alone is
+// looked up, so that friends anywhere join by code.
+type RendezvousScene struct {
+	field  TextField
+	errMsg string
+}
+
+// NewRendezvousScene returns the rendezvous' editor, holding the
+// settings' value.
+func NewRendezvousScene(g *Game) *RendezvousScene {
+	return &RendezvousScene{field: TextField{Text: g.settings.Rendezvous, Max: 64, Allow: func(r rune) bool { return r > ' ' && r < 0x7f }}}
+}
+
+// Update implements Scene.
+func (s *RendezvousScene) Update(g *Game) error {
+	g.in.TextMode = true
+	if s.field.Update(&g.in) {
+		s.errMsg = ""
+	}
+	switch {
+	case g.in.Back:
+		g.setScene(NewSettingsScene(g))
+	case g.in.Confirm:
+		rv, err := settings.ParseRendezvous(s.field.Text)
+		if err != nil {
+			s.errMsg = capitalize(err.Error())
+			return nil
+		}
+		g.settings.Rendezvous = rv
+		g.saveSettings()
+		g.log.Info("rendezvous set", "rendezvous", rv)
+		g.setScene(NewSettingsScene(g))
+	}
+	return nil
+}
+
+// Draw implements Scene.
+func (s *RendezvousScene) Draw(screen *ebiten.Image, g *Game) {
+	g.drawBackdrop(screen)
+	const w = 620.0
+	x := render.Width/2 - w/2
+	g.atlas.Panel(screen, x-40, 170, w+80, 380)
+	render.Text(screen, "Rendezvous", g.fonts.Title, render.Width/2, 200, render.Center, render.ColText)
+	render.Text(screen, "Games you host register their room codes there, and a code", g.fonts.Small, render.Width/2, 262, render.Center, render.ColDim)
+	render.Text(screen, "typed alone is found there: friends anywhere join by code.", g.fonts.Small, render.Width/2, 288, render.Center, render.ColDim)
+	placeholder := "None"
+	if d := defaultRendezvous(); d != "" {
+		placeholder = d + " (default)"
+	}
+	g.atlas.Field(screen, g.fonts, x, 330, w, 68, s.field.Text, placeholder, true, g.T())
+	if s.errMsg != "" {
+		render.Text(screen, s.errMsg, g.fonts.Small, render.Width/2, 414, render.Center, render.ColWarn)
+	} else {
+		render.Text(screen, "host:port (port 4250 if none) · empty: the default · off: none", g.fonts.Small, render.Width/2, 414, render.Center, render.Fade(render.ColDim, 0.8))
+	}
+	render.Hint(screen, g.fonts, "Enter: OK  ·  Esc: back")
 }

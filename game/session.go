@@ -36,6 +36,13 @@ type HostConfig struct {
 	// Rules are the games' rules; nil: sim.DefaultRules (tests make
 	// games short with theirs).
 	Rules *sim.Rules
+	// Rendezvous is where the server registers its room codes, so that
+	// friends anywhere join by code (PROTOCOL.md Part V; the sessions go
+	// over the WebTransport binding, on a free port when WebTransport is
+	// ""); "" none. PortMap asks the router for a port mapping meanwhile:
+	// "auto" (the default when ""), "natpmp", "upnp" or "off".
+	Rendezvous string
+	PortMap    string
 }
 
 // mode returns the hosted mode, defaults applied.
@@ -78,8 +85,11 @@ type Session struct {
 	Addr    string
 	Hosting bool
 	Started time.Time
-	rec     *recording   // the game's recording, or nil
-	watch   *watchTarget // what a spectator's session watches (7.17), or nil
+	// Path is how the session found its host through a rendezvous:
+	// "direct", "mapped", "punched" or "relayed"; "" without one.
+	Path  string
+	rec   *recording   // the game's recording, or nil
+	watch *watchTarget // what a spectator's session watches (7.17), or nil
 }
 
 // NewSession wraps a connected client.

@@ -44,6 +44,13 @@ type RendezvousConfig struct {
 	// friends then try (path "mapped"): "auto" (NAT-PMP, then UPnP IGD),
 	// "natpmp", "upnp", or "" / "off" for none. Default none.
 	PortMap string
+	// Mapped, when set, is told of the port mapping each time it changes:
+	// its address on the internet and its method (the zero address when
+	// it is lost).
+	Mapped func(netip.AddrPort, portmap.Method)
+	// Rooms, when set, is told the room codes the rendezvous confirmed
+	// each time they change: friends find those rooms from then on.
+	Rooms func([]wire.RoomCode)
 }
 
 // RunRendezvous registers the server's room codes at a rendezvous and
@@ -89,6 +96,7 @@ func (s *Server) RunRendezvous(ctx context.Context, cfg RendezvousConfig) error 
 		},
 		Refresh: cfg.Refresh,
 		Logger:  cfg.Logger,
+		OnCodes: cfg.Rooms,
 	})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -101,9 +109,12 @@ func (s *Server) RunRendezvous(ctx context.Context, cfg RendezvousConfig) error 
 		go func() { // the mapped path, kept while hosting
 			defer wg.Done()
 			err := portmap.Keep(ctx, portmap.Config{Methods: methods, Logger: cfg.Logger}, local.Port(),
-				func(a netip.AddrPort, _ portmap.Method) {
+				func(a netip.AddrPort, how portmap.Method) {
 					mapped.Store(&a)
 					h.Refresh()
+					if cfg.Mapped != nil {
+						cfg.Mapped(a, how)
+					}
 				})
 			if err != nil {
 				cfg.Logger.Info("no port mapping: friends come punched or relayed", "err", err)

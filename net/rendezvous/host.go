@@ -37,6 +37,9 @@ type HostConfig struct {
 	PunchEvery time.Duration
 	// Logger logs. Default slog.Default().
 	Logger *slog.Logger
+	// OnCodes, when set, is told the codes the rendezvous confirmed each
+	// time they change: from then on, friends find those rooms.
+	OnCodes func([]wire.RoomCode)
 }
 
 // Host registers a game server's rooms at the rendezvous and answers its
@@ -196,6 +199,9 @@ func (h *Host) control(b []byte, from netip.AddrPort) {
 				cs[i] = c.String()
 			}
 			h.cfg.Logger.Info("rendezvous: rooms registered", "codes", strings.Join(cs, ","))
+			if h.cfg.OnCodes != nil {
+				h.cfg.OnCodes(slices.Clone(codes))
+			}
 		}
 		h.readyOne.Do(func() { close(h.ready) })
 	case TError:

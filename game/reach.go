@@ -1,0 +1,118 @@
+package game
+
+import (
+	"net"
+	"net/netip"
+	"net/url"
+	"slices"
+	"time"
+
+	"rtype/net/wire"
+)
+
+// Reach is how friends reach a hosted game from outside its network: its
+// rendezvous (PROTOCOL.md Part V) and what the rendezvous and the router
+// told (Host.Reach). The hosted game's lobby says it.
+type Reach struct {
+	// Rendezvous is the rendezvous the rooms are registered at; "" none.
+	Rendezvous string
+	// Registered: the rendezvous answered; Observed is the game's address
+	// as it saw it. Direct: that is the game's own address (it is on the
+	// internet, or its port is forwarded to the same one).
+	Registered bool
+	Observed   netip.AddrPort
+	Direct     bool
+	// Codes are the room codes the rendezvous confirmed: friends find
+	// those rooms.
+	Codes []string
+	// Mapped is the router's port mapping, Method how it was made
+	// ("UPnP", "NAT-PMP"); zero when none.
+	Mapped netip.AddrPort
+	Method string
+	// Err is why the rendezvous is not used (a bad address); Waited is
+	// how long the game has waited for it.
+	Err    string
+	Waited time.Duration
+}
+
+// rendezvousPatience is how long the lobby says it reaches the
+// rendezvous before it says that it does not answer.
+const rendezvousPatience = 5 * time.Second
+
+// friendsLine is what the hosted game's lobby says of how friends join
+// the room of code.
+func friendsLine(r Reach, code string) string {
+	switch {
+	case r.Rendezvous == "":
+		return "Only on this network: no rendezvous set"
+	case r.Err != "":
+		return "Only on this network: rendezvous " + r.Rendezvous + ": " + r.Err
+	case !r.Registered && r.Waited >= rendezvousPatience:
+		return "Only on this network: the rendezvous " + r.Rendezvous + " does not answer"
+	case !r.Registered || !slices.Contains(r.Codes, code):
+		return "Friends anywhere: code " + code + " (reaching the rendezvous…)"
+	case r.Direct:
+		return "Friends anywhere: code " + code + " (direct)"
+	case r.Mapped.IsValid():
+		return "Friends anywhere: code " + code + " (port mapped by " + r.Method + ")"
+	}
+	return "Friends anywhere: code " + code + " (hole punching, or through the relay)"
+}
+
+// browserLine is the lobby's line for friends in a browser, with link,
+// the page's URL with the room's code (LobbyScene.browserURL), and where
+// it works. A browser cannot punch nor speak to the rendezvous: it needs
+// the game's own address, which works from anywhere only when the game is
+// direct (then the link carries the address the rendezvous saw); else the
+// link works on this network only. "" when there is no link.
+func browserLine(r Reach, link string) string {
+	if link == "" {
+		return ""
+	}
+	if r.Rendezvous == "" {
+		return "In a browser: " + link
+	}
+	if r.Registered && r.Direct {
+		if u, err := url.Parse(link); err == nil && u.Port() != "" {
+			u.Host = net.JoinHostPort(r.Observed.Addr().String(), u.Port())
+			return "In a browser, anywhere: " + u.String()
+		}
+	}
+	return "In a browser, on this network only: " + link
+}
+
+// rendezvousAddr is the rendezvous in use: Options.Rendezvous, else the
+// settings' (the build's default when they name none); "" none.
+func (g *Game) rendezvousAddr() string {
+	switch g.opt.Rendezvous {
+	case "":
+		return g.settings.RendezvousAddr(defaultRendezvous())
+	case "off":
+		return ""
+	}
+	return g.opt.Rendezvous
+}
+
+// hostedCode is the code of the room this game is in, or "".
+func (g *Game) hostedCode() string {
+	if g.lobby == nil {
+		return ""
+	}
+	st, ok := g.lobby.State()
+	if !ok || st.Code == (wire.RoomCode{}) {
+		return ""
+	}
+	return st.Code.String()
+}
+
+// hostingLine is the play's corner line of the game hosted here: its
+// room code when friends anywhere join by it, else the address friends
+// on this network join at.
+func (g *Game) hostingLine() string {
+	if r := g.host.Reach(); r.Registered && r.Err == "" {
+		if code := g.hostedCode(); code != "" && slices.Contains(r.Codes, code) {
+			return "Hosting · friends anywhere join with the code " + code
+		}
+	}
+	return "Hosting · friends join at " + g.host.Addrs[0]
+}
