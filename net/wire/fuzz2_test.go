@@ -285,17 +285,19 @@ func FuzzParseEventFrames2(f *testing.F) {
 	})
 }
 
+// The LoginRequest and LoginAccepted of the v2 seeds.
+var (
+	fuzzLoginReq = Message{Type: MsgLoginRequest, Version: 2, Name: "Ripley", Revision: Revision, Mode: ModeStage}
+	fuzzLoginOK  = Message{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600,
+		Ext: exExt, Revision: Revision, Mode: ModeStage}
+)
+
 func FuzzParseMessage2(f *testing.F) {
 	for _, m := range []Message{
-		{Type: MsgLoginRequest, Version: 2, Name: "Ripley"},
-		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt},
 		{Type: MsgLoginRejected, Reason: RejectVersionMismatch, Text: "version"},
 		{Type: MsgLogout, Reason: LogoutKicked},
-		{Type: MsgLoginRequest, Version: 2, Name: "Ripley", Minor: 1, Mode: ModeStage},
-		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt, Minor: 1, Mode: ModeStage},
-		exLoginLobby, exLoginOKLobby, // 7.14
-		exLoginReq23, exLoginOK23, // 7.19
-		exLoginReq24, exLoginOK24, // 7.20
+		fuzzLoginReq, fuzzLoginOK,
+		exLoginLobby, exLoginOKLobby, exLoginSpectate,
 	} {
 		b := AppendMessage2(nil, &m)[2:]
 		f.Add(b)
@@ -337,21 +339,11 @@ func TestWriteFuzzCorpus2(t *testing.T) {
 		{1, 0, 0, 0, 0, 0},
 	}
 	var msgs [][]byte
-	for _, m := range []Message{
-		{Type: MsgLoginRequest, Version: 2, Name: "Ripley"},
-		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt},
-		{Type: MsgLogout, Reason: LogoutKicked},
-	} {
+	for _, m := range []Message{fuzzLoginReq, fuzzLoginOK, {Type: MsgLogout, Reason: LogoutKicked}} {
 		msgs = append(msgs, append(AppendMessage2(nil, &m)[2:], 9))
 	}
 	msgs = append(msgs, []byte{0x42, 1, 2, 3})
-	for _, m := range []Message{ // v2.1 (7.12)
-		{Type: MsgLoginRequest, Version: 2, Name: "Ripley", Minor: 1, Mode: ModeStage},
-		{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: Token{1, 2, 3, 4, 5, 6, 7, 8}, Tick: 600, Ext: exExt, Minor: 1, Mode: ModeStage},
-		exLoginLobby, exLoginOKLobby, // 7.14
-		exLoginReq23, exLoginOK23, // 7.19
-		exLoginReq24, exLoginOK24, // 7.20
-	} {
+	for _, m := range []Message{fuzzLoginReq, fuzzLoginOK, exLoginLobby, exLoginOKLobby, exLoginSpectate} {
 		msgs = append(msgs, AppendMessage2(nil, &m)[2:])
 	}
 	for name, seeds := range map[string][][]byte{

@@ -13,10 +13,10 @@ import (
 // bot, and Hicks joins it by its code K7MX2Q; a guesser's sixth wrong code
 // is refused.
 var (
-	exLoginLobby   = Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley", Minor: 1, Mode: ModeStage, Flags: LoginLobby}
+	exLoginLobby   = Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley", Revision: Revision, Mode: ModeStage, Flags: LoginLobby}
 	exLoginOKLobby = func() Message {
 		m := exLoginOK2
-		m.Player, m.Tick, m.Minor, m.Mode = NoPlayer, 0, 1, ModeStage
+		m.Player, m.Tick, m.Revision, m.Mode = NoPlayer, 0, Revision, ModeStage
 		return m
 	}()
 	exRoomSettings = RoomSettings{Mode: ModeStage, Difficulty: DifficultyNormal, MaxPlayers: 4, Flags: RoomPublic | RoomJoinLate}
@@ -67,26 +67,26 @@ func docExamplesRoom() []docExample {
 	}
 	return []docExample{
 		{
-			name:   "v21-login-lobby",
-			want:   "0D 00 01 02 06 00 52 69 70 6C 65 79 01 02 01",
+			name:   "v2-login-lobby",
+			want:   "0D 00 01 02 06 00 52 69 70 6C 65 79 04 02 01",
 			encode: func() []byte { return AppendMessage2(nil, &exLoginLobby) },
 			decode: docMessage2(exLoginLobby),
 		},
 		{
-			name:   "v21-login-accepted-lobby",
-			want:   "1E 00 02 FF EF BE AD DE 01 02 03 04 05 06 07 08 00 00 00 00 68 01 21 11 00 05 D0 02 3C 03 08 02",
+			name:   "v2-login-accepted-lobby",
+			want:   "1F 00 02 FF EF BE AD DE 01 02 03 04 05 06 07 08 00 00 00 00 68 01 21 11 00 05 D0 02 3C 03 08 02 04",
 			encode: func() []byte { return AppendMessage2(nil, &exLoginOKLobby) },
 			decode: docMessage2(exLoginOKLobby),
 		},
-		room("v21-room-create", "05 00 09 02 01 04 03", exRoomCreate),
-		room("v21-room-bot", "03 00 10 01 FF", exRoomBot),
-		room("v21-room-join", "07 00 0A 4B 37 4D 58 32 51", exRoomJoin),
-		room("v21-room-state", "2E 00 14 4B 37 4D 58 32 51 01 00 02 02 01 04 03 03 "+
+		room("v2-room-create", "05 00 09 02 01 04 03", exRoomCreate),
+		room("v2-room-bot", "03 00 10 01 FF", exRoomBot),
+		room("v2-room-join", "07 00 0A 4B 37 4D 58 32 51", exRoomJoin),
+		room("v2-room-state", "2E 00 14 4B 37 4D 58 32 51 01 00 02 02 01 04 03 03 "+
 			"00 00 01 06 00 52 69 70 6C 65 79 "+
 			"01 01 03 05 00 42 6F 74 20 32 "+
 			"02 02 00 05 00 48 69 63 6B 73", exRoomState),
-		room("v21-room-listing", "0D 00 13 01 4B 37 4D 58 32 51 02 01 03 04 03", exRoomListing),
-		room("v21-room-refused", "04 00 15 05 30 75", exRoomRefused),
+		room("v2-room-listing", "0D 00 13 01 4B 37 4D 58 32 51 02 01 03 04 03", exRoomListing),
+		room("v2-room-refused", "04 00 15 05 30 75", exRoomRefused),
 	}
 }
 
@@ -191,16 +191,6 @@ func TestRoomSettingsValid(t *testing.T) {
 		if s.Valid() {
 			t.Errorf("%+v valid", s)
 		}
-	}
-}
-
-// TestLoginAcceptedLobbyOnlyV21: player 255 is a lobby session's, which
-// only a v2.1 LoginAccepted (with its mode) carries.
-func TestLoginAcceptedLobbyOnlyV21(t *testing.T) {
-	m := exLoginOKLobby
-	m.Minor = 0
-	if _, err := ParseMessage2(AppendMessage2(nil, &m)[2:]); err == nil {
-		t.Error("a v2.0 LoginAccepted of player 255 decoded")
 	}
 }
 

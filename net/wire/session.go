@@ -70,10 +70,9 @@ const (
 //	LoginRejected: Reason, Text
 //	Logout:        Reason
 //
-// In v2 (7.1), LoginAccepted also carries Ext. In v2.1 (7.12),
-// LoginRequest also carries Minor and Mode, LoginAccepted Mode (Minor 1
-// when it does). The chat messages of v2.1 (7.13) use Text (Chat);
-// Tick, Player, Name and Text (ChatMessage); Reason and Wait
+// In v2, LoginRequest also carries Revision, Mode, Flags and Code, and
+// LoginAccepted Ext, Mode and Revision. The chat messages of v2 use Text
+// (Chat); Tick, Player, Name and Text (ChatMessage); Reason and Wait
 // (ChatRefused).
 type Message struct {
 	Type    MsgType
@@ -86,11 +85,13 @@ type Message struct {
 	Reason  uint8
 	Text    string
 	Ext     LoginExt // v2 LoginAccepted only
-	Minor   uint8    // v2 LoginRequest: the minor version, 0 for v2.0 (7.12)
-	Mode    uint8    // v2.1 LoginRequest and LoginAccepted: the game mode (7.12)
-	Wait    uint16   // v2.1 ChatRefused: milliseconds until a Chat is taken again (7.13)
-	Flags   uint8    // v2.1 LoginRequest: LoginLobby (7.14), LoginSpectate (7.17)
-	Code    RoomCode // v2.2 LoginRequest with LoginSpectate: the room to watch, or zero (7.17)
+	// Revision is, in a v2 LoginRequest, the revision asked for and, in
+	// a v2 LoginAccepted, the session's: Revision.
+	Revision uint8
+	Mode     uint8    // v2 LoginRequest and LoginAccepted: the game mode
+	Wait     uint16   // v2 ChatRefused: milliseconds until a Chat is taken again
+	Flags    uint8    // v2 LoginRequest: LoginLobby, LoginSpectate
+	Code     RoomCode // v2 LoginRequest with LoginSpectate: the room to watch, or zero
 }
 
 // AppendMessage appends m as one TCP frame: the u16 length, then the type

@@ -27,38 +27,41 @@ const loginAcceptedSize = 17
 // type v2.0 does not define: a v2 receiver skips it (7.1).
 var ErrUnknownMessage = errors.New("wire: unknown TCP message type, skipped in v2 (7.1)")
 
-// MinorVersion is the highest minor version of protocol 2 this package
-// speaks: 4, v2.4 (7.20: a session's Snapshot datagrams carry its due
-// events after the snapshot), which builds on v2.3 (7.19: events wait for
-// the next snapshot tick), v2.2 (7.15) and v2.1 (Stage mode, 7.12).
-const MinorVersion = 4
+// Revision is the revision of protocol 2 this package speaks (PROTOCOL.md
+// Part II): a v2 LoginRequest asks for one, and LoginAccepted carries the
+// session's. The server refuses a revision below it and answers a higher
+// one with it. What a revision allows is negotiated once, at login, into
+// Features (NewFeatures).
+const Revision = 4
 
-// MinorEventsInSnapshot is the minor version from which a session's
-// Snapshot datagrams end with an event tail (7.20).
-const MinorEventsInSnapshot = 4
+// ErrRevision is returned by ParseMessage2 for a v2 LoginRequest without
+// the revision and mode bytes after its name, or of a revision below
+// Revision: the server answers it with LoginRejected(VersionMismatch).
+var ErrRevision = errors.New("wire: v2 LoginRequest without revision 4 (a revision, then a mode, after the name)")
 
 // AppendMessage2 appends m as one TCP frame of a v2 session: as
-// AppendMessage, with the extension after a LoginAccepted. With Minor 1 or
-// more (v2.1, 7.12), a LoginRequest carries minor and mode after the name
-// (its name cut so that the frame stays within MaxFrame), and a
-// LoginAccepted mode after the extension.
+// AppendMessage, but a LoginRequest carries Revision and Mode after the
+// name (its name cut so that the frame stays within MaxFrame), then Flags
+// when it or Code is not zero, then Code with LoginSpectate; a
+// LoginAccepted carries the extension, Mode and Revision after v1's
+// fields (L = 31).
 func AppendMessage2(dst []byte, m *Message) []byte {
 	at := len(dst)
 	le := binary.LittleEndian
 	switch {
-	case m.Type == MsgLoginRequest && m.Minor >= 1:
+	case m.Type == MsgLoginRequest:
 		dst = append(dst, 0, 0, byte(m.Type), m.Version)
 		dst = appendString(dst, m.Name, MaxFrame-6)
-		dst = append(dst, m.Minor, m.Mode)
-		if m.Flags != 0 || m.Code != (RoomCode{}) { // 7.14
+		dst = append(dst, m.Revision, m.Mode)
+		if m.Flags != 0 || m.Code != (RoomCode{}) {
 			dst = append(dst, m.Flags)
 		}
-		if m.Flags&LoginSpectate != 0 && m.Code != (RoomCode{}) { // 7.17
+		if m.Flags&LoginSpectate != 0 && m.Code != (RoomCode{}) {
 			dst = append(dst, m.Code[:]...)
 		}
 		le.PutUint16(dst[at:], uint16(len(dst)-at-2))
 		return dst
-	case m.Type >= MsgChat && m.Type <= MsgChatRefused: // v2.1 (7.13)
+	case m.Type >= MsgChat && m.Type <= MsgChatRefused:
 		dst = appendChat(append(dst, 0, 0, byte(m.Type)), m)
 		le.PutUint16(dst[at:], uint16(len(dst)-at-2))
 		return dst
@@ -72,41 +75,32 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 	dst = le.AppendUint16(dst, e.AreaW)
 	dst = le.AppendUint16(dst, e.AreaH)
 	dst = append(dst, e.TickRate, e.SnapshotTicks, e.BlinkTicks)
-	if m.Minor >= 1 {
-		dst = append(dst, m.Mode)
-	}
-	if m.Minor >= 2 { // v2.2 (7.15)
-		dst = append(dst, m.Minor)
-	}
+	dst = append(dst, m.Mode, m.Revision)
 	le.PutUint16(dst[at:], uint16(len(dst)-at-2))
 	return dst
 }
 
 // ParseMessage2 decodes the type and body of one TCP frame of a v2
-// session (7.1). Unlike v1, bytes after the fields v2.0 defines are
+// session. Unlike v1, bytes after the fields a message defines are
 // ignored, and an unknown type is ErrUnknownMessage (skip it, not a
-// protocol error). A LoginAccepted must carry the whole v2.0 extension.
+// protocol error).
 //
-// v2.1 (7.12): a LoginRequest whose name is followed by at least two bytes,
-// the first not 0, has Minor and Mode from them (as they are: the server
-// decides what a minor above 1 or an unknown mode gets); otherwise Minor
-// and Mode are 0 (v2.0). A LoginAccepted with a byte after its extension
-// has Minor 1 and Mode from it, which must be ModeClassic or ModeStage,
-// else the message is malformed. v2.2 (7.15): a second byte after the
-// extension is the session's Minor, which must be 2 or more, else the
-// message is malformed; bytes after it are ignored.
+// A LoginRequest's name is followed by its revision and mode (given as
+// they are: the server decides what an unknown mode gets), then
+// optionally Flags (LoginLobby, LoginSpectate) and, with LoginSpectate,
+// six bytes of Code (not checked here: the server refuses a code that
+// names no room). Without the revision and mode, or with a revision
+// below Revision, it is ErrRevision.
 //
-// v2.2 (7.17): with LoginSpectate in Flags, six more bytes are Code (not
-// checked here: the server refuses a code that names no room).
+// A LoginAccepted carries the extension, then the mode, which must be
+// ModeClassic or ModeStage, then the session's revision, which must be
+// Revision or more; else it is ErrMessageBody. Its Player may be
+// NoPlayer (a lobby session, in no game yet).
 //
-// v2.1 (7.14): a third byte after the name is Flags (LoginLobby); a
-// LoginAccepted with Mode may have Player NoPlayer (a lobby session, in
-// no game yet).
-//
-// v2.1 (7.13): Chat, ChatMessage and ChatRefused; a string over its
-// bound (ChatMessage: a name over MaxChatNameBytes, a text over
-// MaxChatBytes), not valid UTF-8 or running past the message, or a
-// ChatMessage's player other than 0 to 3 and 255, is ErrMessageBody.
+// Chat, ChatMessage and ChatRefused: a string over its bound
+// (ChatMessage: a name over MaxChatNameBytes, a text over MaxChatBytes),
+// not valid UTF-8 or running past the message, or a ChatMessage's player
+// other than 0 to 3 and 255, is ErrMessageBody.
 func ParseMessage2(b []byte) (Message, error) {
 	if len(b) < 1 || len(b) > MaxFrame {
 		return Message{}, ErrFrameLength
@@ -123,49 +117,47 @@ func ParseMessage2(b []byte) (Message, error) {
 			return Message{Type: MsgType(b[0])}, ErrMessageBody
 		}
 		m, err := ParseMessage(b[:1+n])
-		if tail := body[n:]; err == nil && m.Type == MsgLoginRequest && len(tail) >= 2 && tail[0] >= 1 {
-			m.Minor, m.Mode = tail[0], tail[1]
-			if len(tail) >= 3 {
-				m.Flags = tail[2] // 7.14
-			}
-			if len(tail) >= 3+RoomCodeLen && m.Flags&LoginSpectate != 0 {
-				copy(m.Code[:], tail[3:]) // 7.17
-			}
+		if err != nil || m.Type != MsgLoginRequest {
+			return m, err
 		}
-		return m, err
+		tail := body[n:]
+		if len(tail) < 2 {
+			return m, ErrRevision
+		}
+		m.Revision, m.Mode = tail[0], tail[1]
+		if len(tail) >= 3 {
+			m.Flags = tail[2]
+		}
+		if len(tail) >= 3+RoomCodeLen && m.Flags&LoginSpectate != 0 {
+			copy(m.Code[:], tail[3:])
+		}
+		if m.Revision < Revision {
+			return m, ErrRevision
+		}
+		return m, nil
 	case MsgLoginAccepted:
-		if len(body) < loginAcceptedSize+LoginExtSize {
+		if len(body) < loginAcceptedSize+LoginExtSize+2 {
 			return Message{Type: MsgLoginAccepted}, ErrMessageBody
 		}
 		x := body[loginAcceptedSize:]
 		var head [1 + loginAcceptedSize]byte
 		copy(head[:], b)
-		lobby := body[0] == NoPlayer && len(x) > LoginExtSize
-		if lobby { // a lobby session is in no game yet (7.14)
-			head[1] = 0
-		}
+		head[1] = 0 // a lobby session's NoPlayer: in no game yet
 		m, err := ParseMessage(head[:])
 		if err != nil {
 			return m, err
 		}
-		if lobby {
-			m.Player = NoPlayer
+		if m.Player = body[0]; m.Player >= MaxPlayers && m.Player != NoPlayer {
+			return m, ErrMessageBody
 		}
 		m.Ext = LoginExt{
 			ShipSpeed: le.Uint16(x[0:]), ShipW: x[2], ShipH: x[3],
 			AreaW: le.Uint16(x[4:]), AreaH: le.Uint16(x[6:]),
 			TickRate: x[8], SnapshotTicks: x[9], BlinkTicks: x[10],
 		}
-		if len(x) > LoginExtSize {
-			m.Minor, m.Mode = 1, x[LoginExtSize]
-			if m.Mode != ModeClassic && m.Mode != ModeStage {
-				return m, ErrMessageBody
-			}
-		}
-		if len(x) > LoginExtSize+1 { // v2.2 (7.15): the session's minor
-			if m.Minor = x[LoginExtSize+1]; m.Minor < 2 {
-				return m, ErrMessageBody
-			}
+		m.Mode, m.Revision = x[LoginExtSize], x[LoginExtSize+1]
+		if m.Mode != ModeClassic && m.Mode != ModeStage || m.Revision < Revision {
+			return m, ErrMessageBody
 		}
 		return m, nil
 	case MsgLogout:
@@ -174,6 +166,5 @@ func ParseMessage2(b []byte) (Message, error) {
 		}
 		return ParseMessage(b[:2])
 	}
-	return parseChat(b) // v2.1 (7.13), or ErrUnknownMessage
-
+	return parseChat(b) // or ErrUnknownMessage
 }

@@ -11,13 +11,13 @@ import (
 // The worked examples of 7.17 (spectators, v2.2): Newt watches the game
 // of room K7MX2Q at tick 9000; Burke watches with her.
 var (
-	exLoginSpectate = Message{Type: MsgLoginRequest, Version: Version2, Name: "Newt", Minor: 2, Mode: ModeAny,
+	exLoginSpectate = Message{Type: MsgLoginRequest, Version: Version2, Name: "Newt", Revision: Revision, Mode: ModeAny,
 		Flags: LoginSpectate, Code: exRoomCode}
-	exLoginSpectateAny = Message{Type: MsgLoginRequest, Version: Version2, Name: "Newt", Minor: 2, Mode: ModeAny,
+	exLoginSpectateAny = Message{Type: MsgLoginRequest, Version: Version2, Name: "Newt", Revision: Revision, Mode: ModeAny,
 		Flags: LoginSpectate}
 	exLoginOKSpectate = func() Message {
 		m := exLoginOK2
-		m.Player, m.Tick, m.Minor, m.Mode = NoPlayer, 9000, 2, ModeStage
+		m.Player, m.Tick, m.Revision, m.Mode = NoPlayer, 9000, Revision, ModeStage
 		return m
 	}()
 	exSpectatorAccept = Accept{Player: NoPlayer, Tick: 9000}
@@ -43,25 +43,25 @@ func docSpectators(want Spectators) func(b []byte) error {
 func docExamplesSpectate() []docExample {
 	return []docExample{
 		{
-			name:   "v22-login-spectate",
-			want:   "11 00 01 02 04 00 4E 65 77 74 02 00 02 4B 37 4D 58 32 51",
+			name:   "v2-login-spectate",
+			want:   "11 00 01 02 04 00 4E 65 77 74 04 00 02 4B 37 4D 58 32 51",
 			encode: func() []byte { return AppendMessage2(nil, &exLoginSpectate) },
 			decode: docMessage2(exLoginSpectate),
 		},
 		{
-			name:   "v22-login-spectate-any",
-			want:   "0B 00 01 02 04 00 4E 65 77 74 02 00 02",
+			name:   "v2-login-spectate-any",
+			want:   "0B 00 01 02 04 00 4E 65 77 74 04 00 02",
 			encode: func() []byte { return AppendMessage2(nil, &exLoginSpectateAny) },
 			decode: docMessage2(exLoginSpectateAny),
 		},
 		{
-			name:   "v22-login-accepted-spectate",
-			want:   "1F 00 02 FF EF BE AD DE 01 02 03 04 05 06 07 08 28 23 00 00 68 01 21 11 00 05 D0 02 3C 03 08 02 02",
+			name:   "v2-login-accepted-spectate",
+			want:   "1F 00 02 FF EF BE AD DE 01 02 03 04 05 06 07 08 28 23 00 00 68 01 21 11 00 05 D0 02 3C 03 08 02 04",
 			encode: func() []byte { return AppendMessage2(nil, &exLoginOKSpectate) },
 			decode: docMessage2(exLoginOKSpectate),
 		},
 		{
-			name:   "v22-spectator-accept",
+			name:   "v2-spectator-accept",
 			want:   "FF 28 23 00 00",
 			encode: func() []byte { return AppendAccept(nil, exSpectatorAccept) },
 			decode: func(b []byte) error {
@@ -72,7 +72,7 @@ func docExamplesSpectate() []docExample {
 			},
 		},
 		{
-			name:   "v22-spectators",
+			name:   "v2-spectators",
 			want:   "0F 00 18 02 04 00 4E 65 77 74 05 00 42 75 72 6B 65",
 			encode: func() []byte { return AppendSpectators(nil, &exSpectators) },
 			decode: docSpectators(exSpectators),
@@ -163,7 +163,7 @@ func TestLoginSpectateTail(t *testing.T) {
 	}
 }
 
-var exLoginLobbyStage4 = Message{Type: MsgLoginRequest, Version: Version2, Name: "Newt", Minor: 2, Mode: ModeAny, Flags: LoginLobby}
+var exLoginLobbyStage4 = Message{Type: MsgLoginRequest, Version: Version2, Name: "Newt", Revision: Revision, Mode: ModeAny, Flags: LoginLobby}
 
 // fuzzSpectators are the seeds of FuzzParseSpectators.
 func fuzzSpectators() [][]byte {

@@ -173,86 +173,112 @@ func TestEvents21NoAllocs(t *testing.T) {
 	}
 }
 
-// TestLoginTails21 checks the v2.1 tails of LoginRequest and LoginAccepted
-// (7.12) and how a v2.0 receiver or sender fits with them.
-func TestLoginTails21(t *testing.T) {
-	req := Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley", Minor: 1, Mode: ModeStage}
+// TestLogin2 checks the one layout of a v2 LoginRequest (name, revision,
+// mode) and LoginAccepted (extension, mode, revision: L = 31), and that a
+// request without a revision, or of a revision below Revision, is
+// ErrRevision.
+func TestLogin2(t *testing.T) {
+	req := Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley", Revision: Revision, Mode: ModeStage}
 	b := AppendMessage2(nil, &req)
-	want := []byte{0x0C, 0x00, 0x01, 0x02, 0x06, 0x00, 'R', 'i', 'p', 'l', 'e', 'y', 0x01, 0x02}
+	want := []byte{0x0C, 0x00, 0x01, 0x02, 0x06, 0x00, 'R', 'i', 'p', 'l', 'e', 'y', 0x04, 0x02}
 	if !bytes.Equal(b, want) {
-		t.Fatalf("v2.1 LoginRequest % X, want % X", b, want)
+		t.Fatalf("v2 LoginRequest % X, want % X", b, want)
 	}
 	parse := func(b []byte) (Message, error) { return ParseMessage2(b[2:]) }
 	if m, err := parse(b); err != nil || m != req {
 		t.Fatalf("parsed %+v %v", m, err)
 	}
-	// A v2.0 request: no tail, Minor and Mode 0.
-	v20 := Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley"}
-	if m, err := parse(AppendMessage2(nil, &v20)); err != nil || m != v20 {
-		t.Fatalf("v2.0 request parsed %+v %v", m, err)
-	}
-	// One byte after the name, or a minor of 0: v2.0, the bytes ignored.
-	for _, tail := range [][]byte{{1}, {0, 2}, {0, 2, 9}} {
-		f := append(AppendMessage(nil, &v20)[2:], tail...)
-		if m, err := ParseMessage2(f); err != nil || m != v20 {
-			t.Errorf("tail % X: %+v %v, want v2.0", tail, m, err)
+	// No revision (v1's layout), one byte after the name, or a revision
+	// below 4: ErrRevision.
+	bare := Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley"}
+	for _, tail := range [][]byte{{}, {4}, {0, 2}, {1, 2}, {3, 2, 0}} {
+		f := append(AppendMessage(nil, &bare)[2:], tail...)
+		if _, err := ParseMessage2(f); !errors.Is(err, ErrRevision) {
+			t.Errorf("tail % X: %v, want ErrRevision", tail, err)
 		}
 	}
-	// A later minor and an unknown mode are given as they are (the
-	// server decides), and bytes after them ignored.
-	f := append(AppendMessage(nil, &v20)[2:], 3, 7, 0xAA)
-	if m, err := ParseMessage2(f); err != nil || m.Minor != 3 || m.Mode != 7 {
-		t.Errorf("minor 3 mode 7: %+v %v", m, err)
+	// A later revision and an unknown mode are given as they are (the
+	// server decides), and bytes after the flags ignored.
+	f := append(AppendMessage(nil, &bare)[2:], 5, 7, 0, 0xAA)
+	if m, err := ParseMessage2(f); err != nil || m.Revision != 5 || m.Mode != 7 {
+		t.Errorf("revision 5 mode 7: %+v %v", m, err)
 	}
-	// A v1 parser (a v2.0 server's parser ignores the tail, 7.1) is not
-	// fooled: the v1 layout has no tail.
+	// A v1 parser is not fooled: the v1 layout has nothing after the name.
 	if _, err := ParseMessage(AppendMessage2(nil, &req)[2:]); err == nil {
-		t.Error("v1 ParseMessage accepted a LoginRequest with a tail")
+		t.Error("v1 ParseMessage accepted a v2 LoginRequest")
 	}
-	// The longest name still fits the frame with the tail.
-	long := Message{Type: MsgLoginRequest, Version: Version2, Name: strings.Repeat("n", MaxFrame), Minor: 1, Mode: ModeAny}
+	// The longest name still fits the frame with the revision and mode.
+	long := Message{Type: MsgLoginRequest, Version: Version2, Name: strings.Repeat("n", MaxFrame), Revision: Revision, Mode: ModeAny}
 	if b := AppendMessage2(nil, &long); len(b) != 2+MaxFrame {
 		t.Errorf("longest request: %d bytes", len(b))
-	} else if m, err := parse(b); err != nil || m.Minor != 1 || len(m.Name) != MaxFrame-6 {
-		t.Errorf("longest request parsed: minor %d, name of %d bytes, %v", m.Minor, len(m.Name), err)
+	} else if m, err := parse(b); err != nil || m.Revision != Revision || len(m.Name) != MaxFrame-6 {
+		t.Errorf("longest request parsed: revision %d, name of %d bytes, %v", m.Revision, len(m.Name), err)
 	}
 
-	acc := Message{Type: MsgLoginAccepted, Player: 1, Session: 9, Tick: 5, Ext: exExt, Minor: 1, Mode: ModeStage}
+	acc := Message{Type: MsgLoginAccepted, Player: 1, Session: 9, Tick: 5, Ext: exExt, Revision: Revision, Mode: ModeStage}
 	b = AppendMessage2(nil, &acc)
-	if len(b) != 2+1+loginAcceptedSize+LoginExtSize+1 || b[len(b)-1] != ModeStage {
-		t.Fatalf("v2.1 LoginAccepted % X", b)
+	if len(b) != 2+31 || b[0] != 31 || b[len(b)-2] != ModeStage || b[len(b)-1] != Revision {
+		t.Fatalf("v2 LoginAccepted % X", b)
 	}
 	if m, err := parse(b); err != nil || m != acc {
 		t.Fatalf("parsed %+v %v", m, err)
 	}
-	// A byte after the mode is v2.2's minor (7.15): 2 or more, and the
-	// bytes after it are ignored; 0 or 1 there is malformed.
-	acc22 := acc
-	acc22.Minor = 2
-	if m, err := ParseMessage2(append(bytes.Clone(b[2:]), 2, 7)); err != nil || m != acc22 {
+	// Bytes after the revision are ignored; a lobby session's player is
+	// NoPlayer.
+	if m, err := ParseMessage2(append(bytes.Clone(b[2:]), 7, 7)); err != nil || m != acc {
 		t.Fatalf("with 2 more bytes: %+v %v", m, err)
 	}
-	if got := AppendMessage2(nil, &acc22); !bytes.Equal(got[2:], append(bytes.Clone(b[2:]), 2)) || int(got[0]) != len(got)-2 {
-		t.Fatalf("v2.2 LoginAccepted % X", got)
+	lobby := acc
+	lobby.Player = NoPlayer
+	if m, err := parse(AppendMessage2(nil, &lobby)); err != nil || m != lobby {
+		t.Fatalf("lobby LoginAccepted parsed %+v %v", m, err)
 	}
-	for _, minor := range []byte{0, 1} {
-		if _, err := ParseMessage2(append(bytes.Clone(b[2:]), minor)); !errors.Is(err, ErrMessageBody) {
-			t.Errorf("a minor of %d after the mode: %v, want ErrMessageBody", minor, err)
+	// A revision below 4, a player of 4 to 254, a mode that is neither
+	// Classic nor Stage, or a LoginAccepted without mode or revision
+	// (L = 29 or 30) is malformed.
+	for _, rev := range []byte{0, 1, 2, 3} {
+		bad := bytes.Clone(b[2:])
+		bad[len(bad)-1] = rev
+		if _, err := ParseMessage2(bad); !errors.Is(err, ErrMessageBody) {
+			t.Errorf("a revision of %d: %v, want ErrMessageBody", rev, err)
 		}
 	}
-	// A v2.0 LoginAccepted (29 bytes): Minor 0, Mode 0.
-	acc20 := acc
-	acc20.Minor, acc20.Mode = 0, 0
-	if m, err := parse(AppendMessage2(nil, &acc20)); err != nil || m != acc20 {
-		t.Fatalf("v2.0 accepted parsed %+v %v", m, err)
+	for _, player := range []byte{4, 254} {
+		bad := bytes.Clone(b[2:])
+		bad[1] = player
+		if _, err := ParseMessage2(bad); !errors.Is(err, ErrMessageBody) {
+			t.Errorf("player %d: %v, want ErrMessageBody", player, err)
+		}
 	}
-	// A mode that is neither Classic nor Stage is malformed.
 	for _, mode := range []uint8{ModeAny, 3, 255} {
 		bad := bytes.Clone(b[2:])
-		bad[len(bad)-1] = mode
+		bad[len(bad)-2] = mode
 		if _, err := ParseMessage2(bad); !errors.Is(err, ErrMessageBody) {
 			t.Errorf("LoginAccepted of mode %d: %v, want ErrMessageBody", mode, err)
 		}
+	}
+	for _, cut := range []int{1, 2} {
+		if _, err := ParseMessage2(b[2 : len(b)-cut]); !errors.Is(err, ErrMessageBody) {
+			t.Errorf("LoginAccepted cut by %d: %v, want ErrMessageBody", cut, err)
+		}
+	}
+}
+
+// TestFeatures checks the features a login negotiates: none in v1, all
+// in v2 of revision 4 or later.
+func TestFeatures(t *testing.T) {
+	if f := NewFeatures(Version, 0); f != (Features{}) {
+		t.Errorf("v1: %+v", f)
+	}
+	all := Features{Modes: true, Chat: true, Rooms: true, Scores: true, Spectate: true, Fleet: true,
+		EventsAtSnapshots: true, EventsInSnapshot: true}
+	for _, rev := range []uint8{Revision, Revision + 1, 255} {
+		if f := NewFeatures(Version2, rev); f != all {
+			t.Errorf("v2 revision %d: %+v", rev, f)
+		}
+	}
+	if f := NewFeatures(Version2, Revision-1); f != (Features{}) {
+		t.Errorf("v2 revision %d: %+v", Revision-1, f)
 	}
 }
 

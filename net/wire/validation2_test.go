@@ -262,24 +262,22 @@ func TestCookie(t *testing.T) {
 var exExt = LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}
 
 func TestMessage2LoginAccepted(t *testing.T) {
-	m := Message{Type: MsgLoginAccepted, Player: 1, Session: 7, Token: Token{1}, Tick: 9, Ext: exExt}
+	m := Message{Type: MsgLoginAccepted, Player: 1, Session: 7, Token: Token{1}, Tick: 9, Ext: exExt, Mode: ModeClassic, Revision: Revision}
 	b := AppendMessage2(nil, &m)
-	if len(b) != 2+1+17+LoginExtSize {
+	if len(b) != 2+1+17+LoginExtSize+2 {
 		t.Fatalf("%d bytes", len(b))
 	}
 	got, err := ParseMessage2(b[2:])
 	if err != nil || got != m {
 		t.Fatalf("got %+v %v", got, err)
 	}
-	// Bytes after the v2.0 fields: the first is v2.1's mode (7.12), the
-	// second v2.2's minor (7.15), the others are ignored.
-	want := m
-	want.Minor, want.Mode = 2, ModeClassic
-	if got, err := ParseMessage2(append(b[2:], ModeClassic, 2, 3)); err != nil || got != want {
+	// Bytes after the revision are ignored.
+	if got, err := ParseMessage2(append(slices.Clone(b[2:]), 3, 4, 5)); err != nil || got != m {
 		t.Fatalf("with 3 more bytes: %+v %v", got, err)
 	}
-	// A LoginAccepted without the whole extension is malformed.
-	for n := 18; n < 18+LoginExtSize; n++ {
+	// A LoginAccepted without the whole extension, mode and revision is
+	// malformed.
+	for n := 18; n < 18+LoginExtSize+2; n++ {
 		if _, err := ParseMessage2(b[2 : 2+n]); !errors.Is(err, ErrMessageBody) {
 			t.Errorf("%d bytes: %v", n, err)
 		}
@@ -298,20 +296,17 @@ func TestMessage2LoginAccepted(t *testing.T) {
 
 func TestMessage2Extensible(t *testing.T) {
 	for _, m := range []Message{
-		{Type: MsgLoginRequest, Version: 2, Name: "Ripley"},
+		{Type: MsgLoginRequest, Version: 2, Name: "Ripley", Revision: Revision, Mode: ModeClassic, Flags: LoginLobby},
 		{Type: MsgLoginRejected, Reason: RejectVersionMismatch, Text: "no"},
 		{Type: MsgLogout, Reason: LogoutKicked},
 	} {
 		b := AppendMessage2(nil, &m)[2:]
 		more := []byte{0xAA, 0xBB}
-		if m.Type == MsgLoginRequest {
-			more[0] = 0 // minor 0: v2.0 (a minor of 1 or more is v2.1's tail, 7.12)
-		}
 		if got, err := ParseMessage2(append(slices.Clone(b), more...)); err != nil || got != m {
 			t.Errorf("%v with 2 more bytes: %+v %v", m.Type, got, err)
 		}
-		if _, err := ParseMessage2(b[:len(b)-1]); !errors.Is(err, ErrMessageBody) {
-			t.Errorf("%v one byte short: %v", m.Type, err)
+		if _, err := ParseMessage2(b[:len(b)-1]); m.Type != MsgLoginRequest && !errors.Is(err, ErrMessageBody) {
+			t.Errorf("%v one byte short: %v", m.Type, err) // a LoginRequest's: TestLogin2
 		}
 	}
 	for _, typ := range []byte{0, 8, 0x80, 0xFF} { // 5 to 7 are chat (7.13)
