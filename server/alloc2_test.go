@@ -27,32 +27,6 @@ func TestTickAllocsV1AndV2(t *testing.T) {
 	}
 }
 
-// The tick allocates nothing either with a v2.4 session, whose Snapshot
-// datagrams carry an event tail (7.20), and a v2.3 one in the game.
-func TestTickAllocsV24(t *testing.T) {
-	if testutil.RaceEnabled {
-		t.Skip("the race detector allocates")
-	}
-	cfg := testConfig()
-	cfg.Rules = noWaveRules()
-	s := startServer(t, cfg)
-	var cs []*tclient2
-	for _, minor := range []uint8{3, 4} {
-		name := "Minor" + string('0'+rune(minor))
-		c := connectWith2(t, s, name, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest,
-			Version: wire.Version2, Name: name, Minor: minor, Mode: wire.ModeClassic}))
-		c.tail = minor >= wire.MinorEventsInSnapshot
-		c.bind()
-		cs = append(cs, c)
-	}
-	for _, c := range cs {
-		c.pumpUntil(wait, func() bool { return len(c.snaps) >= 3 })
-	}
-	if n := tickAllocs(s); n != 0 {
-		t.Fatalf("%v allocations per tick", n)
-	}
-}
-
 // tickAllocs runs s's ticks by hand, 60 to grow every buffer, then
 // returns the allocations per tick of 120 more.
 func tickAllocs(s *Server) float64 {
@@ -77,7 +51,7 @@ func TestTickAllocsStage(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rules = noWaveRules()
 	s := startServer(t, cfg)
-	c := join21(t, s, "Ripley", wire.ModeStage)
+	c := join2Mode(t, s, "Ripley", wire.ModeStage)
 	c.pumpUntil(wait, func() bool { return len(c.snaps) >= 3 })
 	if n := tickAllocs(s); n != 0 {
 		t.Fatalf("%v allocations per tick", n)

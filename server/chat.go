@@ -112,12 +112,12 @@ func (h *chatHub) pushTo(ss *session, frame []byte) {
 	}
 }
 
-// start gives a v2.1 session its chat and starts its writer; the
+// start gives a session with Features.Chat its chat and starts its writer; the
 // function it returns stops the writer (when the session's reader ends).
 // Other sessions are left alone.
 func (h *chatHub) start(ss *session) (stop func()) {
 	s := h.srv
-	if ss.minor < 1 {
+	if !ss.features.Chat {
 		return func() {}
 	}
 	c := &chatState{

@@ -45,18 +45,15 @@ type chatter struct {
 	id     uint32
 }
 
-// chatLogin logs in as name with version 1, 2 (v2.0) or 21 (v2.1) and
-// mode (v2.1).
+// chatLogin logs in as name with version 1 or 2 and mode (v2).
 func chatLogin(t testing.TB, s *Server, name string, version int, mode uint8) *chatter {
 	t.Helper()
 	var req []byte
 	switch version {
 	case 1:
 		req = loginRequest(wire.Version, name)
-	case 2:
-		req = loginRequest(wire.Version2, name)
 	default:
-		req = wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name, Minor: 1, Mode: mode})
+		req = loginMode2(name, mode)
 	}
 	c, f := rawLogin(t, s.Addr(), req)
 	m, err := wire.ParseMessage2(f)
@@ -140,8 +137,8 @@ func (c *chatter) onlyLogout(reason uint8) {
 func TestChatNormalizesAndBounds(t *testing.T) {
 	s := startServer(t, testConfig())
 	clk := useClock(s)
-	a := chatLogin(t, s, "Ripley", 21, wire.ModeStage)
-	b := chatLogin(t, s, "Hicks", 21, wire.ModeStage)
+	a := chatLogin(t, s, "Ripley", 2, wire.ModeStage)
+	b := chatLogin(t, s, "Hicks", 2, wire.ModeStage)
 	for _, c := range []struct{ in, want string }{
 		{"hello", "hello"},
 		{"ｇｏ！", "go!"},
@@ -186,8 +183,8 @@ func TestChatNormalizesAndBounds(t *testing.T) {
 func TestChatRateLimit(t *testing.T) {
 	s := startServer(t, testConfig())
 	clk := useClock(s)
-	a := chatLogin(t, s, "Ripley", 21, wire.ModeClassic)
-	b := chatLogin(t, s, "Hicks", 21, wire.ModeClassic)
+	a := chatLogin(t, s, "Ripley", 2, wire.ModeClassic)
+	b := chatLogin(t, s, "Hicks", 2, wire.ModeClassic)
 	for range 5 {
 		a.say("line")
 		a.line(a.player, "Ripley", "line")
@@ -227,18 +224,18 @@ func TestChatGoesToTheGame(t *testing.T) {
 	cfg.Mode = wire.ModeClassic
 	s := startServer(t, cfg)
 	useClock(s)
-	// One Classic game of four: v2.1, v1, v2.0, v2.1; the fifth login,
-	// v2.1, opens a second game.
-	a := chatLogin(t, s, "Ripley", 21, wire.ModeClassic)
+	// One Classic game of four: v2, v1, v1, v2; the fifth login, v2,
+	// opens a second game.
+	a := chatLogin(t, s, "Ripley", 2, wire.ModeClassic)
 	v1 := chatLogin(t, s, "Bishop", 1, 0)
-	v20 := chatLogin(t, s, "Vasquez", 2, 0)
-	b := chatLogin(t, s, "Hicks", 21, wire.ModeAny)
-	other := chatLogin(t, s, "Newt", 21, wire.ModeClassic)
+	v1b := chatLogin(t, s, "Vasquez", 1, 0)
+	b := chatLogin(t, s, "Hicks", 2, wire.ModeAny)
+	other := chatLogin(t, s, "Newt", 2, wire.ModeClassic)
 	ga, _ := gameOf(t, s, a.id)
 	if g, _ := gameOf(t, s, v1.id); g != ga {
 		t.Fatalf("Bishop in game %d, Ripley in %d", g, ga)
 	}
-	if g, _ := gameOf(t, s, v20.id); g != ga {
+	if g, _ := gameOf(t, s, v1b.id); g != ga {
 		t.Fatalf("Vasquez in game %d, Ripley in %d", g, ga)
 	}
 	if g, _ := gameOf(t, s, b.id); g != ga {
@@ -247,9 +244,6 @@ func TestChatGoesToTheGame(t *testing.T) {
 	if g, _ := gameOf(t, s, other.id); g == ga {
 		t.Fatal("Newt in Ripley's game")
 	}
-
-	// A v2.0 session's Chat is ignored (7.13), and it is not kicked.
-	writeAll(t, v20.c, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "from v2.0"}))
 
 	a.say("hello team")
 	for _, c := range []*chatter{a, b} {
@@ -271,16 +265,16 @@ func TestChatGoesToTheGame(t *testing.T) {
 		// Newt's line did not reach them.
 		c.line(wire.ServerPlayer, "", "Restart in 5 min")
 	}
-	// v1 and v2.0 sessions got nothing of it: their first message is
+	// v1 sessions got nothing of it: their first message is
 	// the Logout of the shutdown.
 	s.Close()
 	v1.onlyLogout(wire.LogoutServerShutdown)
-	v20.onlyLogout(wire.LogoutServerShutdown)
+	v1b.onlyLogout(wire.LogoutServerShutdown)
 }
 
 func TestAnnounceCutsAndSkipsEmpty(t *testing.T) {
 	s := startServer(t, testConfig())
-	a := chatLogin(t, s, "Ripley", 21, wire.ModeStage)
+	a := chatLogin(t, s, "Ripley", 2, wire.ModeStage)
 	s.Announce("\u200b \x00")                                    // empty: not sent
 	s.Announce(strings.Repeat("long ", 40))                      // 200 characters: cut
 	want := strings.Repeat("long ", 23) + "long" + wire.Ellipsis // 119 and the ellipsis
@@ -289,8 +283,8 @@ func TestAnnounceCutsAndSkipsEmpty(t *testing.T) {
 
 func TestChatMalformedKicks(t *testing.T) {
 	s := startServer(t, testConfig())
-	a := chatLogin(t, s, "Ripley", 21, wire.ModeStage)
-	b := chatLogin(t, s, "Hicks", 21, wire.ModeStage)
+	a := chatLogin(t, s, "Ripley", 2, wire.ModeStage)
+	b := chatLogin(t, s, "Hicks", 2, wire.ModeStage)
 	writeAll(t, a.c, []byte{4, 0, byte(wire.MsgChat), 1, 0, 0xFF}) // text not UTF-8
 	a.onlyLogout(wire.LogoutKicked)
 	// A client sending a server's message breaks 3.1 too.
@@ -307,7 +301,7 @@ func TestChatIsLogged(t *testing.T) {
 	cfg := testConfig()
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	s := startServer(t, cfg)
-	a := chatLogin(t, s, "Ripley", 21, wire.ModeStage)
+	a := chatLogin(t, s, "Ripley", 2, wire.ModeStage)
 	a.say("ｇｏ！")
 	a.line(a.player, "Ripley", "go!")
 	g, _ := gameOf(t, s, a.id)
@@ -342,8 +336,8 @@ func TestChatOutboxIsBounded(t *testing.T) {
 func TestChatFlood(t *testing.T) {
 	s := startServer(t, testConfig())
 	clk := useClock(s)
-	a := chatLogin(t, s, "Ripley", 21, wire.ModeStage)
-	b := chatLogin(t, s, "Hicks", 21, wire.ModeStage) // reads nothing
+	a := chatLogin(t, s, "Ripley", 2, wire.ModeStage)
+	b := chatLogin(t, s, "Hicks", 2, wire.ModeStage) // reads nothing
 	frame := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: strings.Repeat("é", wire.MaxChatLen+1)})
 	var flood []byte
 	for range 200 {
@@ -379,8 +373,8 @@ func TestChatNoAllocs(t *testing.T) {
 	cfg.Logger = slog.New(slog.NewTextHandler(&lockedBuffer{}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := startServer(t, cfg)
 	clk := useClock(s)
-	a := chatLogin(t, s, "Ripley", 21, wire.ModeStage)
-	chatLogin(t, s, "Hicks", 21, wire.ModeStage)
+	a := chatLogin(t, s, "Ripley", 2, wire.ModeStage)
+	chatLogin(t, s, "Hicks", 2, wire.ModeStage)
 	s.mu.Lock()
 	ss := s.sessions[a.id]
 	s.mu.Unlock()
@@ -403,7 +397,7 @@ func BenchmarkChatLine(b *testing.B) {
 	clk := useClock(s)
 	var cs []*chatter
 	for _, name := range []string{"Ripley", "Hicks", "Vasquez", "Bishop"} {
-		c := chatLogin(b, s, name, 21, wire.ModeStage)
+		c := chatLogin(b, s, name, 2, wire.ModeStage)
 		cs = append(cs, c)
 		go func() {
 			for {

@@ -69,13 +69,13 @@ func (d *lanDiscovery) close() {
 func (d *lanDiscovery) info(name string) discovery.Info {
 	s := d.srv
 	info := discovery.Info{
-		Port: uint16(s.Port()), DefaultMode: s.cfg.Mode, Versions: 0x03, Minor: wire.MinorVersion,
+		Port: uint16(s.Port()), DefaultMode: s.cfg.Mode, Versions: 0x03, Revision: wire.Revision,
 		Capacity: uint16(min(s.cfg.MaxSessions, 0xFFFF)), MaxGames: uint16(min(s.cfg.MaxGames, 0xFFFF)), Name: name,
 	}
 	modes := []uint8{wire.ModeClassic, wire.ModeStage}
 	if s.cfg.MaxVersion < wire.Version2 {
 		// v1 logins play Classic (7.12).
-		info.Versions, info.Minor, info.DefaultMode = 0x01, 0, wire.ModeClassic
+		info.Versions, info.Revision, info.DefaultMode = 0x01, 0, wire.ModeClassic
 		modes = modes[:1]
 	}
 	s.mu.Lock()

@@ -59,7 +59,7 @@ func TestDiscoveryFindsTheServer(t *testing.T) {
 	q := querier(t, da.Port())
 	both := discovery.ModeBit(wire.ModeClassic) | discovery.ModeBit(wire.ModeStage)
 	found := waitServer(t, q, "the empty server", func(s discovery.Server) bool { return true })
-	want := discovery.Info{Port: uint16(s.Port()), Modes: both, DefaultMode: wire.ModeStage, Versions: 3, Minor: wire.MinorVersion,
+	want := discovery.Info{Port: uint16(s.Port()), Modes: both, DefaultMode: wire.ModeStage, Versions: 3, Revision: wire.Revision,
 		Capacity: 4, MaxGames: 1, Name: "hangar-7"}
 	if found.Info != want || found.Addr != netip.MustParseAddrPort(s.Addr()) || found.RTT <= 0 {
 		t.Fatalf("found %+v, want %+v at %s", found, want, s.Addr())

@@ -164,7 +164,7 @@ type fleetAnswer struct {
 func (fl *fleetLink) lookup(ss *session, r *wire.Room) (fleetAnswer, bool) {
 	s := fl.srv
 	f := s.cfg.Fleet
-	if f == nil || r.Type != wire.MsgRoomJoin || ss.minor < 2 || !r.Code.Valid() {
+	if f == nil || r.Type != wire.MsgRoomJoin || !ss.features.Fleet || !r.Code.Valid() {
 		return fleetAnswer{}, false
 	}
 	s.mu.Lock()
@@ -190,7 +190,7 @@ func (fl *fleetLink) lookup(ss *session, r *wire.Room) (fleetAnswer, bool) {
 func (fl *fleetLink) roomLocked(ss *session, r *wire.Room, a fleetAnswer, asked bool, now time.Time) bool {
 	s := fl.srv
 	f := s.cfg.Fleet
-	if f == nil || ss.minor < 2 || ss.room != nil {
+	if f == nil || !ss.features.Fleet || ss.room != nil {
 		return false
 	}
 	switch r.Type {

@@ -69,7 +69,7 @@ type tclient2 struct {
 	actions   uint8
 	keepAlive bool
 	spectator bool // logged in with LoginSpectate (7.17)
-	tail      bool // a v2.4 session: Snapshots end with an event tail (7.20)
+	tail      bool // Snapshots end with an event tail (every v2 session's, 7.20)
 	tails     int  // Snapshots whose tail brought fresh events (then in frames)
 	step      uint32
 	hist      []uint8
@@ -95,7 +95,7 @@ func connectWith2(t testing.TB, s *Server, name string, req []byte) *tclient2 {
 		t.Fatal(err)
 	}
 	return &tclient2{rawClient: rawClient{t: t, tcp: c, acc: m, link: link.NewV2(m.Session, time.Now()), buf: make([]byte, 2048)},
-		srv: srv, name: name, types: map[wire.Type]int{}, keepAlive: true}
+		srv: srv, name: name, types: map[wire.Type]int{}, keepAlive: true, tail: true}
 }
 
 // join2 logs in with version 2 and binds.

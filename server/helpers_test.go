@@ -81,7 +81,13 @@ func writeAll(t testing.TB, c net.Conn, b []byte) {
 	}
 }
 
+// loginRequest is the LoginRequest frame of name in version: in v2, of
+// revision wire.Revision, for a Classic game.
 func loginRequest(version uint8, name string) []byte {
+	if version == wire.Version2 {
+		return wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: name,
+			Revision: wire.Revision, Mode: wire.ModeClassic})
+	}
 	return wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: name})
 }
 

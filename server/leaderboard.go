@@ -156,12 +156,12 @@ func (c *boardCache) top(lb Leaderboard, k boardKey, since time.Time) ([]store.E
 }
 
 // scoresMessage handles a leaderboard frame (its type and body) of ss,
-// from ss's reader goroutine. A session of minor below 2 skips it (an
-// unknown type, 7.1); a malformed one, or a Scores, is an error that ends
+// from ss's reader goroutine. A session without Features.Scores skips it
+// (an unknown type, 7.1); a malformed one, or a Scores, is an error that ends
 // the session (3.1).
 func (l *leaderboardClient) scoresMessage(ss *session, sc *scoresSession, f []byte) error {
 	s := l.srv
-	if ss.minor < 2 {
+	if !ss.features.Scores {
 		return nil
 	}
 	var req wire.Scores

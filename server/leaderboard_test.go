@@ -26,16 +26,16 @@ type scoresClient struct {
 	fr wire.FrameReader
 }
 
-// scoresLogin logs in name with v2 and minor, for the lobby when lobby.
-func scoresLogin(t testing.TB, s *Server, name string, minor uint8, lobby bool) *scoresClient {
+// scoresLogin logs in name with v2, for the lobby when lobby.
+func scoresLogin(t testing.TB, s *Server, name string, lobby bool) *scoresClient {
 	t.Helper()
-	m := &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name, Minor: minor, Mode: wire.ModeStage}
+	m := &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name, Revision: wire.Revision, Mode: wire.ModeStage}
 	if lobby {
 		m.Flags = wire.LoginLobby
 	}
 	c := connectWith2(t, s, name, wire.AppendMessage2(nil, m))
-	if c.acc.Minor != minor {
-		t.Fatalf("%s: session of minor %d, want %d", name, c.acc.Minor, minor)
+	if c.acc.Revision != wire.Revision {
+		t.Fatalf("%s: session of revision %d, want %d", name, c.acc.Revision, wire.Revision)
 	}
 	return &scoresClient{tclient2: c, fr: wire.FrameReader{R: c.tcp}}
 }
@@ -132,7 +132,7 @@ func TestLeaderboardScores(t *testing.T) {
 			{wire.ModeClassic, wire.PeriodWeek, 3, "ignored", []string{"Vasquez"}, ""},
 			{wire.ModeStage, wire.PeriodAllTime, 0, "nobody played it", nil, "nobody played it"},
 		} {
-			c := scoresLogin(t, s, fmt.Sprintf("Newt%d", i), 2, lobby) // one each: the rate limit
+			c := scoresLogin(t, s, fmt.Sprintf("Newt%d", i), lobby) // one each: the rate limit
 			c.ask(q.mode, q.period, q.count, q.stage)
 			a := c.answer()
 			if a.Status != wire.ScoresOK || a.Mode != q.mode || a.Period != q.period || a.Stage != q.wantStage ||
@@ -143,7 +143,7 @@ func TestLeaderboardScores(t *testing.T) {
 		}
 	}
 	// A row says what the store says.
-	c := scoresLogin(t, s, "Gorman", 2, true)
+	c := scoresLogin(t, s, "Gorman", true)
 	c.ask(wire.ModeStage, wire.PeriodWeek, 1, "")
 	a := c.answer()
 	if r := a.Rows[0]; r.Score != 48200 || r.Players != 3 || time.Since(time.Unix(int64(r.Finished), 0)) > time.Minute {
@@ -175,7 +175,7 @@ func expectKickedFrames(t *testing.T, c net.Conn, fr *wire.FrameReader, f []byte
 func TestLeaderboardRateLimit(t *testing.T) {
 	t.Parallel()
 	s, _, _ := scoresServer(t)
-	c := scoresLogin(t, s, "Hudson", 2, true)
+	c := scoresLogin(t, s, "Hudson", true)
 	for i := range scoresLimit {
 		c.ask(wire.ModeClassic, wire.PeriodAllTime, 0, "")
 		if a := c.answer(); a.Status != wire.ScoresOK {
@@ -191,7 +191,7 @@ func TestLeaderboardRateLimit(t *testing.T) {
 		}
 	}
 	// Another session has its own limit.
-	d := scoresLogin(t, s, "Drake", 2, true)
+	d := scoresLogin(t, s, "Drake", true)
 	d.ask(wire.ModeClassic, wire.PeriodAllTime, 0, "")
 	if a := d.answer(); a.Status != wire.ScoresOK {
 		t.Fatalf("another session: %s", wire.ScoresStatus(a.Status))
@@ -205,7 +205,7 @@ func TestLeaderboardReadsCached(t *testing.T) {
 	s, board, _ := scoresServer(t)
 	var cs []*scoresClient
 	for _, name := range []string{"Crowe", "Dietrich", "Ferro", "Frost", "Spunkmeyer", "Wierzbowski"} {
-		cs = append(cs, scoresLogin(t, s, name, 2, true))
+		cs = append(cs, scoresLogin(t, s, name, true))
 	}
 	start := time.Now()
 	for _, c := range cs {
@@ -239,7 +239,7 @@ func TestLeaderboardReadsCached(t *testing.T) {
 func TestLeaderboardRefusals(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, roomConfig())
-	c := scoresLogin(t, s, "Newt", 2, true)
+	c := scoresLogin(t, s, "Newt", true)
 	c.ask(wire.ModeStage, wire.PeriodAllTime, 0, "")
 	if a := c.answer(); a.Status != wire.ScoresNoLeaderboard || a.Count != 0 {
 		t.Errorf("without a store: %+v", a)
@@ -253,7 +253,7 @@ func TestLeaderboardRefusals(t *testing.T) {
 	cfg := roomConfig()
 	cfg.Leaderboard = &countingBoard{fail: true}
 	f := startServer(t, cfg)
-	c = scoresLogin(t, f, "Newt", 2, true)
+	c = scoresLogin(t, f, "Newt", true)
 	start := time.Now()
 	for range 3 {
 		c.ask(wire.ModeStage, wire.PeriodAllTime, 0, "")
@@ -267,26 +267,17 @@ func TestLeaderboardRefusals(t *testing.T) {
 	}
 }
 
-// A v2.1 session's request is an unknown type, skipped (7.1): no answer,
-// the session goes on. A malformed request, or a Scores from a client,
-// ends the session with Logout(Kicked).
-func TestLeaderboardMessagesOfOldAndBadClients(t *testing.T) {
+// A malformed request, or a Scores from a client, ends the session with
+// Logout(Kicked).
+func TestLeaderboardMessagesOfBadClients(t *testing.T) {
 	t.Parallel()
 	s, _, _ := scoresServer(t)
-	old := scoresLogin(t, s, "Oldie", 1, true)
-	old.ask(wire.ModeStage, wire.PeriodAllTime, 0, "")
-	writeAll(t, old.tcp, wire.AppendRoom(nil, &wire.Room{Type: wire.MsgRoomList}))
-	old.tcp.SetReadDeadline(time.Now().Add(wait))
-	f, err := old.fr.ReadFrame()
-	if err != nil || wire.MsgType(f[0]) != wire.MsgRoomListing {
-		t.Fatalf("v2.1 session: % X %v, want the RoomListing only", f, err)
-	}
 	for _, f := range [][]byte{
 		wire.AppendScores(nil, &wire.Scores{Type: wire.MsgScores, Mode: wire.ModeClassic}),
 		{4, 0, byte(wire.MsgScoresRequest), 1, 0, 0},             // no stage
 		{7, 0, byte(wire.MsgScoresRequest), 2, 0, 0, 1, 0, 0xFF}, // not UTF-8
 	} {
-		c := scoresLogin(t, s, "Bad", 2, true)
+		c := scoresLogin(t, s, "Bad", true)
 		writeAll(t, c.tcp, f)
 		expectKickedFrames(t, c.tcp, &c.fr, f)
 	}
@@ -380,7 +371,7 @@ func TestLeaderboardReadRacesARecording(t *testing.T) {
 	cfg.Leaderboard = board
 	s := startServer(t, cfg)
 	board.srv = s
-	c := scoresLogin(t, s, "Newt", 2, true)
+	c := scoresLogin(t, s, "Newt", true)
 	c.ask(wire.ModeClassic, wire.PeriodAllTime, 0, "")
 	if a := c.answer(); a.Count != 1 || a.Rows[0].Name != "Bishop" || board.tops.Load() != 2 {
 		t.Fatalf("answer %v after %d reads", rowNames(&a), board.tops.Load())

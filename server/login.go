@@ -96,6 +96,12 @@ func (lg *loginGate) login(c net.Conn) (*session, bool) {
 	} else {
 		m, err = wire.ParseMessage(frame)
 	}
+	if errors.Is(err, wire.ErrRevision) {
+		// A v2 login of a revision below wire.Revision, or without one.
+		s.log.Info("login refused", "addr", ip, "reason", "revision", "revision", m.Revision)
+		return lg.reject(c, wire.RejectVersionMismatch,
+			fmt.Sprintf("this server speaks protocol 2 of revision %d", wire.Revision))
+	}
 	if err != nil && badUTF8Name(frame) {
 		// A well-framed name that is not UTF-8 is an invalid name, not a
 		// protocol error (3.1 LoginRejected reasons, 3.2 names rule 1).
@@ -129,12 +135,13 @@ func (lg *loginGate) login(c net.Conn) (*session, bool) {
 		return lg.reject(c, wire.RejectRateLimited,
 			fmt.Sprintf("too many players from your address: at most %d at once", s.cfg.MaxSessionsPerIP))
 	}
-	mode := s.gameMode(version, &m)
-	if version == wire.Version2 && m.Minor >= 1 && m.Flags&wire.LoginLobby != 0 {
-		return lg.loginLobbyLocked(c, ap, name, tok, mode, min(m.Minor, wire.MinorVersion))
+	features := wire.NewFeatures(version, m.Revision) // once, for the session's life
+	mode := s.gameMode(features, &m)
+	if features.Rooms && m.Flags&wire.LoginLobby != 0 {
+		return lg.loginLobbyLocked(c, ap, name, tok, mode, features)
 	}
-	if version == wire.Version2 && m.Minor >= 2 && m.Flags&wire.LoginSpectate != 0 {
-		return s.spect.loginLocked(c, ap, name, tok, &m) // 7.17
+	if features.Spectate && m.Flags&wire.LoginSpectate != 0 {
+		return s.spect.loginLocked(c, ap, name, tok, &m, features) // 7.17
 	}
 	g, why, reason := s.findGame(name, mode)
 	if g == nil {
@@ -142,28 +149,25 @@ func (lg *loginGate) login(c net.Conn) (*session, bool) {
 		return lg.reject(c, reason, why)
 	}
 	ss := &session{
-		srv:     s,
-		id:      lg.newSessionID(),
-		token:   tok,
-		name:    name,
-		conn:    c,
-		ip:      ip,
-		game:    g,
-		player:  g.freePlayer(),
-		room:    g.room,
-		start:   time.Now(),
-		version: version,
-		minor:   min(m.Minor, wire.MinorVersion),
-		mode:    mode,
+		srv:      s,
+		id:       lg.newSessionID(),
+		token:    tok,
+		name:     name,
+		conn:     c,
+		ip:       ip,
+		game:     g,
+		player:   g.freePlayer(),
+		room:     g.room,
+		start:    time.Now(),
+		version:  version,
+		features: features,
+		mode:     mode,
 	}
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: ss.player, Session: ss.id, Token: tok, Tick: g.world.Tick()}
 	var acc []byte
 	if version == wire.Version2 {
 		ss.newLink2(ss.start)
-		accepted.Ext = lg.loginExt()
-		if ss.minor >= 1 {
-			accepted.Minor, accepted.Mode = ss.minor, g.mode // v2.1 (7.12)
-		}
+		accepted.Ext, accepted.Revision, accepted.Mode = lg.loginExt(), wire.Revision, g.mode
 		acc = wire.AppendMessage2(nil, &accepted)
 	} else {
 		ss.link = link.New(ss.id, ss.start)
@@ -184,29 +188,30 @@ func (lg *loginGate) login(c net.Conn) (*session, bool) {
 		s.rooms.sendStateLocked(g.room)
 	}
 	s.log.Info("login", "session", ss.id, "name", name, "player", ss.player, "game", g.id, "addr", ap,
-		"version", version, "minor", ss.minor, "mode", wire.ModeName(g.mode))
+		"version", version, "revision", accepted.Revision, "mode", wire.ModeName(g.mode))
 	return ss, true
 }
 
-// loginLobbyLocked accepts a v2.1 lobby login (7.14): the session is in
-// no game (player 255, tick 0) until its room's game starts; s.mu is held.
-func (lg *loginGate) loginLobbyLocked(c net.Conn, ap netip.AddrPort, name string, tok wire.Token, mode, minor uint8) (*session, bool) {
+// loginLobbyLocked accepts a lobby login (7.14), of features f: the
+// session is in no game (player 255, tick 0) until its room's game
+// starts; s.mu is held.
+func (lg *loginGate) loginLobbyLocked(c net.Conn, ap netip.AddrPort, name string, tok wire.Token, mode uint8, f wire.Features) (*session, bool) {
 	s := lg.srv
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		s.log.Info("login refused", "addr", ap, "name", name, "reason", "the server is full")
 		return lg.reject(c, wire.RejectGameFull, "the server is full")
 	}
 	ss := &session{srv: s, id: lg.newSessionID(), token: tok, name: name, conn: c, ip: ap.Addr().Unmap(),
-		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, minor: minor,
+		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, features: f,
 		mode: mode, lobby: true}
 	ss.newLink2(ss.start)
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: ss.id, Token: tok,
-		Ext: lg.loginExt(), Minor: minor, Mode: mode}
+		Ext: lg.loginExt(), Revision: wire.Revision, Mode: mode}
 	s.sessions[ss.id] = ss
 	if !lg.acceptLocked(ss, wire.AppendMessage2(nil, &accepted)) {
 		return nil, false
 	}
-	s.log.Info("login", "session", ss.id, "name", name, "addr", ap, "version", 2, "minor", ss.minor,
+	s.log.Info("login", "session", ss.id, "name", name, "addr", ap, "version", 2, "revision", wire.Revision,
 		"mode", wire.ModeName(mode), "lobby", true)
 	return ss, true
 }

@@ -35,13 +35,13 @@ func dialFrom(t testing.TB, s *Server, ip string) net.Conn {
 	return c
 }
 
-// lobbyFrom logs name in for the lobby (v2.1) from ip, sending the room
+// lobbyFrom logs name in for the lobby from ip, sending the room
 // requests then in the same write.
 func lobbyFrom(t testing.TB, s *Server, ip, name string, then ...wire.Room) *rawLobby {
 	t.Helper()
 	c := dialFrom(t, s, ip)
 	req := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
-		Name: name, Minor: 1, Mode: wire.ModeClassic, Flags: wire.LoginLobby})
+		Name: name, Revision: wire.Revision, Mode: wire.ModeClassic, Flags: wire.LoginLobby})
 	for i := range then {
 		req = wire.AppendRoom(req, &then[i])
 	}
@@ -225,7 +225,7 @@ func TestChatRefusedLinesCount(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testConfig())
 	useClock(s)
-	a := chatLogin(t, s, "Ripley", 21, wire.ModeClassic)
+	a := chatLogin(t, s, "Ripley", 2, wire.ModeClassic)
 	for range chatLimit {
 		a.say("\u200d\u200d")
 		a.refused(wire.ChatEmpty)
@@ -240,7 +240,7 @@ func TestChatNormalizerWorkBounded(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testConfig())
 	useClock(s)
-	a := chatLogin(t, s, "Ripley", 21, wire.ModeClassic)
+	a := chatLogin(t, s, "Ripley", 2, wire.ModeClassic)
 	a.say(strings.Repeat("\u200d", 342)) // 1,026 bytes
 	m := a.next()
 	s.mu.Lock()

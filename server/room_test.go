@@ -24,13 +24,13 @@ type lobby struct {
 	fr wire.FrameReader
 }
 
-// lobbyLogin logs in name with v2.1 and the Lobby flag.
+// lobbyLogin logs in name with v2 and the Lobby flag.
 func lobbyLogin(t testing.TB, s *Server, name string, mode uint8) *lobby {
 	t.Helper()
 	req := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
-		Minor: 1, Mode: mode, Flags: wire.LoginLobby})
+		Revision: wire.Revision, Mode: mode, Flags: wire.LoginLobby})
 	c := connectWith2(t, s, name, req)
-	if c.acc.Player != wire.NoPlayer || c.acc.Tick != 0 || c.acc.Minor != 1 {
+	if c.acc.Player != wire.NoPlayer || c.acc.Tick != 0 || c.acc.Revision != wire.Revision {
 		t.Fatalf("%s: lobby LoginAccepted %+v", name, c.acc)
 	}
 	return &lobby{tclient2: c, fr: wire.FrameReader{R: c.tcp}}
@@ -109,7 +109,7 @@ func inState(st uint8) func(r *wire.Room) bool {
 func (l *lobby) fresh() {
 	old := l.tclient2
 	l.tclient2 = &tclient2{rawClient: rawClient{t: old.t, tcp: old.tcp, acc: old.acc, link: link.NewV2(old.acc.Session, time.Now()),
-		buf: make([]byte, 2048)}, srv: old.srv, name: old.name, types: map[wire.Type]int{}, keepAlive: true}
+		buf: make([]byte, 2048)}, srv: old.srv, name: old.name, types: map[wire.Type]int{}, keepAlive: true, tail: old.tail}
 }
 
 // roomConfig is testConfig with the bots of rtype-bot.

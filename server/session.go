@@ -25,9 +25,9 @@ type session struct {
 	// version is the session's protocol version, 1 or 2 (PROTOCOL.md
 	// 7.1): every datagram of another version is dropped.
 	version uint8
-	// minor is the minor version of a v2 session: 0 (v2.0) to 4 (v2.4,
-	// 7.12, 7.15, 7.19, 7.20); 0 in v1.
-	minor    uint8
+	// features are what the session does beyond v1, negotiated at its
+	// login (wire.NewFeatures): the zero Features in v1.
+	features wire.Features
 	bound    bool
 	joined   bool // in the game's world (after its first Bind)
 	gone     bool
@@ -65,20 +65,18 @@ type session struct {
 
 // holdEvents reports whether the tick loop sends ss's events only at the
 // ticks it considers a snapshot (every SnapshotInterval ticks), those of
-// the ticks since in one Event datagram, or in v2.4 in its Snapshot
-// datagram (tail): a session of v2.3 or later (PROTOCOL.md 7.19, 7.20).
-// Earlier sessions get each tick's events at that tick (5.3).
-func (ss *session) holdEvents() bool { return ss.version == wire.Version2 && ss.minor >= 3 }
+// the ticks since in one Event datagram or in its Snapshot datagram
+// (tail): a v2 session (Features.EventsAtSnapshots). v1 sessions get
+// each tick's events at that tick (5.3).
+func (ss *session) holdEvents() bool { return ss.features.EventsAtSnapshots }
 
-// tail reports whether ss's Snapshot datagrams carry its events (a v2.4
-// session, PROTOCOL.md 7.20); a spectator's carry an empty tail (7.17's
+// tail reports whether ss's Snapshot datagrams carry its events
+// (Features.EventsInSnapshot); a spectator's carry an empty tail (the
 // shared encoding), its events going in Event datagrams.
-func (ss *session) tail() bool {
-	return ss.version == wire.Version2 && ss.minor >= wire.MinorEventsInSnapshot
-}
+func (ss *session) tail() bool { return ss.features.EventsInSnapshot }
 
 // newLink2 gives ss a new v2 Link, started at now, whose Snapshot
-// datagrams end with an event tail in a v2.4 session (7.20).
+// datagrams end with an event tail (Features.EventsInSnapshot).
 func (ss *session) newLink2(now time.Time) {
 	ss.link = link.NewV2(ss.id, now)
 	ss.link.Tail = ss.tail()

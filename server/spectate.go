@@ -27,7 +27,7 @@ type spectatorHub struct {
 
 // loginLocked accepts a spectating login (7.17) into the game it
 // asks for, or refuses it; s.mu is held.
-func (h *spectatorHub) loginLocked(c net.Conn, ap netip.AddrPort, name string, tok wire.Token, m *wire.Message) (*session, bool) {
+func (h *spectatorHub) loginLocked(c net.Conn, ap netip.AddrPort, name string, tok wire.Token, m *wire.Message, f wire.Features) (*session, bool) {
 	s := h.srv
 	ip := ap.Addr().Unmap()
 	if len(s.sessions) >= s.cfg.MaxSessions {
@@ -40,11 +40,11 @@ func (h *spectatorHub) loginLocked(c net.Conn, ap netip.AddrPort, name string, t
 		return s.gate.reject(c, reason, why)
 	}
 	ss := &session{srv: s, id: s.gate.newSessionID(), token: tok, name: name, conn: c, ip: ip, game: g,
-		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, minor: min(m.Minor, wire.MinorVersion),
+		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, features: f,
 		mode: g.mode, spectator: true}
 	ss.newLink2(ss.start)
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: ss.id, Token: tok,
-		Tick: g.world.Tick(), Ext: s.gate.loginExt(), Minor: ss.minor, Mode: g.mode}
+		Tick: g.world.Tick(), Ext: s.gate.loginExt(), Revision: wire.Revision, Mode: g.mode}
 	g.spectators = append(g.spectators, ss)
 	s.sessions[ss.id] = ss
 	if !s.gate.acceptLocked(ss, wire.AppendMessage2(nil, &accepted)) {
@@ -54,7 +54,7 @@ func (h *spectatorHub) loginLocked(c net.Conn, ap netip.AddrPort, name string, t
 	if g.room != nil {
 		room = g.room.code.String()
 	}
-	s.log.Info("login", "session", ss.id, "name", name, "game", g.id, "addr", ap, "version", 2, "minor", ss.minor,
+	s.log.Info("login", "session", ss.id, "name", name, "game", g.id, "addr", ap, "version", 2, "revision", wire.Revision,
 		"mode", wire.ModeName(g.mode), "spectate", true, "room", room, "spectators", len(g.spectators))
 	return ss, true
 }
@@ -146,7 +146,7 @@ func (h *spectatorHub) bindLocked(ss *session) {
 }
 
 // sendListLocked sends the Spectators message of g (7.17) to every
-// session of minor 2 of g that has joined its world, players and
+// session of g with Features.Spectate that has joined its world, players and
 // spectators, or only to to when it is not nil.
 func (h *spectatorHub) sendListLocked(g *game, to *session) {
 	s := h.srv
@@ -159,7 +159,7 @@ func (h *spectatorHub) sendListLocked(g *game, to *session) {
 	}
 	frame := wire.AppendSpectators(nil, &sp)
 	send := func(o *session) {
-		if o != nil && o.joined && o.minor >= 2 && o.chat != nil && !o.gone {
+		if o != nil && o.joined && o.features.Spectate && o.chat != nil && !o.gone {
 			s.chatHub.pushTo(o, frame)
 		}
 	}

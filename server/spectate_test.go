@@ -13,19 +13,17 @@ import (
 // no slot, at most 8 per game, the busiest game or a room's by its code,
 // Inputs dropped, the Spectators message, and the end of the watch.
 
-// spectateRequest is a v2.2 LoginRequest with LoginSpectate, for the
+// spectateRequest is a v2 LoginRequest with LoginSpectate, for the
 // room of code (zero: the busiest game).
 func spectateRequest(name string, mode uint8, code wire.RoomCode) []byte {
 	return wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
-		Minor: 2, Mode: mode, Flags: wire.LoginSpectate, Code: code})
+		Revision: wire.Revision, Mode: mode, Flags: wire.LoginSpectate, Code: code})
 }
 
-// player22 logs in a v2.2 player (a ship, and the Spectators messages).
-func player22(t testing.TB, s *Server, name string, mode uint8) *tclient2 {
+// player2 logs in a v2 player (a ship, and the Spectators messages).
+func player2(t testing.TB, s *Server, name string, mode uint8) *tclient2 {
 	t.Helper()
-	req := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
-		Minor: 2, Mode: mode})
-	c := connectWith2(t, s, name, req)
+	c := connectWith2(t, s, name, loginMode2(name, mode))
 	c.bind()
 	return c
 }
@@ -35,7 +33,7 @@ func spectate(t testing.TB, s *Server, name string, mode uint8, code wire.RoomCo
 	t.Helper()
 	c := connectWith2(t, s, name, spectateRequest(name, mode, code))
 	c.spectator = true
-	if c.acc.Player != wire.NoPlayer || c.acc.Minor != 2 {
+	if c.acc.Player != wire.NoPlayer || c.acc.Revision != wire.Revision {
 		t.Fatalf("%s: spectator's LoginAccepted %+v", name, c.acc)
 	}
 	if a := c.bind(); a.Player != wire.NoPlayer {
@@ -85,7 +83,7 @@ func TestSpectatorHasNoShipNorSlot(t *testing.T) {
 	cfg.Rules = noWaveRules()
 	cfg.Mode = wire.ModeClassic
 	s := startServer(t, cfg)
-	a := player22(t, s, "Ripley", wire.ModeClassic)
+	a := player2(t, s, "Ripley", wire.ModeClassic)
 	a.shipID()
 	v := spectate(t, s, "Newt", wire.ModeAny, wire.RoomCode{})
 	if v.acc.Mode != wire.ModeClassic {
@@ -108,7 +106,7 @@ func TestSpectatorHasNoShipNorSlot(t *testing.T) {
 		t.Fatalf("a PlayerJoined other than Ripley's: %+v", v.events[i])
 	}
 	// The slot it did not take goes to the next player: number 1.
-	b := player22(t, s, "Hicks", wire.ModeClassic)
+	b := player2(t, s, "Hicks", wire.ModeClassic)
 	if b.acc.Player != 1 {
 		t.Fatalf("second player got %d", b.acc.Player)
 	}
@@ -142,7 +140,7 @@ func TestSpectatorsAtMostEight(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rules = noWaveRules()
 	s := startServer(t, cfg)
-	a := player22(t, s, "Ripley", wire.ModeStage)
+	a := player2(t, s, "Ripley", wire.ModeStage)
 	var vs []*tclient2
 	for i := range wire.MaxSpectators {
 		vs = append(vs, spectate(t, s, fmt.Sprintf("Watcher %d", i), wire.ModeAny, wire.RoomCode{}))
@@ -177,7 +175,7 @@ func TestSpectatorRefusals(t *testing.T) {
 		}
 	}
 	reject("Early", wire.ModeAny, wire.RoomCode{}, wire.RejectGameFull, "no game to watch")
-	player22(t, s, "Ripley", wire.ModeClassic)
+	player2(t, s, "Ripley", wire.ModeClassic)
 	reject("Picky", wire.ModeStage, wire.RoomCode{}, wire.RejectGameFull, "no game to watch") // no Stage game
 	code, _ := wire.ParseRoomCode("K7MX2Q")
 	reject("Guess1", wire.ModeAny, code, wire.RejectGameFull, "no room has the code")
@@ -188,25 +186,12 @@ func TestSpectatorRefusals(t *testing.T) {
 	}
 }
 
-// A v2.1 login with bit 1 of flags is a player, as 7.14 says (the bit is
-// ignored), byte for byte as before.
-func TestSpectateFlagIgnoredBelowV22(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, testConfig())
-	req := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: "Old",
-		Minor: 1, Mode: wire.ModeClassic, Flags: wire.LoginSpectate})
-	_, f := rawLogin(t, s.Addr(), req)
-	if len(f) != 30 || f[1] != 0 || f[29] != wire.ModeClassic {
-		t.Fatalf("v2.1 login with bit 1: % X, want a v2.1 LoginAccepted of player 0", f)
-	}
-}
-
 func TestSpectatorInputsDropped(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig()
 	cfg.Rules = noWaveRules()
 	s := startServer(t, cfg)
-	a := player22(t, s, "Ripley", wire.ModeClassic)
+	a := player2(t, s, "Ripley", wire.ModeClassic)
 	a.shipID()
 	v := spectate(t, s, "Mallory", wire.ModeAny, wire.RoomCode{})
 	v.keepAlive = false
@@ -239,7 +224,7 @@ func TestSpectatorGameEnds(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rules = noWaveRules()
 	s := startServer(t, cfg)
-	a := player22(t, s, "Ripley", wire.ModeClassic)
+	a := player2(t, s, "Ripley", wire.ModeClassic)
 	v := spectate(t, s, "Newt", wire.ModeAny, wire.RoomCode{})
 	// The only player leaves: the game ends, and with it the watch.
 	a.logout()
@@ -256,7 +241,7 @@ func TestSpectatorTimesOut(t *testing.T) {
 	cfg := testConfig()
 	cfg.BindTimeout = 300 * time.Millisecond
 	s := startServer(t, cfg)
-	player22(t, s, "Ripley", wire.ModeClassic)
+	player2(t, s, "Ripley", wire.ModeClassic)
 	v := connectWith2(t, s, "Sleepy", spectateRequest("Sleepy", wire.ModeAny, wire.RoomCode{}))
 	expectLogout2(t, v, wire.LogoutTimedOut) // never bound
 	if _, sp := spectatorCount(s); sp != 0 {
@@ -355,7 +340,7 @@ func TestSpectatorHostileTCP(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rules = noWaveRules()
 	s := startServer(t, cfg)
-	a := player22(t, s, "Ripley", wire.ModeClassic)
+	a := player2(t, s, "Ripley", wire.ModeClassic)
 	v := spectate(t, s, "Mallory", wire.ModeAny, wire.RoomCode{})
 	spectatorsOf(t, a, func(sp *wire.Spectators) bool { return sp.Count == 1 })
 	writeAll(t, v.tcp, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "buy gold"}))

@@ -32,10 +32,10 @@ func ParseMode(s string) (uint8, error) {
 }
 
 // gameMode returns the mode of the game a login plays (PROTOCOL.md 7.12):
-// Classic for v1 and v2.0; for v2.1 the mode asked for, the server's
-// default for ModeAny or a mode it does not know.
-func (s *Server) gameMode(version uint8, m *wire.Message) uint8 {
-	if version != wire.Version2 || m.Minor == 0 {
+// Classic for a session without Features.Modes (v1); else the mode asked
+// for, the server's default for ModeAny or a mode it does not know.
+func (s *Server) gameMode(f wire.Features, m *wire.Message) uint8 {
+	if !f.Modes {
 		return wire.ModeClassic
 	}
 	switch m.Mode {

@@ -18,13 +18,19 @@ import (
 // game, the mode of LoginAccepted, the events of a Stage game and what a
 // joining session gets of them.
 
-// loginRequest21 is a v2 LoginRequest frame with tail appended after the
-// name (v2.1: minor, mode).
-func loginRequest21(name string, tail ...byte) []byte {
-	b := loginRequest(wire.Version2, name)
+// loginRequestBytes is a v2 LoginRequest frame of name with tail
+// appended after the name (the revision, the mode, the flags...).
+func loginRequestBytes(name string, tail ...byte) []byte {
+	b := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name})
 	b = append(b, tail...)
 	binary.LittleEndian.PutUint16(b, uint16(len(b)-2))
 	return b
+}
+
+// loginMode2 is a v2 LoginRequest frame of name asking for mode.
+func loginMode2(name string, mode uint8) []byte {
+	return wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
+		Revision: wire.Revision, Mode: mode})
 }
 
 // rawLogin sends the LoginRequest frame req and returns the connection and
@@ -54,11 +60,11 @@ func gameOf(t *testing.T, s *Server, id uint32) (int, uint8) {
 	return ss.game.id, ss.game.mode
 }
 
-// TestLoginModes: v1 and v2.0 logins play Classic; a v2.1 login plays the
-// mode it asks for, the server's default for Any or a mode above 2; a
-// v2.1 session's LoginAccepted (L = 30) carries its game's mode, a v2.0
-// one's (L = 29) none; a v2.2 one (L = 31) also the session's minor, and
-// a minor above 2 is taken as 2 (7.12, 7.15).
+// TestLoginModes: a v1 login plays Classic; a v2 login plays the mode it
+// asks for, the server's default for Any or a mode above 2, and its
+// LoginAccepted (L = 31) carries its game's mode and revision 4, even
+// when it asked for a later revision. A v2 login without a revision, or
+// of a revision below 4, is refused with VersionMismatch.
 func TestLoginModes(t *testing.T) {
 	for _, def := range []uint8{0, wire.ModeStage, wire.ModeClassic} {
 		cfg := testConfig()
@@ -70,27 +76,26 @@ func TestLoginModes(t *testing.T) {
 			server = wire.ModeStage // the default
 		}
 		for i, c := range []struct {
-			why   string
-			v1    bool
-			tail  []byte // after the name of a v2 LoginRequest
-			minor bool
-			mode  uint8
+			why  string
+			v1   bool
+			tail []byte // after the name of a v2 LoginRequest
+			mode uint8  // 0: refused
 		}{
-			{"v1", true, nil, false, wire.ModeClassic},
-			{"v2.0", false, nil, false, wire.ModeClassic},
-			{"v2.0 with one byte after the name", false, []byte{1}, false, wire.ModeClassic},
-			{"v2 with minor 0", false, []byte{0, wire.ModeStage}, false, wire.ModeClassic},
-			{"v2.1 Classic", false, []byte{1, wire.ModeClassic}, true, wire.ModeClassic},
-			{"v2.1 Stage", false, []byte{1, wire.ModeStage}, true, wire.ModeStage},
-			{"v2.1 Any", false, []byte{1, wire.ModeAny}, true, server},
-			{"v2.1 mode 3", false, []byte{1, 3}, true, server},
-			{"v2.1 mode 255", false, []byte{1, 255, 8, 9}, true, server},                       // flags 8: not Lobby (7.14)
-			{"v2.2 Classic", false, []byte{2, wire.ModeClassic, 0x80}, true, wire.ModeClassic}, // bit 7: no flag yet (bit 1 is Spectate, 7.17)
-			{"v2.2 Stage", false, []byte{2, wire.ModeStage}, true, wire.ModeStage},
-			{"v2.3 Stage", false, []byte{3, wire.ModeStage}, true, wire.ModeStage}, // taken as 2.2
+			{"v1", true, nil, wire.ModeClassic},
+			{"v2 without a revision", false, nil, 0},
+			{"v2 with one byte after the name", false, []byte{4}, 0},
+			{"v2 revision 0", false, []byte{0, wire.ModeStage}, 0},
+			{"v2 revision 3", false, []byte{3, wire.ModeStage}, 0},
+			{"Classic", false, []byte{4, wire.ModeClassic}, wire.ModeClassic},
+			{"Stage", false, []byte{4, wire.ModeStage}, wire.ModeStage},
+			{"Any", false, []byte{4, wire.ModeAny}, server},
+			{"mode 3", false, []byte{4, 3}, server},
+			{"mode 255", false, []byte{4, 255, 8, 9}, server},                               // flags 8: not Lobby (7.14)
+			{"Classic, flag 7", false, []byte{4, wire.ModeClassic, 0x80}, wire.ModeClassic}, // bit 7: no flag yet
+			{"revision 5 Stage", false, []byte{5, wire.ModeStage}, wire.ModeStage},          // answered as 4
 		} {
 			name := "Player" + strconv.Itoa(i)
-			req := loginRequest21(name, c.tail...)
+			req := loginRequestBytes(name, c.tail...)
 			if c.v1 {
 				req = loginRequest(wire.Version, name)
 			}
@@ -102,19 +107,20 @@ func TestLoginModes(t *testing.T) {
 				m, err = wire.ParseMessage(f)
 			} else {
 				m, err = wire.ParseMessage2(f)
-				want += wire.LoginExtSize
-				if c.minor {
-					want++
+				want += wire.LoginExtSize + 2
+			}
+			if c.mode == 0 {
+				if err != nil || m.Type != wire.MsgLoginRejected || m.Reason != wire.RejectVersionMismatch {
+					t.Errorf("default %d, %s: %+v %v, want LoginRejected(VersionMismatch)", def, c.why, m, err)
 				}
-				if c.minor && c.tail[0] >= 2 { // v2.2 (7.15): the session's minor
-					want++
-				}
+				conn.Close()
+				continue
 			}
 			if err != nil || m.Type != wire.MsgLoginAccepted || len(f) != want {
 				t.Fatalf("default %d, %s: % X (%d bytes, want %d) %v", def, c.why, f, len(f), want, err)
 			}
-			if c.minor && (m.Minor != min(c.tail[0], wire.MinorVersion) || m.Mode != c.mode) {
-				t.Errorf("default %d, %s: LoginAccepted of minor %d, mode %d, want %d", def, c.why, m.Minor, m.Mode, c.mode)
+			if !c.v1 && (m.Revision != wire.Revision || m.Mode != c.mode) {
+				t.Errorf("default %d, %s: LoginAccepted of revision %d, mode %d, want %d", def, c.why, m.Revision, m.Mode, c.mode)
 			}
 			if _, mode := gameOf(t, s, m.Session); mode != c.mode {
 				t.Errorf("default %d, %s: a game of mode %d, want %d", def, c.why, mode, c.mode)
@@ -124,8 +130,8 @@ func TestLoginModes(t *testing.T) {
 	}
 }
 
-// TestStageGamesApart: a Stage game never holds a v1 or a v2.0 session,
-// a v2.1 session is put only in a game of its mode, and MaxGames counts
+// TestStageGamesApart: a Stage game never holds a v1 session, a v2
+// session is put only in a game of its mode, and MaxGames counts
 // the games of both modes (7.12).
 func TestStageGamesApart(t *testing.T) {
 	cfg := testConfig()
@@ -146,7 +152,7 @@ func TestStageGamesApart(t *testing.T) {
 		}
 		return gameOf(t, s, m.Session)
 	}
-	stageGame, mode := login("AAA", loginRequest21("AAA", 1, wire.ModeStage))
+	stageGame, mode := login("AAA", loginMode2("AAA", wire.ModeStage))
 	if mode != wire.ModeStage {
 		t.Fatalf("A plays mode %d", mode)
 	}
@@ -160,11 +166,11 @@ func TestStageGamesApart(t *testing.T) {
 		game int
 	}{
 		{"CCC", loginRequest(wire.Version2, "CCC"), classic},
-		{"DDD", loginRequest21("DDD", 1, wire.ModeClassic), classic},
-		{"EEE", loginRequest21("EEE", 1, wire.ModeStage), stageGame},
-		{"FFF", loginRequest21("FFF", 1, wire.ModeAny), stageGame},
+		{"DDD", loginMode2("DDD", wire.ModeClassic), classic},
+		{"EEE", loginMode2("EEE", wire.ModeStage), stageGame},
+		{"FFF", loginMode2("FFF", wire.ModeAny), stageGame},
 		{"GGG", loginRequest(wire.Version, "GGG"), classic},
-		{"HHH", loginRequest21("HHH", 1, wire.ModeStage), stageGame},
+		{"HHH", loginMode2("HHH", wire.ModeStage), stageGame},
 	} {
 		if g, _ := login(c.name, c.req); g != c.game {
 			t.Errorf("%s in game %d, want %d", c.name, g, c.game)
@@ -172,7 +178,7 @@ func TestStageGamesApart(t *testing.T) {
 	}
 	// Both games are full, and MaxGames is reached: no third game.
 	expectRejected(t, s.Addr(), "III", wire.RejectGameFull)
-	conn, f := rawLogin(t, s.Addr(), loginRequest21("JJJ", 1, wire.ModeStage))
+	conn, f := rawLogin(t, s.Addr(), loginMode2("JJJ", wire.ModeStage))
 	defer conn.Close()
 	if m, err := wire.ParseMessage2(f); err != nil || m.Type != wire.MsgLoginRejected || m.Reason != wire.RejectGameFull {
 		t.Fatalf("a fifth Stage player: %+v %v", m, err)
@@ -186,7 +192,7 @@ func TestMaxGamesCountsBothModes(t *testing.T) {
 	cfg.Rules = noWaveRules()
 	cfg.MaxGames = 1
 	s := startServer(t, cfg)
-	c, f := rawLogin(t, s.Addr(), loginRequest21("AAA", 1, wire.ModeStage))
+	c, f := rawLogin(t, s.Addr(), loginMode2("AAA", wire.ModeStage))
 	defer c.Close()
 	if m, err := wire.ParseMessage2(f); err != nil || m.Type != wire.MsgLoginAccepted || m.Mode != wire.ModeStage {
 		t.Fatalf("A: %+v %v", m, err)
@@ -194,12 +200,12 @@ func TestMaxGamesCountsBothModes(t *testing.T) {
 	expectRejected(t, s.Addr(), "BBB", wire.RejectGameFull)
 }
 
-// join21 logs in with version 2.1 asking for mode, and binds.
-func join21(t *testing.T, s *Server, name string, mode uint8) *tclient2 {
+// join2Mode logs in with version 2 asking for mode, and binds.
+func join2Mode(t *testing.T, s *Server, name string, mode uint8) *tclient2 {
 	t.Helper()
-	c := connectWith2(t, s, name, loginRequest21(name, 1, mode))
-	if c.acc.Minor != 1 || c.acc.Mode != mode {
-		t.Fatalf("%s: LoginAccepted of minor %d, mode %d", name, c.acc.Minor, c.acc.Mode)
+	c := connectWith2(t, s, name, loginMode2(name, mode))
+	if c.acc.Revision != wire.Revision || c.acc.Mode != mode {
+		t.Fatalf("%s: LoginAccepted of revision %d, mode %d", name, c.acc.Revision, c.acc.Mode)
 	}
 	c.bind()
 	return c
@@ -257,7 +263,7 @@ func TestStageGameEvents(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rules = noWaveRules()
 	s := startServer(t, cfg)
-	a := join21(t, s, "Ripley", wire.ModeStage)
+	a := join2Mode(t, s, "Ripley", wire.ModeStage)
 	a.shipID()
 	{
 		s.mu.Lock()
@@ -290,7 +296,7 @@ func TestStageGameEvents(t *testing.T) {
 
 	// A second player joins: after its PlayerJoined and Spawns, the
 	// present of the game.
-	b := join21(t, s, "Hicks", wire.ModeStage)
+	b := join2Mode(t, s, "Hicks", wire.ModeStage)
 	waitEvents21(t, b, 0, []wire.Event{evs[0], evs[8], evs[4], evs[7], evs[9]})
 	joined := b.waitEvent("own PlayerJoined", func(ev *wire.Event) bool {
 		return ev.Type == wire.EventPlayerJoined && ev.Player == b.acc.Player
@@ -307,7 +313,7 @@ func TestStageGameEvents(t *testing.T) {
 	inject(t, s, a, wire.Event{Type: wire.EventDestroy, ID: core, Reason: wire.DestroyKilled, X: 900, Y: 300}, bArms)
 	b.pumpUntil(wait, func() bool { return len(events21(b)) == 6 })
 	bArms = events21(b)[5]
-	c := join21(t, s, "Vasquez", wire.ModeStage)
+	c := join2Mode(t, s, "Vasquez", wire.ModeStage)
 	waitEvents21(t, c, 0, []wire.Event{evs[0], evs[8], evs[9], bArms})
 
 	// The second player leaves: its Arms go with it.
@@ -315,7 +321,7 @@ func TestStageGameEvents(t *testing.T) {
 	a.waitEvent("PlayerLeft of Hicks", func(ev *wire.Event) bool {
 		return ev.Type == wire.EventPlayerLeft && ev.Player == b.acc.Player
 	})
-	d := join21(t, s, "Hudson", wire.ModeStage)
+	d := join2Mode(t, s, "Hudson", wire.ModeStage)
 	waitEvents21(t, d, 0, []wire.Event{evs[0], evs[8], evs[9]})
 
 	// Nothing that v2.1 does not define.
@@ -328,13 +334,13 @@ func TestStageGameEvents(t *testing.T) {
 	}
 }
 
-// TestV1OnlyServerRefusesV21: a v1-only server reads the version byte
-// first and answers a v2.1 LoginRequest with VersionMismatch (7.12, 3.2).
-func TestV1OnlyServerRefusesV21(t *testing.T) {
+// TestV1OnlyServerRefusesV2: a v1-only server reads the version byte
+// first and answers a v2 LoginRequest with VersionMismatch (7.12, 3.2).
+func TestV1OnlyServerRefusesV2(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxVersion = wire.Version
 	s := startServer(t, cfg)
-	c, f := rawLogin(t, s.Addr(), loginRequest21("Ripley", 1, wire.ModeStage))
+	c, f := rawLogin(t, s.Addr(), loginMode2("Ripley", wire.ModeStage))
 	defer c.Close()
 	if m, err := wire.ParseMessage(f); err != nil || m.Type != wire.MsgLoginRejected || m.Reason != wire.RejectVersionMismatch {
 		t.Fatalf("% X: %+v %v, want LoginRejected(VersionMismatch)", f, m, err)
@@ -378,7 +384,7 @@ func TestClassicGameSendsNoStageEvents(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rules = busyRules().Rules
 	s := startServer(t, cfg)
-	a := join21(t, s, "Ripley", wire.ModeClassic)
+	a := join2Mode(t, s, "Ripley", wire.ModeClassic)
 	a.pumpUntil(2*time.Second, nil)
 	for _, ev := range a.events {
 		if ev.Type > wire.EventGameOver || ev.Kind > wire.KindEnemyMissile {

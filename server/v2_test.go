@@ -16,7 +16,8 @@ func rawDatagram2(typ wire.Type, seq uint16, session uint32, payload []byte) []b
 }
 
 // 7.1: a LoginRequest of version 2 gets a v2 session: LoginAccepted with
-// the rules extension (L = 29), then v2 datagrams only.
+// the rules extension, the mode and the revision (L = 31), then v2
+// datagrams only.
 func TestLoginV2(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig()
@@ -30,11 +31,11 @@ func TestLoginV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f) != 29 {
-		t.Fatalf("v2 LoginAccepted body of %d bytes, want 29 (7.1): % X", len(f), f)
+	if len(f) != 31 {
+		t.Fatalf("v2 LoginAccepted body of %d bytes, want 31 (7.1): % X", len(f), f)
 	}
 	m, err := wire.ParseMessage2(f)
-	if err != nil || m.Type != wire.MsgLoginAccepted {
+	if err != nil || m.Type != wire.MsgLoginAccepted || m.Revision != wire.Revision || m.Mode != wire.ModeClassic {
 		t.Fatalf("%+v %v", m, err)
 	}
 	r := s.cfg.Rules
@@ -102,9 +103,9 @@ func TestLoginVersions(t *testing.T) {
 func TestV2RoomToGrowTCP(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testConfig())
-	// A LoginRequest with bytes after the name.
+	// A LoginRequest with bytes after its flags.
 	lr := loginRequest(wire.Version2, "Ripley")
-	lr = append(lr, 0xAA, 0xBB)
+	lr = append(lr, 0, 0xAA, 0xBB)
 	binary.LittleEndian.PutUint16(lr, uint16(len(lr)-2))
 	c := dialTCP(t, s.Addr())
 	writeAll(t, c, lr)

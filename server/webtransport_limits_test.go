@@ -322,7 +322,7 @@ func TestWebTransportKeepAliveWithSession(t *testing.T) {
 	}
 	c := &wtStreamConn{str}
 	writeAll(t, c, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
-		Name: "idle", Minor: 1, Mode: wire.ModeClassic, Flags: wire.LoginLobby}))
+		Name: "idle", Revision: wire.Revision, Mode: wire.ModeClassic, Flags: wire.LoginLobby}))
 	c.SetReadDeadline(time.Now().Add(wait))
 	fr := wire.FrameReader{R: c}
 	fm, err := fr.ReadFrame()

@@ -1,20 +1,42 @@
 package server
 
-// Version 2.4 (PROTOCOL.md 7.20): a v2.4 session's events ride in the
-// tail of its Snapshot datagrams; those that do not fit go in Event
-// datagrams before it. A v2.3 session in the same game gets what it got.
+// PROTOCOL.md 7.19 and 7.20: a v2 session's events wait for the next
+// snapshot tick and ride in the tail of its Snapshot datagram; those that
+// do not fit go in Event datagrams before it.
 
 import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"rtype/net/wire"
 )
 
-// tailTrace is what a v2.4 client saw of its events.
+// untilAll returns, for each of n clients pumped at once, each in its
+// own goroutine, the done of its pump: done holds once enough (called
+// from that goroutine only) held for every client, so that they all play
+// until the last has seen enough, or after wait (the test then fails on
+// its counts).
+func untilAll(n int) func(enough func() bool) (done func() bool) {
+	var left atomic.Int32
+	left.Store(int32(n))
+	deadline := time.Now().Add(wait)
+	return func(enough func() bool) func() bool {
+		counted := false
+		return func() bool {
+			if !counted && enough() {
+				counted = true
+				left.Add(-1)
+			}
+			return left.Load() == 0 || time.Now().After(deadline)
+		}
+	}
+}
+
+// tailTrace is what a v2 client saw of its events.
 type tailTrace struct {
 	c       *tclient2
 	ids     map[uint32]int // fresh event ids: how many times each came
@@ -26,8 +48,8 @@ type tailTrace struct {
 	events  int      // Event datagrams after the first Snapshot
 }
 
-// pump plays the client until done holds as eventTrace.pump does, and records where
-// each fresh event came from.
+// pump plays the client until done holds, sending an Input step after
+// each datagram, and records where each fresh event came from.
 func (tr *tailTrace) pump(done func() bool) {
 	c := tr.c
 	inputs := 0
@@ -82,56 +104,33 @@ func (tr *tailTrace) record(from int, tick uint32) {
 	}
 }
 
-// 7.20: two v2.4 players and a v2.3 player, firing, in a game with waves.
-// The v2.4 sessions get every event in the tail of a Snapshot datagram
-// (no Event datagram once they play: the events fit), each exactly once,
-// none after a snapshot of its tick or later and none in a snapshot older
-// than it (4.3, 4.5); the v2.3 session gets its events in one Event
-// datagram per snapshot window, before the Snapshot (7.19), as before.
-func TestEventsInSnapshotV24(t *testing.T) {
+// 7.19, 7.20: three v2 players, firing, in a game with waves, get every
+// event in the tail of a Snapshot datagram (no Event datagram once they
+// play: the events fit), each exactly once, none after a snapshot of its
+// tick or later and none in a snapshot older than it (4.3, 4.5).
+func TestEventsInSnapshot(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, busyOrderConfig())
-	interval := uint32(s.cfg.SnapshotInterval)
-	minors := []uint8{4, 3, 4}
-	var v24 []*tailTrace
-	var v23 *eventTrace
-	var cs []*tclient2
-	for i, minor := range minors {
-		name := "Minor" + strconv.Itoa(int(minor)) + "x" + strconv.Itoa(i)
-		c := connectWith2(t, s, name, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest,
-			Version: wire.Version2, Name: name, Minor: minor, Mode: wire.ModeClassic}))
-		if c.acc.Minor != minor {
-			t.Fatalf("%s: session of minor %d, asked for %d", name, c.acc.Minor, minor)
-		}
-		c.tail = minor >= wire.MinorEventsInSnapshot
+	var traces []*tailTrace
+	for i := range 3 {
+		c := connect2(t, s, "Player"+strconv.Itoa(i))
 		c.bind()
 		c.actions = wire.ActionFire | []uint8{0, wire.ActionUp, wire.ActionDown}[i]
-		if c.tail {
-			v24 = append(v24, &tailTrace{c: c, ids: map[uint32]int{}})
-		} else {
-			v23 = &eventTrace{c: c, windows: map[uint32]*windowCount{}, ids: map[uint32]int{}}
-		}
-		cs = append(cs, c)
-	}
-	for i, c := range cs {
 		if c.acc.Player != uint8(i) {
 			t.Fatalf("%s is player %d of its game: not one game", c.name, c.acc.Player)
 		}
+		traces = append(traces, &tailTrace{c: c, ids: map[uint32]int{}})
 	}
-	// Every client plays until each saw 20 snapshots or snapshot
-	// windows with events.
-	until := untilAll(len(v24) + 1)
+	// Every client plays until each saw 20 snapshots with events.
+	until := untilAll(len(traces))
 	var wg sync.WaitGroup
-	for _, tr := range v24 {
+	for _, tr := range traces {
 		done := until(func() bool { return tr.c.tails >= 20 })
 		wg.Add(1)
 		go func() { defer wg.Done(); tr.pump(done) }()
 	}
-	done := until(func() bool { _, all := v23.split(); return all >= 20 })
-	wg.Add(1)
-	go func() { defer wg.Done(); v23.pump(done, interval) }()
 	wg.Wait()
-	for _, tr := range v24 {
+	for _, tr := range traces {
 		name := tr.c.name
 		checkDelivery(t, name, tr.ids, tr.maxID, tr.late)
 		if len(tr.early) > 0 {
@@ -144,14 +143,6 @@ func TestEventsInSnapshotV24(t *testing.T) {
 		if tr.events > 0 {
 			t.Errorf("%s: %d Event datagrams while the events fit in the Snapshots (7.20)", name, tr.events)
 		}
-	}
-	// The v2.3 player: as TestEventsHeldToSnapshotTick says.
-	checkDelivery(t, "v2.3", v23.ids, v23.maxID, v23.late)
-	if split, all := v23.split(); all < 20 || split > 0 {
-		t.Errorf("v2.3: %d snapshot windows with events, %d in several datagrams that fit in one (7.19)", all, split)
-	}
-	if v23.c.tails != 0 {
-		t.Errorf("v2.3: %d snapshots with a tail", v23.c.tails)
 	}
 }
 
@@ -180,16 +171,14 @@ type dgram struct {
 
 // 7.20: events that do not fit in the Snapshot datagram go, oldest
 // first, in an Event datagram just before it, and the rest ride in its
-// tail. A v2.4 player that stops acknowledging has its events resent
+// tail. A player that stops acknowledging has its events resent
 // and its snapshots grow (their baseline stays), until they no longer
 // fit; once it acknowledges again, it has received every event.
-func TestEventsOverflowV24(t *testing.T) {
+func TestEventsOverflow(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, busyOrderConfig())
 	name := "Burst"
-	c := connectWith2(t, s, name, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest,
-		Version: wire.Version2, Name: name, Minor: 4, Mode: wire.ModeClassic}))
-	c.tail = true
+	c := connect2(t, s, name)
 	c.bind()
 	c.actions = wire.ActionFire
 	// Three more players firing, for more events.
@@ -235,7 +224,7 @@ func TestEventsOverflowV24(t *testing.T) {
 		case wire.TypeSnapshot:
 			tail, err := snap.DecodeTail(p)
 			if err != nil {
-				t.Fatalf("invalid v2.4 Snapshot: %v", err)
+				t.Fatalf("invalid Snapshot: %v", err)
 			}
 			frames = wire.TailFrames(tail, frames)
 		case wire.TypeEvent:
@@ -295,23 +284,23 @@ func TestEventsOverflowV24(t *testing.T) {
 	}
 }
 
-// 7.20 and 7.17: a v2.4 spectator's Snapshots (one encoding shared by
-// the game's spectators) end with an empty tail, and its events come in
-// Event datagrams, as a v2.3 spectator's do.
-func TestSpectatorV24(t *testing.T) {
+// 7.20 and 7.17: a spectator's Snapshots (one encoding shared by the
+// game's spectators) end with an empty tail, and its events come in
+// Event datagrams.
+func TestSpectatorTail(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, busyOrderConfig())
-	p := player22(t, s, "Player", wire.ModeClassic)
+	p := player2(t, s, "Player", wire.ModeClassic)
 	p.actions = wire.ActionFire
 	var cs []*tclient2
-	for _, minor := range []uint8{3, 4} {
-		name := "Watcher" + strconv.Itoa(int(minor))
+	for i := range 2 {
+		name := "Watcher" + strconv.Itoa(i)
 		c := connectWith2(t, s, name, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
-			Name: name, Minor: minor, Mode: wire.ModeClassic, Flags: wire.LoginSpectate}))
-		if c.acc.Player != wire.NoPlayer || c.acc.Minor != minor {
+			Name: name, Revision: wire.Revision, Mode: wire.ModeClassic, Flags: wire.LoginSpectate}))
+		if c.acc.Player != wire.NoPlayer || c.acc.Revision != wire.Revision {
 			t.Fatalf("%s: LoginAccepted %+v", name, c.acc)
 		}
-		c.spectator, c.tail = true, minor >= wire.MinorEventsInSnapshot
+		c.spectator = true
 		c.bind()
 		cs = append(cs, c)
 	}
