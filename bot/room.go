@@ -6,6 +6,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/sim"
+	"rtype/vocab"
 )
 
 // RoomBots are the bots of one game of a room (PROTOCOL.md 7.14): brains
@@ -20,7 +21,7 @@ type RoomBots struct {
 	seed   uint64
 	brains [wire.MaxPlayers]*Brain
 	owner  map[uint32]uint8 // of the live entities, from their Spawns
-	ents   []wire.Entity2
+	ents   []vocab.Entity
 	frame  client.Frame
 }
 
@@ -76,7 +77,7 @@ func (b *RoomBots) Drive(w *sim.World) {
 // player table, and every entity at its motion's position with its owner
 // from owner (the Spawns seen; wire.NoPlayer when unknown). ents is a
 // buffer for the world's entities, returned for reuse.
-func SeeWorld(f *client.Frame, w *sim.World, owner map[uint32]uint8, ents []wire.Entity2) []wire.Entity2 {
+func SeeWorld(f *client.Frame, w *sim.World, owner map[uint32]uint8, ents []vocab.Entity) []vocab.Entity {
 	tick := w.Tick()
 	f.Tick = tick
 	for p := range f.Players {
@@ -84,17 +85,17 @@ func SeeWorld(f *client.Frame, w *sim.World, owner map[uint32]uint8, ents []wire
 		f.Players[p] = client.Player{Present: w.InGame(uint8(p)), Name: w.Name(uint8(p)),
 			HasShip: id != wire.NoEntity, Ship: id, Lives: w.Lives(uint8(p)), Score: w.Score(uint8(p))}
 	}
-	ents = w.AppendEntities2(ents[:0])
+	ents = w.AppendEntities(ents[:0])
 	f.Entities = f.Entities[:0]
 	for i := range ents {
 		e := &ents[i]
-		m, a := e.Motion(), e.Anim()
+		m, a := e.Motion, e.Anim
 		x, y, vx, vy := m.At(float64(tick))
 		o, ok := owner[e.ID]
 		if !ok {
 			o = wire.NoPlayer
 		}
-		f.Entities = append(f.Entities, client.Entity{ID: e.ID, Kind: e.Kind(), Owner: o,
+		f.Entities = append(f.Entities, client.Entity{ID: e.ID, Kind: e.Kind, Owner: o,
 			Frame: a.Frame(m.T0, float64(tick)), X: float32(x), Y: float32(y), VX: float32(vx), VY: float32(vy),
 			Tick: tick, HasMotion: true, Motion: m, Anim: a})
 	}

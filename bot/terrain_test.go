@@ -7,6 +7,7 @@ import (
 	"rtype/net/wire"
 	"rtype/sim"
 	"rtype/sim/stage"
+	"rtype/vocab"
 )
 
 // terrainRun plays stage 1 from checkpoint-1 (0:30) past its terrain
@@ -30,7 +31,7 @@ func terrainRun(t testing.TB, seed uint64, events bool) (deaths, walls int) {
 		rb.Add(p)
 	}
 	var f client.Frame
-	var ents []wire.Entity2
+	var ents []vocab.Entity
 	note := func(evs []wire.Event) {
 		if events {
 			rb.Note(evs)
@@ -45,7 +46,7 @@ func terrainRun(t testing.TB, seed uint64, events bool) (deaths, walls int) {
 			}
 		}
 	}
-	note(w.TakeEvents2())
+	note(w.TakeEvents())
 	for range 70 * wire.TickRate {
 		ents = SeeWorld(&f, w, rb.owner, ents)
 		for p, br := range rb.brains {
@@ -55,7 +56,7 @@ func terrainRun(t testing.TB, seed uint64, events bool) (deaths, walls int) {
 		}
 		d := w.StageDistance() // the collisions' distance
 		w.Step()
-		evs := w.TakeEvents2()
+		evs := w.TakeEvents()
 		for i := range evs {
 			if ev := &evs[i]; ev.Type == wire.EventDeath {
 				deaths++

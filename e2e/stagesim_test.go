@@ -12,6 +12,7 @@ import (
 	"rtype/net/wire"
 	"rtype/sim"
 	"rtype/sim/stage"
+	"rtype/vocab"
 )
 
 // builtinStage returns the built-in stage "1" that Stage games play by
@@ -36,7 +37,7 @@ type stageSim struct {
 	brains [wire.MaxPlayers]*bot.Brain
 	owner  map[uint32]uint8 // of the live entities, from their Spawns
 	kind   map[uint32]uint8 // of every entity ever spawned
-	ents   []wire.Entity2
+	ents   []vocab.Entity
 	frame  client.Frame
 
 	// What the game did, for the report.
@@ -83,7 +84,7 @@ func newStageSimN(t testing.TB, st *stage.Stage, seed uint64, warp string, n int
 		w.AddPlayer(p, fmt.Sprintf("bot%d", p+1))
 		s.brains[p] = bot.NewMode(p, wire.ModeStage, rand.New(rand.NewPCG(seed, uint64(p))))
 	}
-	s.note(w.TakeEvents2())
+	s.note(w.TakeEvents())
 	return s
 }
 
@@ -98,7 +99,7 @@ func (s *stageSim) step() []wire.Event {
 		}
 	}
 	s.w.Step()
-	evs := s.w.TakeEvents2()
+	evs := s.w.TakeEvents()
 	for _, b := range s.brains {
 		if b != nil {
 			b.Events(evs) // the stage's events: the terrain and its scroll

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 	"rtype/render/model"
 )
 
@@ -40,7 +40,7 @@ var ChargeColors = [4]color.RGBA{
 	{0xd8, 0x70, 0xff, 0xff},
 }
 
-// LaserColors are the Force's lasers' colours (wire.Laser*).
+// LaserColors are the Force's lasers' colours (vocab.Laser*).
 var LaserColors = [3]color.RGBA{
 	{0xff, 0x40, 0x30, 0xff},
 	{0x40, 0x90, 0xff, 0xff},
@@ -210,7 +210,7 @@ func (a *Atlas) drawArms(dst *ebiten.Image, arms model.Arms) {
 			}
 			a.rect(dst, x+22+float64(i)*9, cy-4, 7, 8, c)
 		}
-		if arms.ForceAt == wire.ForceLoose {
+		if arms.ForceAt == vocab.ForceLoose {
 			a.stroke(dst, x-3, cy-11, 22, 22, 1, lc)
 		}
 	}

@@ -1,7 +1,7 @@
 package render
 
 import (
-	"rtype/net/wire"
+	"rtype/vocab"
 	"rtype/render/model"
 )
 
@@ -69,7 +69,7 @@ func (z zoom) of(o DrawOpts) DrawOpts {
 // the wave beams, whose sprites are the size of the play they take.
 func zoomOf(s Style, k uint8) zoom {
 	switch k {
-	case wire.KindBoss, wire.KindMidBoss, wire.KindBossCore, wire.KindWaveBeam:
+	case vocab.KindBoss, vocab.KindMidBoss, vocab.KindBossCore, vocab.KindWaveBeam:
 		return 1
 	}
 	if s.SpriteScale <= 0 {

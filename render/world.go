@@ -6,7 +6,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 	"rtype/render/model"
 )
 
@@ -66,23 +66,23 @@ func (a *Atlas) DrawWorld(dst *ebiten.Image, sprites []Sprite, t float64) {
 			}
 			z := zoomOf(style, s.Kind)
 			switch s.Kind {
-			case wire.KindEnemyMissile:
+			case vocab.KindEnemyMissile:
 				f := (int(t*12) + int(s.ID)) & 1
 				img := a.EnemyMissile[f]
 				if p := style.Palette; p > model.PaletteNormal {
 					img = a.PaletteEnemyMissile[int(p-1)*2+f]
 				}
 				DrawSprite(dst, img, s.X, s.Y, z.of(DrawOpts{}))
-			case wire.KindBydosSlave:
+			case vocab.KindBydosSlave:
 				DrawSprite(dst, a.Bydos[s.Frame&7], s.X, s.Y, z.of(DrawOpts{}))
-			case wire.KindPlayerMissile:
+			case vocab.KindPlayerMissile:
 				f := (int(t*20) + int(s.ID)) & 1
 				img := a.Missile[f]
 				if p := style.Palette; p > model.PaletteNormal {
 					img = a.PaletteMissile[int(p-1)*2+f]
 				}
 				DrawSprite(dst, img, s.X, s.Y, z.of(DrawOpts{}))
-			case wire.KindPlayerShip:
+			case vocab.KindPlayerShip:
 				a.DrawShipScaled(dst, s.X, s.Y, s.Frame, s.Owner, t, float64(z))
 			default:
 				a.drawStageSprite(dst, s, t, z)

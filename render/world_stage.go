@@ -8,7 +8,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/assets"
-	"rtype/net/wire"
+	"rtype/vocab"
 	"rtype/render/model"
 )
 
@@ -53,15 +53,15 @@ const (
 
 var layerOf = func() (l [256]uint8) {
 	for k, v := range map[uint8]uint8{
-		wire.KindBoss: layerBoss, wire.KindMidBoss: layerBoss,
-		wire.KindBossCore:     layerCore,
-		wire.KindEnemyMissile: layerFoeShot, wire.KindBossBullet: layerFoeShot,
-		wire.KindBydosSlave: layerFoe, wire.KindPowArmor: layerFoe, wire.KindChaser: layerFoe,
-		wire.KindTurret: layerFoe, wire.KindArmored: layerFoe,
-		wire.KindPowerUp:       layerItem,
-		wire.KindPlayerMissile: layerShot, wire.KindWaveBeam: layerShot, wire.KindForceShot: layerShot,
-		wire.KindPlayerShip: layerShip, wire.KindBit: layerShip,
-		wire.KindForce: layerForce,
+		vocab.KindBoss: layerBoss, vocab.KindMidBoss: layerBoss,
+		vocab.KindBossCore:     layerCore,
+		vocab.KindEnemyMissile: layerFoeShot, vocab.KindBossBullet: layerFoeShot,
+		vocab.KindBydosSlave: layerFoe, vocab.KindPowArmor: layerFoe, vocab.KindChaser: layerFoe,
+		vocab.KindTurret: layerFoe, vocab.KindArmored: layerFoe,
+		vocab.KindPowerUp:       layerItem,
+		vocab.KindPlayerMissile: layerShot, vocab.KindWaveBeam: layerShot, vocab.KindForceShot: layerShot,
+		vocab.KindPlayerShip: layerShip, vocab.KindBit: layerShip,
+		vocab.KindForce: layerForce,
 	} {
 		l[k] = v
 	}
@@ -115,9 +115,9 @@ func anim(t, fps float64, id uint32, n int) int {
 // drawStageSprite draws one entity of a Stage kind.
 func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64, z zoom) {
 	switch s.Kind {
-	case wire.KindBoss, wire.KindMidBoss:
+	case vocab.KindBoss, vocab.KindMidBoss:
 		img, x := a.Boss, s.X+bossDX
-		if s.Kind == wire.KindMidBoss {
+		if s.Kind == vocab.KindMidBoss {
 			img, x = a.MidBoss, s.X
 		}
 		DrawSprite(dst, img, x, s.Y, z.of(DrawOpts{}))
@@ -136,7 +136,7 @@ func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64, z zoom)
 			p := 0.5 + 0.5*math.Sin(t*2*math.Pi*1.2)
 			DrawSprite(dst, img, x, s.Y, z.of(DrawOpts{Tint: colTell, Alpha: 0.08 + 0.12*p, Blend: ebiten.BlendLighter}))
 		}
-	case wire.KindBossCore:
+	case vocab.KindBossCore:
 		hz, glow := 1.5, colCoreGlow
 		if s.Frame > 0 { // the second phase: faster, redder
 			hz, glow = 3.5, colTell
@@ -145,42 +145,42 @@ func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64, z zoom)
 		DrawSprite(dst, a.CoreSocket, s.X, s.Y, z.of(DrawOpts{}))
 		DrawSprite(dst, a.BossCore[anim(t, 4*hz, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{}))
 		DrawSprite(dst, a.Glow, s.X, s.Y, z.of(DrawOpts{Scale: 2.2 + 0.3*p, Tint: glow, Alpha: 0.35 + 0.25*p, Blend: ebiten.BlendLighter}))
-	case wire.KindBossBullet:
+	case vocab.KindBossBullet:
 		DrawSprite(dst, a.Glow, s.X, s.Y, z.of(DrawOpts{Scale: 1.3, Tint: colBullet, Alpha: 0.5, Blend: ebiten.BlendLighter}))
 		DrawSprite(dst, a.BossBullet[anim(t, 12, s.ID, 2)], s.X, s.Y, z.of(DrawOpts{}))
-	case wire.KindPowArmor:
+	case vocab.KindPowArmor:
 		DrawSprite(dst, a.PowArmor[anim(t, 8, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{}))
-	case wire.KindChaser:
+	case vocab.KindChaser:
 		// Its frame is its heading (aim frames): 0 left, turning clockwise.
 		DrawSprite(dst, a.Chaser[anim(t, 12, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{Rotate: float64(s.Frame&7) * math.Pi / 4}))
-	case wire.KindTurret:
+	case vocab.KindTurret:
 		aim := int(s.Frame & 7)
 		if s.Y < Height/2 { // on the ceiling: upside down
 			DrawSprite(dst, a.Turret[(8-aim)%8], s.X, s.Y, z.of(DrawOpts{FlipY: true}))
 		} else {
 			DrawSprite(dst, a.Turret[aim], s.X, s.Y, z.of(DrawOpts{}))
 		}
-	case wire.KindArmored:
+	case vocab.KindArmored:
 		DrawSprite(dst, a.Armored[anim(t, 6, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{}))
-	case wire.KindPowerUp:
+	case vocab.KindPowerUp:
 		if int(s.Frame) >= len(a.PowerUp) {
 			return
 		}
 		p := 0.5 + 0.5*math.Sin(t*2*math.Pi*2+float64(s.ID))
 		DrawSprite(dst, a.Glow, s.X, s.Y, z.of(DrawOpts{Scale: 1.4 + 0.3*p, Tint: itemGlow[s.Frame], Alpha: 0.35 + 0.35*p, Blend: ebiten.BlendLighter}))
 		DrawSprite(dst, a.PowerUp[s.Frame], s.X, s.Y, z.of(DrawOpts{}))
-	case wire.KindWaveBeam:
+	case vocab.KindWaveBeam:
 		lv := min(max(int(s.Frame), 1), 3) - 1
 		DrawSprite(dst, a.Beam[lv][anim(t, 24, s.ID, 3)], s.X, s.Y, z.of(DrawOpts{Blend: ebiten.BlendLighter}))
-	case wire.KindForceShot:
+	case vocab.KindForceShot:
 		if int(s.Frame) >= len(a.ForceShot) {
 			return
 		}
 		DrawSprite(dst, a.ForceShot[s.Frame], s.X, s.Y, z.of(DrawOpts{Blend: ebiten.BlendLighter}))
-	case wire.KindBit:
+	case vocab.KindBit:
 		DrawSprite(dst, a.Glow, s.X, s.Y, z.of(DrawOpts{Scale: 0.9, Tint: PlayerColor(s.Owner), Alpha: 0.45, Blend: ebiten.BlendLighter}))
 		DrawSprite(dst, a.Bit[anim(t, 10, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{}))
-	case wire.KindForce:
+	case vocab.KindForce:
 		p := 0.5 + 0.5*math.Sin(t*2*math.Pi*2)
 		DrawSprite(dst, a.Glow, s.X, s.Y, z.of(DrawOpts{Scale: 1.5 + 0.2*p, Tint: colForceGlow, Alpha: 0.45 + 0.2*p, Blend: ebiten.BlendLighter}))
 		DrawSprite(dst, a.Force[anim(t, 16, 0, 8)], s.X, s.Y, z.of(DrawOpts{}))

@@ -7,6 +7,7 @@ import (
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/sim"
+	"rtype/vocab"
 )
 
 // busyWorld returns a game in full swing, through the public API only: 4
@@ -77,6 +78,8 @@ func BenchmarkSnapshots4Clients(b *testing.B) {
 	}
 	var (
 		snd      link.SnapshotSender
+		vents    []vocab.Entity
+		vpls     []vocab.Player
 		entities []wire.Entity
 		players  []wire.PlayerState
 		bytes    int
@@ -87,8 +90,10 @@ func BenchmarkSnapshots4Clients(b *testing.B) {
 			w.TakeEvents()
 		}
 		tick := w.Tick()
-		entities = w.AppendEntities(entities[:0])
-		players = w.AppendPlayers(players[:0])
+		vents = w.AppendEntities(vents[:0])
+		vpls = w.AppendPlayers(vpls[:0])
+		entities = wire.AppendEntities(entities[:0], vents)
+		players = wire.AppendPlayers(players[:0], vpls)
 		bytes = 0
 		for _, c := range clients {
 			var last []byte
@@ -134,11 +139,13 @@ func BenchmarkSnapshots4ClientsV2(b *testing.B) {
 	step := func() {
 		for range 3 {
 			w.Step()
-			w.TakeEvents2()
+			w.TakeEvents()
 		}
 		tick := w.Tick()
-		g.entities2 = w.AppendEntities2(g.snaps2.NextEntities())
-		g.players2 = w.AppendPlayers2(g.players2[:0])
+		g.ents = w.AppendEntities(g.ents[:0])
+		g.pls = w.AppendPlayers(g.pls[:0])
+		g.entities2 = wire.AppendEntities2(g.snaps2.NextEntities(), g.ents)
+		g.players2 = wire.AppendPlayers2(g.players2[:0], g.pls)
 		bytes, sent = 0, 0
 		for p, ss := range g.sessions {
 			var last []byte

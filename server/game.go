@@ -8,6 +8,7 @@ import (
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/sim"
+	"rtype/vocab"
 )
 
 // game is one running game: its world and the sessions of its players.
@@ -35,7 +36,9 @@ type game struct {
 	events1   []wire.Event      // the same as v1 carries them, for Config.OnEvents
 	enc       link.EncodedEvent // the event deliver queues, encoded once per version
 	spawns    []wire.Event
-	entities  []wire.Entity
+	ents      []vocab.Entity // the world at the snapshot tick
+	pls       []vocab.Player
+	entities  []wire.Entity // in v1 records
 	players   []wire.PlayerState
 	snaps     link.SnapshotSender
 	entities2 []wire.Entity2
@@ -294,7 +297,7 @@ func (g *game) applySteps(onStep func(game int, tick uint32, player uint8, step 
 // session's link encodes it in the session's version (a v1 Spawn from its
 // position and velocity, a v2 one from its motion, 7.11).
 func (s *Server) distribute(g *game) {
-	g.events = s.lb.holdForScores(g, g.world.TakeEvents2())
+	g.events = s.lb.holdForScores(g, g.world.TakeEvents())
 	s.deliver(g, g.events)
 }
 
@@ -354,15 +357,21 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 			v2 = v2 || ss.version == wire.Version2
 		}
 	}
-	if v1 || s.cfg.OnSnapshot != nil {
-		g.entities = g.world.AppendEntities(g.entities[:0])
-		g.players = g.world.AppendPlayers(g.players[:0])
+	v1 = v1 || s.cfg.OnSnapshot != nil
+	v2 = v2 || g.rec != nil || len(g.spectators) > 0
+	if v1 || v2 {
+		g.ents = g.world.AppendEntities(g.ents[:0])
+		g.pls = g.world.AppendPlayers(g.pls[:0])
 	}
-	if v2 || g.rec != nil || len(g.spectators) > 0 {
+	if v1 {
+		g.entities = wire.AppendEntities(g.entities[:0], g.ents)
+		g.players = wire.AppendPlayers(g.players[:0], g.pls)
+	}
+	if v2 {
 		// Built in the memory of g.snaps2's next shared frame: it sends
 		// them without a copy (link.SnapshotSender2.NextEntities).
-		g.entities2 = g.world.AppendEntities2(g.snaps2.NextEntities())
-		g.players2 = g.world.AppendPlayers2(g.players2[:0])
+		g.entities2 = wire.AppendEntities2(g.snaps2.NextEntities(), g.ents)
+		g.players2 = wire.AppendPlayers2(g.players2[:0], g.pls)
 	}
 	if g.rec != nil {
 		g.rec.Snapshot(tick, g.players2, g.entities2)

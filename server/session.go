@@ -364,11 +364,7 @@ func (u *udpIn) bindToLocked(ss *session, from netip.AddrPort, now time.Time, re
 		s.distribute(g)
 		ss.joined = true
 		g.spawns = g.world.AppendJoins(g.spawns[:0])
-		if ss.version == wire.Version2 {
-			g.spawns = g.world.AppendSpawns2(g.spawns)
-		} else {
-			g.spawns = g.world.AppendSpawns(g.spawns)
-		}
+		g.spawns = g.world.AppendSpawns(g.spawns)
 		if g.mode == wire.ModeStage {
 			g.spawns = g.stage.appendJoin(g.spawns) // 7.12
 		}

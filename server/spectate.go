@@ -134,7 +134,7 @@ func (h *spectatorHub) bindLocked(ss *session) {
 	s.distribute(g)
 	ss.joined = true
 	g.spawns = g.world.AppendJoins(g.spawns[:0])
-	g.spawns = g.world.AppendSpawns2(g.spawns)
+	g.spawns = g.world.AppendSpawns(g.spawns)
 	if g.mode == wire.ModeStage {
 		g.spawns = g.stage.appendJoin(g.spawns)
 	}

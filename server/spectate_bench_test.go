@@ -46,10 +46,10 @@ func benchSessions(b *testing.B, players, spectators int) {
 	r.JoinInvulnTicks = 1 << 30 // nobody dies: every case plays the same game
 	cfg.Rules = &r
 	s := startServer(b, cfg)
-	anchor := player22(b, s, "Ripley", wire.ModeStage)
+	anchor := player2(b, s, "Ripley", wire.ModeStage)
 	var cs []*tclient2
 	for i := range players {
-		cs = append(cs, player22(b, s, fmt.Sprintf("Player %d", i+2), wire.ModeStage))
+		cs = append(cs, player2(b, s, fmt.Sprintf("Player %d", i+2), wire.ModeStage))
 	}
 	for i := range spectators {
 		cs = append(cs, spectate(b, s, fmt.Sprintf("Watcher %d", i+1), wire.ModeStage, wire.RoomCode{}))

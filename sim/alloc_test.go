@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"rtype/internal/testutil"
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // The tick of a busy world allocates nothing in steady state: Step with
@@ -17,7 +17,7 @@ func TestBusyTickNoAllocs(t *testing.T) {
 	tick := func() {
 		if i%60 == 0 {
 			for p := range uint8(4) {
-				w.SetInput(p, wire.ActionFire|[]uint8{wire.ActionUp, wire.ActionDown}[(i/60+int(p))%2])
+				w.SetInput(p, vocab.ActionFire|[]uint8{vocab.ActionUp, vocab.ActionDown}[(i/60+int(p))%2])
 			}
 		}
 		w.Step()
@@ -31,8 +31,8 @@ func TestBusyTickNoAllocs(t *testing.T) {
 		tick()
 	}
 	testutil.NoAllocs(t, 600, "Step of a busy world", tick)
-	ents := make([]wire.Entity, 0, 1024)
-	pls := make([]wire.PlayerState, 0, wire.MaxPlayers)
+	ents := make([]vocab.Entity, 0, 1024)
+	pls := make([]vocab.Player, 0, vocab.MaxPlayers)
 	testutil.NoAllocs(t, 100, "AppendEntities and AppendPlayers", func() {
 		ents = w.AppendEntities(ents[:0])
 		pls = w.AppendPlayers(pls[:0])

@@ -1,6 +1,6 @@
 package sim
 
-import "rtype/net/wire"
+import "rtype/vocab"
 
 // The player's side of Stage mode (PROTOCOL.md 7.12, README "Stage mode:
 // arms, deaths and co-op"): the wave cannon, the Force, power-ups, bits, deaths,
@@ -132,7 +132,7 @@ func (r *ArmsRules) ChargeLevel(heldTicks int) int {
 }
 
 // ShipSpeed returns the ship's speed along each axis with speed speed-ups
-// (wire.Arms.Speed), clamped to 0..MaxSpeed. A client predicting its ship
+// (vocab.Arms.Speed), clamped to 0..MaxSpeed. A client predicting its ship
 // in Stage mode moves it at this speed from the tick after the Arms event
 // that says speed (PROTOCOL.md 7.12; game/predict's Config.StageSpeeds).
 func (r *ArmsRules) ShipSpeed(speed uint8) float64 {
@@ -147,12 +147,12 @@ func (r *ArmsRules) BeamSize(level int) (w, h float64) {
 }
 
 // ForceOffset returns where an attached Force is relative to its ship's
-// centre, for wire.ForceFront or wire.ForceBack (0, 0 otherwise).
+// centre, for vocab.ForceFront or vocab.ForceBack (0, 0 otherwise).
 func (r *ArmsRules) ForceOffset(at uint8) (dx, dy float64) {
 	switch at {
-	case wire.ForceFront:
+	case vocab.ForceFront:
 		return r.ForceDX, 0
-	case wire.ForceBack:
+	case vocab.ForceBack:
 		return -r.ForceDX, 0
 	}
 	return 0, 0
@@ -206,12 +206,12 @@ func (b *beamHits) add(id uint32) bool {
 
 // playerArms is what a player carries and charges in Stage mode.
 type playerArms struct {
-	a     wire.Arms // what it carries now
-	sent  wire.Arms // what the last Arms event said
-	prev  uint8     // the actions held at the previous tick (edges)
-	held  int32     // ticks Fire has been held, the press tick as 1; 0 when released
-	force int32     // slot of its Force, 0 without one
-	bits  [2]int32  // slots of its bits: above, below (0: none)
+	a     vocab.Arms // what it carries now
+	sent  vocab.Arms // what the last Arms event said
+	prev  uint8      // the actions held at the previous tick (edges)
+	held  int32      // ticks Fire has been held, the press tick as 1; 0 when released
+	force int32      // slot of its Force, 0 without one
+	bits  [2]int32   // slots of its bits: above, below (0: none)
 	// beams remembers whom its last beams hurt; a new beam takes the
 	// next entry in turn (at most 3 beams of a player fly at once).
 	beams    [4]beamHits
@@ -232,38 +232,38 @@ func (w *World) loseArms(p uint8, reason uint8) {
 			pa.bits[i] = 0
 		}
 	}
-	pa.a = wire.Arms{}
+	pa.a = vocab.Arms{}
 	pa.held = 0
 }
 
 // shooter is the player a shot, beam, Force or bit scores for: its owner
-// if still in the game in the same session, else wire.NoPlayer.
+// if still in the game in the same session, else vocab.NoPlayer.
 func (w *World) shooter(e *entity) uint8 {
-	if p := e.owner; int(p) < wire.MaxPlayers && w.pl[p].in && w.pl[p].epoch == e.epoch() {
+	if p := e.owner; int(p) < vocab.MaxPlayers && w.pl[p].in && w.pl[p].epoch == e.epoch() {
 		return p
 	}
-	return wire.NoPlayer
+	return vocab.NoPlayer
 }
 
 // Arms returns what player p carries in Stage mode (zero in Classic or if
 // p is not in the game).
-func (w *World) Arms(p uint8) wire.Arms {
+func (w *World) Arms(p uint8) vocab.Arms {
 	if !w.InGame(p) {
-		return wire.Arms{}
+		return vocab.Arms{}
 	}
 	return w.pl[p].arms.a
 }
 
 // AppendArms appends an Arms event for every player in a Stage game, by
 // player number, stamped with the current tick: what a joining client
-// needs with AppendJoins and AppendSpawns2. It appends nothing in Classic.
-func (w *World) AppendArms(dst []wire.Event) []wire.Event {
+// needs with AppendJoins and AppendSpawns. It appends nothing in Classic.
+func (w *World) AppendArms(dst []vocab.Event) []vocab.Event {
 	if w.st == nil {
 		return dst
 	}
 	for p := range w.pl {
 		if w.pl[p].in {
-			dst = append(dst, wire.Event{Type: wire.EventArms, Tick: w.tick, Player: uint8(p), Arms: w.pl[p].arms.a})
+			dst = append(dst, vocab.Event{Type: vocab.EventArms, Tick: w.tick, Player: uint8(p), Arms: w.pl[p].arms.a})
 		}
 	}
 	return dst
@@ -277,7 +277,7 @@ func (w *World) emitArms() {
 		pa := &w.pl[p].arms
 		if w.pl[p].in && pa.a != pa.sent {
 			pa.sent = pa.a
-			w.emit(wire.Event{Type: wire.EventArms, Player: uint8(p), Arms: pa.a})
+			w.emit(vocab.Event{Type: vocab.EventArms, Player: uint8(p), Arms: pa.a})
 		}
 	}
 }
@@ -313,10 +313,10 @@ func (w *World) onCheckpoint() {
 		if !pl.in || pl.slot != 0 || pl.lives != 0 {
 			continue
 		}
-		w.emit(wire.Event{Type: wire.EventStage, What: wire.StageContinue, Value: uint32(p)})
+		w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageContinue, Value: uint32(p)})
 		x, y := w.spawnPoint(uint8(p))
 		w.ids.ripen(w.tick)
-		s := w.spawn(wire.KindPlayerShip, wire.Linear(w.tick, x, y, 0, 0), wire.Anim{}, uint8(p))
+		s := w.spawn(vocab.KindPlayerShip, vocab.Linear(w.tick, x, y, 0, 0), vocab.Anim{}, uint8(p))
 		if s == 0 {
 			continue
 		}
@@ -331,10 +331,10 @@ func (w *World) onCheckpoint() {
 	}
 }
 
-// dropItem puts an item (wire.Item*) at (x, y), drifting left at
-// ItemSpeed: a wire.KindPowerUp whose frame is the item.
+// dropItem puts an item (vocab.Item*) at (x, y), drifting left at
+// ItemSpeed: a vocab.KindPowerUp whose frame is the item.
 func (w *World) dropItem(item uint8, x, y float64) {
-	w.spawn(wire.KindPowerUp, wire.Linear(w.tick, x, y, -armsRules.ItemSpeed, 0), wire.Anim{Frame0: item}, wire.NoPlayer)
+	w.spawn(vocab.KindPowerUp, vocab.Linear(w.tick, x, y, -armsRules.ItemSpeed, 0), vocab.Anim{Frame0: item}, vocab.NoPlayer)
 }
 
 // pickups: each item, by slot, goes to the ship that touches it first in
@@ -346,7 +346,7 @@ func (w *World) pickups() {
 		if !ie.alive {
 			continue
 		}
-		who, bestT := wire.NoPlayer, 2.0
+		who, bestT := vocab.NoPlayer, 2.0
 		for _, s := range w.ships {
 			se := w.ent(s)
 			if !se.alive {
@@ -356,11 +356,11 @@ func (w *World) pickups() {
 				who, bestT = se.owner, t
 			}
 		}
-		if who == wire.NoPlayer {
+		if who == vocab.NoPlayer {
 			continue
 		}
 		item := ie.anim.Frame0
-		w.destroy(it, wire.DestroyConsumed)
+		w.destroy(it, vocab.DestroyConsumed)
 		w.takeItem(who, item)
 	}
 }
@@ -379,16 +379,16 @@ func (w *World) takeItem(p uint8, item uint8) {
 		return
 	}
 	switch item {
-	case wire.ItemLaserRed, wire.ItemLaserBlue, wire.ItemLaserYellow:
+	case vocab.ItemLaserRed, vocab.ItemLaserBlue, vocab.ItemLaserYellow:
 		if pa.force != 0 {
 			pa.a.Force = min(pa.a.Force+1, r.MaxForce)
 			pa.a.Laser = item
 			return
 		}
 		ship := w.ent(pl.slot)
-		x, y := -w.half[wire.KindForce].w, ship.y
+		x, y := -w.half[vocab.KindForce].w, ship.y
 		vx, vy := toward(x, y, ship.x, ship.y, r.ForceEnterSpeed)
-		f := w.spawn(wire.KindForce, wire.Linear(w.tick, x, y, vx, vy), wire.Anim{}, p)
+		f := w.spawn(vocab.KindForce, vocab.Linear(w.tick, x, y, vx, vy), vocab.Anim{}, p)
 		if f == 0 {
 			return
 		}
@@ -397,10 +397,10 @@ func (w *World) takeItem(p uint8, item uint8) {
 		w.cold(e).arm.mode = forceEnter
 		w.cold(e).arm.until = w.tick + uint32(max(r.ForceReaimTicks, 1))
 		pa.force = f
-		pa.a.Force, pa.a.Laser, pa.a.ForceAt = 1, item, wire.ForceLoose
-	case wire.ItemSpeed:
+		pa.a.Force, pa.a.Laser, pa.a.ForceAt = 1, item, vocab.ForceLoose
+	case vocab.ItemSpeed:
 		pa.a.Speed = min(pa.a.Speed+1, r.MaxSpeed)
-	case wire.ItemBit:
+	case vocab.ItemBit:
 		if pa.a.Bits >= r.MaxBits {
 			return
 		}
@@ -410,7 +410,7 @@ func (w *World) takeItem(p uint8, item uint8) {
 			}
 			ship := w.ent(pl.slot)
 			m := bitMotion(&ship.mo, i)
-			b := w.spawn(wire.KindBit, m, wire.Anim{}, p)
+			b := w.spawn(vocab.KindBit, m, vocab.Anim{}, p)
 			if b == 0 {
 				return
 			}

@@ -3,18 +3,18 @@ package sim
 import (
 	"math"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // laserAngles are the directions of a Force's laser shots, in degrees
-// from straight ahead (positive: down), by laser (wire.Laser*) and Force
+// from straight ahead (positive: down), by laser (vocab.Laser*) and Force
 // level (1 to 3): red straight then wide, blue diagonal, yellow up and
 // down. A Force attached to its ship's back fires them mirrored
 // (backward).
 var laserAngles = [3][3][]float64{
-	wire.LaserRed:    {{0}, {-4, 4}, {-10, 0, 10}},
-	wire.LaserBlue:   {{-30, 30}, {-30, 0, 30}, {-45, -20, 0, 20, 45}},
-	wire.LaserYellow: {{-90, 90}, {-90, 0, 90}, {-90, -45, 0, 45, 90}},
+	vocab.LaserRed:    {{0}, {-4, 4}, {-10, 0, 10}},
+	vocab.LaserBlue:   {{-30, 30}, {-30, 0, 30}, {-45, -20, 0, 20, 45}},
+	vocab.LaserYellow: {{-90, 90}, {-90, 0, 90}, {-90, -45, 0, 45, 90}},
 }
 
 // fireArms: ships charge, release beams, shoot; Forces and bits shoot
@@ -31,8 +31,8 @@ func (w *World) fireArms() {
 			continue
 		}
 		pa := &pl.arms
-		fire := pl.actions&wire.ActionFire != 0
-		wasFire := pa.prev&wire.ActionFire != 0
+		fire := pl.actions&vocab.ActionFire != 0
+		wasFire := pa.prev&vocab.ActionFire != 0
 		pa.prev = pl.actions
 		if pl.slot == 0 {
 			pa.held = 0
@@ -65,20 +65,20 @@ func (w *World) shoot(p uint8) {
 	pl := &w.pl[p]
 	pa := &pl.arms
 	e := w.ent(pl.slot)
-	mo := wire.Linear(w.tick, e.x+w.r.MissileDX, e.y+w.r.MissileDY, w.r.MissileSpeed, 0)
-	w.playerShot(wire.KindPlayerMissile, mo, 0, p, r.MissileDamage)
+	mo := vocab.Linear(w.tick, e.x+w.r.MissileDX, e.y+w.r.MissileDY, w.r.MissileSpeed, 0)
+	w.playerShot(vocab.KindPlayerMissile, mo, 0, p, r.MissileDamage)
 	if pa.force != 0 {
 		fe := w.ent(pa.force)
 		dir := 1.0
-		if pa.a.ForceAt == wire.ForceBack {
+		if pa.a.ForceAt == vocab.ForceBack {
 			dir = -1
 		}
-		laser := min(pa.a.Laser, wire.LaserYellow)
+		laser := min(pa.a.Laser, vocab.LaserYellow)
 		lvl := min(max(pa.a.Force, 1), 3) - 1
 		for _, deg := range laserAngles[laser][lvl] {
 			sin, cos := math.Sincos(deg * math.Pi / 180)
 			vx, vy := dir*cos*r.ForceShotSpeed, sin*r.ForceShotSpeed
-			s := w.playerShot(wire.KindForceShot, wire.Linear(w.tick, fe.x, fe.y, vx, vy), laser, p, r.ForceShotDamage[lvl])
+			s := w.playerShot(vocab.KindForceShot, vocab.Linear(w.tick, fe.x, fe.y, vx, vy), laser, p, r.ForceShotDamage[lvl])
 			if s != 0 && math.Abs(deg) > 60 { // an upright shot: its box too
 				h := &w.cold(w.ent(s)).half
 				h.w, h.h = h.h, h.w
@@ -88,16 +88,16 @@ func (w *World) shoot(p uint8) {
 	for _, b := range pa.bits {
 		if b != 0 {
 			be := w.ent(b)
-			w.playerShot(wire.KindForceShot, wire.Linear(w.tick, be.x, be.y, r.ForceShotSpeed, 0),
-				min(pa.a.Laser, wire.LaserYellow), p, r.ForceShotDamage[0])
+			w.playerShot(vocab.KindForceShot, vocab.Linear(w.tick, be.x, be.y, r.ForceShotSpeed, 0),
+				min(pa.a.Laser, vocab.LaserYellow), p, r.ForceShotDamage[0])
 		}
 	}
 }
 
 // playerShot spawns a shot of player p (kind, moving by m, frame frame)
 // that does dmg; it returns its slot, 0 if none was free.
-func (w *World) playerShot(kind uint8, m wire.Motion, frame uint8, p uint8, dmg int32) int32 {
-	s := w.spawn(kind, m, wire.Anim{Frame0: frame}, p)
+func (w *World) playerShot(kind uint8, m vocab.Motion, frame uint8, p uint8, dmg int32) int32 {
+	s := w.spawn(kind, m, vocab.Anim{Frame0: frame}, p)
 	if s != 0 {
 		w.ent(s).setEpoch(w.pl[p].epoch)
 		w.colds[w.at[s]].arm.dmg = dmg
@@ -113,8 +113,8 @@ func (w *World) fireBeam(p uint8, l int) {
 	pl := &w.pl[p]
 	e := w.ent(pl.slot)
 	bw, bh := r.BeamSize(l)
-	m := wire.Linear(w.tick, e.x+w.r.ShipW/2+bw/2, e.y, r.BeamSpeed, 0)
-	s := w.playerShot(wire.KindWaveBeam, m, uint8(l), p, r.BeamDamage[l-1])
+	m := vocab.Linear(w.tick, e.x+w.r.ShipW/2+bw/2, e.y, r.BeamSpeed, 0)
+	s := w.playerShot(vocab.KindWaveBeam, m, uint8(l), p, r.BeamDamage[l-1])
 	if s == 0 {
 		return
 	}

@@ -1,6 +1,6 @@
 package sim
 
-import "rtype/net/wire"
+import "rtype/vocab"
 
 // hitFoes: player shots, beams, Forces and bits hurt the foes they touch
 // (w.damageFoe), in this order:
@@ -9,7 +9,7 @@ import "rtype/net/wire"
 //     absorbs it;
 //   - each wave beam, by slot, hurts every foe it touches, each foe once
 //     in the beam's life, by its level's damage; it stops (Consumed) on a
-//     boss's body (wire.KindBoss), hurting only the foes it touched before
+//     boss's body (vocab.KindBoss), hurting only the foes it touched before
 //     or at the same time;
 //   - each Force, then each bit, by slot, hurts every foe it touches by
 //     ForceContactDamage (BitContactDamage) at every tick it touches it;
@@ -20,7 +20,7 @@ func (w *World) hitFoes() {
 		if !e.alive {
 			continue
 		}
-		if e.kind == wire.KindWaveBeam {
+		if e.kind == vocab.KindWaveBeam {
 			w.beamHits(s)
 			continue
 		}
@@ -33,7 +33,7 @@ func (w *World) hitFoes() {
 			dmg = armsRules.MissileDamage
 		}
 		if w.damageFoe(best, dmg, w.shooter(e)) {
-			w.destroy(s, wire.DestroyConsumed)
+			w.destroy(s, vocab.DestroyConsumed)
 		}
 	}
 	for _, f := range w.forces {
@@ -51,7 +51,7 @@ func (w *World) beamHits(s int32) {
 	bodyT := 2.0
 	for _, f := range w.foes {
 		fe := w.ent(f)
-		if !fe.alive || fe.kind != wire.KindBoss {
+		if !fe.alive || fe.kind != vocab.KindBoss {
 			continue
 		}
 		if t, ok := w.sweep(e, fe); ok && t < bodyT {
@@ -59,7 +59,7 @@ func (w *World) beamHits(s int32) {
 		}
 	}
 	var hits *beamHits
-	if p := e.owner; int(p) < wire.MaxPlayers && int(w.cold(e).arm.beam) < len(w.pl[p].arms.beams) {
+	if p := e.owner; int(p) < vocab.MaxPlayers && int(w.cold(e).arm.beam) < len(w.pl[p].arms.beams) {
 		if h := &w.pl[p].arms.beams[w.cold(e).arm.beam]; h.id == w.id(s) {
 			hits = h
 		}
@@ -67,7 +67,7 @@ func (w *World) beamHits(s int32) {
 	by := w.shooter(e)
 	for _, f := range w.foes {
 		fe := w.ent(f)
-		if !fe.alive || fe.kind == wire.KindBoss || hits == nil {
+		if !fe.alive || fe.kind == vocab.KindBoss || hits == nil {
 			continue
 		}
 		t, ok := w.sweep(e, fe)
@@ -81,7 +81,7 @@ func (w *World) beamHits(s int32) {
 	}
 	if body != 0 {
 		w.damageFoe(body, w.cold(e).arm.dmg, by)
-		w.destroy(s, wire.DestroyConsumed)
+		w.destroy(s, vocab.DestroyConsumed)
 	}
 }
 
@@ -116,7 +116,7 @@ func (w *World) hitShipsStage() {
 			continue
 		}
 		if w.blocked(se, w.forces) || w.blocked(se, w.bits) {
-			w.destroy(s, wire.DestroyConsumed)
+			w.destroy(s, vocab.DestroyConsumed)
 		}
 	}
 	for _, s := range w.ships {
@@ -129,14 +129,14 @@ func (w *World) hitShipsStage() {
 		if best == 0 {
 			if w.shipOnTerrain(se) {
 				w.loseLife(p, s)
-				w.loseArms(p, wire.DestroyKilled)
+				w.loseArms(p, vocab.DestroyKilled)
 			}
 			continue
 		}
 		w.loseLife(p, s)
-		w.loseArms(p, wire.DestroyKilled)
+		w.loseArms(p, vocab.DestroyKilled)
 		if roles[w.ent(best).kind] != roleFoe {
-			w.destroy(best, wire.DestroyConsumed)
+			w.destroy(best, vocab.DestroyConsumed)
 		}
 	}
 }

@@ -3,22 +3,22 @@ package sim
 import (
 	"math"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // shifted returns the motion m moved by (dx, dy) pixels: the same base
 // tick and velocity, so an attached Force or a bit moves exactly as its
 // ship, at a fixed offset.
-func shifted(m *wire.Motion, dx, dy float64) wire.Motion {
+func shifted(m *vocab.Motion, dx, dy float64) vocab.Motion {
 	s := *m
-	s.X0 = wire.QuantizePos(float64(m.X0)/wire.PosScale + dx)
-	s.Y0 = wire.QuantizePos(float64(m.Y0)/wire.PosScale + dy)
+	s.X0 = vocab.QuantizePos(float64(m.X0)/vocab.PosScale + dx)
+	s.Y0 = vocab.QuantizePos(float64(m.Y0)/vocab.PosScale + dy)
 	return s
 }
 
 // bitMotion is the motion of bit i (0 above, 1 below) of a ship moving by
 // ship.
-func bitMotion(ship *wire.Motion, i int) wire.Motion {
+func bitMotion(ship *vocab.Motion, i int) vocab.Motion {
 	dy := -armsRules.BitDY
 	if i == 1 {
 		dy = armsRules.BitDY
@@ -46,7 +46,7 @@ func (w *World) follow(e *entity, ship *entity, dx, dy float64) {
 }
 
 // moveArms moves every Force and bit: attached ones with their ship,
-// loose ones on their way. The press edge of wire.ActionForce launches an
+// loose ones on their way. The press edge of vocab.ActionForce launches an
 // attached Force (forward from the front, backward from the back) and
 // recalls a loose one. A loose Force that is not in its launch flight
 // attaches to its ship on contact, on the side it touches.
@@ -59,7 +59,7 @@ func (w *World) moveArms() {
 		pa := &pl.arms
 		ship := w.ent(pl.slot)
 		if pa.force != 0 {
-			press := pl.actions&wire.ActionForce != 0 && pa.prev&wire.ActionForce == 0
+			press := pl.actions&vocab.ActionForce != 0 && pa.prev&vocab.ActionForce == 0
 			w.moveForce(pa, w.ent(pa.force), ship, press)
 		}
 		for i, b := range pa.bits {
@@ -93,8 +93,8 @@ func (w *World) moveForce(pa *playerArms, e *entity, ship *entity, press bool) {
 	e.px, e.py = e.x, e.y
 	switch w.cold(e).arm.mode {
 	case forceFlight:
-		if w.tick >= w.cold(e).arm.stop && e.mo.Model != wire.ModelStationary {
-			e.mo = wire.Stationary(w.tick, e.x, e.y)
+		if w.tick >= w.cold(e).arm.stop && e.mo.Model != vocab.ModelStationary {
+			e.mo = vocab.Stationary(w.tick, e.x, e.y)
 		}
 		if w.tick >= w.cold(e).arm.until {
 			w.cold(e).arm.mode = forceHover
@@ -106,7 +106,7 @@ func (w *World) moveForce(pa *playerArms, e *entity, ship *entity, press bool) {
 				speed = r.ForceEnterSpeed
 			}
 			vx, vy := toward(e.x, e.y, ship.x, ship.y, speed)
-			e.mo = wire.Linear(w.tick-1, e.x, e.y, vx, vy)
+			e.mo = vocab.Linear(w.tick-1, e.x, e.y, vx, vy)
 			w.cold(e).arm.until = w.tick + uint32(max(r.ForceReaimTicks, 1))
 		}
 	}
@@ -116,9 +116,9 @@ func (w *World) moveForce(pa *playerArms, e *entity, ship *entity, press bool) {
 		return
 	}
 	if _, ok := w.sweep(e, ship); ok {
-		pa.a.ForceAt = wire.ForceBack
+		pa.a.ForceAt = vocab.ForceBack
 		if e.x >= ship.x {
-			pa.a.ForceAt = wire.ForceFront
+			pa.a.ForceAt = vocab.ForceFront
 		}
 		w.cold(e).arm.mode = forceAttached
 		dx, _ := r.ForceOffset(pa.a.ForceAt)
@@ -135,18 +135,18 @@ func (w *World) moveForce(pa *playerArms, e *entity, ship *entity, press bool) {
 func (w *World) launchForce(pa *playerArms, e *entity) {
 	r := &armsRules
 	dir := 1.0
-	if pa.a.ForceAt == wire.ForceBack {
+	if pa.a.ForceAt == vocab.ForceBack {
 		dir = -1
 	}
-	pa.a.ForceAt = wire.ForceLoose
+	pa.a.ForceAt = vocab.ForceLoose
 	reach := r.ForceLaunchSpeed * float64(r.ForceLaunchTicks) / float64(w.r.TickRate)
 	to := min(max(e.x+dir*reach, r.ForceEdge), w.r.AreaW-r.ForceEdge)
 	steps := math.Floor(max(dir*(to-e.x), 0) / r.ForceLaunchSpeed * float64(w.r.TickRate))
 	w.cold(e).arm.mode = forceFlight
 	w.cold(e).arm.until = w.tick + uint32(max(r.ForceLaunchTicks, 1))
 	w.cold(e).arm.stop = w.tick + uint32(steps)
-	e.mo = wire.Linear(w.tick-1, e.x, e.y, dir*r.ForceLaunchSpeed, 0)
+	e.mo = vocab.Linear(w.tick-1, e.x, e.y, dir*r.ForceLaunchSpeed, 0)
 	if steps == 0 { // against the edge already
-		e.mo = wire.Stationary(w.tick, e.x, e.y)
+		e.mo = vocab.Stationary(w.tick, e.x, e.y)
 	}
 }

@@ -202,7 +202,7 @@ func TestBeamPierces(t *testing.T) {
 			ids = append(ids, w.id(s))
 		}
 		w.fireBeam(0, l)
-		evs := w.TakeEvents2()
+		evs := w.TakeEvents()
 		b := spawnsOf(evs, wire.KindWaveBeam)
 		if len(b) != 1 {
 			t.Fatalf("level %d: no beam", l)
@@ -232,7 +232,7 @@ func TestBeamStopsOnBossBody(t *testing.T) {
 	armsFoe(t, w, wire.KindBoss, 420, 180, 0)
 	behind := armsFoe(t, w, wire.KindPowArmor, 700, 180, 20)
 	w.fireBeam(0, 3)
-	b := spawnsOf(w.TakeEvents2(), wire.KindWaveBeam)
+	b := spawnsOf(w.TakeEvents(), wire.KindWaveBeam)
 	evs := armsRun(w, 0, 0, 60)
 	if d, ok := armsDestroy(evs, b[0].ID); !ok || d.Reason != wire.DestroyConsumed {
 		t.Errorf("the beam was not stopped by the boss's body: %+v", d)
@@ -248,7 +248,7 @@ func TestForcePickupAndAttachBack(t *testing.T) {
 	w := armsWorld(t, 1)
 	sx, sy := w.ShipPos(0)
 	w.dropItem(wire.ItemLaserRed, sx, sy)
-	item := w.TakeEvents2()[0]
+	item := w.TakeEvents()[0]
 	evs := armsRun(w, 0, 0, 1)
 	if d, ok := armsDestroy(evs, item.ID); !ok || d.Reason != wire.DestroyConsumed {
 		t.Fatalf("item not taken: %v", evs)
@@ -496,7 +496,7 @@ func TestTwoPlayersRaceForOnePickup(t *testing.T) {
 		w.SetInput(0, wire.ActionDown)
 		w.SetInput(1, wire.ActionUp)
 		w.Step() // 4.5 px each: both touch it
-		evs := w.TakeEvents2()
+		evs := w.TakeEvents()
 		a := armsEvents(evs, wire.EventArms)
 		if len(a) != 1 || a[0].Player != c.want || a[0].Arms.Speed != 1 {
 			t.Errorf("gaps %g, %g: Arms events %+v, want player %d speed 1", c.gap0, c.gap1, a, c.want)
@@ -537,7 +537,7 @@ func TestBits(t *testing.T) {
 	w.takeItem(0, wire.ItemBit)
 	w.takeItem(0, wire.ItemBit)
 	w.takeItem(0, wire.ItemBit)
-	if b := spawnsOf(w.TakeEvents2(), wire.KindBit); len(b) != 2 || b[0].Owner != 0 {
+	if b := spawnsOf(w.TakeEvents(), wire.KindBit); len(b) != 2 || b[0].Owner != 0 {
 		t.Fatalf("bit spawns %+v, want 2", b)
 	}
 	evs := armsRun(w, 0, 0, 1)
@@ -575,7 +575,7 @@ func armsKill(w *World, p uint8) []wire.Event {
 	x, y := w.ShipPos(p)
 	armsShot(w, wire.KindEnemyMissile, x, y, 0, 0)
 	w.Step()
-	return w.TakeEvents2()
+	return w.TakeEvents()
 }
 
 // A death costs a life and every arm: the Force and bits are destroyed,
@@ -641,7 +641,7 @@ func TestDownContinueAndGameOver(t *testing.T) {
 	}
 	armsRun(w, 0, wire.ActionFire, 5) // down: nothing happens
 	w.onCheckpoint()
-	evs := w.TakeEvents2()
+	evs := w.TakeEvents()
 	if len(evs) < 2 || evs[0].Type != wire.EventStage || evs[0].What != wire.StageContinue || evs[0].Value != 0 ||
 		evs[1].Type != wire.EventSpawn || evs[1].Kind != wire.KindPlayerShip || evs[1].Owner != 0 {
 		t.Fatalf("checkpoint events %+v, want StageContinue 0 and its ship", evs)
@@ -650,7 +650,7 @@ func TestDownContinueAndGameOver(t *testing.T) {
 		t.Errorf("continued: lives %d ship %#x invuln %d", w.pl[0].lives, w.Ship(0), w.Invuln(0))
 	}
 	w.onCheckpoint() // no one is down: nothing
-	if evs := w.TakeEvents2(); len(evs) != 0 {
+	if evs := w.TakeEvents(); len(evs) != 0 {
 		t.Errorf("a checkpoint with nobody down: %v", evs)
 	}
 	for range 3 {
@@ -665,7 +665,7 @@ func TestDownContinueAndGameOver(t *testing.T) {
 		t.Fatalf("GameOver %+v", g)
 	}
 	w.onCheckpoint() // too late
-	if evs := w.TakeEvents2(); len(evs) != 0 || w.pl[0].slot != 0 {
+	if evs := w.TakeEvents(); len(evs) != 0 || w.pl[0].slot != 0 {
 		t.Errorf("a checkpoint after the game over: %v", evs)
 	}
 }
@@ -815,7 +815,7 @@ func armsBusyTick(w *World, i int) []wire.Event {
 		}
 	}
 	w.Step()
-	return w.TakeEvents2()
+	return w.TakeEvents()
 }
 
 // A busy Stage tick allocates nothing in steady state.

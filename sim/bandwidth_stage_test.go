@@ -29,7 +29,7 @@ func runBossFight(t testing.TB, m *bwMeter) {
 	}
 	r := rand.New(rand.NewPCG(7, 7))
 	var until [4]uint32
-	m.events(w.TakeEvents2())
+	m.events(w.TakeEvents())
 	for w.Tick() < 3600 {
 		for p := range uint8(4) {
 			if w.Tick() >= until[p] {
@@ -51,7 +51,7 @@ func runBossFight(t testing.TB, m *bwMeter) {
 			}
 		}
 		w.Step()
-		m.events(w.TakeEvents2())
+		m.events(w.TakeEvents())
 		m.ticks++
 		if w.Tick()%wire.SnapshotTicks == 0 {
 			m.snapshot(w)

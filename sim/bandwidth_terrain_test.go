@@ -23,7 +23,7 @@ func runStretch(t testing.TB, st *stage.Stage, warp string, m *bwMeter) {
 	}
 	r := rand.New(rand.NewPCG(7, 7))
 	var until [4]uint32
-	m.events(w.TakeEvents2())
+	m.events(w.TakeEvents())
 	for w.Tick() < 3600 {
 		for p := range uint8(4) {
 			if w.Tick() >= until[p] {
@@ -45,7 +45,7 @@ func runStretch(t testing.TB, st *stage.Stage, warp string, m *bwMeter) {
 			}
 		}
 		w.Step()
-		m.events(w.TakeEvents2())
+		m.events(w.TakeEvents())
 		m.ticks++
 		if w.Tick()%wire.SnapshotTicks == 0 {
 			m.snapshot(w)

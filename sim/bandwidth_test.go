@@ -56,8 +56,8 @@ const (
 
 func (m *bwMeter) snapshot(w *sim.World) {
 	tick := w.Tick()
-	m.cur1 = w.AppendEntities(m.cur1[:0])
-	m.pl1 = w.AppendPlayers(m.pl1[:0])
+	m.cur1 = entities1(w, m.cur1[:0])
+	m.pl1 = players1(w, m.pl1[:0])
 	var base1 []wire.Entity
 	if m.hasBase {
 		base1 = m.base1
@@ -78,8 +78,8 @@ func (m *bwMeter) snapshot(w *sim.World) {
 		}
 	}
 
-	m.ents2 = w.AppendEntities2(m.ents2[:0])
-	m.pl2 = w.AppendPlayers2(m.pl2[:0])
+	m.ents2 = entities2(w, m.ents2[:0])
+	m.pl2 = players2(w, m.pl2[:0])
 	m.cur2.Set(tick, m.pl2, m.ents2)
 	var base2 *wire.Frame2
 	if m.hasBase {
@@ -136,7 +136,7 @@ func runBusy(m *bwMeter) {
 	}
 	r := rand.New(rand.NewPCG(7, 7))
 	var until [4]uint32
-	m.events(w.TakeEvents2())
+	m.events(w.TakeEvents())
 	for w.Tick() < 7200 {
 		for p := range uint8(4) {
 			if w.Tick() >= until[p] {
@@ -150,7 +150,7 @@ func runBusy(m *bwMeter) {
 		}
 		w.Step()
 		w.TopUp(40, 100)
-		m.events(w.TakeEvents2())
+		m.events(w.TakeEvents())
 		m.ticks++
 		if w.Tick()%wire.SnapshotTicks == 0 {
 			m.snapshot(w)
@@ -166,10 +166,10 @@ func runStill(m *bwMeter) {
 	for p := range uint8(4) {
 		w.AddPlayer(p, "P")
 	}
-	m.events(w.TakeEvents2())
+	m.events(w.TakeEvents())
 	for w.Tick() < 7200 {
 		w.Step()
-		m.events(w.TakeEvents2())
+		m.events(w.TakeEvents())
 		m.ticks++
 		if w.Tick()%wire.SnapshotTicks == 0 {
 			m.snapshot(w)
@@ -246,8 +246,8 @@ func recordBusy(n int) []busyState {
 		w.TopUp(40, 100)
 		w.TakeEvents()
 		if w.Tick()%wire.SnapshotTicks == 0 && w.Tick() > 600 {
-			s := busyState{tick: w.Tick(), e1: w.AppendEntities(nil), p1: w.AppendPlayers(nil)}
-			s.f2.Set(w.Tick(), w.AppendPlayers2(nil), w.AppendEntities2(nil))
+			s := busyState{tick: w.Tick(), e1: entities1(w, nil), p1: players1(w, nil)}
+			s.f2.Set(w.Tick(), players2(w, nil), entities2(w, nil))
 			out = append(out, s)
 		}
 	}

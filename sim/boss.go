@@ -3,7 +3,7 @@ package sim
 import (
 	"math"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // The bosses of Stage mode (PROTOCOL.md 7.12): the mid-boss and the end
@@ -126,9 +126,9 @@ type bossKind struct {
 }
 
 var bossKinds = [2]bossKind{
-	{name: "Warden", hpKind: wire.KindMidBoss, hoverDX: 155,
+	{name: "Warden", hpKind: vocab.KindMidBoss, hoverDX: 155,
 		amp: [2]float64{170, 200}, period: [2]int{300, 200}, rest: 80, fan: 5, rng: 10},
-	{name: "Mother Bydos", hpKind: wire.KindBossCore, hoverDX: 160,
+	{name: "Mother Bydos", hpKind: vocab.KindBossCore, hoverDX: 160,
 		amp: [2]float64{140, 180}, period: [2]int{360, 240}, rest: 70, fan: 7, rng: 12},
 }
 
@@ -160,7 +160,7 @@ type bossState struct {
 	fights [2]bossFight
 }
 
-// spawnBoss brings in a boss (wire.KindMidBoss or wire.KindBoss) for the
+// spawnBoss brings in a boss (vocab.KindMidBoss or vocab.KindBoss) for the
 // given loop (1 first, harder after), scaled for the players in the game
 // now; it announces itself (StageBoss, then its Health). Nothing happens
 // for another kind, when the same boss is already on, or when no slot is
@@ -168,8 +168,8 @@ type bossState struct {
 func (w *World) spawnBoss(kind uint8, loop int) {
 	end := 0
 	switch kind {
-	case wire.KindMidBoss:
-	case wire.KindBoss:
+	case vocab.KindMidBoss:
+	case vocab.KindBoss:
 		end = 1
 	default:
 		return
@@ -181,17 +181,17 @@ func (w *World) spawnBoss(kind uint8, loop int) {
 	bk := &bossKinds[end]
 	lv := w.level(loop)
 	x := w.r.AreaW + w.half[kind].w + bossEnterFrom
-	body := w.spawn(kind, wire.Linear(w.tick, x, w.r.AreaH/2, -bossEnterSpeed, 0), wire.Anim{}, wire.NoPlayer)
+	body := w.spawn(kind, vocab.Linear(w.tick, x, w.r.AreaH/2, -bossEnterSpeed, 0), vocab.Anim{}, vocab.NoPlayer)
 	if body == 0 {
 		return
 	}
 	*f = bossFight{on: true, end: end, body: body, core: body, lv: lv, phase: 1, entering: true, atk: -1, last: -1}
 	if end == 1 {
-		f.coreDX = coreInset - w.half[wire.KindBoss].w - w.half[wire.KindBossCore].w
+		f.coreDX = coreInset - w.half[vocab.KindBoss].w - w.half[vocab.KindBossCore].w
 		m := w.ent(body).mo
-		m.X0 += wire.QuantizePos(f.coreDX)
-		if f.core = w.spawn(wire.KindBossCore, m, wire.Anim{}, wire.NoPlayer); f.core == 0 {
-			w.destroy(body, wire.DestroyDespawned)
+		m.X0 += vocab.QuantizePos(f.coreDX)
+		if f.core = w.spawn(vocab.KindBossCore, m, vocab.Anim{}, vocab.NoPlayer); f.core == 0 {
+			w.destroy(body, vocab.DestroyDespawned)
 			*f = bossFight{}
 			return
 		}
@@ -203,16 +203,16 @@ func (w *World) spawnBoss(kind uint8, loop int) {
 	w.cold(c).foe = foeState{score: def.score * uint32(lv.loop), drop: noDrop}
 	w.colds[w.at[body]].foe.drop = noDrop
 	f.coreID = w.id(f.core)
-	w.emit(wire.Event{Type: wire.EventStage, What: wire.StageBoss, Value: f.coreID, Name: bk.name})
+	w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageBoss, Value: f.coreID, Name: bk.name})
 	w.emitBossHealth(f)
 }
 
 // AppendBosses appends, for each boss on (the mid-boss, then the end
 // boss), its StageBoss and its current Health, stamped with the current
 // tick, and returns the extended slice: what a client joining during a
-// boss fight needs, after AppendSpawns2, to show the boss bar. It appends
+// boss fight needs, after AppendSpawns, to show the boss bar. It appends
 // nothing in a Classic game or without a boss.
-func (w *World) AppendBosses(dst []wire.Event) []wire.Event {
+func (w *World) AppendBosses(dst []vocab.Event) []vocab.Event {
 	for i := range w.boss.fights {
 		f := &w.boss.fights[i]
 		if !f.on {
@@ -220,8 +220,8 @@ func (w *World) AppendBosses(dst []wire.Event) []wire.Event {
 		}
 		c := w.ent(f.core)
 		dst = append(dst,
-			wire.Event{Type: wire.EventStage, Tick: w.tick, What: wire.StageBoss, Value: f.coreID, Name: bossKinds[f.end].name},
-			wire.Event{Type: wire.EventHealth, Tick: w.tick, ID: f.coreID, HP: clampU16(w.cold(c).hp), MaxHP: clampU16(w.cold(c).maxHP)})
+			vocab.Event{Type: vocab.EventStage, Tick: w.tick, What: vocab.StageBoss, Value: f.coreID, Name: bossKinds[f.end].name},
+			vocab.Event{Type: vocab.EventHealth, Tick: w.tick, ID: f.coreID, HP: clampU16(w.cold(c).hp), MaxHP: clampU16(w.cold(c).maxHP)})
 	}
 	return dst
 }
@@ -288,13 +288,13 @@ func (w *World) killBoss(f *bossFight, by uint8) {
 	w.emitBossHealth(f)
 	w.score(by, w.cold(c).foe.score)
 	if f.core != f.body {
-		w.destroy(f.core, wire.DestroyKilled)
+		w.destroy(f.core, vocab.DestroyKilled)
 	}
-	w.destroy(f.body, wire.DestroyKilled)
+	w.destroy(f.body, vocab.DestroyKilled)
 	*f = bossFight{}
 	for s := int32(1); s < w.hi; s++ {
 		if e := w.ent(s); e.alive && (roles[e.kind] == roleFoeShot || roles[e.kind] == roleBigShot) {
-			w.destroy(s, wire.DestroyDespawned)
+			w.destroy(s, vocab.DestroyDespawned)
 		}
 	}
 }
@@ -313,20 +313,20 @@ func (w *World) emitHealth() {
 // emitBossHealth emits the Health of a boss now.
 func (w *World) emitBossHealth(f *bossFight) {
 	c := w.ent(f.core)
-	w.emit(wire.Event{Type: wire.EventHealth, ID: f.coreID, HP: clampU16(w.cold(c).hp), MaxHP: clampU16(w.cold(c).maxHP)})
+	w.emit(vocab.Event{Type: vocab.EventHealth, ID: f.coreID, HP: clampU16(w.cold(c).hp), MaxHP: clampU16(w.cold(c).maxHP)})
 	f.sentHP, f.sentAt = w.cold(c).hp, w.tick
 }
 
 // setBossMotion sets the motion of a boss's body, and its core's: the
 // same, offset.
-func (w *World) setBossMotion(f *bossFight, m wire.Motion) {
+func (w *World) setBossMotion(f *bossFight, m vocab.Motion) {
 	b := w.ent(f.body)
 	b.mo = m
 	w.eval(b)
 	if f.core != f.body {
 		c := w.ent(f.core)
 		c.mo = m
-		c.mo.X0 += wire.QuantizePos(f.coreDX)
+		c.mo.X0 += vocab.QuantizePos(f.coreDX)
 		w.eval(c)
 	}
 }
@@ -342,7 +342,7 @@ func (w *World) bossHover(f *bossFight) {
 	if _, vy := w.vel(b); vy < 0 {
 		th = math.Pi - th
 	}
-	w.setBossMotion(f, wire.Sine(w.tick, b.x, yc, 0, amp, period, th))
+	w.setBossMotion(f, vocab.Sine(w.tick, b.x, yc, 0, amp, period, th))
 }
 
 // setBossFrame shows frame on a boss's body.
@@ -390,7 +390,7 @@ func (w *World) bossThink(f *bossFight) {
 		f.nextAt = w.tick + bossWarn
 		f.spin = 2 * math.Pi * w.rng.Float64()
 		a := &bossAttacks[f.atk]
-		w.emit(wire.Event{Type: wire.EventStage, What: wire.StageWarning, Value: bossWarn, Name: a.name})
+		w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageWarning, Value: bossWarn, Name: a.name})
 		w.setBossFrame(f, a.tell)
 		return
 	}
@@ -434,19 +434,19 @@ func (w *World) bossVolley(f *bossFight) {
 	n := float64(bossAttacks[f.atk].volleys - 1)
 	switch f.atk {
 	case atkFan:
-		w.fireFan(wire.KindEnemyMissile, mx, my, aim, bk.fan+lv.more(2), fanStep, mis)
+		w.fireFan(vocab.KindEnemyMissile, mx, my, aim, bk.fan+lv.more(2), fanStep, mis)
 	case atkRing:
 		r := bk.rng + lv.more(4)
-		w.fireRing(wire.KindBossBullet, b.x, b.y, f.spin+k*math.Pi/float64(r), r, big)
+		w.fireRing(vocab.KindBossBullet, b.x, b.y, f.spin+k*math.Pi/float64(r), r, big)
 	case atkSweep:
-		w.fireFan(wire.KindEnemyMissile, mx, my, math.Pi-sweepHalf+2*sweepHalf*k/n, 1+lv.more(1), fanStep, mis)
+		w.fireFan(vocab.KindEnemyMissile, mx, my, math.Pi-sweepHalf+2*sweepHalf*k/n, 1+lv.more(1), fanStep, mis)
 	case atkSpiral:
-		w.fireRing(wire.KindBossBullet, b.x, b.y, f.spin+k*spiralStep, 2+lv.more(1), big)
+		w.fireRing(vocab.KindBossBullet, b.x, b.y, f.spin+k*spiralStep, 2+lv.more(1), big)
 	case atkCross:
-		w.fireFan(wire.KindEnemyMissile, mx, my, aim, 5+lv.more(2), fanStep, mis)
-		w.fireRing(wire.KindBossBullet, b.x, b.y, f.spin+k*math.Pi/8, 8+lv.more(4), big)
+		w.fireFan(vocab.KindEnemyMissile, mx, my, aim, 5+lv.more(2), fanStep, mis)
+		w.fireRing(vocab.KindBossBullet, b.x, b.y, f.spin+k*math.Pi/8, 8+lv.more(4), big)
 	case atkTwin:
 		d := sweepHalf * (1 - k/(n+1))
-		w.fireFan(wire.KindEnemyMissile, mx, my, math.Pi, 2, 2*d, mis)
+		w.fireFan(vocab.KindEnemyMissile, mx, my, math.Pi, 2, 2*d, mis)
 	}
 }

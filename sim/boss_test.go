@@ -21,7 +21,7 @@ func bossIn(t testing.TB, w *World, kind uint8, loop int) (*bossFight, []wire.Ev
 	if kind == wire.KindBoss {
 		f = &w.boss.fights[1]
 	}
-	return f, slices.Clone(w.TakeEvents2())
+	return f, slices.Clone(w.TakeEvents())
 }
 
 // ofType2 returns the events of typ (and, for Stage events, what).
@@ -124,7 +124,7 @@ func TestBossWeakPointPhasesAndDeath(t *testing.T) {
 	}
 	w.TakeEvents()
 	w.damageFoe(coreS, 1, 0)
-	evs := w.TakeEvents2()
+	evs := w.TakeEvents()
 	if f.phase != 2 {
 		t.Fatalf("phase %d at %d/%d", f.phase, w.cold(core).hp, full)
 	}
@@ -150,7 +150,7 @@ func TestBossWeakPointPhasesAndDeath(t *testing.T) {
 		t.Fatal("no enemy shot in flight")
 	}
 	w.damageFoe(coreS, w.cold(core).hp, 1)
-	evs = w.TakeEvents2()
+	evs = w.TakeEvents()
 	if n := w.CountKind(wire.KindBossBullet) + w.CountKind(wire.KindEnemyMissile); n != 0 {
 		t.Errorf("%d enemy shots after the boss's death", n)
 	}
@@ -197,7 +197,7 @@ func TestBossWarnsBeforeItStrikes(t *testing.T) {
 		shots := 0
 		for range 60 * 60 {
 			w.Step()
-			evs := w.TakeEvents2()
+			evs := w.TakeEvents()
 			n := len(spawnsOf(evs, wire.KindEnemyMissile)) + len(spawnsOf(evs, wire.KindBossBullet))
 			if warn := ofType2(evs, wire.EventStage, wire.StageWarning); len(warn) > 0 {
 				if strike != 0 {
@@ -258,7 +258,7 @@ func TestHealthCoalesced(t *testing.T) {
 			w.damageFoe(end.core, 1, 0)
 		}
 		w.Step()
-		for _, ev := range ofType2(w.TakeEvents2(), wire.EventHealth, 0) {
+		for _, ev := range ofType2(w.TakeEvents(), wire.EventHealth, 0) {
 			if ev.Tick-last[ev.ID] < healthEvery {
 				t.Fatalf("Health of %#x at ticks %d and %d", ev.ID, last[ev.ID], ev.Tick)
 			}
@@ -297,7 +297,7 @@ func TestMidBoss(t *testing.T) {
 		t.Errorf("hp %d for 4 players in loop 2", w.cold(e).maxHP)
 	}
 	w.spawnBoss(wire.KindMidBoss, 1) // already on: nothing
-	if evs := w.TakeEvents2(); len(evs) != 0 {
+	if evs := w.TakeEvents(); len(evs) != 0 {
 		t.Errorf("a second mid-boss: %+v", evs)
 	}
 	stepN(w, 600)
@@ -315,7 +315,7 @@ func TestBossLoop2(t *testing.T) {
 		hp = w.colds[w.at[f.core]].maxHP
 		for range 60 * 30 {
 			w.Step()
-			for _, ev := range w.TakeEvents2() {
+			for _, ev := range w.TakeEvents() {
 				if ev.Type == wire.EventSpawn && (ev.Kind == wire.KindEnemyMissile) {
 					shots++
 					speed = math.Hypot(float64(ev.Motion.VX), float64(ev.Motion.VY)) / wire.VelScale
@@ -347,7 +347,7 @@ func TestFoesDeterministic(t *testing.T) {
 				hitSome(w, i)
 			}
 			w.Step()
-			all = append(all, w.TakeEvents2()...)
+			all = append(all, w.TakeEvents()...)
 		}
 		return all
 	}
@@ -541,7 +541,7 @@ func TestWholeBossFight(t *testing.T) {
 			w.damageFoe(core, 2, uint8(i/6%2))
 		}
 		w.Step()
-		evs = append(evs, w.TakeEvents2()...)
+		evs = append(evs, w.TakeEvents()...)
 		phase2 = phase2 || f.phase == 2
 	}
 	if !phase2 {

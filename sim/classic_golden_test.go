@@ -41,7 +41,7 @@ func classicTrace() (uint64, uint32) {
 		for _, ev := range w.TakeEvents() {
 			buf = wire.AppendEvent(buf, &ev)
 		}
-		ents = w.AppendEntities(ents[:0])
+		ents = entities1(w, ents[:0])
 		for _, e := range ents {
 			buf = binary.LittleEndian.AppendUint32(buf, e.ID)
 			buf = append(buf, e.Kind)

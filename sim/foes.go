@@ -3,13 +3,13 @@ package sim
 import (
 	"math"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // The enemies of Stage mode (PROTOCOL.md 7.12): their kinds' behaviours.
 // The mid-boss and the end boss are in boss.go.
 //
-// Every foe moves by its wire.Motion, set again (from its current
+// Every foe moves by its vocab.Motion, set again (from its current
 // position, at the current tick) whenever it turns; its shots are
 // EnemyMissiles (small: a Force blocks them) or BossBullets (large:
 // nothing blocks them) on a Linear from where they are fired. All their
@@ -85,7 +85,7 @@ type foeSpawn struct {
 	phase        float64 // sine phase, radians
 	hp           int32   // hit points before scaling; 0: the kind's default
 	fireInterval int32   // ticks between its shots before scaling; 0: it never fires
-	drop         uint8   // the item it drops (wire.Item*), or noDrop
+	drop         uint8   // the item it drops (vocab.Item*), or noDrop
 	score        uint32  // what its killer scores; 0: the kind's default
 	loop         int     // the stage's loop, 1 first (0 counts as 1)
 	// scaled says hp and fireInterval are already scaled for the players
@@ -117,13 +117,13 @@ type foeDefault struct {
 
 // foeDefaults are the defaults by kind (hit points before scaling).
 var foeDefaults = func() (d [256]foeDefault) {
-	d[wire.KindBydosSlave] = foeDefault{1, 100, 120}
-	d[wire.KindPowArmor] = foeDefault{3, 200, 70}
-	d[wire.KindChaser] = foeDefault{2, 150, 150}
-	d[wire.KindTurret] = foeDefault{4, 200, 60}
-	d[wire.KindArmored] = foeDefault{20, 500, 50}
-	d[wire.KindMidBoss] = foeDefault{150, 3000, 0}
-	d[wire.KindBossCore] = foeDefault{300, 10000, 0}
+	d[vocab.KindBydosSlave] = foeDefault{1, 100, 120}
+	d[vocab.KindPowArmor] = foeDefault{3, 200, 70}
+	d[vocab.KindChaser] = foeDefault{2, 150, 150}
+	d[vocab.KindTurret] = foeDefault{4, 200, 60}
+	d[vocab.KindArmored] = foeDefault{20, 500, 50}
+	d[vocab.KindMidBoss] = foeDefault{150, 3000, 0}
+	d[vocab.KindBossCore] = foeDefault{300, 10000, 0}
 	return d
 }()
 
@@ -139,7 +139,7 @@ func (w *World) level(loop int) level {
 			n++
 		}
 	}
-	return level{n: min(max(n, 1), wire.MaxPlayers), loop: min(max(loop, 1), 4)}
+	return level{n: min(max(n, 1), vocab.MaxPlayers), loop: min(max(loop, 1), 4)}
 }
 
 // hp scales hit points: ×(3+n)/4 ×(1+L)/2, rounded up, at most 65535 (the
@@ -180,11 +180,11 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 		vx = -def.speed
 	}
 	y := f.y
-	var a wire.Anim
+	var a vocab.Anim
 	switch f.kind {
-	case wire.KindBydosSlave:
-		a = wire.Anim{Ticks: uint8(min(w.r.BydosFrameTicks, 255)), Count: uint8(min(w.r.BydosFrames, 255))}
-	case wire.KindTurret:
+	case vocab.KindBydosSlave:
+		a = vocab.Anim{Ticks: uint8(min(w.r.BydosFrameTicks, 255)), Count: uint8(min(w.r.BydosFrames, 255))}
+	case vocab.KindTurret:
 		vy = 0
 		if y > w.r.AreaH/2 {
 			y = w.r.AreaH - w.half[f.kind].h
@@ -192,24 +192,24 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 			y = w.half[f.kind].h
 		}
 	}
-	var m wire.Motion
-	if f.amp > 0 && f.period > 0 && f.kind != wire.KindTurret {
-		m = wire.Sine(w.tick, f.x, y, vx, f.amp, f.period, f.phase)
+	var m vocab.Motion
+	if f.amp > 0 && f.period > 0 && f.kind != vocab.KindTurret {
+		m = vocab.Sine(w.tick, f.x, y, vx, f.amp, f.period, f.phase)
 	} else {
-		m = wire.Linear(w.tick, f.x, y, vx, vy)
+		m = vocab.Linear(w.tick, f.x, y, vx, vy)
 	}
 	head := math.Atan2(vy, vx)
 	switch f.kind {
-	case wire.KindChaser:
+	case vocab.KindChaser:
 		a.Frame0 = aimFrame(head)
-	case wire.KindTurret:
+	case vocab.KindTurret:
 		if y > w.r.AreaH/2 {
 			a.Frame0 = 2 // up
 		} else {
 			a.Frame0 = 6 // down
 		}
 	}
-	s := w.spawn(f.kind, m, a, wire.NoPlayer)
+	s := w.spawn(f.kind, m, a, vocab.NoPlayer)
 	if s == 0 {
 		return 0
 	}
@@ -228,7 +228,7 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 		w.cold(e).foe.score = def.score
 	}
 	switch f.kind {
-	case wire.KindPowArmor, wire.KindChaser: // harmless, or only by contact
+	case vocab.KindPowArmor, vocab.KindChaser: // harmless, or only by contact
 	default:
 		w.cold(e).foe.every = f.fireInterval
 		if !f.scaled {
@@ -239,11 +239,11 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 		e.fireIn = w.cold(e).foe.every/2 + int32(w.rng.IntN(int(w.cold(e).foe.every/2)+1))
 	}
 	switch f.kind {
-	case wire.KindChaser:
+	case vocab.KindChaser:
 		w.cold(e).foe.speed = float32(math.Hypot(vx, vy))
 		w.cold(e).foe.aimIn = chaserAim
 		w.cold(e).foe.homing = chaserHoming
-	case wire.KindTurret:
+	case vocab.KindTurret:
 		w.cold(e).foe.floor = y > w.r.AreaH/2
 		w.cold(e).foe.aimIn = 1
 	}
@@ -251,7 +251,7 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 }
 
 // damageFoe hurts the foe in slot s by dmg, from player by (or
-// wire.NoPlayer); at 0 hit points it dies (Destroy Killed), its killer
+// vocab.NoPlayer); at 0 hit points it dies (Destroy Killed), its killer
 // scores if it is in the game and it drops its item (dropItem). It
 // reports whether the foe absorbed the hit (a shot that hits it is
 // spent): true for every live foe, including one that cannot be hurt (a
@@ -267,7 +267,7 @@ func (w *World) damageFoe(s int32, dmg int32, by uint8) bool {
 	if w.cold(e).hp <= 0 || dmg <= 0 {
 		return true
 	}
-	if e.kind == wire.KindArmored {
+	if e.kind == vocab.KindArmored {
 		if dmg >= armorBreak {
 			dmg *= 2
 		} else {
@@ -285,7 +285,7 @@ func (w *World) damageFoe(s int32, dmg int32, by uint8) bool {
 	}
 	w.score(by, w.cold(e).foe.score)
 	x, y, drop := e.x, e.y, w.cold(e).foe.drop
-	w.destroy(s, wire.DestroyKilled)
+	w.destroy(s, vocab.DestroyKilled)
 	if drop != noDrop {
 		w.dropItem(drop, x, y)
 		if testDrop != nil {
@@ -300,7 +300,7 @@ var testDrop func(item uint8, x, y float64)
 
 // score gives points to player by if it is in the game.
 func (w *World) score(by uint8, pts uint32) {
-	if int(by) < wire.MaxPlayers && w.pl[by].in {
+	if int(by) < vocab.MaxPlayers && w.pl[by].in {
 		w.pl[by].score += pts
 	}
 }
@@ -315,21 +315,21 @@ func (w *World) foesThink() {
 			continue
 		}
 		switch e.kind {
-		case wire.KindBydosSlave:
+		case vocab.KindBydosSlave:
 			if w.foeReady(e) {
 				if tx, ty, ok := w.nearestShip(e.x, e.y); ok {
-					w.fireShot(wire.KindEnemyMissile, e.x, e.y, math.Atan2(ty-e.y, tx-e.x), w.shot(e))
+					w.fireShot(vocab.KindEnemyMissile, e.x, e.y, math.Atan2(ty-e.y, tx-e.x), w.shot(e))
 				}
 			}
-		case wire.KindChaser:
+		case vocab.KindChaser:
 			w.chaserThink(e)
-		case wire.KindTurret:
+		case vocab.KindTurret:
 			w.turretThink(e)
-		case wire.KindArmored:
+		case vocab.KindArmored:
 			if w.foeReady(e) {
 				if tx, ty, ok := w.nearestShip(e.x, e.y); ok {
 					hw := w.halfOf(e).w
-					w.fireFan(wire.KindEnemyMissile, e.x-hw, e.y, math.Atan2(ty-e.y, tx-(e.x-hw)), 3+level{loop: int(w.cold(e).foe.loop)}.more(2), spreadStep, w.shot(e))
+					w.fireFan(vocab.KindEnemyMissile, e.x-hw, e.y, math.Atan2(ty-e.y, tx-(e.x-hw)), 3+level{loop: int(w.cold(e).foe.loop)}.more(2), spreadStep, w.shot(e))
 				}
 			}
 		}
@@ -379,7 +379,7 @@ func (w *World) chaserThink(e *entity) {
 	}
 	head += d
 	v := float64(w.cold(e).foe.speed)
-	e.mo = wire.Linear(w.tick, e.x, e.y, v*math.Cos(head), v*math.Sin(head))
+	e.mo = vocab.Linear(w.tick, e.x, e.y, v*math.Cos(head), v*math.Sin(head))
 	e.anim.Frame0 = aimFrame(head)
 	w.eval(e)
 	e.frame = e.anim.Frame0
@@ -407,7 +407,7 @@ func (w *World) turretThink(e *entity) {
 	}
 	if fire && (w.cold(e).foe.floor && ty < e.y || !w.cold(e).foe.floor && ty > e.y) {
 		h := w.halfOf(e)
-		w.fireShot(wire.KindEnemyMissile, e.x+h.w*math.Cos(ang), e.y+h.h*math.Sin(ang), ang, w.shot(e))
+		w.fireShot(vocab.KindEnemyMissile, e.x+h.w*math.Cos(ang), e.y+h.h*math.Sin(ang), ang, w.shot(e))
 	}
 }
 
@@ -470,7 +470,7 @@ func (w *World) nearestShip(x, y float64) (tx, ty float64, ok bool) {
 // fireShot fires an enemy shot of kind from (x, y) at the angle a
 // (radians, screen) and speed v px/s.
 func (w *World) fireShot(kind uint8, x, y, a, v float64) {
-	w.spawn(kind, wire.Linear(w.tick, x, y, v*math.Cos(a), v*math.Sin(a)), wire.Anim{}, wire.NoPlayer)
+	w.spawn(kind, vocab.Linear(w.tick, x, y, v*math.Cos(a), v*math.Sin(a)), vocab.Anim{}, vocab.NoPlayer)
 }
 
 // fireFan fires n shots of kind from (x, y), step radians apart, centred

@@ -40,7 +40,7 @@ func stepN(w *World, n int) []wire.Event {
 	var evs []wire.Event
 	for range n {
 		w.Step()
-		evs = append(evs, w.TakeEvents2()...)
+		evs = append(evs, w.TakeEvents()...)
 	}
 	return evs
 }
@@ -159,7 +159,7 @@ func TestBydosSineAndAimedShots(t *testing.T) {
 	var ticks []uint32
 	for range 300 {
 		w.Step()
-		for _, ev := range spawnsOf(w.TakeEvents2(), wire.KindEnemyMissile) {
+		for _, ev := range spawnsOf(w.TakeEvents(), wire.KindEnemyMissile) {
 			shots = append(shots, ev)
 			ticks = append(ticks, ev.Tick)
 			e := w.ent(s)
@@ -212,7 +212,7 @@ func TestPowArmorDropsItsItem(t *testing.T) {
 	if w.Score(1) != 200 || w.Score(0) != 0 {
 		t.Errorf("scores %d, %d", w.Score(0), w.Score(1))
 	}
-	evs := w.TakeEvents2()
+	evs := w.TakeEvents()
 	if len(evs) != 2 || evs[0].Type != wire.EventDestroy || evs[0].Reason != wire.DestroyKilled ||
 		evs[1].Type != wire.EventSpawn || evs[1].Kind != wire.KindPowerUp || evs[1].Anim.Frame0 != wire.ItemSpeed {
 		t.Errorf("events %+v, want its Destroy Killed, then the Spawn of its item", evs)

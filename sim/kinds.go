@@ -1,6 +1,6 @@
 package sim
 
-import "rtype/net/wire"
+import "rtype/vocab"
 
 // Roles of the kinds in Stage mode: what collides with what.
 const (
@@ -28,27 +28,27 @@ var stageKinds = [...]struct {
 	kind uint8
 	kindInfo
 }{
-	{wire.KindForce, kindInfo{roleForce, 26, 26}},
-	{wire.KindWaveBeam, kindInfo{roleShot, 64, 12}},
-	{wire.KindForceShot, kindInfo{roleShot, 24, 6}},
-	{wire.KindBit, kindInfo{roleBit, 16, 16}},
-	{wire.KindPowerUp, kindInfo{roleItem, 24, 24}},
-	{wire.KindPowArmor, kindInfo{roleFoe, 40, 32}},
-	{wire.KindChaser, kindInfo{roleFoe, 28, 28}},
-	{wire.KindTurret, kindInfo{roleFoe, 32, 28}},
-	{wire.KindArmored, kindInfo{roleFoe, 44, 36}},
-	{wire.KindMidBoss, kindInfo{roleFoe, 170, 170}},
-	{wire.KindBoss, kindInfo{roleFoe, 200, 240}},
-	{wire.KindBossCore, kindInfo{roleFoe, 40, 40}},
-	{wire.KindBossBullet, kindInfo{roleBigShot, 18, 18}},
+	{vocab.KindForce, kindInfo{roleForce, 26, 26}},
+	{vocab.KindWaveBeam, kindInfo{roleShot, 64, 12}},
+	{vocab.KindForceShot, kindInfo{roleShot, 24, 6}},
+	{vocab.KindBit, kindInfo{roleBit, 16, 16}},
+	{vocab.KindPowerUp, kindInfo{roleItem, 24, 24}},
+	{vocab.KindPowArmor, kindInfo{roleFoe, 40, 32}},
+	{vocab.KindChaser, kindInfo{roleFoe, 28, 28}},
+	{vocab.KindTurret, kindInfo{roleFoe, 32, 28}},
+	{vocab.KindArmored, kindInfo{roleFoe, 44, 36}},
+	{vocab.KindMidBoss, kindInfo{roleFoe, 170, 170}},
+	{vocab.KindBoss, kindInfo{roleFoe, 200, 240}},
+	{vocab.KindBossCore, kindInfo{roleFoe, 40, 40}},
+	{vocab.KindBossBullet, kindInfo{roleBigShot, 18, 18}},
 }
 
 // roles gives the role of every kind, Classic ones included.
 var roles = func() (r [256]uint8) {
-	r[wire.KindPlayerShip] = roleShip
-	r[wire.KindPlayerMissile] = roleShot
-	r[wire.KindBydosSlave] = roleFoe
-	r[wire.KindEnemyMissile] = roleFoeShot
+	r[vocab.KindPlayerShip] = roleShip
+	r[vocab.KindPlayerMissile] = roleShot
+	r[vocab.KindBydosSlave] = roleFoe
+	r[vocab.KindEnemyMissile] = roleFoeShot
 	for _, k := range stageKinds {
 		r[k.kind] = k.role
 	}
@@ -60,13 +60,13 @@ var roles = func() (r [256]uint8) {
 // it as. It returns 0, 0 for an unknown kind.
 func KindSize(rules *Rules, k uint8) (w, h float64) {
 	switch k {
-	case wire.KindPlayerShip:
+	case vocab.KindPlayerShip:
 		return rules.ShipW, rules.ShipH
-	case wire.KindPlayerMissile:
+	case vocab.KindPlayerMissile:
 		return rules.MissileW, rules.MissileH
-	case wire.KindBydosSlave:
+	case vocab.KindBydosSlave:
 		return rules.BydosW, rules.BydosH
-	case wire.KindEnemyMissile:
+	case vocab.KindEnemyMissile:
 		return rules.EnemyMissileW, rules.EnemyMissileH
 	}
 	for _, s := range stageKinds {

@@ -143,7 +143,7 @@ func (w *World) touch() {
 	for i := range w.pl {
 		x += w.pl[i].actions
 	}
-	line(unsafe.Offsetof(w.epoch), unsafe.Offsetof(w.view))
+	line(unsafe.Offsetof(w.epoch), unsafe.Offsetof(w.half))
 	line(unsafe.Offsetof(w.half)+unsafe.Sizeof(halfSize{}), unsafe.Offsetof(w.half)+5*unsafe.Sizeof(halfSize{})) // the Classic kinds
 	line(unsafe.Offsetof(w.shipLoX), unsafe.Offsetof(w.boss))
 	x += uint8(w.shipRefs[:1][0]) + uint8(w.pmis[:1][0]) + uint8(w.bydos[:1][0]) + uint8(w.emis[:1][0]) +

@@ -34,7 +34,7 @@ func TestOrderIsTheLiveSlots(t *testing.T) {
 			w.RemovePlayer(p, wire.LeftLeft)
 			w.AddPlayer(p, "P")
 		}
-		w.TakeEvents2()
+		w.TakeEvents()
 		k, hi := 0, int32(1)
 		for s := int32(1); s < int32(len(w.at)); s++ {
 			if !w.ent(s).alive {

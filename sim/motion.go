@@ -3,11 +3,11 @@ package sim
 import (
 	"math"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // eval sets an entity's position to its motion's at the current tick (in
-// Stage mode, it also notes the tick for vel): wire.Motion.Pos, At's
+// Stage mode, it also notes the tick for vel): vocab.Motion.Pos, At's
 // position without the velocity, which only v1 snapshots and Spawns
 // carry (vel evaluates it when they ask).
 func (w *World) eval(e *entity) {
@@ -34,7 +34,7 @@ func (w *World) vel(e *entity) (vx, vy float64) {
 // frameAt is a.Frame(t0, float64(tick)) at a whole tick: the same frame,
 // in 32-bit integers when the tick is not before t0 (the divisions are
 // cheaper), else by a.Frame.
-func frameAt(a wire.Anim, t0, tick uint32) uint8 {
+func frameAt(a vocab.Anim, t0, tick uint32) uint8 {
 	if a.Ticks == 0 || a.Count < 2 {
 		return a.Frame0
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // Rules holds every tunable of the gameplay in one place. Distances are
@@ -122,10 +122,10 @@ type Rules struct {
 
 // MaxLiveEntities is the most entities a server may have alive in a game
 // (PROTOCOL.md 4.4: "A server MUST NOT have more than 4096"), half of what
-// a client holds (wire.MaxLiveEntities), so that Spawns and Destroys
+// a client holds (vocab.MaxLiveEntities), so that Spawns and Destroys
 // crossing in flight never take a client over its limit. Rules with more
 // MaxEntities are refused.
-const MaxLiveEntities = wire.MaxLiveEntities / 2
+const MaxLiveEntities = vocab.MaxLiveEntities / 2
 
 // Frames of a PlayerShip.
 const (
@@ -138,7 +138,7 @@ const (
 // DefaultRules returns the rules of README.md, "How the game plays".
 func DefaultRules() Rules {
 	return Rules{
-		TickRate:      wire.TickRate,
+		TickRate:      vocab.TickRate,
 		AreaW:         1280,
 		AreaH:         720,
 		DespawnMargin: 64,
@@ -223,8 +223,8 @@ func (r *Rules) validate() error {
 		return fmt.Errorf("sim: Lives 0")
 	case r.IDReuseTicks < 0:
 		return fmt.Errorf("sim: IDReuseTicks < 0")
-	case r.MaxEntities <= wire.MaxPlayers || r.MaxEntities > MaxLiveEntities:
-		return fmt.Errorf("sim: MaxEntities %d out of %d..%d (PROTOCOL.md 4.4)", r.MaxEntities, wire.MaxPlayers+1, MaxLiveEntities)
+	case r.MaxEntities <= vocab.MaxPlayers || r.MaxEntities > MaxLiveEntities:
+		return fmt.Errorf("sim: MaxEntities %d out of %d..%d (PROTOCOL.md 4.4)", r.MaxEntities, vocab.MaxPlayers+1, MaxLiveEntities)
 	}
 	return nil
 }
@@ -265,7 +265,7 @@ func (r *Rules) shipVelocity(actions uint8) (vx, vy int16) {
 }
 
 // ShipVelocity returns the velocity, in the 1/16 px/s of a motion, of a
-// ship holding actions (wire.Action* bits) at speed v px/s: v along an
+// ship holding actions (vocab.Action* bits) at speed v px/s: v along an
 // axis, v·√2/2 on each axis of a diagonal, opposite arrows cancelling,
 // before the walls (PROTOCOL.md 7.5, "the own ship, tick by tick", step
 // 1). It is the server's own computation: a client that predicts its ship
@@ -279,22 +279,22 @@ func velocity(actions uint8, v float64) (vx, vy int16) {
 	if dx != 0 && dy != 0 {
 		v *= math.Sqrt2 / 2
 	}
-	return wire.QuantizeVel(dx * v), wire.QuantizeVel(dy * v)
+	return vocab.QuantizeVel(dx * v), vocab.QuantizeVel(dy * v)
 }
 
 // direction returns the unit steps (−1, 0 or 1 on each axis) of the arrow
 // actions held; opposite arrows cancel.
 func direction(actions uint8) (dx, dy float64) {
-	if actions&wire.ActionLeft != 0 {
+	if actions&vocab.ActionLeft != 0 {
 		dx--
 	}
-	if actions&wire.ActionRight != 0 {
+	if actions&vocab.ActionRight != 0 {
 		dx++
 	}
-	if actions&wire.ActionUp != 0 {
+	if actions&vocab.ActionUp != 0 {
 		dy--
 	}
-	if actions&wire.ActionDown != 0 {
+	if actions&vocab.ActionDown != 0 {
 		dy++
 	}
 	return dx, dy

@@ -15,12 +15,12 @@
 //		w.Step()                     // tick + 1
 //		broadcast(w.TakeEvents())    // Spawn, Destroy, Death, GameOver...
 //		if w.Tick()%3 == 0 {
-//			ents = w.AppendEntities(ents[:0])  // snapshot, sorted by wire.Less
+//			ents = w.AppendEntities(ents[:0])  // snapshot, sorted by vocab.Less
 //			pls = w.AppendPlayers(pls[:0])
 //		}
 //	}
 //
-// Every entity moves by a wire.Motion (PROTOCOL.md 7.5), quantized when it
+// Every entity moves by a vocab.Motion (PROTOCOL.md 7.5), quantized when it
 // is set, and is at Motion.At(tick) at every tick: Bydos on a Sine and
 // missiles on a Linear from their spawn, ships on a Linear set again
 // whenever the held input changes their velocity or a wall stops them. So
@@ -38,7 +38,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // entity is the entity of a slot (World.ent; stored densely, live.go):
@@ -51,7 +51,7 @@ import (
 type entity struct {
 	alive bool
 	kind  uint8
-	owner uint8 // player of a ship or player missile, else wire.NoPlayer
+	owner uint8 // player of a ship or player missile, else vocab.NoPlayer
 	frame uint8 // a ship's, a Stage entity's (a Classic one's: moveClassic)
 
 	// fireIn is a foe's ticks until its next shot (a Bydos', a Stage
@@ -64,11 +64,11 @@ type entity struct {
 	// mo is how the entity moves: its position at every tick is mo.At
 	// (PROTOCOL.md 7.5), quantized when set, so a client evaluating the
 	// same motion gets the same position.
-	mo wire.Motion
+	mo vocab.Motion
 
 	// anim is the entity's animation from mo.T0 (a ship's blink is not
 	// in it: see player.invulnStart).
-	anim wire.Anim
+	anim vocab.Anim
 
 	x, y   float64 // mo.At(tick) of the current tick
 	px, py float64 // position at the start of the current step
@@ -128,10 +128,9 @@ type World struct {
 	hi     int32       // 1 + the highest live slot (or 1)
 	order  []ref       // the live entities, by slot (live.go)
 	ids    idAlloc
-	pl     [wire.MaxPlayers]player
+	pl     [vocab.MaxPlayers]player
 	epoch  uint32
-	events []wire.Event // with the motions of the Spawns (v2)
-	view   []wire.Event // events without them (v1): Events, TakeEvents
+	events []vocab.Event // Events, TakeEvents
 
 	// half is the half width and height of each kind's box: a Classic
 	// entity's (the four kinds in one cache line), a Stage entity's at its
@@ -191,8 +190,7 @@ func New(rules Rules, seed uint64) *World {
 		hi:       1,
 		order:    make([]ref, 0, n),
 		ids:      newIDAlloc(n, rules.IDReuseTicks),
-		events:   make([]wire.Event, 0, 1024),
-		view:     make([]wire.Event, 0, 1024),
+		events:   make([]vocab.Event, 0, 1024),
 		ships:    make([]int32, 0, n),
 		shipRefs: make([]ref, 0, n),
 		pmis:     make([]ref, 0, n),
@@ -202,15 +200,15 @@ func New(rules Rules, seed uint64) *World {
 	}
 	w.used[0] = 1
 	set := func(k uint8, wd, ht float64) { w.half[k] = halfSize{wd / 2, ht / 2} }
-	set(wire.KindPlayerShip, rules.ShipW, rules.ShipH)
-	set(wire.KindPlayerMissile, rules.MissileW, rules.MissileH)
-	set(wire.KindBydosSlave, rules.BydosW, rules.BydosH)
-	set(wire.KindEnemyMissile, rules.EnemyMissileW, rules.EnemyMissileH)
+	set(vocab.KindPlayerShip, rules.ShipW, rules.ShipH)
+	set(vocab.KindPlayerMissile, rules.MissileW, rules.MissileH)
+	set(vocab.KindBydosSlave, rules.BydosW, rules.BydosH)
+	set(vocab.KindEnemyMissile, rules.EnemyMissileW, rules.EnemyMissileH)
 	for _, k := range stageKinds {
 		set(k.kind, k.w, k.h)
 	}
 	in := func(lo, hi float64) (float64, float64) {
-		return math.Ceil(lo*wire.PosScale) / wire.PosScale, math.Floor(hi*wire.PosScale) / wire.PosScale
+		return math.Ceil(lo*vocab.PosScale) / vocab.PosScale, math.Floor(hi*vocab.PosScale) / vocab.PosScale
 	}
 	w.shipLoX, w.shipHiX = in(rules.ShipW/2, rules.AreaW-rules.ShipW/2)
 	w.shipLoY, w.shipHiY = in(rules.ShipH/2, rules.AreaH-rules.ShipH/2)
@@ -231,38 +229,19 @@ func (w *World) Tick() uint32 { return w.tick }
 func (w *World) Over() bool { return w.over }
 
 // id returns the network id of the entity in slot s.
-func (w *World) id(s int32) uint32 { return wire.MakeID(uint32(s), w.gens[s]) }
+func (w *World) id(s int32) uint32 { return vocab.MakeID(uint32(s), w.gens[s]) }
 
-func (w *World) emit(ev wire.Event) {
+func (w *World) emit(ev vocab.Event) {
 	ev.Tick = w.tick
 	w.events = append(w.events, ev)
 }
 
 // Events returns the events not taken yet (see TakeEvents), in the order
-// they happened, each stamped with the tick at which it happened, as v1
-// carries them: a Spawn's Motion and Anim are zero (see Events2). The
-// slice is the world's buffer: valid until the next Step, AddPlayer,
-// RemovePlayer, Events or TakeEvents.
-func (w *World) Events() []wire.Event {
-	w.view = append(w.view[:0], w.events...)
-	for i := range w.view {
-		w.view[i].Motion, w.view[i].Anim = wire.Motion{}, wire.Anim{}
-	}
-	return w.view
-}
-
-// Events2 is Events with each Spawn's Motion and Anim (PROTOCOL.md 7.6):
-// the events as a v2 session carries them. (wire.AppendEvent encodes them
-// as v1, ignoring the motion.) The slice is the world's buffer, valid
-// until the next Step, AddPlayer, RemovePlayer or TakeEvents2.
-func (w *World) Events2() []wire.Event { return w.events }
-
-// TakeEvents2 is TakeEvents with each Spawn's Motion and Anim (Events2).
-func (w *World) TakeEvents2() []wire.Event {
-	ev := w.events
-	w.events = w.events[:0]
-	return ev
-}
+// they happened, each stamped with the tick at which it happened; a
+// Spawn has both its position and velocity and its Motion and Anim, so
+// that any codec finds what it carries. The slice is the world's buffer:
+// valid until the next Step, AddPlayer, RemovePlayer or TakeEvents.
+func (w *World) Events() []vocab.Event { return w.events }
 
 // TakeEvents returns the events produced since the last TakeEvents, by
 // Step, AddPlayer and RemovePlayer, in the order they happened, each
@@ -271,8 +250,8 @@ func (w *World) TakeEvents2() []wire.Event {
 // once per tick) so none is lost and the buffer does not grow. The slice
 // is the world's buffer: valid until the next Step, AddPlayer or
 // RemovePlayer, which overwrite it.
-func (w *World) TakeEvents() []wire.Event {
-	ev := w.Events()
+func (w *World) TakeEvents() []vocab.Event {
+	ev := w.events
 	w.events = w.events[:0]
 	return ev
 }
@@ -284,7 +263,7 @@ func (w *World) TakeEvents() []wire.Event {
 // is over stays over (the server starts a new World instead). The caller
 // guarantees that p is free: AddPlayer panics if p > 3 or p is in the game.
 func (w *World) AddPlayer(p uint8, name string) {
-	if int(p) >= wire.MaxPlayers || w.pl[p].in {
+	if int(p) >= vocab.MaxPlayers || w.pl[p].in {
 		panic("sim: AddPlayer of a player number that is taken or above 3")
 	}
 	w.epoch++
@@ -297,11 +276,11 @@ func (w *World) AddPlayer(p uint8, name string) {
 		invulnStart: w.tick,
 		invulnTicks: uint32(w.r.JoinInvulnTicks),
 	}
-	w.emit(wire.Event{Type: wire.EventPlayerJoined, Player: p, Name: name})
+	w.emit(vocab.Event{Type: vocab.EventPlayerJoined, Player: p, Name: name})
 	if w.r.Lives > 0 {
 		x, y := w.spawnPoint(p)
 		w.ids.ripen(w.tick)
-		s := w.spawn(wire.KindPlayerShip, wire.Linear(w.tick, x, y, 0, 0), wire.Anim{}, p)
+		s := w.spawn(vocab.KindPlayerShip, vocab.Linear(w.tick, x, y, 0, 0), vocab.Anim{}, p)
 		w.pl[p].slot = s
 		if s != 0 {
 			w.ent(s).setEpoch(w.epoch)
@@ -315,36 +294,36 @@ func (w *World) AddPlayer(p uint8, name string) {
 }
 
 // RemovePlayer makes player p leave the game: it emits PlayerLeft with
-// reason (wire.LeftLeft, LeftTimedOut or LeftKicked), then the Destroy of
-// its ship (reason wire.DestroyPlayerLeft) if it still had one (4.6). Its
+// reason (vocab.LeftLeft, LeftTimedOut or LeftKicked), then the Destroy of
+// its ship (reason vocab.DestroyPlayerLeft) if it still had one (4.6). Its
 // missiles in flight fly on but score for nobody. Nothing happens if p is
 // not in the game. A game whose remaining players have no life left is
 // over at the next Step; a game left by every player never is (the server
 // starts a new one, 3.3).
 func (w *World) RemovePlayer(p uint8, reason uint8) {
-	if int(p) >= wire.MaxPlayers || !w.pl[p].in {
+	if int(p) >= vocab.MaxPlayers || !w.pl[p].in {
 		return
 	}
-	w.emit(wire.Event{Type: wire.EventPlayerLeft, Player: p, Reason: reason})
+	w.emit(vocab.Event{Type: vocab.EventPlayerLeft, Player: p, Reason: reason})
 	if w.st != nil {
-		w.loseArms(p, wire.DestroyPlayerLeft) // its Force and bits leave with it
+		w.loseArms(p, vocab.DestroyPlayerLeft) // its Force and bits leave with it
 	}
 	if s := w.pl[p].slot; s != 0 {
-		w.destroy(s, wire.DestroyPlayerLeft)
+		w.destroy(s, vocab.DestroyPlayerLeft)
 	}
 	w.pl[p] = player{}
 }
 
-// SetInput sets the actions player p holds (wire.ActionUp... ActionFire,
-// masked with wire.ActionsMask; in Stage mode also wire.ActionForce,
-// masked with wire.ActionsMask2); each Step applies them until the next
+// SetInput sets the actions player p holds (vocab.ActionUp... ActionFire,
+// masked with vocab.ActionsMask; in Stage mode also vocab.ActionForce,
+// masked with vocab.ActionsMaskStage); each Step applies them until the next
 // SetInput. It is ignored for a player not in the game; AddPlayer starts
 // with no action held.
 func (w *World) SetInput(p uint8, actions uint8) {
-	if int(p) < wire.MaxPlayers && w.pl[p].in {
-		mask := wire.ActionsMask
-		if w.st != nil { // Stage mode: bit 5 is wire.ActionForce
-			mask = wire.ActionsMask2
+	if int(p) < vocab.MaxPlayers && w.pl[p].in {
+		mask := vocab.ActionsMask
+		if w.st != nil { // Stage mode: bit 5 is vocab.ActionForce
+			mask = vocab.ActionsMaskStage
 		}
 		w.pl[p].actions = actions & mask
 	}
@@ -352,7 +331,7 @@ func (w *World) SetInput(p uint8, actions uint8) {
 
 // InGame reports whether player p is in the game (joined and not left),
 // with lives left or out and watching.
-func (w *World) InGame(p uint8) bool { return int(p) < wire.MaxPlayers && w.pl[p].in }
+func (w *World) InGame(p uint8) bool { return int(p) < vocab.MaxPlayers && w.pl[p].in }
 
 // Name returns the name of player p, "" if not in the game.
 func (w *World) Name(p uint8) string {
@@ -378,11 +357,11 @@ func (w *World) Score(p uint8) uint32 {
 	return w.pl[p].score
 }
 
-// Ship returns the network id of player p's ship, wire.NoEntity if it has
+// Ship returns the network id of player p's ship, vocab.NoEntity if it has
 // none (out of lives, or not in the game).
 func (w *World) Ship(p uint8) uint32 {
 	if !w.InGame(p) || w.pl[p].slot == 0 {
-		return wire.NoEntity
+		return vocab.NoEntity
 	}
 	return w.id(w.pl[p].slot)
 }
@@ -390,58 +369,45 @@ func (w *World) Ship(p uint8) uint32 {
 // NumEntities returns the number of live entities.
 func (w *World) NumEntities() int { return len(w.order) }
 
-// AppendEntities appends every live entity as a snapshot carries it
-// (quantized by wire.MakeEntity), sorted by wire.Less (index ascending),
-// and returns the extended slice. It allocates nothing when dst has room.
-func (w *World) AppendEntities(dst []wire.Entity) []wire.Entity {
+// AppendEntities appends every live entity as a snapshot shows it
+// (vocab.Entity), sorted by vocab.Less (index ascending), and returns
+// the extended slice. Its position at any tick t is Motion.At(t)
+// exactly, until its motion changes. It allocates nothing when dst has
+// room.
+func (w *World) AppendEntities(dst []vocab.Entity) []vocab.Entity {
 	for _, r := range w.order {
 		s, e := r.slot(), w.entOf(r)
 		vx, vy := w.vel(e)
 		frame := e.frame
-		if w.st == nil && e.kind != wire.KindPlayerShip { // not kept: moveClassic
+		if w.st == nil && e.kind != vocab.KindPlayerShip { // not kept: moveClassic
 			frame = frameAt(e.anim, e.mo.T0, w.tick)
 		}
-		dst = append(dst, wire.MakeEntity(w.id(s), e.kind,
-			float32(e.x), float32(e.y), float32(vx), float32(vy), int(frame)))
-	}
-	return dst
-}
-
-// AppendEntities2 appends every live entity as a v2 snapshot carries it
-// (PROTOCOL.md 7.8): its kind, motion and animation, sorted by wire.Less,
-// and returns the extended slice. Its position at any tick t is
-// Motion().At(t) exactly, until its motion changes. It allocates nothing
-// when dst has room.
-func (w *World) AppendEntities2(dst []wire.Entity2) []wire.Entity2 {
-	for _, r := range w.order {
-		e := w.entOf(r)
-		dst = append(dst, wire.Entity2{})
-		dst[len(dst)-1].Set(w.id(r.slot()), e.kind, &e.mo, e.anim) // in place
+		dst = append(dst, vocab.Entity{ID: w.id(s), Kind: e.kind, Frame: uint8(frame), Anim: e.anim,
+			X: float32(e.x), Y: float32(e.y), VX: float32(vx), VY: float32(vy), Motion: e.mo})
 	}
 	return dst
 }
 
 // Motion returns the motion and the animation of the live entity id
 // (PROTOCOL.md 7.5), and false if there is none.
-func (w *World) Motion(id uint32) (wire.Motion, wire.Anim, bool) {
-	s := int32(wire.Index(id))
+func (w *World) Motion(id uint32) (vocab.Motion, vocab.Anim, bool) {
+	s := int32(vocab.Index(id))
 	if s <= 0 || s >= w.hi || !w.ent(s).alive || w.id(s) != id {
-		return wire.Motion{}, wire.Anim{}, false
+		return vocab.Motion{}, vocab.Anim{}, false
 	}
 	return w.ent(s).mo, w.ent(s).anim, true
 }
 
-// AppendPlayers2 appends a v2 record for each player in the game, by
-// player number (PROTOCOL.md 7.8): AppendPlayers' fields, and its last
-// invulnerability (start and length; kept after it ends, so the record
-// changes only when a new one starts).
-func (w *World) AppendPlayers2(dst []wire.Player2) []wire.Player2 {
+// AppendPlayers appends a record for each player in the game, by player
+// number, as a snapshot shows it (vocab.Player): a player out of lives
+// (or whose ship is gone) has HasShip false and Ship vocab.NoEntity.
+func (w *World) AppendPlayers(dst []vocab.Player) []vocab.Player {
 	for p := range w.pl {
 		pl := &w.pl[p]
 		if !pl.in {
 			continue
 		}
-		ps := wire.Player2{PlayerState: wire.PlayerState{Player: uint8(p), Ship: wire.NoEntity, Lives: pl.lives, Score: pl.score}}
+		ps := vocab.Player{PlayerState: vocab.PlayerState{Player: uint8(p), Ship: vocab.NoEntity, Lives: pl.lives, Score: pl.score}}
 		if pl.slot != 0 {
 			ps.HasShip, ps.Ship = true, w.id(pl.slot)
 		}
@@ -453,54 +419,24 @@ func (w *World) AppendPlayers2(dst []wire.Player2) []wire.Player2 {
 	return dst
 }
 
-// AppendPlayers appends a record for each player in the game, by player
-// number, as a snapshot carries it: a player out of lives (or whose ship
-// is gone) has HasShip false and Ship wire.NoEntity.
-func (w *World) AppendPlayers(dst []wire.PlayerState) []wire.PlayerState {
-	for p := range w.pl {
-		pl := &w.pl[p]
-		if !pl.in {
-			continue
-		}
-		ps := wire.PlayerState{Player: uint8(p), Ship: wire.NoEntity, Lives: pl.lives, Score: pl.score}
-		if pl.slot != 0 {
-			ps.HasShip, ps.Ship = true, w.id(pl.slot)
-		}
-		dst = append(dst, ps)
-	}
-	return dst
-}
-
 // AppendJoins appends a PlayerJoined event for every player in the game,
 // by player number, stamped with the current tick: the first events a
 // joining client gets (4.6), before AppendSpawns.
-func (w *World) AppendJoins(dst []wire.Event) []wire.Event {
+func (w *World) AppendJoins(dst []vocab.Event) []vocab.Event {
 	for p := range w.pl {
 		if w.pl[p].in {
-			dst = append(dst, wire.Event{Type: wire.EventPlayerJoined, Tick: w.tick, Player: uint8(p), Name: w.pl[p].name})
+			dst = append(dst, vocab.Event{Type: vocab.EventPlayerJoined, Tick: w.tick, Player: uint8(p), Name: w.pl[p].name})
 		}
 	}
 	return dst
 }
 
 // AppendSpawns appends a Spawn event for every live entity, by index,
-// stamped with the current tick, with its current position and velocity:
-// the world as a joining client starts from it (4.6). Their Motion and
-// Anim are zero (see AppendSpawns2).
-func (w *World) AppendSpawns(dst []wire.Event) []wire.Event {
-	for s := int32(1); s < w.hi; s++ {
-		if w.ent(s).alive {
-			ev := w.spawnEvent(s)
-			ev.Motion, ev.Anim = wire.Motion{}, wire.Anim{}
-			dst = append(dst, ev)
-		}
-	}
-	return dst
-}
-
-// AppendSpawns2 is AppendSpawns with each entity's current Motion and
-// Anim, whose base tick may be well before the Spawn's (PROTOCOL.md 7.6).
-func (w *World) AppendSpawns2(dst []wire.Event) []wire.Event {
+// stamped with the current tick, with its current position and velocity
+// and its current Motion and Anim, whose base tick may be well before
+// the Spawn's (PROTOCOL.md 7.6): the world as a joining client starts
+// from it (4.6).
+func (w *World) AppendSpawns(dst []vocab.Event) []vocab.Event {
 	for s := int32(1); s < w.hi; s++ {
 		if w.ent(s).alive {
 			dst = append(dst, w.spawnEvent(s))
@@ -509,12 +445,12 @@ func (w *World) AppendSpawns2(dst []wire.Event) []wire.Event {
 	return dst
 }
 
-// spawnEvent is the Spawn of the entity in slot s, with both its v1
-// fields and its motion.
-func (w *World) spawnEvent(s int32) wire.Event {
+// spawnEvent is the Spawn of the entity in slot s, with both its
+// position and velocity and its motion.
+func (w *World) spawnEvent(s int32) vocab.Event {
 	e := w.ent(s)
 	vx, vy := w.vel(e)
-	return wire.Event{Type: wire.EventSpawn, Tick: w.tick, ID: w.id(s), Kind: e.kind,
+	return vocab.Event{Type: vocab.EventSpawn, Tick: w.tick, ID: w.id(s), Kind: e.kind,
 		X: float32(e.x), Y: float32(e.y), VX: float32(vx), VY: float32(vy), Owner: e.owner,
 		Motion: e.mo, Anim: e.anim}
 }
@@ -529,9 +465,9 @@ func (w *World) spawnPoint(p uint8) (x, y float64) {
 // while a ship takes, as a last resort, the slot that waited longest
 // (with a new generation, so a new id). Slots for the missing ships stay
 // reserved.
-func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32 {
+func (w *World) spawn(kind uint8, m vocab.Motion, a vocab.Anim, owner uint8) int32 {
 	var s int32
-	if kind == wire.KindPlayerShip {
+	if kind == vocab.KindPlayerShip {
 		if s = w.ids.alloc(); s == 0 {
 			s = w.ids.allocUnripe()
 		}
@@ -542,7 +478,7 @@ func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32
 				ships++
 			}
 		}
-		if w.ids.free() > wire.MaxPlayers-ships {
+		if w.ids.free() > vocab.MaxPlayers-ships {
 			s = w.ids.alloc()
 		}
 	}
@@ -570,7 +506,7 @@ func (w *World) spawn(kind uint8, m wire.Motion, a wire.Anim, owner uint8) int32
 // destroy emits the Destroy of the entity in slot s and frees the slot.
 func (w *World) destroy(s int32, reason uint8) {
 	e := w.ent(s)
-	w.emit(wire.Event{Type: wire.EventDestroy, ID: w.id(s), Reason: reason, X: float32(e.x), Y: float32(e.y)})
+	w.emit(vocab.Event{Type: vocab.EventDestroy, ID: w.id(s), Reason: reason, X: float32(e.x), Y: float32(e.y)})
 	e.alive = false
 	w.removeOrder(s)
 	w.gens[s]++ // the slot's next entity gets a new id
@@ -659,8 +595,8 @@ func (w *World) moveShips() {
 // velocity (vx, vy) in 1/16 px/s, and its animation: level, climbing or
 // diving.
 func (w *World) setShipMotion(e *entity, t0 uint32, x, y float64, vx, vy int16) {
-	e.mo = wire.Motion{Model: wire.ModelLinear, T0: t0, X0: wire.QuantizePos(x), Y0: wire.QuantizePos(y), VX: vx, VY: vy}
-	e.anim = wire.Anim{Frame0: shipLevelFrame(vy)}
+	e.mo = vocab.Motion{Model: vocab.ModelLinear, T0: t0, X0: vocab.QuantizePos(x), Y0: vocab.QuantizePos(y), VX: vx, VY: vy}
+	e.anim = vocab.Anim{Frame0: shipLevelFrame(vy)}
 }
 
 func shipLevelFrame(vy int16) uint8 {
@@ -710,10 +646,10 @@ func (w *World) move(e *entity) {
 // not divide twice per Bydos for nothing.
 func (w *World) moveClassic() {
 	lists := [8][]ref{
-		wire.KindPlayerShip:    w.shipRefs[:cap(w.shipRefs)],
-		wire.KindPlayerMissile: w.pmis[:cap(w.pmis)],
-		wire.KindBydosSlave:    w.bydos[:cap(w.bydos)],
-		wire.KindEnemyMissile:  w.emis[:cap(w.emis)],
+		vocab.KindPlayerShip:    w.shipRefs[:cap(w.shipRefs)],
+		vocab.KindPlayerMissile: w.pmis[:cap(w.pmis)],
+		vocab.KindBydosSlave:    w.bydos[:cap(w.bydos)],
+		vocab.KindEnemyMissile:  w.emis[:cap(w.emis)],
 	}
 	var n [8]int
 	for _, r := range w.order {
@@ -721,10 +657,10 @@ func (w *World) moveClassic() {
 		lists[k][n[k]] = r
 		n[k]++
 	}
-	w.shipRefs = lists[wire.KindPlayerShip][:n[wire.KindPlayerShip]]
-	w.pmis = lists[wire.KindPlayerMissile][:n[wire.KindPlayerMissile]]
-	w.bydos = lists[wire.KindBydosSlave][:n[wire.KindBydosSlave]]
-	w.emis = lists[wire.KindEnemyMissile][:n[wire.KindEnemyMissile]]
+	w.shipRefs = lists[vocab.KindPlayerShip][:n[vocab.KindPlayerShip]]
+	w.pmis = lists[vocab.KindPlayerMissile][:n[vocab.KindPlayerMissile]]
+	w.bydos = lists[vocab.KindBydosSlave][:n[vocab.KindBydosSlave]]
+	w.emis = lists[vocab.KindEnemyMissile][:n[vocab.KindEnemyMissile]]
 	for _, r := range w.pmis {
 		w.move(w.entOf(r))
 	}
@@ -734,7 +670,7 @@ func (w *World) moveClassic() {
 	// The Bydos, each box put in its place by its left edge as it is made
 	// (an insertion sort), and the widest box's width.
 	bs := w.boxes[:len(w.bydos)]
-	h := w.half[wire.KindBydosSlave]
+	h := w.half[vocab.KindBydosSlave]
 	var maxW int32
 	for n, r := range w.bydos {
 		e := w.entOf(r)
@@ -842,7 +778,7 @@ func (w *World) hitBydos() {
 		return
 	}
 	var mb sweptBox
-	mh := w.half[wire.KindPlayerMissile]
+	mh := w.half[vocab.KindPlayerMissile]
 	for _, mr := range w.pmis {
 		me := w.entOf(mr)
 		mb.set(me, mr, mh)
@@ -880,11 +816,11 @@ func (w *World) hitBydos() {
 			continue
 		}
 		m := mr.slot()
-		if p := me.owner; int(p) < wire.MaxPlayers && w.pl[p].in && w.pl[p].epoch == me.epoch() {
+		if p := me.owner; int(p) < vocab.MaxPlayers && w.pl[p].in && w.pl[p].epoch == me.epoch() {
 			w.pl[p].score += w.r.ScorePerBydos
 		}
-		w.destroy(best, wire.DestroyKilled)
-		w.destroy(m, wire.DestroyConsumed)
+		w.destroy(best, vocab.DestroyKilled)
+		w.destroy(m, vocab.DestroyConsumed)
 	}
 }
 
@@ -899,7 +835,7 @@ func (w *World) hitShips() {
 	if len(w.shipRefs) == 0 {
 		return
 	}
-	w.appendBoxes(w.emis, wire.KindEnemyMissile)
+	w.appendBoxes(w.emis, vocab.KindEnemyMissile)
 	var sb sweptBox
 	for _, sr := range w.shipRefs {
 		s, se := sr.slot(), w.entOf(sr)
@@ -908,15 +844,15 @@ func (w *World) hitShips() {
 		if !se.alive || pl.invuln > 0 {
 			continue
 		}
-		sb.set(se, mkRef(s, 0), w.half[wire.KindPlayerShip]) // its ref is not read
+		sb.set(se, mkRef(s, 0), w.half[vocab.KindPlayerShip]) // its ref is not read
 		best := w.firstHitBox(se, &sb)
 		if best == 0 {
 			continue
 		}
 		w.loseLife(p, s)
-		reason := wire.DestroyConsumed
-		if w.ent(best).kind == wire.KindBydosSlave {
-			reason = wire.DestroyKilled
+		reason := vocab.DestroyConsumed
+		if w.ent(best).kind == vocab.KindBydosSlave {
+			reason = vocab.DestroyKilled
 		}
 		w.destroy(best, reason)
 	}
@@ -971,9 +907,9 @@ func (w *World) loseLife(p uint8, s int32) {
 	pl := &w.pl[p]
 	se := w.ent(s)
 	pl.lives--
-	w.emit(wire.Event{Type: wire.EventDeath, Player: p, Lives: pl.lives, X: float32(se.x), Y: float32(se.y)})
+	w.emit(vocab.Event{Type: vocab.EventDeath, Player: p, Lives: pl.lives, X: float32(se.x), Y: float32(se.y)})
 	if pl.lives == 0 {
-		w.destroy(s, wire.DestroyKilled)
+		w.destroy(s, vocab.DestroyKilled)
 		pl.slot = 0
 		return
 	}
@@ -998,12 +934,12 @@ func (w *World) fireShips() {
 		if pl.cooldown > 0 {
 			pl.cooldown--
 		}
-		if pl.actions&wire.ActionFire == 0 || pl.cooldown > 0 {
+		if pl.actions&vocab.ActionFire == 0 || pl.cooldown > 0 {
 			continue
 		}
 		e := w.ent(pl.slot)
-		mo := wire.Linear(w.tick, e.x+r.MissileDX, e.y+r.MissileDY, r.MissileSpeed, 0)
-		if m := w.spawn(wire.KindPlayerMissile, mo, wire.Anim{}, uint8(p)); m != 0 {
+		mo := vocab.Linear(w.tick, e.x+r.MissileDX, e.y+r.MissileDY, r.MissileSpeed, 0)
+		if m := w.spawn(vocab.KindPlayerMissile, mo, vocab.Anim{}, uint8(p)); m != 0 {
 			w.ent(m).setEpoch(pl.epoch)
 		}
 		pl.cooldown = int32(r.FireInterval)
@@ -1048,7 +984,7 @@ func (w *World) bydosAI() {
 			d := math.Sqrt(bestD)
 			vx, vy = (tx-e.x)/d*r.EnemyMissileSpeed, (ty-e.y)/d*r.EnemyMissileSpeed
 		}
-		w.spawn(wire.KindEnemyMissile, wire.Linear(w.tick, e.x, e.y, vx, vy), wire.Anim{}, wire.NoPlayer)
+		w.spawn(vocab.KindEnemyMissile, vocab.Linear(w.tick, e.x, e.y, vx, vy), vocab.Anim{}, vocab.NoPlayer)
 	}
 }
 
@@ -1081,12 +1017,12 @@ func (w *World) uniform(lo, hi float64) float64 { return lo + (hi-lo)*w.rng.Floa
 // height, speed and phase.
 func (w *World) spawnWaveBydos() {
 	r := &w.r
-	amp := float64(wire.QuantizeAmp(w.uniform(r.BydosAmplitudeMin, r.BydosAmplitudeMax))) / wire.AmpScale
+	amp := float64(vocab.QuantizeAmp(w.uniform(r.BydosAmplitudeMin, r.BydosAmplitudeMax))) / vocab.AmpScale
 	hh := r.BydosH / 2
 	lo, hi := hh+amp, r.AreaH-hh-amp
 	baseY := w.uniform(lo, hi)
 	// On the 1/8 px grid, and still within [lo, hi].
-	baseY = min(max(math.Round(baseY*wire.PosScale), math.Ceil(lo*wire.PosScale)), math.Floor(hi*wire.PosScale)) / wire.PosScale
+	baseY = min(max(math.Round(baseY*vocab.PosScale), math.Ceil(lo*vocab.PosScale)), math.Floor(hi*vocab.PosScale)) / vocab.PosScale
 	vx := -w.uniform(r.BydosSpeedMin, r.BydosSpeedMax) * w.speed
 	phase := 2 * math.Pi * w.rng.Float64()
 	fireIn := w.fireDelay()
@@ -1095,13 +1031,13 @@ func (w *World) spawnWaveBydos() {
 
 // spawnBydos spawns a Bydos at x on the sine wave of centre line baseY,
 // amplitude amp and phase (radians), flying at vx: its motion is a
-// wire.Sine of period BydosPeriod, its animation BydosFrames frames of
+// vocab.Sine of period BydosPeriod, its animation BydosFrames frames of
 // BydosFrameTicks ticks.
 func (w *World) spawnBydos(x, baseY, vx, amp, phase float64, fireIn int32) int32 {
 	r := &w.r
-	m := wire.Sine(w.tick, x, baseY, vx, amp, r.BydosPeriod, phase)
-	a := wire.Anim{Ticks: uint8(min(r.BydosFrameTicks, 255)), Count: uint8(min(r.BydosFrames, 255))}
-	s := w.spawn(wire.KindBydosSlave, m, a, wire.NoPlayer)
+	m := vocab.Sine(w.tick, x, baseY, vx, amp, r.BydosPeriod, phase)
+	a := vocab.Anim{Ticks: uint8(min(r.BydosFrameTicks, 255)), Count: uint8(min(r.BydosFrames, 255))}
+	s := w.spawn(vocab.KindBydosSlave, m, a, vocab.NoPlayer)
 	if s != 0 {
 		w.ent(s).fireIn = fireIn
 	}
@@ -1117,12 +1053,12 @@ func (w *World) despawn() {
 	// one comes to the same index.
 	for i := 0; i < len(w.order); i++ {
 		e := w.entOf(w.order[i])
-		if e.kind == wire.KindPlayerShip {
+		if e.kind == vocab.KindPlayerShip {
 			continue
 		}
 		hw, hh := w.half[e.kind].w, w.half[e.kind].h // Classic
 		if e.x+hw < -m || e.x-hw > r.AreaW+m || e.y+hh < -m || e.y-hh > r.AreaH+m {
-			w.destroy(w.order[i].slot(), wire.DestroyDespawned)
+			w.destroy(w.order[i].slot(), vocab.DestroyDespawned)
 			i--
 		}
 	}
@@ -1154,7 +1090,7 @@ func (w *World) checkOver() {
 	if w.over {
 		return
 	}
-	ev := wire.Event{Type: wire.EventGameOver}
+	ev := vocab.Event{Type: vocab.EventGameOver}
 	for p := range w.pl {
 		pl := &w.pl[p]
 		if !pl.in {
@@ -1163,7 +1099,7 @@ func (w *World) checkOver() {
 		if pl.lives > 0 {
 			return
 		}
-		ev.Scores[ev.NumScores] = wire.Score{Player: uint8(p), Score: pl.score}
+		ev.Scores[ev.NumScores] = vocab.Score{Player: uint8(p), Score: pl.score}
 		ev.NumScores++
 	}
 	if ev.NumScores == 0 {

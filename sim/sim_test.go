@@ -9,6 +9,7 @@ import (
 
 	"rtype/net/wire"
 	"rtype/sim"
+	"rtype/vocab"
 )
 
 // quiet returns a world without waves and without join invulnerability,
@@ -49,7 +50,7 @@ func ofType(evs []wire.Event, typ wire.EventType) []wire.Event {
 
 func entity(t testing.TB, w *sim.World, id uint32) *wire.Entity {
 	t.Helper()
-	for _, e := range w.AppendEntities(nil) {
+	for _, e := range entities1(w, nil) {
 		if e.ID == id {
 			return &e
 		}
@@ -243,7 +244,7 @@ func TestKillScores(t *testing.T) {
 	if w.Score(2) != 100 || w.Score(0) != 0 {
 		t.Errorf("scores %d and %d, want 100 to the shooter", w.Score(2), w.Score(0))
 	}
-	ps := w.AppendPlayers(nil)
+	ps := players1(w, nil)
 	if len(ps) != 2 || ps[1].Player != 2 || ps[1].Score != 100 || ps[0].Score != 0 {
 		t.Errorf("players %+v", ps)
 	}
@@ -336,7 +337,7 @@ func TestShipHitRespawnInvulnerableOut(t *testing.T) {
 	if !w2.Over() || w2.Ship(0) != wire.NoEntity || w2.Lives(0) != 0 || !w2.InGame(0) {
 		t.Errorf("after game over: over %v ship %#x lives %d", w2.Over(), w2.Ship(0), w2.Lives(0))
 	}
-	if ps := w2.AppendPlayers(nil); len(ps) != 1 || ps[0].HasShip || ps[0].Ship != wire.NoEntity || ps[0].Lives != 0 {
+	if ps := players1(w2, nil); len(ps) != 1 || ps[0].HasShip || ps[0].Ship != wire.NoEntity || ps[0].Lives != 0 {
 		t.Errorf("players %+v", ps)
 	}
 	// GameOver is emitted once; the world still steps.
@@ -415,7 +416,7 @@ func TestJoinAndLeaveEvents(t *testing.T) {
 		t.Errorf("joins %+v", joins)
 	}
 	spawns := w.AppendSpawns(nil)
-	ents := w.AppendEntities(nil)
+	ents := entities1(w, nil)
 	if len(spawns) != len(ents) || len(ents) < 3 {
 		t.Fatalf("%d spawns for %d entities", len(spawns), len(ents))
 	}
@@ -431,7 +432,7 @@ func TestJoinAndLeaveEvents(t *testing.T) {
 		evs[1].Type != wire.EventDestroy || evs[1].ID != ship || evs[1].Reason != wire.DestroyPlayerLeft || evs[1].Tick != 200 {
 		t.Fatalf("leave: %+v", evs)
 	}
-	if w.InGame(1) || len(w.AppendPlayers(nil)) != 1 {
+	if w.InGame(1) || len(players1(w, nil)) != 1 {
 		t.Error("player 1 still in the game")
 	}
 	w.RemovePlayer(1, wire.LeftLeft) // not in the game: nothing
@@ -577,7 +578,7 @@ func TestMaxEntities(t *testing.T) {
 		if n := w.NumEntities(); n > 40 {
 			t.Fatalf("%d entities", n)
 		}
-		for _, e := range w.AppendEntities(nil) {
+		for _, e := range entities1(w, nil) {
 			if wire.Index(e.ID) > 40 || wire.Index(e.ID) == 0 {
 				t.Fatalf("index %d", wire.Index(e.ID))
 			}
@@ -668,7 +669,7 @@ func TestBydos(t *testing.T) {
 				}
 			}
 		}
-		for _, e := range w.AppendEntities(nil) {
+		for _, e := range entities1(w, nil) {
 			if e.Kind == wire.KindBydosSlave && (e.Y() < 16 || e.Y() > 704) {
 				t.Fatalf("Bydos %+v outside vertically", e)
 			}
@@ -772,7 +773,7 @@ func TestWavesGetHard(t *testing.T) {
 		var fastest [3]float32
 		firstDeath := uint32(0)
 		for !w.Over() && w.Tick() < threeMinutes {
-			ents = w.AppendEntities(ents[:0])
+			ents = entities1(w, ents[:0])
 			if w.Ship(0) != wire.NoEntity && w.Tick()%3 == 0 {
 				w.SetInput(0, bot(w, 0, ents))
 			}
@@ -818,7 +819,7 @@ func run(seed uint64, n int) ([]wire.Event, [][]wire.Entity) {
 		w.SetInput(2, uint8(tick/53%32))
 		w.Step()
 		evs = append(evs, w.TakeEvents()...)
-		ents = append(ents, w.AppendEntities(nil))
+		ents = append(ents, entities1(w, nil))
 	}
 	return evs, ents
 }
@@ -853,7 +854,7 @@ func TestAppendEntitiesSorted(t *testing.T) {
 		}
 		w.Step()
 		w.TakeEvents()
-		ents = w.AppendEntities(ents[:0])
+		ents = entities1(w, ents[:0])
 		for i := 1; i < len(ents); i++ {
 			if !wire.Less(ents[i-1].ID, ents[i].ID) || wire.Index(ents[i-1].ID) == wire.Index(ents[i].ID) {
 				t.Fatalf("tick %d: %#x before %#x", w.Tick(), ents[i-1].ID, ents[i].ID)
@@ -961,7 +962,7 @@ func BenchmarkAppendEntities(b *testing.B) {
 		w.TopUp(40, 100)
 		w.TakeEvents()
 	}
-	dst := make([]wire.Entity, 0, 1024)
+	dst := make([]vocab.Entity, 0, 1024)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

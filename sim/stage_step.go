@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"rtype/net/wire"
 	"rtype/sim/stage"
+	"rtype/vocab"
 )
 
 // StageOptions are the options of a Stage game.
@@ -22,7 +22,7 @@ func NewStage(rules Rules, st *stage.Stage, seed uint64, opt StageOptions) (*Wor
 	w := New(rules, seed)
 	n := rules.MaxEntities
 	w.shots = make([]int32, 0, n)
-	w.forces = make([]int32, 0, wire.MaxPlayers)
+	w.forces = make([]int32, 0, vocab.MaxPlayers)
 	w.bits = make([]int32, 0, n)
 	w.foes = make([]int32, 0, n)
 	w.eshots = make([]int32, 0, n)
@@ -115,7 +115,7 @@ func (w *World) despawnStage() {
 			continue
 		}
 		if h := w.halfOf(e); e.x+h.w < -m || e.x-h.w > r.AreaW+m || e.y+h.h < -m || e.y-h.h > r.AreaH+m {
-			w.destroy(s, wire.DestroyDespawned)
+			w.destroy(s, vocab.DestroyDespawned)
 		}
 	}
 }

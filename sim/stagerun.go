@@ -4,13 +4,13 @@ import (
 	"errors"
 	"math"
 
-	"rtype/net/wire"
 	"rtype/sim/stage"
+	"rtype/vocab"
 )
 
 // StageResultsTicks is how long the results show between a loop's
 // StageClear and the next loop's StageIntro: 8 s.
-const StageResultsTicks = 8 * wire.TickRate
+const StageResultsTicks = 8 * vocab.TickRate
 
 // The Value of a StageMarker event: what the marker is (STAGES.md).
 const (
@@ -105,7 +105,7 @@ func (w *World) runStage() {
 		r.i, r.t = r.first, r.firstTick
 		r.beginLoop(w)
 		if r.music != "" {
-			w.emit(wire.Event{Type: wire.EventStage, What: wire.StageMusic, Name: r.music})
+			w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageMusic, Name: r.music})
 		}
 	case phaseResults:
 		if r.left--; r.left > 0 {
@@ -130,14 +130,14 @@ func (w *World) runStage() {
 
 // beginLoop announces the loop (StageIntro) and starts its timeline.
 func (r *stageRun) beginLoop(w *World) {
-	w.emit(wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: uint32(r.loop), Name: r.st.Title})
+	w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageIntro, Value: uint32(r.loop), Name: r.st.Title})
 	r.phase = phasePlay
 }
 
 // clear ends the loop: StageClear, the clear music, the results.
 func (r *stageRun) clear(w *World) {
-	w.emit(wire.Event{Type: wire.EventStage, What: wire.StageClear, Value: uint32(r.loop)})
-	w.emit(wire.Event{Type: wire.EventStage, What: wire.StageMusic, Name: "clear"})
+	w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageClear, Value: uint32(r.loop)})
+	w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageMusic, Name: "clear"})
 	r.phase = phaseResults
 	r.left = StageResultsTicks
 	r.waves = r.waves[:0]
@@ -161,18 +161,18 @@ func (r *stageRun) play(w *World) {
 		case stage.EntryWave:
 			r.startWave(w, &e.Wave)
 		case stage.EntryMarker:
-			w.emit(wire.Event{Type: wire.EventStage, What: wire.StageMarker, Value: MarkerPlain, Name: e.Name})
+			w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageMarker, Value: MarkerPlain, Name: e.Name})
 		case stage.EntryCheckpoint:
-			w.emit(wire.Event{Type: wire.EventStage, What: wire.StageMarker, Value: MarkerCheckpoint, Name: e.Name})
+			w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageMarker, Value: MarkerCheckpoint, Name: e.Name})
 			w.onCheckpoint()
 		case stage.EntryMusic:
-			w.emit(wire.Event{Type: wire.EventStage, What: wire.StageMusic, Name: e.Name})
+			w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageMusic, Name: e.Name})
 		case stage.EntryMidBoss, stage.EntryBoss:
-			kind, v := wire.KindMidBoss, uint32(MarkerMidBoss)
+			kind, v := vocab.KindMidBoss, uint32(MarkerMidBoss)
 			if e.Kind == stage.EntryBoss {
-				kind, v = wire.KindBoss, MarkerBoss
+				kind, v = vocab.KindBoss, MarkerBoss
 			}
-			w.emit(wire.Event{Type: wire.EventStage, What: wire.StageMarker, Value: v, Name: e.Name})
+			w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageMarker, Value: v, Name: e.Name})
 			w.spawnBoss(kind, r.loop)
 			r.phase, r.boss = phaseBoss, e.Kind
 			r.enter(w)
@@ -195,7 +195,7 @@ func (r *stageRun) startWave(w *World, wv *stage.Wave) {
 	sc := wv.Scale(players, r.loop)
 	wr := waveRun{wv: wv, start: w.tick, n: sc.Count, hp: sc.HP, fire: int32(sc.Fire), speed: sc.Speed}
 	if wv.Formation.Staggered() && sc.Speed > 0 {
-		wr.step = uint32(max(1, math.Round(wv.Spacing/sc.Speed*wire.TickRate)))
+		wr.step = uint32(max(1, math.Round(wv.Spacing/sc.Speed*vocab.TickRate)))
 	}
 	if len(r.waves) < cap(r.waves) {
 		r.waves = append(r.waves, wr)

@@ -52,7 +52,7 @@ func stageEvents(w *World, n int) []wire.Event {
 	var evs []wire.Event
 	for range n {
 		w.Step()
-		for _, ev := range w.TakeEvents2() {
+		for _, ev := range w.TakeEvents() {
 			if ev.Type == wire.EventStage && ev.What != wire.StageBoss && ev.What != wire.StageWarning {
 				evs = append(evs, ev)
 			}
@@ -403,7 +403,7 @@ func stageOneRun(t testing.TB, seed uint64, n int) []wire.Event {
 	for range n {
 		script(w)
 		w.Step()
-		evs = append(evs, w.TakeEvents2()...)
+		evs = append(evs, w.TakeEvents()...)
 	}
 	return evs
 }
@@ -443,7 +443,7 @@ func TestStageStepNoAllocs(t *testing.T) {
 	tick := func() {
 		script(w)
 		w.Step()
-		w.TakeEvents2()
+		w.TakeEvents()
 	}
 	// The whole timeline, the clear, the results and the start of loop 2
 	// (a second round if the first allocated).
@@ -469,7 +469,7 @@ func BenchmarkStageStep(b *testing.B) {
 		}
 		script(w)
 		w.Step()
-		w.TakeEvents2()
+		w.TakeEvents()
 	}
 }
 
@@ -533,7 +533,7 @@ func BenchmarkStageBusiest(b *testing.B) {
 		}
 		script(w)
 		w.Step()
-		w.TakeEvents2()
+		w.TakeEvents()
 	}
 	for range 600 {
 		tick()
@@ -621,7 +621,7 @@ func TestStageIdleShipSurvivesTheLesson(t *testing.T) {
 			firstDeath := uint32(0)
 			for !w.Over() && w.Tick() < 5*60*wire.TickRate {
 				w.Step()
-				for _, ev := range w.TakeEvents2() {
+				for _, ev := range w.TakeEvents() {
 					if ev.Type == wire.EventDeath && firstDeath == 0 {
 						firstDeath = ev.Tick
 					}

@@ -1,6 +1,6 @@
 package sim
 
-import "rtype/net/wire"
+import "rtype/vocab"
 
 // Terrain (STAGES.md, "Terrain"): the stage's floors, ceilings and blocks
 // scroll with its timeline (stage.Stage.Distance of the timeline's tick,
@@ -38,13 +38,13 @@ func (w *World) shotsOnTerrain() {
 	}
 	d := w.StageDistance()
 	for _, s := range w.shots {
-		if e := w.ent(s); e.alive && e.kind != wire.KindWaveBeam && w.solid(d, e) {
-			w.destroy(s, wire.DestroyConsumed)
+		if e := w.ent(s); e.alive && e.kind != vocab.KindWaveBeam && w.solid(d, e) {
+			w.destroy(s, vocab.DestroyConsumed)
 		}
 	}
 	for _, s := range w.eshots {
 		if e := w.ent(s); e.alive && w.solid(d, e) {
-			w.destroy(s, wire.DestroyConsumed)
+			w.destroy(s, vocab.DestroyConsumed)
 		}
 	}
 }
@@ -57,8 +57,8 @@ func (w *World) beamsOnTerrain() {
 	}
 	d := w.StageDistance()
 	for _, s := range w.shots {
-		if e := w.ent(s); e.alive && e.kind == wire.KindWaveBeam && w.solid(d, e) {
-			w.destroy(s, wire.DestroyConsumed)
+		if e := w.ent(s); e.alive && e.kind == vocab.KindWaveBeam && w.solid(d, e) {
+			w.destroy(s, vocab.DestroyConsumed)
 		}
 	}
 }
@@ -74,7 +74,7 @@ func (w *World) forceOnTerrain(e *entity) {
 	if !w.terrainOn() || !w.solid(w.StageDistance(), e) {
 		return
 	}
-	e.mo = wire.Stationary(w.tick, e.px, e.py)
+	e.mo = vocab.Stationary(w.tick, e.px, e.py)
 	w.eval(e)
 	w.cold(e).arm.mode = forceHover
 }

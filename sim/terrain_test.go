@@ -84,7 +84,7 @@ func TestShotsAndBeamStopOnTerrain(t *testing.T) {
 	w.SetShipPos(0, 300, 50) // in the open, at the ceiling's height
 	armsRun(w, 0, 0, 1)
 	w.fireBeam(0, 3)
-	b := spawnsOf(w.TakeEvents2(), wire.KindWaveBeam)
+	b := spawnsOf(w.TakeEvents(), wire.KindWaveBeam)
 	if len(b) != 1 {
 		t.Fatal("no beam")
 	}
@@ -144,7 +144,7 @@ func TestTerrainTickNoAllocs(t *testing.T) {
 	for i := range 20 {
 		armsShot(w, wire.KindEnemyMissile, 500, float64(40+i*30), 300, 0)
 	}
-	tick := func() { w.Step(); w.TakeEvents2() }
+	tick := func() { w.Step(); w.TakeEvents() }
 	for range 30 {
 		tick()
 	}
@@ -184,7 +184,7 @@ func BenchmarkStageTerrainBusiest(b *testing.B) {
 		w.st.t = t0
 		script(w)
 		w.Step()
-		w.TakeEvents2()
+		w.TakeEvents()
 	}
 	for range 600 {
 		tick()

@@ -7,6 +7,7 @@ import (
 	"rtype/internal/testrules"
 	"rtype/net/wire"
 	"rtype/sim"
+	"rtype/vocab"
 )
 
 // busyWorld is a Classic world of 4 ships, moving and firing, under
@@ -52,7 +53,7 @@ func (b *busyWorld) step() {
 			b.w.AddPlayer(p, "P")
 		}
 	}
-	b.w.TakeEvents2()
+	b.w.TakeEvents()
 	b.i++
 }
 
@@ -74,8 +75,8 @@ func BenchmarkStepWaves(b *testing.B) {
 // as a server's tick steps its games: each world's state has left the
 // cache by the time it steps again. ns/op divided by n is the cost of a
 // game's tick in the server. snap250 is 250 worlds with the v2 snapshot a
-// server takes of each world every third tick (AppendEntities2,
-// AppendPlayers2), in turn with the steps.
+// server takes of each world every third tick (AppendEntities and
+// AppendPlayers, in v2 records), in turn with the steps.
 func BenchmarkStepManyWaves(b *testing.B) {
 	for _, n := range []int{100, 250, 1000, -250} {
 		name, snap := strconv.Itoa(n), n < 0
@@ -85,6 +86,8 @@ func BenchmarkStepManyWaves(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			ws := newBusyWorlds(n)
+			vents := make([]vocab.Entity, 0, 1024)
+			vpls := make([]vocab.Player, 0, 4)
 			ents := make([]wire.Entity2, 0, 1024)
 			pls := make([]wire.Player2, 0, 4)
 			b.ReportAllocs()
@@ -94,8 +97,10 @@ func BenchmarkStepManyWaves(b *testing.B) {
 				for i, w := range ws {
 					w.step()
 					if snap && (w.w.Tick()+uint32(i))%3 == 0 {
-						ents = w.w.AppendEntities2(ents[:0])
-						pls = w.w.AppendPlayers2(pls[:0])
+						vents = w.w.AppendEntities(vents[:0])
+						vpls = w.w.AppendPlayers(vpls[:0])
+						ents = wire.AppendEntities2(ents[:0], vents)
+						pls = wire.AppendPlayers2(pls[:0], vpls)
 					}
 				}
 			}

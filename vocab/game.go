@@ -64,7 +64,7 @@ const (
 // Input actions of Stage mode (7.4): the five above, and the Force.
 const (
 	ActionForce  uint8 = 0x20 // launch or recall the Force
-	ActionsMask2 uint8 = 0x3f // bits 6-7 must be 0
+	ActionsMaskStage uint8 = 0x3f // bits 6-7 must be 0
 )
 
 // PlayerState is a player record of a snapshot (4.3).
@@ -74,4 +74,29 @@ type PlayerState struct {
 	Ship    uint32 // network id of the ship, NoEntity without one
 	Lives   uint8
 	Score   uint32
+}
+
+// Player is a player of a game at one tick, as a snapshot shows it: its
+// PlayerState and its last invulnerability, start and length in ticks
+// (kept after it ends, so the record changes only when a new one
+// starts; InvulnTicks 0: never invulnerable).
+type Player struct {
+	PlayerState
+	InvulnStart uint32
+	InvulnTicks uint32
+}
+
+// Entity is a live entity of a game at one tick, as a snapshot shows it:
+// its network id and kind; its motion and animation (7.5), from which
+// its position at any tick follows until they change; and, at the tick
+// itself, its position and velocity (pixels, pixels per second) and its
+// sprite frame.
+type Entity struct {
+	ID     uint32
+	Kind   uint8
+	Frame  uint8
+	Anim   Anim
+	X, Y   float32
+	VX, VY float32
+	Motion Motion
 }

@@ -11,6 +11,7 @@ import (
 	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/sim"
+	"rtype/vocab"
 )
 
 // Section 3: the client's CPU per drawn frame, headless. A busy world of
@@ -54,6 +55,8 @@ type clientPipe struct {
 	sl    *link.Link
 	hist  link.History
 	snd   link.SnapshotSender
+	vents []vocab.Entity
+	vpls  []vocab.Player
 	ents  []wire.Entity
 	pls   []wire.PlayerState
 	inbox [][]byte // datagrams of this frame
@@ -172,8 +175,10 @@ func (p *clientPipe) serve() {
 	}
 	p.nin = 0
 	if tick := p.w.Tick(); tick%3 == 0 {
-		p.ents = p.w.AppendEntities(p.ents[:0])
-		p.pls = p.w.AppendPlayers(p.pls[:0])
+		p.vents = p.w.AppendEntities(p.vents[:0])
+		p.vpls = p.w.AppendPlayers(p.vpls[:0])
+		p.ents = wire.AppendEntities(p.ents[:0], p.vents)
+		p.pls = wire.AppendPlayers(p.pls[:0], p.vpls)
 		for _, d := range p.snd.Datagrams(p.sl, tick, p.pls, p.ents, p.now) {
 			p.push(d)
 		}

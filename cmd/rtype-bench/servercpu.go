@@ -11,6 +11,7 @@ import (
 	"rtype/net/wire"
 	"rtype/server"
 	"rtype/sim"
+	"rtype/vocab"
 )
 
 // Section 2: the server's CPU. In process: the simulation step of one busy
@@ -36,7 +37,7 @@ func recordStates(w *sim.World, i *int, k int) []snapState {
 			w.TakeEvents()
 			*i++
 		}
-		st[j] = snapState{w.Tick(), w.AppendEntities(nil), w.AppendPlayers(nil)}
+		st[j] = snapState{w.Tick(), wire.AppendEntities(nil, w.AppendEntities(nil)), wire.AppendPlayers(nil, w.AppendPlayers(nil))}
 	}
 	return st
 }
@@ -96,6 +97,8 @@ func runServerCPU(ctx context.Context, o *opts) ([]row, error) {
 		i++
 	})
 	var kc kindCounts
+	var vents []vocab.Entity
+	var vpls []vocab.Player
 	var ents []wire.Entity
 	events := 0
 	for range 600 {
@@ -103,7 +106,8 @@ func runServerCPU(ctx context.Context, o *opts) ([]row, error) {
 		w.Step()
 		events += len(w.TakeEvents())
 		i++
-		ents = w.AppendEntities(ents[:0])
+		vents = w.AppendEntities(vents[:0])
+		ents = wire.AppendEntities(ents[:0], vents)
 		kc.add(ents)
 	}
 	logf(o, "sim Step: %s", benchResult(step))
@@ -113,8 +117,10 @@ func runServerCPU(ctx context.Context, o *opts) ([]row, error) {
 	states := recordStates(w, &i, k)
 	var pls []wire.PlayerState
 	build := bench(100, func() {
-		ents = w.AppendEntities(ents[:0])
-		pls = w.AppendPlayers(pls[:0])
+		vents = w.AppendEntities(vents[:0])
+		vpls = w.AppendPlayers(vpls[:0])
+		ents = wire.AppendEntities(ents[:0], vents)
+		pls = wire.AppendPlayers(pls[:0], vpls)
 	})
 	var enc wire.SnapshotEncoder
 	j := 0

@@ -76,7 +76,7 @@ func newGame2(t *testing.T, clk *clock, rules *sim.Rules, oneWay, jitter time.Du
 		rng: rand.New(rand.NewPCG(seed, 9)), phase: 7 * time.Millisecond,
 		queue: map[uint32]uint8{}, after: map[uint32][2]float64{}, appliedAt: map[uint32]uint32{}}
 	g.w.AddPlayer(g.me, "Ripley")
-	g.send(t0, nil, g.w.TakeEvents2())
+	g.send(t0, nil, g.w.TakeEvents())
 	return g
 }
 
@@ -162,10 +162,10 @@ func (g *game2) advance() {
 				g.appliedAt[g.last] = g.w.Tick()
 			}
 		}
-		g.send(ts, nil, g.w.TakeEvents2())
+		g.send(ts, nil, g.w.TakeEvents())
 		if g.w.Tick()%wire.SnapshotTicks == 0 {
-			g.ents = g.w.AppendEntities2(g.ents[:0])
-			g.pls = g.w.AppendPlayers2(g.pls[:0])
+			g.ents = wire.AppendEntities2(g.ents[:0], g.w.AppendEntities(nil))
+			g.pls = wire.AppendPlayers2(g.pls[:0], g.w.AppendPlayers(nil))
 			for i := range g.pls {
 				if g.pls[i].Player == g.me {
 					g.pls[i].HasStep, g.pls[i].LastStep = g.hasLast, g.last

@@ -121,7 +121,7 @@ func (g *game) advance() {
 		}
 		g.w.Step()
 		g.send(ts, nil, g.w.TakeEvents())
-		g.ents = g.w.AppendEntities(g.ents[:0])
+		g.ents = wire.AppendEntities(g.ents[:0], g.w.AppendEntities(nil))
 		x, y := g.ship()
 		for uint32(len(g.shipX)) <= g.w.Tick() {
 			g.shipX, g.shipY = append(g.shipX, x), append(g.shipY, y)
@@ -129,7 +129,7 @@ func (g *game) advance() {
 		}
 		if g.w.Tick()%wire.SnapshotTicks == 0 {
 			r := &link.Rebuilt{Tick: g.w.Tick(), Entities: append([]wire.Entity(nil), g.ents...)}
-			g.pls = g.w.AppendPlayers(g.pls[:0])
+			g.pls = wire.AppendPlayers(g.pls[:0], g.w.AppendPlayers(nil))
 			r.NumPlayers = copy(r.Players[:], g.pls)
 			g.send(ts, r, nil)
 		}

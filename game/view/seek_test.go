@@ -17,7 +17,7 @@ import (
 // every 50 ms.
 func stageRecording(t *testing.T) *replay.Replay {
 	t.Helper()
-	rep := &replay.Replay{Header: replay.Header{Protocol: wire.Version2, Minor: 1, Mode: wire.ModeStage, Player: 0,
+	rep := &replay.Replay{Header: replay.Header{Protocol: wire.Version2, Revision: wire.Revision, Mode: wire.ModeStage, Player: 0,
 		Session: 1, Tick: 0, Name: "Ripley", Start: t0,
 		Ext: wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}}}
 	at := func(d time.Duration) uint32 { return uint32(d / (time.Second / 60)) }

@@ -44,7 +44,7 @@ func TestTerrainClockFollowsTheWorld(t *testing.T) {
 		for range 40 * wire.TickRate {
 			w.SetInput(0, 0)
 			w.Step()
-			for _, ev := range w.TakeEvents2() {
+			for _, ev := range w.TakeEvents() {
 				clk.event(&ev, false, nil)
 			}
 			clk.frame(&tr, float64(w.Tick()))

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkGames250 is BenchmarkSessions400 at 1,000 players in 250 busy
 // games, with each game's entities built at every snapshot tick, one
-// record at a time as sim.World.AppendEntities2 builds them (here copied
+// record at a time as wire.AppendEntities2 builds them (here copied
 // from a recorded state), in the memory its SnapshotSender2 hands out
 // (NextEntities), as the server does: what a server's tick does with the
 // entities from the world to the histories' shared frames (framePool).

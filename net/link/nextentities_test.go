@@ -36,7 +36,7 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 	held, shared := 0, 0
 	eachState(states, 400, func(k int, tick uint32, st *busyState, now time.Time) {
 		ents := r.shared.NextEntities()
-		for i := range st.e2 { // one record at a time, as sim.World.AppendEntities2
+		for i := range st.e2 { // one record at a time, as wire.AppendEntities2
 			ents = append(ents, st.e2[i])
 		}
 		for i := range n {

@@ -57,7 +57,7 @@ func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire.Player2
 }
 
 // NextEntities returns empty memory of s for the entities of the next
-// snapshot to be appended to (as sim.World.AppendEntities2 does), held by
+// snapshot to be appended to (as wire.AppendEntities2 does), held by
 // no history: passed to Datagrams or DatagramsEvents as they are, the
 // entities built there become the state the histories of s's peers share
 // without being copied, and each other peer sent them at the same tick

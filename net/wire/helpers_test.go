@@ -175,7 +175,7 @@ func validEvents() []Event {
 		{Type: EventDeath, Tick: 700, Player: 1, Lives: 2, X: 33.5, Y: -4},
 		{Type: EventPlayerJoined, Tick: 0, Player: 3, Name: "Ripley"},
 		{Type: EventPlayerLeft, Tick: 800, Player: 2, Reason: LeftTimedOut},
-		{Type: EventGameOver, Tick: 9000, NumScores: 2, Scores: [MaxPlayers]Score{{0, 1500}, {3, 0xFFFFFFFF}}},
+		{Type: EventGameOver, Tick: 9000, NumScores: 2, Scores: [MaxPlayers]Score{{Player: 0, Score: 1500}, {Player: 3, Score: 0xFFFFFFFF}}},
 	}
 }
 

@@ -81,7 +81,7 @@ func MakeEntity2(id uint32, kind uint8, m *Motion, a Anim) Entity2 {
 }
 
 // Set makes e MakeEntity2(id, kind, m, a), in place: a snapshot's
-// entities are written straight into its slice (sim.World.AppendEntities2),
+// entities are written straight into its slice (wire.AppendEntities2),
 // not built apart and copied, which reads the fields back wider than
 // they were written (a store-forwarding stall per entity).
 func (e *Entity2) Set(id uint32, kind uint8, m *Motion, a Anim) {

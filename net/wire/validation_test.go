@@ -738,7 +738,7 @@ func TestEventGameOver(t *testing.T) {
 	}
 	// Four scores are fine.
 	ev.NumScores = 4
-	ev.Scores = [MaxPlayers]Score{{0, 1}, {1, 2}, {2, 3}, {3, 4}}
+	ev.Scores = [MaxPlayers]Score{{Player: 0, Score: 1}, {Player: 1, Score: 2}, {Player: 2, Score: 3}, {Player: 3, Score: 4}}
 	if err := ParseEvent(AppendEvent(nil, &ev), &got); err != nil || got != ev {
 		t.Errorf("4 scores: %v %+v", err, got)
 	}

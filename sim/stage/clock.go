@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // Clock follows a game's timeline from the outside, from what a client
@@ -82,7 +82,7 @@ func (c *Clock) Timeline(r float64) float64 {
 // Distance returns how far the terrain has scrolled at server tick r
 // (Solid's distance), never below 0.
 func (c *Clock) Distance(r float64) float64 {
-	return max(c.Timeline(r), 0) * c.st.Scroll / wire.TickRate
+	return max(c.Timeline(r), 0) * c.st.Scroll / vocab.TickRate
 }
 
 // ByTitle returns the built-in stage of that title (a StageIntro's

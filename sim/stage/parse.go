@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // Enemies of a wave, by their name in a stage file, with the speed and
@@ -22,11 +22,11 @@ var enemies = []struct {
 	speed float64
 	hp    int32
 }{
-	{"slave", wire.KindBydosSlave, 120, 1},
-	{"powarmor", wire.KindPowArmor, 80, 4},
-	{"chaser", wire.KindChaser, 150, 2},
-	{"turret", wire.KindTurret, 0, 5},
-	{"armored", wire.KindArmored, 70, 20},
+	{"slave", vocab.KindBydosSlave, 120, 1},
+	{"powarmor", vocab.KindPowArmor, 80, 4},
+	{"chaser", vocab.KindChaser, 150, 2},
+	{"turret", vocab.KindTurret, 0, 5},
+	{"armored", vocab.KindArmored, 70, 20},
 }
 
 // DefaultHP returns the hit points of a foe of kind (a wave's enemy) when
@@ -45,11 +45,11 @@ var items = []struct {
 	name string
 	item uint8
 }{
-	{"laser-red", wire.ItemLaserRed},
-	{"laser-blue", wire.ItemLaserBlue},
-	{"laser-yellow", wire.ItemLaserYellow},
-	{"speed", wire.ItemSpeed},
-	{"bit", wire.ItemBit},
+	{"laser-red", vocab.ItemLaserRed},
+	{"laser-blue", vocab.ItemLaserBlue},
+	{"laser-yellow", vocab.ItemLaserYellow},
+	{"speed", vocab.ItemSpeed},
+	{"bit", vocab.ItemBit},
 }
 
 // Music cues, by their name in a stage file ("none" is silence, "").
@@ -66,7 +66,7 @@ const (
 	defaultSpacing = 48
 	defaultY       = AreaH / 2
 	defaultSpread  = 200
-	defaultPeriod  = 2 * wire.TickRate
+	defaultPeriod  = 2 * vocab.TickRate
 	maxDrops       = 8
 )
 
@@ -293,8 +293,8 @@ func (p *parser) entry(f []string) {
 		var d uint32
 		if d, msg = parseTime(rel, s.Scroll, false); msg == "" {
 			tick = p.prevTick + d
-			if tick > MaxTime*wire.TickRate {
-				msg = fmt.Sprintf("%s is later than the limit %s", clock(tick), clock(MaxTime*wire.TickRate))
+			if tick > MaxTime*vocab.TickRate {
+				msg = fmt.Sprintf("%s is later than the limit %s", clock(tick), clock(MaxTime*vocab.TickRate))
 			}
 		}
 	}
@@ -431,7 +431,7 @@ func (p *parser) wave(w *Wave, args []string) {
 	}
 	dur := func(k string, lo, hi float64) uint32 { // seconds -> ticks
 		x := num(k, "s", true, lo, hi, 0)
-		return uint32(math.Round(x * wire.TickRate))
+		return uint32(math.Round(x * vocab.TickRate))
 	}
 	word := func(k string, words []string, def int) int {
 		v, ok := vals[k]
@@ -507,7 +507,7 @@ func (p *parser) wave(w *Wave, args []string) {
 
 	// Motion.
 	defSpeed := en.speed
-	if en.kind == wire.KindTurret {
+	if en.kind == vocab.KindTurret {
 		defSpeed = s.Scroll
 	}
 	w.Speed = num("speed", "px/s", false, 0, 1000, defSpeed)
@@ -760,7 +760,7 @@ func parseTime(v string, scroll float64, bare bool) (uint32, string) {
 		return 0, "must not be negative"
 	}
 	if sec > MaxTime {
-		return 0, fmt.Sprintf("later than the limit %s", clock(MaxTime*wire.TickRate))
+		return 0, fmt.Sprintf("later than the limit %s", clock(MaxTime*vocab.TickRate))
 	}
-	return uint32(math.Round(sec * wire.TickRate)), ""
+	return uint32(math.Round(sec * vocab.TickRate)), ""
 }

@@ -5,7 +5,7 @@
 // Ebitengine, sockets or clocks.
 //
 // A stage is read once (Parse, Load, Builtin or Resolve) and then only
-// read: every time in it is already a tick count (wire.TickRate per
+// read: every time in it is already a tick count (vocab.TickRate per
 // second), every field within its range, so a game plays it without
 // checking anything again.
 package stage
@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"math"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // Version is the version of the format this package reads: the number on
@@ -77,7 +77,7 @@ type Stage struct {
 
 // Seconds returns the length of the stage's timeline in seconds (the
 // time spent fighting its bosses is not in it).
-func (s *Stage) Seconds() float64 { return float64(s.Length) / wire.TickRate }
+func (s *Stage) Seconds() float64 { return float64(s.Length) / vocab.TickRate }
 
 // EntryKind is what a timeline entry does.
 type EntryKind uint8
@@ -190,7 +190,7 @@ const (
 
 // Drop is an item a wave's member leaves when it dies.
 type Drop struct {
-	// Item is a wire.Item*.
+	// Item is a vocab.Item*.
 	Item uint8
 	// Member is the member that carries it: 0 for the first, or
 	// MemberLast, or MemberAll.
@@ -210,7 +210,7 @@ type Scaling struct {
 // Wave is a wave of foes: its formation, its enemy, its motion, its fire,
 // its drops and its scaling.
 type Wave struct {
-	// Enemy is the foes' kind: wire.KindBydosSlave, KindPowArmor,
+	// Enemy is the foes' kind: vocab.KindBydosSlave, KindPowArmor,
 	// KindChaser, KindTurret or KindArmored.
 	Enemy     uint8
 	Formation Formation
@@ -258,7 +258,7 @@ type Scaled struct {
 const (
 	MaxHP    = 1000000
 	MaxSpeed = 2000
-	MaxFire  = 3600 * wire.TickRate
+	MaxFire  = 3600 * vocab.TickRate
 )
 
 // MinFire is the fewest ticks between two shots of a foe, scaling
@@ -344,7 +344,7 @@ func (s *Stage) Warp(spec string) (entry int, tick uint32, err error) {
 
 // clock formats ticks as m:ss.s.
 func clock(t uint32) string {
-	s := float64(t) / wire.TickRate
+	s := float64(t) / vocab.TickRate
 	m := int(s / 60)
 	return fmt.Sprintf("%d:%04.1f", m, s-float64(m*60))
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // Terrain is the static geometry of a stage (STAGES.md, "Terrain"): a
@@ -49,7 +49,7 @@ func (c Tile) Empty() bool { return c.Ceil == 0 && c.Floor == 0 && c.BlockBot ==
 
 // Distance returns how far the timeline has scrolled at its tick t, in
 // pixels: the distance of a terrain column at the area's right edge.
-func (s *Stage) Distance(t uint32) float64 { return float64(t) * s.Scroll / wire.TickRate }
+func (s *Stage) Distance(t uint32) float64 { return float64(t) * s.Scroll / vocab.TickRate }
 
 // columns returns the indices of the first and last columns under the
 // area's x0..x1 at distance d, and false when none is.
