@@ -7,7 +7,7 @@
 //
 // Usage:
 //
-//	rtype-load -addr HOST:PORT -n N -duration D [-protocol 1|2] [-minor M] [-seed S] [-per-socket K] [-parked] [-phases P] [-full] [-v]
+//	rtype-load -addr HOST:PORT -n N -duration D [-protocol 1|2] [-seed S] [-per-socket K] [-parked] [-phases P] [-full] [-v]
 //
 // The clients are named load1..loadN; package internal/load plays them.
 // By default they are light: a session keeps its link and no world, and
@@ -45,7 +45,6 @@ import (
 	"time"
 
 	"rtype/internal/load"
-	"rtype/net/wire"
 )
 
 func main() {
@@ -53,7 +52,6 @@ func main() {
 	n := flag.Int("n", 8, "clients to play")
 	dur := flag.Duration("duration", 10*time.Second, "length of the run after login")
 	proto := flag.Int("protocol", 2, "protocol version: 1 or 2")
-	minor := flag.Int("minor", 0, "with -protocol 2, the highest minor version asked for: 1 to 4 (0: the newest, 4: events in the Snapshot datagrams, PROTOCOL.md 7.20; 3: v2.3)")
 	seed := flag.Uint64("seed", 1, "seed of the clients' play")
 	verbose := flag.Bool("v", false, "report every 5 s")
 	perSocket := flag.Int("per-socket", 16, "light sessions sharing one UDP socket")
@@ -67,11 +65,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "rtype-load: -protocol %d: want 1 or 2\n", *proto)
 		os.Exit(2)
 	}
-	if *minor < 0 || *minor > wire.MinorVersion {
-		fmt.Fprintf(os.Stderr, "rtype-load: -minor %d: want 0 to %d\n", *minor, wire.MinorVersion)
-		os.Exit(2)
-	}
-	cfg := load.Config{Addr: *addr, N: *n, Duration: *dur, Protocol: uint8(*proto), Minor: uint8(*minor), Seed: *seed,
+	cfg := load.Config{Addr: *addr, N: *n, Duration: *dur, Protocol: uint8(*proto), Seed: *seed,
 		PerSocket: *perSocket, Full: *full, Parked: *parked, Phases: *phases}
 	if *verbose {
 		cfg.Progress = os.Stdout

@@ -83,7 +83,7 @@ func TestModeFlagBinary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		conn.Write(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: "Ripley", Minor: 1, Mode: wire.ModeAny}))
+		conn.Write(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: "Ripley", Revision: wire.Revision, Mode: wire.ModeAny}))
 		conn.SetReadDeadline(time.Now().Add(testutil.Wait))
 		fr := wire.FrameReader{R: conn}
 		f, err := fr.ReadFrame()
@@ -91,7 +91,7 @@ func TestModeFlagBinary(t *testing.T) {
 			t.Fatalf("%v: %v", c.args, err)
 		}
 		m, err := wire.ParseMessage2(f)
-		if err != nil || m.Type != wire.MsgLoginAccepted || m.Minor != 1 || m.Mode != c.want {
+		if err != nil || m.Type != wire.MsgLoginAccepted || m.Revision != wire.Revision || m.Mode != c.want {
 			t.Errorf("%v: %+v %v, want a game of mode %d", c.args, m, err, c.want)
 		}
 		conn.Close()

@@ -46,12 +46,9 @@ type Config struct {
 	// Version2 accepts a LoginRequest of version 2 and plays that session
 	// in v2 (7.x); without it the server speaks only version 1 and answers
 	// version 2 with LoginRejected(VersionMismatch), as a v1 server does.
+	// A v2 session is of revision wire.Revision, in a Classic game, and
+	// its Snapshot datagrams end with an empty event tail (7.20).
 	Version2 bool
-	// Minor, with Version2, is the minor version of the LoginAccepted of
-	// a v2 session: 1 makes it a v2.1 session of a Classic game (7.12),
-	// with chat (7.13); 4 (v2.4, 7.20) ends its Snapshot datagrams with
-	// an empty event tail. Default 0: v2.0.
-	Minor uint8
 }
 
 // Server is a hostile server. Start makes one.
@@ -174,7 +171,7 @@ func (s *Server) serve(c net.Conn) {
 	}
 	parse := wire.ParseMessage
 	if f[1] == wire.Version2 {
-		parse = wire.ParseMessage2 // bytes after the name are v2.x's (7.1, 7.12)
+		parse = wire.ParseMessage2 // the revision, mode and flags follow the name
 	}
 	m, err := parse(f)
 	if err != nil || m.Type != wire.MsgLoginRequest {
@@ -200,7 +197,7 @@ func (s *Server) serve(c net.Conn) {
 	if v2 {
 		s.link = link.NewV2(session, now)
 		s.link.History2 = &s.hist2
-		s.link.Tail = s.cfg.Minor >= wire.MinorEventsInSnapshot // 7.20: empty tails
+		s.link.Tail = true // 7.20: empty tails
 	} else {
 		s.link = link.New(session, now)
 		s.link.History = &s.hist
@@ -211,9 +208,7 @@ func (s *Server) serve(c net.Conn) {
 	if v2 {
 		acc.Ext = wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: wire.TickRate,
 			SnapshotTicks: wire.SnapshotTicks, BlinkTicks: 8}
-		if s.cfg.Minor >= 1 {
-			acc.Minor, acc.Mode = s.cfg.Minor, wire.ModeClassic
-		}
+		acc.Revision, acc.Mode = wire.Revision, wire.ModeClassic
 		c.Write(wire.AppendMessage2(nil, acc))
 	} else {
 		c.Write(wire.AppendMessage(nil, acc))

@@ -55,10 +55,11 @@ type lsess struct {
 	token   wire.Token
 	player  uint8
 	version uint8
-	minor   uint8 // v2: the session's minor version (7.12, 7.15, 7.19)
-	tcp     net.Conn
-	link    *link.Link
-	g       *group
+	// features are what the session does beyond v1, from its login.
+	features wire.Features
+	tcp      net.Conn
+	link     *link.Link
+	g        *group
 
 	bound     bool
 	cookie    wire.Cookie
@@ -127,16 +128,16 @@ func startLight(ctx context.Context, cfg Config) (*light, error) {
 	l := &light{cfg: cfg, ss: make([]*lsess, cfg.N), stop: make(chan struct{})}
 	l.failed = logIn(cfg, func(i int) error {
 		conn, acc, err := client.LogIn(ctx, client.Config{Addr: cfg.Addr, Name: clientName(i),
-			Logger: cfg.Logger, Version: cfg.Protocol, Minor: cfg.Minor})
+			Logger: cfg.Logger, Version: cfg.Protocol})
 		if err != nil {
 			return err
 		}
 		ss := &lsess{i: i, id: acc.Session, token: acc.Token, player: acc.Player, version: cfg.Protocol, tcp: conn,
-			play: play{rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}}
+			features: wire.NewFeatures(cfg.Protocol, acc.Revision),
+			play:     play{rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}}
 		if cfg.Protocol == wire.Version2 {
-			ss.minor = acc.Minor
 			ss.link = link.NewV2(acc.Session, time.Now())
-			ss.link.Tail = acc.Minor >= wire.MinorEventsInSnapshot // 7.20
+			ss.link.Tail = ss.features.EventsInSnapshot // 7.20
 		} else {
 			ss.link = link.New(acc.Session, time.Now())
 		}
@@ -290,7 +291,7 @@ func (l *light) endLocked(ss *lsess, err error) {
 
 // readTCP reads a session's TCP messages until its connection ends: a
 // Logout or a closed connection ends the session; anything else (chat,
-// a later minor version's message) is ignored.
+// a later revision's message) is ignored.
 func (l *light) readTCP(ss *lsess) {
 	fr := wire.FrameReader{R: ss.tcp}
 	var err error
@@ -425,7 +426,7 @@ func (l *light) receive(g *group, b []byte, now time.Time) {
 	}
 }
 
-// takeEvents takes the events of an Event payload, or of a v2.4
+// takeEvents takes the events of an Event payload, or of a v2
 // Snapshot's tail (7.20), each once (its link's window, 5.3, 7.7), counts
 // them, and has them acknowledged at once or with the next Input; it
 // reports false, taking none, for a payload badly framed. g.mu is held.
@@ -451,10 +452,11 @@ func (l *light) takeEvents(g *group, ss *lsess, p []byte) bool {
 
 // ackRidesInput reports whether the acknowledgement of an Event datagram
 // waits for the session's next Input, at most a tick away (7.19,
-// "Acknowledgement with the Input"): a bound v2.3 session sends one every
-// tick. Otherwise an Ack goes at once (7.7). g.mu is held.
+// "Acknowledgement with the Input"): a bound session with
+// Features.EventsAtSnapshots sends one every tick. Otherwise an Ack goes
+// at once (7.7). g.mu is held.
 func (ss *lsess) ackRidesInput() bool {
-	return ss.version == wire.Version2 && ss.minor >= 3 && ss.bound
+	return ss.features.EventsAtSnapshots && ss.bound
 }
 
 // soon lists ss among the sessions to send a datagram at once.

@@ -43,10 +43,6 @@ type Config struct {
 	Duration time.Duration
 	// Protocol is the version spoken: 1 or 2. Default 2.
 	Protocol uint8
-	// Minor is the highest minor version of protocol 2 asked for (7.12,
-	// 7.15, 7.19, 7.20): 0 (the default) asks for wire.MinorVersion, v2.4;
-	// 3 speaks v2.3, whose events come in Event datagrams.
-	Minor uint8
 	// Seed seeds the clients' play (0: a fixed seed of 1).
 	Seed uint64
 	// Logins is how many logins are in flight at once. Default 8.
@@ -210,7 +206,6 @@ func Start(ctx context.Context, cfg Config) (*Load, error) {
 		c, err := client.Dial(ctx, client.Config{
 			Addr: cfg.Addr, Name: clientName(i), Logger: cfg.Logger,
 			Version:     cfg.Protocol,
-			Minor:       cfg.Minor,
 			OnSnapshot:  func(*link.Rebuilt) { p.snapshots.Add(1) },
 			OnSnapshot2: func(*link.Rebuilt2) { p.snapshots.Add(1) },
 		})

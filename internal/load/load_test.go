@@ -28,11 +28,10 @@ func TestRun(t *testing.T) {
 		full      bool
 		perSocket int
 		parked    bool
-		minor     uint8 // 0: the newest, v2.4
-	}{{1, false, 3, false, 0}, {2, false, 3, false, 0}, {2, false, 1, false, 0}, {2, false, 3, false, 3},
-		{1, false, 3, true, 0}, {2, false, 3, true, 0}, {1, true, 0, false, 0}, {2, true, 0, false, 0}} {
+	}{{1, false, 3, false}, {2, false, 3, false}, {2, false, 1, false},
+		{1, false, 3, true}, {2, false, 3, true}, {1, true, 0, false}, {2, true, 0, false}} {
 		v := tc.v
-		t.Run(fmt.Sprintf("v%d.%d/full=%v/per=%d/parked=%v", v, tc.minor, tc.full, tc.perSocket, tc.parked), func(t *testing.T) {
+		t.Run(fmt.Sprintf("v%d/full=%v/per=%d/parked=%v", v, tc.full, tc.perSocket, tc.parked), func(t *testing.T) {
 			t.Parallel()
 			const n = 8
 			const guard = 2 * testutil.Wait // a deadlock guard, not the run's length
@@ -53,8 +52,8 @@ func TestRun(t *testing.T) {
 			}
 			rep, err := Run(ctx, Config{Addr: srv.Addr(), N: n, Duration: guard, Every: 50 * time.Millisecond, Until: played,
 				Protocol: v, Seed: 7, Full: tc.full, PerSocket: tc.perSocket, Parked: tc.parked,
-				Phases: map[bool]int{true: 1}[tc.parked], Minor: tc.minor,
-				AtEnd: func() { st = srv.TickStats() }})
+				Phases: map[bool]int{true: 1}[tc.parked],
+				AtEnd:  func() { st = srv.TickStats() }})
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
@@ -84,18 +83,15 @@ func TestRun(t *testing.T) {
 			t.Logf("%.1f datagrams out and %.1f in per client-second (a client sends 60 Inputs a second and gets up to 20 snapshots)",
 				perSec(rep.DatagramsOut), perSec(rep.DatagramsIn))
 			// A light client acknowledges an Event datagram at once with
-			// an Ack in v1 (7.7), and with its next Input in a v2.3
-			// session, as the reference client does (7.19).
+			// an Ack in v1 (7.7), and with its next Input in v2, as the
+			// reference client does (7.19).
 			if !tc.full && v == wire.Version2 && rep.Acks != 0 {
-				t.Errorf("%d Acks from v2.3 light clients that send an Input every tick, want 0", rep.Acks)
+				t.Errorf("%d Acks from v2 light clients that send an Input every tick, want 0", rep.Acks)
 			}
-			// v2.4 light clients get their events in the Snapshots'
-			// tails (7.20), v2.3 ones in Event datagrams (7.19).
-			if !tc.full && v == wire.Version2 && tc.minor == 0 && (rep.EventDatagrams != 0 || rep.TailSnapshots == 0) {
-				t.Errorf("v2.4: %d Event datagrams, %d Snapshots carrying events; want 0 and some", rep.EventDatagrams, rep.TailSnapshots)
-			}
-			if !tc.full && tc.minor == 3 && (rep.EventDatagrams == 0 || rep.TailSnapshots != 0) {
-				t.Errorf("v2.3: %d Event datagrams, %d Snapshots carrying events; want some and 0", rep.EventDatagrams, rep.TailSnapshots)
+			// v2 light clients get their events in the Snapshots' tails
+			// (7.20).
+			if !tc.full && v == wire.Version2 && (rep.EventDatagrams != 0 || rep.TailSnapshots == 0) {
+				t.Errorf("v2: %d Event datagrams, %d Snapshots carrying events; want 0 and some", rep.EventDatagrams, rep.TailSnapshots)
 			}
 			if !tc.full && v == wire.Version && rep.Acks == 0 {
 				t.Errorf("no Ack from v1 light clients for %d Event datagrams", rep.EventDatagrams)

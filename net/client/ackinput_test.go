@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -17,17 +16,15 @@ import (
 )
 
 // typeRelay stands between one client and a real server: it passes the
-// TCP stream through (rewriting the minor version of the LoginRequest
-// when minor is set) and relays the datagrams, recording the type of
+// TCP stream through and relays the datagrams, recording the type of
 // every datagram of the client and every Event datagram of the server, in
-// the order it relayed them, and in a v2.4 session (7.20) the Snapshot
-// datagrams whose tail carried events.
+// the order it relayed them, and the Snapshot datagrams whose tail
+// carried events (7.20).
 type typeRelay struct {
 	t      *testing.T
 	tcp    *net.TCPListener
 	udp    *net.UDPConn
 	server string
-	minor  int // the minor version the LoginRequest is given; -1: as it is
 
 	mu     sync.Mutex
 	client *net.UDPAddr
@@ -35,7 +32,6 @@ type typeRelay struct {
 	trace  []relayed
 	ids    map[uint32]int // the event ids of the server's Event datagrams: how many times each came
 	frames []wire.EventFrame2
-	tail   bool // the session is v2.4: Snapshots end with an event tail
 	snap   wire.Snapshot2
 }
 
@@ -47,7 +43,7 @@ type relayed struct {
 	events     int // the events of an Event datagram or a Snapshot's tail
 }
 
-func startTypeRelay(t *testing.T, serverAddr string, minor int) *typeRelay {
+func startTypeRelay(t *testing.T, serverAddr string) *typeRelay {
 	t.Helper()
 	tcp, udp, err := testutil.ListenTCPUDP()
 	if err != nil {
@@ -57,7 +53,7 @@ func startTypeRelay(t *testing.T, serverAddr string, minor int) *typeRelay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &typeRelay{t: t, tcp: tcp, udp: udp, server: serverAddr, minor: minor, up: up.(*net.UDPConn), ids: map[uint32]int{}}
+	r := &typeRelay{t: t, tcp: tcp, udp: udp, server: serverAddr, up: up.(*net.UDPConn), ids: map[uint32]int{}}
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); r.acceptTCP() }()
@@ -80,25 +76,6 @@ func (r *typeRelay) acceptTCP() {
 		return
 	}
 	defer s.Close()
-	fr := wire.FrameReader{R: c}
-	f, err := fr.ReadFrame()
-	if err != nil {
-		return
-	}
-	m, err := wire.ParseMessage2(f)
-	if err != nil || m.Type != wire.MsgLoginRequest {
-		r.t.Errorf("relay: the client's first message: %v, %v", m.Type, err)
-		return
-	}
-	if r.minor >= 0 {
-		m.Minor = uint8(r.minor)
-	}
-	r.mu.Lock()
-	r.tail = m.Minor >= wire.MinorEventsInSnapshot
-	r.mu.Unlock()
-	if _, err := s.Write(wire.AppendMessage2(nil, &m)); err != nil {
-		return
-	}
 	go func() { io.Copy(s, c); s.Close() }()
 	io.Copy(c, s)
 }
@@ -136,7 +113,7 @@ func (r *typeRelay) fromServer() {
 				r.count(wire.TypeEvent)
 			}
 		}
-		if n >= 6 && wire.Type(buf[5]) == wire.TypeSnapshot && r.tail {
+		if n >= 6 && wire.Type(buf[5]) == wire.TypeSnapshot {
 			if _, p, err := wire.ParseHeader2(buf[:n], wire.ToClient); err == nil {
 				if tail, err := r.snap.DecodeTail(p); err == nil && tail[0] > 0 {
 					r.frames = wire.TailFrames(tail, r.frames[:0])
@@ -210,68 +187,13 @@ func (r *typeRelay) pumpEvents(n int) {
 	})
 }
 
-// 7.19, "Acknowledgement with the Input": a v2.3 client that sends an
-// Input every tick lets the acknowledgement of an Event datagram ride on
-// its next Input, and sends no Ack at all while it plays; a v2.2 session
-// acknowledges every Event datagram at once with an Ack (7.7), as before.
-// The server takes both (7.19: nothing changes on its side): the session
-// goes on, its events are delivered, and none is resent for want of an
-// acknowledgement.
-func TestAckRidesInputV23(t *testing.T) {
-	srv := ackTestServer(t)
-	for _, tc := range []struct {
-		name  string
-		minor int
-	}{{"v2.3", 3}, {"v2.2", 2}} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := startTypeRelay(t, srv.Addr(), tc.minor)
-			ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
-			defer cancel()
-			// A name per subtest: the server may not have ended the
-			// last one's session yet (its Logout is on its way), and
-			// both would be in the same game.
-			name := fmt.Sprintf("Ripley%d", tc.minor)
-			c, err := Dial(ctx, Config{Addr: r.addr(), Name: name, Logger: testLogger(), Version: wire.Version2})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			wantMinor := uint8(wire.MinorVersion)
-			if tc.minor >= 0 {
-				wantMinor = uint8(tc.minor)
-			}
-			if c.minor != wantMinor {
-				t.Fatalf("session of minor %d, want %d", c.minor, wantMinor)
-			}
-			c.SetInput(wire.ActionFire) // a missile every few ticks: Spawn events
-			r.pumpEvents(10)
-			inputs, acks, events := r.counts()
-			t.Logf("%s: %d Inputs, %d Acks, %d Event datagrams", tc.name, inputs, acks, events)
-			if tc.minor == 3 && acks != 0 {
-				t.Fatalf("a v2.3 player sent %d Acks besides %d Inputs for %d Event datagrams, want 0", acks, inputs, events)
-			}
-			if tc.minor < 3 && acks < events*3/4 {
-				t.Fatalf("a v2.2 player sent %d Acks for %d Event datagrams: not at once (7.7)", acks, events)
-			}
-			if err := c.Err(); err != nil {
-				t.Fatalf("the session ended: %v", err)
-			}
-			// The acknowledgement a tick later is well within R (5.3)
-			// on an idle machine; a loaded one may delay it past R.
-			t.Logf("%d events resent", r.resent())
-			if st := c.Stats(); st.EventsDelivered == 0 {
-				t.Fatal("no event delivered")
-			}
-		})
-	}
-}
-
-// 7.7 and 7.19: a v2.3 client with no Input due acknowledges an Event
-// datagram at once with an Ack: a spectator (no ship), and a player whose
-// Inputs are further apart than a tick. Their send clock is stopped here
-// (an Input or a keep-alive every hour), so only Acks sent at once make
-// as many Acks as Event datagrams.
-func TestAckAtOnceWithoutInputV23(t *testing.T) {
+// 7.7 and 7.19: a client with no Input due acknowledges an Event datagram,
+// or a Snapshot whose tail carried events, at once with an Ack: a
+// spectator (no ship), and a player whose Inputs are further apart than a
+// tick. Their send clock is stopped here (an Input or a keep-alive every
+// hour), so only Acks sent at once make as many Acks as datagrams with
+// events.
+func TestAckAtOnceWithoutInput(t *testing.T) {
 	srv := ackTestServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
@@ -288,16 +210,13 @@ func TestAckAtOnceWithoutInputV23(t *testing.T) {
 		spectate bool
 	}{{"spectator", "Newt", true}, {"slow player", "Bishop", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := startTypeRelay(t, srv.Addr(), 3)
+			r := startTypeRelay(t, srv.Addr())
 			c, err := Dial(ctx, Config{Addr: r.addr(), Name: tc.player, Logger: testLogger(), Spectate: tc.spectate,
 				SendInterval: time.Hour, AckInterval: time.Hour})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			if c.minor < 3 {
-				t.Fatalf("session of minor %d, want 3", c.minor)
-			}
 			var events, acks int
 			waitFor(t, testutil.Wait, "Event datagrams", func() bool {
 				r.mu.Lock()
@@ -305,7 +224,7 @@ func TestAckAtOnceWithoutInputV23(t *testing.T) {
 				events, acks = 0, 0
 				for _, d := range r.trace {
 					switch {
-					case d.fromServer && d.typ == wire.TypeEvent:
+					case d.fromServer: // an Event datagram, or a Snapshot with events
 						events++
 					case d.typ == wire.TypeAck:
 						acks++
@@ -313,9 +232,9 @@ func TestAckAtOnceWithoutInputV23(t *testing.T) {
 				}
 				return events >= 10
 			})
-			t.Logf("%s: %d Acks for %d Event datagrams", tc.name, acks, events)
+			t.Logf("%s: %d Acks for %d datagrams with events", tc.name, acks, events)
 			if acks < events*3/4 {
-				t.Fatalf("%d Acks for %d Event datagrams: not at once (7.7)", acks, events)
+				t.Fatalf("%d Acks for %d datagrams with events: not at once (7.7)", acks, events)
 			}
 		})
 	}

@@ -96,14 +96,14 @@ func TestChatThroughTheServer(t *testing.T) {
 // TestChatFromAHostileServer: what a server sends is cleaned and bounded;
 // a malformed ChatMessage ends the session as a protocol error.
 func TestChatFromAHostileServer(t *testing.T) {
-	s := startEvil(t, evilserver.Config{Version2: true, Minor: 1})
+	s := startEvil(t, evilserver.Config{Version2: true})
 	c, err := Dial(dialCtx(t), Config{Addr: s.Addr(), Name: "victim", Logger: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	if !c.CanChat() {
-		t.Fatal("no chat in a v2.1 session")
+		t.Fatal("no chat in a v2 session")
 	}
 	line := func(player uint8, name, text string) []byte {
 		return wire.AppendChatMessage(nil, 1, player, name, []byte(text))

@@ -126,14 +126,9 @@ type Config struct {
 	// that refuses it fails Dial with a *RejectedError whose Reason is
 	// wire.RejectVersionMismatch.
 	Version uint8
-	// Minor is the highest minor version of protocol 2 to ask for (7.12,
-	// 7.15): 1 to wire.MinorVersion. 0 (the default) asks for
-	// wire.MinorVersion; 3 speaks v2.3, without 7.20's events in the
-	// Snapshot datagrams.
-	Minor uint8
 	// Spectate logs in to watch a game without a ship (PROTOCOL.md 7.17):
 	// the game of the room whose code is Room, or the busiest game when
-	// Room is zero. It needs a v2.2 server: Dial fails with
+	// Room is zero. It needs a v2 server: Dial fails with
 	// ErrNoSpectators on an older one (never falling back to a ship).
 	Spectate bool
 	// Room is the code of the room whose game a spectator watches.
@@ -232,9 +227,9 @@ type Client struct {
 	session  uint32
 	token    wire.Token
 	version  uint8         // the session's protocol version, 1 or 2
-	minor    uint8         // v2: the session's minor version (7.12, 7.15, 7.19); 0 in v1
+	features wire.Features // what the session does beyond v1, from its login
 	ext      wire.LoginExt // v2: the rules of LoginAccepted (7.1)
-	mode     uint8         // the game's mode (7.12): Classic unless a v2.1 LoginAccepted says Stage
+	mode     uint8         // the game's mode (7.12): Classic unless a v2 LoginAccepted says Stage
 
 	rebindMu sync.Mutex // one Rebind at a time
 
@@ -330,8 +325,8 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		version = wire.Version
 		conn, acc, err = dialLogin(ctx, cfg, version)
 	}
-	if err == nil && cfg.Spectate && (acc.Minor < 2 || acc.Player != wire.NoPlayer) {
-		// A v2.0 or v2.1 server ignored the flag and gave a ship.
+	if err == nil && cfg.Spectate && acc.Player != wire.NoPlayer {
+		// A server that ignored the flag and gave a ship.
 		conn.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLogout, Reason: wire.LogoutLeft}))
 		conn.Close()
 		err = ErrNoSpectators
@@ -353,15 +348,16 @@ func start(ctx context.Context, cfg Config, log *slog.Logger, conn net.Conn, acc
 		return nil, err
 	}
 	now := time.Now()
+	features := wire.NewFeatures(version, acc.Revision) // once, for the session's life
 	c := &Client{
 		cfg:      cfg,
 		log:      log.With("player", acc.Player, "session", acc.Session, "version", version),
 		tcp:      conn,
 		udp:      udp,
 		version:  version,
-		minor:    sessionMinor(version, &acc),
+		features: features,
 		ext:      acc.Ext,
-		mode:     sessionMode(version, &acc),
+		mode:     sessionMode(features, &acc),
 		player:   acc.Player,
 		session:  acc.Session,
 		token:    acc.Token,
@@ -374,12 +370,12 @@ func start(ctx context.Context, cfg Config, log *slog.Logger, conn net.Conn, acc
 		done:     make(chan struct{}),
 		attached: attached,
 	}
-	if version == wire.Version2 && acc.Minor >= 1 {
+	if features.Chat {
 		c.chatOut = make(chan []byte, chatQueue)
 	}
-	c.log.Info("login accepted", "tick", acc.Tick, "minor", acc.Minor, "mode", c.mode)
+	c.log.Info("login accepted", "tick", acc.Tick, "revision", acc.Revision, "mode", c.mode)
 	if cfg.Tap != nil {
-		cfg.Tap.Login(Login{Version: version, Minor: c.minor, Mode: c.mode, Player: acc.Player,
+		cfg.Tap.Login(Login{Version: version, Revision: acc.Revision, Mode: c.mode, Player: acc.Player,
 			Session: acc.Session, Tick: acc.Tick, Ext: acc.Ext, Name: cfg.Name, At: now})
 	}
 	c.wg.Add(2)
@@ -458,15 +454,6 @@ func readMessageOr(fr *wire.FrameReader, version uint8, side func(b []byte) (boo
 // not thousands of them.
 const maxSkipped = 64
 
-// minor returns the minor version a v2 login asks for: Minor, or
-// wire.MinorVersion when 0 or above it.
-func (cfg *Config) minor() uint8 {
-	if cfg.Minor == 0 || cfg.Minor > wire.MinorVersion {
-		return wire.MinorVersion
-	}
-	return cfg.Minor
-}
-
 // login sends the LoginRequest of version and reads the answer.
 func login(ctx context.Context, conn net.Conn, cfg Config, version uint8) (wire.Message, error) {
 	deadline := time.Now().Add(cfg.LoginTimeout)
@@ -474,9 +461,9 @@ func login(ctx context.Context, conn net.Conn, cfg Config, version uint8) (wire.
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name})
-	if version == wire.Version2 { // always v2.1 (7.12)
+	if version == wire.Version2 {
 		lr := wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name,
-			Minor: cfg.minor(), Mode: cfg.Mode}
+			Revision: wire.Revision, Mode: cfg.Mode}
 		if cfg.Spectate { // 7.17
 			lr.Flags, lr.Code = wire.LoginSpectate, cfg.Room
 		}
@@ -749,14 +736,14 @@ func (c *Client) ackNow(buf []byte) []byte {
 
 // ackRidesInput reports whether the acknowledgement of an accepted Event
 // datagram may wait for the next Input (7.19, "Acknowledgement with the
-// Input"): in a session of minor 3 or more while the client sends an
-// Input every tick (send: it has a ship in a game not over, and its
-// SendInterval is at most a tick), so that it goes at most a tick later,
-// well within the resend time R (5.3), with its ack_delay (7.2) telling
-// the wait. Otherwise (v1, v2.0 to v2.2, a spectator, a ship lost, a
-// paused clock) an Ack goes at once, as 7.7 says. c.mu must be held.
+// Input"): in a session with Features.EventsAtSnapshots while the client
+// sends an Input every tick (send: it has a ship in a game not over, and
+// its SendInterval is at most a tick), so that it goes at most a tick
+// later, well within the resend time R (5.3), with its ack_delay (7.2)
+// telling the wait. Otherwise (v1, a spectator, a ship lost, a paused
+// clock) an Ack goes at once, as 7.7 says. c.mu must be held.
 func (c *Client) ackRidesInput() bool {
-	return c.version == wire.Version2 && c.minor >= 3 && c.cfg.SendInterval <= wire.TickDuration &&
+	return c.features.EventsAtSnapshots && c.cfg.SendInterval <= wire.TickDuration &&
 		c.world.HasShip(c.player) && !c.world.over
 }
 
@@ -939,15 +926,15 @@ func (c *Client) snapshot1(p []byte, now time.Time) (tick, baseAge uint32, ok bo
 	return r.Tick, c.snap.BaselineAge, true
 }
 
-// snapshot2 is snapshot1 for a v2 Snapshot payload (7.8). In a v2.4
-// session the payload ends with an event tail (7.20), whose events it
-// applies before the snapshot once the snapshot is rebuilt; a snapshot
-// dropped (malformed, or not rebuilt for want of its baseline) is not
+// snapshot2 is snapshot1 for a v2 Snapshot payload (7.8). With
+// Features.EventsInSnapshot the payload ends with an event tail (7.20),
+// whose events it applies before the snapshot once the snapshot is
+// rebuilt; a snapshot dropped (malformed, or not rebuilt for want of its baseline) is not
 // acknowledged, and its events come again by the server's resending.
 func (c *Client) snapshot2(p []byte, now time.Time) (tick, baseAge uint32, ok bool) {
 	var tail []byte
 	var err error
-	if c.minor >= wire.MinorEventsInSnapshot {
+	if c.features.EventsInSnapshot {
 		tail, err = c.snap2.DecodeTail(p)
 	} else {
 		err = c.snap2.Decode(p)

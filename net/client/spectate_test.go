@@ -11,11 +11,11 @@ import (
 	"rtype/net/wire"
 )
 
-// TestSpectateNeedsV22: a spectator never plays by mistake. A v1-only
-// server refuses the v2 login (VersionMismatch), and a v2.1 server, which
-// ignores the Spectate flag, accepts a player: both end Dial with
+// TestSpectateNeedsV2: a spectator never plays by mistake. A v1-only
+// server refuses the v2 login (VersionMismatch), and a server that ignores
+// the Spectate flag and accepts a player: both end Dial with
 // ErrNoSpectators, the second after a Logout(Left).
-func TestSpectateNeedsV22(t *testing.T) {
+func TestSpectateNeedsV2(t *testing.T) {
 	fs := newFakeServer(t) // speaks v1 only
 	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
@@ -45,8 +45,8 @@ func TestSpectateNeedsV22(t *testing.T) {
 		}
 		m, _ := wire.ParseMessage2(f)
 		got <- m
-		// A v2.1 server: a player's LoginAccepted, L = 30.
-		acc := wire.Message{Type: wire.MsgLoginAccepted, Player: 0, Session: 7, Tick: 1, Minor: 1, Mode: wire.ModeStage,
+		// A server that ignores the flag: a player's LoginAccepted.
+		acc := wire.Message{Type: wire.MsgLoginAccepted, Player: 0, Session: 7, Tick: 1, Revision: wire.Revision, Mode: wire.ModeStage,
 			Ext: wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}}
 		c.Write(wire.AppendMessage2(nil, &acc))
 		c.SetReadDeadline(time.Now().Add(testutil.Wait))
@@ -58,9 +58,9 @@ func TestSpectateNeedsV22(t *testing.T) {
 	}()
 	code, _ := wire.ParseRoomCode("K7MX2Q")
 	if _, err := Dial(ctx, Config{Addr: ln.Addr().String(), Name: "Newt", Spectate: true, Room: code}); !errors.Is(err, ErrNoSpectators) {
-		t.Fatalf("v2.1 server: %v, want ErrNoSpectators", err)
+		t.Fatalf("a server that gives a ship: %v, want ErrNoSpectators", err)
 	}
-	if req := <-got; req.Flags != wire.LoginSpectate || req.Code != code || req.Minor != wire.MinorVersion {
+	if req := <-got; req.Flags != wire.LoginSpectate || req.Code != code || req.Revision != wire.Revision {
 		t.Fatalf("LoginRequest %+v", req)
 	}
 	select {

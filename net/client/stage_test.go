@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -13,7 +14,7 @@ import (
 	"rtype/server"
 )
 
-// Stage mode on the client (PROTOCOL.md 7.12): the v2.1 login, the mode of
+// Stage mode on the client (PROTOCOL.md 7.12): the v2 login, the mode of
 // the game, the Stage, Health and Arms events.
 
 func dialCtx(t *testing.T) context.Context {
@@ -23,7 +24,7 @@ func dialCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// TestDialModes: a v2 client logs in as v2.1 with Config.Mode and Mode
+// TestDialModes: a v2 client logs in with Config.Mode and Mode
 // tells the game's mode: the one asked for, the server's default for Any;
 // a v1 session plays Classic whatever it asks (real server, 7.12).
 func TestDialModes(t *testing.T) {
@@ -54,9 +55,9 @@ func TestDialModes(t *testing.T) {
 	}
 }
 
-// TestModeOfV20Server: a v2.1 client against a v2.0 server (which ignores
-// the login's tail, 7.1, and answers no mode) plays Classic in v2.
-func TestModeOfV20Server(t *testing.T) {
+// TestModeOfTheServer: a client that asks for Stage plays the mode the
+// server's LoginAccepted says, here Classic.
+func TestModeOfTheServer(t *testing.T) {
 	s := startEvil(t, evilV2())
 	c, err := Dial(dialCtx(t), Config{Addr: s.Addr(), Name: "old", Mode: wire.ModeStage, Logger: testLogger()})
 	if err != nil {
@@ -68,19 +69,35 @@ func TestModeOfV20Server(t *testing.T) {
 	}
 }
 
-// TestBadModeAccepted: a v2.1 LoginAccepted whose mode is neither Classic
+// TestBadModeAccepted: a v2 LoginAccepted whose mode is neither Classic
 // nor Stage is a protocol error (7.12).
 func TestBadModeAccepted(t *testing.T) {
 	for _, mode := range []uint8{wire.ModeAny, 3, 255} {
-		acc := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginAccepted, Session: 7, Minor: 1, Mode: wire.ModeStage,
+		acc := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginAccepted, Session: 7, Revision: wire.Revision, Mode: wire.ModeStage,
 			Ext: wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}})
-		acc[len(acc)-1] = mode
+		acc[len(acc)-2] = mode // the revision is last
 		cfg := evilV2()
 		cfg.Login = acc
 		s := startEvil(t, cfg)
 		_, err := Dial(dialCtx(t), Config{Addr: s.Addr(), Name: "victim", Logger: testLogger()})
 		if !errors.Is(err, ErrProtocol) {
 			t.Errorf("LoginAccepted of mode %d: %v, want ErrProtocol", mode, err)
+		}
+	}
+	// A LoginAccepted without the revision, or without mode and
+	// revision (L = 30 or 29), or of revision 3, is malformed too.
+	acc := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginAccepted, Session: 7, Revision: wire.Revision, Mode: wire.ModeStage,
+		Ext: wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}})
+	old := bytes.Clone(acc)
+	old[len(old)-1] = 3
+	for _, bad := range [][]byte{acc[:len(acc)-1], acc[:len(acc)-2], old} {
+		bad = bytes.Clone(bad)
+		bad[0] = byte(len(bad) - 2)
+		cfg := evilV2()
+		cfg.Login = bad
+		s := startEvil(t, cfg)
+		if _, err := Dial(dialCtx(t), Config{Addr: s.Addr(), Name: "victim", Logger: testLogger()}); !errors.Is(err, ErrProtocol) {
+			t.Errorf("LoginAccepted % X: %v, want ErrProtocol", bad, err)
 		}
 	}
 }
@@ -213,5 +230,5 @@ func TestWorldStageKinds(t *testing.T) {
 	}
 }
 
-// evilV2 is the configuration of a hostile v2.0 server.
+// evilV2 is the configuration of a hostile v2 server.
 func evilV2() evilserver.Config { return evilserver.Config{Version2: true} }

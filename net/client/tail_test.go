@@ -13,13 +13,13 @@ import (
 	"rtype/net/wire"
 )
 
-// 7.20: a v2.4 player in a busy game gets its events in the tails of its
+// 7.20: a player in a busy game gets its events in the tails of its
 // Snapshot datagrams: no Event datagram once it plays, every event once
 // (none resent on a clean link), each acknowledged with the next Input
 // (no Ack, 7.19), and the client applies them all.
-func TestEventsInSnapshotV24(t *testing.T) {
+func TestEventsInSnapshot(t *testing.T) {
 	srv := ackTestServer(t)
-	r := startTypeRelay(t, srv.Addr(), -1)
+	r := startTypeRelay(t, srv.Addr())
 	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c, err := Dial(ctx, Config{Addr: r.addr(), Name: "Ripley", Logger: testLogger(), Version: wire.Version2})
@@ -27,8 +27,8 @@ func TestEventsInSnapshotV24(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if c.minor != wire.MinorEventsInSnapshot {
-		t.Fatalf("session of minor %d, want %d", c.minor, wire.MinorEventsInSnapshot)
+	if !c.features.EventsInSnapshot || !c.features.EventsAtSnapshots {
+		t.Fatalf("session of features %+v", c.features)
 	}
 	c.SetInput(wire.ActionFire) // a missile every few ticks: Spawn events
 	var tails, events, inputs, acks, frames int
@@ -83,7 +83,7 @@ func TestTailAckAtOnceV24(t *testing.T) {
 	}
 	defer player.Close()
 	player.SetInput(wire.ActionFire)
-	r := startTypeRelay(t, srv.Addr(), -1)
+	r := startTypeRelay(t, srv.Addr())
 	c, err := Dial(ctx, Config{Addr: r.addr(), Name: "Newt", Logger: testLogger(),
 		SendInterval: time.Hour, AckInterval: time.Hour})
 	if err != nil {
@@ -111,14 +111,14 @@ func TestTailAckAtOnceV24(t *testing.T) {
 	}
 }
 
-// 7.20, "A snapshot the client cannot rebuild": a v2.4 Snapshot datagram
+// 7.20, "A snapshot the client cannot rebuild": a Snapshot datagram
 // whose baseline the client lacks is dropped whole, its tail's events not
 // applied (nor taken as received); the same event, resent in the tail of
 // a snapshot the client rebuilds, is applied once, before that
 // snapshot's records; again in an Event datagram, it is not applied
 // again.
-func TestTailWithoutBaselineV24(t *testing.T) {
-	s := startEvil(t, evilserver.Config{Version2: true, Minor: wire.MinorEventsInSnapshot})
+func TestTailWithoutBaseline(t *testing.T) {
+	s := startEvil(t, evilserver.Config{Version2: true})
 	var mu sync.Mutex
 	var order []string // what the client applied: "event" or "snapshot <tick>"
 	var ticks []uint32

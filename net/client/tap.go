@@ -37,9 +37,9 @@ type Tap interface {
 
 // Login is what a LoginAccepted told a client (3.3, 7.1, 7.12).
 type Login struct {
-	// Version is the session's protocol version, 1 or 2; Minor the v2
-	// minor version of the server (0 in v1).
-	Version, Minor uint8
+	// Version is the session's protocol version, 1 or 2; Revision its v2
+	// revision, LoginAccepted's (0 in v1).
+	Version, Revision uint8
 	// Mode is the game's mode (wire.ModeClassic or ModeStage).
 	Mode uint8
 	// Player is the local player's number, 0 to 3.

@@ -16,23 +16,14 @@ func newLink(version uint8, session uint32, now time.Time) *link.Link {
 	return link.New(session, now)
 }
 
-// sessionMode returns the mode of the game a LoginAccepted of a session of
-// version joined (7.12): the mode of a v2.1 LoginAccepted, else Classic
-// (v1, or a v2.0 server).
-func sessionMode(version uint8, acc *wire.Message) uint8 {
-	if version == wire.Version2 && acc.Minor >= 1 {
+// sessionMode returns the mode of the game a LoginAccepted of a session
+// of features f joined (7.12): LoginAccepted's with Features.Modes, else
+// Classic (v1).
+func sessionMode(f wire.Features, acc *wire.Message) uint8 {
+	if f.Modes {
 		return acc.Mode
 	}
 	return wire.ModeClassic
-}
-
-// sessionMinor returns the minor version of a session of version (7.12,
-// 7.15, 7.19): LoginAccepted's in v2, 0 in v1.
-func sessionMinor(version uint8, acc *wire.Message) uint8 {
-	if version == wire.Version2 {
-		return acc.Minor
-	}
-	return 0
 }
 
 // newWorld returns the world of a session of version.

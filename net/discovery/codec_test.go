@@ -14,7 +14,7 @@ import (
 var (
 	exNonce = Nonce{1, 2, 3, 4, 5, 6, 7, 8}
 	exInfo  = Info{Port: 4242, Modes: ModeBit(wire.ModeClassic) | ModeBit(wire.ModeStage), DefaultMode: wire.ModeStage,
-		Versions: 0x03, Minor: 1, Players: 1, Capacity: 4, Games: 1, MaxGames: 1, Name: "Ripley"}
+		Versions: 0x03, Revision: 4, Players: 1, Capacity: 4, Games: 1, MaxGames: 1, Name: "Ripley"}
 )
 
 func TestQueryRoundTrip(t *testing.T) {

@@ -63,9 +63,9 @@ type Info struct {
 	// (wire.ModeClassic or wire.ModeStage).
 	DefaultMode uint8
 	// Versions has bit v-1 set for each protocol version v the server
-	// speaks (0x03: 1 and 2); Minor is the highest minor version of
-	// version 2 it speaks (0 when it does not speak 2).
-	Versions, Minor uint8
+	// speaks (0x03: 1 and 2); Revision is the revision of version 2 it
+	// speaks (wire.Revision; 0 when it does not speak 2).
+	Versions, Revision uint8
 	// Players are logged in, of at most Capacity; Games run, of at most
 	// MaxGames.
 	Players, Capacity, Games, MaxGames uint16
@@ -133,7 +133,7 @@ func AppendAnswer(dst []byte, nonce Nonce, info *Info) []byte {
 	dst = append(dst, Version, TypeAnswer)
 	dst = append(dst, nonce[:]...)
 	dst = binary.LittleEndian.AppendUint16(dst, info.Port)
-	dst = append(dst, info.Modes, info.DefaultMode, info.Versions, info.Minor)
+	dst = append(dst, info.Modes, info.DefaultMode, info.Versions, info.Revision)
 	for _, v := range [...]uint16{info.Players, info.Capacity, info.Games, info.MaxGames} {
 		dst = binary.LittleEndian.AppendUint16(dst, v)
 	}
@@ -152,7 +152,7 @@ func ParseAnswer(b []byte) (Nonce, Info, error) {
 	}
 	u16 := func(at int) uint16 { return binary.LittleEndian.Uint16(b[at:]) }
 	info := Info{
-		Port: u16(14), Modes: b[16], DefaultMode: b[17], Versions: b[18], Minor: b[19],
+		Port: u16(14), Modes: b[16], DefaultMode: b[17], Versions: b[18], Revision: b[19],
 		Players: u16(20), Capacity: u16(22), Games: u16(24), MaxGames: u16(26),
 	}
 	name := b[AnswerHeaderSize:]

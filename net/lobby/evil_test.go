@@ -30,7 +30,7 @@ func evilLobby(t *testing.T, player uint8, frames ...[]byte) string {
 		if _, err := fr.ReadFrame(); err != nil {
 			return
 		}
-		acc := wire.Message{Type: wire.MsgLoginAccepted, Player: player, Session: 7, Minor: 1, Mode: wire.ModeClassic,
+		acc := wire.Message{Type: wire.MsgLoginAccepted, Player: player, Session: 7, Revision: wire.Revision, Mode: wire.ModeClassic,
 			Ext: wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}}
 		c.Write(wire.AppendMessage2(nil, &acc))
 		for _, f := range frames {
@@ -74,19 +74,5 @@ func TestLobbyHostileServer(t *testing.T) {
 	addr := evilLobby(t, 0)
 	if _, err := lobby.Dial(context.Background(), lobby.Config{Addr: addr, Name: "Ripley"}); err != lobby.ErrNoRooms {
 		t.Fatalf("a server without rooms: %v", err)
-	}
-}
-
-// A v2.1 server (minor 1) is asked for no leaderboard: it would skip the
-// request (7.16).
-func TestLobbyNoScoresOfV21(t *testing.T) {
-	addr := evilLobby(t, wire.NoPlayer)
-	l, err := lobby.Dial(context.Background(), lobby.Config{Addr: addr, Name: "Ripley", Logger: testutil.Logger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if l.HasScores() || l.AskScores(wire.ModeClassic, wire.PeriodWeek, 0, "") != lobby.ErrNoScores {
-		t.Fatal("a v2.1 session asks for a leaderboard")
 	}
 }

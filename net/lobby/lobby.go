@@ -57,13 +57,13 @@ type Config struct {
 // Errors of a lobby.
 var (
 	// ErrNoRooms: the server answered the lobby login with a player
-	// number: it has no rooms (a v2.0 server, 7.14).
+	// number: it has no rooms (7.14).
 	ErrNoRooms = errors.New("lobby: this server has no rooms")
 	// ErrNotPlaying: Play was called while the room's game does not run.
 	ErrNotPlaying = errors.New("lobby: the room's game is not running")
-	// ErrNoScores: the server is older than v2.2 and has no leaderboard
-	// messages (7.16).
-	ErrNoScores = errors.New("lobby: this server shows no leaderboard (older than v2.2)")
+	// ErrNoScores: the session has no leaderboard messages
+	// (Features.Scores, 7.16).
+	ErrNoScores = errors.New("lobby: this server shows no leaderboard")
 )
 
 // maxChats is how many received lines wait for DrainChat.
@@ -80,7 +80,10 @@ type Lobby struct {
 	log  *slog.Logger // under mu
 	conn net.Conn     // under mu and wmu: changed by a redirect
 	acc  wire.Message // under mu
-	hops int          // redirects followed since the last Join or Quick (7.18)
+	// features are what the session does, negotiated at its login (and
+	// again at a redirect's); under mu.
+	features wire.Features
+	hops     int // redirects followed since the last Join or Quick (7.18)
 
 	mu       sync.Mutex
 	state    wire.Room // the last RoomState; Type 0 before one
@@ -117,7 +120,7 @@ func Dial(ctx context.Context, cfg Config) (*Lobby, error) {
 		cfg.KeepAlive = time.Minute
 	}
 	l := &Lobby{cfg: cfg, log: cfg.Logger.With("server", cfg.Addr, "name", cfg.Name, "session", m.Session),
-		conn: conn, acc: m, changed: make(chan struct{}, 1), done: make(chan struct{}), wrote: time.Now()}
+		conn: conn, acc: m, features: wire.NewFeatures(wire.Version2, m.Revision), changed: make(chan struct{}, 1), done: make(chan struct{}), wrote: time.Now()}
 	go l.read(fr)
 	if cfg.KeepAlive > 0 {
 		go l.keepAlive(cfg.KeepAlive)
@@ -145,7 +148,7 @@ func login(ctx context.Context, cfg Config) (net.Conn, *wire.FrameReader, wire.M
 	}
 	conn.SetDeadline(time.Now().Add(cfg.LoginTimeout))
 	req := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: cfg.Name,
-		Minor: wire.MinorVersion, Mode: cfg.Mode, Flags: wire.LoginLobby})
+		Revision: wire.Revision, Mode: cfg.Mode, Flags: wire.LoginLobby})
 	if _, err := conn.Write(req); err != nil {
 		conn.Close()
 		return fail(fmt.Errorf("lobby: login to %s: %w", cfg.Addr, err))
@@ -168,7 +171,7 @@ func login(ctx context.Context, cfg Config) (net.Conn, *wire.FrameReader, wire.M
 	case m.Type != wire.MsgLoginAccepted:
 		conn.Close()
 		return fail(fmt.Errorf("lobby: %v in answer to the login from %s", m.Type, cfg.Addr))
-	case m.Player != wire.NoPlayer || m.Minor < 1:
+	case m.Player != wire.NoPlayer || !wire.NewFeatures(wire.Version2, m.Revision).Rooms:
 		conn.Close()
 		return fail(ErrNoRooms)
 	}
@@ -198,9 +201,14 @@ func (l *Lobby) c() net.Conn {
 	return l.conn
 }
 
-// Minor returns the session's minor version (7.12, 7.15): 2 or more
-// when the server takes spectators (7.17).
-func (l *Lobby) Minor() uint8 { return l.acc.Minor }
+// Features returns what the session does beyond v1, as its login
+// negotiated: Spectate when the server takes spectators (7.17), Scores
+// when it answers leaderboard requests (7.16).
+func (l *Lobby) Features() wire.Features {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.features
+}
 
 // read reads the session's stream until it ends.
 func (l *Lobby) read(fr *wire.FrameReader) {
@@ -494,9 +502,9 @@ func (l *Lobby) Leave() error {
 	return l.send(wire.Room{Type: wire.MsgRoomLeave})
 }
 
-// HasScores reports whether the server answers leaderboard requests:
-// the session is of minor 2 or more (7.15, 7.16).
-func (l *Lobby) HasScores() bool { return l.acc.Minor >= 2 }
+// HasScores reports whether the server answers leaderboard requests
+// (Features.Scores, 7.15, 7.16).
+func (l *Lobby) HasScores() bool { return l.Features().Scores }
 
 // AskScores asks for the best count scores (0: wire.MaxScoreRows) of a
 // mode, period and stage ("" the server's) (7.16); Scores returns the
@@ -684,6 +692,7 @@ func (l *Lobby) follow(d *wire.Redirect) *wire.FrameReader {
 	l.mu.Lock()
 	old := l.conn
 	l.conn, l.acc, l.cfg.Addr, l.cfg.Transport = conn, m, cfg.Addr, cfg.Transport
+	l.features = wire.NewFeatures(wire.Version2, m.Revision)
 	l.log = cfg.Logger.With("server", cfg.Addr, "name", cfg.Name, "session", m.Session)
 	log := l.log
 	l.mu.Unlock()

@@ -16,8 +16,8 @@ import (
 func TestLobbySpectators(t *testing.T) {
 	s := startServer(t, false)
 	host := dial(t, s, "Ripley")
-	if host.Minor() < 2 {
-		t.Fatalf("the lobby's session is of minor %d", host.Minor())
+	if f := host.Features(); !f.Spectate {
+		t.Fatalf("the lobby's session is of features %+v", f)
 	}
 	host.Create(wire.RoomSettings{Mode: wire.ModeClassic, Difficulty: wire.DifficultyNormal, MaxPlayers: 2})
 	until(t, host, "the room", inState(host, wire.RoomLobby, 1))

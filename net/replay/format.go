@@ -90,9 +90,9 @@ const (
 
 // Header is what opens a recording: the session's LoginAccepted.
 type Header struct {
-	// Protocol is the session's protocol version (1 or 2), Minor its v2
-	// minor version.
-	Protocol, Minor uint8
+	// Protocol is the session's protocol version (1 or 2), Revision its v2
+	// revision (LoginAccepted's, wire.Revision; 0 in v1).
+	Protocol, Revision uint8
 	// Mode is the game's mode (wire.ModeClassic or ModeStage).
 	Mode uint8
 	// Player is the recording client's player, 0 to 3 (wire.NoPlayer for
@@ -139,7 +139,7 @@ func (e *FormatError) Is(target error) bool { return target == ErrFormat }
 // body, CRC-32 of the body.
 func appendHeader(dst []byte, h *Header) []byte {
 	var body []byte
-	body = append(body, h.Protocol, h.Minor, h.Mode, h.Player)
+	body = append(body, h.Protocol, h.Revision, h.Mode, h.Player)
 	body = binary.BigEndian.AppendUint32(body, h.Session)
 	body = binary.BigEndian.AppendUint32(body, h.Tick)
 	body = binary.BigEndian.AppendUint64(body, uint64(h.Start.UnixNano()))
@@ -170,7 +170,7 @@ func parseHeaderBody(b []byte, h *Header) string {
 	if len(b) < headerFixed {
 		return fmt.Sprintf("header body of %d bytes, at least %d expected", len(b), headerFixed)
 	}
-	h.Protocol, h.Minor, h.Mode, h.Player = b[0], b[1], b[2], b[3]
+	h.Protocol, h.Revision, h.Mode, h.Player = b[0], b[1], b[2], b[3]
 	if h.Protocol != wire.Version && h.Protocol != wire.Version2 {
 		return fmt.Sprintf("protocol version %d: 1 or 2 expected", h.Protocol)
 	}

@@ -15,7 +15,7 @@ import (
 	"rtype/net/wire"
 )
 
-var testHeader = Header{Protocol: wire.Version2, Minor: 1, Mode: wire.ModeClassic, Player: 2, Session: 77, Tick: 1234,
+var testHeader = Header{Protocol: wire.Version2, Revision: wire.Revision, Mode: wire.ModeClassic, Player: 2, Session: 77, Tick: 1234,
 	Ext:  wire.LoginExt{ShipSpeed: 300, ShipW: 32, ShipH: 16, AreaW: 960, AreaH: 540, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 6},
 	Name: "Ripley", Start: time.Unix(0, 1_700_000_000_123_456_789)}
 
@@ -237,7 +237,7 @@ func TestRecorder(t *testing.T) {
 	var buf bytes.Buffer
 	r := NewRecorder(&buf, 4000)
 	start := time.Now()
-	r.Login(client.Login{Version: wire.Version2, Minor: 1, Mode: wire.ModeStage, Player: 1, Name: "Hicks", At: start})
+	r.Login(client.Login{Version: wire.Version2, Revision: wire.Revision, Mode: wire.ModeStage, Player: 1, Name: "Hicks", At: start})
 	for i := 0; i < 200; i++ {
 		at := start.Add(time.Duration(i) * 50 * time.Millisecond)
 		r.Snapshot(bytes.Repeat([]byte{byte(i)}, 30), at)

@@ -38,7 +38,7 @@ type GameRecorder struct {
 // error at End.
 func NewGameRecorder(out io.WriteCloser, mode uint8, rules wire.LoginExt, name string, maxBytes int64, done func(size int64, err error)) (*GameRecorder, error) {
 	now := time.Now()
-	w, err := NewWriter(out, &Header{Protocol: wire.Version2, Minor: wire.MinorVersion, Mode: mode, Player: wire.NoPlayer,
+	w, err := NewWriter(out, &Header{Protocol: wire.Version2, Revision: wire.Revision, Mode: mode, Player: wire.NoPlayer,
 		Ext: rules, Name: name, Start: now})
 	if err != nil {
 		out.Close()

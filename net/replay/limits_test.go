@@ -248,7 +248,7 @@ func TestWritersStopAtMaxRecords(t *testing.T) {
 	buf.Reset()
 	rec := NewRecorder(&buf, 0)
 	at := testHeader.Start
-	rec.Login(client.Login{Version: wire.Version2, Minor: 1, Mode: wire.ModeClassic, At: at, Name: "Ripley"})
+	rec.Login(client.Login{Version: wire.Version2, Revision: wire.Revision, Mode: wire.ModeClassic, At: at, Name: "Ripley"})
 	rec.Event([]byte{1}, at)
 	rec.mu.Lock()
 	rec.w.recs = MaxRecords - 1

@@ -44,7 +44,7 @@ func (r *Recorder) Login(l client.Login) {
 		return
 	}
 	r.start = l.At
-	r.w, r.err = NewWriter(r.out, &Header{Protocol: l.Version, Minor: l.Minor, Mode: l.Mode, Player: l.Player,
+	r.w, r.err = NewWriter(r.out, &Header{Protocol: l.Version, Revision: l.Revision, Mode: l.Mode, Player: l.Player,
 		Session: l.Session, Tick: l.Tick, Ext: l.Ext, Name: l.Name, Start: l.At})
 }
 
