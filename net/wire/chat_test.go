@@ -27,10 +27,10 @@ func docExamplesChat() []docExample {
 		return docExample{name: name, want: want, encode: func() []byte { return AppendMessage2(nil, &m) }, decode: docMessage2(m)}
 	}
 	return []docExample{
-		ex("v21-chat", "0C 00 05 09 00 EF BD 87 EF BD 8F EF BC 81", exChat),
-		ex("v21-chat-message", "13 00 06 B0 04 00 00 00 06 00 52 69 70 6C 65 79 03 00 67 6F 21", exChatMessage),
-		ex("v21-announcement", "1A 00 06 DC 05 00 00 FF 00 00 10 00 52 65 73 74 61 72 74 20 69 6E 20 35 20 6D 69 6E", exAnnounce),
-		ex("v21-chat-refused", "04 00 07 03 D6 06", exChatRefused),
+		ex("v2-chat", "0C 00 05 09 00 EF BD 87 EF BD 8F EF BC 81", exChat),
+		ex("v2-chat-message", "13 00 06 B0 04 00 00 00 06 00 52 69 70 6C 65 79 03 00 67 6F 21", exChatMessage),
+		ex("v2-announcement", "1A 00 06 DC 05 00 00 FF 00 00 10 00 52 65 73 74 61 72 74 20 69 6E 20 35 20 6D 69 6E", exAnnounce),
+		ex("v2-chat-refused", "04 00 07 03 D6 06", exChatRefused),
 	}
 }
 

@@ -51,10 +51,10 @@ func docExamplesFleet() []docExample {
 		return docExample{name: name, want: want, encode: func() []byte { return AppendRedirect(nil, &d) }, decode: docRedirect(d)}
 	}
 	return []docExample{
-		ex("v22-room-redirect", "19 00 1C 01 4B 37 4D 58 32 51 0F 00 31 39 32 2E 30 2E 32 2E 31 30 3A 34 32 34 32", exRedirectCode),
-		ex("v22-room-redirect-quick", "1C 00 1C 02 4B 37 4D 58 32 51 12 00 5B 32 30 30 31 3A 64 62 38 3A 3A 61 5D 3A 34 32 34 32",
+		ex("v2-room-redirect", "19 00 1C 01 4B 37 4D 58 32 51 0F 00 31 39 32 2E 30 2E 32 2E 31 30 3A 34 32 34 32", exRedirectCode),
+		ex("v2-room-redirect-quick", "1C 00 1C 02 4B 37 4D 58 32 51 12 00 5B 32 30 30 31 3A 64 62 38 3A 3A 61 5D 3A 34 32 34 32",
 			exRedirectQuick),
-		ex("v22-room-redirect-webtransport", "4B 00 1C 01 4B 37 4D 58 32 51 0F 00 31 39 32 2E 30 2E 32 2E 31 30 3A 34 32 34 32 "+
+		ex("v2-room-redirect-webtransport", "4B 00 1C 01 4B 37 4D 58 32 51 0F 00 31 39 32 2E 30 2E 32 2E 31 30 3A 34 32 34 32 "+
 			"0F 00 31 39 32 2E 30 2E 32 2E 31 30 3A 34 34 34 33 01 "+
 			"E3 B0 C4 42 98 FC 1C 14 9A FB F4 C8 99 6F B9 24 27 AE 41 E4 64 9B 93 4C A4 95 99 1B 78 52 B8 55", exRedirectWT),
 	}

@@ -15,7 +15,8 @@ var (
 	exH2 = Header2{Header: Header{Type: TypeSnapshot, Seq: 0x25, Ack: 0x40, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}, AckDelay: 170}
 
 	exLoginOK2 = Message{Type: MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: exToken, Tick: 600,
-		Ext: LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}}
+		Ext:  LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8},
+		Mode: ModeClassic, Revision: Revision}
 
 	// The cookie example: the server's secret is the bytes 00 to 1F, the
 	// client's address 192.0.2.7:40000, the time 1 800 000 005 s (epoch
@@ -101,7 +102,7 @@ func docExamples2() []docExample {
 		},
 		{
 			name:   "v2-login-accepted",
-			want:   "1D 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00 68 01 21 11 00 05 D0 02 3C 03 08",
+			want:   "1F 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00 68 01 21 11 00 05 D0 02 3C 03 08 01 04",
 			encode: func() []byte { return AppendMessage2(nil, &exLoginOK2) },
 			decode: func(b []byte) error {
 				fr := FrameReader{R: bytes.NewReader(b)}
@@ -216,9 +217,9 @@ func docExamples2() []docExample {
 			},
 		},
 		{
-			// 7.20: the delta snapshot of 7.8 in a v2.4 session, the
-			// missile's Spawn (event 70000 of 7.7) in its tail.
-			name: "v24-snapshot-events",
+			// 7.8: the delta snapshot with the missile's Spawn (event
+			// 70000 of 7.7) in its tail.
+			name: "v2-snapshot-events",
 			want: "52 54 59 50 02 04 25 00 40 00 FF FF FF FF EF BE AD DE AA 00 " +
 				"6A 02 00 00 C1 88 03 02 00 02 00 D8 2E 00 41 90 FE 70 01 1F 70 00 10 3E 07 48 13 F8 15 00 E1 84 00 " +
 				"01 70 11 01 00 21 01 69 02 00 00 09 00 00 00 02 00 01 69 02 00 00 D2 04 7E 05 40 38 00 00 00 00 00 00 00 00 00 00 00",
@@ -255,7 +256,7 @@ func docExamples2() []docExample {
 			},
 		},
 		{
-			name:   "v24-snapshot-empty-tail",
+			name:   "v2-snapshot-empty-tail",
 			want:   "6A 02 00 00 C1 88 03 02 00 02 00 D8 2E 00 41 90 FE 70 01 1F 70 00 10 3E 07 48 13 F8 15 00 E1 84 00 00",
 			encode: func() []byte { return append(snapshot(618, exPlayers618, exPlayers2, exWorld615, 615, exWorld618), 0) },
 			decode: func(b []byte) error {

@@ -49,11 +49,11 @@ func docExamplesScores() []docExample {
 		return docExample{name: name, want: want, encode: func() []byte { return AppendScores(nil, &s) }, decode: docScores(s)}
 	}
 	return []docExample{
-		ex("v22-scores-request", "06 00 16 02 01 03 00 00", exScoresRequest),
-		ex("v22-scores", "2B 00 17 02 01 00 00 00 01 00 31 02 "+
+		ex("v2-scores-request", "06 00 16 02 01 03 00 00", exScoresRequest),
+		ex("v2-scores", "2B 00 17 02 01 00 00 00 01 00 31 02 "+
 			"48 BC 00 00 03 92 D1 0D 6B 06 00 52 69 70 6C 65 79 "+
 			"4A 79 00 00 02 84 30 0D 6B 05 00 48 69 63 6B 73", exScores),
-		ex("v22-scores-limited", "09 00 17 02 01 02 DC 05 00 00 00", exScoresLimited),
+		ex("v2-scores-limited", "09 00 17 02 01 02 DC 05 00 00 00", exScoresLimited),
 	}
 }
 
