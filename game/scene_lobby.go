@@ -157,6 +157,8 @@ type LobbyScene struct {
 	browse  bool
 	listing wire.Room
 	ping    time.Duration
+	// friends is the hosted lobby's line of how friends join, last logged.
+	friends string
 }
 
 // listEvery is how often, in ticks, the public rooms are asked for while
@@ -200,7 +202,7 @@ func (s *LobbyScene) refresh(g *Game) {
 				s.menu.Items = append(s.menu.Items, MenuItem{Label: code.String(),
 					Value:    func() string { return fmt.Sprintf("%s · %d/%d · %s", modeTitle(r.Mode), r.Players, r.Max, state) },
 					Activate: func() { s.notice = ""; l.Join(code) }})
-				if r.State == wire.RoomPlaying && l.Features().Spectate { // 7.17
+				if r.State == wire.RoomPlaying && l.Minor() >= 2 { // 7.17
 					s.menu.Items = append(s.menu.Items, MenuItem{Label: "  Spectate " + code.String(),
 						Activate: func() { g.watchFromLobby(watchTarget{addr: s.addr, code: code}) }})
 				}
@@ -336,6 +338,12 @@ func (s *LobbyScene) Update(g *Game) error {
 	case <-l.Changed():
 		s.refresh(g)
 	default:
+	}
+	if s.hosting && s.in && g.host != nil { // the line that says how friends join, logged as it changes
+		if line := friendsLine(g.host.Reach(), s.st.Code.String()); line != s.friends {
+			s.friends = line
+			g.log.Info("hosted lobby", "friends", line)
+		}
 	}
 	if s.browse && !s.in && g.ticks%listEvery == 0 {
 		l.List()

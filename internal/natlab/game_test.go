@@ -1,0 +1,183 @@
+//go:build linux
+
+package natlab
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"rtype/internal/testutil"
+)
+
+// The game itself hosting from home (issue 29): the real rtype, under an
+// Xvfb of its own inside its home's namespace, hosts with -rendezvous (it
+// plays at once, alone, and friends join in progress);
+// rtype-bot -rendezvous -room CODE joins from another home and prints
+// its path. The host's home maps ports (miniupnpd) where the lab has
+// it, else is a cone NAT.
+
+// gameBin is the game's executable, built once per test process into
+// bins.dir's sibling (TestMain removes bins.dir; this one too).
+var gameBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildGameBinary builds rtype.
+func buildGameBinary(t *testing.T) string {
+	t.Helper()
+	gameBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "natlab-game")
+		if err != nil {
+			gameBin.err = err
+			return
+		}
+		gameBins = dir
+		p := filepath.Join(dir, "rtype")
+		if out, err := exec.Command("go", "build", "-o", p, "rtype").CombinedOutput(); err != nil {
+			gameBin.err = fmt.Errorf("go build rtype: %v\n%s", err, out)
+			return
+		}
+		gameBin.path = p
+	})
+	if gameBin.err != nil {
+		t.Fatal(gameBin.err)
+	}
+	return gameBin.path
+}
+
+// gameBins is the directory of the game's executable, removed at the end
+// (removeGameBins, from TestMain's cleanup through t.Cleanup of the
+// test that built it would remove it too early for a second test).
+var gameBins string
+
+// xvfb starts an X server in ns (the abstract X socket belongs to the
+// network namespace), on a display it chooses, and returns it (":N").
+func xvfb(t *testing.T, ns NS) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := Cmd(context.Background(), ns, "Xvfb", "-displayfd", "3", "-nolisten", "tcp", "-screen", "0", "1280x720x24")
+	cmd.ExtraFiles = []*os.File{w}
+	var errOut testutil.SyncBuffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		t.Fatal(err)
+	}
+	w.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+	})
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case n := <-line:
+		if n == "" {
+			t.Fatalf("Xvfb gave no display:\n%s", errOut.String())
+		}
+		return ":" + n
+	case <-time.After(testutil.Wait):
+		t.Fatalf("Xvfb gave no display within %v:\n%s", testutil.Wait, errOut.String())
+	}
+	return ""
+}
+
+// TestGameHostsFromHome: the game hosts with -rendezvous in one home; its
+// log says the code friends anywhere join by, and how (the lobby's
+// line); a bot in another home joins by the code alone through the
+// rendezvous, by the path the NATs allow, and plays. When the game quits
+// its port mapping is removed.
+func TestGameHostsFromHome(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skipf("no NAT lab here: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("-short: the lab runs the real binaries")
+	}
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		t.Skip("no Xvfb: the game needs an X display")
+	}
+	hk, path, how := Cone, "punched", `\(hole punching, or through the relay\)`
+	if _, err := exec.LookPath("miniupnpd"); err == nil {
+		hk, path, how = UPnP, "mapped", `\(port mapped by NAT-PMP\)`
+	} else {
+		t.Log("no miniupnpd (package miniupnpd-nftables): the host's home is a cone NAT")
+	}
+	l, err := New(Config{Prefix: "rtg", Internet: mustPrefix("11.0.0.0/24"), Homes: []NAT{hk, Cone}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Error(err)
+		}
+		if gameBins != "" {
+			os.RemoveAll(gameBins)
+		}
+	})
+	server, bot := buildBinaries(t)
+	game := buildGameBinary(t)
+	rvAddr := l.Public.Addr.String() + ":4250"
+	rv := start(t, l.Public, server, "-listen", "", "-rendezvous-listen", rvAddr)
+	rv.wait(t, false, regexp.MustCompile(`msg="rendezvous listening"`))
+
+	home, friendHome := l.Homes[0], l.Homes[1]
+	display := xvfb(t, home.Host)
+	dir := t.TempDir()
+	host := start(t, home.Host, "env", "DISPLAY="+display, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir,
+		game, "-host", "-rendezvous", rvAddr, "-name", "Ripley", "-mode", "classic", "-mute", "-web", "",
+		"-config", filepath.Join(dir, "settings.json"), "-db", "none", "-replays", "none")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the game's log:\n%s\n%s", host.out.String(), host.err.String())
+		}
+	})
+	// The lobby's line, as the game logs it once the rendezvous confirmed
+	// the room's code.
+	m := host.wait(t, false, regexp.MustCompile(`msg="room created" .*room=(\w{6})`))
+	code := m[1]
+	if hk == UPnP {
+		host.wait(t, false, regexp.MustCompile(`msg="port mapped" .*method=NAT-PMP`))
+	}
+	host.wait(t, false, regexp.MustCompile(`msg="hosted lobby" friends="Friends anywhere: code `+code+` `+how+`"`))
+
+	friend := start(t, friendHome.Host, bot, "-name", "friend", "-rendezvous", rvAddr, "-room", code,
+		"-duration", testutil.Wait.String())
+	got := friend.wait(t, true, rePath)[1]
+	friend.wait(t, true, reFirst)
+	if got != path {
+		t.Errorf("the friend came %s, want %s:\n%s", got, path, friend.out.String())
+	}
+	host.wait(t, false, regexp.MustCompile(`msg="player joined" .*name=friend`))
+	friend.stop()
+
+	host.stop()
+	if hk == UPnP {
+		if !regexp.MustCompile(`msg="port mapping removed"`).MatchString(host.err.String()) {
+			t.Errorf("the port mapping was not removed when the game quit:\n%s", host.err.String())
+		}
+	}
+	if !strings.Contains(host.err.String(), "msg=bye") {
+		t.Errorf("the game did not quit cleanly:\n%s", host.err.String())
+	}
+}
