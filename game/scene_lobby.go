@@ -202,7 +202,7 @@ func (s *LobbyScene) refresh(g *Game) {
 				s.menu.Items = append(s.menu.Items, MenuItem{Label: code.String(),
 					Value:    func() string { return fmt.Sprintf("%s · %d/%d · %s", modeTitle(r.Mode), r.Players, r.Max, state) },
 					Activate: func() { s.notice = ""; l.Join(code) }})
-				if r.State == wire.RoomPlaying && l.Minor() >= 2 { // 7.17
+				if r.State == wire.RoomPlaying && l.Features().Spectate { // 7.17
 					s.menu.Items = append(s.menu.Items, MenuItem{Label: "  Spectate " + code.String(),
 						Activate: func() { g.watchFromLobby(watchTarget{addr: s.addr, code: code}) }})
 				}
