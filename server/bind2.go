@@ -27,7 +27,7 @@ func (u *udpIn) handle2Locked(rd *reader, ss *session, h wire.Header2, payload [
 		ss.steps.add(&rd.input)
 		ss.link.Accept2(h, n, now)
 	case h.Type == wire.TypeEvent:
-		// The client's events: v2.0 defines none it sends; a
+		// The client's events: v2 defines none it sends; a
 		// well-framed Event datagram is acknowledged and its events
 		// ignored (4.4, 7.7).
 		rd.frames2, err = ss.link.ReceiveEvents2(payload, rd.frames2[:0])

@@ -11,10 +11,10 @@ import (
 	"rtype/net/wire"
 )
 
-// Chat (PROTOCOL.md 7.13): the lines of v2.1 sessions, normalized and
-// rate-limited, go to every v2.1 session of the sender's game; Announce
-// sends the operator's lines to every v2.1 session of every game. Each
-// v2.1 session has an outbox of fixed size and a writer goroutine, so that
+// Chat (PROTOCOL.md 7.13): the lines of sessions with chat
+// (Features.Chat), normalized and rate-limited, go to every such session
+// of the sender's game; Announce sends the operator's lines to every such
+// session of every game. Each has an outbox of fixed size and a writer goroutine, so that
 // no session's slow reading holds anyone else, and a flood of lines grows
 // no memory: what does not fit in a session's outbox is dropped for it.
 
@@ -51,7 +51,7 @@ func (h *chatHub) clock() time.Time {
 	return time.Now()
 }
 
-// chatState is a v2.1 session's chat: the rate limit and buffers, used
+// chatState is a session's chat: the rate limit and buffers, used
 // by the session's reader goroutine only, and its outbox.
 type chatState struct {
 	sent [chatLimit]time.Time // the last lines sent on, oldest at next
@@ -169,15 +169,15 @@ func chatWriter(conn net.Conn, o *chatOut) {
 	}
 }
 
-// line handles a Chat frame of ss (7.13): in a v2.0 session it is
-// ignored; a malformed one is an error (the session is kicked). Otherwise
-// the line is refused (ChatRefused to the sender) or sent to every v2.1
-// session of the game.
+// line handles a Chat frame of ss (7.13): in a session without chat it
+// is ignored; a malformed one is an error (the session is kicked).
+// Otherwise the line is refused (ChatRefused to the sender) or sent to
+// every session of the game with chat.
 func (h *chatHub) line(ss *session, frame []byte) error {
 	s := h.srv
 	c := ss.chat
 	if c == nil || ss.spectator {
-		return nil // v2.0 (7.13), the session's chat not started yet, or a spectator's (7.17)
+		return nil // the session's chat not started yet, or a spectator's (7.17)
 	}
 	raw, err := wire.ChatText(frame)
 	if err != nil {
@@ -239,7 +239,7 @@ func (h *chatHub) refuse(ss *session, reason uint8, wait uint16) {
 	h.pushTo(ss, c.reply)
 }
 
-// sendLocked queues a ChatMessage frame to every v2.1 session of g;
+// sendLocked queues a ChatMessage frame to every session of g with chat;
 // s.mu is held.
 func (h *chatHub) sendLocked(g *game, frame []byte) {
 	s := h.srv
@@ -267,7 +267,7 @@ func (h *chatHub) sendRoomLocked(rm *room, frame []byte) {
 }
 
 // Announce sends text to every player of every game, as a line of the
-// server (player 255, 7.13): every v2.1 session gets it, with its game's
+// server (player 255, 7.13): every session with chat gets it, with its game's
 // tick. The text is normalized as players' lines are, and cut to 120
 // characters; an empty one is not sent.
 func (s *Server) Announce(text string) {

@@ -42,10 +42,10 @@ type Config struct {
 	Seed uint64
 	// Rules are the gameplay rules. Default sim.DefaultRules().
 	Rules *sim.Rules
-	// Mode is the mode of the games of v2.1 logins that let the server
+	// Mode is the mode of the games of v2 logins that let the server
 	// choose (wire.ModeAny, or a mode above 2): wire.ModeStage or
-	// wire.ModeClassic. Default wire.ModeStage. v1 and v2.0 logins always
-	// play Classic (7.12).
+	// wire.ModeClassic. Default wire.ModeStage. v1 logins always play
+	// Classic (7.12).
 	Mode uint8
 	// Stage is the stage Stage games play. Default: the built-in stage
 	// "1" (stage.Builtin). New checks that a Stage game can start with it

@@ -14,7 +14,7 @@ import (
 
 // Rooms across a fleet (PROTOCOL.md 7.18): with Config.Fleet, the server
 // publishes its rooms to the fleet's Redis at every change and every
-// FleetSync, and answers a v2.2 lobby session's RoomJoin of a code it does
+// FleetSync, and answers a lobby session's RoomJoin of a code it does
 // not hold, or its RoomQuick when another server has a fuller public
 // room, with RoomRedirect. The code lookup asks Redis from the session's
 // reader goroutine, outside s.mu (bounded by the registry's timeout); the

@@ -11,7 +11,7 @@ import (
 	"rtype/server/store"
 )
 
-// The leaderboard of PROTOCOL.md 7.16: a v2.2 session asks for the best
+// The leaderboard of PROTOCOL.md 7.16: a v2 session asks for the best
 // scores of a mode, stage and period (ScoresRequest), and gets them
 // (Scores). No client makes the server hammer its database: each session
 // is rate-limited, and the reads are cached per leaderboard for a short

@@ -141,8 +141,8 @@ func (rm *room) allReady() bool {
 }
 
 // publicGameLocked returns the running game of the best public room of
-// mode that a login without rooms may join (7.14: v1, v2.0 and v2.1
-// without Lobby quick join the rooms that play and take players in): the
+// mode that a login without rooms may join (7.14: v1, and v2
+// without Lobby, quick join the rooms that play and take players in): the
 // one with the most human players, the oldest of equals; or nil.
 func (t *roomTable) publicGameLocked(name string, mode uint8) *game {
 	var best *room

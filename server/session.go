@@ -54,7 +54,7 @@ type session struct {
 	logoutReason uint8 // the Logout to send when the tick loop ends it
 	overflow     bool  // more than link.MaxUnacked events unacknowledged
 
-	chat *chatState // v2.1: its chat (7.13), set once under the lock
+	chat *chatState // with Features.Chat: its chat (7.13), set once under the lock
 
 	mode  uint8 // the mode of its login (7.12): quick join's default
 	lobby bool  // logged in for rooms (7.14): in no game until its room plays

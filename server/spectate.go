@@ -10,7 +10,7 @@ import (
 	"rtype/net/wire"
 )
 
-// Spectators (PROTOCOL.md 7.17): a v2.2 session that logs in with the
+// Spectators (PROTOCOL.md 7.17): a v2 session that logs in with the
 // flag LoginSpectate watches a running game. It has no ship and takes no
 // player number: it is kept in the game's spectators, not its sessions, so
 // that nothing that counts players (a free slot, quick join, MaxPlayers,

@@ -17,7 +17,7 @@
 // once); 2 insists on version 2 and fails with a clear error on a v1-only
 // server; 1 speaks version 1 only.
 //
-// -mode asks for a game mode in the v2.1 login (PROTOCOL.md 7.12): classic,
+// -mode asks for a game mode in the v2 login (PROTOCOL.md 7.12): classic,
 // stage, or any (the default: the server's choice). A version 1 session
 // always plays Classic, so -protocol 1 goes only with -mode any or
 // classic. Each bot logs the Stage events it sees (the stage's intro,
@@ -148,7 +148,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		}
 	}
 	if (o.create || *room != "") && *protocol == "1" {
-		return o, fmt.Errorf("rooms need protocol 2 (v2.1)")
+		return o, fmt.Errorf("rooms need protocol 2")
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))

@@ -35,12 +35,12 @@ import (
 // once with its cookie (3.4, 7.3); sends an Input per tick (4.2, 7.4: the
 // step and the 7 before it); records every valid datagram in its link and
 // acknowledges with every datagram it sends (5.1), an Event datagram at
-// once with an Ack (5.3, 7.7), or in a v2.3 session with its next Input,
+// once with an Ack (5.3, 7.7), or in v2 with its next Input,
 // as the reference client does (7.19), and takes its events once each
 // (its link's window, 5.3, 7.7). It records a Snapshot whose header is valid
 // without rebuilding it: the server cannot tell, since it delta-encodes
 // only against snapshots the client acknowledged, all of which it
-// received. In a v2.4 session (7.20) it decodes a Snapshot's records only
+// received. In v2 (7.20) it decodes a Snapshot's records only
 // to reach the event tail after them, whose events it takes as an Event
 // datagram's. It gives up on a session silent for 5 s (5.5).
 
@@ -105,7 +105,7 @@ type group struct {
 	list []*lsess
 	now  []*lsess       // sessions with a datagram to send at once
 	bufs [batch][]byte  // the datagrams of one write, reused
-	snap wire.Snapshot2 // scratch of a v2.4 snapshot's decoding (7.20)
+	snap wire.Snapshot2 // scratch of a v2 snapshot's decoding (7.20)
 	out  [][]byte       // the datagrams queued
 
 	// polled: the socket is read by drive at each tick, not by a

@@ -7,7 +7,7 @@ import (
 	"rtype/net/wire"
 )
 
-// Chat (PROTOCOL.md 7.13): a v2.1 session sends lines with SendChat and
+// Chat (PROTOCOL.md 7.13): a v2 session sends lines with SendChat and
 // receives the game's lines, the server's announcements and the refusals
 // of its own lines with DrainChat.
 
@@ -33,7 +33,7 @@ type Chat struct {
 
 // Errors of SendChat.
 var (
-	// ErrNoChat: the session is not v2.1 (v1 or v2.0): it has no chat.
+	// ErrNoChat: the session has no chat (Features.Chat: v1).
 	ErrNoChat = errors.New("this server has no chat")
 	// ErrChatBusy: lines are waiting to be sent already.
 	ErrChatBusy = errors.New("chat: too many lines waiting to be sent")
@@ -57,7 +57,7 @@ const (
 	chatWriteTimeout = 5 * time.Second
 )
 
-// CanChat reports whether the session has chat: a v2.1 session (7.13).
+// CanChat reports whether the session has chat (Features.Chat, 7.13).
 func (c *Client) CanChat() bool { return c.chatOut != nil }
 
 // SendChat sends a line to the players of the game (7.13). It refuses a

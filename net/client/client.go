@@ -65,11 +65,10 @@ type Config struct {
 	Addr string
 	// Name is the player's name, sent in LoginRequest.
 	Name string
-	// Mode is the game mode asked for in a v2.1 login (wire.ModeAny,
+	// Mode is the game mode asked for in a v2 login (wire.ModeAny,
 	// ModeClassic, ModeStage). Default wire.ModeAny: the server's choice.
-	// A client that speaks v2 always logs in as v2.1 (7.12); a v1 session
-	// (and a v2.0 server) plays Classic whatever Mode says: Client.Mode
-	// tells what the game is.
+	// A v1 session plays Classic whatever Mode says: Client.Mode tells
+	// what the game is.
 	Mode uint8
 	// Logger receives the client's logs. Default slog.Default().
 	Logger *slog.Logger
@@ -285,7 +284,7 @@ type Client struct {
 	watchers  wire.Spectators // the game's spectators (7.17)
 	tapRTT    time.Duration   // the last RTT told to the Tap
 
-	chatOut chan []byte // v2.1: lines for writeChat; nil without chat (7.13)
+	chatOut chan []byte // lines for writeChat; nil without chat (Features.Chat, 7.13)
 
 	boundCh chan struct{}
 	done    chan struct{}
@@ -411,7 +410,7 @@ func dialLogin(ctx context.Context, cfg Config, version uint8) (net.Conn, wire.M
 }
 
 // readMessage reads one TCP message of a session of version: in v2, a
-// message of a type v2.0 does not define is skipped (7.1), at most
+// message of a type it does not know is skipped (7.1), at most
 // maxSkipped in a row.
 func readMessage(fr *wire.FrameReader, version uint8) (wire.Message, error) {
 	return readMessageOr(fr, version, nil)
@@ -584,7 +583,7 @@ func (c *Client) ended() bool {
 	}
 }
 
-// readTCP reads the session stream: chat in v2.1 (7.13), and the
+// readTCP reads the session stream: chat in v2 (7.13), and the
 // server's Logout, or its closing.
 func (c *Client) readTCP() {
 	fr := wire.FrameReader{R: c.tcp}
@@ -712,8 +711,8 @@ func (c *Client) answerChallenge(udp net.Conn, buf []byte) []byte {
 // ackNow sends an Ack at once when an Event datagram was accepted since
 // the last datagram sent (7.7, "Acknowledge at once", for v1 too): the
 // server hears of it within a one-way trip, not at the next Input or
-// keep-alive, and resends nothing for want of it. In a v2.3 session that
-// sends an Input every tick the acknowledgement rides on the next Input
+// keep-alive, and resends nothing for want of it. In a session with
+// Features.EventsAtSnapshots that sends an Input every tick the acknowledgement rides on the next Input
 // instead (ackRidesInput, 7.19). buf is the calling reader's own buffer,
 // returned for reuse.
 func (c *Client) ackNow(buf []byte) []byte {
@@ -1006,7 +1005,7 @@ func (c *Client) events(p []byte, now time.Time) bool {
 	return true
 }
 
-// tailEvents applies the events of a v2.4 Snapshot's tail (7.20), one
+// tailEvents applies the events of a Snapshot's tail (7.20), one
 // wire.CheckTail accepted with at least one frame, delivered for the
 // first time, and has them acknowledged as an Event datagram's (7.7,
 // 7.19).
@@ -1145,7 +1144,7 @@ func (c *Client) Rules() (wire.LoginExt, bool) { return c.ext, c.version == wire
 func (c *Client) Player() uint8 { return c.player }
 
 // Mode returns the mode of the game joined (wire.ModeClassic or
-// ModeStage): from a v2.1 LoginAccepted, else Classic.
+// ModeStage): from a v2 LoginAccepted, else Classic (v1).
 func (c *Client) Mode() uint8 { return c.mode }
 
 // Session returns the session number of LoginAccepted.

@@ -10,9 +10,9 @@ import (
 // watches a game. It has player wire.NoPlayer and no ship, so it sends
 // Acks only (5.5), never an Input; its world is the players' world.
 
-// ErrNoSpectators: the server is older than v2.2 and cannot take a
-// spectator (7.17).
-var ErrNoSpectators = errors.New("this server cannot take spectators: it speaks an older protocol than v2.2")
+// ErrNoSpectators: the server cannot take a spectator (7.17): it speaks
+// v1 only, or gave a ship.
+var ErrNoSpectators = errors.New("this server cannot take spectators")
 
 // Spectating reports whether the client watches the game (7.17).
 func (c *Client) Spectating() bool { return c.player == wire.NoPlayer }
@@ -26,8 +26,8 @@ func (c *Client) Spectators(dst []string) []string {
 }
 
 // readSessionMessage reads the next TCP message of the session for
-// readTCP; a Spectators message (7.17) of a session with chat (v2.1 and
-// later) is kept for Spectators and not returned. A malformed one is a
+// readTCP; a Spectators message (7.17) of a session with chat (v2) is
+// kept for Spectators and not returned. A malformed one is a
 // protocol error.
 func (c *Client) readSessionMessage(fr *wire.FrameReader) (wire.Message, error) {
 	if c.chatOut == nil {

@@ -261,7 +261,7 @@ func knownKind(kind uint8) bool {
 }
 
 // knownKind2 reports whether a v2 session's client knows how to show
-// kind: Classic's and those of Stage mode (v2.1, 7.12).
+// kind: Classic's and those of Stage mode (7.12).
 func knownKind2(kind uint8) bool {
 	return kind >= wire.KindPlayerShip && kind <= wire.KindBossBullet
 }

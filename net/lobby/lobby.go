@@ -1,7 +1,7 @@
-// Package lobby is the client side of rooms (PROTOCOL.md 7.14): a v2.1
+// Package lobby is the client side of rooms (PROTOCOL.md 7.14): a v2
 // session logged in for the lobby, which lists, creates and joins rooms,
 // chats in them, plays its room's games with package client (Play), and
-// asks for the server's leaderboard (7.16, v2.2). Sent to another server
+// asks for the server's leaderboard (7.16). Sent to another server
 // of a fleet (RoomRedirect, 7.18), it moves there by itself, once per
 // request. It never imports Ebitengine.
 package lobby
@@ -104,7 +104,7 @@ type Lobby struct {
 	once    sync.Once
 }
 
-// Dial connects to cfg.Addr and logs in with v2.2 for the lobby.
+// Dial connects to cfg.Addr and logs in with v2 for the lobby.
 func Dial(ctx context.Context, cfg Config) (*Lobby, error) {
 	if cfg.LoginTimeout <= 0 {
 		cfg.LoginTimeout = 5 * time.Second
@@ -640,7 +640,7 @@ func (g *gameConn) SetDeadline(t time.Time) error      { return nil }
 func (g *gameConn) SetReadDeadline(t time.Time) error  { return nil }
 func (g *gameConn) SetWriteDeadline(t time.Time) error { return nil }
 
-// CanChat reports true: a lobby session is v2.1, it has chat (7.13).
+// CanChat reports true: a lobby session is v2, it has chat (7.13).
 func (l *Lobby) CanChat() bool { return true }
 
 // follow moves the lobby to the server of a RoomRedirect (7.18): it logs

@@ -8,8 +8,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Chat message types of v2.1 (PROTOCOL.md 7.13). A v1 or v2.0 session
-// never carries them.
+// Chat message types of v2 (PROTOCOL.md 7.13), Features.Chat. A v1
+// session never carries them.
 const (
 	// MsgChat is a player's line, client → server: text.
 	MsgChat MsgType = 0x05

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// Rooms across a fleet (PROTOCOL.md 7.18, v2.2): a server that does not
+// Rooms across a fleet (PROTOCOL.md 7.18, Features.Fleet): a server that does not
 // hold the room a lobby session asks for, or that knows a fuller public
 // room on another server of its fleet, tells the client where to go.
 const (

@@ -2,7 +2,7 @@ package wire
 
 import "encoding/binary"
 
-// Room message types of v2.1 (PROTOCOL.md 7.14). Only a lobby session
+// Room message types of v2 (PROTOCOL.md 7.14). Only a lobby session
 // (LoginRequest flag LoginLobby) sends or receives them.
 const (
 	// MsgRoomList asks for the public rooms, client → server: no body.
@@ -43,7 +43,7 @@ const (
 	MsgRoomRefused MsgType = 0x15
 )
 
-// LoginLobby is bit 0 of the v2.1 LoginRequest's flags (7.14): the
+// LoginLobby is bit 0 of the v2 LoginRequest's flags (7.14): the
 // session starts in no game and uses rooms.
 const LoginLobby uint8 = 1
 
@@ -250,7 +250,7 @@ type Room struct {
 // IsRoomMessage reports whether t is a room message type of 7.14.
 func IsRoomMessage(t MsgType) bool { return t >= MsgRoomList && t <= MsgRoomRefused }
 
-// AppendRoom appends r as one TCP frame of a v2.1 session (7.14). Counts
+// AppendRoom appends r as one TCP frame of a v2 session (7.14). Counts
 // beyond their bounds are cut to them and names to MaxChatNameBytes.
 func AppendRoom(dst []byte, r *Room) []byte {
 	le := binary.LittleEndian

@@ -2,8 +2,8 @@ package wire
 
 import "encoding/binary"
 
-// Leaderboard message types of v2.2 (PROTOCOL.md 7.16). Only a session of
-// minor 2 or more sends or receives them.
+// Leaderboard message types of v2 (PROTOCOL.md 7.16). Only a session with
+// Features.Scores sends or receives them.
 const (
 	// MsgScoresRequest asks for the best scores of a mode and stage,
 	// client → server: mode, period, count, stage.
@@ -90,7 +90,7 @@ type Scores struct {
 // IsScoresMessage reports whether t is a leaderboard message type of 7.16.
 func IsScoresMessage(t MsgType) bool { return t == MsgScoresRequest || t == MsgScores }
 
-// AppendScores appends s as one TCP frame of a v2.2 session (7.16). A
+// AppendScores appends s as one TCP frame of a v2 session (7.16). A
 // stage is cut to MaxScoreStage bytes, names to MaxScoreName, and a
 // Scores' rows to MaxScoreRows.
 func AppendScores(dst []byte, s *Scores) []byte {

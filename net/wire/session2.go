@@ -6,8 +6,7 @@ import (
 )
 
 // LoginExt is what a v2 LoginAccepted carries after v1's fields (7.1):
-// the rules a client predicts with. A v2.0 client reads these fields and
-// ignores any byte after them.
+// the rules a client predicts with. The mode and the revision follow it.
 type LoginExt struct {
 	ShipSpeed     uint16 // px/s along each axis
 	ShipW, ShipH  uint8  // ship size, px
@@ -17,14 +16,14 @@ type LoginExt struct {
 	BlinkTicks    uint8  // half-period of the invulnerability blink, ticks
 }
 
-// LoginExtSize is the size of the v2.0 LoginAccepted extension.
+// LoginExtSize is the size of the LoginAccepted extension.
 const LoginExtSize = 11
 
 // loginAcceptedSize is the size of v1's LoginAccepted body.
 const loginAcceptedSize = 17
 
 // ErrUnknownMessage is returned by ParseMessage2 for a TCP message of a
-// type v2.0 does not define: a v2 receiver skips it (7.1).
+// type v2 does not define: a v2 receiver skips it (7.1).
 var ErrUnknownMessage = errors.New("wire: unknown TCP message type, skipped in v2 (7.1)")
 
 // Revision is the revision of protocol 2 this package speaks (PROTOCOL.md

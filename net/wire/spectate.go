@@ -2,12 +2,12 @@ package wire
 
 import "encoding/binary"
 
-// Spectators of v2.2 (PROTOCOL.md 7.17): a session that logs in with the
+// Spectators (PROTOCOL.md 7.17, Features.Spectate): a session that logs in with the
 // LoginRequest flag LoginSpectate watches a running game without a ship.
 // It is told, as the players of the game are, who watches it.
 
-// LoginSpectate is bit 1 of the LoginRequest's flags (7.17), in a session
-// of minor 2: the session watches a game. Six bytes after the flags, when
+// LoginSpectate is bit 1 of the v2 LoginRequest's flags (7.17): the
+// session watches a game. Six bytes after the flags, when
 // present, are the code of the room whose game it watches (Message.Code);
 // without them, the server picks the busiest game. With LoginLobby the
 // bit is ignored.
@@ -32,7 +32,7 @@ type Spectators struct {
 	Names [MaxSpectators]string
 }
 
-// AppendSpectators appends sp as one TCP frame of a v2.2 session. A count
+// AppendSpectators appends sp as one TCP frame of a v2 session. A count
 // beyond MaxSpectators is cut to it, and names to MaxChatNameBytes.
 func AppendSpectators(dst []byte, sp *Spectators) []byte {
 	at := len(dst)

@@ -2,14 +2,14 @@ package wire
 
 import "strconv"
 
-// Game modes (7.12): in LoginRequest and LoginAccepted of v2.1 sessions.
+// Game modes (7.12): in LoginRequest and LoginAccepted of v2 sessions.
 const (
 	// ModeAny lets the server choose (its default mode).
 	ModeAny uint8 = 0
 	// ModeClassic is the game of Part I, for v1 and v2 sessions.
 	ModeClassic uint8 = 1
 	// ModeStage is the stage with the Force, the wave cannon and bosses,
-	// for v2.1 sessions only.
+	// for v2 sessions only (Features.Modes).
 	ModeStage uint8 = 2
 )
 

@@ -38,7 +38,7 @@ func newCollector(srv *server.Server) *collector {
 		ready:      d("rtype_ready", "1 while the server serves and is not shutting down.", nil, nil),
 		tick:       d("rtype_tick_duration_seconds", "Duration of the server's ticks: every game's step, events and snapshots.", nil, nil),
 		snapBytes:  d("rtype_snapshot_sent_bytes_total", "Bytes of Snapshot datagrams sent (UDP payloads).", nil, nil),
-		eventBytes: d("rtype_event_sent_bytes_total", "Bytes of Event datagrams sent (UDP payloads); a v2.4 session's events ride in its Snapshot datagrams (PROTOCOL.md 7.20) and count with them.", nil, nil),
+		eventBytes: d("rtype_event_sent_bytes_total", "Bytes of Event datagrams sent (UDP payloads); a v2 session's events ride in its Snapshot datagrams (PROTOCOL.md 7.20) and count with them.", nil, nil),
 		dropped:    d("rtype_datagrams_dropped_total", "Datagrams received and dropped, by reason.", []string{"reason"}, nil),
 		logins:     d("rtype_logins_total", "Logins, by result: accepted, a LoginRejected reason, banned or malformed.", []string{"result"}, nil),
 		chat:       d("rtype_chat_messages_total", "Chat messages relayed.", nil, nil),

@@ -42,7 +42,7 @@ import (
 // The modes of the leaderboard.
 const (
 	ModeClassic = "classic" // the game of PROTOCOL.md Part I
-	ModeStage   = "stage"   // Stage mode (v2.1); its scores are per stage
+	ModeStage   = "stage"   // Stage mode (v2); its scores are per stage
 )
 
 // Bounds of what Record and Top accept.
