@@ -57,10 +57,10 @@ func TestProtocolDoc(t *testing.T) {
 		info  Info
 	}{
 		{"discovery-answer-hosted", exNonce, Info{Port: 4242, Modes: ModeBit(wire.ModeStage), DefaultMode: wire.ModeStage,
-			Versions: 3, Minor: 1, Players: 1, Capacity: 4, Games: 1, MaxGames: 1, Name: "Ripley"}},
+			Versions: 3, Revision: 4, Players: 1, Capacity: 4, Games: 1, MaxGames: 1, Name: "Ripley"}},
 		{"discovery-answer-dedicated", Nonce{0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6, 0x07, 0x18}, Info{Port: 4242,
 			Modes: ModeBit(wire.ModeClassic) | ModeBit(wire.ModeStage), DefaultMode: wire.ModeStage,
-			Versions: 3, Minor: 1, Players: 5, Capacity: 32, Games: 2, MaxGames: 8, Name: "hangar-7"}},
+			Versions: 3, Revision: 4, Players: 5, Capacity: 32, Games: 2, MaxGames: 8, Name: "hangar-7"}},
 	} {
 		doc := docExample(t, md, c.name)
 		if got := AppendAnswer(nil, c.nonce, &c.info); !bytes.Equal(got, doc) {
