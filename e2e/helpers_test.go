@@ -153,7 +153,7 @@ func (l *clientLog) onEvent(ev *wire.Event) {
 
 // dial connects a recorded client named name to addr, speaking version,
 // to a Classic game (the games these tests check, where v1 and v2
-// sessions play together; a v2.1 login left to the server's choice would
+// sessions play together; a v2 login left to the server's choice would
 // get Stage mode).
 func dial(t testing.TB, addr, name string, l *clientLog, version uint8) *client.Client {
 	t.Helper()

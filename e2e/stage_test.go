@@ -88,7 +88,7 @@ func bossWarp(t *testing.T, st *stage.Stage) (warp, why string) {
 	return "", ""
 }
 
-// TestFourBotsReachTheBoss has four bots (protocol v2.1, mode Stage) play
+// TestFourBotsReachTheBoss has four bots (protocol v2, mode Stage) play
 // the built-in stage against the real server over real sockets until the
 // boss appears: a StageBoss event must reach each of them. To keep the
 // test fast the server starts the stage shortly before the boss
@@ -126,7 +126,7 @@ func TestFourBotsReachTheBoss(t *testing.T) {
 		}
 		t.Cleanup(func() { c.Close() })
 		if c.Mode() != wire.ModeStage {
-			t.Fatalf("%s asked for Stage mode (v2.1) and joined a game of mode %d", p.name, c.Mode())
+			t.Fatalf("%s asked for Stage mode and joined a game of mode %d", p.name, c.Mode())
 		}
 		p.c = c
 		players[i] = p

@@ -41,8 +41,8 @@ func tickAllocs(s *Server) float64 {
 	return testing.AllocsPerRun(120, tick)
 }
 
-// A Stage game's tick allocates nothing either (a Stage world, a v2.1
-// session), nor does keeping its v2.1 events for the joining sessions
+// A Stage game's tick allocates nothing either (a Stage world, a v2
+// session), nor does keeping its Stage events for the joining sessions
 // (7.12).
 func TestTickAllocsStage(t *testing.T) {
 	if testutil.RaceEnabled {

@@ -15,7 +15,7 @@ import (
 
 // The chat of 7.13 over real TCP connections to the real server: the
 // clients are raw connections speaking the codec, which may log in with
-// v1, v2.0 or v2.1.
+// v1 or v2.
 
 // fakeClock is the chat's clock in the tests: time moves only when told.
 type fakeClock struct {
@@ -216,9 +216,9 @@ func TestChatRateLimit(t *testing.T) {
 	}
 }
 
-// TestChatGoesToTheGame: a line goes to every v2.1 session of the
-// sender's game, and to no v1 or v2.0 session, nor to another game; an
-// announcement goes to every v2.1 session of every game.
+// TestChatGoesToTheGame: a line goes to every v2 session of the sender's
+// game, and to no v1 session, nor to another game; an announcement goes
+// to every v2 session of every game.
 func TestChatGoesToTheGame(t *testing.T) {
 	cfg := testConfig()
 	cfg.Mode = wire.ModeClassic
@@ -387,7 +387,7 @@ func TestChatNoAllocs(t *testing.T) {
 	})
 }
 
-// BenchmarkChatLine: a line taken from a session of a game of four v2.1
+// BenchmarkChatLine: a line taken from a session of a game of four v2
 // players, normalized and queued to the four (logging off, the clients
 // reading all).
 func BenchmarkChatLine(b *testing.B) {

@@ -20,7 +20,7 @@ import (
 // with a real SQLite store: the rows, the periods, the default stage, the
 // rate limit, the cache that keeps the database quiet, and the refusals.
 
-// scoresClient is a v2.2 session that asks for leaderboards.
+// scoresClient is a v2 session that asks for leaderboards.
 type scoresClient struct {
 	*tclient2
 	fr wire.FrameReader

@@ -245,7 +245,7 @@ func waitEvents21(t *testing.T, c *tclient2, from int, want []wire.Event) {
 	ok := c.pumpUntil(wait, func() bool { return len(events21(c)) >= from+len(want) })
 	got := events21(c)
 	if !ok || len(got) != from+len(want) {
-		t.Fatalf("%s: %d v2.1 events, want %d: %+v", c.name, len(got), from+len(want), got)
+		t.Fatalf("%s: %d Stage events, want %d: %+v", c.name, len(got), from+len(want), got)
 	}
 	for i := range want {
 		if got[from+i] != want[i] {
@@ -256,7 +256,7 @@ func waitEvents21(t *testing.T, c *tclient2, from int, want []wire.Event) {
 
 // TestStageGameEvents: a Stage game (a real Stage world of stage 1, whose
 // own start comes before the events injected) sends its Stage, Health and Arms events to every
-// v2.1 session, in order with the others, through real sockets; a session
+// v2 session, in order with the others, through real sockets; a session
 // that joins later gets the present of the game (7.12, Joining): the last
 // Intro and Music, the living boss and its Health, each player's Arms.
 func TestStageGameEvents(t *testing.T) {
@@ -324,7 +324,7 @@ func TestStageGameEvents(t *testing.T) {
 	d := join2Mode(t, s, "Hudson", wire.ModeStage)
 	waitEvents21(t, d, 0, []wire.Event{evs[0], evs[8], evs[9]})
 
-	// Nothing that v2.1 does not define.
+	// No event type nor kind beyond Stage mode's.
 	for _, cl := range []*tclient2{a, b, c, d} {
 		for _, ev := range cl.events {
 			if ev.Type > wire.EventArms || (ev.Type == wire.EventSpawn && ev.Kind > wire.KindBossBullet) {
@@ -378,8 +378,8 @@ func TestStageClearEndsTheBoss(t *testing.T) {
 	}
 }
 
-// TestClassicGameSendsNoStageEvents: a v2.1 session in a Classic game gets
-// the world of Part I: kinds 1 to 4, no v2.1 event (7.12).
+// TestClassicGameSendsNoStageEvents: a v2 session in a Classic game gets
+// the world of Part I: kinds 1 to 4, no Stage event (7.12).
 func TestClassicGameSendsNoStageEvents(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rules = busyRules().Rules

@@ -35,7 +35,7 @@ func waitChat(t *testing.T, c *Client, what string, want func(*Chat) bool) (Chat
 	return got, seen
 }
 
-// TestChatThroughTheServer: two v2.1 clients of a game chat through the
+// TestChatThroughTheServer: two v2 clients of a game chat through the
 // real server; a v1 client of the same game has no chat.
 func TestChatThroughTheServer(t *testing.T) {
 	srv := testserver.Start(t, server.Config{LoginLimit: 100})

@@ -117,8 +117,8 @@ func (s *fakeServer) serve(c net.Conn) {
 	if err != nil || len(f) < 2 || f[0] != byte(wire.MsgLoginRequest) {
 		return
 	}
-	// The version byte before the rest of the body (3.2 check 2): a v2.1
-	// LoginRequest has a tail that v1's layout has not.
+	// The version byte before the rest of the body (3.2 check 2): a v2
+	// LoginRequest has a revision and mode that v1's layout has not.
 	m := wire.Message{Type: wire.MsgLoginRequest, Version: f[1]}
 	if m.Version == wire.Version {
 		if m, err = wire.ParseMessage(f); err != nil {

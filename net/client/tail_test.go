@@ -71,9 +71,9 @@ func TestEventsInSnapshot(t *testing.T) {
 	})
 }
 
-// 7.20 and 7.7: a v2.4 client that does not send an Input every tick
+// 7.20 and 7.7: a client that does not send an Input every tick
 // acknowledges a Snapshot whose tail carried events at once, with an Ack.
-func TestTailAckAtOnceV24(t *testing.T) {
+func TestTailAckAtOnce(t *testing.T) {
 	srv := ackTestServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()

@@ -35,7 +35,7 @@ func TestLobbyLeaderboard(t *testing.T) {
 	s := start()
 	host := dial(t, s, "Ripley")
 	if !host.HasScores() {
-		t.Fatal("a v2.2 server's session has no leaderboard")
+		t.Fatal("a v2 server's session has no leaderboard")
 	}
 	host.AskScores(wire.ModeClassic, wire.PeriodAllTime, 0, "")
 	until(t, host, "an empty leaderboard", func() bool { sc, ok := host.Scores(); return ok && sc.Status == wire.ScoresOK })
