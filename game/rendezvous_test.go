@@ -87,7 +87,7 @@ func TestNetLinesPath(t *testing.T) {
 
 // TestRendezvousSetting: the settings screen's rendezvous takes an
 // address (its port added), refuses what is none, and saves it; the
-// command line's goes before it.
+// command line's goes before it, the build's default after it.
 func TestRendezvousSetting(t *testing.T) {
 	g := newTestGame(t, Options{Name: "Hicks"})
 	defer g.shutdown()
@@ -119,6 +119,19 @@ func TestRendezvousSetting(t *testing.T) {
 	g.opt.Rendezvous = "off"
 	if got := g.rendezvousAddr(); got != "" {
 		t.Errorf("with -rendezvous off: %q", got)
+	}
+	// The build's default (-ldflags -X rtype/net/rendezvous.Default=...)
+	// when neither names one; off turns it off too.
+	was := rendezvous.Default
+	defer func() { rendezvous.Default = was }()
+	rendezvous.Default = "rv.default.example:4250"
+	g.opt.Rendezvous, g.settings.Rendezvous = "", ""
+	if got := g.rendezvousAddr(); got != "rv.default.example:4250" || rendezvousLabel(g) != "rv.default.example:4250 (default)" {
+		t.Errorf("the build's default gives %q, shown %q", got, rendezvousLabel(g))
+	}
+	g.settings.Rendezvous = settings.RendezvousOff
+	if got := g.rendezvousAddr(); got != "" || rendezvousLabel(g) != "Off" {
+		t.Errorf("off over the build's default gives %q, shown %q", got, rendezvousLabel(g))
 	}
 }
 

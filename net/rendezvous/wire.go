@@ -522,10 +522,10 @@ func ParsePunch(b []byte) (Token, error) {
 	return t, r.end()
 }
 
-// Default is the rendezvous (host:port) a build uses when none is given,
-// set at link time:
+// Default is the rendezvous (host:port) the game (rtype) uses when its
+// settings and -rendezvous name none, set at link time:
 //
-//	go build -ldflags "-X rtype/net/rendezvous.Default=rv.example.org:4250" ./cmd/rtype-bot
+//	go build -ldflags "-X rtype/net/rendezvous.Default=rv.example.org:4250" .
 //
-// Default none.
+// Default none. rtype-server and rtype-bot use their -rendezvous only.
 var Default string
