@@ -92,7 +92,7 @@ func BenchmarkSnapshots4Clients(b *testing.B) {
 		tick := w.Tick()
 		vents = w.AppendEntities(vents[:0])
 		vpls = w.AppendPlayers(vpls[:0])
-		entities = wire.AppendEntities(entities[:0], vents)
+		entities = wire.AppendEntities(entities[:0], tick, vents)
 		players = wire.AppendPlayers(players[:0], vpls)
 		bytes = 0
 		for _, c := range clients {

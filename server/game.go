@@ -364,7 +364,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		g.pls = g.world.AppendPlayers(g.pls[:0])
 	}
 	if v1 {
-		g.entities = wire.AppendEntities(g.entities[:0], g.ents)
+		g.entities = wire.AppendEntities(g.entities[:0], tick, g.ents)
 		g.players = wire.AppendPlayers(g.players[:0], g.pls)
 	}
 	if v2 {

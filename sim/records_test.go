@@ -9,7 +9,7 @@ import (
 // that compare it with a codec's bytes or with a client's view.
 
 func entities1(w *sim.World, dst []wire.Entity) []wire.Entity {
-	return wire.AppendEntities(dst, w.AppendEntities(nil))
+	return wire.AppendEntities(dst, w.Tick(), w.AppendEntities(nil))
 }
 
 func players1(w *sim.World, dst []wire.PlayerState) []wire.PlayerState {

@@ -371,19 +371,18 @@ func (w *World) NumEntities() int { return len(w.order) }
 
 // AppendEntities appends every live entity as a snapshot shows it
 // (vocab.Entity), sorted by vocab.Less (index ascending), and returns
-// the extended slice. Its position at any tick t is Motion.At(t)
-// exactly, until its motion changes. It allocates nothing when dst has
-// room.
+// the extended slice. Its position and velocity at any tick t are
+// Motion.At(t) exactly, until its motion changes. It allocates nothing
+// when dst has room.
 func (w *World) AppendEntities(dst []vocab.Entity) []vocab.Entity {
 	for _, r := range w.order {
 		s, e := r.slot(), w.entOf(r)
-		vx, vy := w.vel(e)
 		frame := e.frame
 		if w.st == nil && e.kind != vocab.KindPlayerShip { // not kept: moveClassic
 			frame = frameAt(e.anim, e.mo.T0, w.tick)
 		}
 		dst = append(dst, vocab.Entity{ID: w.id(s), Kind: e.kind, Frame: uint8(frame), Anim: e.anim,
-			X: float32(e.x), Y: float32(e.y), VX: float32(vx), VY: float32(vy), Motion: e.mo})
+			X: float32(e.x), Y: float32(e.y), Motion: e.mo})
 	}
 	return dst
 }

@@ -88,15 +88,13 @@ type Player struct {
 
 // Entity is a live entity of a game at one tick, as a snapshot shows it:
 // its network id and kind; its motion and animation (7.5), from which
-// its position at any tick follows until they change; and, at the tick
-// itself, its position and velocity (pixels, pixels per second) and its
-// sprite frame.
+// its position and velocity at any tick follow until they change; and,
+// at the tick itself, its position (pixels) and its sprite frame.
 type Entity struct {
 	ID     uint32
 	Kind   uint8
 	Frame  uint8
 	Anim   Anim
 	X, Y   float32
-	VX, VY float32
 	Motion Motion
 }

@@ -177,7 +177,7 @@ func (p *clientPipe) serve() {
 	if tick := p.w.Tick(); tick%3 == 0 {
 		p.vents = p.w.AppendEntities(p.vents[:0])
 		p.vpls = p.w.AppendPlayers(p.vpls[:0])
-		p.ents = wire.AppendEntities(p.ents[:0], p.vents)
+		p.ents = wire.AppendEntities(p.ents[:0], tick, p.vents)
 		p.pls = wire.AppendPlayers(p.pls[:0], p.vpls)
 		for _, d := range p.snd.Datagrams(p.sl, tick, p.pls, p.ents, p.now) {
 			p.push(d)

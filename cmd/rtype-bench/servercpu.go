@@ -37,7 +37,7 @@ func recordStates(w *sim.World, i *int, k int) []snapState {
 			w.TakeEvents()
 			*i++
 		}
-		st[j] = snapState{w.Tick(), wire.AppendEntities(nil, w.AppendEntities(nil)), wire.AppendPlayers(nil, w.AppendPlayers(nil))}
+		st[j] = snapState{w.Tick(), wire.AppendEntities(nil, w.Tick(), w.AppendEntities(nil)), wire.AppendPlayers(nil, w.AppendPlayers(nil))}
 	}
 	return st
 }
@@ -107,7 +107,7 @@ func runServerCPU(ctx context.Context, o *opts) ([]row, error) {
 		events += len(w.TakeEvents())
 		i++
 		vents = w.AppendEntities(vents[:0])
-		ents = wire.AppendEntities(ents[:0], vents)
+		ents = wire.AppendEntities(ents[:0], w.Tick(), vents)
 		kc.add(ents)
 	}
 	logf(o, "sim Step: %s", benchResult(step))
@@ -119,7 +119,7 @@ func runServerCPU(ctx context.Context, o *opts) ([]row, error) {
 	build := bench(100, func() {
 		vents = w.AppendEntities(vents[:0])
 		vpls = w.AppendPlayers(vpls[:0])
-		ents = wire.AppendEntities(ents[:0], vents)
+		ents = wire.AppendEntities(ents[:0], w.Tick(), vents)
 		pls = wire.AppendPlayers(pls[:0], vpls)
 	})
 	var enc wire.SnapshotEncoder

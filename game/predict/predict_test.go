@@ -238,7 +238,7 @@ func zigzagRun(t *testing.T, oneWay, jitter time.Duration, seed uint64, interpDe
 	var serverX, serverY []float64
 	var ents []wire.Entity
 	shipPos := func() (float64, float64) {
-		ents = wire.AppendEntities(ents[:0], w.AppendEntities(nil))
+		ents = wire.AppendEntities(ents[:0], w.Tick(), w.AppendEntities(nil))
 		for _, e := range ents {
 			if e.ID == w.Ship(0) {
 				return float64(e.F[wire.FieldX]) / 8, float64(e.F[wire.FieldY]) / 8

@@ -121,7 +121,7 @@ func (g *game) advance() {
 		}
 		g.w.Step()
 		g.send(ts, nil, g.w.TakeEvents())
-		g.ents = wire.AppendEntities(g.ents[:0], g.w.AppendEntities(nil))
+		g.ents = wire.AppendEntities(g.ents[:0], g.w.Tick(), g.w.AppendEntities(nil))
 		x, y := g.ship()
 		for uint32(len(g.shipX)) <= g.w.Tick() {
 			g.shipX, g.shipY = append(g.shipX, x), append(g.shipY, y)

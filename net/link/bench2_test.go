@@ -51,7 +51,7 @@ func busyStates(n int) []busyState {
 		w.TakeEvents()
 		if w.Tick()%wire.SnapshotTicks == 0 && w.Tick() > 600 {
 			out = append(out, busyState{tick: w.Tick(),
-				e1: wire.AppendEntities(nil, w.AppendEntities(nil)), p1: wire.AppendPlayers(nil, w.AppendPlayers(nil)),
+				e1: wire.AppendEntities(nil, w.Tick(), w.AppendEntities(nil)), p1: wire.AppendPlayers(nil, w.AppendPlayers(nil)),
 				e2: wire.AppendEntities2(nil, w.AppendEntities(nil)), p2: wire.AppendPlayers2(nil, w.AppendPlayers(nil))})
 			ents += len(out[len(out)-1].e1)
 		}

@@ -6,12 +6,14 @@ import "rtype/vocab"
 // the records of each version's snapshot.
 
 // AppendEntities appends to dst the v1 record (4.3) of each entity of
-// src, in order: its position, velocity and frame at the tick, quantized
-// by MakeEntity. It allocates nothing when dst has room.
-func AppendEntities(dst []Entity, src []vocab.Entity) []Entity {
+// src, the world at tick, in order: its position, its velocity (its
+// motion's at tick) and its frame, quantized by MakeEntity. It allocates
+// nothing when dst has room.
+func AppendEntities(dst []Entity, tick uint32, src []vocab.Entity) []Entity {
 	for i := range src {
 		e := &src[i]
-		dst = append(dst, MakeEntity(e.ID, e.Kind, e.X, e.Y, e.VX, e.VY, int(e.Frame)))
+		_, _, vx, vy := e.Motion.At(float64(tick))
+		dst = append(dst, MakeEntity(e.ID, e.Kind, e.X, e.Y, float32(vx), float32(vy), int(e.Frame)))
 	}
 	return dst
 }
