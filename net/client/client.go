@@ -1138,7 +1138,7 @@ func (c *Client) Version() uint8 { return c.version }
 
 // Rules returns the rules of a v2 LoginAccepted (7.1), and false in a v1
 // session, whose LoginAccepted carries none.
-func (c *Client) Rules() (wire.LoginExt, bool) { return c.ext, c.version == wire.Version2 }
+func (c *Client) Rules() (wire.LoginExt, bool) { return c.ext, c.features.Rules }
 
 // Player returns the player number of LoginAccepted, 0 to 3.
 func (c *Client) Player() uint8 { return c.player }

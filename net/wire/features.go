@@ -7,6 +7,9 @@ package wire
 // 4 has every one. A later revision adds a field here, and NewFeatures
 // fills it.
 type Features struct {
+	// Rules: LoginAccepted carries the rules a client predicts its ship
+	// with (LoginExt).
+	Rules bool
 	// Modes: the LoginRequest asks for a game mode and LoginAccepted
 	// says the game's; Stage games are played besides Classic ones.
 	Modes bool
@@ -42,6 +45,6 @@ func NewFeatures(version, revision uint8) Features {
 	if version != Version2 || revision < Revision {
 		return Features{}
 	}
-	return Features{Modes: true, Chat: true, Rooms: true, Scores: true, Spectate: true, Fleet: true,
+	return Features{Rules: true, Modes: true, Chat: true, Rooms: true, Scores: true, Spectate: true, Fleet: true,
 		EventsAtSnapshots: true, EventsInSnapshot: true}
 }

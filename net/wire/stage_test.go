@@ -270,7 +270,7 @@ func TestFeatures(t *testing.T) {
 	if f := NewFeatures(Version, 0); f != (Features{}) {
 		t.Errorf("v1: %+v", f)
 	}
-	all := Features{Modes: true, Chat: true, Rooms: true, Scores: true, Spectate: true, Fleet: true,
+	all := Features{Rules: true, Modes: true, Chat: true, Rooms: true, Scores: true, Spectate: true, Fleet: true,
 		EventsAtSnapshots: true, EventsInSnapshot: true}
 	for _, rev := range []uint8{Revision, Revision + 1, 255} {
 		if f := NewFeatures(Version2, rev); f != all {
