@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"math/bits"
-	"unsafe"
-)
+import "math/bits"
 
 // The loops of a step visit the live entities through w.order, in slot
 // order as before: a slot freed waits IDReuseTicks before it is handed
@@ -57,11 +54,10 @@ func (w *World) removeOrder(s int32) {
 	}
 }
 
-// cold returns the Stage-only state of the entity e, which points into
-// w.ents: the entry of w.colds at its index.
+// cold returns the Stage-only state of the entity e: the entry of w.colds
+// at its index.
 func (w *World) cold(e *entity) *coldState {
-	s := (uintptr(unsafe.Pointer(e)) - uintptr(unsafe.Pointer(&w.ents[0]))) / unsafe.Sizeof(entity{})
-	return &w.colds[s]
+	return &w.colds[e.i]
 }
 
 // The entities are stored apart from their slots (their network ids'
@@ -121,35 +117,13 @@ func (w *World) releaseEnts() {
 // touch loads every cache line of the live entities, in a loop without
 // a branch that depends on them, before the step's passes use them: the
 // loads are independent, so the processor has many misses in flight at
-// once, where the passes, whose branches depend on each entity's kind
-// and motion, would wait for them nearly one by one (a server steps many
-// games in turn: each step starts with its world out of the cache).
-//
-// It loads the other lines a Classic step reads as well, for the same
-// reason: the World's own hot fields (its Rules, the entity tables'
-// headers, the players, the kind lists' headers and the waves' state) and
-// the first line of each buffer the step fills (the kind lists, the swept
-// boxes, the events).
+// once (a server steps many games in turn: each step starts with its
+// world out of the cache).
 func (w *World) touch() {
 	var x uint8
-	p := unsafe.Pointer(w)
-	line := func(lo, hi uintptr) { // a byte of each line of the World's bytes [lo, hi)
-		for off := lo; off < hi; off += 64 {
-			x += *(*uint8)(unsafe.Add(p, off))
-		}
-		x += *(*uint8)(unsafe.Add(p, hi-1))
-	}
-	line(0, unsafe.Offsetof(w.pl))
-	for i := range w.pl {
-		x += w.pl[i].actions
-	}
-	line(unsafe.Offsetof(w.epoch), unsafe.Offsetof(w.half))
-	line(unsafe.Offsetof(w.half)+unsafe.Sizeof(halfSize{}), unsafe.Offsetof(w.half)+5*unsafe.Sizeof(halfSize{})) // the Classic kinds
-	line(unsafe.Offsetof(w.shipLoX), unsafe.Offsetof(w.boss))
-	x += uint8(w.shipRefs[:1][0]) + uint8(w.pmis[:1][0]) + uint8(w.bydos[:1][0]) + uint8(w.emis[:1][0]) +
-		uint8(w.boxes[:1][0].lx) + w.events[:1][0].Kind + uint8(w.ids.qTick[w.ids.qHead])
 	for _, r := range w.order {
-		x += w.entOf(r).kind // an entity is a line (New aligns w.ents)
+		e := w.entOf(r)
+		x += e.kind + uint8(e.join) // its first and last bytes
 	}
 	w.sink = x
 }

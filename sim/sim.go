@@ -42,12 +42,10 @@ import (
 )
 
 // entity is the entity of a slot (World.ent; stored densely, live.go):
-// what every step of a Classic game touches, packed in one cache line (64
-// bytes, against 160 with the Stage state in it; World.ents starts on a
-// line), since a server steps many games in turn and each step's cost is
-// mostly its entities' cache misses. The Stage-only state is in
-// World.colds, the slot's generation in World.gens, the half sizes of its
-// box in World.half by kind (in Stage mode, in its coldState).
+// what every step of a Classic game touches. The Stage-only state is in
+// World.colds at the same index, the slot's generation in World.gens, the
+// half sizes of its box in World.half by kind (in Stage mode, in its
+// coldState).
 type entity struct {
 	alive bool
 	kind  uint8
@@ -55,10 +53,7 @@ type entity struct {
 	frame uint8 // a ship's, a Stage entity's (a Classic one's: moveClassic)
 
 	// fireIn is a foe's ticks until its next shot (a Bydos', a Stage
-	// foe's); for an entity of a player (a ship, missile, shot), the same
-	// field holds the player's join serial (epoch, setEpoch), for the
-	// score of a missile. No entity needs both, and one field keeps the
-	// entity to a line.
+	// foe's).
 	fireIn int32
 
 	// mo is how the entity moves: its position at every tick is mo.At
@@ -73,16 +68,18 @@ type entity struct {
 	x, y   float64 // mo.At(tick) of the current tick
 	px, py float64 // position at the start of the current step
 
+	i    uint16 // its index in World.ents and World.colds
+	join uint32 // an entity of a player's: the player's join serial, for the score of a missile
+
 	// The velocity, which only v1 snapshots and Spawns carry, is not
 	// kept: vel evaluates it from mo when they ask (motion.go).
 }
 
-// epoch is the join serial of the player of an entity of a player (in
-// fireIn's place).
-func (e *entity) epoch() uint32 { return uint32(e.fireIn) }
+// epoch is the join serial of the player of an entity of a player.
+func (e *entity) epoch() uint32 { return e.join }
 
 // setEpoch sets the join serial of the player of an entity of a player.
-func (e *entity) setEpoch(v uint32) { e.fireIn = int32(v) }
+func (e *entity) setEpoch(v uint32) { e.join = v }
 
 // halfSize is the half width and half height of an entity's box.
 type halfSize struct{ w, h float64 }
@@ -487,7 +484,7 @@ func (w *World) spawn(kind uint8, m vocab.Motion, a vocab.Anim, owner uint8) int
 	i := w.takeEnt()
 	w.at[s] = i
 	e := &w.ents[i]
-	*e = entity{alive: true, kind: kind, owner: owner, mo: m, anim: a}
+	*e = entity{alive: true, kind: kind, owner: owner, mo: m, anim: a, i: i}
 	if w.colds != nil { // Stage mode
 		w.colds[i] = coldState{half: w.half[kind]}
 	}
@@ -793,24 +790,7 @@ func (w *World) hitBydos() {
 				hi = m
 			}
 		}
-		// firstHitBox's loop, from lo and stopping past mb.hx, written
-		// out: called here, with a cut-off argument, the step measured
-		// 1.5 to 2% slower (BenchmarkStepManyWaves, 100 and 250 worlds).
-		var best int32
-		bestT := 2.0
-		for i := lo; i < len(w.boxes) && w.boxes[i].lx <= mb.hx; i++ {
-			bb := &w.boxes[i]
-			if mb.apart(bb) {
-				continue
-			}
-			be := w.entOf(bb.r)
-			if !be.alive {
-				continue
-			}
-			if t, ok := w.sweep(me, be); ok && (t < bestT || t == bestT && bb.r.slot() < best) {
-				best, bestT = bb.r.slot(), t
-			}
-		}
+		best := w.firstHitBox(me, &mb, w.boxes[lo:], mb.hx)
 		if best == 0 {
 			continue
 		}
@@ -844,7 +824,8 @@ func (w *World) hitShips() {
 			continue
 		}
 		sb.set(se, mkRef(s, 0), w.half[vocab.KindPlayerShip]) // its ref is not read
-		best := w.firstHitBox(se, &sb)
+		// All of w.boxes: the enemy missiles' (after the Bydos') are not sorted.
+		best := w.firstHitBox(se, &sb, w.boxes, math.MaxInt32)
 		if best == 0 {
 			continue
 		}
@@ -857,13 +838,14 @@ func (w *World) hitShips() {
 	}
 }
 
-// firstHitBox is firstHit over the entities of w.boxes, skipping those
-// whose swept box is apart from eb (e's).
-func (w *World) firstHitBox(e *entity, eb *sweptBox) int32 {
+// firstHitBox is firstHit over the entities of boxes, skipping those
+// whose swept box is apart from eb (e's), and stopping at the first box
+// whose left edge is past maxLX (boxes sorted by their left edge up to it).
+func (w *World) firstHitBox(e *entity, eb *sweptBox, boxes []sweptBox, maxLX int32) int32 {
 	var best int32
 	bestT := 2.0
-	for i := range w.boxes {
-		hb := &w.boxes[i]
+	for i := 0; i < len(boxes) && boxes[i].lx <= maxLX; i++ {
+		hb := &boxes[i]
 		if eb.apart(hb) {
 			continue
 		}
