@@ -150,8 +150,9 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 func (h *Host) LocalAddr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(h.Port)) }
 
 // Stop ends every session (Logout ServerShutdown) and waits, at most 2 s,
-// for the server to stop, and at most 4 s for the router's port mapping
-// to be removed.
+// for the server to stop, and at most 4 s in all for the router's port
+// mapping, if it made one, to be removed (a router that never answered
+// is not waited for).
 func (h *Host) Stop() {
 	hosted.CompareAndSwap(h.srv, nil)
 	if h.rvCancel != nil {
@@ -164,7 +165,7 @@ func (h *Host) Stop() {
 	case <-h.done:
 	case <-time.After(2 * time.Second):
 	}
-	if h.rvDone != nil {
+	if h.rvDone != nil && h.Reach().Mapped.IsValid() { // a router that answered: its mapping goes
 		select {
 		case <-h.rvDone:
 		case <-deadline:
