@@ -26,6 +26,7 @@ func (v *View) timeline(t float64, now time.Time) Result {
 	for i := range v.events {
 		ev := &v.events[i]
 		if ev.Type == wire.EventGameOver {
+			v.terrain.event(ev, false, nil) // the terrain stops with the game
 			return Result{GameOver: true, Scores: ev.Scores[:min(ev.NumScores, wire.MaxPlayers)]}
 		}
 		v.event(ev, t, now)

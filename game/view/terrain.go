@@ -37,7 +37,7 @@ func (c *terrainClock) use(st *stage.Stage) {
 	}
 }
 
-// event takes a Stage event, or a boss's Destroy (boss true). It
+// event takes a Stage event, a GameOver, or a boss's Destroy (boss true). It
 // returns true when the game's stage turned out not to be known here
 // (once): the caller tells the player.
 func (c *terrainClock) event(ev *wire.Event, boss bool, log *slog.Logger) (unknown bool) {
@@ -57,6 +57,8 @@ func (c *terrainClock) event(ev *wire.Event, boss bool, log *slog.Logger) (unkno
 	switch {
 	case boss:
 		c.clk.BossGone(ev.Tick)
+	case ev.Type == wire.EventGameOver:
+		c.clk.Stop(ev.Tick)
 	case ev.Type != wire.EventStage:
 	case ev.What == wire.StageIntro:
 		c.clk.Intro(ev.Tick, ev.Value)

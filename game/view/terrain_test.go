@@ -64,8 +64,8 @@ func TestTerrainClockFollowsTheWorld(t *testing.T) {
 	}
 }
 
-// A boss stops the terrain until it is destroyed; a stage not built in
-// and not given draws none.
+// A boss stops the terrain until it is destroyed, a game over for good;
+// a stage not built in and not given draws none.
 func TestTerrainClockBossAndUnknown(t *testing.T) {
 	st, _ := stage.Builtin("1")
 	clk := newTerrainClock(nil, "")
@@ -90,6 +90,12 @@ func TestTerrainClockBossAndUnknown(t *testing.T) {
 	clk.frame(&tr, 9660)
 	if want := float64(mid + 60); tr.D != want {
 		t.Errorf("after it: D %g, want %g", tr.D, want)
+	}
+
+	clk.event(&wire.Event{Type: wire.EventGameOver, Tick: 9700}, false, nil)
+	clk.frame(&tr, 9900)
+	if want := float64(mid + 100); tr.D != want {
+		t.Errorf("after the game over: D %g, want %g (the timeline stops)", tr.D, want)
 	}
 
 	other := newTerrainClock(nil, "")

@@ -74,6 +74,14 @@ func (c *Clock) BossGone(tick uint32) {
 	}
 }
 
+// Stop takes the GameOver at server tick tick: the timeline stands still
+// from then on (STAGES.md, "How a stage plays").
+func (c *Clock) Stop(tick uint32) {
+	if c.known {
+		c.paused = min(c.paused, float64(tick))
+	}
+}
+
 // Timeline returns the timeline's tick at server tick r (fractional).
 func (c *Clock) Timeline(r float64) float64 {
 	return c.t + min(r, c.paused) - c.at
