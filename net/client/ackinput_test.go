@@ -137,26 +137,6 @@ func (r *typeRelay) count(typ wire.Type) {
 	}
 }
 
-// counts returns, from the client's first Input on, the Inputs and Acks
-// it sent and the Event datagrams the server sent it.
-func (r *typeRelay) counts() (inputs, acks, events int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	started := false
-	for _, d := range r.trace {
-		switch {
-		case d.fromServer && started && d.typ == wire.TypeEvent:
-			events++
-		case d.typ == wire.TypeInput:
-			started = true
-			inputs++
-		case d.typ == wire.TypeAck && started:
-			acks++
-		}
-	}
-	return
-}
-
 // ackTestServer is a real server whose ships cannot die, so that a player
 // sends an Input every tick for the whole test, in a game with waves.
 func ackTestServer(t *testing.T) *server.Server {
@@ -176,15 +156,6 @@ func (r *typeRelay) resent() int {
 		}
 	}
 	return n
-}
-
-// pumpEvents waits until the relay has seen at least n Event datagrams
-// after the client's first Input.
-func (r *typeRelay) pumpEvents(n int) {
-	waitFor(r.t, testutil.Wait, "Event datagrams", func() bool {
-		_, _, events := r.counts()
-		return events >= n
-	})
 }
 
 // 7.7 and 7.19: a client with no Input due acknowledges an Event datagram,
