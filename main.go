@@ -33,12 +33,7 @@
 //	                           only; "" nowhere); a hosted game answers on
 //	                           its port (PROTOCOL.md section 8)
 //
-// Test hooks: -autotest-input SPEC holds actions during play (e.g.
-// "right+fire" for 3 s, "right+fire:forever"), -autotest-screenshot PATH
-// saves a PNG of the screen -autotest-screenshot-after after the play
-// starts (with -autotest-screenshot-players N, once a frame shows N
-// players and the ship followed), -autotest-quit-after DURATION ends the
-// game.
+// The tests' build (-tags autotest) adds test hooks: autotest_hooks.go.
 package main
 
 import (
@@ -53,13 +48,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/assets"
 	"rtype/game"
-	"rtype/game/core"
 	"rtype/game/settings"
 	"rtype/game/view"
 	"rtype/internal/version"
@@ -168,14 +161,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		config     = fs.String("config", "", "the settings `file` (default: the user's config directory, rtype/settings.json)")
 		debug      = fs.Bool("debug", false, "debug logs")
 		protocol   = fs.String("protocol", "auto", "the protocol `version` to join with: auto (2, or 1 with a v1-only server), 1 or 2")
-		shot       = fs.String("autotest-screenshot", "", "test hook: save a PNG of the screen to `PATH`")
-		shotAfter  = fs.Duration("autotest-screenshot-after", 4*time.Second, "test hook: how long after the play starts the screenshot is taken")
-		shotWhen   = fs.Int("autotest-screenshot-players", 0, "test hook: past -autotest-screenshot-after, the screenshot waits for a frame with `N` players in the HUD and the ship followed drawn solid (0: no wait)")
-		quitAfter  = fs.Duration("autotest-quit-after", 0, "test hook: quit after this `duration` (0: never)")
 		disco      = fs.String("discovery", discovery.DefaultBroadcast, "where the join screen sends LAN discovery queries: `ADDR` (host:port; 127.255.255.255:4243 finds the games of this machine only); a hosted game answers on its port; \"\" for no LAN discovery")
-		lobbyHook  = fs.String("autotest-lobby", "", "test hook: `STEPS` taken in the menus, e.g. host,members:2,bots:2,ready,again,leaderboard (see game/autotest_lobby.go)")
-		quickDeath = fs.Bool("autotest-quick-death", false, "test hook: hosted games' idle ships die at once (one life), so a game is over in seconds")
-		input      = fs.String("autotest-input", "", "test hook: actions held during play, e.g. right+fire (3 s) or right+fire:forever,up:1s")
 		showVer    = fs.Bool("version", false, "print the version and exit")
 		replayFile = fs.String("replay", "", "watch the recording `FILE` (a game recorded in the replays directory, or by rtype-server -record)")
 		replaySpd  = fs.Float64("replay-speed", 1, "with -replay: the speed to start at, 0.25 to 4")
@@ -187,6 +173,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		db         = fs.String("db", "", "the leaderboard `FILE` of hosted games, an SQLite database (default: the user's data directory, rtype/scores.db); \"none\" keeps no scores")
 		replays    = fs.String("replays", "", "the `DIR` where every game played is recorded, up to the settings' cap (replay_cap_mb, default 200 MiB) (default: the user's data directory, rtype/replays); \"none\" records nothing")
 	)
+	hooks := testHooks(fs)
 	if err := fs.Parse(args); err != nil {
 		return game.Options{}, 0, err
 	}
@@ -226,9 +213,10 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 		Replay: *replayFile, ReplaySpeed: *replaySpd, ReplayFollow: *replayFol - 1, ReplayDir: *replays, ScoresDB: *db,
 		Host: *host, Join: *join, Spectate: *spectate, Name: *name, Port: *port, Stage: *stageName, Warp: *warp,
 		Mute: *mute, Fullscreen: *fullscreen, SettingsPath: *config, Protocol: version,
-		Web:        *webAddr,
-		Screenshot: *shot, ScreenshotAfter: *shotAfter, ScreenshotPlayers: *shotWhen, QuitAfter: *quitAfter, WebTransport: *webTr,
-		LobbyScript: *lobbyHook, QuickDeath: *quickDeath,
+		Web: *webAddr, WebTransport: *webTr,
+	}
+	if err := hooks(&opt); err != nil {
+		return game.Options{}, 0, err
 	}
 	switch *portMap {
 	case "auto", "natpmp", "upnp", "off":
@@ -254,11 +242,6 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 	}
 	if opt.Mode == wire.ModeClassic && (*stageName != "" || *warp != "") {
 		return game.Options{}, 0, errors.New("-stage and -warp are for Stage games, not -mode classic")
-	}
-	if *input != "" {
-		if opt.InputScript, err = core.ParseInputScript(*input); err != nil {
-			return game.Options{}, 0, err
-		}
 	}
 	return opt, level, nil
 }
