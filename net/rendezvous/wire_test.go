@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"net/netip"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -96,6 +97,53 @@ func TestWorkedExample(t *testing.T) {
 	check(t, "Relay", AppendRelay(nil, exToken, []byte("hi")), exRelay)
 	if tok, pl, err := ParseRelay(unhex(t, exRelay)); err != nil || tok != exToken || string(pl) != "hi" {
 		t.Errorf("ParseRelay: %x %q %v", tok, pl, err)
+	}
+}
+
+// TestWorkedExampleInDoc checks that PROTOCOL.md 10.6 shows the bytes of
+// TestWorkedExample: its indented blocks, in order, each line's leading
+// two-digit hex tokens (what follows them is a label).
+func TestWorkedExampleInDoc(t *testing.T) {
+	md, err := os.ReadFile("../../PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := string(md)
+	i := strings.Index(sec, "### 10.6 ")
+	if i < 0 {
+		t.Fatal("PROTOCOL.md has no 10.6")
+	}
+	sec = sec[i:]
+	if j := strings.Index(sec[1:], "\n### "); j >= 0 {
+		sec = sec[:j+1]
+	}
+	var blocks [][]byte
+	in := false
+	for _, line := range strings.Split(sec, "\n") {
+		if !strings.HasPrefix(line, "    ") {
+			in = false
+			continue
+		}
+		if !in {
+			blocks = append(blocks, nil)
+			in = true
+		}
+		for _, tok := range strings.Fields(line) {
+			v, err := hex.DecodeString(tok)
+			if err != nil || len(v) != 1 {
+				break
+			}
+			blocks[len(blocks)-1] = append(blocks[len(blocks)-1], v...)
+		}
+	}
+	want := []string{exLookup, exRetry, exLookup2, exPeer, exIntro, exRelay}
+	if len(blocks) != len(want) {
+		t.Fatalf("PROTOCOL.md 10.6 has %d blocks, want %d", len(blocks), len(want))
+	}
+	for k, w := range want {
+		if !bytes.Equal(blocks[k], unhex(t, w)) {
+			t.Errorf("PROTOCOL.md 10.6 block %d:\n  doc % x\nwant % x", k, blocks[k], unhex(t, w))
+		}
 	}
 }
 
