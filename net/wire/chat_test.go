@@ -11,7 +11,7 @@ import (
 	"rtype/internal/testutil"
 )
 
-// The worked examples of 7.13 (chat, v2.1): Ripley types "ｇｏ！" in
+// The worked examples of 7.13 (chat): Ripley types "ｇｏ！" in
 // full-width letters; the server sends "go!" to the game at tick 1200;
 // the operator announces a restart at tick 1500; Ripley's sixth line in
 // 5 s is refused for 1.75 s.
@@ -239,7 +239,7 @@ func fuzzChats() [][]byte {
 		[]byte("\x05\x0a\x00e\u200d\u0301\u202e!"), []byte("\x05\x09\x00ﷺﷺﷺ"))
 }
 
-// FuzzParseChat decodes any frame as v2.1 chat: a decoded message encodes
+// FuzzParseChat decodes any frame as v2 chat: a decoded message encodes
 // to a prefix of the frame, and a Chat's text normalizes within the
 // bounds of 7.13.
 func FuzzParseChat(f *testing.F) {

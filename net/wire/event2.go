@@ -5,7 +5,7 @@ import (
 	"errors"
 )
 
-// SpawnSize2 is the size of a v2.0 Spawn event (7.6).
+// SpawnSize2 is the size of a v2 Spawn event (7.6).
 const SpawnSize2 = 33
 
 // FrameOverhead2 is what v2 framing adds to each event: id u32, length u8
@@ -42,7 +42,7 @@ func parseMotion(b []byte, m *Motion) {
 }
 
 // AppendEvent2 appends the bytes of ev as a v2 session carries it (7.6):
-// a Spawn with its motion and animation, Stage, Health and Arms as v2.1
+// a Spawn with its motion and animation, Stage, Health and Arms as Stage mode
 // defines them (7.12; a Stage name cut to MaxStageName bytes), the other
 // types as in v1.
 func AppendEvent2(dst []byte, ev *Event) []byte {
@@ -64,7 +64,7 @@ func AppendEvent2(dst []byte, ev *Event) []byte {
 
 // ParseEvent2 decodes one event of a v2 session into ev and checks it
 // (7.6): as ParseEvent, except that a Spawn has the v2 layout, that the
-// events of Stage mode (Stage, Health, Arms: v2.1, 7.12) are known, and
+// events of Stage mode (Stage, Health, Arms: 7.12) are known, and
 // that bytes after the fields an event type defines are ignored, so later
 // versions may append fields. A model above 15 or an owner that is neither
 // a player nor 255 is an invalid value, as are 7.12's. Only a PlayerJoined

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// Sizes of the events of Stage mode (v2.1, PROTOCOL.md 7.12).
+// Sizes of the events of Stage mode (PROTOCOL.md 7.12).
 const (
 	// StageEventSize is the size of a Stage event without its name:
 	// type, tick u32, what u8, value u32, len u8.
@@ -39,7 +39,7 @@ func cutString(s string, n int) string {
 	return s[:i]
 }
 
-// appendEvent21 appends a v2.1 event (Stage, Health, Arms). A Stage
+// appendEvent21 appends a Stage mode event (Stage, Health, Arms). A Stage
 // event's name is cut to MaxStageName bytes at a rune boundary.
 func appendEvent21(dst []byte, ev *Event) []byte {
 	le := binary.LittleEndian
@@ -62,7 +62,7 @@ func appendEvent21(dst []byte, ev *Event) []byte {
 	return dst
 }
 
-// parseEvent21 decodes a v2.1 event of a v2 session (7.12) into ev, whose
+// parseEvent21 decodes a Stage mode event of a v2 session (7.12) into ev, whose
 // Type and Tick are set; bytes after its fields are ignored (7.6). It
 // returns ErrEventLength when b is shorter than the event needs and
 // ErrEventValue for an invalid value (validStage, validArms); a Health

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// The worked examples of 7.18 (rooms across a fleet, v2.2): Ripley's room
+// The worked examples of 7.18 (rooms across a fleet): Ripley's room
 // K7MX2Q is on the server 192.0.2.10:4242; Hicks asks another server of
 // the fleet for it; Vasquez's quick join is sent to the fuller room.
 var (

@@ -173,7 +173,7 @@ func fuzzSnapshots24() [][]byte {
 	return out
 }
 
-// FuzzSnapshot24Decode: a v2.4 Snapshot payload (7.20) that DecodeTail
+// FuzzSnapshot24Decode: a v2 Snapshot payload (7.20) that DecodeTail
 // accepts is a packed part that Decode accepts alone, as the same
 // snapshot, and a tail of count frames of 1 to 255 bytes that re-encode
 // to it.
@@ -226,7 +226,7 @@ func fuzzEvents2() [][]byte {
 	for _, e := range validEvents()[1:] {
 		out = append(out, append(AppendEvent2(nil, &e), 0xAA))
 	}
-	for _, e := range validEvents21() { // v2.1 (7.12)
+	for _, e := range validEvents21() { // Stage mode (7.12)
 		out = append(out, AppendEvent2(nil, &e), append(AppendEvent2(nil, &e), 0xAA))
 	}
 	return out
@@ -349,13 +349,13 @@ func TestWriteFuzzCorpus2(t *testing.T) {
 	for name, seeds := range map[string][][]byte{
 		"FuzzParseHeader2":      fuzzDatagrams2(),
 		"FuzzSnapshot2Decode":   fuzzSnapshots2(),
-		"FuzzSnapshot24Decode":  fuzzSnapshots24(), // v2.4 (7.20)
+		"FuzzSnapshot24Decode":  fuzzSnapshots24(), // the event tail (7.20)
 		"FuzzParseEvent2":       fuzzEvents2(),
 		"FuzzParseEventFrames2": frames,
 		"FuzzParseMessage2":     msgs,
 		"FuzzParseInput2":       fuzzInputs2(),
-		"FuzzParseChat":         fuzzChats(), // v2.1 (7.13)
-		"FuzzParseRoom":         fuzzRooms(), // v2.1 (7.14)
+		"FuzzParseChat":         fuzzChats(), // 7.13
+		"FuzzParseRoom":         fuzzRooms(), // 7.14
 	} {
 		dir := filepath.Join("testdata", "fuzz", name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {

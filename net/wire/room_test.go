@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The worked examples of 7.14 (rooms, v2.1): Ripley logs in for the lobby,
+// The worked examples of 7.14 (rooms): Ripley logs in for the lobby,
 // creates a public Stage room that takes players while it plays, adds a
 // bot, and Hicks joins it by its code K7MX2Q; a guesser's sixth wrong code
 // is refused.

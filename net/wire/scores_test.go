@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// The worked examples of 7.16 (leaderboard, v2.2): Ripley asks for this
+// The worked examples of 7.16 (leaderboard): Ripley asks for this
 // week's best three of the Stage leaderboard; the server answers with two
 // rows; asking too fast is refused.
 var (

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The worked examples of 7.17 (spectators, v2.2): Newt watches the game
+// The worked examples of 7.17 (spectators): Newt watches the game
 // of room K7MX2Q at tick 9000; Burke watches with her.
 var (
 	exLoginSpectate = Message{Type: MsgLoginRequest, Version: Version2, Name: "Newt", Revision: Revision, Mode: ModeAny,
@@ -145,7 +145,7 @@ func TestSpectatorsRejects(t *testing.T) {
 
 // TestLoginSpectateTail: the code follows the flags only with
 // LoginSpectate; without it, six bytes after the flags are ignored (7.1),
-// and a v2.1 request's bytes are unchanged.
+// and a lobby request's bytes are those without a code.
 func TestLoginSpectateTail(t *testing.T) {
 	lobby := exLoginSpectate
 	lobby.Flags = LoginLobby

@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// The events and login tails of Stage mode (v2.1, PROTOCOL.md 7.12).
+// The events of Stage mode (PROTOCOL.md 7.12) and the v2 login.
 
-// validEvents21 is one valid event of each v2.1 type and of each Stage what.
+// validEvents21 is one valid event of each Stage mode type and of each Stage what.
 func validEvents21() []Event {
 	return []Event{
 		{Type: EventStage, Tick: 60, What: StageIntro, Value: 1, Name: "Bydo Frontier"},
@@ -282,7 +282,7 @@ func TestFeatures(t *testing.T) {
 	}
 }
 
-// BenchmarkEvents21 encodes and parses one event of each v2.1 type (a
+// BenchmarkEvents21 encodes and parses one event of each Stage mode type (a
 // Stage event with a name: its parse allocates the name).
 func BenchmarkEvents21(b *testing.B) {
 	evs := []Event{

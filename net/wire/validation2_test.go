@@ -375,7 +375,7 @@ func TestEvent2OtherTypes(t *testing.T) {
 		}
 	}
 	var got Event
-	for _, typ := range []byte{0, 10, 255} { // 7 to 9 are v2.1's (7.12)
+	for _, typ := range []byte{0, 10, 255} { // 7 to 9 are Stage mode's (7.12)
 		if err := ParseEvent2([]byte{typ, 0, 0, 0, 0, 1}, &got); !errors.Is(err, ErrEventType) {
 			t.Errorf("type %d: %v", typ, err)
 		}
