@@ -51,6 +51,11 @@ type Config struct {
 	// "1" (stage.Builtin). New checks that a Stage game can start with it
 	// and Warp.
 	Stage *stage.Stage
+	// Campaign is the stages that Stage games play one after the other,
+	// from Stage on (sim.StageOptions.Campaign); a Stage not among them
+	// is played alone, loop after loop. Default: the built-in stages, in
+	// the order of their names (stage.Campaign).
+	Campaign []*stage.Stage
 	// Warp starts every Stage game later in its stage: seconds ("90") or
 	// a marker ("boss"), as sim.StageOptions.Warp. Default "".
 	Warp string
@@ -305,6 +310,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Stage == nil {
 		c.Stage = defaultStage()
+	}
+	if c.Campaign == nil {
+		c.Campaign = stage.Campaign()
 	}
 	if c.Rules == nil {
 		r := sim.DefaultRules()

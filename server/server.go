@@ -72,7 +72,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Mode != wire.ModeClassic && cfg.Mode != wire.ModeStage {
 		return nil, fmt.Errorf("%w: Mode %d: want wire.ModeClassic (1) or wire.ModeStage (2)", ErrConfig, cfg.Mode)
 	}
-	if _, err := sim.NewStage(*cfg.Rules, cfg.Stage, 0, sim.StageOptions{Warp: cfg.Warp}); err != nil {
+	if _, err := sim.NewStage(*cfg.Rules, cfg.Stage, 0, sim.StageOptions{Warp: cfg.Warp, Campaign: cfg.Campaign}); err != nil {
 		return nil, fmt.Errorf("%w: stage %q with warp %q: %w", ErrConfig, cfg.Stage.Name, cfg.Warp, err)
 	}
 	bans, err := loadBans(cfg.Bans)

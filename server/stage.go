@@ -63,7 +63,7 @@ func (s *Server) newWorldOf(mode, difficulty uint8, seed uint64) (*sim.World, er
 	if mode != wire.ModeStage {
 		return sim.New(r, seed), nil
 	}
-	return sim.NewStage(r, s.cfg.Stage, seed, sim.StageOptions{Warp: s.cfg.Warp})
+	return sim.NewStage(r, s.cfg.Stage, seed, sim.StageOptions{Warp: s.cfg.Warp, Campaign: s.cfg.Campaign})
 }
 
 // stageState is what a session joining a Stage game needs of the game's

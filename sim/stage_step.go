@@ -11,6 +11,13 @@ type StageOptions struct {
 	// a number of seconds ("90"), or a marker's name ("boss", "midboss").
 	// The default is "".
 	Warp string
+	// Campaign is the stages of the campaign, in order, the stage played
+	// among them (the same file: the same Sum): when one is cleared the
+	// next follows, and after the last comes the next loop from the first
+	// (STAGES.md, "How a stage plays"). Without it, or without the stage
+	// played in it, the stage is played alone, loop after loop. The warp
+	// is of the stage played first.
+	Campaign []*stage.Stage
 }
 
 // NewStage returns a world at tick 0 that plays st in Stage mode (PROTOCOL.md

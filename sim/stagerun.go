@@ -46,7 +46,9 @@ type waveRun struct {
 // time of the stage is already a tick, and its waves are started in a
 // list with room for all of them, so a tick allocates nothing.
 type stageRun struct {
-	st *stage.Stage
+	st   *stage.Stage   // the stage being played
+	camp []*stage.Stage // the campaign, st among them
+	at   int            // st's place in camp
 
 	// Where the first loop starts (a warp) and the music cue in effect
 	// there ("" for none).
@@ -79,12 +81,27 @@ func newStageRun(w *World, st *stage.Stage, opt StageOptions) (*stageRun, error)
 	if err != nil {
 		return nil, err
 	}
-	r := &stageRun{st: st, first: first, firstTick: tick, loop: 1}
+	r := &stageRun{st: st, camp: []*stage.Stage{st}, first: first, firstTick: tick, loop: 1}
+	for i, c := range opt.Campaign {
+		if c == st || c != nil && c.Sum == st.Sum {
+			r.camp, r.at = opt.Campaign, i
+		}
+	}
 	n := 0
+	for _, c := range r.camp {
+		if c == nil || len(c.Entries) == 0 || c.Entries[len(c.Entries)-1].Kind != stage.EntryBoss {
+			return nil, errors.New("sim: NewStage: a stage of the campaign without its end boss")
+		}
+		waves := 0
+		for i := range c.Entries {
+			if c.Entries[i].Kind == stage.EntryWave {
+				waves++
+			}
+		}
+		n = max(n, waves)
+	}
 	for i := range st.Entries {
-		if e := &st.Entries[i]; e.Kind == stage.EntryWave {
-			n++
-		} else if e.Kind == stage.EntryMusic && i < first {
+		if e := &st.Entries[i]; e.Kind == stage.EntryMusic && i < first {
 			r.music = e.Name
 		}
 	}
@@ -111,7 +128,7 @@ func (w *World) runStage() {
 		if r.left--; r.left > 0 {
 			return
 		}
-		r.loop++
+		r.next()
 		r.i, r.t = 0, 0
 		r.beginLoop(w)
 	case phaseBoss:
@@ -128,7 +145,18 @@ func (w *World) runStage() {
 	r.play(w)
 }
 
-// beginLoop announces the loop (StageIntro) and starts its timeline.
+// next goes on to the campaign's next stage, or, after its last, to the
+// next loop from its first.
+func (r *stageRun) next() {
+	if r.at++; r.at == len(r.camp) {
+		r.at = 0
+		r.loop++
+	}
+	r.st = r.camp[r.at]
+}
+
+// beginLoop announces the stage (StageIntro: its title and the loop) and
+// starts its timeline.
 func (r *stageRun) beginLoop(w *World) {
 	w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageIntro, Value: uint32(r.loop), Name: r.st.Title})
 	r.phase = phasePlay

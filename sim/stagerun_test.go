@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -639,6 +640,54 @@ func TestStageIdleShipSurvivesTheLesson(t *testing.T) {
 			}
 			t.Logf("%d idle ships, seed %d: first death at %.1f s, game over at %.1f s (or still playing: %v)",
 				n, seed, float64(firstDeath)/wire.TickRate, float64(w.Tick())/wire.TickRate, !w.Over())
+		}
+	}
+}
+
+// A campaign plays its stages in order, each announced by its title in
+// loop 1, then loop 2 from the first; it starts at the stage given; a
+// stage not in it is played alone, loop after loop.
+func TestStageCampaign(t *testing.T) {
+	parse := func(name, title, boss string) *stage.Stage {
+		st, err := stage.Parse(name+".stage", []byte("rtype-stage 1\nname "+name+"\ntitle "+title+
+			"\nscroll 60px/s\nlength 1:00\nat 0s wave enemy=slave\nat "+boss+" boss\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	a, b, c := parse("a", "Stage A", "2s"), parse("b", "Stage B", "1s"), parse("c", "Stage C", "1s")
+	camp := []*stage.Stage{a, b}
+	for _, tc := range []struct {
+		first *stage.Stage
+		want  []string
+	}{
+		{a, []string{"intro 1 Stage A", "clear 1", "intro 1 Stage B", "clear 1", "intro 2 Stage A", "clear 2", "intro 2 Stage B"}},
+		{b, []string{"intro 1 Stage B", "clear 1", "intro 2 Stage A", "clear 2", "intro 2 Stage B", "clear 2", "intro 3 Stage A"}},
+		{c, []string{"intro 1 Stage C", "clear 1", "intro 2 Stage C", "clear 2", "intro 3 Stage C", "clear 3", "intro 4 Stage C"}},
+	} {
+		w, err := NewStage(livelyRules(), tc.first, 1, StageOptions{Campaign: camp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.AddPlayer(0, "p")
+		w.st.holdBoss = -1 // every boss beaten at once
+		var got []string
+		for len(got) < len(tc.want) {
+			for _, ev := range stageEvents(w, 1) {
+				switch ev.What {
+				case wire.StageIntro:
+					got = append(got, fmt.Sprintf("intro %d %s", ev.Value, ev.Name))
+				case wire.StageClear:
+					got = append(got, fmt.Sprintf("clear %d", ev.Value))
+				}
+			}
+			if w.Tick() > 10000 {
+				t.Fatalf("from %s: only %v by tick %d", tc.first.Title, got, w.Tick())
+			}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("from %s:\n got %v\nwant %v", tc.first.Title, got, tc.want)
 		}
 	}
 }

@@ -108,4 +108,22 @@ func TestTerrainClockBossAndUnknown(t *testing.T) {
 	if other.frame(&tr, 200); len(tr.Tiles) != 0 {
 		t.Error("terrain drawn for a stage not known here")
 	}
+	// A campaign's next stage is announced by its title: stage 1 after
+	// the mod's stage, then the mod's again, then stage 1.
+	if other.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 2, Tick: 1000, Name: st.Title}, false, nil) {
+		t.Error("stage 1 said unknown")
+	}
+	if other.frame(&tr, 1060); len(tr.Tiles) == 0 || tr.D != 60 {
+		t.Errorf("stage 1 after the mod's: %d tiles, D %g; want stage 1's, 60", len(tr.Tiles), tr.D)
+	}
+	if !other.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 2, Tick: 2000, Name: "A MOD"}, false, nil) {
+		t.Error("the mod's stage again: not said")
+	}
+	if other.frame(&tr, 2060); len(tr.Tiles) != 0 {
+		t.Error("stage 1's terrain drawn in the mod's stage")
+	}
+	other.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 3, Tick: 3000, Name: st.Title}, false, nil)
+	if other.frame(&tr, 3030); len(tr.Tiles) == 0 || tr.D != 30 {
+		t.Errorf("stage 1 in loop 3: %d tiles, D %g; want stage 1's, 30", len(tr.Tiles), tr.D)
+	}
 }

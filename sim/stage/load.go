@@ -30,6 +30,19 @@ func Names() []string {
 	return names
 }
 
+// Campaign returns the built-in stages, parsed anew, in the order of
+// their names: the campaign that Stage games play from whichever of them
+// they start with (sim.StageOptions.Campaign).
+func Campaign() []*Stage {
+	var c []*Stage
+	for _, n := range Names() {
+		if st, err := Builtin(n); err == nil {
+			c = append(c, st)
+		}
+	}
+	return c
+}
+
 // Builtin returns the built-in stage name ("1"), parsed anew (a caller
 // may keep it), or an error listing the built-in stages when there is
 // none of that name.
