@@ -36,7 +36,8 @@ cd "$(dirname "$0")"
 # release's tests podman (deploy builds the server's image from scratch
 # with it, storage driver vfs, no registry), desktop-file-utils and
 # appstream (the validators of the Linux desktop entry and metainfo,
-# internal/release). The Windows build needs no C toolchain: Ebitengine
+# internal/release) and unzip (TestRelease opens the Windows zip with it,
+# as a user would). The Windows build needs no C toolchain: Ebitengine
 # builds for Windows without cgo. nftables, iproute2 and
 # miniupnpd-nftables make internal/natlab's homes: network namespaces
 # behind NAT routers, one of which maps ports by UPnP IGD and NAT-PMP
@@ -44,7 +45,7 @@ cd "$(dirname "$0")"
 DEB_PACKAGES=(gcc libc6-dev libgl1-mesa-dev libxcursor-dev libxi-dev
 	libxinerama-dev libxrandr-dev libxxf86vm-dev libasound2-dev pkg-config
 	xvfb xauth libgl1-mesa-dri xdotool x11-apps imagemagick postgresql chromium redis-server nodejs
-	podman desktop-file-utils appstream ca-certificates tzdata
+	podman desktop-file-utils appstream unzip ca-certificates tzdata
 	nftables iproute2 miniupnpd-nftables)
 
 log() { printf '==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
@@ -311,7 +312,9 @@ test_all() {
 # gives the same bytes: -trimpath, no VCS stamp, no build id, archive
 # entries in name order dated the commit's time ($SOURCE_DATE_EPOCH when
 # set). internal/release/mkrelease does the packaging; TestRelease checks
-# all of it.
+# all of it. RELEASE_PLATFORMS (default "linux-amd64 windows-amd64
+# linux-arm64") builds only those: TestRelease's second build, which
+# checks the bytes are the same, builds linux-amd64 alone.
 release() {
 	local ver=${1:-}
 	[[ "$ver" =~ ^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$ ]] ||
@@ -333,12 +336,16 @@ release() {
 		tar --exclude=./bin --exclude=./dist --exclude=./.git -cf - . | tar -xf - -C "$src"
 	fi
 	local flags=(-trimpath -buildvcs=false) ld="-s -w -buildid= -X rtype/internal/version.Version=$ver"
+	local platforms=" ${RELEASE_PLATFORMS:-linux-amd64 windows-amd64 linux-arm64} " p
+	for p in $platforms; do
+		[[ " linux-amd64 windows-amd64 linux-arm64 " == *" $p "* ]] || die "RELEASE_PLATFORMS: \"$p\" is none of linux-amd64 windows-amd64 linux-arm64"
+	done
 	(
 		cd "$src"
 		log "release $ver: the game for browsers, embedded by rtype and rtype-server"
 		GOOS=js GOARCH=wasm CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o web/dist/rtype.wasm .
 		gzip -9 -n -f web/dist/rtype.wasm
-		if [ "$(uname -s)" = Linux ]; then
+		if [ "$(uname -s)" = Linux ] && [[ $platforms == *" linux-amd64 "* ]]; then
 			# The game links the C libraries of Linux's desktop (cgo):
 			# built on Linux only.
 			log "release $ver: linux/amd64 (rtype with cgo; rtype-server and rtype-bot static)"
@@ -346,12 +353,16 @@ release() {
 			GOOS=linux GOARCH=amd64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-amd64/rtype-server" ./cmd/rtype-server
 			GOOS=linux GOARCH=amd64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-amd64/rtype-bot" ./cmd/rtype-bot
 		fi
-		log "release $ver: windows/amd64 (no cgo; rtype.exe with its icon and version resource)"
-		go run ./internal/release/mkrelease syso -version "$ver" -o rsrc_release_windows_amd64.syso
-		GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld -H=windowsgui" -o "$bin/windows-amd64/rtype.exe" .
-		GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/windows-amd64/rtype-server.exe" ./cmd/rtype-server
-		log "release $ver: linux/arm64 (rtype-server, static)"
-		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-arm64/rtype-server" ./cmd/rtype-server
+		if [[ $platforms == *" windows-amd64 "* ]]; then
+			log "release $ver: windows/amd64 (no cgo; rtype.exe with its icon and version resource)"
+			go run ./internal/release/mkrelease syso -version "$ver" -o rsrc_release_windows_amd64.syso
+			GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld -H=windowsgui" -o "$bin/windows-amd64/rtype.exe" .
+			GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/windows-amd64/rtype-server.exe" ./cmd/rtype-server
+		fi
+		if [[ $platforms == *" linux-arm64 "* ]]; then
+			log "release $ver: linux/arm64 (rtype-server, static)"
+			GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build "${flags[@]}" -ldflags="$ld" -o "$bin/linux-arm64/rtype-server" ./cmd/rtype-server
+		fi
 		if [ "$(uname -s)" = Darwin ]; then
 			# Ebitengine needs cgo on macOS: built here, on a Mac, only.
 			log "release $ver: macOS $(go env GOARCH) (rtype.app; untested by the project's CI)"
