@@ -230,6 +230,8 @@ func TestSounds(t *testing.T) {
 		{"StageMusic", StageMusic, int(math.Round(StageMusicDuration * SampleRate))},
 		{"BossMusic", BossMusic, int(math.Round(BossMusicDuration * SampleRate))},
 		{"ClearJingle", ClearJingle, int(math.Round(ClearDuration * SampleRate))},
+		{"WarshipMusic", WarshipMusic, int(math.Round(WarshipMusicDuration * SampleRate))},
+		{"WarshipBossMusic", WarshipBossMusic, int(math.Round(WarshipBossMusicDuration * SampleRate))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -320,7 +322,8 @@ func TestSoundsDeterministic(t *testing.T) {
 		{"ForceLaunch", genForceLaunch, ForceLaunch}, {"Pickup", genPickup, Pickup},
 		{"BossAlarm", genBossAlarm, BossAlarm}, {"BossExplosion", genBossExplosion, BossExplosion},
 		{"ClearJingle", genClear, ClearJingle}, {"StageMusic", genStageMusic, StageMusic},
-		{"BossMusic", genBossMusic, BossMusic},
+		{"BossMusic", genBossMusic, BossMusic}, {"WarshipMusic", genWarshipMusic, WarshipMusic},
+		{"WarshipBossMusic", genWarshipBossMusic, WarshipBossMusic},
 	} {
 		if testing.Short() && strings.HasSuffix(c.name, "Music") {
 			continue
@@ -358,6 +361,8 @@ func TestSoundsPinned(t *testing.T) {
 		{"StageMusic", StageMusic, "05e0c5af72ef2588cffe7fb400851fb7532a21ee14d04270803e134d3084513a"},
 		{"BossMusic", BossMusic, "7a50f3b991669bf9c35e79abb695b5bd5b7545d3189424c7367aaa034bdc5b28"},
 		{"ClearJingle", ClearJingle, "e4d5f17f1033c813691fbbce016397c3234beafabfff5441682d7562bd1e38f0"},
+		{"WarshipMusic", WarshipMusic, "5eeabfc82089e34c57725d59110ac9bad38caa16d32eb56553c1426cc10af9f0"},
+		{"WarshipBossMusic", WarshipBossMusic, "26b3c5d6b435d1d23a1439f6e9029d6a4ff790b9f04001dfda95298f012dbda2"},
 	} {
 		if got := fmt.Sprintf("%x", sha256.Sum256(c.f())); got != c.sum {
 			t.Errorf("%s: sha256 %s, want %s", c.name, got, c.sum)

@@ -65,6 +65,8 @@ const (
 	BossFrameSpiral = 5 // tell: a spiral of big bullets
 	BossFrameCross  = 6 // tell: a fan and a ring together
 	BossFrameTwin   = 7 // tell: two sweeping streams
+	// BossFrameBroadside is the warship's tell: its plates fire (boss_warship.go).
+	BossFrameBroadside = 8
 )
 
 // Tunables of the bosses (see the comment at the top).
@@ -89,6 +91,7 @@ const (
 	atkSpiral
 	atkCross
 	atkTwin
+	atkBroadside
 )
 
 // bossAttack is one attack pattern: volleys every few ticks.
@@ -100,42 +103,48 @@ type bossAttack struct {
 }
 
 var bossAttacks = [...]bossAttack{
-	atkFan:    {"Fan", BossFrameFan, 3, 20},
-	atkRing:   {"Ring", BossFrameRing, 2, 36},
-	atkSweep:  {"Sweep", BossFrameSweep, 16, 4},
-	atkSpiral: {"Spiral", BossFrameSpiral, 16, 6},
-	atkCross:  {"Crossfire", BossFrameCross, 2, 30},
-	atkTwin:   {"Twin sweep", BossFrameTwin, 20, 3},
+	atkFan:       {"Fan", BossFrameFan, 3, 20},
+	atkRing:      {"Ring", BossFrameRing, 2, 36},
+	atkSweep:     {"Sweep", BossFrameSweep, 16, 4},
+	atkSpiral:    {"Spiral", BossFrameSpiral, 16, 6},
+	atkCross:     {"Crossfire", BossFrameCross, 2, 30},
+	atkTwin:      {"Twin sweep", BossFrameTwin, 20, 3},
+	atkBroadside: {"Broadside", BossFrameBroadside, 4, 16},
 }
 
-// The repertoires: [the end boss][phase − 1].
-var repertoires = [2][2][]uint8{
+// The repertoires: [the boss (bossKinds' index)][phase − 1].
+var repertoires = [3][3][]uint8{
 	{{atkFan, atkRing}, {atkFan, atkRing}},
 	{{atkFan, atkRing, atkSweep}, {atkSpiral, atkCross, atkTwin}},
+	bkWarship: {{atkBroadside, atkRing, atkFan}, {atkFan, atkSweep, atkSpiral}, {atkCross, atkTwin, atkSpiral, atkBroadside}},
 }
 
 // bossKind is what differs between the mid-boss and the end boss.
 type bossKind struct {
 	name     string
-	hpKind   uint8   // the kind whose foeDefaults give the hit points and score
-	hoverDX  float64 // hover line: px from the area's right edge to the centre
-	amp      [2]float64
-	period   [2]int
+	hpKind   uint8      // the kind whose foeDefaults give the hit points and score
+	hoverDX  float64    // hover line: px from the area's right edge to the centre
+	amp      [3]float64 // by phase
+	period   [3]int
+	phases   int   // 2, or 3 (the warship: its plates, then its core in two)
 	rest     int32 // ticks between attacks, before the scaling
 	fan, rng int   // shots of its Fan and Ring, before the loop's
 }
 
-var bossKinds = [2]bossKind{
-	{name: "Warden", hpKind: vocab.KindMidBoss, hoverDX: 155,
-		amp: [2]float64{170, 200}, period: [2]int{300, 200}, rest: 80, fan: 5, rng: 10},
-	{name: "Mother Bydos", hpKind: vocab.KindBossCore, hoverDX: 160,
-		amp: [2]float64{140, 180}, period: [2]int{360, 240}, rest: 70, fan: 7, rng: 12},
+var bossKinds = [3]bossKind{
+	{name: "Warden", hpKind: vocab.KindMidBoss, hoverDX: 155, phases: 2,
+		amp: [3]float64{170, 200}, period: [3]int{300, 200}, rest: 80, fan: 5, rng: 10},
+	{name: "Mother Bydos", hpKind: vocab.KindBossCore, hoverDX: 160, phases: 2,
+		amp: [3]float64{140, 180}, period: [3]int{360, 240}, rest: 70, fan: 7, rng: 12},
+	bkWarship: {name: "Warship", hpKind: vocab.KindWarship, hoverDX: 175, phases: 3,
+		amp: [3]float64{70, 100, 130}, period: [3]int{420, 320, 240}, rest: 70, fan: 7, rng: 12},
 }
 
 // bossFight is one boss on stage.
 type bossFight struct {
 	on       bool
 	end      int     // 0: the mid-boss, 1: the end boss
+	bk       int     // its bossKinds' index
 	body     int32   // slot of the body (the mid-boss itself)
 	core     int32   // slot that takes the damage: the core, or the mid-boss
 	coreID   uint32  // network id of core
@@ -153,6 +162,13 @@ type bossFight struct {
 
 	sentHP int32  // hit points of the last Health
 	sentAt uint32 // its tick
+
+	// The warship's (boss_warship.go): its armour plates' slots (0 once
+	// destroyed) and offsets from the body's centre; shut while a plate
+	// stands: its core takes no damage.
+	plates [warshipPlates]int32
+	plateD [warshipPlates][2]float64
+	shut   bool
 }
 
 // bossState is the world's boss fights: the mid-boss and the end boss.
@@ -166,11 +182,13 @@ type bossState struct {
 // for another kind, when the same boss is already on, or when no slot is
 // free.
 func (w *World) spawnBoss(kind uint8, loop int) {
-	end := 0
+	end, bk := 0, 0
 	switch kind {
 	case vocab.KindMidBoss:
 	case vocab.KindBoss:
-		end = 1
+		end, bk = 1, 1
+	case vocab.KindWarship:
+		end, bk = 1, bkWarship
 	default:
 		return
 	}
@@ -178,16 +196,15 @@ func (w *World) spawnBoss(kind uint8, loop int) {
 	if f.on {
 		return
 	}
-	bk := &bossKinds[end]
 	lv := w.level(loop)
 	x := w.r.AreaW + w.half[kind].w + bossEnterFrom
 	body := w.spawn(kind, vocab.Linear(w.tick, x, w.r.AreaH/2, -bossEnterSpeed, 0), vocab.Anim{}, vocab.NoPlayer)
 	if body == 0 {
 		return
 	}
-	*f = bossFight{on: true, end: end, body: body, core: body, lv: lv, phase: 1, entering: true, atk: -1, last: -1}
+	*f = bossFight{on: true, end: end, bk: bk, body: body, core: body, lv: lv, phase: 1, entering: true, atk: -1, last: -1}
 	if end == 1 {
-		f.coreDX = coreInset - w.half[vocab.KindBoss].w - w.half[vocab.KindBossCore].w
+		f.coreDX = coreInset - w.half[kind].w - w.half[vocab.KindBossCore].w
 		m := w.ent(body).mo
 		m.X0 += vocab.QuantizePos(f.coreDX)
 		if f.core = w.spawn(vocab.KindBossCore, m, vocab.Anim{}, vocab.NoPlayer); f.core == 0 {
@@ -196,14 +213,17 @@ func (w *World) spawnBoss(kind uint8, loop int) {
 			return
 		}
 	}
+	if bk == bkWarship && !w.armWarship(f) {
+		return
+	}
 	c := w.ent(f.core)
-	def := &foeDefaults[bk.hpKind]
+	def := &foeDefaults[bossKinds[bk].hpKind]
 	w.cold(c).hp = lv.hp(def.hp)
 	w.cold(c).maxHP = w.cold(c).hp
 	w.cold(c).foe = foeState{score: def.score * uint32(lv.loop), drop: noDrop}
 	w.colds[w.at[body]].foe.drop = noDrop
 	f.coreID = w.id(f.core)
-	w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageBoss, Value: f.coreID, Name: bk.name})
+	w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageBoss, Value: f.coreID, Name: bossKinds[bk].name})
 	w.emitBossHealth(f)
 }
 
@@ -220,7 +240,7 @@ func (w *World) AppendBosses(dst []vocab.Event) []vocab.Event {
 		}
 		c := w.ent(f.core)
 		dst = append(dst,
-			vocab.Event{Type: vocab.EventStage, Tick: w.tick, What: vocab.StageBoss, Value: f.coreID, Name: bossKinds[f.end].name},
+			vocab.Event{Type: vocab.EventStage, Tick: w.tick, What: vocab.StageBoss, Value: f.coreID, Name: bossKinds[f.bk].name},
 			vocab.Event{Type: vocab.EventHealth, Tick: w.tick, ID: f.coreID, HP: clampU16(w.cold(c).hp), MaxHP: clampU16(w.cold(c).maxHP)})
 	}
 	return dst
@@ -244,10 +264,11 @@ func (w *World) fightOf(s int32) *bossFight {
 	return nil
 }
 
-// partOfBoss reports whether slot s is a boss's body.
+// partOfBoss reports whether slot s is a boss's body, or one of the
+// warship's plates.
 func (w *World) partOfBoss(s int32) bool {
 	for i := range w.boss.fights {
-		if f := &w.boss.fights[i]; f.on && f.body == s {
+		if f := &w.boss.fights[i]; f.on && (f.body == s || f.plateOf(s) >= 0) {
 			return true
 		}
 	}
@@ -262,8 +283,8 @@ func (w *World) bossHurt(f *bossFight, by uint8) {
 		w.killBoss(f, by)
 		return
 	}
-	if f.phase == 1 && w.cold(c).hp*2 <= w.cold(c).maxHP {
-		f.phase = 2
+	if last := bossKinds[f.bk].phases; f.phase == last-1 && w.cold(c).hp*2 <= w.cold(c).maxHP {
+		f.phase = last
 		f.last = -1
 		w.emitBossHealth(f)
 		if f.core != f.body {
@@ -289,6 +310,11 @@ func (w *World) killBoss(f *bossFight, by uint8) {
 	w.score(by, w.cold(c).foe.score)
 	if f.core != f.body {
 		w.destroy(f.core, vocab.DestroyKilled)
+	}
+	for _, p := range f.plates {
+		if p != 0 {
+			w.destroy(p, vocab.DestroyKilled)
+		}
 	}
 	w.destroy(f.body, vocab.DestroyKilled)
 	*f = bossFight{}
@@ -329,13 +355,14 @@ func (w *World) setBossMotion(f *bossFight, m vocab.Motion) {
 		c.mo.X0 += vocab.QuantizePos(f.coreDX)
 		w.eval(c)
 	}
+	w.movePlates(f, m)
 }
 
 // bossHover sets a boss hovering on its phase's Sine about the middle
 // line, from where it is and in the direction it moves.
 func (w *World) bossHover(f *bossFight) {
 	b := w.ent(f.body)
-	bk := &bossKinds[f.end]
+	bk := &bossKinds[f.bk]
 	amp, period := bk.amp[f.phase-1], bk.period[f.phase-1]
 	yc := w.r.AreaH / 2
 	th := math.Asin(min(max((b.y-yc)/amp, -1), 1))
@@ -366,7 +393,7 @@ func (w *World) bossThink(f *bossFight) {
 		*f = bossFight{}
 		return
 	}
-	bk := &bossKinds[f.end]
+	bk := &bossKinds[f.bk]
 	if f.entering {
 		if b.x <= w.r.AreaW-bk.hoverDX {
 			f.entering = false
@@ -379,7 +406,7 @@ func (w *World) bossThink(f *bossFight) {
 		if w.tick < f.warnAt {
 			return
 		}
-		rep := repertoires[f.end][f.phase-1]
+		rep := repertoires[f.bk][f.phase-1]
 		i := w.rng.IntN(len(rep))
 		if f.last >= 0 && len(rep) > 1 { // never the same twice in a row
 			i = (f.last + 1 + w.rng.IntN(len(rep)-1)) % len(rep)
@@ -406,8 +433,12 @@ func (w *World) bossThink(f *bossFight) {
 	f.atk = -1
 	rest := f.lv.every(bk.rest)
 	frame := uint8(BossFrameCalm)
-	if f.phase == 2 {
+	switch f.phase {
+	case 2:
 		rest = max(rest*3/5, 1)
+		frame = BossFrameAngry
+	case 3:
+		rest = max(rest*2/5, 1)
 		frame = BossFrameAngry
 	}
 	f.warnAt = w.tick + uint32(rest)
@@ -417,13 +448,10 @@ func (w *World) bossThink(f *bossFight) {
 // bossVolley fires the current volley of a boss's attack.
 func (w *World) bossVolley(f *bossFight) {
 	b, c := w.ent(f.body), w.ent(f.core)
-	bk := &bossKinds[f.end]
+	bk := &bossKinds[f.bk]
 	lv := f.lv
-	mx, my := c.x-w.halfOf(c).w, c.y // the mouth: the core's front, the mid-boss's
-	fast := 1.0
-	if f.phase == 2 {
-		fast = 1.2
-	}
+	mx, my := c.x-w.halfOf(c).w, c.y   // the mouth: the core's front, the mid-boss's
+	fast := 1 + 0.2*float64(f.phase-1) // 1.2 in a second phase, 1.4 in a third
 	mis := lv.speed(w.r.EnemyMissileSpeed) * fast
 	big := lv.speed(bossBulletSpeed) * fast
 	aim := math.Pi
@@ -448,5 +476,7 @@ func (w *World) bossVolley(f *bossFight) {
 	case atkTwin:
 		d := sweepHalf * (1 - k/(n+1))
 		w.fireFan(vocab.KindEnemyMissile, mx, my, math.Pi, 2, 2*d, mis)
+	case atkBroadside:
+		w.broadside(f, mis)
 	}
 }

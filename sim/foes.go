@@ -91,6 +91,9 @@ type foeSpawn struct {
 	// scaled says hp and fireInterval are already scaled for the players
 	// and the loop (a stage file's wave says how): spawnFoe keeps them.
 	scaled bool
+	// mounted says y is already on the floor or the ceiling (the
+	// terrain's, mountY): a Turret, Hatch or Crawler keeps it.
+	mounted bool
 }
 
 // noDrop is foeSpawn.drop for a foe that drops nothing.
@@ -124,6 +127,9 @@ var foeDefaults = func() (d [256]foeDefault) {
 	d[vocab.KindArmored] = foeDefault{20, 500, 50}
 	d[vocab.KindMidBoss] = foeDefault{150, 3000, 0}
 	d[vocab.KindBossCore] = foeDefault{300, 10000, 0}
+	d[vocab.KindHatch] = foeDefault{6, 300, 60}
+	d[vocab.KindCrawler] = foeDefault{3, 250, 90}
+	d[vocab.KindWarship] = foeDefault{400, 20000, 0} // its core's
 	return d
 }()
 
@@ -184,16 +190,18 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 	switch f.kind {
 	case vocab.KindBydosSlave:
 		a = vocab.Anim{Ticks: uint8(min(w.r.BydosFrameTicks, 255)), Count: uint8(min(w.r.BydosFrames, 255))}
-	case vocab.KindTurret:
+	case vocab.KindTurret, vocab.KindHatch, vocab.KindCrawler:
 		vy = 0
-		if y > w.r.AreaH/2 {
+		switch {
+		case f.mounted:
+		case y > w.r.AreaH/2:
 			y = w.r.AreaH - w.half[f.kind].h
-		} else {
+		default:
 			y = w.half[f.kind].h
 		}
 	}
 	var m vocab.Motion
-	if f.amp > 0 && f.period > 0 && f.kind != vocab.KindTurret {
+	if f.amp > 0 && f.period > 0 && !grounded(f.kind) {
 		m = vocab.Sine(w.tick, f.x, y, vx, f.amp, f.period, f.phase)
 	} else {
 		m = vocab.Linear(w.tick, f.x, y, vx, vy)
@@ -207,6 +215,14 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 			a.Frame0 = 2 // up
 		} else {
 			a.Frame0 = 6 // down
+		}
+	case vocab.KindHatch:
+		if y <= w.r.AreaH/2 {
+			a.Frame0 = hatchCeiling
+		}
+	case vocab.KindCrawler:
+		if y <= w.r.AreaH/2 {
+			a.Frame0 = 1
 		}
 	}
 	s := w.spawn(f.kind, m, a, vocab.NoPlayer)
@@ -246,6 +262,10 @@ func (w *World) spawnFoe(f *foeSpawn) int32 {
 	case vocab.KindTurret:
 		w.cold(e).foe.floor = y > w.r.AreaH/2
 		w.cold(e).foe.aimIn = 1
+	case vocab.KindHatch, vocab.KindCrawler:
+		w.cold(e).foe.floor = y > w.r.AreaH/2
+		w.cold(e).foe.speed = float32(-vx)
+		w.cold(e).foe.aimIn = 1
 	}
 	return s
 }
@@ -275,13 +295,25 @@ func (w *World) damageFoe(s int32, dmg int32, by uint8) bool {
 			dmg, w.cold(e).foe.scratch = int32(w.cold(e).foe.scratch/2), w.cold(e).foe.scratch%2
 		}
 	}
+	if e.kind == vocab.KindHatch && !hatchOpen(e) {
+		return true // a hatch shut: its armour absorbs the hit
+	}
+	if f := w.fightOf(s); f != nil && f.shut {
+		return true // the warship's core, shut behind its plates
+	}
 	w.cold(e).hp -= dmg
 	if f := w.fightOf(s); f != nil {
 		w.bossHurt(f, by)
 		return true
 	}
 	if w.cold(e).hp > 0 {
+		if e.kind == vocab.KindPlate {
+			w.plateHurt(e)
+		}
 		return true
+	}
+	if e.kind == vocab.KindPlate {
+		w.plateDown(s)
 	}
 	w.score(by, w.cold(e).foe.score)
 	x, y, drop := e.x, e.y, w.cold(e).foe.drop
@@ -325,6 +357,10 @@ func (w *World) foesThink() {
 			w.chaserThink(e)
 		case vocab.KindTurret:
 			w.turretThink(e)
+		case vocab.KindHatch:
+			w.hatchThink(e)
+		case vocab.KindCrawler:
+			w.crawlerThink(e)
 		case vocab.KindArmored:
 			if w.foeReady(e) {
 				if tx, ty, ok := w.nearestShip(e.x, e.y); ok {

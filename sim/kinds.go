@@ -41,6 +41,10 @@ var stageKinds = [...]struct {
 	{vocab.KindBoss, kindInfo{roleFoe, 200, 240}},
 	{vocab.KindBossCore, kindInfo{roleFoe, 40, 40}},
 	{vocab.KindBossBullet, kindInfo{roleBigShot, 18, 18}},
+	{vocab.KindHatch, kindInfo{roleFoe, 40, 24}},
+	{vocab.KindCrawler, kindInfo{roleFoe, 36, 22}},
+	{vocab.KindWarship, kindInfo{roleFoe, 240, 320}},
+	{vocab.KindPlate, kindInfo{roleFoe, 28, 60}},
 }
 
 // roles gives the role of every kind, Classic ones included.

@@ -199,6 +199,9 @@ func (r *stageRun) play(w *World) {
 			kind, v := vocab.KindMidBoss, uint32(MarkerMidBoss)
 			if e.Kind == stage.EntryBoss {
 				kind, v = vocab.KindBoss, MarkerBoss
+				if e.Boss != 0 {
+					kind = e.Boss // Mother Bydos, or the warship
+				}
 			}
 			w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageMarker, Value: v, Name: e.Name})
 			w.spawnBoss(kind, r.loop)
@@ -310,7 +313,7 @@ func (r *stageRun) spawnMember(w *World, wr *waveRun, i int) {
 	*f = foeSpawn{kind: wv.Enemy, x: x, y: y, vx: -wr.speed, vy: wv.VY,
 		amp: wv.Amp, period: int(wv.Period), phase: wv.Phase,
 		hp: wr.hp, fireInterval: wr.fire, drop: noDrop, score: wv.Score,
-		loop: r.loop, scaled: true}
+		loop: r.loop, scaled: true, mounted: wv.Edge != stage.EdgeNone}
 	if wv.From == stage.FromLeft {
 		f.vx = wr.speed
 	}

@@ -35,6 +35,26 @@ const (
 	KindBossCore uint8 = 16
 	// KindBossBullet is a large enemy shot that the Force does not block.
 	KindBossBullet uint8 = 17
+	// KindHatch is a cannon hatch of a warship's hull, on the floor or
+	// the ceiling: shut it cannot be hurt; it opens and fires a burst.
+	// Frame: 0 shut, 1 opening (a tell), 2 open; +4 when it hangs from
+	// the ceiling.
+	KindHatch uint8 = 18
+	// KindCrawler skims along the floor or the ceiling, following the
+	// terrain's contour, and fires at the nearest ship. Frame: 0 on the
+	// floor, 1 on the ceiling.
+	KindCrawler uint8 = 19
+	// KindWarship is the warship boss's bridge: shots stop on it, without
+	// damage. Frame: as KindBoss's (BossFrame*).
+	KindWarship uint8 = 20
+	// KindPlate is an armour plate of the warship boss, shielding its
+	// core until every plate is destroyed. Frame: 0 whole, 1 cracked
+	// (below half its hit points).
+	KindPlate uint8 = 21
+
+	// KindStageLast is the highest kind of Stage mode: a client shows
+	// kinds up to it.
+	KindStageLast = KindPlate
 )
 
 // Items carried by KindPowerUp, in its Frame.

@@ -12,6 +12,7 @@ import (
 	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
 	"rtype/server"
+	"rtype/vocab"
 )
 
 // Stage mode on the client (PROTOCOL.md 7.12): the v2 login, the mode of
@@ -215,7 +216,7 @@ func TestWorldStageOrder(t *testing.T) {
 // TestWorldStageKinds: a v2 world shows the kinds of Stage mode; a v1
 // world does not (4.1).
 func TestWorldStageKinds(t *testing.T) {
-	for k := wire.KindForce; k <= wire.KindBossBullet; k++ {
+	for k := wire.KindForce; k <= vocab.KindStageLast; k++ {
 		ev := &wire.Event{Type: wire.EventSpawn, Tick: 10, ID: uint32(k), Kind: k, Owner: wire.NoPlayer,
 			Motion: wire.Linear(10, 100, 100, 0, 0)}
 		if !NewWorld2().ApplyEvent(ev) {
@@ -225,8 +226,8 @@ func TestWorldStageKinds(t *testing.T) {
 			t.Errorf("a v1 world showed kind %d", k)
 		}
 	}
-	if NewWorld2().ApplyEvent(&wire.Event{Type: wire.EventSpawn, Tick: 10, ID: 1, Kind: wire.KindBossBullet + 1, Owner: wire.NoPlayer}) {
-		t.Error("a v2 world showed kind 18")
+	if NewWorld2().ApplyEvent(&wire.Event{Type: wire.EventSpawn, Tick: 10, ID: 1, Kind: vocab.KindStageLast + 1, Owner: wire.NoPlayer}) {
+		t.Errorf("a v2 world showed kind %d", vocab.KindStageLast+1)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/vocab"
 )
 
 // HistoryLen is how many frames a World keeps: one second of snapshots at
@@ -263,7 +264,7 @@ func knownKind(kind uint8) bool {
 // knownKind2 reports whether a v2 session's client knows how to show
 // kind: Classic's and those of Stage mode (7.12).
 func knownKind2(kind uint8) bool {
-	return kind >= wire.KindPlayerShip && kind <= wire.KindBossBullet
+	return kind >= wire.KindPlayerShip && kind <= vocab.KindStageLast
 }
 
 // known reports whether the world shows entities of kind.

@@ -14,8 +14,8 @@ import (
 )
 
 // Enemies of a wave, by their name in a stage file, with the speed and
-// hit points they have when the file gives none (a turret's speed is the
-// scroll's: it sits on the ground).
+// hit points they have when the file gives none (a turret's and a hatch's
+// speed is the scroll's: they sit on the ground).
 var enemies = []struct {
 	name  string
 	kind  uint8
@@ -27,6 +27,18 @@ var enemies = []struct {
 	{"chaser", vocab.KindChaser, 150, 2},
 	{"turret", vocab.KindTurret, 0, 5},
 	{"armored", vocab.KindArmored, 70, 20},
+	{"hatch", vocab.KindHatch, 0, 6},
+	{"crawler", vocab.KindCrawler, 90, 3},
+}
+
+// Bosses of a boss entry's type field, by their name in a stage file: the
+// first is the default.
+var bossTypes = []struct {
+	name string
+	kind uint8
+}{
+	{"mother-bydos", vocab.KindBoss},
+	{"warship", vocab.KindWarship},
 }
 
 // DefaultHP returns the hit points of a foe of kind (a wave's enemy) when
@@ -53,7 +65,7 @@ var items = []struct {
 }
 
 // Music cues, by their name in a stage file ("none" is silence, "").
-var musicCues = []string{"stage", "boss", "clear", "none"}
+var musicCues = []string{"stage", "boss", "clear", "warship", "warship-boss", "none"}
 
 // waveFields are the fields of a wave line.
 var waveFields = []string{"enemy", "formation", "count", "spacing", "y", "spread", "from", "speed", "vy",
@@ -325,11 +337,19 @@ func (p *parser) entry(f []string) {
 		if kw == "checkpoint" {
 			p.points++
 		}
+		var named []string
+		for _, a := range args {
+			if strings.Contains(a, "=") {
+				continue
+			}
+			named = append(named, a)
+		}
+		e.Boss = p.bossType(kw, args)
 		switch {
-		case len(args) == 1:
-			e.Name = args[0]
-		case len(args) > 1:
-			p.errf("%s: one name expected, got %d words", kw, len(args))
+		case len(named) == 1:
+			e.Name = named[0]
+		case len(named) > 1:
+			p.errf("%s: one name expected, got %d words", kw, len(named))
 		case kw == "marker":
 			p.errf("marker: a name expected (at TIME marker NAME)")
 		case kw == "checkpoint":
@@ -367,6 +387,46 @@ func (p *parser) entry(f []string) {
 	}
 	s.Entries = append(s.Entries, e)
 	p.prevTick, p.prevLine = tick, p.line
+}
+
+// bossType reads the fields of a marker entry kw (args: its words, the
+// fields among them): a boss's type=TYPE (bossTypes), no field for the
+// others. It returns the kind of the boss a midboss or boss entry brings
+// in, 0 for the others.
+func (p *parser) bossType(kw string, args []string) uint8 {
+	var fs []string
+	for _, a := range args {
+		if strings.Contains(a, "=") {
+			fs = append(fs, a)
+		}
+	}
+	switch kw {
+	case "midboss":
+		if len(fs) > 0 {
+			p.errf("midboss: %q: the mid-boss takes no field", fs[0])
+		}
+		return vocab.KindMidBoss
+	case "boss":
+	default:
+		if len(fs) > 0 {
+			p.errf("%s: %q: a %s takes no field", kw, fs[0], kw)
+		}
+		return 0
+	}
+	vals := p.fields("boss", "type=warship", []string{"type"}, fs)
+	t, ok := vals["type"]
+	if !ok {
+		return bossTypes[0].kind
+	}
+	var names []string
+	for _, b := range bossTypes {
+		if b.name == t {
+			return b.kind
+		}
+		names = append(names, b.name)
+	}
+	p.errf("boss: type %s: unknown boss (%s)", t, strings.Join(names, ", "))
+	return 0
 }
 
 // checkAt checks the time of an entry or terrain line kw at tick (its
@@ -449,7 +509,7 @@ func (p *parser) wave(w *Wave, args []string) {
 
 	// Enemy.
 	if _, ok := vals["enemy"]; !ok {
-		p.errf("wave: no enemy (enemy=slave, powarmor, chaser, turret or armored)")
+		p.errf("wave: no enemy (enemy=slave, powarmor, chaser, turret, armored, hatch or crawler)")
 	}
 	names := make([]string, len(enemies))
 	for i, e := range enemies {
@@ -507,7 +567,7 @@ func (p *parser) wave(w *Wave, args []string) {
 
 	// Motion.
 	defSpeed := en.speed
-	if en.kind == vocab.KindTurret {
+	if en.kind == vocab.KindTurret || en.kind == vocab.KindHatch {
 		defSpeed = s.Scroll
 	}
 	w.Speed = num("speed", "px/s", false, 0, 1000, defSpeed)

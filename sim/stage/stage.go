@@ -124,6 +124,10 @@ type Entry struct {
 	Name string
 	// Wave is the wave of an EntryWave.
 	Wave Wave
+	// Boss is the kind of the boss an EntryMidBoss or EntryBoss brings
+	// in: vocab.KindMidBoss; vocab.KindBoss (Mother Bydos, the default)
+	// or vocab.KindWarship (type=warship). 0 for the other entries.
+	Boss uint8
 }
 
 // Formation is how the members of a wave are placed.
@@ -211,7 +215,7 @@ type Scaling struct {
 // its drops and its scaling.
 type Wave struct {
 	// Enemy is the foes' kind: vocab.KindBydosSlave, KindPowArmor,
-	// KindChaser, KindTurret or KindArmored.
+	// KindChaser, KindTurret, KindArmored, KindHatch or KindCrawler.
 	Enemy     uint8
 	Formation Formation
 	// Count is the number of members with one player in the first loop.
