@@ -136,7 +136,7 @@ func StartHost(port int, hc HostConfig, log *slog.Logger) (*Host, error) {
 		log.Info("hosting", "port", h.Port, "addrs", h.Addrs, "mode", wire.ModeName(h.Mode), "scores", hc.DB,
 			"rendezvous", hc.Rendezvous)
 		if hc.Rendezvous != "" {
-			h.startRendezvous(hc.Rendezvous, hc.PortMap, log.With("component", "rendezvous"))
+			h.startRendezvous(hc.Rendezvous, hc.PortMap, hc.WebPort, log.With("component", "rendezvous"))
 		}
 		return h, nil
 	}
@@ -175,8 +175,10 @@ func (h *Host) Stop() {
 
 // startRendezvous registers the server's rooms at the rendezvous at addr
 // and asks the router for a port mapping (portMap: RendezvousConfig's
-// PortMap, "" for auto), until Stop.
-func (h *Host) startRendezvous(addr, portMap string, log *slog.Logger) {
+// PortMap, "" for auto), until Stop. When the router maps the UDP port,
+// it is asked for the TCP port webPort too (the page browsers load; 0
+// none), by the same method.
+func (h *Host) startRendezvous(addr, portMap string, webPort int, log *slog.Logger) {
 	if portMap == "" {
 		portMap = "auto"
 	}
@@ -191,7 +193,7 @@ func (h *Host) startRendezvous(addr, portMap string, log *slog.Logger) {
 		r := h.reach
 		h.mu.Unlock()
 		log.Info("friends anywhere", "registered", r.Registered, "observed", r.Observed.String(), "direct", r.Direct,
-			"mapped", r.Mapped.String(), "method", r.Method, "codes", r.Codes)
+			"mapped", r.Mapped.String(), "method", r.Method, "web_mapped", r.WebMapped.String(), "codes", r.Codes)
 	}
 	var wtPort uint16
 	if info, ok := h.srv.WebTransport(); ok {
@@ -199,8 +201,26 @@ func (h *Host) startRendezvous(addr, portMap string, log *slog.Logger) {
 			wtPort = ap.Port()
 		}
 	}
-	go func() {
-		defer close(h.rvDone)
+	h.mu.Lock()
+	h.reach.WTPort = wtPort
+	h.mu.Unlock()
+	var wg sync.WaitGroup
+	var webOnce sync.Once
+	mapWeb := func(how portmap.Method) { // the page's TCP port, within RunRendezvous (wg above zero)
+		if webPort <= 0 || webPort > 65535 {
+			return
+		}
+		webOnce.Do(func() {
+			wg.Go(func() {
+				err := portmap.Keep(ctx, portmap.Config{Methods: []portmap.Method{how}, TCP: true, Logger: log}, uint16(webPort),
+					func(a netip.AddrPort, _ portmap.Method) { update(func(r *Reach) { r.WebMapped = a }) })
+				if err != nil {
+					log.Info("the page's port is not mapped: browsers join on this network only", "err", err)
+				}
+			})
+		})
+	}
+	wg.Go(func() {
 		err := h.srv.RunRendezvous(ctx, server.RendezvousConfig{Addr: addr, PortMap: portMap, Logger: log,
 			Registered: func(obs netip.AddrPort) {
 				update(func(r *Reach) {
@@ -209,6 +229,9 @@ func (h *Host) startRendezvous(addr, portMap string, log *slog.Logger) {
 			},
 			Mapped: func(a netip.AddrPort, how portmap.Method) {
 				update(func(r *Reach) { r.Mapped, r.Method = a, string(how) })
+				if a.IsValid() {
+					mapWeb(how)
+				}
 			},
 			Rooms: func(codes []wire.RoomCode) {
 				update(func(r *Reach) {
@@ -223,6 +246,10 @@ func (h *Host) startRendezvous(addr, portMap string, log *slog.Logger) {
 			log.Warn("friends join on this network only", "err", err)
 			update(func(r *Reach) { r.Err = err.Error() })
 		}
+	})
+	go func() {
+		wg.Wait()
+		close(h.rvDone)
 	}()
 }
 

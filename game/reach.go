@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"time"
 
 	"rtype/net/wire"
@@ -26,9 +27,13 @@ type Reach struct {
 	// those rooms.
 	Codes []string
 	// Mapped is the router's port mapping, Method how it was made
-	// ("UPnP", "NAT-PMP"); zero when none.
-	Mapped netip.AddrPort
-	Method string
+	// ("UPnP", "NAT-PMP"); zero when none. WTPort is the mapped port here
+	// (the WebTransport binding's); WebMapped the mapping of the page's
+	// TCP port.
+	Mapped    netip.AddrPort
+	Method    string
+	WTPort    uint16
+	WebMapped netip.AddrPort
 	// Err is why the rendezvous is not used (a bad address); Waited is
 	// how long the game has waited for it.
 	Err    string
@@ -62,9 +67,12 @@ func friendsLine(r Reach, code string) string {
 // browserLine is the lobby's line for friends in a browser, with link,
 // the page's URL with the room's code (LobbyScene.browserURL), and where
 // it works. A browser cannot punch nor speak to the rendezvous: it needs
-// the game's own address, which works from anywhere only when the game is
-// direct (then the link carries the address the rendezvous saw); else the
-// link works on this network only. "" when there is no link.
+// the game's own address, which works from anywhere when the game is
+// direct (the link then carries the address the rendezvous saw), or when
+// the router mapped both the page's TCP port and the WebTransport port on
+// the same port (the page tells the browser the page's host with the
+// binding's port); else the link works on this network only. "" when
+// there is no link.
 func browserLine(r Reach, link string) string {
 	if link == "" {
 		return ""
@@ -72,9 +80,13 @@ func browserLine(r Reach, link string) string {
 	if r.Rendezvous == "" {
 		return "In a browser: " + link
 	}
-	if r.Registered && r.Direct {
-		if u, err := url.Parse(link); err == nil && u.Port() != "" {
+	if u, err := url.Parse(link); err == nil && u.Port() != "" && r.Registered {
+		switch {
+		case r.Direct:
 			u.Host = net.JoinHostPort(r.Observed.Addr().String(), u.Port())
+			return "In a browser, anywhere: " + u.String()
+		case r.Mapped.IsValid() && r.WebMapped.IsValid() && r.Mapped.Port() == r.WTPort:
+			u.Host = r.WebMapped.String()
 			return "In a browser, anywhere: " + u.String()
 		}
 	}
@@ -115,4 +127,14 @@ func (g *Game) hostingLine() string {
 		}
 	}
 	return "Hosting · friends join at " + g.host.Addrs[0]
+}
+
+// urlPort is the port of URL u, or 0.
+func urlPort(u string) int {
+	p, err := url.Parse(u)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(p.Port())
+	return n
 }

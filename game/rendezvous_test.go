@@ -44,8 +44,10 @@ func TestFriendsLine(t *testing.T) {
 }
 
 // TestBrowserLine: the browser's link is the LAN's without a rendezvous,
-// the address the rendezvous saw when the game is direct, and says that
-// it works on this network only otherwise (a browser cannot punch).
+// the address the rendezvous saw when the game is direct, the router's
+// when it mapped the page's port and the WebTransport port as it is, and
+// says that it works on this network only otherwise (a browser cannot
+// punch).
 func TestBrowserLine(t *testing.T) {
 	const link = "https://192.168.1.20:4280/?room=K7MX2Q"
 	obs := netip.MustParseAddrPort("11.0.0.3:40000")
@@ -55,7 +57,11 @@ func TestBrowserLine(t *testing.T) {
 	}{
 		{Reach{}, "In a browser: " + link},
 		{Reach{Rendezvous: "rv:4250", Registered: true, Observed: obs, Direct: true}, "In a browser, anywhere: https://11.0.0.3:4280/?room=K7MX2Q"},
-		{Reach{Rendezvous: "rv:4250", Registered: true, Observed: obs, Mapped: obs, Method: "UPnP"}, "In a browser, on this network only: " + link},
+		{Reach{Rendezvous: "rv:4250", Registered: true, Observed: obs, Mapped: obs, Method: "UPnP", WTPort: 40000}, "In a browser, on this network only: " + link},
+		{Reach{Rendezvous: "rv:4250", Registered: true, Observed: obs, Mapped: obs, Method: "UPnP", WTPort: 40000,
+			WebMapped: netip.MustParseAddrPort("11.0.0.3:4280")}, "In a browser, anywhere: https://11.0.0.3:4280/?room=K7MX2Q"},
+		{Reach{Rendezvous: "rv:4250", Registered: true, Observed: obs, Mapped: obs, Method: "NAT-PMP", WTPort: 40001, // the router moved the port: the page would name the wrong one
+			WebMapped: netip.MustParseAddrPort("11.0.0.3:4280")}, "In a browser, on this network only: " + link},
 		{Reach{Rendezvous: "rv:4250", Registered: true, Observed: obs}, "In a browser, on this network only: " + link},
 		{Reach{Rendezvous: "rv:4250"}, "In a browser, on this network only: " + link},
 	} {

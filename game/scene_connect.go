@@ -184,7 +184,7 @@ func NewHostingScene(g *Game) Scene {
 	if g.host == nil {
 		hc := g.hostCfg
 		hc.Name, hc.Discovery, hc.WebTransport = g.Name(), g.opt.DiscoveryListen, g.opt.WebTransport
-		hc.Rendezvous, hc.PortMap = g.rendezvousAddr(), g.opt.PortMap
+		hc.Rendezvous, hc.PortMap, hc.WebPort = g.rendezvousAddr(), g.opt.PortMap, urlPort(g.opt.WebURL)
 		h, err := StartHost(g.hostPort(), hc, g.log)
 		if err != nil {
 			return NewErrorScene(g, err, func() Scene { return NewHostingScene(g) })

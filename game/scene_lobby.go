@@ -157,8 +157,9 @@ type LobbyScene struct {
 	browse  bool
 	listing wire.Room
 	ping    time.Duration
-	// friends is the hosted lobby's line of how friends join, last logged.
-	friends string
+	// friends and browser are the hosted lobby's lines of how friends
+	// join, last logged.
+	friends, browser string
 }
 
 // listEvery is how often, in ticks, the public rooms are asked for while
@@ -339,10 +340,11 @@ func (s *LobbyScene) Update(g *Game) error {
 		s.refresh(g)
 	default:
 	}
-	if s.hosting && s.in && g.host != nil { // the line that says how friends join, logged as it changes
-		if line := friendsLine(g.host.Reach(), s.st.Code.String()); line != s.friends {
-			s.friends = line
-			g.log.Info("hosted lobby", "friends", line)
+	if s.hosting && s.in && g.host != nil { // the lines that say how friends join, logged as they change
+		r := g.host.Reach()
+		if line, b := friendsLine(r, s.st.Code.String()), browserLine(r, s.browserURL(g)); line != s.friends || b != s.browser {
+			s.friends, s.browser = line, b
+			g.log.Info("hosted lobby", "friends", line, "browser", b)
 		}
 	}
 	if s.browse && !s.in && g.ticks%listEvery == 0 {

@@ -43,6 +43,9 @@ type HostConfig struct {
 	// "auto" (the default when ""), "natpmp", "upnp" or "off".
 	Rendezvous string
 	PortMap    string
+	// WebPort is the TCP port of the game's page (Options.WebURL's; 0
+	// none): with a rendezvous, the router is asked to map it too.
+	WebPort int
 }
 
 // mode returns the hosted mode, defaults applied.

@@ -5,7 +5,12 @@ package natlab
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,8 +110,9 @@ func xvfb(t *testing.T, ns NS) string {
 // TestGameHostsFromHome: the game hosts with -rendezvous in one home; its
 // log says the code friends anywhere join by, and how (the lobby's
 // line); a bot in another home joins by the code alone through the
-// rendezvous, by the path the NATs allow, and plays. When the game quits
-// its port mapping is removed.
+// rendezvous, by the path the NATs allow, and plays; a browser's steps
+// join by the lobby's link where it says it works from anywhere. When
+// the game quits its port mappings are removed.
 func TestGameHostsFromHome(t *testing.T) {
 	if err := Available(); err != nil {
 		t.Skipf("no NAT lab here: %v", err)
@@ -145,7 +151,7 @@ func TestGameHostsFromHome(t *testing.T) {
 	display := xvfb(t, home.Host)
 	dir := t.TempDir()
 	host := start(t, home.Host, "env", "DISPLAY="+display, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir,
-		game, "-host", "-rendezvous", rvAddr, "-name", "Ripley", "-mode", "classic", "-mute", "-web", "",
+		game, "-host", "-rendezvous", rvAddr, "-name", "Ripley", "-mode", "classic", "-mute", "-web", ":4280",
 		"-config", filepath.Join(dir, "settings.json"), "-db", "none", "-replays", "none")
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -171,6 +177,17 @@ func TestGameHostsFromHome(t *testing.T) {
 	host.wait(t, false, regexp.MustCompile(`msg="player joined" .*name=friend`))
 	friend.stop()
 
+	// A browser: behind a router that mapped the page's port and the
+	// WebTransport port, the lobby's link works from anywhere. Its steps
+	// here: the page's config.json, then a session of the binding with
+	// the certificate hashes it gives (rtype-bot -webtransport, as a
+	// browser does). Else the link is the LAN's.
+	if hk != UPnP {
+		host.wait(t, false, regexp.MustCompile(`browser="In a browser, on this network only: https://192\.168\.\d+\.\d+:4280/\?room=`+code+`"`))
+	} else {
+		browserJoins(t, host, bot, home, friendHome, code)
+	}
+
 	host.stop()
 	if hk == UPnP {
 		if !regexp.MustCompile(`msg="port mapping removed"`).MatchString(host.err.String()) {
@@ -180,4 +197,56 @@ func TestGameHostsFromHome(t *testing.T) {
 	if !strings.Contains(host.err.String(), "msg=bye") {
 		t.Errorf("the game did not quit cleanly:\n%s", host.err.String())
 	}
+}
+
+// browserJoins takes a browser's steps from home friend toward the game
+// hosted by host in home h, behind a router that maps ports: the lobby
+// gives the link on the router's address; the page's config.json there
+// names the WebTransport binding and its certificate hashes; a session
+// of the binding with them (rtype-bot -webtransport, as a browser does)
+// joins the room.
+func browserJoins(t *testing.T, host *proc, bot string, h, friend Home, code string) {
+	t.Helper()
+	page := "https://" + h.Public().String() + ":4280/?room=" + code
+	host.wait(t, false, regexp.MustCompile(`browser="In a browser, anywhere: `+regexp.QuoteMeta(page)+`"`))
+	var cfg struct {
+		Addr       string   `json:"addr"`
+		CertHashes []string `json:"certHashes"`
+	}
+	// The connection is dialed on Do's thread, in the friend's namespace
+	// (an http.Client would dial on another thread, outside the lab).
+	err := Do(friend.Host, func() error {
+		c, err := net.DialTimeout("tcp4", h.Public().String()+":4280", 10*time.Second)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		tc := tls.Client(c, &tls.Config{InsecureSkipVerify: true}) // the page's certificate is the game's own: a browser warns once
+		req, _ := http.NewRequest("GET", "https://"+h.Public().String()+":4280/config.json", nil)
+		req.Close = true
+		if err := req.Write(tc); err != nil {
+			return err
+		}
+		rsp, err := http.ReadResponse(bufio.NewReader(tc), req)
+		if err != nil {
+			return err
+		}
+		defer rsp.Body.Close()
+		b, err := io.ReadAll(io.LimitReader(rsp.Body, 1<<16))
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &cfg); err != nil {
+			return fmt.Errorf("%s: %q: %w", rsp.Status, b, err)
+		}
+		return nil
+	})
+	if err != nil || cfg.Addr == "" || len(cfg.CertHashes) == 0 {
+		t.Fatalf("the page's config.json from the friend's home: %+v, %v", cfg, err)
+	}
+	browser := start(t, friend.Host, bot, "-name", "browser", "-webtransport", cfg.Addr,
+		"-cert-hash", strings.Join(cfg.CertHashes, ","), "-room", code, "-duration", testutil.Wait.String())
+	host.wait(t, false, regexp.MustCompile(`msg="player joined" .*name=browser`))
+	browser.stop()
 }

@@ -1,6 +1,6 @@
-// Package portmap asks a home router for a UDP port mapping, so that a
-// game hosted behind it is reachable from the internet (issue 29, the
-// "mapped" path): NAT-PMP (RFC 6886, github.com/jackpal/go-nat-pmp) first,
+// Package portmap asks a home router for a UDP (or TCP) port mapping, so
+// that a game hosted behind it is reachable from the internet (issue 29,
+// the "mapped" path; TCP for the game's page, which browsers load): NAT-PMP (RFC 6886, github.com/jackpal/go-nat-pmp) first,
 // UPnP IGD (github.com/huin/goupnp) when the router does not speak it.
 // Keep maps a port, renews the mapping and removes it at the end.
 package portmap
@@ -50,6 +50,17 @@ type Config struct {
 	Methods []Method
 	// Logger logs. Default slog.Default().
 	Logger *slog.Logger
+	// TCP maps a TCP port instead of a UDP one.
+	TCP bool
+}
+
+// proto is the protocol's name for NAT-PMP ("udp", "tcp"); UPnP's is in
+// capitals.
+func (c *Config) proto() string {
+	if c.TCP {
+		return "tcp"
+	}
+	return "udp"
 }
 
 func (c *Config) defaults() error {
@@ -102,8 +113,8 @@ type igd interface {
 	GetExternalIPAddressCtx(ctx context.Context) (string, error)
 }
 
-// Map asks the router to map UDP port internal of this machine, on the
-// same external port when it can.
+// Map asks the router to map UDP (Config.TCP: TCP) port internal of this
+// machine, on the same external port when it can.
 func Map(ctx context.Context, cfg Config, internal uint16) (*Mapping, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
@@ -134,7 +145,7 @@ func mapPMP(cfg Config, internal uint16) (*Mapping, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.AddPortMapping("udp", int(internal), int(internal), int(cfg.Lifetime/time.Second))
+	r, err := c.AddPortMapping(cfg.proto(), int(internal), int(internal), int(cfg.Lifetime/time.Second))
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +188,7 @@ func mapUPnP(ctx context.Context, cfg Config, internal uint16) (*Mapping, error)
 			errs = append(errs, fmt.Errorf("external address %q: %w", ip, err))
 			continue
 		}
-		err = s.AddPortMappingCtx(ctx, "", internal, "UDP", internal, self.String(), true, cfg.Description,
+		err = s.AddPortMappingCtx(ctx, "", internal, strings.ToUpper(cfg.proto()), internal, self.String(), true, cfg.Description,
 			uint32(cfg.Lifetime/time.Second))
 		if err != nil {
 			errs = append(errs, err)
@@ -199,7 +210,7 @@ func (m *Mapping) Renew(ctx context.Context) error {
 	default:
 		ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 		defer cancel()
-		err = m.igd.AddPortMappingCtx(ctx, "", m.External.Port(), "UDP", m.Internal, m.self, true, m.cfg.Description,
+		err = m.igd.AddPortMappingCtx(ctx, "", m.External.Port(), strings.ToUpper(m.cfg.proto()), m.Internal, m.self, true, m.cfg.Description,
 			uint32(m.cfg.Lifetime/time.Second))
 		if err == nil {
 			return nil
@@ -216,15 +227,15 @@ func (m *Mapping) Renew(ctx context.Context) error {
 func (m *Mapping) Delete(ctx context.Context) error {
 	if m.Method == NATPMP {
 		c := natpmp.NewClientWithTimeout(net.IP(m.cfg.Gateway.AsSlice()), m.cfg.Timeout)
-		_, err := c.AddPortMapping("udp", int(m.Internal), 0, 0)
+		_, err := c.AddPortMapping(m.cfg.proto(), int(m.Internal), 0, 0)
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
-	return m.igd.DeletePortMappingCtx(ctx, "", m.External.Port(), "UDP")
+	return m.igd.DeletePortMappingCtx(ctx, "", m.External.Port(), strings.ToUpper(m.cfg.proto()))
 }
 
-// Keep maps UDP port internal and keeps the mapping until ctx ends, then
+// Keep maps UDP (Config.TCP: TCP) port internal and keeps the mapping until ctx ends, then
 // removes it. It calls change with the mapping's address every time it
 // changes (the zero address when it is lost), and returns the first
 // mapping's error, or nil once ctx ended.
@@ -235,7 +246,7 @@ func Keep(ctx context.Context, cfg Config, internal uint16, change func(netip.Ad
 	}
 	log := m.cfg.Logger
 	change(m.External, m.Method)
-	log.Info("port mapped", "method", string(m.Method), "external", m.External.String(), "internal", internal,
+	log.Info("port mapped", "method", string(m.Method), "protocol", m.cfg.proto(), "external", m.External.String(), "internal", internal,
 		"lifetime", m.Lifetime)
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.Background(), m.cfg.Timeout)
@@ -243,7 +254,7 @@ func Keep(ctx context.Context, cfg Config, internal uint16, change func(netip.Ad
 		if err := m.Delete(dctx); err != nil {
 			log.Warn("port mapping not removed", "method", string(m.Method), "err", err)
 		} else {
-			log.Info("port mapping removed", "method", string(m.Method), "external", m.External.String())
+			log.Info("port mapping removed", "method", string(m.Method), "protocol", m.cfg.proto(), "external", m.External.String())
 		}
 	}()
 	for {
