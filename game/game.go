@@ -10,16 +10,11 @@
 package game
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"image"
-	"image/png"
 	"log/slog"
 	"math"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -192,7 +187,7 @@ func New(opt Options) (*Game, error) {
 	g := &Game{opt: opt, log: opt.Logger, start: time.Now(), version: "version " + version.String()}
 	var err error
 	if opt.LobbyScript != "" {
-		if g.autoSteps, err = parseLobbyScript(opt.LobbyScript); err != nil {
+		if g.autoSteps, err = lobbyScript(opt.LobbyScript); err != nil {
 			return nil, err
 		}
 	}
@@ -504,34 +499,6 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		g.leaving = false
 	}
 	g.publish()
-}
-
-// saveScreenshot writes the screen to the autotest PNG (ReadPixels works
-// in Draw only).
-func (g *Game) saveScreenshot(screen *ebiten.Image) {
-	b := screen.Bounds()
-	pix := make([]byte, 4*b.Dx()*b.Dy())
-	screen.ReadPixels(pix)
-	img := &image.RGBA{Pix: pix, Stride: 4 * b.Dx(), Rect: image.Rect(0, 0, b.Dx(), b.Dy())}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		g.log.Error("screenshot", "err", err)
-		return
-	}
-	path := g.opt.Screenshot
-	if dir := filepath.Dir(path); dir != "" {
-		os.MkdirAll(dir, 0o755)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		g.log.Error("screenshot", "err", err)
-		return
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		g.log.Error("screenshot", "err", err)
-		return
-	}
-	g.log.Info("screenshot saved", "path", path, "size", fmt.Sprintf("%dx%d", b.Dx(), b.Dy()))
 }
 
 // Layout implements ebiten.Game: a fixed logical screen, letterboxed.
