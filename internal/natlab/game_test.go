@@ -188,10 +188,15 @@ func TestGameHostsFromHome(t *testing.T) {
 		browserJoins(t, host, bot, home, friendHome, code)
 	}
 
+	if hk == UPnP {
+		if rules := miniupnpdRulesOf(t, home); !strings.Contains(rules, "0x6 th dport 4280 dnat") || !strings.Contains(rules, "0x11 th dport") { // TCP 4280, and UDP (protocols 6, 17)
+			t.Errorf("the router maps no UDP port or not the page's TCP port:\n%s", rules)
+		}
+	}
 	host.stop()
 	if hk == UPnP {
-		if !regexp.MustCompile(`msg="port mapping removed"`).MatchString(host.err.String()) {
-			t.Errorf("the port mapping was not removed when the game quit:\n%s", host.err.String())
+		if rules := miniupnpdRulesOf(t, home); strings.Contains(rules, "dnat") {
+			t.Errorf("a mapping left after the game quit:\n%s", rules)
 		}
 	}
 	if !strings.Contains(host.err.String(), "msg=bye") {
