@@ -14,6 +14,7 @@ import (
 	"debug/pe"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"image/png"
 	"io"
 	"net/http"
@@ -76,8 +77,7 @@ func TestRelease(t *testing.T) {
 	// A fixed time for the archives: the copies have no .git to read the
 	// commit's from.
 	const epoch = 1765036800 // 2025-12-06
-	build := func(t *testing.T, n int, src, dist, platforms string) {
-		t.Helper()
+	build := func(n int, src, dist, platforms string) error {
 		start := time.Now()
 		cmd := exec.Command("bash", filepath.Join(src, "build.sh"), "release", testVersion)
 		cmd.Dir = src
@@ -86,11 +86,11 @@ func TestRelease(t *testing.T) {
 		if platforms != "" {
 			cmd.Env = append(cmd.Env, "RELEASE_PLATFORMS="+platforms)
 		}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("build.sh release (build %d): %v\n%s", n, err, out)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("build.sh release (build %d): %v\n%s", n, err, out)
 		}
 		t.Logf("build %d (%s): %v", n, cmp.Or(platforms, "every platform"), time.Since(start).Round(time.Second))
+		return nil
 	}
 	want := []string{"SHA256SUMS", "rtype-server-" + testVersion + "-linux-arm64", "rtype-server-" + testVersion + "-linux-arm64.NOTICES.txt",
 		"rtype-" + testVersion + "-linux-amd64.tar.gz", "rtype-" + testVersion + "-windows-amd64.zip"}
@@ -103,14 +103,54 @@ func TestRelease(t *testing.T) {
 	src1, src2 := filepath.Join(tmp, "src"), filepath.Join(tmp, "src2")
 	dist, dist2 := filepath.Join(tmp, "dist1"), filepath.Join(tmp, "dist2")
 	snapshot(t, root, src1, src2) // at once: the tree may change while the first builds
-	build(t, 1, src1, dist, "")
+	if err := build(1, src1, dist, ""); err != nil {
+		t.Fatal(err)
+	}
 	if names := dirNames(t, dist); !slices.Equal(names, want) {
 		t.Fatalf("build 1 wrote %q, want %q", names, want)
 	}
+	// The second build runs while the subtests check the first's files.
+	built2, waited := make(chan error, 1), false
+	go func() { built2 <- build(2, src2, dist2, platforms2) }()
+	defer func() {
+		if !waited {
+			<-built2 // before TempDir's removal
+		}
+	}()
 
+	t.Run("sums", func(t *testing.T) {
+		sums := exec.Command("sha256sum", "-c", "SHA256SUMS")
+		sums.Dir = dist
+		if out, err := sums.CombinedOutput(); err != nil {
+			t.Errorf("sha256sum -c SHA256SUMS: %v\n%s", err, out)
+		}
+	})
+	t.Run("linux", func(t *testing.T) { checkLinux(t, dist, filepath.Join(tmp, "linux")) })
+	t.Run("windows", func(t *testing.T) { checkWindows(t, dist, filepath.Join(tmp, "windows")) })
+	t.Run("arm64", func(t *testing.T) {
+		bin := filepath.Join(dist, "rtype-server-"+testVersion+"-linux-arm64")
+		f, err := elf.Open(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if f.Machine != elf.EM_AARCH64 {
+			t.Errorf("machine %v, want arm64", f.Machine)
+		}
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Error("the arm64 server has an interpreter: it is not static")
+			}
+		}
+		checkStamp(t, bin, "arm64", "linux")
+		checkNotices(t, bin+".NOTICES.txt", bin)
+	})
 	t.Run("reproducible", func(t *testing.T) {
-		t.Parallel()
-		build(t, 2, src2, dist2, platforms2)
+		err := <-built2
+		waited = true
+		if err != nil {
+			t.Fatal(err)
+		}
 		if names := dirNames(t, dist2); !slices.Equal(names, want2) {
 			t.Fatalf("build 2 wrote %q, want %q", names, want2)
 		}
@@ -132,35 +172,6 @@ func TestRelease(t *testing.T) {
 				t.Errorf("%s: the two builds differ (%d and %d bytes)", name, len(a), len(b))
 			}
 		}
-	})
-	t.Run("sums", func(t *testing.T) {
-		t.Parallel()
-		sums := exec.Command("sha256sum", "-c", "SHA256SUMS")
-		sums.Dir = dist
-		if out, err := sums.CombinedOutput(); err != nil {
-			t.Errorf("sha256sum -c SHA256SUMS: %v\n%s", err, out)
-		}
-	})
-	t.Run("linux", func(t *testing.T) { t.Parallel(); checkLinux(t, dist, filepath.Join(tmp, "linux")) })
-	t.Run("windows", func(t *testing.T) { t.Parallel(); checkWindows(t, dist, filepath.Join(tmp, "windows")) })
-	t.Run("arm64", func(t *testing.T) {
-		t.Parallel()
-		bin := filepath.Join(dist, "rtype-server-"+testVersion+"-linux-arm64")
-		f, err := elf.Open(bin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if f.Machine != elf.EM_AARCH64 {
-			t.Errorf("machine %v, want arm64", f.Machine)
-		}
-		for _, p := range f.Progs {
-			if p.Type == elf.PT_INTERP {
-				t.Error("the arm64 server has an interpreter: it is not static")
-			}
-		}
-		checkStamp(t, bin, "arm64", "linux")
-		checkNotices(t, bin+".NOTICES.txt", bin)
 	})
 }
 
