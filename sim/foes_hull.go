@@ -36,8 +36,8 @@ const (
 	hatchOpening = 1  // its frame while opening (+hatchCeiling on the ceiling)
 	hatchOpened  = 2  // its frame while open
 	hatchCeiling = 4  // added to its frame on the ceiling
-	crawlerLook  = 6  // ticks between two looks of a Crawler at the terrain
-	crawlerAhead = 12 // ticks ahead of it that it looks
+	crawlerLook  = 10 // ticks between two looks of a Crawler at the terrain
+	crawlerAhead = 15 // ticks ahead of it that it looks
 )
 
 // grounded reports whether foes of kind sit on the floor or the ceiling
@@ -123,15 +123,17 @@ func (w *World) crawlerThink(e *entity) {
 	}
 	st.aimIn = crawlerLook
 	h := w.halfOf(e)
-	vx := float64(e.mo.VX)
+	vx, vy0 := w.vel(e)
 	ahead := e.x + vx*crawlerAhead/vocab.TickRate
-	y := w.mountY(ahead, h.w, h.h, st.floor, 0)
+	// The highest floor (lowest ceiling) under it from where it is to
+	// where it looks: it never sinks into the hull it leaves.
+	y := w.mountY((e.x+ahead)/2, h.w+math.Abs(e.x-ahead)/2, h.h, st.floor, 0)
 	y = min(max(y, h.h), w.r.AreaH-h.h)
 	vy := (y - e.y) * vocab.TickRate / crawlerAhead
 	if math.Abs(y-e.y) < 0.5 {
 		vy = 0
 	}
-	if math.Abs(vy-float64(e.mo.VY)) < 2 {
+	if math.Abs(vy-vy0) < 2 {
 		return // on its contour: no new motion to send
 	}
 	e.mo = vocab.Linear(w.tick, e.x, e.y, vx, vy)
