@@ -222,3 +222,28 @@ func TestJoinByCodeAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinByUnknownCode: a code no host registered at the rendezvous
+// ends on an error that says so, and what to check.
+func TestJoinByUnknownCode(t *testing.T) {
+	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := rendezvous.NewServer(rendezvous.Config{Logger: testutil.Logger(t)})
+	go rv.Serve(pc)
+	defer pc.Close()
+	screen := ebiten.NewImage(render.Width, render.Height)
+	defer screen.Deallocate()
+	friend := newTestGame(t, Options{Name: "Hicks", Rendezvous: pc.LocalAddr().String()})
+	defer friend.shutdown()
+	j := NewJoinScene(friend)
+	friend.setScene(j)
+	j.field.Text = "K7MX2Q"
+	friend.in = Input{Confirm: true}
+	j.Update(friend)
+	es := waitScene[*ErrorScene](t, friend, screen, testutil.Wait, "no error for an unknown code")
+	if text := strings.Join(es.lines, " "); !strings.Contains(text, "No game has the room K7MX2Q at the rendezvous") {
+		t.Errorf("the error says %q", text)
+	}
+}
