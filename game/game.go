@@ -155,6 +155,7 @@ type Game struct {
 	start     time.Time
 	session   *Session     // the game joined, if any
 	lobby     *lobby.Lobby // the rooms' session (7.14), if any
+	via       lobbyVia     // the rendezvous' transport that found a lobby (its path)
 	autoReady bool         // the local player gets ready in its lobby at once (-host)
 	host      *Host        // the in-process server, if hosting
 	hostCfg   HostConfig   // what the next game hosted plays

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"rtype/net/client"
+	"rtype/net/lobby"
 	"rtype/net/wire"
 )
 
@@ -137,4 +139,20 @@ func urlPort(u string) int {
 	}
 	n, _ := strconv.Atoi(p.Port())
 	return n
+}
+
+// lobbyVia remembers the transport that opened a lobby's session when a
+// rendezvous found its host (codeTransport): the path the lobby's games
+// take (Session.Path), for as long as that lobby lasts.
+type lobbyVia struct {
+	l  *lobby.Lobby
+	tr client.Transport
+}
+
+// lobbyPath is the path of g.lobby's session through a rendezvous, or "".
+func (g *Game) lobbyPath() string {
+	if g.lobby == nil || g.via.l != g.lobby {
+		return ""
+	}
+	return transportPath(g.via.tr)
 }

@@ -212,8 +212,12 @@ func TestJoinByCodeAlone(t *testing.T) {
 	})) {
 		t.Fatalf("the friend does not play: scene %T", friend.scene)
 	}
-	if friend.session.Path != "direct" {
-		t.Errorf("the session's path %q, want direct", friend.session.Path)
+	if friend.session.Path != "direct" || friend.lobbyPath() != "direct" {
+		t.Errorf("the session's path %q, the lobby's %q, want direct (the lobby's games after Play again take it too)",
+			friend.session.Path, friend.lobbyPath())
+	}
+	if host.lobbyPath() != "" || host.session.Path != "" {
+		t.Errorf("the host's own session has the path %q", host.session.Path)
 	}
 	frames(t, friend, screen, 5)
 	for _, r := range friend.settings.Recent {

@@ -118,9 +118,10 @@ func (s *LobbyConnectScene) Update(g *Game) error {
 			g.settings.Recent = settings.AddRecent(g.settings.Recent, s.addr)
 			g.saveSettings()
 		}
-		ls := NewLobbyScene(g, s.addr, s.hosting)
-		ls.tr = s.tr
-		g.setScene(ls)
+		if s.tr != nil {
+			g.via = lobbyVia{l: r.l, tr: s.tr}
+		}
+		g.setScene(NewLobbyScene(g, s.addr, s.hosting))
 	default:
 	}
 	return nil
@@ -142,7 +143,6 @@ func (s *LobbyConnectScene) Draw(screen *ebiten.Image, g *Game) {
 type LobbyScene struct {
 	addr    string
 	hosting bool
-	tr      client.Transport // the session's, when a rendezvous found the room (its path); else nil
 	st      wire.Room
 	in      bool // st holds a RoomState
 	menu    Menu
@@ -361,7 +361,7 @@ func (s *LobbyScene) Update(g *Game) error {
 			}
 			g.session = NewSession(r.c, s.addr, s.hosting)
 			g.session.rec = r.rec
-			g.session.Path = transportPath(s.tr)
+			g.session.Path = g.lobbyPath()
 			g.log.Info("joined", "addr", s.addr, "player", r.c.Player(), "room", s.st.Code.String())
 			g.setScene(NewPlayScene(g))
 			return nil
