@@ -182,18 +182,25 @@ fuzz_one() {
 # as it ends; once both are done, internal/testreport prints the log and
 # the assertions of every failing test, the slowest tests, and the counts.
 # A test's -timeout is a deadlock guard (TESTTIMEOUT, default 20m).
+# TESTJOBS sets how many headless packages build and run at a time (go
+# test -p; default GOMAXPROCS): many of them wait on sockets, processes
+# and timers more than they compute.
 go_tests() {
 	local dir=bin/test-results report
 	mkdir -p "$dir"
 	rm -f "$dir"/*.json
 	report=$dir/testreport
 	go build -o "$report" ./internal/testreport
-	local timeout=${TESTTIMEOUT:-20m}
+	local timeout=${TESTTIMEOUT:-20m} jobs=()
+	if [ -n "${TESTJOBS:-}" ]; then
+		[[ "$TESTJOBS" =~ ^[1-9][0-9]*$ ]] || die "TESTJOBS is a count of packages, not \"$TESTJOBS\""
+		jobs=(-p "$TESTJOBS")
+	fi
 	log "go test -race: the headless packages (no display) and the Ebitengine packages (under Xvfb), at once"
 	local gui rc_h=0 rc_g=0
 	gui=$(gui_pkgs)
 	# shellcheck disable=SC2046
-	(set -o pipefail; env -u DISPLAY go test -race -count=1 -timeout "$timeout" -json $(headless_pkgs) 2>&1 |
+	(set -o pipefail; env -u DISPLAY go test -race -count=1 -timeout "$timeout" "${jobs[@]}" -json $(headless_pkgs) 2>&1 |
 		"$report" -progress -label headless >"$dir/headless.json") &
 	local pid_h=$!
 	if [ -n "$gui" ]; then
