@@ -11,6 +11,8 @@
 //	                           the settings', else the build's); the router
 //	                           is asked for a port mapping (-portmap)
 //	rtype -join HOST[:PORT]    join a game at once
+//	rtype -join CODE           join that room at once, found at the
+//	                           rendezvous (-rendezvous, else the settings')
 //	rtype -spectate ADDR|CODE[@ADDR]
 //	                           watch the busiest game of a server, or the
 //	                           game of a room (on the server last joined,
@@ -149,7 +151,7 @@ func parseFlags(args []string, output io.Writer) (game.Options, slog.Level, erro
 	fs.SetOutput(output)
 	var (
 		host       = fs.Bool("host", false, "host a game at once (the server runs inside the game)")
-		join       = fs.String("join", "", "join the game at `ADDR` (host or host:port) at once")
+		join       = fs.String("join", "", "join the game at `ADDR` (host or host:port) at once, or the room of a CODE through the rendezvous")
 		spectate   = fs.String("spectate", "", "watch a game at once, without playing: the busiest game of the server at `ADDR`, or a room's CODE (on the server last joined) or CODE@ADDR")
 		name       = fs.String("name", "", "your pilot `NAME` (3 to 20 letters, digits, spaces, _ or -)")
 		port       = fs.Int("port", wire.DefaultPort, "the `port` to host on (TCP and UDP; if taken, the next free one; 0 for any)")

@@ -275,6 +275,8 @@ func New(opt Options) (*Game, error) {
 			return nil, fmt.Errorf("the room %q is not a room code: 6 letters and digits, as the room's lobby shows it", opt.Room)
 		}
 		g.setScene(g.withName(func() Scene { return NewLobbyConnectScene(g, addr, false, roomAction{code: code}) }))
+	case opt.Join != "" && g.codeJoin(opt.Join) != nil: // a room code alone, through the rendezvous
+		g.setScene(g.withName(g.codeJoin(opt.Join)))
 	case opt.Join != "":
 		addr, err := core.NormalizeAddr(opt.Join)
 		if err != nil {

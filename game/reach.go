@@ -156,3 +156,22 @@ func (g *Game) lobbyPath() string {
 	}
 	return transportPath(g.via.tr)
 }
+
+// codeJoin returns the scene that joins the room of code text through
+// the rendezvous, or nil when text is no room code or no rendezvous is
+// set.
+func (g *Game) codeJoin(text string) func() Scene {
+	code, ok := roomCode(text)
+	if !ok {
+		return nil
+	}
+	rv := g.rendezvousAddr()
+	if rv == "" {
+		return nil
+	}
+	tr := codeTransport(rv, g.log.With("component", "rendezvous"))
+	if tr == nil {
+		return nil
+	}
+	return func() Scene { return NewLobbyConnectScene(g, code.String(), false, roomAction{code: code, tr: tr}) }
+}

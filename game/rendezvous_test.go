@@ -228,7 +228,8 @@ func TestJoinByCodeAlone(t *testing.T) {
 }
 
 // TestJoinByUnknownCode: a code no host registered at the rendezvous
-// ends on an error that says so, and what to check.
+// ends on an error that says so, and what to check. -join takes a code
+// too.
 func TestJoinByUnknownCode(t *testing.T) {
 	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -250,4 +251,16 @@ func TestJoinByUnknownCode(t *testing.T) {
 	if text := strings.Join(es.lines, " "); !strings.Contains(text, "No game has the room K7MX2Q at the rendezvous") {
 		t.Errorf("the error says %q", text)
 	}
+	// -join CODE: through the rendezvous when one is set; without one, a
+	// host name as before.
+	g := newTestGame(t, Options{Name: "Vasquez", Join: "K7MX2Q", Rendezvous: pc.LocalAddr().String()})
+	if cs, ok := g.scene.(*LobbyConnectScene); !ok || cs.tr == nil || cs.addr != "K7MX2Q" {
+		t.Errorf("-join K7MX2Q with a rendezvous: scene %T", g.scene)
+	}
+	g.shutdown()
+	g = newTestGame(t, Options{Name: "Vasquez", Join: "K7MX2Q", Rendezvous: "off"})
+	if _, ok := g.scene.(*ConnectingScene); !ok {
+		t.Errorf("-join K7MX2Q without a rendezvous: scene %T", g.scene)
+	}
+	g.shutdown()
 }

@@ -10,7 +10,6 @@ import (
 
 	"rtype/game/core"
 	"rtype/game/settings"
-	"rtype/net/client"
 	"rtype/net/discovery"
 	"rtype/net/lobby"
 	"rtype/net/wire"
@@ -192,8 +191,8 @@ const (
 // joined; or a server's address, whose best public room it quick joins.
 func (s *JoinScene) connect(g *Game, text string) {
 	if code, ok := roomCode(text); ok {
-		if tr := s.codeTransport(g); tr != nil {
-			g.setScene(NewLobbyConnectScene(g, code.String(), false, roomAction{code: code, tr: tr}))
+		if sc := g.codeJoin(text); sc != nil && s.focus < 0 {
+			g.setScene(sc())
 			return
 		}
 		addr := ""
@@ -217,19 +216,6 @@ func (s *JoinScene) connect(g *Game, text string) {
 		return
 	}
 	s.enter(g, addr, roomAction{mode: g.joinMode()})
-}
-
-// codeTransport returns the transport of a room code typed alone: the
-// settings' rendezvous; nil when there is none (or in the browser).
-func (s *JoinScene) codeTransport(g *Game) client.Transport {
-	if s.focus >= 0 {
-		return nil
-	}
-	rv := g.rendezvousAddr()
-	if rv == "" {
-		return nil
-	}
-	return codeTransport(rv, g.log.With("component", "rendezvous"))
 }
 
 // enter does act on addr: with the rooms' session of addr when the
