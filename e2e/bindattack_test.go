@@ -50,7 +50,7 @@ func received(u *net.UDPConn, d time.Duration, enough func(total int, types map[
 	return total, types
 }
 
-// rawLogin2 logs in with version 2.
+// rawLogin2 logs in with version 2, for a Classic game.
 func rawLogin2(t *testing.T, addr, name string) wire.Message {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
@@ -59,7 +59,8 @@ func rawLogin2(t *testing.T, addr, name string) wire.Message {
 	}
 	t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(testutil.Wait))
-	c.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name}))
+	c.Write(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
+		Revision: wire.Revision, Mode: wire.ModeClassic}))
 	f, err := (&wire.FrameReader{R: c}).ReadFrame()
 	if err != nil {
 		t.Fatal(err)

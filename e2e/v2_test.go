@@ -94,13 +94,20 @@ func (c *v2raw) read(deadline time.Time) (wire.Type, []byte, bool) {
 	}
 	switch h.Type {
 	case wire.TypeSnapshot:
-		if err := c.snap.Decode(p); err != nil {
+		tail, err := c.snap.DecodeTail(p)
+		if err != nil {
 			c.t.Errorf("snapshot: %v", err)
 			return 0, nil, false
 		}
 		r, err := c.rb.Rebuild(&c.snap)
 		if err != nil {
-			return h.Type, p, true // its baseline is gone: unusable, not recorded (4.8)
+			return h.Type, p, true // its baseline is gone: unusable, not recorded, its tail not taken (4.8, 7.20)
+		}
+		// The tail's events come before the snapshot's records (7.20);
+		// an empty tail is its count alone.
+		c.frames = c.frames[:0]
+		if len(tail) > 1 && !c.take(tail) {
+			return 0, nil, false
 		}
 		var cp link.Rebuilt2
 		cp.Frame2.Set(r.Tick, r.Players, r.Entities)
@@ -112,27 +119,38 @@ func (c *v2raw) read(deadline time.Time) (wire.Type, []byte, bool) {
 			}
 		}
 	case wire.TypeEvent:
-		if c.frames, err = c.link.ReceiveEvents2(p, c.frames[:0]); err != nil {
-			c.t.Errorf("events: %v", err)
+		if !c.take(p) {
 			return 0, nil, false
 		}
-		for _, f := range c.frames {
-			var ev wire.Event
-			if err := wire.ParseEvent2(f.Data, &ev); err != nil {
-				c.t.Errorf("event %d: %v", f.ID, err)
-				continue
-			}
-			c.events = append(c.events, ev)
-			c.ids = append(c.ids, f.ID)
-		}
-		// Acknowledge at once (issue 12 item 9).
-		c.link.Accept2(h, n, now)
-		d, _ := c.link.AppendDatagram(nil, wire.TypeAck, nil, now)
-		c.udp.Write(d)
-		return h.Type, p, true
 	}
 	c.link.Accept2(h, n, now)
+	if len(c.frames) > 0 && (h.Type == wire.TypeEvent || h.Type == wire.TypeSnapshot) {
+		// Acknowledge events at once (issue 12 item 9).
+		d, _ := c.link.AppendDatagram(nil, wire.TypeAck, nil, now)
+		c.udp.Write(d)
+	}
 	return h.Type, p, true
+}
+
+// take takes the events of an Event payload or a Snapshot's tail, those
+// delivered for the first time, into c.frames and c.events; false for a
+// payload badly framed.
+func (c *v2raw) take(p []byte) bool {
+	var err error
+	if c.frames, err = c.link.ReceiveEvents2(p, c.frames[:0]); err != nil {
+		c.t.Errorf("events: %v", err)
+		return false
+	}
+	for _, f := range c.frames {
+		var ev wire.Event
+		if err := wire.ParseEvent2(f.Data, &ev); err != nil {
+			c.t.Errorf("event %d: %v", f.ID, err)
+			continue
+		}
+		c.events = append(c.events, ev)
+		c.ids = append(c.ids, f.ID)
+	}
+	return true
 }
 
 // input sends the next step holding actions, with up to 7 earlier steps.
