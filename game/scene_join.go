@@ -204,7 +204,7 @@ func (s *JoinScene) connect(g *Game, text string) {
 		case len(g.settings.Recent) > 0:
 			addr = g.settings.Recent[0]
 		default:
-			s.errMsg = "A room code needs its server: choose one below, or join it once by its address"
+			s.errMsg = "A room code needs its server: choose one below, join it once by its address, or set a rendezvous in Settings"
 			return
 		}
 		s.enter(g, addr, roomAction{code: code})
