@@ -35,7 +35,12 @@ func TestProtocolFlag(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		conn.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: c.version, Name: "Ripley"}))
+		req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: c.version, Name: "Ripley"})
+		if c.version == wire.Version2 {
+			req = wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: c.version, Name: "Ripley",
+				Revision: wire.Revision, Mode: wire.ModeClassic})
+		}
+		conn.Write(req)
 		conn.SetReadDeadline(time.Now().Add(testutil.Wait))
 		fr := wire.FrameReader{R: conn}
 		f, err := fr.ReadFrame()
