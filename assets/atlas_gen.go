@@ -198,22 +198,49 @@ var MidBoss = image.Rect(1, 329, 173, 501)
 // Boss is the 256x248 end boss's body, a biomechanical giant facing left; its centre is BossOriginX from its left edge, and its core's seat juts out of its front (BossSocketX, BossSocketY).
 var Boss = image.Rect(175, 329, 431, 577)
 
+// HatchFrames are a floor hatch (44x28) by its frame: 0 shut, 1 opening (its seam glowing), 2 open (its cannon out); flip it vertically for the ceiling.
+var HatchFrames = [3]image.Rectangle{
+	image.Rect(433, 329, 477, 357),
+	image.Rect(1, 579, 45, 607),
+	image.Rect(47, 579, 91, 607),
+}
+
+// CrawlerFrames are the 4 looping frames (40x26) of the crawler, a tracked gun-crab on the floor facing left; flip it vertically for the ceiling.
+var CrawlerFrames = [4]image.Rectangle{
+	image.Rect(93, 579, 133, 605),
+	image.Rect(135, 579, 175, 605),
+	image.Rect(177, 579, 217, 605),
+	image.Rect(219, 579, 259, 605),
+}
+
+// PlateFrames are the warship's armour plate (32x64): 0 whole, 1 cracked.
+var PlateFrames = [2]image.Rectangle{
+	image.Rect(261, 579, 293, 643),
+	image.Rect(295, 579, 327, 643),
+}
+
+// CoreShutter is the 44x44 iris of steel blades that closes over the warship's core while its plates stand.
+var CoreShutter = image.Rect(329, 579, 373, 623)
+
+// Warship is the 300x336 bridge of the warship boss, steel decks facing left; its centre is WarshipOriginX from its left edge, its core's seat on its front.
+var Warship = image.Rect(1, 645, 301, 981)
+
 // PaletteMissileFrames are MissileFrames drawn in ShotColors[p].Friendly: frame f of palette p (1 to 3) is at (p-1)*2+f.
 var PaletteMissileFrames = [6]image.Rectangle{
-	image.Rect(433, 329, 449, 333),
-	image.Rect(451, 329, 467, 333),
-	image.Rect(469, 329, 485, 333),
-	image.Rect(487, 329, 503, 333),
-	image.Rect(1, 579, 17, 583),
-	image.Rect(19, 579, 35, 583),
+	image.Rect(303, 645, 319, 649),
+	image.Rect(321, 645, 337, 649),
+	image.Rect(339, 645, 355, 649),
+	image.Rect(357, 645, 373, 649),
+	image.Rect(375, 645, 391, 649),
+	image.Rect(393, 645, 409, 649),
 }
 
 // PaletteEnemyMissileFrames are EnemyMissileFrames drawn in ShotColors[p].Enemy: frame f of palette p (1 to 3) is at (p-1)*2+f.
 var PaletteEnemyMissileFrames = [6]image.Rectangle{
-	image.Rect(37, 579, 45, 587),
-	image.Rect(47, 579, 55, 587),
-	image.Rect(57, 579, 65, 587),
-	image.Rect(67, 579, 75, 587),
-	image.Rect(77, 579, 85, 587),
-	image.Rect(87, 579, 95, 587),
+	image.Rect(411, 645, 419, 653),
+	image.Rect(421, 645, 429, 653),
+	image.Rect(431, 645, 439, 653),
+	image.Rect(441, 645, 449, 653),
+	image.Rect(451, 645, 459, 653),
+	image.Rect(461, 645, 469, 653),
 }

@@ -66,6 +66,7 @@ func spriteGroups() []spriteGroup {
 			w: 1, h: 1, n: 1, scalar: true, draw: drawPixel},
 	}
 	groups = append(groups, stageGroups()...)
+	groups = append(groups, warshipGroups()...)
 	return append(groups, paletteGroups()...)
 }
 

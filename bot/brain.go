@@ -14,6 +14,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/sim"
+	"rtype/vocab"
 )
 
 // The play area and the sizes of section 4.1, in logical pixels.
@@ -83,7 +84,8 @@ var reaches = func() (r [256]struct {
 	r[wire.KindEnemyMissile].rx, r[wire.KindEnemyMissile].round = 4+12+14, true
 	rules := sim.DefaultRules()
 	for _, k := range []uint8{wire.KindPowArmor, wire.KindChaser, wire.KindTurret, wire.KindArmored,
-		wire.KindMidBoss, wire.KindBoss, wire.KindBossCore, wire.KindBossBullet} {
+		wire.KindMidBoss, wire.KindBoss, wire.KindBossCore, wire.KindBossBullet,
+		vocab.KindHatch, vocab.KindCrawler, vocab.KindWarship, vocab.KindPlate} {
 		w, h := sim.KindSize(&rules, k)
 		r[k].rx, r[k].ry = float32(w/2)+shipHW+margin, float32(h/2)+shipHH+margin
 	}

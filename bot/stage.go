@@ -4,6 +4,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/sim"
+	"rtype/vocab"
 )
 
 // Stage mode (PROTOCOL.md 7.12, README "How to play"): the bot means to
@@ -103,7 +104,7 @@ type stageState struct {
 var foeHalfH = func() (r [256]float32) {
 	rules := sim.DefaultRules()
 	for _, k := range []uint8{wire.KindBydosSlave, wire.KindPowArmor, wire.KindChaser, wire.KindTurret,
-		wire.KindArmored, wire.KindMidBoss, wire.KindBossCore} {
+		wire.KindArmored, wire.KindMidBoss, wire.KindBossCore, vocab.KindHatch, vocab.KindCrawler, vocab.KindPlate} {
 		_, h := sim.KindSize(&rules, k)
 		r[k] = float32(h / 2)
 	}
@@ -111,7 +112,8 @@ var foeHalfH = func() (r [256]float32) {
 }()
 
 // foes and cores are the sets of the kinds of foes (foeHalfH) and of
-// bosses' weak points.
+// bosses' weak points (and the warship's plates, which stand before its
+// core: the nearest ahead is shot first).
 var (
 	foes = func() (r [256]bool) {
 		for k, h := range foeHalfH {
@@ -119,17 +121,18 @@ var (
 		}
 		return r
 	}()
-	cores = [256]bool{wire.KindBossCore: true}
+	cores = [256]bool{wire.KindBossCore: true, vocab.KindPlate: true}
 )
 
 // heavy reports whether a foe of kind is worth a charged beam.
 func heavy(kind uint8) bool {
-	return kind == wire.KindArmored || kind == wire.KindBossCore || kind == wire.KindMidBoss
+	return kind == wire.KindArmored || kind == wire.KindBossCore || kind == wire.KindMidBoss || kind == vocab.KindPlate
 }
 
 // bossKind reports whether kind is part of a boss.
 func bossKind(kind uint8) bool {
-	return kind == wire.KindMidBoss || kind == wire.KindBoss || kind == wire.KindBossCore
+	return kind == wire.KindMidBoss || kind == wire.KindBoss || kind == wire.KindBossCore ||
+		kind == vocab.KindWarship || kind == vocab.KindPlate
 }
 
 // decideStage is Decide in Stage mode: the move it means (fetch an item,

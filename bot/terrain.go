@@ -4,6 +4,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/sim/stage"
+	"rtype/vocab"
 )
 
 // The terrain (STAGES.md, "Terrain"): the bot knows the stage by its
@@ -54,7 +55,7 @@ func (b *Brain) Events(evs []wire.Event) {
 				}
 			}
 		case wire.EventSpawn:
-			if ev.Kind == wire.KindBoss || ev.Kind == wire.KindMidBoss {
+			if ev.Kind == wire.KindBoss || ev.Kind == wire.KindMidBoss || ev.Kind == vocab.KindWarship {
 				tr.bosses[tr.nb%len(tr.bosses)] = ev.ID
 				tr.nb++
 			}

@@ -54,6 +54,12 @@ type Atlas struct {
 	CoreSocket  *ebiten.Image
 	MidBoss     *ebiten.Image
 	Boss        *ebiten.Image
+	// Stage 2's: the warship's hull and boss.
+	Hatch       [3]*ebiten.Image
+	Crawler     [4]*ebiten.Image
+	Plate       [2]*ebiten.Image
+	CoreShutter *ebiten.Image
+	Warship     *ebiten.Image
 
 	// The shots of the colour-blind palettes: frame f of palette p is at
 	// (p-1)*2+f.

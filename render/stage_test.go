@@ -12,6 +12,7 @@ import (
 
 	"rtype/net/wire"
 	"rtype/render/model"
+	"rtype/vocab"
 )
 
 // opaque reports a pixel something was drawn on (of a cleared image).
@@ -75,6 +76,16 @@ func TestStageKindsDraw(t *testing.T) {
 		{wire.KindBossCore, 1, 360, 1200, 75},
 		{wire.KindChaser, 2, 360, 400, 20},
 		{wire.KindBossBullet, 0, 360, 250, 25},
+		{vocab.KindHatch, 0, 700, 500, 25},
+		{vocab.KindHatch, 2, 700, 500, 25},
+		{vocab.KindHatch, 1 + 4, 20, 500, 25}, // opening, on the ceiling
+		{vocab.KindCrawler, 0, 700, 400, 25},
+		{vocab.KindCrawler, 1, 20, 400, 25},
+		{vocab.KindPlate, 0, 360, 1200, 35},
+		{vocab.KindPlate, 1, 360, 1200, 35},
+		{vocab.KindBossCore, 2, 360, 800, 30}, // the warship's, shut
+		{vocab.KindWarship, BossCalm, 360, 50000, 190},
+		{vocab.KindWarship, BossTell + 6, 360, 50000, 190}, // Broadside
 	}
 	for _, c := range cases {
 		img.Clear()
@@ -107,7 +118,7 @@ func TestStageKindsDraw(t *testing.T) {
 	}
 	// Unknown kinds are not drawn.
 	img.Clear()
-	a.DrawWorld(img, []Sprite{{Kind: 18, X: 200, Y: 200}, {Kind: 200, X: 200, Y: 200}, {Kind: wire.KindPowerUp, Frame: 9, X: 200, Y: 200}}, 0)
+	a.DrawWorld(img, []Sprite{{Kind: vocab.KindStageLast + 1, X: 200, Y: 200}, {Kind: 200, X: 200, Y: 200}, {Kind: wire.KindPowerUp, Frame: 9, X: 200, Y: 200}}, 0)
 	if n := read(img).count(0, 0, Width, Height, opaque); n != 0 {
 		t.Errorf("unknown kinds drew %d pixels", n)
 	}

@@ -8,14 +8,15 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"rtype/assets"
-	"rtype/vocab"
 	"rtype/render/model"
+	"rtype/vocab"
 )
 
 // loadStage cuts the sprites of Stage mode out of the atlas.
 func (a *Atlas) loadStage(sub func(image.Rectangle) *ebiten.Image) {
 	a.Glow, a.ForceAccent, a.CoreSocket = sub(assets.Glow), sub(assets.ForceAccent), sub(assets.CoreSocket)
 	a.MidBoss, a.Boss = sub(assets.MidBoss), sub(assets.Boss)
+	a.CoreShutter, a.Warship = sub(assets.CoreShutter), sub(assets.Warship)
 	cut := func(dst []*ebiten.Image, rs []image.Rectangle) {
 		for i, r := range rs {
 			dst[i] = sub(r)
@@ -34,6 +35,9 @@ func (a *Atlas) loadStage(sub func(image.Rectangle) *ebiten.Image) {
 	cut(a.Armored[:], assets.ArmoredFrames[:])
 	cut(a.BossBullet[:], assets.BossBulletFrames[:])
 	cut(a.BossCore[:], assets.BossCoreFrames[:])
+	cut(a.Hatch[:], assets.HatchFrames[:])
+	cut(a.Crawler[:], assets.CrawlerFrames[:])
+	cut(a.Plate[:], assets.PlateFrames[:])
 }
 
 // Layers of the world, back to front: every kind drawn has one, the
@@ -53,8 +57,9 @@ const (
 
 var layerOf = func() (l [256]uint8) {
 	for k, v := range map[uint8]uint8{
-		vocab.KindBoss: layerBoss, vocab.KindMidBoss: layerBoss,
-		vocab.KindBossCore:     layerCore,
+		vocab.KindBoss: layerBoss, vocab.KindMidBoss: layerBoss, vocab.KindWarship: layerBoss,
+		vocab.KindBossCore: layerCore, vocab.KindPlate: layerCore,
+		vocab.KindHatch: layerFoe, vocab.KindCrawler: layerFoe,
 		vocab.KindEnemyMissile: layerFoeShot, vocab.KindBossBullet: layerFoeShot,
 		vocab.KindBydosSlave: layerFoe, vocab.KindPowArmor: layerFoe, vocab.KindChaser: layerFoe,
 		vocab.KindTurret: layerFoe, vocab.KindArmored: layerFoe,
@@ -94,6 +99,13 @@ var tellColors = [6]color.RGBA{
 // is: the sprite reaches further forward than back.
 var bossDX = float64(assets.Boss.Dx())/2 - assets.BossOriginX
 
+// warshipDX is the same for the warship's bridge.
+var warshipDX = float64(assets.Warship.Dx())/2 - assets.WarshipOriginX
+
+// coreShut is the frame of the warship's core shut behind its plates
+// (sim's coreFrameShut).
+const coreShut = 2
+
 // Colours of the Stage sprites' glows.
 var (
 	colForceGlow = color.RGBA{0xff, 0x8a, 0x30, 0xff}
@@ -115,10 +127,13 @@ func anim(t, fps float64, id uint32, n int) int {
 // drawStageSprite draws one entity of a Stage kind.
 func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64, z zoom) {
 	switch s.Kind {
-	case vocab.KindBoss, vocab.KindMidBoss:
+	case vocab.KindBoss, vocab.KindMidBoss, vocab.KindWarship:
 		img, x := a.Boss, s.X+bossDX
-		if s.Kind == vocab.KindMidBoss {
+		switch s.Kind {
+		case vocab.KindMidBoss:
 			img, x = a.MidBoss, s.X
+		case vocab.KindWarship:
+			img, x = a.Warship, s.X+warshipDX
 		}
 		DrawSprite(dst, img, x, s.Y, z.of(DrawOpts{}))
 		switch {
@@ -137,6 +152,11 @@ func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64, z zoom)
 			DrawSprite(dst, img, x, s.Y, z.of(DrawOpts{Tint: colTell, Alpha: 0.08 + 0.12*p, Blend: ebiten.BlendLighter}))
 		}
 	case vocab.KindBossCore:
+		if s.Frame == coreShut { // the warship's, behind its shutter
+			DrawSprite(dst, a.BossCore[0], s.X, s.Y, z.of(DrawOpts{Alpha: 0.5}))
+			DrawSprite(dst, a.CoreShutter, s.X, s.Y, z.of(DrawOpts{}))
+			return
+		}
 		hz, glow := 1.5, colCoreGlow
 		if s.Frame > 0 { // the second phase: faster, redder
 			hz, glow = 3.5, colTell
@@ -162,6 +182,19 @@ func (a *Atlas) drawStageSprite(dst *ebiten.Image, s *Sprite, t float64, z zoom)
 		}
 	case vocab.KindArmored:
 		DrawSprite(dst, a.Armored[anim(t, 6, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{}))
+	case vocab.KindHatch:
+		// Frame: 0 shut, 1 opening, 2 open; +4 on the ceiling (flipped).
+		img := a.Hatch[min(int(s.Frame&3), len(a.Hatch)-1)]
+		DrawSprite(dst, img, s.X, s.Y, z.of(DrawOpts{FlipY: s.Frame&4 != 0}))
+		if s.Frame&3 == 1 { // opening: the seam's warning glow
+			p := 0.5 + 0.5*math.Sin(t*2*math.Pi*8)
+			DrawSprite(dst, a.Glow, s.X, s.Y, z.of(DrawOpts{Scale: 1.2, Tint: colTell, Alpha: 0.3 + 0.4*p, Blend: ebiten.BlendLighter}))
+		}
+	case vocab.KindCrawler:
+		// Frame 1: on the ceiling, upside down.
+		DrawSprite(dst, a.Crawler[anim(t, 10, s.ID, 4)], s.X, s.Y, z.of(DrawOpts{FlipY: s.Frame == 1}))
+	case vocab.KindPlate:
+		DrawSprite(dst, a.Plate[min(int(s.Frame), len(a.Plate)-1)], s.X, s.Y, z.of(DrawOpts{}))
 	case vocab.KindPowerUp:
 		if int(s.Frame) >= len(a.PowerUp) {
 			return

@@ -31,6 +31,10 @@ import (
 //     BossBullets, twice) and Twin sweep (two streams of missiles closing
 //     in on the left, one pair every 3 ticks, 20 pairs).
 //
+//   - The warship ("Warship", stage 2's end boss, `boss type=warship`) is
+//     a body (KindWarship), a core and four armour plates, in three
+//     phases: boss_warship.go.
+//
 // A boss's death clears the enemy shots in flight (Destroy Despawned).
 // Both pass to their second phase at half their hit points (Health at
 // once): their shots fly 1.2× faster, they rest 0.6× as long between

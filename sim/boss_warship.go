@@ -13,13 +13,13 @@ import (
 // the core. Everything moves together (the body's motion, offset).
 //
 //   - Phase 1, armoured: the core is shut (its frame 2): a hit on it is
-//     absorbed without damage. Each plate has 60 hit points before the
+//     absorbed without damage. Each plate has 32 hit points before the
 //     difficulty scaling (level) and scores 1000; its frame turns 1
 //     (cracked) below half of them. Attacks: Broadside (4 volleys, 16
 //     ticks apart: every standing plate fires a missile at the nearest
 //     ship, so each plate destroyed makes it thinner), Ring and Fan.
 //   - Phase 2, exposed: once the last plate is destroyed the core opens
-//     (frame 0, a Health at once) and takes damage: 400 hit points before
+//     (frame 0, a Health at once) and takes damage: 220 hit points before
 //     the scaling, 20000 points × the loop to its killer. Attacks: Fan,
 //     Sweep, Spiral, 1.2× faster, resting 0.6× as long.
 //   - Phase 3, at half the core's hit points (frame 1): Crossfire, Twin
@@ -37,7 +37,7 @@ const warshipPlates = 4
 
 // Tunables of the warship.
 const (
-	plateHP     = 60   // hit points of a plate, before the scaling
+	plateHP     = 32   // hit points of a plate, before the scaling
 	plateScore  = 1000 // what a plate's killer scores
 	plateDX     = -30  // px from the core's centre to the plates'
 	plateNearDY = 48   // px from the core's height to the inner plates'

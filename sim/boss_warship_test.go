@@ -44,7 +44,8 @@ func TestWarshipPhases(t *testing.T) {
 	if b := ofType2(evs, vocab.EventStage, vocab.StageBoss); len(b) != 1 || b[0].Name != "Warship" || b[0].Value != w.id(f.core) {
 		t.Fatalf("StageBoss %+v", b)
 	}
-	if !f.shut || core.frame != coreFrameShut || w.cold(core).hp != 400 {
+	full := foeDefaults[vocab.KindWarship].hp // one player, loop 1: unscaled
+	if !f.shut || core.frame != coreFrameShut || w.cold(core).hp != full {
 		t.Fatalf("shut %v, core frame %d hp %d", f.shut, core.frame, w.cold(core).hp)
 	}
 	// The plates move with the body, in front of the core.
@@ -54,13 +55,13 @@ func TestWarshipPhases(t *testing.T) {
 		if p.kind != vocab.KindPlate || abs(p.x-body.x-f.plateD[i][0]) > 1e-6 || abs(p.y-body.y-f.plateD[i][1]) > 1e-6 || p.x >= core.x {
 			t.Fatalf("plate %d at (%g, %g), body at (%g, %g), core at x %g", i, p.x, p.y, body.x, body.y, core.x)
 		}
-		if w.cold(p).hp != 60 {
+		if w.cold(p).hp != plateHP {
 			t.Fatalf("plate %d hp %d", i, w.cold(p).hp)
 		}
 	}
 	// Phase 1: the core absorbs hits unhurt; Broadside fires one missile
 	// per plate standing.
-	if !w.damageFoe(f.core, 50, 0) || w.cold(core).hp != 400 {
+	if !w.damageFoe(f.core, 50, 0) || w.cold(core).hp != full {
 		t.Fatalf("the shut core took a hit: hp %d", w.cold(core).hp)
 	}
 	evs = append(evs, stepN(w, 900)...)
@@ -75,16 +76,16 @@ func TestWarshipPhases(t *testing.T) {
 	}
 	// Plates: cracked below half, and the core opens with the last one.
 	p0 := w.ent(f.plates[0])
-	w.damageFoe(f.plates[0], 29, 0)
+	w.damageFoe(f.plates[0], plateHP/2-1, 0)
 	if p0.frame != 0 {
-		t.Errorf("plate cracked at 31/60")
+		t.Errorf("plate cracked above half its hit points")
 	}
 	w.damageFoe(f.plates[0], 1, 0)
 	if p0.frame != 1 {
-		t.Errorf("plate not cracked at 30/60")
+		t.Errorf("plate not cracked at half its hit points")
 	}
 	for i := range warshipPlates - 1 {
-		w.damageFoe(f.plates[i], 60, 0)
+		w.damageFoe(f.plates[i], plateHP, 0)
 		if !f.shut || f.phase != 1 {
 			t.Fatalf("%d plates down: shut %v phase %d", i+1, f.shut, f.phase)
 		}
@@ -105,16 +106,16 @@ func TestWarshipPhases(t *testing.T) {
 	if n := len(spawnsOf(w.TakeEvents(), vocab.KindEnemyMissile)); n != 1 {
 		t.Errorf("Broadside with one plate: %d missiles, want 1", n)
 	}
-	w.damageFoe(f.plates[warshipPlates-1], 60, 0)
+	w.damageFoe(f.plates[warshipPlates-1], plateHP, 0)
 	evs = w.TakeEvents()
 	if f.shut || f.phase != 2 || core.frame != 0 {
 		t.Fatalf("no plate left: shut %v phase %d core frame %d", f.shut, f.phase, core.frame)
 	}
-	if h := ofType2(evs, vocab.EventHealth, 0); len(h) != 1 || h[0].HP != 400 {
+	if h := ofType2(evs, vocab.EventHealth, 0); len(h) != 1 || int32(h[0].HP) != full {
 		t.Errorf("Health on the core's opening: %+v", h)
 	}
 	// Phase 2: hurt; phase 3 at half.
-	if !w.damageFoe(f.core, 199, 0) || w.cold(core).hp != 201 || f.phase != 2 {
+	if !w.damageFoe(f.core, full/2-1, 0) || w.cold(core).hp != full-full/2+1 || f.phase != 2 {
 		t.Fatalf("phase %d, core hp %d", f.phase, w.cold(core).hp)
 	}
 	evs = stepN(w, 600)

@@ -7,7 +7,8 @@ import (
 )
 
 // The enemies of Stage mode (PROTOCOL.md 7.12): their kinds' behaviours.
-// The mid-boss and the end boss are in boss.go.
+// The mid-boss and the end boss are in boss.go, the warship's hull's
+// Hatch and Crawler in foes_hull.go.
 //
 // Every foe moves by its vocab.Motion, set again (from its current
 // position, at the current tick) whenever it turns; its shots are
@@ -129,7 +130,7 @@ var foeDefaults = func() (d [256]foeDefault) {
 	d[vocab.KindBossCore] = foeDefault{300, 10000, 0}
 	d[vocab.KindHatch] = foeDefault{6, 300, 60}
 	d[vocab.KindCrawler] = foeDefault{3, 250, 90}
-	d[vocab.KindWarship] = foeDefault{400, 20000, 0} // its core's
+	d[vocab.KindWarship] = foeDefault{220, 20000, 0} // its core's
 	return d
 }()
 
@@ -171,8 +172,8 @@ func (l level) speed(v float64) float64 { return v * (1 + 0.15*float64(l.loop-1)
 // more is the number of shots a spread adds: per·(L−1).
 func (l level) more(per int) int { return per * (l.loop - 1) }
 
-// spawnFoe brings in a foe of one of the five kinds above (the bosses
-// come by spawnBoss); it returns its slot, or 0 when none is free or the
+// spawnFoe brings in a foe of one of the kinds above or foes_hull.go's
+// (the bosses come by spawnBoss); it returns its slot, or 0 when none is free or the
 // kind is not one of them. Its hit points, fire interval and shots follow
 // the difficulty (level).
 func (w *World) spawnFoe(f *foeSpawn) int32 {
