@@ -52,15 +52,20 @@ func TestMain(m *testing.M) {
 }
 
 // buildBinaries returns rtype-server and rtype-bot, built by one go build
-// (its links run at once) the first time a test asks.
+// (its links run at once) the first time a test asks. They are built as
+// the release builds them (static, -trimpath, internal/release's
+// TestRelease): whichever of the two tests builds first compiles their
+// packages into Go's build cache for both.
 func buildBinaries(t *testing.T) (server, bot string) {
 	t.Helper()
 	bins.once.Do(func() {
 		if bins.dir, bins.err = os.MkdirTemp("", "natlab-bin"); bins.err != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", bins.dir+string(filepath.Separator),
-			"rtype/cmd/rtype-server", "rtype/cmd/rtype-bot").CombinedOutput()
+		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bins.dir+string(filepath.Separator),
+			"rtype/cmd/rtype-server", "rtype/cmd/rtype-bot")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			bins.err = fmt.Errorf("go build rtype-server rtype-bot: %v\n%s", err, out)
 			return
