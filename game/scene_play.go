@@ -54,11 +54,13 @@ var sounds = [...]sound.Effect{
 
 // tracks maps the view's music to the game's.
 var tracks = [...]sound.Track{
-	view.MusicMain:  sound.TrackMain,
-	view.MusicStage: sound.TrackStage,
-	view.MusicBoss:  sound.TrackBoss,
-	view.MusicClear: sound.TrackClear,
-	view.MusicNone:  sound.TrackNone,
+	view.MusicMain:        sound.TrackMain,
+	view.MusicStage:       sound.TrackStage,
+	view.MusicBoss:        sound.TrackBoss,
+	view.MusicClear:       sound.TrackClear,
+	view.MusicNone:        sound.TrackNone,
+	view.MusicWarship:     sound.TrackWarship,
+	view.MusicWarshipBoss: sound.TrackWarshipBoss,
 }
 
 // NewPlayScene starts showing the session's game.

@@ -40,16 +40,19 @@ type Track int
 
 // The tracks.
 const (
-	TrackMain  Track = iota // the title and Classic games
-	TrackStage              // a stage
-	TrackBoss               // a boss fight
-	TrackClear              // the stage is cleared (plays once)
-	TrackNone               // silence
-	numTracks  = TrackNone
+	TrackMain        Track = iota // the title and Classic games
+	TrackStage                    // a stage
+	TrackBoss                     // a boss fight
+	TrackClear                    // the stage is cleared (plays once)
+	TrackWarship                  // stage 2, the warship
+	TrackWarshipBoss              // the warship boss's fight
+	TrackNone                     // silence
+	numTracks        = TrackNone
 )
 
 // TrackFor returns the track of a Stage event's music cue (wire.StageMusic's
-// Name): "stage", "boss", "clear", and "" (or any other cue) for silence.
+// Name): "stage", "boss", "clear", "warship", "warship-boss", and "" (or
+// any other cue) for silence.
 func TrackFor(cue string) Track {
 	switch cue {
 	case "stage":
@@ -58,6 +61,10 @@ func TrackFor(cue string) Track {
 		return TrackBoss
 	case "clear":
 		return TrackClear
+	case "warship":
+		return TrackWarship
+	case "warship-boss":
+		return TrackWarshipBoss
 	}
 	return TrackNone
 }
@@ -117,10 +124,12 @@ type Audio struct {
 
 // trackSamples synthesise the tracks.
 var trackSamples = [numTracks]func() []byte{
-	TrackMain:  assets.Music,
-	TrackStage: assets.StageMusic,
-	TrackBoss:  assets.BossMusic,
-	TrackClear: assets.ClearJingle,
+	TrackMain:        assets.Music,
+	TrackStage:       assets.StageMusic,
+	TrackBoss:        assets.BossMusic,
+	TrackClear:       assets.ClearJingle,
+	TrackWarship:     assets.WarshipMusic,
+	TrackWarshipBoss: assets.WarshipBossMusic,
 }
 
 // humBuffer is the hum player's buffer: short, so the pitch follows the

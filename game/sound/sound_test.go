@@ -24,7 +24,7 @@ func TestMuteIsSilent(t *testing.T) {
 }
 
 func TestTrackFor(t *testing.T) {
-	for cue, want := range map[string]Track{"stage": TrackStage, "boss": TrackBoss, "clear": TrackClear, "": TrackNone, "Stage": TrackNone, "main": TrackNone} {
+	for cue, want := range map[string]Track{"stage": TrackStage, "boss": TrackBoss, "clear": TrackClear, "warship": TrackWarship, "warship-boss": TrackWarshipBoss, "": TrackNone, "Stage": TrackNone, "main": TrackNone} {
 		if got := TrackFor(cue); got != want {
 			t.Errorf("TrackFor(%q) = %d, want %d", cue, got, want)
 		}

@@ -85,11 +85,13 @@ type Music uint8
 
 // The music.
 const (
-	MusicMain  Music = iota // the title and Classic games
-	MusicStage              // a stage
-	MusicBoss               // a boss fight
-	MusicClear              // a stage cleared
-	MusicNone               // silence
+	MusicMain        Music = iota // the title and Classic games
+	MusicStage                    // a stage
+	MusicBoss                     // a boss fight
+	MusicClear                    // a stage cleared
+	MusicNone                     // silence
+	MusicWarship                  // stage 2's, the warship ("warship")
+	MusicWarshipBoss              // the warship boss's fight ("warship-boss")
 )
 
 // health is an entity's last Health.
@@ -263,6 +265,10 @@ func (v *View) stageEvent(ev *wire.Event, t float64) {
 				s.music = MusicBoss
 			case "clear":
 				s.music = MusicClear
+			case "warship":
+				s.music = MusicWarship
+			case "warship-boss":
+				s.music = MusicWarshipBoss
 			case "":
 				s.music = MusicNone
 			}
