@@ -104,3 +104,50 @@ func BenchmarkWarshipStep(b *testing.B) {
 		tick()
 	}
 }
+
+// BenchmarkStageTwoHullBusiest is BenchmarkStageTerrainBusiest in stage
+// 2's engine decks (its timeline held at 2:08: floor, ceiling and
+// crawlers on both): 4 ships firing and moving, and at least 40 foes kept
+// on screen from its hatch and crawler waves, its events taken at each
+// tick.
+func BenchmarkStageTwoHullBusiest(b *testing.B) {
+	w := stageTwo(b, 9, "2:08", 4)
+	st := w.st.st
+	var hull []*stage.Wave
+	for i := range st.Entries {
+		if e := &st.Entries[i]; e.Kind == stage.EntryWave && (e.Wave.Enemy == vocab.KindHatch || e.Wave.Enemy == vocab.KindCrawler) {
+			hull = append(hull, &e.Wave)
+		}
+	}
+	w.Step()
+	t0 := w.st.t
+	k := 0
+	tick := func() {
+		if w.Tick()%30 == 0 {
+			for p := range w.pl {
+				if w.pl[p].in && w.pl[p].lives < 100 {
+					w.pl[p].lives = 200
+				}
+			}
+			if len(w.foes) < 40 {
+				w.st.startWave(w, hull[k%len(hull)])
+				k++
+			}
+		}
+		w.st.t = t0
+		script(w)
+		w.Step()
+		w.TakeEvents()
+	}
+	for range 600 {
+		tick()
+	}
+	if !w.terrainOn() {
+		b.Fatal("no terrain on screen")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		tick()
+	}
+	b.ReportMetric(float64(w.NumEntities()), "entities")
+}
