@@ -10,6 +10,7 @@ import (
 	"rtype/net/wire"
 	"rtype/render/model"
 	"rtype/sim"
+	"rtype/vocab"
 )
 
 // Frame is everything one drawn frame shows, at its time.
@@ -250,7 +251,8 @@ func underPanel(k uint8) bool {
 	switch k {
 	case wire.KindPlayerShip, wire.KindBydosSlave, wire.KindEnemyMissile,
 		wire.KindPowerUp, wire.KindPowArmor, wire.KindChaser, wire.KindTurret, wire.KindArmored,
-		wire.KindMidBoss, wire.KindBoss, wire.KindBossCore, wire.KindBossBullet:
+		wire.KindMidBoss, wire.KindBoss, wire.KindBossCore, wire.KindBossBullet,
+		vocab.KindHatch, vocab.KindCrawler, vocab.KindWarship, vocab.KindPlate:
 		return true
 	}
 	return false
