@@ -275,18 +275,19 @@ func (g *game) snapshotTick(interval int) bool {
 	return (g.world.Tick()+g.snapOff)%uint32(interval) == 0
 }
 
-// applySteps gives the world the actions of the next input step of each
-// v2 player (7.4), and tells onStep (Config.OnStep, nil: none) the step
-// applied; v1 players' actions are set as their Inputs arrive.
+// applySteps gives the world the actions each player holds for its next
+// step (codec.actions: a v2 player's next input step, 7.4; a v1 player's
+// newest Input, 4.2), and tells onStep (Config.OnStep, nil: none) the
+// step applied.
 func (g *game) applySteps(onStep func(game int, tick uint32, player uint8, step uint32)) {
 	for _, ss := range g.sessions {
-		if ss != nil && ss.joined && ss.version == wire.Version2 {
-			a := ss.steps.next()
+		if ss != nil && ss.joined {
+			a, step, has := ss.codec.actions(ss)
 			if !g.over {
 				g.world.SetInput(ss.player, a)
 			}
-			if onStep != nil && ss.steps.has {
-				onStep(g.id, g.world.Tick()+1, ss.player, ss.steps.last)
+			if onStep != nil && has {
+				onStep(g.id, g.world.Tick()+1, ss.player, step)
 			}
 		}
 	}
@@ -353,8 +354,8 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 	var v1, v2 bool
 	for _, ss := range g.sessions {
 		if ss != nil && ss.bound {
-			v1 = v1 || ss.version != wire.Version2
-			v2 = v2 || ss.version == wire.Version2
+			m := ss.codec.motions()
+			v1, v2 = v1 || !m, v2 || m
 		}
 	}
 	v1 = v1 || s.cfg.OnSnapshot != nil
@@ -383,23 +384,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		if ss == nil || !ss.bound {
 			continue
 		}
-		var ds [][]byte
-		events := 0 // the Event datagrams first in ds
-		switch {
-		case ss.tail():
-			// A v2 session's due events go in the Snapshot datagram,
-			// those that do not fit in Event datagrams before it, or,
-			// when 7.9 skips the snapshot, in Event datagrams alone
-			// (PROTOCOL.md 7.20).
-			ds, events = g.snaps2.DatagramsEvents(ss.link, tick, g.playersFor(ss), g.entities2, now)
-			if len(ds) == 0 {
-				s.flushEvents(out, ss, now)
-			}
-		case ss.version == wire.Version2:
-			ds = g.snaps2.Datagrams(ss.link, tick, g.playersFor(ss), g.entities2, now)
-		default:
-			ds = g.snaps.Datagrams(ss.link, tick, g.players, g.entities, now)
-		}
+		ds, events := ss.codec.snapshot(s, g, ss, tick, now, out) // the Event datagrams first in ds
 		for i, d := range ds {
 			out.add(d, ss.addr)
 			if i < events {

@@ -160,6 +160,7 @@ func (lg *loginGate) login(c net.Conn) (*session, bool) {
 		room:     g.room,
 		start:    time.Now(),
 		version:  version,
+		codec:    codecOf(version),
 		features: features,
 		mode:     mode,
 	}
@@ -202,7 +203,7 @@ func (lg *loginGate) loginLobbyLocked(c net.Conn, ap netip.AddrPort, name string
 		return lg.reject(c, wire.RejectGameFull, "the server is full")
 	}
 	ss := &session{srv: s, id: lg.newSessionID(), token: tok, name: name, conn: c, ip: ap.Addr().Unmap(),
-		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, features: f,
+		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, codec: v2Codec, features: f,
 		mode: mode, lobby: true}
 	ss.newLink2(ss.start)
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: ss.id, Token: tok,

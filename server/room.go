@@ -682,7 +682,7 @@ func (t *roomTable) leaveGameLocked(ss *session, why uint8) {
 	ss.bound, ss.joined, ss.addr = false, false, netip.AddrPort{}
 	ss.newLink2(time.Now())
 	ss.steps = stepQueue{}
-	ss.hasInput, ss.overflow = false, false
+	ss.hasInput, ss.held, ss.overflow = false, 0, false
 }
 
 // backToRoomLocked brings ss back from its game over to its room, which

@@ -316,7 +316,7 @@ func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 	fr := wire.FrameReader{R: c}
 	var scores scoresSession // 7.16
 	for {
-		m, err := readMessage(&fr, ss.version, func(f []byte) error {
+		m, err := ss.codec.readMessage(&fr, func(f []byte) error {
 			if ss.chat != nil {
 				ss.chat.heard.Store(time.Now().UnixNano())
 			}
@@ -383,33 +383,6 @@ func (s *Server) watchLobbyIdle(ss *session) (stop func()) {
 		}
 	}()
 	return func() { close(done) }
-}
-
-// readMessage reads the next TCP message of a session of version v. In
-// v2, a message of a type it does not know is skipped (7.1), and a Chat
-// (7.13), a room message (7.14) or a leaderboard message (7.16) goes to chat, which returns an error for
-// a malformed one.
-func readMessage(fr *wire.FrameReader, v uint8, chat func(frame []byte) error) (wire.Message, error) {
-	if v != wire.Version2 {
-		return fr.ReadMessage()
-	}
-	for {
-		f, err := fr.ReadFrame()
-		if err != nil {
-			return wire.Message{}, err
-		}
-		if t := wire.MsgType(f[0]); t == wire.MsgChat || wire.IsRoomMessage(t) || wire.IsScoresMessage(t) {
-			if err := chat(f); err != nil {
-				return wire.Message{Type: wire.MsgChat}, err
-			}
-			continue
-		}
-		m, err := wire.ParseMessage2(f)
-		if errors.Is(err, wire.ErrUnknownMessage) {
-			continue
-		}
-		return m, err
-	}
 }
 
 // closeGently closes a connection so that what was written last reaches

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"net"
@@ -25,6 +24,9 @@ type session struct {
 	// version is the session's protocol version, 1 or 2 (PROTOCOL.md
 	// 7.1): every datagram of another version is dropped.
 	version uint8
+	// codec reads and writes the session's datagrams and messages in its
+	// version (codecOf).
+	codec codec
 	// features are what the session does beyond v1, negotiated at its
 	// login (wire.NewFeatures): the zero Features in v1.
 	features wire.Features
@@ -36,6 +38,7 @@ type session struct {
 	// spectators with player wire.NoPlayer, never in its sessions.
 	spectator bool
 	inputSeq  uint16
+	held      uint8 // v1: the actions of the newest Input (4.2)
 	addr      netip.AddrPort
 	link      *link.Link
 	steps     stepQueue // v2: the inputs by step (7.4)
@@ -250,31 +253,21 @@ func (u *udpIn) gatherLocked(rd *reader, ds []datagram) {
 // which gatherLocked looked up (nil: none); s.mu is held.
 func (u *udpIn) receiveLocked(rd *reader, b []byte, from netip.AddrPort, now time.Time, ss *session) {
 	s := u.srv
-	var h2 wire.Header2
-	var payload []byte
-	var err error
 	ver, _ := wire.DatagramVersion(b)
-	switch ver {
-	case wire.Version:
-		h2.Header, payload, err = wire.ParseHeader(b, wire.ToServer)
-	case wire.Version2:
-		h2, payload, err = wire.ParseHeader2(b, wire.ToServer)
-	default:
+	cd := codecOf(ver)
+	if cd == nil {
 		s.stats.dropped[DropVersion].Add(1)
 		return // no magic, or a version no session has (6.1)
 	}
+	h, payload, err := cd.parseHeader(b)
 	if err != nil {
 		s.stats.dropped[DropHeader].Add(1)
 		return
 	}
-	// ss is s.sessions[h2.Session] as it was when the batch was gathered;
+	// ss is s.sessions[h.Session] as it was when the batch was gathered;
 	// a session the handling of an earlier datagram ended is gone.
-	if ss != nil && !ss.gone && ss.version == ver {
-		if ver == wire.Version2 {
-			u.handle2Locked(rd, ss, h2, payload, from, len(b), now)
-		} else {
-			u.handle1Locked(rd, ss, h2.Header, payload, from, len(b), now)
-		}
+	if ss != nil && !ss.gone && ss.codec == cd {
+		cd.handleLocked(u, rd, ss, h, payload, from, len(b), now)
 	} else {
 		s.stats.dropped[DropSession].Add(1)
 	}
@@ -289,58 +282,6 @@ type reader struct {
 	ss      [batchSize]*session   // the sessions of a batch (gatherLocked)
 	links   [batchSize]*link.Link // their links, for a moment
 	sink    uint64                // what gatherLocked loaded, kept
-}
-
-// handle1Locked handles a valid datagram of a v1 session (Part I); s.mu
-// is held.
-func (u *udpIn) handle1Locked(rd *reader, ss *session, h wire.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
-	s := u.srv
-	var err error
-	switch {
-	case h.Type == wire.TypeBind:
-		rd.reply = u.bindLocked(ss, h, payload, from, n, now, rd.reply[:0])
-		if len(rd.reply) > 0 {
-			// The Accept, then at once the events due (after a
-			// first binding, the joining events, 4.6): both
-			// before any Snapshot the tick loop sends next (3.4).
-			s.rxOut.add(rd.reply, from)
-			s.flushEvents(s.rxOut, ss, now)
-		}
-	case !ss.bound || from != ss.addr || ss.link.Seen(h.Seq):
-		s.stats.dropped[DropStale].Add(1)
-	case h.Type == wire.TypeInput:
-		if !ss.hasInput || wire.SeqNewer(h.Seq, ss.inputSeq) {
-			ss.hasInput, ss.inputSeq = true, h.Seq
-			if ss.joined && !ss.game.over {
-				ss.game.world.SetInput(ss.player, payload[0])
-			}
-		}
-		ss.link.Accept(h, n, now)
-	case h.Type == wire.TypeEvent:
-		// Version 1 clients send no events; a well-framed Event
-		// datagram is acknowledged and its events ignored (4.4).
-		rd.frames, err = ss.link.ReceiveEvents(payload, rd.frames[:0])
-		if err == nil {
-			ss.link.Accept(h, n, now)
-		}
-	case h.Type == wire.TypeAck:
-		ss.link.Accept(h, n, now)
-	}
-}
-
-// bindLocked handles a Bind (3.4): a matching token binds the session to
-// the datagram's source, replacing an earlier address, and is answered
-// with Accept (smaller than the Bind). The first binding brings the
-// player into the game and sends it the joining events (4.6).
-func (u *udpIn) bindLocked(ss *session, h wire.Header, token []byte, from netip.AddrPort, n int, now time.Time, reply []byte) []byte {
-	if subtle.ConstantTimeCompare(token, ss.token[:]) != 1 || ss.game == nil || ss.game.over {
-		return reply
-	}
-	if ss.link.Seen(h.Seq) {
-		return reply // a duplicate, replayed or not, is ignored whole (5.1, 6.1)
-	}
-	ss.link.Accept(h, n, now)
-	return u.bindToLocked(ss, from, now, reply)
 }
 
 // bindToLocked binds ss to from, whose Bind was accepted (3.4, 7.3), and

@@ -40,7 +40,7 @@ func (h *spectatorHub) loginLocked(c net.Conn, ap netip.AddrPort, name string, t
 		return s.gate.reject(c, reason, why)
 	}
 	ss := &session{srv: s, id: s.gate.newSessionID(), token: tok, name: name, conn: c, ip: ip, game: g,
-		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, features: f,
+		player: wire.NoPlayer, start: time.Now(), version: wire.Version2, codec: v2Codec, features: f,
 		mode: g.mode, spectator: true}
 	ss.newLink2(ss.start)
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: ss.id, Token: tok,

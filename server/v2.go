@@ -2,11 +2,65 @@ package server
 
 import (
 	"crypto/subtle"
+	"errors"
 	"net/netip"
 	"time"
 
 	"rtype/net/wire"
 )
+
+// codec2 is the codec of version 2 sessions (PROTOCOL.md Part II).
+type codec2 struct{}
+
+func (codec2) parseHeader(b []byte) (wire.Header2, []byte, error) {
+	return wire.ParseHeader2(b, wire.ToServer)
+}
+
+func (codec2) handleLocked(u *udpIn, rd *reader, ss *session, h wire.Header2, payload []byte, from netip.AddrPort, n int, now time.Time) {
+	u.handle2Locked(rd, ss, h, payload, from, n, now)
+}
+
+// readMessage reads a v2 message: a message of a type it does not know
+// is skipped (7.1), and a Chat (7.13), a room message (7.14) or a
+// leaderboard message (7.16) goes to side.
+func (codec2) readMessage(fr *wire.FrameReader, side func(frame []byte) error) (wire.Message, error) {
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return wire.Message{}, err
+		}
+		if t := wire.MsgType(f[0]); t == wire.MsgChat || wire.IsRoomMessage(t) || wire.IsScoresMessage(t) {
+			if err := side(f); err != nil {
+				return wire.Message{Type: wire.MsgChat}, err
+			}
+			continue
+		}
+		m, err := wire.ParseMessage2(f)
+		if errors.Is(err, wire.ErrUnknownMessage) {
+			continue
+		}
+		return m, err
+	}
+}
+
+// actions are those of the next input step (7.4): one step a tick.
+func (codec2) actions(ss *session) (uint8, uint32, bool) {
+	a := ss.steps.next()
+	return a, ss.steps.last, ss.steps.has
+}
+
+func (codec2) motions() bool { return true }
+
+// snapshot: the session's due events go in the Snapshot datagram, those
+// that do not fit in Event datagrams before it, or, when 7.9 skips the
+// snapshot, in Event datagrams alone (7.8, 7.9).
+func (codec2) snapshot(s *Server, g *game, ss *session, tick uint32, now time.Time, out *outbox) ([][]byte, int) {
+	ds, events := g.snaps2.DatagramsEvents(ss.link, tick, g.playersFor(ss), g.entities2, now)
+	if len(ds) == 0 {
+		s.flushEvents(out, ss, now)
+	}
+	return ds, events
+}
 
 // handle2Locked handles a valid datagram of a v2 session (Part II); s.mu
 // is held. Apart from a Bind, only datagrams from the bound address count
