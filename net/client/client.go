@@ -226,6 +226,7 @@ type Client struct {
 	session  uint32
 	token    wire.Token
 	version  uint8         // the session's protocol version, 1 or 2
+	codec    codec         // the version's reading and writing (codecOf)
 	features wire.Features // what the session does beyond v1, from its login
 	ext      wire.LoginExt // v2: the rules of LoginAccepted (7.1)
 	mode     uint8         // the game's mode (7.12): Classic unless a v2 LoginAccepted says Stage
@@ -247,7 +248,8 @@ type Client struct {
 	cookie   cookie // of the last Challenge to the bound socket (7.3)
 	pending  []wire.Event
 	actions  uint8
-	steps    steps // the v2 input steps sent (7.4)
+	input    [1]byte // v1: the Input payload (4.2)
+	steps    steps   // the v2 input steps sent (7.4)
 	input2   []byte
 	bound    bool
 	ackDue   bool
@@ -348,20 +350,22 @@ func start(ctx context.Context, cfg Config, log *slog.Logger, conn net.Conn, acc
 	}
 	now := time.Now()
 	features := wire.NewFeatures(version, acc.Revision) // once, for the session's life
+	cd := codecOf(version)
 	c := &Client{
 		cfg:      cfg,
 		log:      log.With("player", acc.Player, "session", acc.Session, "version", version),
 		tcp:      conn,
 		udp:      udp,
 		version:  version,
+		codec:    cd,
 		features: features,
 		ext:      acc.Ext,
 		mode:     sessionMode(features, &acc),
 		player:   acc.Player,
 		session:  acc.Session,
 		token:    acc.Token,
-		link:     newLink(version, acc.Session, now),
-		world:    newWorld(version),
+		link:     cd.newLink(acc.Session, now),
+		world:    cd.newWorld(),
 		newest:   acc.Tick,
 		newestAt: now,
 		frameAt:  now,
@@ -409,45 +413,6 @@ func dialLogin(ctx context.Context, cfg Config, version uint8) (net.Conn, wire.M
 	return conn, acc, nil
 }
 
-// readMessage reads one TCP message of a session of version: in v2, a
-// message of a type it does not know is skipped (7.1), at most
-// maxSkipped in a row.
-func readMessage(fr *wire.FrameReader, version uint8) (wire.Message, error) {
-	return readMessageOr(fr, version, nil)
-}
-
-// readMessageOr is readMessage with side, when not nil, offered each v2
-// frame first: it reports whether it took the frame (then skipped here),
-// and the error of a malformed one.
-func readMessageOr(fr *wire.FrameReader, version uint8, side func(b []byte) (bool, error)) (wire.Message, error) {
-	if version != wire.Version2 {
-		return fr.ReadMessage()
-	}
-	for skipped := 0; ; skipped++ {
-		b, err := fr.ReadFrame()
-		if err != nil {
-			return wire.Message{}, err
-		}
-		if side != nil {
-			if took, err := side(b); err != nil || took {
-				if err != nil {
-					return wire.Message{Type: wire.MsgType(b[0])}, err
-				}
-				skipped--
-				continue
-			}
-		}
-		m, err := wire.ParseMessage2(b)
-		if errors.Is(err, wire.ErrUnknownMessage) && skipped < maxSkipped {
-			continue
-		}
-		if errors.Is(err, wire.ErrUnknownMessage) {
-			return m, fmt.Errorf("%w: %d unknown messages in a row", wire.ErrMessageType, maxSkipped)
-		}
-		return m, err
-	}
-}
-
 // maxSkipped bounds the unknown TCP messages a v2 client skips in a row
 // before it takes the server as broken: a later v2.x may add messages, but
 // not thousands of them.
@@ -472,7 +437,7 @@ func login(ctx context.Context, conn net.Conn, cfg Config, version uint8) (wire.
 	var m wire.Message
 	if err == nil {
 		fr := wire.FrameReader{R: conn}
-		m, err = readMessage(&fr, version)
+		m, err = codecOf(version).readMessage(&fr, nil)
 	}
 	if errors.Is(err, wire.ErrRejectedText) {
 		// A rejection all the same, with a generic text (3.1).
@@ -680,7 +645,7 @@ func (c *Client) cookieOf(conn net.Conn) *cookie {
 func (c *Client) appendBind(dst []byte, conn net.Conn, now time.Time) []byte {
 	var payload [wire.TokenSize + wire.CookieSize]byte
 	n := copy(payload[:], c.token[:])
-	if k := c.cookieOf(conn); k != nil && k.has && c.version == wire.Version2 {
+	if k := c.cookieOf(conn); k != nil && k.has && c.codec.cookies() {
 		n += copy(payload[n:], k.c[:])
 		k.answer = false
 	}
@@ -784,21 +749,11 @@ func (c *Client) checkTick(tick uint32, now time.Time) error {
 
 // parseHeader checks a datagram's header with the rules of the session's
 // version (6.1, 7.10); a v1 header has AckDelay 0.
-func (c *Client) parseHeader(b []byte) (wire.Header2, []byte, error) {
-	if c.version == wire.Version2 {
-		return wire.ParseHeader2(b, wire.ToClient)
-	}
-	h, p, err := wire.ParseHeader(b, wire.ToClient)
-	return wire.Header2{Header: h}, p, err
-}
+func (c *Client) parseHeader(b []byte) (wire.Header2, []byte, error) { return c.codec.parseHeader(b) }
 
 // accept records a valid datagram in the link (5.1, 7.2).
 func (c *Client) accept(h wire.Header2, size int, now time.Time) {
-	if c.version == wire.Version2 {
-		c.link.Accept2(h, size, now)
-	} else {
-		c.link.Accept(h.Header, size, now)
-	}
+	c.codec.accept(c.link, h, size, now)
 	if c.cfg.Tap != nil {
 		if rtt, ok := c.link.RTT(); ok && rtt != c.tapRTT {
 			c.tapRTT = rtt
@@ -843,13 +798,7 @@ func (c *Client) receiveLocked(udp net.Conn, h wire.Header2, p []byte, size int,
 			return
 		}
 		defer func() { c.busy += time.Since(now) }()
-		var tick, baseAge uint32
-		var ok bool
-		if c.version == wire.Version2 {
-			tick, baseAge, ok = c.snapshot2(p, now)
-		} else {
-			tick, baseAge, ok = c.snapshot1(p, now)
-		}
+		tick, baseAge, ok := c.codec.snapshot(c, p, now)
 		if !ok {
 			c.dropped++
 			return
@@ -982,18 +931,10 @@ func (c *Client) rebuildFailed(err error, tick uint32) {
 // events checks the framing of an Event payload (5.2, 7.7) and applies
 // the events delivered for the first time and valid (6.4, 7.10); false
 // drops the datagram.
-func (c *Client) events(p []byte, now time.Time) bool {
-	if c.version == wire.Version2 {
-		frames, err := c.link.ReceiveEvents2(p, c.frames2[:0])
-		c.frames2 = frames
-		if err != nil {
-			return false
-		}
-		for _, f := range frames {
-			c.event(f.ID, f.Data, now)
-		}
-		return true
-	}
+func (c *Client) events(p []byte, now time.Time) bool { return c.codec.events(c, p, now) }
+
+// events1 is events for a v1 session (5.2).
+func (c *Client) events1(p []byte, now time.Time) bool {
 	frames, err := c.link.ReceiveEvents(p, c.frames[:0])
 	c.frames = frames
 	if err != nil {
@@ -1001,6 +942,19 @@ func (c *Client) events(p []byte, now time.Time) bool {
 	}
 	for _, f := range frames {
 		c.event(uint32(f.ID), f.Data, now)
+	}
+	return true
+}
+
+// events2 is events for a v2 session (7.7).
+func (c *Client) events2(p []byte, now time.Time) bool {
+	frames, err := c.link.ReceiveEvents2(p, c.frames2[:0])
+	c.frames2 = frames
+	if err != nil {
+		return false
+	}
+	for _, f := range frames {
+		c.event(f.ID, f.Data, now)
 	}
 	return true
 }
@@ -1022,7 +976,7 @@ func (c *Client) tailEvents(tail []byte, now time.Time) {
 // event decodes and applies one event delivered for the first time.
 func (c *Client) event(id uint32, data []byte, now time.Time) {
 	var ev wire.Event
-	if err := parseEvent(c.version, data, &ev); err != nil {
+	if err := parseEvent(c.codec, data, &ev); err != nil {
 		c.log.Debug("event ignored", "id", id, "err", err)
 		return // 6.4
 	}
@@ -1065,7 +1019,6 @@ func (c *Client) send() {
 	t := time.NewTicker(c.cfg.SendInterval)
 	defer t.Stop()
 	var buf []byte
-	var input [1]byte
 	var prev time.Time
 	for {
 		select {
@@ -1092,20 +1045,8 @@ func (c *Client) send() {
 		}
 		buf = buf[:0]
 		switch {
-		case c.world.HasShip(c.player) && !c.world.over && c.version == wire.Version2:
-			// The step's time is read with the lock held: a reader of
-			// Steps (or of a recording, net/replay) sees the steps sent
-			// by its own time, and no later one.
-			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, c.nextStep(time.Now()), now)
 		case c.world.HasShip(c.player) && !c.world.over:
-			input[0] = c.actions
-			if c.cfg.Tap != nil && (c.steps.n == 0 || c.steps.ring[(c.steps.n-1)%StepsKept].Actions != c.actions) {
-				// v1 Inputs have no step (4.2): a recording is told the
-				// actions when they change, numbered as steps, so that a
-				// replay predicts the own ship as live play did.
-				c.cfg.Tap.Step(c.steps.add(c.actions, time.Now()))
-			}
-			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, input[:], now)
+			buf, _ = c.link.AppendDatagram(buf, wire.TypeInput, c.codec.input(c), now)
 		case c.ackDue || now.Sub(c.lastSend) >= c.cfg.AckInterval-c.cfg.SendInterval/2:
 			buf, _ = c.link.AppendDatagram(buf, wire.TypeAck, nil, now)
 		}

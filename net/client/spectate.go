@@ -31,9 +31,9 @@ func (c *Client) Spectators(dst []string) []string {
 // protocol error.
 func (c *Client) readSessionMessage(fr *wire.FrameReader) (wire.Message, error) {
 	if c.chatOut == nil {
-		return readMessage(fr, c.version)
+		return c.codec.readMessage(fr, nil)
 	}
-	return readMessageOr(fr, c.version, c.spectatorsFrame)
+	return c.codec.readMessage(fr, c.spectatorsFrame)
 }
 
 // spectatorsFrame takes a Spectators frame (7.17).

@@ -54,15 +54,20 @@ type Login struct {
 	At time.Time
 }
 
-// parseEvent decodes one event's data of a session of version, and
-// cleans a PlayerJoined name (safe to draw).
-func parseEvent(version uint8, data []byte, ev *wire.Event) error {
-	var err error
-	if version == wire.Version2 {
-		err = wire.ParseEvent2(data, ev)
-	} else {
-		err = wire.ParseEvent(data, ev)
+// ParseEvent decodes one event's data of a session of protocol version (1
+// or 2), as a Client or a Feed does: a replay reads its events with it.
+func ParseEvent(version uint8, data []byte, ev *wire.Event) error {
+	cd := codecOf(version)
+	if cd == nil {
+		return fmt.Errorf("client: protocol version %d unknown", version)
 	}
+	return parseEvent(cd, data, ev)
+}
+
+// parseEvent decodes one event's data by codec cd, and cleans a
+// PlayerJoined name (safe to draw).
+func parseEvent(cd codec, data []byte, ev *wire.Event) error {
+	err := cd.parseEvent(data, ev)
 	if err == nil && ev.Type == wire.EventPlayerJoined {
 		ev.Name = wire.CleanName(ev.Name)
 	}
@@ -75,7 +80,7 @@ func parseEvent(version uint8, data []byte, ev *wire.Event) error {
 // A recording played through a Feed gives the frames, events and player
 // table the live client gave. It is not safe for concurrent use.
 type Feed struct {
-	version uint8
+	codec   codec
 	world   *World
 	rb      link.Rebuilder
 	rb2     link.Rebuilder2
@@ -89,7 +94,11 @@ type Feed struct {
 
 // NewFeed returns the Feed of a session of protocol version (1 or 2).
 func NewFeed(version uint8) *Feed {
-	return &Feed{version: version, world: newWorld(version)}
+	cd := codecOf(version)
+	if cd == nil {
+		cd = codec1{}
+	}
+	return &Feed{codec: cd, world: cd.newWorld()}
 }
 
 // World returns the world the Feed keeps.
@@ -97,35 +106,14 @@ func (f *Feed) World() *World { return f.world }
 
 // Snapshot applies a Snapshot payload that arrived at at; an error says
 // why it could not be (a payload a Client would have dropped).
-func (f *Feed) Snapshot(p []byte, at time.Time) error {
-	if f.version == wire.Version2 {
-		if err := f.snap2.Decode(p); err != nil {
-			return err
-		}
-		r, err := f.rb2.Rebuild(&f.snap2)
-		if err != nil {
-			return fmt.Errorf("snapshot of tick %d: %w", f.snap2.Tick, err)
-		}
-		f.world.ApplySnapshot2(r, at)
-		return nil
-	}
-	if err := f.snap.Decode(p); err != nil {
-		return err
-	}
-	r, err := f.rb.Rebuild(&f.snap)
-	if err != nil {
-		return fmt.Errorf("snapshot of tick %d: %w", f.snap.Tick, err)
-	}
-	f.world.ApplySnapshotAt(r, at)
-	return nil
-}
+func (f *Feed) Snapshot(p []byte, at time.Time) error { return f.codec.feedSnapshot(f, p, at) }
 
 // Event applies an event's data that arrived at at, keeping it for
 // DrainEvents when the world applied it; an error says why it could not
 // be decoded.
 func (f *Feed) Event(data []byte, at time.Time) error {
 	var ev wire.Event
-	if err := parseEvent(f.version, data, &ev); err != nil {
+	if err := parseEvent(f.codec, data, &ev); err != nil {
 		return err
 	}
 	if f.world.ApplyEventAt(&ev, at) {

@@ -4,17 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"rtype/net/link"
 	"rtype/net/wire"
 )
-
-// newLink returns the link of a session of version (5, 7.2).
-func newLink(version uint8, session uint32, now time.Time) *link.Link {
-	if version == wire.Version2 {
-		return link.NewV2(session, now)
-	}
-	return link.New(session, now)
-}
 
 // sessionMode returns the mode of the game a LoginAccepted of a session
 // of features f joined (7.12): LoginAccepted's with Features.Modes, else
@@ -24,14 +15,6 @@ func sessionMode(f wire.Features, acc *wire.Message) uint8 {
 		return acc.Mode
 	}
 	return wire.ModeClassic
-}
-
-// newWorld returns the world of a session of version.
-func newWorld(version uint8) *World {
-	if version == wire.Version2 {
-		return NewWorld2()
-	}
-	return NewWorld()
 }
 
 // cookie is the cookie of the last Challenge a socket received (7.3), and

@@ -148,13 +148,7 @@ func (rep *Replay) EachEvent(to time.Duration, f func(ev *wire.Event, at time.Ti
 		if rec.Kind != KindEvent {
 			continue
 		}
-		var err error
-		if rep.Header.Protocol == wire.Version2 {
-			err = wire.ParseEvent2(rec.Payload, &ev)
-		} else {
-			err = wire.ParseEvent(rec.Payload, &ev)
-		}
-		if err == nil {
+		if client.ParseEvent(rep.Header.Protocol, rec.Payload, &ev) == nil {
 			f(&ev, rep.Time(rec.At))
 		}
 	}
@@ -253,7 +247,7 @@ func (p *Player) Stats() client.Stats {
 
 // Rules returns the rules of the recording's login (view.Source2).
 func (p *Player) Rules() (wire.LoginExt, bool) {
-	return p.rep.Header.Ext, p.rep.Header.Protocol == wire.Version2
+	return p.rep.Header.Ext, wire.NewFeatures(p.rep.Header.Protocol, p.rep.Header.Revision).Rules
 }
 
 // Steps appends the input steps of the recording player sent after step
