@@ -8,8 +8,8 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"rtype/vocab"
 	"rtype/render/model"
+	"rtype/vocab"
 )
 
 // Stage HUD geometry: the charge meter at the bottom centre, the arms to

@@ -1,8 +1,8 @@
 package render
 
 import (
-	"rtype/vocab"
 	"rtype/render/model"
+	"rtype/vocab"
 )
 
 // Style is how the game is drawn for its player: the palette, whether

@@ -6,8 +6,8 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"rtype/vocab"
 	"rtype/render/model"
+	"rtype/vocab"
 )
 
 // Sprite is an entity to draw: what it is and where (model.Sprite).

@@ -63,7 +63,7 @@ const (
 
 // Input actions of Stage mode (7.4): the five above, and the Force.
 const (
-	ActionForce  uint8 = 0x20 // launch or recall the Force
+	ActionForce      uint8 = 0x20 // launch or recall the Force
 	ActionsMaskStage uint8 = 0x3f // bits 6-7 must be 0
 )
 
