@@ -101,9 +101,9 @@ func (c *v2raw) read(deadline time.Time) (wire.Type, []byte, bool) {
 		}
 		r, err := c.rb.Rebuild(&c.snap)
 		if err != nil {
-			return h.Type, p, true // its baseline is gone: unusable, not recorded, its tail not taken (4.8, 7.20)
+			return h.Type, p, true // its baseline is gone: unusable, not recorded, its tail not taken (4.8, 7.8)
 		}
-		// The tail's events come before the snapshot's records (7.20);
+		// The tail's events come before the snapshot's records (7.8);
 		// an empty tail is its count alone.
 		c.frames = c.frames[:0]
 		if len(tail) > 1 && !c.take(tail) {

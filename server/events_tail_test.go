@@ -1,6 +1,6 @@
 package server
 
-// PROTOCOL.md 7.19 and 7.20: a v2 session's events wait for the next
+// PROTOCOL.md 7.9 and 7.8: a v2 session's events wait for the next
 // snapshot tick and ride in the tail of its Snapshot datagram; those that
 // do not fit go in Event datagrams before it.
 
@@ -104,7 +104,7 @@ func (tr *tailTrace) record(from int, tick uint32) {
 	}
 }
 
-// 7.19, 7.20: three v2 players, firing, in a game with waves, get every
+// 7.9, 7.8: three v2 players, firing, in a game with waves, get every
 // event in the tail of a Snapshot datagram (no Event datagram once they
 // play: the events fit), each exactly once, none after a snapshot of its
 // tick or later and none in a snapshot older than it (4.3, 4.5).
@@ -141,7 +141,7 @@ func TestEventsInSnapshot(t *testing.T) {
 			t.Errorf("%s: only %d Snapshots carried events: the game is not busy", name, tr.c.tails)
 		}
 		if tr.events > 0 {
-			t.Errorf("%s: %d Event datagrams while the events fit in the Snapshots (7.20)", name, tr.events)
+			t.Errorf("%s: %d Event datagrams while the events fit in the Snapshots (7.8)", name, tr.events)
 		}
 	}
 }
@@ -169,7 +169,7 @@ type dgram struct {
 	last int      // the size of its last event
 }
 
-// 7.20: events that do not fit in the Snapshot datagram go, oldest
+// 7.8: events that do not fit in the Snapshot datagram go, oldest
 // first, in an Event datagram just before it, and the rest ride in its
 // tail. A player that stops acknowledging has its events resent
 // and its snapshots grow (their baseline stays), until they no longer
@@ -284,7 +284,7 @@ func TestEventsOverflow(t *testing.T) {
 	}
 }
 
-// 7.20 and 7.17: a spectator's Snapshots (one encoding shared by the
+// 7.8 and 7.17: a spectator's Snapshots (one encoding shared by the
 // game's spectators) end with an empty tail, and its events come in
 // Event datagrams.
 func TestSpectatorTail(t *testing.T) {

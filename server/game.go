@@ -194,7 +194,7 @@ func (s *Server) stepGame(g *game, now time.Time, out *outbox, lost []*session) 
 	// The tick's events go out before its snapshot: a client knows an
 	// entity from its Spawn before the first record of it arrives (4.3),
 	// and a joining client has its joining events first (4.6).
-	// A v2 session's events wait for the next snapshot tick (7.19);
+	// A v2 session's events wait for the next snapshot tick (7.9);
 	// a world that does not step (nobody joined) sends no snapshot, and
 	// its events go at once.
 	joined := g.hasJoined()
@@ -425,9 +425,9 @@ func (s *Server) flushEvents(out *outbox, ss *session, now time.Time) {
 // datagrams at this tick (flushEvents), snapTick telling whether the tick
 // is one of the game's snapshot ticks and stepping whether its world steps
 // (a session joined it). A world that does not step sends no snapshot:
-// the events go at once (7.19). At a snapshot tick a v2 session's go
-// with its snapshot instead (7.20, sendSnapshots), and between them they
-// wait for the next one (7.19); a v1 session's go at every tick (5.3).
+// the events go at once (7.9). At a snapshot tick a v2 session's go
+// with its snapshot instead (7.8, sendSnapshots), and between them they
+// wait for the next one (7.9); a v1 session's go at every tick (5.3).
 func (ss *session) eventsNow(snapTick, stepping bool) bool {
 	switch {
 	case !stepping:

@@ -69,7 +69,7 @@ type tclient2 struct {
 	actions   uint8
 	keepAlive bool
 	spectator bool // logged in with LoginSpectate (7.17)
-	tail      bool // Snapshots end with an event tail (every v2 session's, 7.20)
+	tail      bool // Snapshots end with an event tail (every v2 session's, 7.8)
 	tails     int  // Snapshots whose tail brought fresh events (then in frames)
 	step      uint32
 	hist      []uint8
@@ -231,7 +231,7 @@ func (c *tclient2) handle(b []byte) {
 			t.Errorf("%s: v2 Snapshot of tick %d cannot be rebuilt: %v", c.name, c.snap.Tick, err)
 			return
 		}
-		if len(tail) > 1 { // its events, before its records (7.20)
+		if len(tail) > 1 { // its events, before its records (7.8)
 			c.frames, _ = c.link.ReceiveEvents2(tail, c.frames[:0])
 			c.applyFrames()
 			if len(c.frames) > 0 {

@@ -2,7 +2,7 @@ package server
 
 // phases spreads the games' snapshot ticks over the SnapshotInterval
 // ticks of the tick loop. A game's snapshots, and the events a v2
-// session gets with them (7.19, 7.20), go out at every third tick
+// session gets with them (7.9, 7.8), go out at every third tick
 // of its world; a world that started stepping at the same loop tick as
 // most others (the games of a burst of logins) would put its snapshot
 // work on the same loop ticks as theirs, so that one tick in three

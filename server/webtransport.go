@@ -483,7 +483,7 @@ func addrIP(a net.Addr) netip.Addr {
 	return netip.Addr{}
 }
 
-// The QUIC connections of the binding (PROTOCOL.md 9.5, 9.6). Each is
+// The QUIC connections of the binding (PROTOCOL.md 9.5). Each is
 // counted from its first packet (connContext, before its handshake) to
 // its close, in all and by address: beyond MaxWebTransportConns or
 // MaxWebTransportConnsPerIP the first packet is answered

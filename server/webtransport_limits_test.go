@@ -16,7 +16,7 @@ import (
 	"rtype/net/wire"
 )
 
-// The WebTransport binding's limits (issue 27, PROTOCOL.md 9.5 and 9.6),
+// The WebTransport binding's limits (issue 27, PROTOCOL.md 9.5),
 // over real sockets from several loopback addresses: QUIC connections
 // per address and in all, sessions waiting for their stream per address,
 // connections without a session closed, keep-alives only for sessions.

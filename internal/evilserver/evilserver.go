@@ -47,7 +47,7 @@ type Config struct {
 	// in v2 (7.x); without it the server speaks only version 1 and answers
 	// version 2 with LoginRejected(VersionMismatch), as a v1 server does.
 	// A v2 session is of revision wire.Revision, in a Classic game, and
-	// its Snapshot datagrams end with an empty event tail (7.20).
+	// its Snapshot datagrams end with an empty event tail (7.8).
 	Version2 bool
 }
 
@@ -197,7 +197,7 @@ func (s *Server) serve(c net.Conn) {
 	if v2 {
 		s.link = link.NewV2(session, now)
 		s.link.History2 = &s.hist2
-		s.link.Tail = true // 7.20: empty tails
+		s.link.Tail = true // 7.8: empty tails
 	} else {
 		s.link = link.New(session, now)
 		s.link.History = &s.hist

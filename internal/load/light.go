@@ -36,11 +36,11 @@ import (
 // step and the 7 before it); records every valid datagram in its link and
 // acknowledges with every datagram it sends (5.1), an Event datagram at
 // once with an Ack (5.3, 7.7), or in v2 with its next Input,
-// as the reference client does (7.19), and takes its events once each
+// as the reference client does (7.7), and takes its events once each
 // (its link's window, 5.3, 7.7). It records a Snapshot whose header is valid
 // without rebuilding it: the server cannot tell, since it delta-encodes
 // only against snapshots the client acknowledged, all of which it
-// received. In v2 (7.20) it decodes a Snapshot's records only
+// received. In v2 (7.8) it decodes a Snapshot's records only
 // to reach the event tail after them, whose events it takes as an Event
 // datagram's. It gives up on a session silent for 5 s (5.5).
 
@@ -76,7 +76,7 @@ type lsess struct {
 	snapshots, events uint64
 	in, out           uint64 // datagrams
 	evIn, evFrames    uint64 // Event datagrams received, and their and the tails' frames (repeats included)
-	tailIn            uint64 // Snapshots whose tail carried events (7.20)
+	tailIn            uint64 // Snapshots whose tail carried events (7.8)
 	acks              uint64 // Ack datagrams sent
 	bin, bout         uint64 // bytes
 	base              lcount // counters at the last Mark
@@ -105,7 +105,7 @@ type group struct {
 	list []*lsess
 	now  []*lsess       // sessions with a datagram to send at once
 	bufs [batch][]byte  // the datagrams of one write, reused
-	snap wire.Snapshot2 // scratch of a v2 snapshot's decoding (7.20)
+	snap wire.Snapshot2 // scratch of a v2 snapshot's decoding (7.8)
 	out  [][]byte       // the datagrams queued
 
 	// polled: the socket is read by drive at each tick, not by a
@@ -137,7 +137,7 @@ func startLight(ctx context.Context, cfg Config) (*light, error) {
 			play:     play{rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}}
 		if cfg.Protocol == wire.Version2 {
 			ss.link = link.NewV2(acc.Session, time.Now())
-			ss.link.Tail = ss.features.EventsInSnapshot // 7.20
+			ss.link.Tail = ss.features.EventsInSnapshot // 7.8
 		} else {
 			ss.link = link.New(acc.Session, time.Now())
 		}
@@ -391,7 +391,7 @@ func (l *light) receive(g *group, b []byte, now time.Time) {
 		if len(p) == 0 {
 			return
 		}
-		if ss.link.Tail { // 7.20: the events before the snapshot
+		if ss.link.Tail { // 7.8: the events before the snapshot
 			tail, err := g.snap.DecodeTail(p)
 			if err != nil {
 				return
@@ -427,7 +427,7 @@ func (l *light) receive(g *group, b []byte, now time.Time) {
 }
 
 // takeEvents takes the events of an Event payload, or of a v2
-// Snapshot's tail (7.20), each once (its link's window, 5.3, 7.7), counts
+// Snapshot's tail (7.8), each once (its link's window, 5.3, 7.7), counts
 // them, and has them acknowledged at once or with the next Input; it
 // reports false, taking none, for a payload badly framed. g.mu is held.
 func (l *light) takeEvents(g *group, ss *lsess, p []byte) bool {
@@ -451,7 +451,7 @@ func (l *light) takeEvents(g *group, ss *lsess, p []byte) bool {
 }
 
 // ackRidesInput reports whether the acknowledgement of an Event datagram
-// waits for the session's next Input, at most a tick away (7.19,
+// waits for the session's next Input, at most a tick away (7.7,
 // "Acknowledgement with the Input"): a bound session with
 // Features.EventsAtSnapshots sends one every tick. Otherwise an Ack goes
 // at once (7.7). g.mu is held.

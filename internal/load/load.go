@@ -95,7 +95,7 @@ type Report struct {
 	// EventDatagrams are the Event datagrams received, EventFrames the
 	// events they and the Snapshots' tails carried (resent ones included:
 	// EventFrames - Events were repeats), TailSnapshots the Snapshots
-	// whose tail carried events (v2, PROTOCOL.md 7.20), Acks the Ack
+	// whose tail carried events (v2, PROTOCOL.md 7.8), Acks the Ack
 	// datagrams sent (light clients only).
 	EventDatagrams, EventFrames, TailSnapshots, Acks uint64
 	Seconds                                          float64 // length of the measured run

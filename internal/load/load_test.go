@@ -84,12 +84,12 @@ func TestRun(t *testing.T) {
 				perSec(rep.DatagramsOut), perSec(rep.DatagramsIn))
 			// A light client acknowledges an Event datagram at once with
 			// an Ack in v1 (7.7), and with its next Input in v2, as the
-			// reference client does (7.19).
+			// reference client does (7.7).
 			if !tc.full && v == wire.Version2 && rep.Acks != 0 {
 				t.Errorf("%d Acks from v2 light clients that send an Input every tick, want 0", rep.Acks)
 			}
 			// v2 light clients get their events in the Snapshots' tails
-			// (7.20).
+			// (7.8).
 			if !tc.full && v == wire.Version2 && (rep.EventDatagrams != 0 || rep.TailSnapshots == 0) {
 				t.Errorf("v2: %d Event datagrams, %d Snapshots carrying events; want 0 and some", rep.EventDatagrams, rep.TailSnapshots)
 			}

@@ -19,7 +19,7 @@ import (
 // TCP stream through and relays the datagrams, recording the type of
 // every datagram of the client and every Event datagram of the server, in
 // the order it relayed them, and the Snapshot datagrams whose tail
-// carried events (7.20).
+// carried events (7.8).
 type typeRelay struct {
 	t      *testing.T
 	tcp    *net.TCPListener
@@ -158,7 +158,7 @@ func (r *typeRelay) resent() int {
 	return n
 }
 
-// 7.7 and 7.19: a client with no Input due acknowledges an Event datagram,
+// 7.7: a client with no Input due acknowledges an Event datagram,
 // or a Snapshot whose tail carried events, at once with an Ack: a
 // spectator (no ship), and a player whose Inputs are further apart than a
 // tick. Their send clock is stopped here (an Input or a keep-alive every

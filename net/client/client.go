@@ -678,7 +678,7 @@ func (c *Client) answerChallenge(udp net.Conn, buf []byte) []byte {
 // server hears of it within a one-way trip, not at the next Input or
 // keep-alive, and resends nothing for want of it. In a session with
 // Features.EventsAtSnapshots that sends an Input every tick the acknowledgement rides on the next Input
-// instead (ackRidesInput, 7.19). buf is the calling reader's own buffer,
+// instead (ackRidesInput, 7.7). buf is the calling reader's own buffer,
 // returned for reuse.
 func (c *Client) ackNow(buf []byte) []byte {
 	c.mu.Lock()
@@ -699,7 +699,7 @@ func (c *Client) ackNow(buf []byte) []byte {
 }
 
 // ackRidesInput reports whether the acknowledgement of an accepted Event
-// datagram may wait for the next Input (7.19, "Acknowledgement with the
+// datagram may wait for the next Input (7.7, "Acknowledgement with the
 // Input"): in a session with Features.EventsAtSnapshots while the client
 // sends an Input every tick (send: it has a ship in a game not over, and
 // its SendInterval is at most a tick), so that it goes at most a tick
@@ -875,7 +875,7 @@ func (c *Client) snapshot1(p []byte, now time.Time) (tick, baseAge uint32, ok bo
 }
 
 // snapshot2 is snapshot1 for a v2 Snapshot payload (7.8). With
-// Features.EventsInSnapshot the payload ends with an event tail (7.20),
+// Features.EventsInSnapshot the payload ends with an event tail (7.8),
 // whose events it applies before the snapshot once the snapshot is
 // rebuilt; a snapshot dropped (malformed, or not rebuilt for want of its baseline) is not
 // acknowledged, and its events come again by the server's resending.
@@ -901,7 +901,7 @@ func (c *Client) snapshot2(p []byte, now time.Time) (tick, baseAge uint32, ok bo
 		c.rebuildFailed(err, c.snap2.Tick)
 		return 0, 0, false
 	}
-	if len(tail) > 1 { // the events before the records (7.20, 4.3)
+	if len(tail) > 1 { // the events before the records (7.8, 4.3)
 		c.tailEvents(tail, now)
 	}
 	c.world.ApplySnapshot2(r, now)
@@ -959,10 +959,10 @@ func (c *Client) events2(p []byte, now time.Time) bool {
 	return true
 }
 
-// tailEvents applies the events of a Snapshot's tail (7.20), one
+// tailEvents applies the events of a Snapshot's tail (7.8), one
 // wire.CheckTail accepted with at least one frame, delivered for the
 // first time, and has them acknowledged as an Event datagram's (7.7,
-// 7.19).
+// 7.7).
 func (c *Client) tailEvents(tail []byte, now time.Time) {
 	if !c.events(tail, now) { // framed as an Event payload (7.7)
 		return // cannot happen: CheckTail accepted it

@@ -13,10 +13,10 @@ import (
 	"rtype/net/wire"
 )
 
-// 7.20: a player in a busy game gets its events in the tails of its
+// 7.8: a player in a busy game gets its events in the tails of its
 // Snapshot datagrams: no Event datagram once it plays, every event once
 // (none resent on a clean link), each acknowledged with the next Input
-// (no Ack, 7.19), and the client applies them all.
+// (no Ack, 7.7), and the client applies them all.
 func TestEventsInSnapshot(t *testing.T) {
 	srv := ackTestServer(t)
 	r := startTypeRelay(t, srv.Addr())
@@ -55,10 +55,10 @@ func TestEventsInSnapshot(t *testing.T) {
 	})
 	t.Logf("%d Snapshots carried %d events; then %d Event datagrams, %d Inputs, %d Acks", tails, frames, events, inputs, acks)
 	if events != 0 {
-		t.Errorf("%d Event datagrams while the events fit in the Snapshots (7.20)", events)
+		t.Errorf("%d Event datagrams while the events fit in the Snapshots (7.8)", events)
 	}
 	if acks != 0 {
-		t.Errorf("%d Acks besides %d Inputs: the acknowledgement rides the Input (7.19)", acks, inputs)
+		t.Errorf("%d Acks besides %d Inputs: the acknowledgement rides the Input (7.7)", acks, inputs)
 	}
 	t.Logf("%d events resent (a loaded machine may delay an acknowledgement past R)", r.resent())
 	if err := c.Err(); err != nil {
@@ -71,7 +71,7 @@ func TestEventsInSnapshot(t *testing.T) {
 	})
 }
 
-// 7.20 and 7.7: a client that does not send an Input every tick
+// 7.8 and 7.7: a client that does not send an Input every tick
 // acknowledges a Snapshot whose tail carried events at once, with an Ack.
 func TestTailAckAtOnce(t *testing.T) {
 	srv := ackTestServer(t)
@@ -107,11 +107,11 @@ func TestTailAckAtOnce(t *testing.T) {
 	})
 	t.Logf("%d Acks for %d Snapshots carrying events", acks, tails)
 	if acks < tails*3/4 {
-		t.Fatalf("%d Acks for %d Snapshots carrying events: not at once (7.7, 7.20)", acks, tails)
+		t.Fatalf("%d Acks for %d Snapshots carrying events: not at once (7.7, 7.8)", acks, tails)
 	}
 }
 
-// 7.20, "A snapshot the client cannot rebuild": a Snapshot datagram
+// 7.8, "A snapshot the client cannot rebuild": a Snapshot datagram
 // whose baseline the client lacks is dropped whole, its tail's events not
 // applied (nor taken as received); the same event, resent in the tail of
 // a snapshot the client rebuilds, is applied once, before that

@@ -21,11 +21,11 @@ type Tap interface {
 	// Snapshot is a Snapshot payload (after the datagram's header) that
 	// was decoded, rebuilt and applied to the world, and when its
 	// datagram arrived. In v2 it is the packed part only,
-	// without the event tail (7.20), whose events come to Event first.
+	// without the event tail (7.8), whose events come to Event first.
 	Snapshot(payload []byte, at time.Time)
 	// Event is the data of an event delivered for the first time and
 	// valid (5.3, 6.4), and when its datagram arrived (an Event datagram,
-	// or a v2 Snapshot whose tail carried it, 7.20).
+	// or a v2 Snapshot whose tail carried it, 7.8).
 	Event(data []byte, at time.Time)
 	// Step is an input step sent (v2, 7.4); in v1, the actions sent from
 	// now on, when they change, numbered from 0 as steps.

@@ -86,7 +86,7 @@ type Link struct {
 	tail  uint16                // next event id
 	inNew uint16                // newest event id received
 	inHas bool
-	// Tail is set in a v2.4 session (PROTOCOL.md 7.20): every Snapshot
+	// Tail is set in a v2.4 session (PROTOCOL.md 7.8): every Snapshot
 	// datagram ends with an event tail, a count byte and that many event
 	// frames. AppendSnapshot then appends an empty one (count 0), which
 	// AppendTail fills.
@@ -303,11 +303,11 @@ func (l *Link) AppendDatagram(dst []byte, t wire.Type, payload []byte, now time.
 // AppendSnapshot is AppendDatagram for one Snapshot datagram of tick: once
 // the peer acknowledges every datagram of the tick, History holds it as a
 // baseline. With Tail set, the datagram ends with an empty event tail
-// (7.20).
+// (7.8).
 func (l *Link) AppendSnapshot(dst []byte, payload []byte, tick uint32, now time.Time) []byte {
 	dst, seq := l.AppendDatagram(dst, wire.TypeSnapshot, payload, now)
 	if l.Tail {
-		dst = append(dst, 0) // an empty event tail (7.20)
+		dst = append(dst, 0) // an empty event tail (7.8)
 		l.stats.SentBytes++
 	}
 	s := &l.ring[seq%sentRing]

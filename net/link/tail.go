@@ -7,7 +7,7 @@ import (
 )
 
 // The event tail of a v2.4 session's Snapshot datagrams (PROTOCOL.md
-// 7.20): the due events ride in the first Snapshot datagram of a tick,
+// 7.8): the due events ride in the first Snapshot datagram of a tick,
 // those that do not fit in Event datagrams sent before it.
 
 // AppendEventsBefore appends to dst one Event datagram of the oldest due
@@ -46,7 +46,7 @@ func (l *Link) AppendEventsBefore(dst []byte, room int, now time.Time) ([]byte, 
 
 // AppendTail fills the empty event tail that ends dst, which holds the
 // Snapshot datagram AppendSnapshot just appended with Tail set and
-// nothing before it (7.20), with the due events, oldest first, as many as
+// nothing before it (7.8), with the due events, oldest first, as many as
 // fit in wire.MaxDatagram bytes (at most 255): those AppendEventsBefore
 // left. They are kept and resent as those of an Event datagram are (5.3,
 // 7.7): the datagram's acknowledgement acknowledges them.

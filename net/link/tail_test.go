@@ -26,7 +26,7 @@ func tailWorld(n int, tick uint32) ([]wire.Player2, []wire.Entity2) {
 	return players, ents
 }
 
-// 7.20: the due events ride in the tail of the first Snapshot datagram,
+// 7.8: the due events ride in the tail of the first Snapshot datagram,
 // oldest first, as many as fit in 1200 bytes; the oldest that do not fit
 // go, before it, in Event datagrams; every event once, in id order over
 // the datagrams; every datagram at most 1200 bytes. Without Tail (v2.3)
@@ -106,7 +106,7 @@ func TestDatagramsEvents(t *testing.T) {
 			if len(ids) != tc.events || !slices.IsSorted(ids) {
 				t.Fatalf("event ids %v, want 0 to %d once each, in order", ids, tc.events-1)
 			}
-			// Without 7.20, a plain v2 Snapshot.
+			// Without 7.8, a plain v2 Snapshot.
 			srv2 := NewV2(testSession, t0)
 			var s2 SnapshotSender2
 			for _, d := range s2.Datagrams(srv2, 99, players, ents, t0) {

@@ -503,7 +503,7 @@ func (l *Lobby) Leave() error {
 }
 
 // HasScores reports whether the server answers leaderboard requests
-// (Features.Scores, 7.15, 7.16).
+// (Features.Scores, 7.1, 7.16).
 func (l *Lobby) HasScores() bool { return l.Features().Scores }
 
 // AskScores asks for the best count scores (0: wire.MaxScoreRows) of a

@@ -186,7 +186,7 @@ func (r *BitReader) Finish() error {
 	return nil
 }
 
-// End checks the end of a packed part that more bytes follow (7.20): the
+// End checks the end of a packed part that more bytes follow (7.8): the
 // padding bits of its last byte zero. It returns the number of bytes the
 // packed part takes, its bits rounded up to a byte.
 func (r *BitReader) End() (int, error) {

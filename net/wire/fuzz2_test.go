@@ -153,7 +153,7 @@ func FuzzSnapshot2Decode(f *testing.F) {
 }
 
 // fuzzSnapshots24 is the seeds of FuzzSnapshot24Decode: v2 snapshots
-// with event tails (7.20), empty, of one and of two events, and broken.
+// with event tails (7.8), empty, of one and of two events, and broken.
 func fuzzSnapshots24() [][]byte {
 	ev := exSpawn2Event()
 	tails := [][]byte{
@@ -173,7 +173,7 @@ func fuzzSnapshots24() [][]byte {
 	return out
 }
 
-// FuzzSnapshot24Decode: a v2 Snapshot payload (7.20) that DecodeTail
+// FuzzSnapshot24Decode: a v2 Snapshot payload (7.8) that DecodeTail
 // accepts is a packed part that Decode accepts alone, as the same
 // snapshot, and a tail of count frames of 1 to 255 bytes that re-encode
 // to it.
@@ -349,7 +349,7 @@ func TestWriteFuzzCorpus2(t *testing.T) {
 	for name, seeds := range map[string][][]byte{
 		"FuzzParseHeader2":      fuzzDatagrams2(),
 		"FuzzSnapshot2Decode":   fuzzSnapshots2(),
-		"FuzzSnapshot24Decode":  fuzzSnapshots24(), // the event tail (7.20)
+		"FuzzSnapshot24Decode":  fuzzSnapshots24(), // the event tail (7.8)
 		"FuzzParseEvent2":       fuzzEvents2(),
 		"FuzzParseEventFrames2": frames,
 		"FuzzParseMessage2":     msgs,

@@ -248,7 +248,7 @@ func docExamples2() []docExample {
 				if err := ParseEvent2(frames[0].Data, &ev); err != nil || ev != exSpawnM2 {
 					return fmt.Errorf("event %+v %v", ev, err)
 				}
-				// Without 7.20, the same bytes are a malformed snapshot.
+				// Without 7.8, the same bytes are a malformed snapshot.
 				if err := s.Decode(p); err == nil {
 					return fmt.Errorf("a v2.3 decoder accepts the tail")
 				}

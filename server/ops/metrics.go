@@ -38,7 +38,7 @@ func newCollector(srv *server.Server) *collector {
 		ready:      d("rtype_ready", "1 while the server serves and is not shutting down.", nil, nil),
 		tick:       d("rtype_tick_duration_seconds", "Duration of the server's ticks: every game's step, events and snapshots.", nil, nil),
 		snapBytes:  d("rtype_snapshot_sent_bytes_total", "Bytes of Snapshot datagrams sent (UDP payloads).", nil, nil),
-		eventBytes: d("rtype_event_sent_bytes_total", "Bytes of Event datagrams sent (UDP payloads); a v2 session's events ride in its Snapshot datagrams (PROTOCOL.md 7.20) and count with them.", nil, nil),
+		eventBytes: d("rtype_event_sent_bytes_total", "Bytes of Event datagrams sent (UDP payloads); a v2 session's events ride in its Snapshot datagrams (PROTOCOL.md 7.8) and count with them.", nil, nil),
 		dropped:    d("rtype_datagrams_dropped_total", "Datagrams received and dropped, by reason.", []string{"reason"}, nil),
 		logins:     d("rtype_logins_total", "Logins, by result: accepted, a LoginRejected reason, banned or malformed.", []string{"result"}, nil),
 		chat:       d("rtype_chat_messages_total", "Chat messages relayed.", nil, nil),
@@ -47,7 +47,7 @@ func newCollector(srv *server.Server) *collector {
 		spectators: d("rtype_spectators", "Sessions watching a game now (PROTOCOL.md 7.17), among rtype_sessions.", nil, nil),
 		wtSessions: d("rtype_webtransport_sessions", "Sessions of the WebTransport binding now (PROTOCOL.md Part IV), among rtype_sessions.", nil, nil),
 		wtDropped:  d("rtype_webtransport_datagrams_dropped_total", "Datagrams to WebTransport sessions not sent: their queue full, or too large.", nil, nil),
-		wtConns:    d("rtype_webtransport_connections", "QUIC connections of the WebTransport binding now, from their first packet to their close (PROTOCOL.md 9.6).", nil, nil),
+		wtConns:    d("rtype_webtransport_connections", "QUIC connections of the WebTransport binding now, from their first packet to their close (PROTOCOL.md 9.5).", nil, nil),
 		wtRefused:  d("rtype_webtransport_connections_refused_total", "QUIC connections refused at their first packet: past the per-address or the total cap (PROTOCOL.md 9.5).", nil, nil),
 		buildInfo:  d("rtype_build_info", "Always 1; its label is the server's version (package rtype/internal/version: what ./build.sh release stamped).", []string{"version"}, nil),
 	}

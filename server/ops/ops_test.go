@@ -225,7 +225,7 @@ func TestMetricsMove(t *testing.T) {
 	defer c1.Close()
 	e.waitMetric(t, `rtype_sessions{version="1"}`, is(1))
 	e.waitMetric(t, `rtype_games{mode="classic"}`, is(1))
-	// A v2 session's events ride in its Snapshots (PROTOCOL.md 7.20); a
+	// A v2 session's events ride in its Snapshots (PROTOCOL.md 7.8); a
 	// v1 session's come in Event datagrams.
 	e.waitMetric(t, "rtype_event_sent_bytes_total", positive)
 
