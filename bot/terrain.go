@@ -20,7 +20,6 @@ const terrainSlack = 6
 type terrain struct {
 	st     *stage.Stage // nil: none known
 	clk    stage.Clock
-	looked bool
 	bosses [4]uint32 // ids of the bosses spawned, to see them go
 	nb     int
 	d      float64 // the distance at the frame decided on
@@ -39,13 +38,13 @@ func (b *Brain) Events(evs []wire.Event) {
 		switch ev.Type {
 		case wire.EventStage:
 			switch ev.What {
-			case wire.StageIntro:
-				if !tr.looked {
-					tr.looked = true
-					if tr.st = stage.ByTitle(wire.CleanText(ev.Name)); tr.st != nil {
+			case wire.StageFile: // the stage that begins (a campaign's next)
+				if tr.st == nil || tr.st.Name != ev.Name || tr.st.FileSum() != ev.Value {
+					if tr.st, _ = stage.Find(ev.Name, ev.Value); tr.st != nil {
 						tr.clk = stage.NewClock(tr.st, "")
 					}
 				}
+			case wire.StageIntro:
 				if tr.st != nil {
 					tr.clk.Intro(ev.Tick, ev.Value)
 				}

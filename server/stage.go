@@ -71,7 +71,8 @@ func (s *Server) newWorldOf(mode, difficulty uint8, seed uint64) (*sim.World, er
 // events that make it, as they were sent, kept up to date from the events
 // the world produces.
 type stageState struct {
-	intro, music, boss wire.Event
+	file, intro        wire.Event
+	music, boss        wire.Event
 	health, bossHealth wire.Event
 	hasIntro, hasMusic bool
 	hasBoss, hasBossHP bool
@@ -85,6 +86,8 @@ func (st *stageState) observe(ev *wire.Event) {
 	switch ev.Type {
 	case wire.EventStage:
 		switch ev.What {
+		case wire.StageFile:
+			st.file = *ev
 		case wire.StageIntro:
 			st.intro, st.hasIntro = *ev, true
 			st.hasBoss, st.hasBossHP = false, false
@@ -112,12 +115,12 @@ func (st *stageState) observe(ev *wire.Event) {
 	}
 }
 
-// appendJoin appends the joining events of 7.12 to dst: the last Intro,
-// the last Music cue, the boss that lives and its Health, each player's
-// last Arms.
+// appendJoin appends the joining events of 7.12 to dst: the last File
+// and Intro, the last Music cue, the boss that lives and its Health, each
+// player's last Arms.
 func (st *stageState) appendJoin(dst []wire.Event) []wire.Event {
 	if st.hasIntro {
-		dst = append(dst, st.intro)
+		dst = append(dst, st.file, st.intro) // a File comes with each Intro
 	}
 	if st.hasMusic {
 		dst = append(dst, st.music)

@@ -12,6 +12,7 @@ import (
 
 	"rtype/net/wire"
 	"rtype/sim"
+	"rtype/sim/stage"
 )
 
 // Stage mode on the server (PROTOCOL.md 7.12): which login plays which
@@ -258,7 +259,8 @@ func waitEvents21(t *testing.T, c *tclient2, from int, want []wire.Event) {
 // own start comes before the events injected) sends its Stage, Health and Arms events to every
 // v2 session, in order with the others, through real sockets; a session
 // that joins later gets the present of the game (7.12, Joining): the last
-// Intro and Music, the living boss and its Health, each player's Arms.
+// File and Intro, the last Music, the living boss and its Health, each
+// player's Arms.
 func TestStageGameEvents(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rules = noWaveRules()
@@ -286,9 +288,13 @@ func TestStageGameEvents(t *testing.T) {
 		{Type: wire.EventStage, What: wire.StageMusic, Name: "boss"},
 		{Type: wire.EventArms, Player: a.acc.Player, Arms: wire.Arms{Force: 2, Laser: wire.LaserBlue, Speed: 1, ForceAt: wire.ForceLoose}},
 	}
-	// The stage's own start (its Intro and Music) comes first.
-	if !a.pumpUntil(wait, func() bool { return len(events21(a)) >= 2 }) {
-		t.Fatalf("no Intro and Music from the stage: %+v", events21(a))
+	// The stage's own start (its File, Intro and Music) comes first.
+	if !a.pumpUntil(wait, func() bool { return len(events21(a)) >= 3 }) {
+		t.Fatalf("no File, Intro and Music from the stage: %+v", events21(a))
+	}
+	file := events21(a)[0]
+	if st, _ := stage.Builtin("1"); file.What != wire.StageFile || file.Name != "1" || file.Value != st.FileSum() {
+		t.Fatalf("the stage's first event %+v, want the File of stage 1 (%08x)", file, st.FileSum())
 	}
 	from := len(events21(a))
 	inject(t, s, a, evs...) // sets their ticks
@@ -297,7 +303,7 @@ func TestStageGameEvents(t *testing.T) {
 	// A second player joins: after its PlayerJoined and Spawns, the
 	// present of the game.
 	b := join2Mode(t, s, "Hicks", wire.ModeStage)
-	waitEvents21(t, b, 0, []wire.Event{evs[0], evs[8], evs[4], evs[7], evs[9]})
+	waitEvents21(t, b, 0, []wire.Event{file, evs[0], evs[8], evs[4], evs[7], evs[9]})
 	joined := b.waitEvent("own PlayerJoined", func(ev *wire.Event) bool {
 		return ev.Type == wire.EventPlayerJoined && ev.Player == b.acc.Player
 	})
@@ -311,10 +317,10 @@ func TestStageGameEvents(t *testing.T) {
 	// no boss any more, the Arms of both.
 	bArms := wire.Event{Type: wire.EventArms, Player: b.acc.Player, Arms: wire.Arms{Bits: 2}}
 	inject(t, s, a, wire.Event{Type: wire.EventDestroy, ID: core, Reason: wire.DestroyKilled, X: 900, Y: 300}, bArms)
-	b.pumpUntil(wait, func() bool { return len(events21(b)) == 6 })
-	bArms = events21(b)[5]
+	b.pumpUntil(wait, func() bool { return len(events21(b)) == 7 })
+	bArms = events21(b)[6]
 	c := join2Mode(t, s, "Vasquez", wire.ModeStage)
-	waitEvents21(t, c, 0, []wire.Event{evs[0], evs[8], evs[9], bArms})
+	waitEvents21(t, c, 0, []wire.Event{file, evs[0], evs[8], evs[9], bArms})
 
 	// The second player leaves: its Arms go with it.
 	b.logout()
@@ -322,7 +328,7 @@ func TestStageGameEvents(t *testing.T) {
 		return ev.Type == wire.EventPlayerLeft && ev.Player == b.acc.Player
 	})
 	d := join2Mode(t, s, "Hudson", wire.ModeStage)
-	waitEvents21(t, d, 0, []wire.Event{evs[0], evs[8], evs[9]})
+	waitEvents21(t, d, 0, []wire.Event{file, evs[0], evs[8], evs[9]})
 
 	// No event type nor kind beyond Stage mode's.
 	for _, cl := range []*tclient2{a, b, c, d} {

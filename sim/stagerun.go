@@ -155,9 +155,11 @@ func (r *stageRun) next() {
 	r.st = r.camp[r.at]
 }
 
-// beginLoop announces the stage (StageIntro: its title and the loop) and
-// starts its timeline.
+// beginLoop announces the stage (StageFile: its name and checksum, for
+// the clients' terrain; StageIntro: its title and the loop) and starts
+// its timeline.
 func (r *stageRun) beginLoop(w *World) {
+	w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageFile, Value: r.st.FileSum(), Name: r.st.Name})
 	w.emit(vocab.Event{Type: vocab.EventStage, What: vocab.StageIntro, Value: uint32(r.loop), Name: r.st.Title})
 	r.phase = phasePlay
 }

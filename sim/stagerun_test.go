@@ -48,13 +48,14 @@ func stageWorld(t testing.TB, src string, players int, warp string) (*World, *[]
 }
 
 // stageEvents steps w n times and returns the runner's Stage events
-// (not the bosses' StageBoss and StageWarning).
+// (not the bosses' StageBoss and StageWarning, nor the StageFile before
+// each StageIntro: TestStageCampaign's).
 func stageEvents(w *World, n int) []wire.Event {
 	var evs []wire.Event
 	for range n {
 		w.Step()
 		for _, ev := range w.TakeEvents() {
-			if ev.Type == wire.EventStage && ev.What != wire.StageBoss && ev.What != wire.StageWarning {
+			if ev.Type == wire.EventStage && ev.What != wire.StageBoss && ev.What != wire.StageWarning && ev.What != wire.StageFile {
 				evs = append(evs, ev)
 			}
 		}
@@ -674,9 +675,20 @@ func TestStageCampaign(t *testing.T) {
 		w.st.holdBoss = -1 // every boss beaten at once
 		var got []string
 		for len(got) < len(tc.want) {
-			for _, ev := range stageEvents(w, 1) {
+			w.Step()
+			var file *wire.Event
+			for _, ev := range w.TakeEvents() {
+				if ev.Type != wire.EventStage {
+					continue
+				}
 				switch ev.What {
+				case wire.StageFile:
+					file = &ev
 				case wire.StageIntro:
+					st := map[string]*stage.Stage{a.Title: a, b.Title: b, c.Title: c}[ev.Name]
+					if file == nil || file.Name != st.Name || file.Value != st.FileSum() || file.Tick != ev.Tick {
+						t.Fatalf("the Intro of %s after the File %+v, want its name and checksum", ev.Name, file)
+					}
 					got = append(got, fmt.Sprintf("intro %d %s", ev.Value, ev.Name))
 				case wire.StageClear:
 					got = append(got, fmt.Sprintf("clear %d", ev.Value))

@@ -118,4 +118,9 @@ const (
 	// StageContinue: a player without lives comes back. Value: the
 	// player.
 	StageContinue uint8 = 7
+	// StageFile: the stage that begins, just before its StageIntro.
+	// Name: the stage's name; Value: the first 4 bytes of its file's
+	// SHA-256, big-endian (stage.Stage.FileSum): how a client finds the
+	// same stage to draw its terrain.
+	StageFile uint8 = 8
 )

@@ -12,22 +12,22 @@ import (
 // terrain (STAGES.md, "Terrain") scrolled as the server's: the protocol
 // carries no scroll, but the Stage events say where the timeline is
 // (stage.Clock). A client that joined late, or a game warped to a time
-// the client does not know, is right from the first marker on. Each
-// StageIntro names the stage that begins (a campaign goes from one to
-// the next): a stage of another title is looked for among the built-in
-// stages.
+// the client does not know, is right from the first marker on. A
+// StageFile before each StageIntro names the stage that begins, by name
+// and checksum (a campaign goes from one to the next): a stage other than
+// the one drawn is looked for among the built-in stages (stage.Find).
 type terrainClock struct {
 	st      *stage.Stage // nil: no terrain drawn
 	told    *stage.Stage // the stage the game was said to begin with, if any
 	spec    string       // the warp of the first stage, as -warp
 	clk     stage.Clock
-	intros  int    // the StageIntros seen
-	missing string // the title of the stage not built in that goes on (said once)
+	files   int    // the StageFiles seen
+	missing string // the name of the stage not found that goes on (said once)
 }
 
 // newTerrainClock returns the clock of a game that begins with st (nil:
-// each stage is found by the title of its StageIntro among the built-in
-// stages), warped as warp.
+// each stage is found by its StageFile among the built-in stages),
+// warped as warp.
 func newTerrainClock(st *stage.Stage, warp string) terrainClock {
 	c := terrainClock{told: st, spec: warp}
 	c.use(st)
@@ -46,8 +46,8 @@ func (c *terrainClock) use(st *stage.Stage) {
 // returns true when the game's stage turned out not to be known here
 // (once): the caller tells the player.
 func (c *terrainClock) event(ev *wire.Event, boss bool, log *slog.Logger) (unknown bool) {
-	if ev.Type == wire.EventStage && ev.What == wire.StageIntro {
-		unknown = c.intro(stageText(ev.Name), log)
+	if ev.Type == wire.EventStage && ev.What == wire.StageFile {
+		unknown = c.file(ev.Name, ev.Value, log)
 	}
 	if c.st == nil {
 		return unknown
@@ -66,37 +66,37 @@ func (c *terrainClock) event(ev *wire.Event, boss bool, log *slog.Logger) (unkno
 	return false
 }
 
-// intro takes the title of a StageIntro: the stage that begins, looked
-// for among the built-in stages when it is not the one drawn. It
-// returns true when it is not built in here, once until another stage
+// file takes a StageFile: the stage that begins, by name and checksum,
+// looked for among the built-in stages when it is not the one drawn. It
+// returns true when it is not found here, once until another stage
 // comes.
-func (c *terrainClock) intro(title string, log *slog.Logger) (unknown bool) {
-	c.intros++
-	if c.st != nil && c.st.Title == title {
+func (c *terrainClock) file(name string, sum uint32, log *slog.Logger) (unknown bool) {
+	c.files++
+	if c.st != nil && c.st.Name == name && c.st.FileSum() == sum {
 		return false
 	}
-	if c.intros > 1 {
+	if c.files > 1 {
 		c.spec = "" // the warp was the first stage's
 	}
-	st := c.told
-	if st == nil || st.Title != title {
-		st = stage.ByTitle(title)
+	st, err := c.told, error(nil)
+	if st == nil || st.Name != name || st.FileSum() != sum {
+		st, err = stage.Find(name, sum)
 	}
 	c.use(st)
 	switch {
 	case st != nil:
 		c.missing = ""
-	case title != c.missing:
-		c.missing, unknown = title, true
+	case name != c.missing:
+		c.missing, unknown = name, true
 		if log != nil {
-			log.Info("stage: not a built-in stage here: its terrain is not drawn", "title", title)
+			log.Info("stage: its terrain is not drawn", "err", err)
 		}
 	}
 	return unknown
 }
 
 // unknownStage is the notice of a game whose stage is not built in here.
-const unknownStage = "This game's stage is not in this version of the game: its walls are not shown"
+const unknownStage = "This game's stage is not in this version of the game: its walls are not shown (update the game)"
 
 // frame fills tr with the terrain at server tick r.
 func (c *terrainClock) frame(tr *model.Terrain, r float64) {

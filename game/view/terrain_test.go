@@ -65,15 +65,25 @@ func TestTerrainClockFollowsTheWorld(t *testing.T) {
 }
 
 // A boss stops the terrain until it is destroyed, a game over for good;
-// a stage not built in and not given draws none.
+// a stage not built in (or another version of it) and not given draws
+// none, and the player is told once until another stage comes.
 func TestTerrainClockBossAndUnknown(t *testing.T) {
 	st, _ := stage.Builtin("1")
+	// begin gives c the File and the Intro of a stage: it returns
+	// whether c said the stage is not known here.
+	begin := func(c *terrainClock, tick, loop uint32, name string, sum uint32) bool {
+		unknown := c.event(&wire.Event{Type: wire.EventStage, What: wire.StageFile, Value: sum, Tick: tick, Name: name}, false, nil)
+		c.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: loop, Tick: tick, Name: "ANY TITLE"}, false, nil)
+		return unknown
+	}
 	clk := newTerrainClock(nil, "")
-	clk.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 1, Tick: 100, Name: st.Title}, false, nil)
+	if begin(&clk, 100, 1, st.Name, st.FileSum()) {
+		t.Fatal("stage 1 said unknown")
+	}
 	var tr model.Terrain
 	clk.frame(&tr, 160)
 	if len(tr.Tiles) == 0 || tr.D != 60 {
-		t.Fatalf("found by its title: %d tiles, D %g; want stage 1's, 60", len(tr.Tiles), tr.D)
+		t.Fatalf("found by its name and checksum: %d tiles, D %g; want stage 1's, 60", len(tr.Tiles), tr.D)
 	}
 	var mid uint32
 	for _, e := range st.Entries {
@@ -91,7 +101,6 @@ func TestTerrainClockBossAndUnknown(t *testing.T) {
 	if want := float64(mid + 60); tr.D != want {
 		t.Errorf("after it: D %g, want %g", tr.D, want)
 	}
-
 	clk.event(&wire.Event{Type: wire.EventGameOver, Tick: 9700}, false, nil)
 	clk.frame(&tr, 9900)
 	if want := float64(mid + 100); tr.D != want {
@@ -99,30 +108,30 @@ func TestTerrainClockBossAndUnknown(t *testing.T) {
 	}
 
 	other := newTerrainClock(nil, "")
-	if !other.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 1, Tick: 100, Name: "A MOD"}, false, nil) {
-		t.Error("a stage not known here: not said")
+	if !begin(&other, 100, 1, "amod", 1) {
+		t.Error("a stage not built here: not said")
 	}
-	if other.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 2, Tick: 900, Name: "A MOD"}, false, nil) {
+	if begin(&other, 900, 2, "amod", 1) {
 		t.Error("said twice")
 	}
 	if other.frame(&tr, 200); len(tr.Tiles) != 0 {
 		t.Error("terrain drawn for a stage not known here")
 	}
-	// A campaign's next stage is announced by its title: stage 1 after
-	// the mod's stage, then the mod's again, then stage 1.
-	if other.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 2, Tick: 1000, Name: st.Title}, false, nil) {
+	// A campaign's next stage comes with its File: stage 1 after the
+	// mod's stage, then another version of stage 1, then stage 1.
+	if begin(&other, 1000, 2, st.Name, st.FileSum()) {
 		t.Error("stage 1 said unknown")
 	}
 	if other.frame(&tr, 1060); len(tr.Tiles) == 0 || tr.D != 60 {
 		t.Errorf("stage 1 after the mod's: %d tiles, D %g; want stage 1's, 60", len(tr.Tiles), tr.D)
 	}
-	if !other.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 2, Tick: 2000, Name: "A MOD"}, false, nil) {
-		t.Error("the mod's stage again: not said")
+	if !begin(&other, 2000, 2, st.Name, st.FileSum()^1) {
+		t.Error("another version of stage 1: not said")
 	}
 	if other.frame(&tr, 2060); len(tr.Tiles) != 0 {
-		t.Error("stage 1's terrain drawn in the mod's stage")
+		t.Error("stage 1's terrain drawn for another version of it")
 	}
-	other.event(&wire.Event{Type: wire.EventStage, What: wire.StageIntro, Value: 3, Tick: 3000, Name: st.Title}, false, nil)
+	begin(&other, 3000, 3, st.Name, st.FileSum())
 	if other.frame(&tr, 3030); len(tr.Tiles) == 0 || tr.D != 30 {
 		t.Errorf("stage 1 in loop 3: %d tiles, D %g; want stage 1's, 30", len(tr.Tiles), tr.D)
 	}

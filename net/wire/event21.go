@@ -112,7 +112,7 @@ func validStage(what uint8, value uint32, nameLen int) bool {
 	switch what {
 	case StageIntro, StageClear:
 		return value >= 1
-	case StageMarker:
+	case StageMarker, StageFile:
 		return nameLen > 0
 	case StageContinue:
 		return value < MaxPlayers

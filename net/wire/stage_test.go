@@ -110,7 +110,8 @@ func TestEvents21Invalid(t *testing.T) {
 		b   []byte
 	}{
 		{"what 0", stage(0, 1, "x")},
-		{"what 8", stage(8, 1, "x")},
+		{"what 9", stage(9, 1, "x")},
+		{"File without a name", stage(StageFile, 0x12345678, "")},
 		{"what 255", stage(255, 1, "x")},
 		{"Intro of loop 0", stage(StageIntro, 0, "Title")},
 		{"Clear of loop 0", stage(StageClear, 0, "")},
@@ -134,7 +135,7 @@ func TestEvents21Invalid(t *testing.T) {
 		}
 	}
 	// The limits themselves are valid.
-	for _, b := range [][]byte{stage(StageContinue, 3, ""), stage(StageIntro, 1, ""), stage(StageMarker, 0, "m"),
+	for _, b := range [][]byte{stage(StageContinue, 3, ""), stage(StageIntro, 1, ""), stage(StageMarker, 0, "m"), stage(StageFile, 0xFFFFFFFF, "1"),
 		stage(StageBoss, 1, strings.Repeat("x", 64)), health(10, 10), arms(3, 3, 2, 3, 2, 3)} {
 		var ev Event
 		if err := ParseEvent2(b, &ev); err != nil {

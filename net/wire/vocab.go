@@ -85,6 +85,7 @@ const (
 	StageBoss         = vocab.StageBoss
 	StageClear        = vocab.StageClear
 	StageContinue     = vocab.StageContinue
+	StageFile         = vocab.StageFile
 	StageIntro        = vocab.StageIntro
 	StageMarker       = vocab.StageMarker
 	StageMusic        = vocab.StageMusic

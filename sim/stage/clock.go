@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -93,27 +94,20 @@ func (c *Clock) Distance(r float64) float64 {
 	return max(c.Timeline(r), 0) * c.st.Scroll / vocab.TickRate
 }
 
-// ByTitle returns the built-in stage of that title (a StageIntro's
-// name), or nil: how a client that was not told the stage finds it.
-func ByTitle(title string) *Stage {
-	for _, n := range Names() {
-		if st, err := Builtin(n); err == nil && st.Title == title {
-			return st
-		}
-	}
-	return nil
-}
+// FileSum is the first 4 bytes of the SHA-256 of the stage's file,
+// big-endian: what a StageFile event carries (PROTOCOL.md 7.12).
+func (s *Stage) FileSum() uint32 { return binary.BigEndian.Uint32(s.Sum[:4]) }
 
-// Find returns the built-in stage name whose file's SHA-256 is sum: how a
-// client told a stage by name and checksum loads it. The error says
+// Find returns the built-in stage name whose file's FileSum is sum: how a
+// client told a stage by a StageFile event loads it. The error says
 // plainly when this build has no such stage, or another version of it.
-func Find(name string, sum [32]byte) (*Stage, error) {
+func Find(name string, sum uint32) (*Stage, error) {
 	st, err := Builtin(name)
 	if err != nil {
-		return nil, fmt.Errorf("stage %q is not built into this game: %w", name, err)
+		return nil, fmt.Errorf("stage %q is not built into this game", name)
 	}
-	if st.Sum != sum {
-		return nil, fmt.Errorf("stage %q: this game has another version of it (sha256 %x, the server's %x): update the game", name, st.Sum[:6], sum[:6])
+	if st.FileSum() != sum {
+		return nil, fmt.Errorf("stage %q: this game has another version of it (%08x, the server's %08x): update the game", name, st.FileSum(), sum)
 	}
 	return st, nil
 }

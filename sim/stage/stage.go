@@ -55,7 +55,7 @@ type Stage struct {
 	// File is the name of the file it was read from, as errors name it.
 	File string
 	// Sum is the SHA-256 of the file's bytes: with Name, what a server
-	// can tell a client so that it loads the same stage (Find).
+	// tells a client so that it loads the same stage (FileSum, Find).
 	Sum [32]byte
 	// Scroll is the speed of the scrolling, in pixels per second: a
 	// distance on the timeline is a time at this speed.

@@ -112,9 +112,6 @@ func TestClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stage.ByTitle(st.Title) == nil || stage.ByTitle("nope") != nil {
-		t.Fatal("ByTitle")
-	}
 	var mid, cp uint32
 	for _, e := range st.Entries {
 		switch {
@@ -160,15 +157,16 @@ func TestFind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := stage.Find("1", st.Sum); err != nil || got.Title != st.Title {
+	if got, err := stage.Find("1", st.FileSum()); err != nil || got.Title != st.Title {
 		t.Fatalf("Find(1, its sum) = %v, %v", got, err)
 	}
-	other := st.Sum
-	other[0] ^= 1
-	if _, err := stage.Find("1", other); err == nil || !strings.Contains(err.Error(), "another version") {
+	if want := uint32(st.Sum[0])<<24 | uint32(st.Sum[1])<<16 | uint32(st.Sum[2])<<8 | uint32(st.Sum[3]); st.FileSum() != want {
+		t.Errorf("FileSum %08x, want the first 4 bytes of Sum, %08x", st.FileSum(), want)
+	}
+	if _, err := stage.Find("1", st.FileSum()^1); err == nil || !strings.Contains(err.Error(), "another version") {
 		t.Errorf("Find with another sum: %v", err)
 	}
-	if _, err := stage.Find("nope", st.Sum); err == nil || !strings.Contains(err.Error(), "not built into this game") {
+	if _, err := stage.Find("nope", st.FileSum()); err == nil || !strings.Contains(err.Error(), "not built into this game") {
 		t.Errorf("Find(nope): %v", err)
 	}
 }
