@@ -162,7 +162,7 @@ func TestHostStageFile(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(head+"at 1s wave enemy=dragon\nat 50s boss\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hostConfig(Options{Stage: bad}); err == nil || err.Error() != "-stage: "+bad+":6: wave: enemy dragon: unknown (slave, powarmor, chaser, turret, armored)" {
+	if _, err := hostConfig(Options{Stage: bad}); err == nil || err.Error() != "-stage: "+bad+":6: wave: enemy dragon: unknown (slave, powarmor, chaser, turret, armored, hatch, crawler)" {
 		t.Errorf("-stage %s: %v", bad, err)
 	}
 	if _, err := hostConfig(Options{Stage: good, Warp: "midboss"}); err == nil || !strings.Contains(err.Error(), "midboss") {
