@@ -51,7 +51,7 @@ func startDialWith(g *Game, addr string, cfg client.Config) *dialer {
 		cfg.Transport = g.opt.Transport // WebTransport in the browser
 	}
 	if cfg.Spectate && cfg.Version == wire.Version {
-		cfg.Version = 0 // spectators are v2.2's (7.17): Dial says so
+		cfg.Version = 0 // spectators are v2's (7.17): Dial says so
 	}
 	go func() {
 		for try := 0; ; try++ {

@@ -22,9 +22,9 @@ type StageOptions struct {
 
 // NewStage returns a world at tick 0 that plays st in Stage mode (PROTOCOL.md
 // 7.12): the Force, the wave cannon, power-ups, the stage's waves and its
-// bosses, for v2.1 sessions only. Its randomness is drawn from a PCG
-// generator seeded with seed, as New's. It returns an error when opt.Warp
-// names no marker of st or a time beyond it; it panics on rules as New.
+// bosses. Its randomness is drawn from a PCG generator seeded with seed,
+// as New's. It returns an error when opt.Warp names no marker of st or a
+// time beyond it; it panics on rules as New.
 func NewStage(rules Rules, st *stage.Stage, seed uint64, opt StageOptions) (*World, error) {
 	w := New(rules, seed)
 	n := rules.MaxEntities

@@ -11,7 +11,7 @@ const (
 	EventPlayerJoined EventType = 4
 	EventPlayerLeft   EventType = 5
 	EventGameOver     EventType = 6
-	// Stage mode (v2.1, 7.12).
+	// Stage mode (7.12).
 	EventStage  EventType = 7
 	EventHealth EventType = 8
 	EventArms   EventType = 9
@@ -71,9 +71,9 @@ type Score struct {
 //	PlayerJoined: Player, Name
 //	PlayerLeft:   Player, Reason
 //	GameOver:     Scores[:NumScores]
-//	Stage:        What, Value, Name (v2.1)
-//	Health:       ID, HP, MaxHP (v2.1)
-//	Arms:         Player, Arms (v2.1)
+//	Stage:        What, Value, Name
+//	Health:       ID, HP, MaxHP
+//	Arms:         Player, Arms
 //
 // A v2 Spawn (7.6) carries Motion and Anim instead of X, Y, VX, VY; the
 // simulation fills both, so a server encodes it in either version.

@@ -1,10 +1,10 @@
 package vocab
 
-// Stage mode (protocol v2.1, PROTOCOL.md 7.12). A Stage game is only for
-// v2.1 sessions: its entities have the kinds below, and its events include
-// Stage, Health and Arms. A Classic game never has any of them.
+// Stage mode (PROTOCOL.md 7.12): a Stage game's entities have the kinds
+// below, and its events include Stage, Health and Arms. A Classic game
+// never has any of them.
 
-// Entity kinds of Stage mode (7.12), full bytes (v2 only).
+// Entity kinds of Stage mode (7.12), full bytes.
 const (
 	// KindForce is the Force: the indestructible pod of a player (Owner).
 	KindForce uint8 = 5

@@ -203,7 +203,7 @@ func (r *bwRun) onDown(b []byte) {
 		if c.version == wire.Version2 {
 			p := b[wire.HeaderSize2:]
 			if c.dec2.Decode(p) != nil {
-				if _, err := c.dec2.DecodeTail(p); err != nil { // a v2.4 session's (7.8)
+				if _, err := c.dec2.DecodeTail(p); err != nil { // a v2 session's (7.8)
 					return
 				}
 			}

@@ -123,7 +123,7 @@ func startServer(ctx context.Context, cfg server.Config) (*server.Server, func()
 	}
 	if cfg.Mode == wire.ModeAny {
 		// The figures are Classic's: its v1 and v2 bots share one game
-		// (PROTOCOL.md 7.12: a Stage game holds only v2.1 sessions).
+		// (PROTOCOL.md 7.12: a Stage game holds only v2 sessions).
 		cfg.Mode = wire.ModeClassic
 	}
 	s, err := server.New(cfg)

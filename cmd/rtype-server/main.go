@@ -6,8 +6,8 @@
 // -protocol 1 runs a v1-only server, which refuses v2 logins with
 // LoginRejected(VersionMismatch).
 //
-// Version 1 and 2.0 clients play Classic games; a v2.1 client plays the
-// mode it asks for, or -mode when it lets the server choose (PROTOCOL.md
+// Version 1 clients play Classic games; a v2 client plays the mode it
+// asks for, or -mode when it lets the server choose (PROTOCOL.md 7.1,
 // 7.12). Stage games play -stage, started at -warp.
 //
 //	rtype-server -listen :4242 -max-games 8 -max-sessions-per-ip 8 -protocol 2 -log-level info
@@ -112,7 +112,7 @@ func main() {
 	fl := addFleetFlags()
 	rdv := addRendezvousFlags()
 	var sf stageFlags
-	flag.StringVar(&sf.mode, "mode", "stage", "mode of the games of v2.1 clients that let the server choose: classic or stage")
+	flag.StringVar(&sf.mode, "mode", "stage", "mode of the games of v2 clients that let the server choose: classic or stage")
 	flag.StringVar(&sf.stage, "stage", "", "stage of Stage games: a built-in stage's name or a stage file (default the built-in stage 1)")
 	flag.StringVar(&sf.warp, "warp", "", "start Stage games later: seconds (90) or a marker (boss)")
 	showVersion := flag.Bool("version", false, "print the version and exit")

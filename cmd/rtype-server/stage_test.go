@@ -54,7 +54,7 @@ func TestStageFlags(t *testing.T) {
 }
 
 // TestModeFlagBinary runs the real binary: bad Stage flags exit with
-// status 2 and say which flag; -mode picks what a v2.1 login that lets
+// status 2 and say which flag; -mode picks what a v2 login that lets
 // the server choose plays (7.12).
 func TestModeFlagBinary(t *testing.T) {
 	bin := buildBinary(t)

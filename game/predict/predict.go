@@ -49,7 +49,7 @@ type Config struct {
 	// speed-ups of the newest Arms event (SpeedUps) of an earlier tick, 0
 	// before any, instead of Rules.ShipSpeed. Zero (the default, a
 	// Classic game): Rules.ShipSpeed at every tick. Only the exact
-	// prediction of v2 (Step, Motion) uses them: Stage games are v2.1's.
+	// prediction of v2 (Step, Motion) uses them: Stage games are v2's.
 	StageSpeeds [4]float64
 }
 

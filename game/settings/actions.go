@@ -23,7 +23,7 @@ const (
 	ActForce
 	// ActPause opens the pause menu of the play.
 	ActPause
-	// ActChat opens the chat box of the play (v2.1 sessions, PROTOCOL.md
+	// ActChat opens the chat box of the play (v2 sessions, PROTOCOL.md
 	// 7.13).
 	ActChat
 	// ActMenuUp to ActBack move through the menus.

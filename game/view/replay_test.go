@@ -274,8 +274,8 @@ func TestReplayEqualsLive(t *testing.T) {
 	received := relay.bytes
 	relay.mu.Unlock()
 	// A replay costs at most 1.2 times what the client received (issue
-	// 17). A v2.4 client (PROTOCOL.md 7.8) gets its events in its
-	// Snapshots' tails, about 15% fewer bytes than v2.3's Event datagrams,
+	// 17). A v2 client (PROTOCOL.md 7.8) gets its events in its
+	// Snapshots' tails, about 15% fewer bytes than Event datagrams of their own,
 	// which made the same recording 1.26 times it; the input steps
 	// written short (REPLAYS.md, kind 5: a step with the previous one's
 	// actions) bring it back to about 1.15.

@@ -17,7 +17,7 @@ import (
 // cannon's charge, the attached Force, a launch) so they answer on the
 // next frame like the ship.
 
-// SourceMode is what a View also uses of a v2.1 session's connection (a
+// SourceMode is what a View also uses of a v2 session's connection (a
 // *client.Client): the game's mode. A Source without it plays Classic.
 type SourceMode interface {
 	// Mode is the mode of the game joined (wire.ModeClassic or

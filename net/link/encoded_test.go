@@ -10,7 +10,7 @@ import (
 
 // QueueEncoded gives each Link the datagrams QueueEvent would have: one
 // EncodedEvent queued on v1 and v2 Links in turn (each version encoded
-// once), against Links given each event by QueueEvent; the v2.1 events
+// once), against Links given each event by QueueEvent; the Stage events
 // skipped on v1 Links as QueueEvent skips them.
 func TestQueueEncodedSameBytes(t *testing.T) {
 	var evs []wire.Event

@@ -67,7 +67,7 @@ func (l *Link) Unacked() int {
 //
 // In a v2 session the event is encoded as 7.6 says (wire.AppendEvent2) and
 // the limit is wire.EventWindow2 (7.7). A v1 session never carries the
-// events of Stage mode (Stage, Health, Arms: v2.1, 7.12): on a v1 Link
+// events of Stage mode (Stage, Health, Arms: 7.12): on a v1 Link
 // they are dropped, unnumbered.
 func (l *Link) QueueEvent(ev *wire.Event) error {
 	if l.v2 != nil {
@@ -99,7 +99,7 @@ func (l *Link) QueueEncoded(e *EncodedEvent) error {
 		return l.v2.queue(e.ev, e.v2)
 	}
 	if e.ev.Type > wire.EventGameOver {
-		return nil // before encoding: a v1 encoding of a v2.1 event is no event
+		return nil // before encoding: a v1 encoding of a Stage event is no event
 	}
 	if !e.has1 {
 		e.v1, e.has1 = wire.AppendEvent(e.v1[:0], e.ev), true

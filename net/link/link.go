@@ -86,7 +86,7 @@ type Link struct {
 	tail  uint16                // next event id
 	inNew uint16                // newest event id received
 	inHas bool
-	// Tail is set in a v2.4 session (PROTOCOL.md 7.8): every Snapshot
+	// Tail is set in a v2 session (PROTOCOL.md 7.8): every Snapshot
 	// datagram ends with an event tail, a count byte and that many event
 	// frames. AppendSnapshot then appends an empty one (count 0), which
 	// AppendTail fills.

@@ -67,7 +67,7 @@ func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire.Player2
 // not passed). Entities built elsewhere are copied, as before.
 func (s *SnapshotSender2) NextEntities() []wire.Entity2 { return s.frames.fill() }
 
-// DatagramsEvents is Datagrams for the peer of a v2.4 session (l.Tail
+// DatagramsEvents is Datagrams for the peer of a v2 session (l.Tail
 // set, PROTOCOL.md 7.8), which also sends the peer's due events (5.3,
 // 7.7): they ride in the tail of the first Snapshot datagram, and those
 // that do not fit there go, oldest first, in Event datagrams before it.
@@ -162,7 +162,7 @@ func (s *SnapshotSender2) encode(base *wire.Frame2, tick uint32, players []wire.
 
 // send applies the rate rule of 7.9 to payloads, an encoding of cur (the
 // state of a tick) with players and changes records, and returns their
-// datagrams for l (h its history), or none. With events (a v2.4 peer,
+// datagrams for l (h its history), or none. With events (a v2 peer,
 // 7.8) the due events ride in the tail of the first Snapshot datagram,
 // and those that do not fit there go, oldest first, in Event datagrams
 // before it.

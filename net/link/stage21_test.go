@@ -6,7 +6,7 @@ import (
 	"rtype/net/wire"
 )
 
-// stageEvents21 is one event of each v2.1 type (7.12), mixed with a Spawn.
+// stageEvents21 is one event of each Stage type (7.12), mixed with a Spawn.
 func stageEvents21() []wire.Event {
 	return []wire.Event{
 		{Type: wire.EventStage, Tick: 60, What: wire.StageIntro, Value: 1, Name: "Bydo Frontier"},
@@ -55,7 +55,7 @@ func TestStageEvents2(t *testing.T) {
 	}
 }
 
-// 7.12: a v1 session never gets a v2.1 event: a v1 Link drops them
+// 7.12: a v1 session never gets a Stage event: a v1 Link drops them
 // without numbering them, and the others go on as usual.
 func TestStageEventsNeverOnV1(t *testing.T) {
 	l := New(testSession, t0)

@@ -6,7 +6,7 @@ import (
 	"rtype/net/wire"
 )
 
-// The event tail of a v2.4 session's Snapshot datagrams (PROTOCOL.md
+// The event tail of a v2 session's Snapshot datagrams (PROTOCOL.md
 // 7.8): the due events ride in the first Snapshot datagram of a tick,
 // those that do not fit in Event datagrams sent before it.
 

@@ -29,7 +29,7 @@ func tailWorld(n int, tick uint32) ([]wire.Player2, []wire.Entity2) {
 // 7.8: the due events ride in the tail of the first Snapshot datagram,
 // oldest first, as many as fit in 1200 bytes; the oldest that do not fit
 // go, before it, in Event datagrams; every event once, in id order over
-// the datagrams; every datagram at most 1200 bytes. Without Tail (v2.3)
+// the datagrams; every datagram at most 1200 bytes. Without Tail
 // the Snapshot has no tail.
 func TestDatagramsEvents(t *testing.T) {
 	for _, tc := range []struct {
@@ -112,14 +112,14 @@ func TestDatagramsEvents(t *testing.T) {
 			for _, d := range s2.Datagrams(srv2, 99, players, ents, t0) {
 				_, p := parseAny(t, cli, d, wire.ToClient)
 				if err := snap.Decode(p); err != nil {
-					t.Fatalf("v2.3 Snapshot: %v", err)
+					t.Fatalf("tail-less Snapshot: %v", err)
 				}
 			}
 		})
 	}
 }
 
-// Both ends of a v2.4 link allocate nothing per tick in steady state:
+// Both ends of a v2 link allocate nothing per tick in steady state:
 // the server queues events and sends them in its Snapshots' tails
 // (DatagramsEvents); the client decodes, rebuilds, delivers and
 // acknowledges them (DecodeTail, Rebuild, ReceiveEvents2, Accept2); the
@@ -179,7 +179,7 @@ func TestTailTickNoAllocs(t *testing.T) {
 	for range 6 * sentRing { // the ring of sent datagrams at its size
 		step()
 	}
-	testutil.NoAllocs(t, 600, "a tick of a v2.4 link", step)
+	testutil.NoAllocs(t, 600, "a tick of a v2 link", step)
 	if srv.Unacked() > 2 { // those of the ticks since the last snapshot tick
 		t.Fatalf("%d events unacknowledged", srv.Unacked())
 	}

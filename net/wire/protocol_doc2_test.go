@@ -250,7 +250,7 @@ func docExamples2() []docExample {
 				}
 				// Without 7.8, the same bytes are a malformed snapshot.
 				if err := s.Decode(p); err == nil {
-					return fmt.Errorf("a v2.3 decoder accepts the tail")
+					return fmt.Errorf("a decoder without tails accepts the tail")
 				}
 				return nil
 			},
