@@ -375,11 +375,11 @@ func livelyRules() Rules {
 	return r
 }
 
-// stageOne is a world playing stage 1 from warp with seed, with players
-// players joined at tick 0 and their events taken.
-func stageOne(tb testing.TB, seed uint64, warp string, players int) *World {
+// builtinStage is a world playing the built-in stage name from warp with
+// seed, with players players joined at tick 0 and their events taken.
+func builtinStage(tb testing.TB, name string, seed uint64, warp string, players int) *World {
 	tb.Helper()
-	st, err := stage.Builtin("1")
+	st, err := stage.Builtin(name)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -392,6 +392,12 @@ func stageOne(tb testing.TB, seed uint64, warp string, players int) *World {
 	}
 	w.TakeEvents()
 	return w
+}
+
+// stageOne is builtinStage of stage 1.
+func stageOne(tb testing.TB, seed uint64, warp string, players int) *World {
+	tb.Helper()
+	return builtinStage(tb, "1", seed, warp, players)
 }
 
 // stageOneRun plays stage 1 with 4 players and scripted inputs for n

@@ -8,23 +8,10 @@ import (
 	"rtype/vocab"
 )
 
-// stageTwo is a world playing stage 2 from warp with seed, with players
-// players joined at tick 0 and their events taken.
+// stageTwo is builtinStage of stage 2.
 func stageTwo(tb testing.TB, seed uint64, warp string, players int) *World {
 	tb.Helper()
-	st, err := stage.Builtin("2")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w, err := NewStage(livelyRules(), st, seed, StageOptions{Warp: warp})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for p := range players {
-		w.AddPlayer(uint8(p), "bot")
-	}
-	w.TakeEvents()
-	return w
+	return builtinStage(tb, "2", seed, warp, players)
 }
 
 // Stage 2 brings its hull's foes and the warship: a Step over its whole
@@ -119,29 +106,7 @@ func BenchmarkStageTwoHullBusiest(b *testing.B) {
 			hull = append(hull, &e.Wave)
 		}
 	}
-	w.Step()
-	t0 := w.st.t
-	k := 0
-	tick := func() {
-		if w.Tick()%30 == 0 {
-			for p := range w.pl {
-				if w.pl[p].in && w.pl[p].lives < 100 {
-					w.pl[p].lives = 200
-				}
-			}
-			if len(w.foes) < 40 {
-				w.st.startWave(w, hull[k%len(hull)])
-				k++
-			}
-		}
-		w.st.t = t0
-		script(w)
-		w.Step()
-		w.TakeEvents()
-	}
-	for range 600 {
-		tick()
-	}
+	tick := heldBusy(w, hull)
 	if !w.terrainOn() {
 		b.Fatal("no terrain on screen")
 	}
