@@ -142,9 +142,9 @@ func BenchmarkSnapshots4ClientsV2(b *testing.B) {
 			w.TakeEvents()
 		}
 		tick := w.Tick()
-		g.ents = w.AppendEntities(g.ents[:0])
 		g.pls = w.AppendPlayers(g.pls[:0])
-		g.entities2 = wire.AppendEntities2(g.snaps2.NextEntities(), g.ents)
+		g.entities2 = g.snaps2.NextEntities()
+		w.EachEntity(func(e *vocab.Entity) { g.entities2 = wire.AppendEntity2(g.entities2, e) })
 		g.players2 = wire.AppendPlayers2(g.players2[:0], g.pls)
 		bytes, sent = 0, 0
 		for p, ss := range g.sessions {

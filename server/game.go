@@ -36,9 +36,8 @@ type game struct {
 	events1   []wire.Event      // the same as v1 carries them, for Config.OnEvents
 	enc       link.EncodedEvent // the event deliver queues, encoded once per version
 	spawns    []wire.Event
-	ents      []vocab.Entity // the world at the snapshot tick
-	pls       []vocab.Player
-	entities  []wire.Entity // in v1 records
+	pls       []vocab.Player // the players at the snapshot tick
+	entities  []wire.Entity  // in v1 records
 	players   []wire.PlayerState
 	snaps     link.SnapshotSender
 	entities2 []wire.Entity2
@@ -361,17 +360,26 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 	v1 = v1 || s.cfg.OnSnapshot != nil
 	v2 = v2 || g.rec != nil || len(g.spectators) > 0
 	if v1 || v2 {
-		g.ents = g.world.AppendEntities(g.ents[:0])
 		g.pls = g.world.AppendPlayers(g.pls[:0])
+		g.entities = g.entities[:0]
+		if v2 {
+			// Built in the memory of g.snaps2's next shared frame: it
+			// sends them without a copy (link.SnapshotSender2.NextEntities).
+			g.entities2 = g.snaps2.NextEntities()
+		}
+		g.world.EachEntity(func(e *vocab.Entity) { // in each version's records at once
+			if v1 {
+				g.entities = wire.AppendEntity(g.entities, tick, e)
+			}
+			if v2 {
+				g.entities2 = wire.AppendEntity2(g.entities2, e)
+			}
+		})
 	}
 	if v1 {
-		g.entities = wire.AppendEntities(g.entities[:0], tick, g.ents)
 		g.players = wire.AppendPlayers(g.players[:0], g.pls)
 	}
 	if v2 {
-		// Built in the memory of g.snaps2's next shared frame: it sends
-		// them without a copy (link.SnapshotSender2.NextEntities).
-		g.entities2 = wire.AppendEntities2(g.snaps2.NextEntities(), g.ents)
 		g.players2 = wire.AppendPlayers2(g.players2[:0], g.pls)
 	}
 	if g.rec != nil {

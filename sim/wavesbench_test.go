@@ -86,7 +86,6 @@ func BenchmarkStepManyWaves(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			ws := newBusyWorlds(n)
-			vents := make([]vocab.Entity, 0, 1024)
 			vpls := make([]vocab.Player, 0, 4)
 			ents := make([]wire.Entity2, 0, 1024)
 			pls := make([]wire.Player2, 0, 4)
@@ -97,9 +96,9 @@ func BenchmarkStepManyWaves(b *testing.B) {
 				for i, w := range ws {
 					w.step()
 					if snap && (w.w.Tick()+uint32(i))%3 == 0 {
-						vents = w.w.AppendEntities(vents[:0])
 						vpls = w.w.AppendPlayers(vpls[:0])
-						ents = wire.AppendEntities2(ents[:0], vents)
+						ents = ents[:0]
+						w.w.EachEntity(func(e *vocab.Entity) { ents = wire.AppendEntity2(ents, e) })
 						pls = wire.AppendPlayers2(pls[:0], vpls)
 					}
 				}

@@ -11,11 +11,16 @@ import "rtype/vocab"
 // nothing when dst has room.
 func AppendEntities(dst []Entity, tick uint32, src []vocab.Entity) []Entity {
 	for i := range src {
-		e := &src[i]
-		_, _, vx, vy := e.Motion.At(float64(tick))
-		dst = append(dst, MakeEntity(e.ID, e.Kind, e.X, e.Y, float32(vx), float32(vy), int(e.Frame)))
+		dst = AppendEntity(dst, tick, &src[i])
 	}
 	return dst
+}
+
+// AppendEntity appends to dst the v1 record of e, an entity of the world
+// at tick (AppendEntities).
+func AppendEntity(dst []Entity, tick uint32, e *vocab.Entity) []Entity {
+	_, _, vx, vy := e.Motion.At(float64(tick))
+	return append(dst, MakeEntity(e.ID, e.Kind, e.X, e.Y, float32(vx), float32(vy), int(e.Frame)))
 }
 
 // AppendEntities2 appends to dst the v2 record (7.8) of each entity of
@@ -25,10 +30,16 @@ func AppendEntities(dst []Entity, tick uint32, src []vocab.Entity) []Entity {
 // room.
 func AppendEntities2(dst []Entity2, src []vocab.Entity) []Entity2 {
 	for i := range src {
-		e := &src[i]
-		dst = append(dst, Entity2{})
-		dst[len(dst)-1].Set(e.ID, e.Kind, &e.Motion, e.Anim)
+		dst = AppendEntity2(dst, &src[i])
 	}
+	return dst
+}
+
+// AppendEntity2 appends to dst the v2 record of e, written in place
+// (AppendEntities2).
+func AppendEntity2(dst []Entity2, e *vocab.Entity) []Entity2 {
+	dst = append(dst, Entity2{})
+	dst[len(dst)-1].Set(e.ID, e.Kind, &e.Motion, e.Anim)
 	return dst
 }
 
