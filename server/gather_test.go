@@ -6,25 +6,28 @@ import (
 	"net/netip"
 	"testing"
 	"time"
-	"unsafe"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 )
 
 // TestSessionLayout checks that what the read loop reads of a session for
 // every datagram is in its first three cache lines (session's comment).
 func TestSessionLayout(t *testing.T) {
-	var ss session
+	end := func(field string) uintptr { return testutil.FieldEnd(session{}, field) }
 	const lines = 3 * 64
 	for name, end := range map[string]uintptr{
-		"version":   unsafe.Offsetof(ss.version) + unsafe.Sizeof(ss.version),
-		"bound":     unsafe.Offsetof(ss.bound) + unsafe.Sizeof(ss.bound),
-		"gone":      unsafe.Offsetof(ss.gone) + unsafe.Sizeof(ss.gone),
-		"spectator": unsafe.Offsetof(ss.spectator) + unsafe.Sizeof(ss.spectator),
-		"inputSeq":  unsafe.Offsetof(ss.inputSeq) + unsafe.Sizeof(ss.inputSeq),
-		"addr":      unsafe.Offsetof(ss.addr) + unsafe.Sizeof(ss.addr),
-		"link":      unsafe.Offsetof(ss.link) + unsafe.Sizeof(ss.link),
-		"steps":     unsafe.Offsetof(ss.steps) + unsafe.Sizeof(ss.steps),
+		"version":   end("version"),
+		"codec":     end("codec"),
+		"features":  end("features"),
+		"bound":     end("bound"),
+		"gone":      end("gone"),
+		"spectator": end("spectator"),
+		"inputSeq":  end("inputSeq"),
+		"held":      end("held"),
+		"addr":      end("addr"),
+		"link":      end("link"),
+		"steps":     end("steps"),
 	} {
 		if end > lines {
 			t.Errorf("session.%s ends at byte %d, past the first three cache lines", name, end)

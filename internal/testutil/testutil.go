@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"reflect"
 	"runtime"
 	"sync"
 	"testing"
@@ -268,4 +269,23 @@ func NoAllocs(t testing.TB, runs int, what string, f func()) {
 	if again := AllocsPerRun(runs, f); again != 0 {
 		t.Errorf("%s: %.4g then %.4g allocations per call over two rounds of %d calls, want 0", what, n, again, runs)
 	}
+}
+
+// FieldOffset returns the offset in bytes of field name in the struct
+// v (a value, not a pointer), as unsafe.Offsetof gives it: for the tests
+// that hold a struct's layout, without unsafe. It panics when v has no
+// such field.
+func FieldOffset(v any, name string) uintptr {
+	f, ok := reflect.TypeOf(v).FieldByName(name)
+	if !ok {
+		panic("testutil: no field " + name + " in " + reflect.TypeOf(v).String())
+	}
+	return f.Offset
+}
+
+// FieldEnd returns the byte just past field name of the struct v: its
+// offset plus its size.
+func FieldEnd(v any, name string) uintptr {
+	f, _ := reflect.TypeOf(v).FieldByName(name)
+	return FieldOffset(v, name) + f.Type.Size()
 }

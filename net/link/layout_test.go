@@ -2,11 +2,12 @@ package link
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
+	"rtype/internal/testutil"
 	"rtype/net/wire"
 )
 
@@ -14,21 +15,21 @@ import (
 // that every datagram in and out touches share its first two cache lines,
 // and each entry of its ring of sent datagrams is one line of its own.
 func TestLinkLayout(t *testing.T) {
-	var l Link
+	end := func(field string) uintptr { return testutil.FieldEnd(Link{}, field) }
 	const line = 64
 	for name, end := range map[string]uintptr{
-		"recv":       unsafe.Offsetof(l.recv) + unsafe.Sizeof(l.recv),
-		"v2":         unsafe.Offsetof(l.v2) + unsafe.Sizeof(l.v2),
-		"next":       unsafe.Offsetof(l.next) + unsafe.Sizeof(l.next),
-		"peerAck":    unsafe.Offsetof(l.peerAckHas) + unsafe.Sizeof(l.peerAckHas),
-		"lastRecv":   unsafe.Offsetof(l.lastRecv) + unsafe.Sizeof(l.lastRecv),
-		"ackArrived": unsafe.Offsetof(l.ackArrived) + unsafe.Sizeof(l.ackArrived),
+		"recv":       end("recv"),
+		"v2":         end("v2"),
+		"next":       end("next"),
+		"peerAck":    end("peerAckHas"),
+		"lastRecv":   end("lastRecv"),
+		"ackArrived": end("ackArrived"),
 	} {
 		if end > 2*line {
 			t.Errorf("Link.%s ends at byte %d, past the first two cache lines", name, end)
 		}
 	}
-	if off, size := unsafe.Offsetof(l.ring), unsafe.Sizeof(l.ring[0]); off%line != 0 || line%size != 0 {
+	if off, size := testutil.FieldOffset(Link{}, "ring"), reflect.TypeOf(Link{}.ring[0]).Size(); off%line != 0 || line%size != 0 {
 		t.Errorf("Link.ring at byte %d, entries of %d bytes: an entry spans two cache lines", off, size)
 	}
 }
@@ -37,7 +38,7 @@ func TestLinkLayout(t *testing.T) {
 // whose bytes hold events of up to inlineEvent2 bytes, and that the
 // events that take more (a long name) go out whole.
 func TestOutEvent2Layout(t *testing.T) {
-	if size := unsafe.Sizeof(outEvent2{}); size != 128 {
+	if size := reflect.TypeOf(outEvent2{}).Size(); size != 128 {
 		t.Errorf("outEvent2 takes %d bytes, want 128", size)
 	}
 	l, r := NewV2(testSession, t0), NewV2(testSession, t0)
