@@ -54,6 +54,7 @@ type certs struct {
 	operator *tls.Certificate // the operator's (-tls-cert), or nil
 	read     time.Time        // when the operator's files were last read
 	seen     [2][]byte        // their contents then (cert, key)
+	bad      [2][]byte        // contents that did not load, not logged yet
 	cur      *selfCert        // the one served to new handshakes
 	other    *selfCert        // the next (before the switch) or the previous (after it), or nil
 	made     int              // certificates made, for tests and logs
@@ -142,8 +143,9 @@ func readSmall(name string) ([]byte, error) {
 // since the last time, and serves the certificate they hold from now on
 // when they changed (a renewal): new handshakes get it, sessions already
 // open keep theirs. Files that do not load (half written, a key that does
-// not match) keep the certificate served and are logged, once per
-// change. c.mu is held.
+// not match) keep the certificate served; they are logged once per change,
+// when they read the same at two reads in a row: a renewal caught between
+// its key and its certificate is not an error. c.mu is held.
 func (c *certs) reloadLocked(now time.Time) {
 	if c.certFile == "" || c.reload <= 0 || now.Sub(c.read) < c.reload {
 		return
@@ -156,13 +158,17 @@ func (c *certs) reloadLocked(now time.Time) {
 	if err == nil {
 		var crt tls.Certificate
 		if crt, err = tls.X509KeyPair(cb, kb); err == nil {
-			c.operator, c.seen = &crt, [2][]byte{cb, kb}
+			c.operator, c.seen, c.bad = &crt, [2][]byte{cb, kb}, [2][]byte{}
 			if c.log != nil {
 				c.log.Info("webtransport certificate reloaded", "file", c.certFile,
 					"sha256", fmt.Sprintf("%x", sha256.Sum256(crt.Certificate[0])), "not_after", crt.Leaf.NotAfter)
 			}
 			return
 		}
+	}
+	if !bytes.Equal(cb, c.bad[0]) || !bytes.Equal(kb, c.bad[1]) {
+		c.bad = [2][]byte{cb, kb} // perhaps a renewal half done: read again
+		return
 	}
 	c.seen = [2][]byte{cb, kb} // logged once, until they change again
 	if c.log != nil {

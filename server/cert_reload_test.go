@@ -151,3 +151,43 @@ func TestOperatorCertificate(t *testing.T) {
 	replaceFile(t, keyB, keyA)
 	testutil.WaitFor(t, 2*time.Second, "the renewed certificate served", func() bool { return bytes.Equal(served(), derB) })
 }
+
+// A renewal read between its key and its certificate is no error: files
+// that do not load are logged only when they read the same twice in a
+// row, once per change, and the certificate served stays until a pair
+// loads. Driven by the reads themselves (reloadLocked), on a virtual clock.
+func TestCertRenewalHalfDone(t *testing.T) {
+	certA, keyA, _ := writeCert(t, 8*24*time.Hour)
+	certB, keyB, derB := writeCert(t, 10*24*time.Hour)
+	var logs testutil.SyncBuffer
+	c, err := loadOperatorCert(certA, keyA, time.Second, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	errors := func() int { return strings.Count(logs.String(), "not reloaded") }
+	read := func(s int) {
+		c.mu.Lock()
+		c.reloadLocked(t0.Add(time.Duration(s) * time.Second))
+		c.mu.Unlock()
+	}
+	replaceFile(t, keyB, keyA) // the key first: the pair does not match
+	read(1)
+	replaceFile(t, certB, certA)
+	read(2)
+	if n := errors(); n != 0 || !bytes.Equal(c.operator.Certificate[0], derB) {
+		t.Fatalf("a renewal read half done: %d errors logged, the new certificate served: %v\n%s",
+			n, bytes.Equal(c.operator.Certificate[0], derB), logs.String())
+	}
+	os.WriteFile(certA, []byte("-----BEGIN CERTIFICATE-----\nnot base64\n"), 0o600)
+	read(3)
+	if n := errors(); n != 0 {
+		t.Fatalf("bad files read once: %d errors logged, want 0 until they read the same again", n)
+	}
+	read(4)
+	read(5)
+	if n := errors(); n != 1 || !bytes.Equal(c.operator.Certificate[0], derB) {
+		t.Fatalf("bad files read three times: %d errors logged, want 1; the certificate before still served: %v",
+			n, bytes.Equal(c.operator.Certificate[0], derB))
+	}
+}
