@@ -170,9 +170,10 @@ type bossFight struct {
 	// The warship's (boss_warship.go): its armour plates' slots (0 once
 	// destroyed) and offsets from the body's centre; shut while a plate
 	// stands: its core takes no damage.
-	plates [warshipPlates]int32
-	plateD [warshipPlates][2]float64
-	shut   bool
+	plates    [warshipPlates]int32
+	plateD    [warshipPlates][2]float64
+	platesMax int32 // the plates' hit points at the start: part of the bar
+	shut      bool
 }
 
 // bossState is the world's boss fights: the mid-boss and the end boss.
@@ -242,10 +243,10 @@ func (w *World) AppendBosses(dst []vocab.Event) []vocab.Event {
 		if !f.on {
 			continue
 		}
-		c := w.ent(f.core)
 		dst = append(dst,
 			vocab.Event{Type: vocab.EventStage, Tick: w.tick, What: vocab.StageBoss, Value: f.coreID, Name: bossKinds[f.bk].name},
-			vocab.Event{Type: vocab.EventHealth, Tick: w.tick, ID: f.coreID, HP: clampU16(w.cold(c).hp), MaxHP: clampU16(w.cold(c).maxHP)})
+			w.bossHealth(f))
+		dst[len(dst)-1].Tick = w.tick
 	}
 	return dst
 }
@@ -334,7 +335,7 @@ func (w *World) killBoss(f *bossFight, by uint8) {
 func (w *World) emitHealth() {
 	for i := range w.boss.fights {
 		f := &w.boss.fights[i]
-		if f.on && w.colds[w.at[f.core]].hp != f.sentHP && w.tick-f.sentAt >= healthEvery {
+		if hp, _ := w.bossHP(f); f.on && hp != f.sentHP && w.tick-f.sentAt >= healthEvery {
 			w.emitBossHealth(f)
 		}
 	}
@@ -342,9 +343,30 @@ func (w *World) emitHealth() {
 
 // emitBossHealth emits the Health of a boss now.
 func (w *World) emitBossHealth(f *bossFight) {
-	c := w.ent(f.core)
-	w.emit(vocab.Event{Type: vocab.EventHealth, ID: f.coreID, HP: clampU16(w.cold(c).hp), MaxHP: clampU16(w.cold(c).maxHP)})
-	f.sentHP, f.sentAt = w.cold(c).hp, w.tick
+	w.emit(w.bossHealth(f))
+	f.sentHP, _ = w.bossHP(f)
+	f.sentAt = w.tick
+}
+
+// bossHealth is the Health event of a boss (untimed): what its bar
+// shows, under its core's id (bossHP).
+func (w *World) bossHealth(f *bossFight) vocab.Event {
+	hp, max := w.bossHP(f)
+	return vocab.Event{Type: vocab.EventHealth, ID: f.coreID, HP: clampU16(hp), MaxHP: clampU16(max)}
+}
+
+// bossHP returns what a boss's bar shows: its core's hit points and
+// their most, and the warship's plates' with them while they stand, so
+// that the bar goes down as the plates fall, then with the core.
+func (w *World) bossHP(f *bossFight) (hp, max int32) {
+	c := w.cold(w.ent(f.core))
+	hp, max = c.hp, c.maxHP+f.platesMax
+	for _, p := range f.plates {
+		if p != 0 {
+			hp += w.colds[w.at[p]].hp
+		}
+	}
+	return hp, max
 }
 
 // setBossMotion sets the motion of a boss's body, and its core's: the

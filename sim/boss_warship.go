@@ -76,6 +76,7 @@ func (w *World) armWarship(f *bossFight) bool {
 		w.cold(p).hp = lv.hp(plateHP)
 		w.cold(p).maxHP = w.cold(p).hp
 		w.cold(p).foe = foeState{score: plateScore, drop: noDrop, loop: uint8(lv.loop)}
+		f.platesMax += w.cold(p).hp
 	}
 	f.shut = true
 	c := w.ent(f.core)

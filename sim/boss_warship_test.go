@@ -189,3 +189,40 @@ func TestWarshipClearsTheStage(t *testing.T) {
 		t.Errorf("after the warship's death: %v, %d plates", evs, w.CountKind(vocab.KindPlate))
 	}
 }
+
+// The warship's bar counts its plates: its first Health is the core's
+// hit points and the 4 plates', and it goes down as the plates are hurt
+// and fall, then with the core (the shut core itself takes nothing).
+func TestWarshipBarCountsPlates(t *testing.T) {
+	w := foesWorld(t, 1)
+	place(w, 0, 200, 360)
+	f := warshipIn(t, w)
+	core := foeDefaults[vocab.KindWarship].hp
+	whole := core + warshipPlates*plateHP // one player, loop 1: unscaled
+	h := ofType2(w.TakeEvents(), vocab.EventHealth, 0)
+	if len(h) != 1 || int32(h[0].HP) != whole || int32(h[0].MaxHP) != whole || h[0].ID != w.id(f.core) {
+		t.Fatalf("the warship's first Health %+v, want %d of %d for its core", h, whole, whole)
+	}
+	last := func() vocab.Event {
+		t.Helper()
+		h := ofType2(stepN(w, healthEvery+1), vocab.EventHealth, 0)
+		if len(h) == 0 {
+			t.Fatal("no Health after a hit")
+		}
+		return h[len(h)-1]
+	}
+	w.damageFoe(f.plates[0], 10, 0)
+	if hp := int32(last().HP); hp != whole-10 {
+		t.Errorf("a plate hurt by 10: the bar at %d, want %d", hp, whole-10)
+	}
+	for i := range warshipPlates {
+		w.damageFoe(f.plates[i], plateHP, 0)
+	}
+	if hp := int32(last().HP); hp != core {
+		t.Errorf("every plate down: the bar at %d, want the core's %d", hp, core)
+	}
+	w.damageFoe(f.core, 20, 0)
+	if ev := last(); int32(ev.HP) != core-20 || int32(ev.MaxHP) != whole {
+		t.Errorf("the core hurt by 20: the bar at %d of %d, want %d of %d", ev.HP, ev.MaxHP, core-20, whole)
+	}
+}
