@@ -1,11 +1,8 @@
 package sim_test
 
 import (
-	"math/rand/v2"
 	"testing"
 
-	"rtype/net/wire"
-	"rtype/sim"
 	"rtype/sim/stage"
 )
 
@@ -18,45 +15,7 @@ func runBossFight(t testing.TB, m *bwMeter) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := sim.DefaultRules()
-	rules.Lives = 255
-	w, err := sim.NewStage(rules, st, 7, sim.StageOptions{Warp: "boss"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for p := range uint8(4) {
-		w.AddPlayer(p, "P")
-	}
-	r := rand.New(rand.NewPCG(7, 7))
-	var until [4]uint32
-	m.events(w.TakeEvents())
-	for w.Tick() < 3600 {
-		for p := range uint8(4) {
-			if w.Tick() >= until[p] {
-				a := uint8(r.IntN(16))
-				switch r.IntN(6) {
-				case 0, 1, 2: // tap: a missile
-					a |= wire.ActionFire
-					until[p] = w.Tick() + 2
-				case 3: // charge, up to 1.6 s
-					a |= wire.ActionFire
-					until[p] = w.Tick() + uint32(24+r.IntN(80))
-				case 4: // launch or recall the Force
-					a |= wire.ActionForce
-					until[p] = w.Tick() + 2
-				default:
-					until[p] = w.Tick() + uint32(15+r.IntN(46))
-				}
-				w.SetInput(p, a)
-			}
-		}
-		w.Step()
-		m.events(w.TakeEvents())
-		m.ticks++
-		if w.Tick()%wire.SnapshotTicks == 0 {
-			m.snapshot(w)
-		}
-	}
+	runStretch(t, st, "boss", m)
 }
 
 // TestBandwidthBossFight checks issue 13's target: a client's bytes

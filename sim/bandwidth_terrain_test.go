@@ -10,7 +10,9 @@ import (
 )
 
 // runStretch plays 3600 ticks (60 s) of st from warp with 4 players
-// moving, tapping, charging and launching as runBossFight's, 255 lives.
+// moving as runBusy's do, tapping Fire, charging the wave cannon and
+// launching and recalling the Force, with 255 lives each, so that four
+// ships play the whole minute.
 func runStretch(t testing.TB, st *stage.Stage, warp string, m *bwMeter) {
 	rules := sim.DefaultRules()
 	rules.Lives = 255
@@ -29,13 +31,13 @@ func runStretch(t testing.TB, st *stage.Stage, warp string, m *bwMeter) {
 			if w.Tick() >= until[p] {
 				a := uint8(r.IntN(16))
 				switch r.IntN(6) {
-				case 0, 1, 2:
+				case 0, 1, 2: // tap: a missile
 					a |= wire.ActionFire
 					until[p] = w.Tick() + 2
-				case 3:
+				case 3: // charge, up to 1.6 s
 					a |= wire.ActionFire
 					until[p] = w.Tick() + uint32(24+r.IntN(80))
-				case 4:
+				case 4: // launch or recall the Force
 					a |= wire.ActionForce
 					until[p] = w.Tick() + 2
 				default:
