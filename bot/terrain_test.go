@@ -3,11 +3,9 @@ package bot
 import (
 	"testing"
 
-	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/sim"
 	"rtype/sim/stage"
-	"rtype/vocab"
 )
 
 // terrainRun plays stage 1 from checkpoint-1 (0:30) past its terrain
@@ -30,8 +28,6 @@ func terrainRun(t testing.TB, seed uint64, events bool) (deaths, walls int) {
 		w.AddPlayer(p, "bot")
 		rb.Add(p)
 	}
-	var f client.Frame
-	var ents []vocab.Entity
 	note := func(evs []wire.Event) {
 		if events {
 			rb.Note(evs)
@@ -48,20 +44,14 @@ func terrainRun(t testing.TB, seed uint64, events bool) (deaths, walls int) {
 	}
 	note(w.TakeEvents())
 	for range 70 * wire.TickRate {
-		ents = SeeWorld(&f, w, rb.owner, ents)
-		for p, br := range rb.brains {
-			if br != nil && w.InGame(uint8(p)) {
-				w.SetInput(uint8(p), br.Decide(&f))
-			}
-		}
+		rb.Drive(w)
 		d := w.StageDistance() // the collisions' distance
 		w.Step()
 		evs := w.TakeEvents()
 		for i := range evs {
 			if ev := &evs[i]; ev.Type == wire.EventDeath {
 				deaths++
-				x, y := float64(ev.X), float64(ev.Y)
-				if st.Solid(d, x-33.0/2-1, y-17.0/2-1, x+33.0/2+1, y+17.0/2+1) {
+				if atWall(st, d, ev) {
 					walls++
 				}
 			}
@@ -69,6 +59,13 @@ func terrainRun(t testing.TB, seed uint64, events bool) (deaths, walls int) {
 		note(evs)
 	}
 	return deaths, walls
+}
+
+// atWall reports whether the Death ev was against st's terrain at
+// distance d: the ship's box (33 × 17), a pixel wider, touches it.
+func atWall(st *stage.Stage, d float64, ev *wire.Event) bool {
+	x, y := float64(ev.X), float64(ev.Y)
+	return st.Solid(d, x-33.0/2-1, y-17.0/2-1, x+33.0/2+1, y+17.0/2+1)
 }
 
 // Bots read the terrain: against stage 1's walls they die in fewer than

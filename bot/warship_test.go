@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"rtype/net/client"
 	"rtype/net/wire"
 	"rtype/sim"
 	"rtype/sim/stage"
@@ -44,16 +43,9 @@ func playStage2(t testing.TB, seed uint64, n int, warp string, limit uint32) sta
 		rb.Add(p)
 	}
 	var g stage2Game
-	var f client.Frame
-	var ents []vocab.Entity
 	rb.Note(w.TakeEvents())
 	for w.Tick() < limit && g.clear == 0 && !w.Over() {
-		ents = SeeWorld(&f, w, rb.owner, ents)
-		for p, br := range rb.brains {
-			if br != nil && w.InGame(uint8(p)) {
-				w.SetInput(uint8(p), br.Decide(&f))
-			}
-		}
+		rb.Drive(w)
 		d := w.StageDistance() // the collisions' distance
 		w.Step()
 		evs := w.TakeEvents()
@@ -61,8 +53,7 @@ func playStage2(t testing.TB, seed uint64, n int, warp string, limit uint32) sta
 			switch ev := &evs[i]; {
 			case ev.Type == wire.EventDeath:
 				g.deaths++
-				x, y := float64(ev.X), float64(ev.Y)
-				if st.Solid(d, x-33.0/2-1, y-17.0/2-1, x+33.0/2+1, y+17.0/2+1) {
+				if atWall(st, d, ev) {
 					g.walls++
 				}
 			case ev.Type == wire.EventStage && ev.What == wire.StageClear:
