@@ -153,37 +153,6 @@ func TestTerrainTickNoAllocs(t *testing.T) {
 	}
 }
 
-// heldBusy steps w once and returns a tick that keeps it busy, after 600
-// of them: its timeline held where it is, the ships firing and moving
-// (script) and never out of lives, and at least 40 foes on screen from
-// waves started in turn, its events taken.
-func heldBusy(w *World, waves []*stage.Wave) func() {
-	w.Step()
-	t0 := w.st.t
-	k := 0
-	tick := func() {
-		if w.Tick()%30 == 0 {
-			for p := range w.pl {
-				if w.pl[p].in && w.pl[p].lives < 100 {
-					w.pl[p].lives = 200
-				}
-			}
-			if len(w.foes) < 40 {
-				w.st.startWave(w, waves[k%len(waves)])
-				k++
-			}
-		}
-		w.st.t = t0
-		script(w)
-		w.Step()
-		w.TakeEvents()
-	}
-	for range 600 {
-		tick()
-	}
-	return tick
-}
-
 // BenchmarkStageTerrainBusiest is BenchmarkStageBusiest in stage 1's
 // terrain (its timeline held at 1:05, where floor, ceiling and a block
 // fill the screen): 4 ships firing and moving, against the walls too,
@@ -191,13 +160,7 @@ func heldBusy(w *World, waves []*stage.Wave) func() {
 func BenchmarkStageTerrainBusiest(b *testing.B) {
 	w := stageOne(b, 9, "1:05", 4)
 	st := w.st.st
-	var last []*stage.Wave
-	for i := len(st.Entries) - 1; i >= 0 && len(last) < 6; i-- {
-		if e := &st.Entries[i]; e.Kind == stage.EntryWave {
-			last = append(last, &e.Wave)
-		}
-	}
-	tick := heldBusy(w, last)
+	tick := heldBusy(w, lastWaves(st, 6))
 	if !w.terrainOn() || !st.Solid(w.StageDistance(), 0, 0, stage.AreaW, stage.AreaH) {
 		b.Fatal("no terrain on screen")
 	}
