@@ -112,15 +112,15 @@ func (h *chatHub) pushTo(ss *session, frame []byte) {
 	}
 }
 
-// start gives a session with Features.Chat its chat and starts its writer; the
-// function it returns stops the writer (when the session's reader ends).
-// Other sessions are left alone.
-func (h *chatHub) start(ss *session) (stop func()) {
-	s := h.srv
+// attachLocked gives a session with Features.Chat its chat, before its
+// LoginAccepted is sent: from then on the session can be in a game or a
+// room, and every line and Spectators message sent to it is queued, even
+// before its writer runs. s.mu is held.
+func (h *chatHub) attachLocked(ss *session) {
 	if !ss.features.Chat {
-		return func() {}
+		return
 	}
-	c := &chatState{
+	ss.chat = &chatState{
 		text:  make([]byte, 0, wire.MaxChatBytes+8),
 		reply: make([]byte, 0, 8),
 		out: chatOut{
@@ -130,15 +130,17 @@ func (h *chatHub) start(ss *session) (stop func()) {
 			quit:    make(chan struct{}),
 		},
 	}
-	s.mu.Lock()
-	ss.chat = c
-	// The client may have bound, and joined its game, between its
-	// LoginAccepted and now: the Spectators message of that join went
-	// to no chat. Send it now (7.17).
-	if g := ss.game; ss.joined && g != nil && len(g.spectators) > 0 {
-		s.spect.sendListLocked(g, ss)
+}
+
+// start starts the writer of a session's chat (what attachLocked queued
+// is written first); the function it returns stops the writer (when the
+// session's reader ends). A session without chat has nothing to start.
+func (h *chatHub) start(ss *session) (stop func()) {
+	s := h.srv
+	c := ss.chat
+	if c == nil {
+		return func() {}
 	}
-	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() { defer s.wg.Done(); chatWriter(ss.conn, &c.out) }()
 	return func() { close(c.out.quit) }
@@ -177,7 +179,7 @@ func (h *chatHub) line(ss *session, frame []byte) error {
 	s := h.srv
 	c := ss.chat
 	if c == nil || ss.spectator {
-		return nil // the session's chat not started yet, or a spectator's (7.17)
+		return nil // a session without chat, or a spectator's line (7.17)
 	}
 	raw, err := wire.ChatText(frame)
 	if err != nil {

@@ -420,3 +420,47 @@ func BenchmarkChatLine(b *testing.B) {
 		}
 	}
 }
+
+// TestChatFromLoginAccepted: a session with chat has it from its
+// LoginAccepted, before its reader runs, so that nothing sent to it in
+// between (a line of its game, the Spectators message of its join) goes
+// to no chat. A v1 session has none.
+func TestChatFromLoginAccepted(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.Rules = noWaveRules()
+	s := startServer(t, cfg)
+	player2(t, s, "Ripley", wire.ModeClassic)
+	for _, tc := range []struct {
+		what string
+		req  []byte
+		chat bool
+	}{
+		{"a v2 player", loginMode2("Hicks", wire.ModeClassic), true},
+		{"a spectator", spectateRequest("Newt", wire.ModeAny, wire.RoomCode{}), true},
+		{"a lobby session", wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
+			Name: "Bishop", Revision: wire.Revision, Mode: wire.ModeClassic, Flags: wire.LoginLobby}), true},
+		{"a v1 player", rawLoginRequest(wire.Version, []byte("Vasquez")), false},
+	} {
+		// The server's goroutine holds s.mu from the login's checks to
+		// its LoginAccepted; the test looks as soon as it reads it.
+		_, f := rawLogin(t, s.Addr(), tc.req)
+		var m wire.Message
+		var err error
+		if tc.chat {
+			m, err = wire.ParseMessage2(f)
+		} else {
+			m, err = wire.ParseMessage(f)
+		}
+		if err != nil || m.Type != wire.MsgLoginAccepted {
+			t.Fatalf("%s: % X: %+v %v", tc.what, f, m, err)
+		}
+		s.mu.Lock()
+		ss := s.sessions[m.Session]
+		has := ss != nil && ss.chat != nil
+		s.mu.Unlock()
+		if has != tc.chat {
+			t.Errorf("%s: chat at its LoginAccepted %v, want %v", tc.what, has, tc.chat)
+		}
+	}
+}

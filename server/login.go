@@ -217,10 +217,12 @@ func (lg *loginGate) loginLobbyLocked(c net.Conn, ap netip.AddrPort, name string
 	return ss, true
 }
 
-// acceptLocked sends ss its LoginAccepted, acc, and counts the login; a
-// failed write drops the session and returns false. s.mu is held.
+// acceptLocked gives ss its chat, sends it its LoginAccepted, acc, and
+// counts the login; a failed write drops the session and returns false.
+// s.mu is held.
 func (lg *loginGate) acceptLocked(ss *session, acc []byte) bool {
 	s := lg.srv
+	s.chatHub.attachLocked(ss)
 	ss.conn.SetWriteDeadline(time.Now().Add(time.Second))
 	if _, err := ss.conn.Write(acc); err != nil {
 		s.dropLocked(ss)
