@@ -44,6 +44,11 @@ type bwMeter struct {
 	ents2   []wire.Entity2
 	pl2     []wire.Player2
 	evbuf   []byte
+	// tail is the v2 events' bytes as a revision-4 session gets them
+	// (EventsInSnapshot): each event a frame of the snapshot's tail
+	// (FrameOverhead2 and its bytes), with no datagram of its own;
+	// v2Events counts them in Event datagrams, a header each tick.
+	tail int
 }
 
 const (
@@ -119,6 +124,9 @@ func (m *bwMeter) events(evs []wire.Event) {
 	}
 	b, d := count(v1Header, wire.FrameOverhead, wire.AppendEvent)
 	m.v1Events, m.v1EvDgrams = m.v1Events+b, m.v1EvDgrams+d
+	for i := range evs {
+		m.tail += wire.FrameOverhead2 + len(wire.AppendEvent2(m.evbuf[:0], &evs[i]))
+	}
 	b, d = count(v2Header, wire.FrameOverhead2, wire.AppendEvent2)
 	m.v2Events, m.v2EvDgrams = m.v2Events+b, m.v2EvDgrams+d
 }
