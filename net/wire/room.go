@@ -57,9 +57,9 @@ const (
 	// MaxListedRooms is the most rooms a RoomListing carries.
 	MaxListedRooms = 32
 	// roomSettingsSize is the size of settings in a message.
-	roomSettingsSize = 4
+	roomSettingsSize = 5
 	// roomInfoSize is the size of one room of a RoomListing.
-	roomInfoSize = RoomCodeLen + 5
+	roomInfoSize = RoomCodeLen + 6
 	// roomStateHead is the size of RoomState's body before its members.
 	roomStateHead = RoomCodeLen + 3 + roomSettingsSize + 1
 )
@@ -194,11 +194,18 @@ type RoomSettings struct {
 	Difficulty uint8 // DifficultyEasy to DifficultyHard
 	MaxPlayers uint8 // 1 to MaxPlayers, bots included
 	Flags      uint8 // RoomPublic, RoomJoinLate, RoomLocked
+	// Stage is, in a Stage room, the number of the stage of the server's
+	// campaign its games start at, 1 for the first; 0 is the server's own
+	// first stage (RoomCreate, RoomSettings: the server answers with its
+	// number when its campaign has it). In a Classic room, 0.
+	Stage uint8
 }
 
-// Valid reports whether every setting is in range.
+// Valid reports whether every setting is in range, as far as the codec
+// knows: whether the server's campaign has the stage is the server's to
+// check.
 func (s RoomSettings) Valid() bool {
-	return (s.Mode == ModeClassic || s.Mode == ModeStage) && s.Difficulty <= DifficultyHard &&
+	return (s.Mode == ModeClassic && s.Stage == 0 || s.Mode == ModeStage) && s.Difficulty <= DifficultyHard &&
 		s.MaxPlayers >= 1 && s.MaxPlayers <= MaxPlayers && s.Flags&^roomFlags == 0
 }
 
@@ -210,6 +217,7 @@ type RoomInfo struct {
 	Players uint8 // members, bots included
 	Max     uint8 // its MaxPlayers
 	Flags   uint8 // its settings' flags
+	Stage   uint8 // its settings' stage
 }
 
 // RoomMember is a member of a room in a RoomState.
@@ -273,7 +281,7 @@ func AppendRoom(dst []byte, r *Room) []byte {
 		for i := range n {
 			ri := &r.Rooms[i]
 			dst = append(dst, ri.Code[:]...)
-			dst = append(dst, ri.Mode, ri.State, ri.Players, ri.Max, ri.Flags)
+			dst = append(dst, ri.Mode, ri.State, ri.Players, ri.Max, ri.Flags, ri.Stage)
 		}
 	case MsgRoomState:
 		n := min(int(r.Count), MaxPlayers)
@@ -294,7 +302,7 @@ func AppendRoom(dst []byte, r *Room) []byte {
 }
 
 func appendSettings(dst []byte, s RoomSettings) []byte {
-	return append(dst, s.Mode, s.Difficulty, s.MaxPlayers, s.Flags)
+	return append(dst, s.Mode, s.Difficulty, s.MaxPlayers, s.Flags, s.Stage)
 }
 
 // ParseRoom decodes the type and body of a room frame (7.14) into r.
@@ -349,7 +357,7 @@ func ParseRoom(b []byte, r *Room) error {
 			ri := &r.Rooms[i]
 			copy(ri.Code[:], e)
 			x := e[RoomCodeLen:]
-			ri.Mode, ri.State, ri.Players, ri.Max, ri.Flags = x[0], x[1], x[2], x[3], x[4]
+			ri.Mode, ri.State, ri.Players, ri.Max, ri.Flags, ri.Stage = x[0], x[1], x[2], x[3], x[4], x[5]
 			if ri.State < RoomLobby || ri.State > RoomOver {
 				return ErrMessageBody
 			}
@@ -392,5 +400,5 @@ func ParseRoom(b []byte, r *Room) error {
 }
 
 func settingsAt(b []byte) RoomSettings {
-	return RoomSettings{Mode: b[0], Difficulty: b[1], MaxPlayers: b[2], Flags: b[3]}
+	return RoomSettings{Mode: b[0], Difficulty: b[1], MaxPlayers: b[2], Flags: b[3], Stage: b[4]}
 }

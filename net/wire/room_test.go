@@ -9,8 +9,8 @@ import (
 )
 
 // The worked examples of 7.14 (rooms): Ripley logs in for the lobby,
-// creates a public Stage room that takes players while it plays, adds a
-// bot, and Hicks joins it by its code K7MX2Q; a guesser's sixth wrong code
+// creates a public Stage room that takes players while it plays and
+// starts at stage 2, adds a bot, and Hicks joins it by its code K7MX2Q; a guesser's sixth wrong code
 // is refused.
 var (
 	exLoginLobby   = Message{Type: MsgLoginRequest, Version: Version2, Name: "Ripley", Revision: Revision, Mode: ModeStage, Flags: LoginLobby}
@@ -19,7 +19,7 @@ var (
 		m.Player, m.Tick, m.Revision, m.Mode = NoPlayer, 0, Revision, ModeStage
 		return m
 	}()
-	exRoomSettings = RoomSettings{Mode: ModeStage, Difficulty: DifficultyNormal, MaxPlayers: 4, Flags: RoomPublic | RoomJoinLate}
+	exRoomSettings = RoomSettings{Mode: ModeStage, Difficulty: DifficultyNormal, MaxPlayers: 4, Flags: RoomPublic | RoomJoinLate, Stage: 2}
 	exRoomCode     = RoomCode{'K', '7', 'M', 'X', '2', 'Q'}
 	exRoomCreate   = Room{Type: MsgRoomCreate, Settings: exRoomSettings}
 	exRoomJoin     = Room{Type: MsgRoomJoin, Code: exRoomCode}
@@ -32,7 +32,7 @@ var (
 		}}
 	exRoomListing = func() Room {
 		r := Room{Type: MsgRoomListing, Count: 1}
-		r.Rooms[0] = RoomInfo{Code: exRoomCode, Mode: ModeStage, State: RoomLobby, Players: 3, Max: 4, Flags: RoomPublic | RoomJoinLate}
+		r.Rooms[0] = RoomInfo{Code: exRoomCode, Mode: ModeStage, State: RoomLobby, Players: 3, Max: 4, Flags: RoomPublic | RoomJoinLate, Stage: 2}
 		return r
 	}()
 	exRoomRefused = Room{Type: MsgRoomRefused, Reason: RoomRateLimited, Wait: 30000}
@@ -78,14 +78,14 @@ func docExamplesRoom() []docExample {
 			encode: func() []byte { return AppendMessage2(nil, &exLoginOKLobby) },
 			decode: docMessage2(exLoginOKLobby),
 		},
-		room("v2-room-create", "05 00 09 02 01 04 03", exRoomCreate),
+		room("v2-room-create", "06 00 09 02 01 04 03 02", exRoomCreate),
 		room("v2-room-bot", "03 00 10 01 FF", exRoomBot),
 		room("v2-room-join", "07 00 0A 4B 37 4D 58 32 51", exRoomJoin),
-		room("v2-room-state", "2E 00 14 4B 37 4D 58 32 51 01 00 02 02 01 04 03 03 "+
+		room("v2-room-state", "2F 00 14 4B 37 4D 58 32 51 01 00 02 02 01 04 03 02 03 "+
 			"00 00 01 06 00 52 69 70 6C 65 79 "+
 			"01 01 03 05 00 42 6F 74 20 32 "+
 			"02 02 00 05 00 48 69 63 6B 73", exRoomState),
-		room("v2-room-listing", "0D 00 13 01 4B 37 4D 58 32 51 02 01 03 04 03", exRoomListing),
+		room("v2-room-listing", "0E 00 13 01 4B 37 4D 58 32 51 02 01 03 04 03 02", exRoomListing),
 		room("v2-room-refused", "04 00 15 05 30 75", exRoomRefused),
 	}
 }
@@ -103,6 +103,7 @@ func TestRoomRoundTrip(t *testing.T) {
 	for _, r := range []Room{
 		{Type: MsgRoomList}, {Type: MsgRoomStart}, {Type: MsgRoomAgain}, {Type: MsgRoomLeave},
 		exRoomCreate, {Type: MsgRoomSettings, Settings: RoomSettings{Mode: ModeClassic, MaxPlayers: 2, Flags: RoomLocked}},
+		{Type: MsgRoomSettings, Settings: RoomSettings{Mode: ModeStage, MaxPlayers: 1, Stage: 255}},
 		exRoomJoin, {Type: MsgRoomQuick, Mode: ModeClassic}, {Type: MsgRoomReady, Value: 1}, {Type: MsgRoomKick, Value: 3},
 		exRoomBot, {Type: MsgRoomBot, Value: 0, Player: 2}, exRoomState, long, exRoomListing, full,
 		{Type: MsgRoomListing}, exRoomRefused, {Type: MsgRoomRefused, Reason: RoomKicked},
@@ -138,15 +139,18 @@ func TestRoomRejects(t *testing.T) {
 		{"empty", nil, ErrFrameLength},
 		{"not a room message", []byte{byte(MsgChat)}, ErrUnknownMessage},
 		{"listing of 33", append([]byte{byte(MsgRoomListing), 33}, make([]byte, 33*roomInfoSize)...), ErrMessageBody},
-		{"listing state 0", []byte{byte(MsgRoomListing), 1, 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 1, 4, 0}, ErrMessageBody},
-		{"state of 5 members", append([]byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 5}, make([]byte, 40)...), ErrMessageBody},
-		{"state 4", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 4, 0, 0, 1, 1, 4, 0, 0}, ErrMessageBody},
-		{"owner 4", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 4, 0, 1, 1, 4, 0, 0}, ErrMessageBody},
-		{"you 255", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 255, 1, 1, 4, 0, 0}, ErrMessageBody},
-		{"member 4", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 1, 4, 0, 0, 0, 0}, ErrMessageBody},
-		{"name not UTF-8", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 1, 0, 0, 0, 1, 0, 0xFF}, ErrMessageBody},
-		{"name past the frame", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 1, 0, 0, 0, 9, 0, 'a'}, ErrMessageBody},
-		{"name over 80 bytes", append([]byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 1, 0, 0, 0, 81, 0}, bytes.Repeat([]byte{'a'}, 81)...), ErrMessageBody},
+		{"listing state 0", []byte{byte(MsgRoomListing), 1, 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 1, 4, 0, 0}, ErrMessageBody},
+		{"listing cut in its stage", []byte{byte(MsgRoomListing), 1, 'A', 'A', 'A', 'A', 'A', 'A', 1, 1, 1, 4, 0}, ErrMessageBody},
+		{"state of 5 members", append([]byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 0, 5}, make([]byte, 40)...), ErrMessageBody},
+		{"state 4", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 4, 0, 0, 1, 1, 4, 0, 0, 0}, ErrMessageBody},
+		{"owner 4", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 4, 0, 1, 1, 4, 0, 0, 0}, ErrMessageBody},
+		{"you 255", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 255, 1, 1, 4, 0, 0, 0}, ErrMessageBody},
+		{"member 4", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 0, 1, 4, 0, 0, 0, 0}, ErrMessageBody},
+		{"name not UTF-8", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 0, 1, 0, 0, 0, 1, 0, 0xFF}, ErrMessageBody},
+		{"name past the frame", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 0, 1, 0, 0, 0, 9, 0, 'a'}, ErrMessageBody},
+		{"name over 80 bytes", append([]byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 0, 1, 0, 0, 0, 81, 0}, bytes.Repeat([]byte{'a'}, 81)...), ErrMessageBody},
+		{"state with settings of 4 bytes", []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 0}, ErrMessageBody},
+		{"settings cut in its stage", []byte{byte(MsgRoomSettings), 2, 1, 4, 0}, ErrMessageBody},
 		{"refused reason 0", []byte{byte(MsgRoomRefused), 0, 0, 0}, ErrMessageBody},
 		{"join short", []byte{byte(MsgRoomJoin), 'A', 'B'}, ErrMessageBody},
 	} {
@@ -187,9 +191,17 @@ func TestRoomSettingsValid(t *testing.T) {
 	for _, s := range []RoomSettings{
 		{Mode: ModeAny, MaxPlayers: 4}, {Mode: 3, MaxPlayers: 4}, {Mode: ModeStage, MaxPlayers: 0},
 		{Mode: ModeStage, MaxPlayers: 5}, {Mode: ModeStage, MaxPlayers: 4, Difficulty: 3}, {Mode: ModeStage, MaxPlayers: 4, Flags: 8},
+		{Mode: ModeClassic, MaxPlayers: 4, Stage: 1}, // a Classic room has no stage
 	} {
 		if s.Valid() {
 			t.Errorf("%+v valid", s)
+		}
+	}
+	// Any stage of a Stage room is the codec's: the server knows its
+	// campaign. 0 is the server's first stage.
+	for _, n := range []uint8{0, 1, 2, 255} {
+		if s := (RoomSettings{Mode: ModeStage, MaxPlayers: 4, Stage: n}); !s.Valid() {
+			t.Errorf("%+v not valid", s)
 		}
 	}
 }
@@ -203,7 +215,7 @@ func fuzzRooms() [][]byte {
 		b := AppendRoom(nil, &r)[2:]
 		seeds = append(seeds, b, append(slices.Clone(b), 9))
 	}
-	return append(seeds, []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 1, 0, 0, 0, 9, 0, 'a'},
+	return append(seeds, []byte{byte(MsgRoomState), 'A', 'A', 'A', 'A', 'A', 'A', 1, 0, 0, 1, 1, 4, 0, 0, 1, 0, 0, 0, 9, 0, 'a'},
 		[]byte{byte(MsgRoomListing), 200})
 }
 
