@@ -50,7 +50,7 @@ func startDialWith(g *Game, addr string, cfg client.Config) *dialer {
 	if cfg.Transport == nil {
 		cfg.Transport = g.opt.Transport // WebTransport in the browser
 	}
-	if cfg.Spectate && cfg.Version == wire.Version {
+	if cfg.Spectate && cfg.Version != 0 && !wire.NewFeatures(cfg.Version, wire.Revision).Spectate {
 		cfg.Version = 0 // spectators are v2's (7.17): Dial says so
 	}
 	go func() {

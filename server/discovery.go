@@ -73,7 +73,7 @@ func (d *lanDiscovery) info(name string) discovery.Info {
 		Capacity: uint16(min(s.cfg.MaxSessions, 0xFFFF)), MaxGames: uint16(min(s.cfg.MaxGames, 0xFFFF)), Name: name,
 	}
 	modes := []uint8{wire.ModeClassic, wire.ModeStage}
-	if s.cfg.MaxVersion < wire.Version2 {
+	if !wire.NewFeatures(uint8(s.cfg.MaxVersion), wire.Revision).Modes {
 		// v1 logins play Classic (7.12).
 		info.Versions, info.Revision, info.DefaultMode = 0x01, 0, wire.ModeClassic
 		modes = modes[:1]

@@ -66,7 +66,7 @@ type Server struct {
 // and returns a server ready to Run.
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
-	if cfg.MaxVersion > wire.Version2 {
+	if cfg.MaxVersion > 0xFF || !wire.Supported(uint8(cfg.MaxVersion)) {
 		return nil, fmt.Errorf("server: MaxVersion %d: this server speaks protocol versions 1 and 2", cfg.MaxVersion)
 	}
 	if cfg.Mode != wire.ModeClassic && cfg.Mode != wire.ModeStage {

@@ -173,7 +173,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if o.mode, err = parseMode(*mode); err != nil {
 		return o, fmt.Errorf("-mode: %v", err)
 	}
-	if o.version == wire.Version && o.mode == wire.ModeStage {
+	if o.version != 0 && o.mode == wire.ModeStage && !wire.NewFeatures(o.version, wire.Revision).Modes {
 		return o, fmt.Errorf("-mode stage needs protocol 2: a version 1 session plays Classic only")
 	}
 	if o.seed == 0 {
@@ -422,8 +422,8 @@ func login(ctx context.Context, o options, name string, gate *loginGate, slot ti
 			log.Error("login failed", "err", err)
 			return nil, err
 		}
-		if version == 0 && c.Version() == wire.Version {
-			gate.learn(wire.Version) // a v1-only server: no more v2 attempts
+		if version == 0 {
+			gate.learn(c.Version()) // a v1-only server: no more v2 attempts
 		}
 		log.Info("logged in", "player", c.Player(), "version", c.Version(), "mode", wire.ModeName(c.Mode()))
 		if o.mode != wire.ModeAny && c.Mode() != o.mode {
@@ -445,8 +445,9 @@ type loginGate struct {
 	mu    sync.Mutex
 	times []time.Time // of the logins reserved, within the window or to come
 	until time.Time   // no login before this
-	// version is the protocol version to log in with: -protocol, or 1
-	// once a bot in auto found a v1-only server.
+	// version is the protocol version to log in with: -protocol, or in
+	// auto the one the server accepted (1 from a v1-only server: no more
+	// v2 attempts).
 	version uint8
 }
 

@@ -304,13 +304,13 @@ type Client struct {
 func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
 	log := cfg.Logger.With("server", cfg.Addr, "name", cfg.Name)
-	if cfg.Version > wire.Version2 {
+	if cfg.Version != 0 && !wire.Supported(cfg.Version) {
 		return nil, fmt.Errorf("client: protocol version %d unknown: 0 (auto), 1 or 2", cfg.Version)
 	}
 	if cfg.Mode > wire.ModeStage {
 		return nil, fmt.Errorf("client: game mode %d unknown: 0 (any), 1 (classic) or 2 (stage)", cfg.Mode)
 	}
-	if cfg.Spectate && cfg.Version == wire.Version {
+	if cfg.Spectate && cfg.Version != 0 && !wire.NewFeatures(cfg.Version, wire.Revision).Spectate {
 		return nil, fmt.Errorf("client: spectators need protocol version 2 (7.17), not 1")
 	}
 	version := cfg.Version
@@ -424,16 +424,7 @@ func login(ctx context.Context, conn net.Conn, cfg Config, version uint8) (wire.
 	conn.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name})
-	if version == wire.Version2 {
-		lr := wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: cfg.Name,
-			Revision: wire.Revision, Mode: cfg.Mode}
-		if cfg.Spectate { // 7.17
-			lr.Flags, lr.Code = wire.LoginSpectate, cfg.Room
-		}
-		req = wire.AppendMessage2(nil, &lr)
-	}
-	_, err := conn.Write(req)
+	_, err := conn.Write(codecOf(version).loginRequest(&cfg))
 	var m wire.Message
 	if err == nil {
 		fr := wire.FrameReader{R: conn}

@@ -43,6 +43,11 @@ type codec interface {
 	// is offered each frame first: it reports whether it took it (then
 	// skipped here), and the error of a malformed one.
 	readMessage(fr *wire.FrameReader, side func(b []byte) (bool, error)) (wire.Message, error)
+	// loginRequest returns the LoginRequest frame of cfg (3.1, 7.1).
+	loginRequest(cfg *Config) []byte
+	// mismatch says in words what LoginRejected(VersionMismatch) means
+	// to a client of the version.
+	mismatch() string
 }
 
 // codecOf returns the codec of protocol version 1 or 2 (nil for another).
@@ -111,6 +116,12 @@ func (codec1) readMessage(fr *wire.FrameReader, _ func(b []byte) (bool, error)) 
 	return fr.ReadMessage()
 }
 
+func (codec1) loginRequest(cfg *Config) []byte {
+	return wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version, Name: cfg.Name})
+}
+
+func (codec1) mismatch() string { return "the server speaks another version of the protocol" }
+
 // codec2 is the codec of version 2 sessions (Part II).
 type codec2 struct{}
 
@@ -177,4 +188,19 @@ func (codec2) readMessage(fr *wire.FrameReader, side func(b []byte) (bool, error
 		}
 		return m, err
 	}
+}
+
+// loginRequest asks for cfg's mode, of this revision, and for a
+// spectator's place (7.17).
+func (codec2) loginRequest(cfg *Config) []byte {
+	lr := wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: cfg.Name,
+		Revision: wire.Revision, Mode: cfg.Mode}
+	if cfg.Spectate {
+		lr.Flags, lr.Code = wire.LoginSpectate, cfg.Room
+	}
+	return wire.AppendMessage2(nil, &lr)
+}
+
+func (codec2) mismatch() string {
+	return "the server does not speak protocol version 2 (try protocol 1, or auto)"
 }

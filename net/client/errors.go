@@ -110,8 +110,8 @@ func (e *RejectedError) Message() string {
 	case wire.RejectGameFull:
 		return "the game is full"
 	case wire.RejectVersionMismatch:
-		if e.Version == wire.Version2 {
-			return "the server does not speak protocol version 2 (try protocol 1, or auto)"
+		if c := codecOf(e.Version); c != nil {
+			return c.mismatch()
 		}
 		return "the server speaks another version of the protocol"
 	case wire.RejectInvalidName:

@@ -171,7 +171,7 @@ func parseHeaderBody(b []byte, h *Header) string {
 		return fmt.Sprintf("header body of %d bytes, at least %d expected", len(b), headerFixed)
 	}
 	h.Protocol, h.Revision, h.Mode, h.Player = b[0], b[1], b[2], b[3]
-	if h.Protocol != wire.Version && h.Protocol != wire.Version2 {
+	if !wire.Supported(h.Protocol) {
 		return fmt.Sprintf("protocol version %d: 1 or 2 expected", h.Protocol)
 	}
 	h.Session = binary.BigEndian.Uint32(b[4:])

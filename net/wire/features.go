@@ -48,3 +48,7 @@ func NewFeatures(version, revision uint8) Features {
 	return Features{Rules: true, Modes: true, Chat: true, Rooms: true, Scores: true, Spectate: true, Fleet: true,
 		EventsAtSnapshots: true, EventsInSnapshot: true}
 }
+
+// Supported reports whether v is a protocol version this package speaks,
+// 1 or 2: a configuration or a file naming another is refused.
+func Supported(v uint8) bool { return v == Version || v == Version2 }
