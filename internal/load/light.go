@@ -50,11 +50,10 @@ const batch = 64
 // lsess is one light session. Its fields after the login are guarded by
 // its group's mutex.
 type lsess struct {
-	i       int
-	id      uint32
-	token   wire.Token
-	player  uint8
-	version uint8
+	i      int
+	id     uint32
+	token  wire.Token
+	player uint8
 	// features are what the session does beyond v1, from its login.
 	features wire.Features
 	tcp      net.Conn
@@ -116,6 +115,7 @@ type group struct {
 // light is a running light load.
 type light struct {
 	cfg    Config
+	codec  lcodec   // of cfg.Protocol
 	ss     []*lsess // nil where the login failed
 	groups []*group
 	failed int
@@ -125,22 +125,17 @@ type light struct {
 
 // startLight logs cfg.N light sessions in and binds them.
 func startLight(ctx context.Context, cfg Config) (*light, error) {
-	l := &light{cfg: cfg, ss: make([]*lsess, cfg.N), stop: make(chan struct{})}
+	l := &light{cfg: cfg, codec: lcodecOf(cfg.Protocol), ss: make([]*lsess, cfg.N), stop: make(chan struct{})}
 	l.failed = logIn(cfg, func(i int) error {
 		conn, acc, err := client.LogIn(ctx, client.Config{Addr: cfg.Addr, Name: clientName(i),
 			Logger: cfg.Logger, Version: cfg.Protocol})
 		if err != nil {
 			return err
 		}
-		ss := &lsess{i: i, id: acc.Session, token: acc.Token, player: acc.Player, version: cfg.Protocol, tcp: conn,
+		ss := &lsess{i: i, id: acc.Session, token: acc.Token, player: acc.Player, tcp: conn,
 			features: wire.NewFeatures(cfg.Protocol, acc.Revision),
 			play:     play{rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}}
-		if cfg.Protocol == wire.Version2 {
-			ss.link = link.NewV2(acc.Session, time.Now())
-			ss.link.Tail = ss.features.EventsInSnapshot // 7.8
-		} else {
-			ss.link = link.New(acc.Session, time.Now())
-		}
+		ss.link = l.codec.newLink(acc.Session, ss.features, time.Now())
 		l.ss[i] = ss
 		return nil
 	})
@@ -363,14 +358,7 @@ func (l *light) receiveBatch(g *group, ds [][]byte, now time.Time) {
 
 // receive handles a datagram of the group's socket; g.mu is held.
 func (l *light) receive(g *group, b []byte, now time.Time) {
-	var h wire.Header2
-	var p []byte
-	var err error
-	if l.cfg.Protocol == wire.Version2 {
-		h, p, err = wire.ParseHeader2(b, wire.ToClient)
-	} else {
-		h.Header, p, err = wire.ParseHeader(b, wire.ToClient)
-	}
+	h, p, err := l.codec.parseHeader(b)
 	if err != nil {
 		return
 	}
@@ -419,11 +407,7 @@ func (l *light) receive(g *group, b []byte, now time.Time) {
 		return
 	}
 	ss.lastIn = now
-	if l.cfg.Protocol == wire.Version2 {
-		ss.link.Accept2(h, len(b), now)
-	} else {
-		ss.link.Accept(h.Header, len(b), now)
-	}
+	l.codec.accept(ss.link, h, len(b), now)
 }
 
 // takeEvents takes the events of an Event payload, or of a v2
@@ -434,14 +418,8 @@ func (l *light) takeEvents(g *group, ss *lsess, p []byte) bool {
 	if len(p) > 0 {
 		ss.evFrames += uint64(p[0]) // the count (5.2, 7.7)
 	}
-	var err error
-	if l.cfg.Protocol == wire.Version2 {
-		ss.frames2, err = ss.link.ReceiveEvents2(p, ss.frames2[:0])
-		ss.events += uint64(len(ss.frames2))
-	} else {
-		ss.frames, err = ss.link.ReceiveEvents(p, ss.frames[:0])
-		ss.events += uint64(len(ss.frames))
-	}
+	n, err := l.codec.receiveEvents(ss, p)
+	ss.events += uint64(n)
 	if err != nil {
 		return false
 	}
@@ -493,7 +471,7 @@ func (g *group) flush() {
 func (l *light) queueBind(g *group, ss *lsess, now time.Time) {
 	var payload [wire.TokenSize + wire.CookieSize]byte
 	n := copy(payload[:], ss.token[:])
-	if ss.hasCookie && ss.version == wire.Version2 {
+	if ss.hasCookie && l.codec.cookies() {
 		n += copy(payload[n:], ss.cookie[:])
 	}
 	ss.answer = false
@@ -509,7 +487,6 @@ func (l *light) drive() {
 	tick := time.NewTicker(time.Second / wire.TickRate / time.Duration(phases))
 	defer tick.Stop()
 	var n uint64
-	var in wire.Input2
 	var payload []byte
 	phase := 0
 	for {
@@ -530,16 +507,7 @@ func (l *light) drive() {
 						l.queueBind(g, ss, now)
 					}
 				default:
-					act := ss.play.actions(n)
-					if ss.version == wire.Version2 {
-						copy(ss.actions[1:], ss.actions[:])
-						ss.actions[0] = act
-						in = wire.Input2{Step: ss.step, Count: int(min(ss.step+1, wire.MaxInputActions2)), Actions: ss.actions}
-						payload = wire.AppendInput2(payload[:0], &in)
-						ss.step++
-					} else {
-						payload = append(payload[:0], act)
-					}
+					payload = l.codec.input(payload[:0], ss, ss.play.actions(n))
 					g.queue(ss, wire.TypeInput, payload, now)
 				}
 			}
