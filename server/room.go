@@ -282,10 +282,11 @@ func (t *roomTable) requestLocked(ss *session, r *wire.Room, now time.Time) (uin
 func (t *roomTable) enterLocked(ss *session, r *wire.Room, now time.Time) (uint8, uint16) {
 	switch r.Type {
 	case wire.MsgRoomCreate:
-		if !r.Settings.Valid() {
+		st, ok := t.srv.roomSettings(r.Settings)
+		if !ok || !st.Valid() {
 			return wire.RoomInvalid, 0
 		}
-		return t.createLocked(ss, r.Settings, now), 0
+		return t.createLocked(ss, st, now), 0
 	case wire.MsgRoomJoin:
 		return t.joinByCodeLocked(ss, r.Code, now)
 	}
@@ -354,7 +355,8 @@ func (t *roomTable) kickLocked(rm *room, me, p uint8) uint8 {
 // settingsLocked handles the owner's RoomSettings: while the room plays
 // only its flags change, and no member may be past its MaxPlayers.
 func (t *roomTable) settingsLocked(rm *room, st wire.RoomSettings) uint8 {
-	if !st.Valid() {
+	st, ok := t.srv.roomSettings(st)
+	if !ok || !st.Valid() {
 		return wire.RoomInvalid
 	}
 	if rm.state == wire.RoomPlaying {
@@ -436,7 +438,7 @@ func (t *roomTable) createLocked(ss *session, st wire.RoomSettings, now time.Tim
 	rm := &room{code: t.newCode(), settings: st, state: wire.RoomLobby, seq: t.seq, created: now}
 	t.byCode[rm.code] = rm
 	s.log.Info("room created", "room", rm.code.String(), "owner", ss.name, "mode", wire.ModeName(st.Mode),
-		"max", st.MaxPlayers, "flags", st.Flags)
+		"stage", st.Stage, "max", st.MaxPlayers, "flags", st.Flags)
 	t.addMemberLocked(rm, ss, now)
 	rm.owner = ss.player
 	t.sendStateLocked(rm)
@@ -514,8 +516,9 @@ func (t *roomTable) quickJoinLocked(ss *session, mode uint8, now time.Time) uint
 	}
 	best := t.bestPublicLocked(mode, ss.name)
 	if best == nil {
-		return t.createLocked(ss, wire.RoomSettings{Mode: mode, Difficulty: wire.DifficultyNormal,
-			MaxPlayers: wire.MaxPlayers, Flags: wire.RoomPublic | wire.RoomJoinLate}, now)
+		st, _ := t.srv.roomSettings(wire.RoomSettings{Mode: mode, Difficulty: wire.DifficultyNormal,
+			MaxPlayers: wire.MaxPlayers, Flags: wire.RoomPublic | wire.RoomJoinLate})
+		return t.createLocked(ss, st, now)
 	}
 	t.addMemberLocked(best, ss, now)
 	t.sendStateLocked(best)
@@ -622,7 +625,7 @@ func (t *roomTable) startGameLocked(rm *room, now time.Time) uint8 {
 		return wire.RoomTooMany
 	}
 	id := s.nextGame
-	w, err := s.newWorldOf(rm.settings.Mode, rm.settings.Difficulty, s.seed+uint64(id))
+	w, err := s.newWorldOf(rm.settings.Mode, rm.settings.Difficulty, rm.settings.Stage, s.seed+uint64(id))
 	if err != nil {
 		s.log.Error("cannot start a room's game", "room", rm.code.String(), "err", err)
 		return wire.RoomTooMany
@@ -646,7 +649,7 @@ func (t *roomTable) startGameLocked(rm *room, now time.Time) uint8 {
 			w.AddPlayer(uint8(p), m.name)
 		}
 	}
-	s.log.Info("game started", "game", id, "mode", wire.ModeName(g.mode), "room", rm.code.String())
+	s.log.Info("game started", "game", id, "mode", wire.ModeName(g.mode), "stage", rm.settings.Stage, "room", rm.code.String())
 	return 0
 }
 
@@ -766,7 +769,7 @@ func (t *roomTable) sendListingLocked(ss *session) {
 	*r = wire.Room{Type: wire.MsgRoomListing}
 	for _, rm := range list[:min(len(list), wire.MaxListedRooms)] {
 		r.Rooms[r.Count] = wire.RoomInfo{Code: rm.code, Mode: rm.settings.Mode, State: rm.state,
-			Players: uint8(rm.count()), Max: rm.settings.MaxPlayers, Flags: rm.settings.Flags}
+			Players: uint8(rm.count()), Max: rm.settings.MaxPlayers, Flags: rm.settings.Flags, Stage: rm.settings.Stage}
 		r.Count++
 	}
 	if ss.chat == nil {

@@ -47,12 +47,58 @@ func (s *Server) gameMode(f wire.Features, m *wire.Message) uint8 {
 
 // newWorld returns the world of a new game of mode, seeded with seed.
 func (s *Server) newWorld(mode uint8, seed uint64) (*sim.World, error) {
-	return s.newWorldOf(mode, wire.DifficultyNormal, seed)
+	return s.newWorldOf(mode, wire.DifficultyNormal, 0, seed)
+}
+
+// roomStage returns stage n (1 for the first) of the server's campaign
+// when a room's games may start at it (7.14): the campaign has it, and
+// Warp finds its place in it. Else nil.
+func (s *Server) roomStage(n uint8) *stage.Stage {
+	if n == 0 || int(n) > len(s.cfg.Campaign) {
+		return nil
+	}
+	st := s.cfg.Campaign[n-1]
+	if st == nil {
+		return nil
+	}
+	if _, _, err := st.Warp(s.cfg.Warp); err != nil {
+		return nil
+	}
+	return st
+}
+
+// firstStage returns the number of Config.Stage in the campaign (1 for
+// the first): what a Stage room's stage 0 stands for (7.14). 0 when the
+// campaign does not have it (a stage file played alone).
+func (s *Server) firstStage() uint8 {
+	for i, c := range s.cfg.Campaign {
+		if i < 255 && (c == s.cfg.Stage || c != nil && c.Sum == s.cfg.Stage.Sum) {
+			return uint8(i + 1)
+		}
+	}
+	return 0
+}
+
+// roomSettings returns st as a room holds it (7.14), and whether the
+// server takes it: a Stage room's stage 0 made the number of the
+// server's first stage, a stage the campaign has that its games may
+// start at (roomStage). st.Valid() is the caller's.
+func (s *Server) roomSettings(st wire.RoomSettings) (wire.RoomSettings, bool) {
+	if st.Mode != wire.ModeStage {
+		return st, true
+	}
+	if st.Stage == 0 {
+		st.Stage = s.firstStage()
+		return st, true
+	}
+	return st, s.roomStage(st.Stage) != nil
 }
 
 // newWorldOf returns the world of a new game of mode and difficulty
-// (7.14: Easy gives 5 lives, Normal the rules', Hard 1), seeded with seed.
-func (s *Server) newWorldOf(mode, difficulty uint8, seed uint64) (*sim.World, error) {
+// (7.14: Easy gives 5 lives, Normal the rules', Hard 1), seeded with
+// seed. A Stage game plays stage n of the campaign (roomStage), and on
+// through the campaign from there; with n 0, Config.Stage.
+func (s *Server) newWorldOf(mode, difficulty, n uint8, seed uint64) (*sim.World, error) {
 	r := *s.cfg.Rules
 	switch difficulty {
 	case wire.DifficultyEasy:
@@ -63,7 +109,13 @@ func (s *Server) newWorldOf(mode, difficulty uint8, seed uint64) (*sim.World, er
 	if mode != wire.ModeStage {
 		return sim.New(r, seed), nil
 	}
-	return sim.NewStage(r, s.cfg.Stage, seed, sim.StageOptions{Warp: s.cfg.Warp, Campaign: s.cfg.Campaign})
+	st := s.cfg.Stage
+	if n != 0 {
+		if st = s.roomStage(n); st == nil {
+			return nil, fmt.Errorf("no stage %d in the campaign of %d with warp %q", n, len(s.cfg.Campaign), s.cfg.Warp)
+		}
+	}
+	return sim.NewStage(r, st, seed, sim.StageOptions{Warp: s.cfg.Warp, Campaign: s.cfg.Campaign})
 }
 
 // stageState is what a session joining a Stage game needs of the game's
