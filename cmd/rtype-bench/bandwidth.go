@@ -108,13 +108,42 @@ func bwVersion(i int) uint8 {
 
 // bwClient is what the tap saw for one session.
 type bwClient struct {
-	version                           uint8
+	version                           uint8     // of its first datagram: the report's grouping
+	codec                             bwCodec   // of that version
 	snapB, snapDg, evB, evDg, otherDg []float64 // per second
 	ages                              []uint32  // baseline_age of each Snapshot datagram, 0 full
 	noBase                            int       // baselines the predictability check could not find
 	predXY, predRec                   float64   // bits: x/y fields on straight lines; whole such records
 	dec                               wire.Snapshot
 	dec2                              wire.Snapshot2
+}
+
+// bwCodec reads a client's Snapshot datagrams by the rules of its
+// protocol version: the snapshot's tick and baseline age (false drops the
+// datagram); predicts says whether the predictability check reads its
+// records (v1's layout).
+type bwCodec struct {
+	snapshot func(c *bwClient, b []byte) (tick, age uint32, ok bool)
+	predicts bool
+}
+
+// bwCodecs are the codecs by the version byte of a datagram's header.
+var bwCodecs = map[uint8]bwCodec{
+	wire.Version: {predicts: true, snapshot: func(c *bwClient, b []byte) (uint32, uint32, bool) {
+		if c.dec.Decode(b[wire.HeaderSize:]) != nil {
+			return 0, 0, false
+		}
+		return c.dec.Tick, c.dec.BaselineAge, true
+	}},
+	wire.Version2: {snapshot: func(c *bwClient, b []byte) (uint32, uint32, bool) {
+		p := b[wire.HeaderSize2:]
+		if c.dec2.Decode(p) != nil {
+			if _, err := c.dec2.DecodeTail(p); err != nil { // a v2 session's (7.8)
+				return 0, 0, false
+			}
+		}
+		return c.dec2.Tick, c.dec2.BaselineAge, true
+	}},
 }
 
 func newBWRun(name string, loss float64, secs int, still bool) *bwRun {
@@ -193,26 +222,20 @@ func (r *bwRun) onDown(b []byte) {
 	}
 	c := r.clients[sess]
 	if c == nil {
-		c = &bwClient{version: b[4], snapB: make([]float64, r.secs), snapDg: make([]float64, r.secs),
+		codec, known := bwCodecs[b[4]]
+		if !known {
+			return
+		}
+		c = &bwClient{version: b[4], codec: codec, snapB: make([]float64, r.secs), snapDg: make([]float64, r.secs),
 			evB: make([]float64, r.secs), evDg: make([]float64, r.secs), otherDg: make([]float64, r.secs)}
 		r.clients[sess] = c
 	}
 	tick := r.lastTick.Load()
 	var age uint32
 	if typ == wire.TypeSnapshot {
-		if c.version == wire.Version2 {
-			p := b[wire.HeaderSize2:]
-			if c.dec2.Decode(p) != nil {
-				if _, err := c.dec2.DecodeTail(p); err != nil { // a v2 session's (7.8)
-					return
-				}
-			}
-			tick, age = c.dec2.Tick, c.dec2.BaselineAge
-		} else {
-			if c.dec.Decode(b[wire.HeaderSize:]) != nil {
-				return
-			}
-			tick, age = c.dec.Tick, c.dec.BaselineAge
+		var ok bool
+		if tick, age, ok = c.codec.snapshot(c, b); !ok {
+			return
 		}
 	}
 	if tick < r.t0 || tick >= r.end {
@@ -224,7 +247,7 @@ func (r *bwRun) onDown(b []byte) {
 		c.snapB[sec] += float64(len(b))
 		c.snapDg[sec]++
 		c.ages = append(c.ages, age)
-		if c.version != wire.Version2 {
+		if c.codec.predicts {
 			c.predict(r.states, &c.dec)
 		}
 	case wire.TypeEvent:
