@@ -25,23 +25,6 @@ import (
 	"rtype/net/wtconn"
 )
 
-// Path is the way a friend reached a host.
-type Path string
-
-// The paths, in the order of preference.
-const (
-	// PathDirect: the host's address, which is on the internet (or on
-	// the friend's own network).
-	PathDirect Path = "direct"
-	// PathMapped: a port mapping of the host's router (UPnP, NAT-PMP).
-	PathMapped Path = "mapped"
-	// PathPunched: the host's address as the rendezvous saw it, both
-	// sides punching.
-	PathPunched Path = "punched"
-	// PathRelayed: through the rendezvous.
-	PathRelayed Path = "relayed"
-)
-
 // maxAttempts is the most paths a dial tries.
 const maxAttempts = 8
 
@@ -101,9 +84,6 @@ func (d *Dialer) wants(p Path) bool {
 	}
 	return false
 }
-
-// ErrUnknownRoom is the answer to a code that no host registered.
-var ErrUnknownRoom = errors.New("rendezvous: no host has this room")
 
 // DialStream finds the host of room code and opens a session to it; it
 // returns the session's stream.

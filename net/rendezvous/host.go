@@ -225,6 +225,10 @@ func (h *Host) control(b []byte, from netip.AddrPort) {
 		h.mu.Lock()
 		h.intros++
 		h.mu.Unlock()
+		if !m.Friend.IsValid() { // a browser, whose session the rendezvous relays
+			h.cfg.Logger.Info("rendezvous: a browser comes through the relay")
+			return
+		}
 		h.cfg.Logger.Info("rendezvous: a friend comes", "friend", m.Friend.String())
 		go h.punch(m.Token, m.Friend)
 	case TProbe:

@@ -92,6 +92,14 @@ func (c *Config) defaults() {
 	}
 }
 
+// A room code whose host stopped refreshing is remembered for goneFor,
+// at most maxGone of them, so that a browser's lookup tells "the host is
+// gone" rather than "no such room".
+const (
+	goneFor = 10 * time.Minute
+	maxGone = 4096
+)
+
 // cookieEpoch is how long a cookie stays valid (between one and two
 // epochs).
 const cookieEpoch = 30 * time.Second
@@ -109,6 +117,7 @@ type Stats struct {
 	RelayedBytes       uint64 // payload bytes
 	OverBudget         uint64 // relayed datagrams dropped by the budget
 	BytesIn, BytesOut  uint64 // every datagram, as UDP payload
+	WebLookups         uint64 // browsers' lookups answered (Find)
 }
 
 // Server is a rendezvous. Handle is its whole logic; Serve runs it on a
@@ -124,6 +133,7 @@ type Server struct {
 	byFriend map[pairKey]*pair // the same pairs, by host and friend's address
 	rates    map[netip.Addr]*rate
 	swept    time.Time
+	gone     map[wire.RoomCode]time.Time // codes of hosts that stopped refreshing, until then
 	stats    Stats
 	bytesIn  atomic.Uint64
 	out      []byte
@@ -166,7 +176,8 @@ type rate struct {
 func NewServer(cfg Config) *Server {
 	cfg.defaults()
 	s := &Server{cfg: cfg, hosts: map[Token]*host{}, codes: map[wire.RoomCode]*host{},
-		pairs: map[Token]*pair{}, byFriend: map[pairKey]*pair{}, rates: map[netip.Addr]*rate{}}
+		pairs: map[Token]*pair{}, byFriend: map[pairKey]*pair{}, rates: map[netip.Addr]*rate{},
+		gone: map[wire.RoomCode]time.Time{}}
 	rand.Read(s.key[:])
 	return s
 }
@@ -283,7 +294,17 @@ func (s *Server) sweepLocked(now time.Time) {
 	s.swept = now
 	for t, h := range s.hosts {
 		if now.After(h.expires) {
+			for _, c := range h.codes {
+				if s.codes[c] == h && len(s.gone) < maxGone {
+					s.gone[c] = now.Add(goneFor)
+				}
+			}
 			s.dropHostLocked(t, h)
+		}
+	}
+	for c, until := range s.gone {
+		if now.After(until) {
+			delete(s.gone, c)
 		}
 	}
 	for t, p := range s.pairs {
@@ -381,6 +402,7 @@ func (s *Server) registerLocked(b []byte, from netip.AddrPort, now time.Time, ou
 	h.codes = append(h.codes[:0], m.Codes...)
 	for _, c := range h.codes {
 		s.codes[c] = h
+		delete(s.gone, c)
 	}
 	s.stats.Registers++
 	s.out = AppendRegistered(s.out[:0], &Registered{Nonce: m.Nonce, HostToken: h.token, Observed: from,
