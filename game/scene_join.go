@@ -464,7 +464,7 @@ func (s *JoinScene) drawRooms(screen *ebiten.Image, g *Game) {
 		state := map[uint8]string{wire.RoomLobby: "waiting", wire.RoomPlaying: "playing", wire.RoomOver: "over"}[r.State]
 		g.atlas.DrawItem(screen, g.fonts, render.Item{
 			X: x, Y: y, W: joinColW, H: joinRowH - 4, Label: r.Code.String(),
-			Value:  fmt.Sprintf("%s · %d/%d · %s", modeTitle(r.Mode), r.Players, r.Max, state),
+			Value:  fmt.Sprintf("%s · %d/%d · %s", listedMode(r), r.Players, r.Max, state),
 			Slider: -1, Selected: s.inRooms && i == s.roomSel, Disabled: r.Players >= r.Max || r.Flags&wire.RoomLocked != 0,
 			Face: g.fonts.Small, Align: render.Left,
 		}, g.T())

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -13,6 +15,7 @@ import (
 	"rtype/net/lobby"
 	"rtype/net/wire"
 	"rtype/render"
+	"rtype/sim/stage"
 )
 
 // Rooms (PROTOCOL.md 7.14) in the client: hosting opens the lobby of the
@@ -201,7 +204,7 @@ func (s *LobbyScene) refresh(g *Game) {
 				code := r.Code
 				state := map[uint8]string{wire.RoomLobby: "waiting", wire.RoomPlaying: "playing", wire.RoomOver: "game over"}[r.State]
 				s.menu.Items = append(s.menu.Items, MenuItem{Label: code.String(),
-					Value:    func() string { return fmt.Sprintf("%s · %d/%d · %s", modeTitle(r.Mode), r.Players, r.Max, state) },
+					Value:    func() string { return fmt.Sprintf("%s · %d/%d · %s", listedMode(r), r.Players, r.Max, state) },
 					Activate: func() { s.notice = ""; l.Join(code) }})
 				if r.State == wire.RoomPlaying && l.Features().Spectate { // 7.17
 					s.menu.Items = append(s.menu.Items, MenuItem{Label: "  Spectate " + code.String(),
@@ -261,8 +264,18 @@ func (s *LobbyScene) refresh(g *Game) {
 			MenuItem{Label: "Add a bot", Activate: func() { l.AddBot() }, Disabled: playing},
 			MenuItem{Label: "Remove a bot", Activate: func() { l.RemoveBot(wire.NoPlayer) }, Disabled: playing},
 			MenuItem{Label: "Mode", Value: func() string { return modeTitle(st.Mode) }, Disabled: playing,
-				Activate: set(func(n *wire.RoomSettings) { n.Mode = 3 - n.Mode }),
-				Adjust:   func(int) { set(func(n *wire.RoomSettings) { n.Mode = 3 - n.Mode })() }},
+				Activate: set(otherMode), Adjust: func(int) { set(otherMode)() }},
+		)
+		if st.Mode == wire.ModeStage { // the stage its games start at
+			n := len(campaignTitles())
+			s.menu.Items = append(s.menu.Items, MenuItem{Label: "Stage", Disabled: playing || n == 0,
+				Value:    func() string { return render.Fit(stageTitle(st.Stage), g.fonts.Small, 300) },
+				Activate: set(func(r *wire.RoomSettings) { r.Stage = uint8(int(r.Stage)%max(n, 1) + 1) }),
+				Adjust: func(d int) {
+					set(func(r *wire.RoomSettings) { r.Stage = uint8(max(1, min(n, int(r.Stage)+d))) })()
+				}})
+		}
+		s.menu.Items = append(s.menu.Items,
 			MenuItem{Label: "Difficulty", Value: func() string { return difficultyName(st.Difficulty) }, Disabled: playing,
 				Activate: set(func(n *wire.RoomSettings) { n.Difficulty = (n.Difficulty + 1) % 3 }),
 				Adjust: func(d int) {
@@ -300,6 +313,58 @@ func (s *LobbyScene) refresh(g *Game) {
 func (s *LobbyScene) leaderboardItem(g *Game) MenuItem {
 	return MenuItem{Label: "Leaderboard", Disabled: !g.lobby.HasScores(),
 		Activate: func() { g.setScene(NewLeaderboardScene(g, s)) }}
+}
+
+// otherMode turns a room to the other mode: Stage rooms start at the
+// server's own stage (0), Classic rooms have none.
+func otherMode(n *wire.RoomSettings) { n.Mode, n.Stage = 3-n.Mode, 0 }
+
+// campaignTitles are the titles of this build's campaign (stage.Campaign),
+// for the stage a room starts at (7.14): a server of the same version
+// has the same campaign. A title "STAGE 2 - THE WARSHIP" is kept as "THE
+// WARSHIP": the number is shown apart.
+var campaignTitles = sync.OnceValue(func() []string {
+	var titles []string
+	for _, st := range stage.Campaign() {
+		t := st.Title
+		if head, rest, ok := strings.Cut(t, " - "); ok && strings.EqualFold(head, "STAGE "+st.Name) && rest != "" {
+			t = rest
+		}
+		titles = append(titles, t)
+	}
+	return titles
+})
+
+// stageTitle names the stage a room starts at for the screen: its number
+// and title ("2 THE WARSHIP"), its number alone when this build's campaign
+// has no such stage, "Server's own" for 0 (a stage file the server plays).
+func stageTitle(n uint8) string {
+	titles := campaignTitles()
+	switch {
+	case n == 0:
+		return "Server's own"
+	case int(n) <= len(titles):
+		return fmt.Sprintf("%d %s", n, titles[n-1])
+	}
+	return fmt.Sprint(n)
+}
+
+// roomModeTitle names a room's mode for the screen, with its stage in
+// Stage mode: "Classic", "Stage: 2 THE WARSHIP".
+func roomModeTitle(st wire.RoomSettings) string {
+	if st.Mode == wire.ModeClassic {
+		return modeTitle(st.Mode)
+	}
+	return "Stage: " + stageTitle(st.Stage)
+}
+
+// listedMode names a listed room's mode, short: "Classic", "Stage 2"
+// ("Stage" at the server's own stage).
+func listedMode(r wire.RoomInfo) string {
+	if r.Mode == wire.ModeClassic || r.Stage == 0 {
+		return modeTitle(r.Mode)
+	}
+	return fmt.Sprintf("Stage %d", r.Stage)
 }
 
 // modeTitle names a mode for the screen.
@@ -433,7 +498,7 @@ func (s *LobbyScene) Draw(screen *ebiten.Image, g *Game) {
 	state := map[uint8]string{wire.RoomLobby: "Waiting for everyone to be ready", wire.RoomPlaying: "Playing: joining the game…",
 		wire.RoomOver: "Game over"}[s.st.State]
 	st := s.st.Settings
-	render.Text(screen, fmt.Sprintf("%s · %s · %s · %d players", state, modeTitle(st.Mode), difficultyName(st.Difficulty), st.MaxPlayers),
+	render.Text(screen, fmt.Sprintf("%s · %s · %s · %d players", state, roomModeTitle(st), difficultyName(st.Difficulty), st.MaxPlayers),
 		g.fonts.Small, 60, 100, render.Left, render.ColDim)
 	const x, w, rowH = 60.0, 700.0, 64.0
 	for i, m := range s.st.Members[:s.st.Count] {
