@@ -75,8 +75,9 @@ type Server struct {
 	lastTick uint32 // tick of the last snapshot sent
 	sent     uint64 // datagrams sent
 
-	// A v2 session (Config.Version2 and a version 2 login).
-	v2       bool
+	// codec is the session's protocol, from its login (nil before).
+	codec codec
+	// A v2 session's (Config.Version2 and a version 2 login).
 	hist2    link.History2
 	enc2     wire.Snapshot2Encoder
 	ents2    []wire.Entity2
@@ -165,25 +166,8 @@ func (s *Server) acceptLoop() {
 func (s *Server) serve(c net.Conn) {
 	defer c.Close()
 	fr := wire.FrameReader{R: c}
-	f, err := fr.ReadFrame()
-	if err != nil || len(f) < 2 {
-		return
-	}
-	parse := wire.ParseMessage
-	if f[1] == wire.Version2 {
-		parse = wire.ParseMessage2 // the revision, mode and flags follow the name
-	}
-	m, err := parse(f)
-	if err != nil || m.Type != wire.MsgLoginRequest {
-		return
-	}
-	if s.cfg.Login != nil {
-		c.Write(s.cfg.Login)
-		return
-	}
-	v2 := m.Version == wire.Version2 && s.cfg.Version2
-	if m.Version != wire.Version && !v2 {
-		c.Write(Rejected(wire.RejectVersionMismatch, []byte("this server speaks protocol version 1")))
+	cd, ok := s.login(c, &fr)
+	if !ok {
 		return
 	}
 	now := time.Now()
@@ -193,26 +177,12 @@ func (s *Server) serve(c net.Conn) {
 		return // one session
 	}
 	s.conn = c
-	s.v2 = v2
-	if v2 {
-		s.link = link.NewV2(session, now)
-		s.link.History2 = &s.hist2
-		s.link.Tail = true // 7.8: empty tails
-	} else {
-		s.link = link.New(session, now)
-		s.link.History = &s.hist
-	}
+	s.codec = cd
+	s.link = cd.newLink(s, now)
 	s.base = now
 	s.mu.Unlock()
 	acc := &wire.Message{Type: wire.MsgLoginAccepted, Player: s.cfg.Player, Session: session, Token: token, Tick: s.cfg.Tick}
-	if v2 {
-		acc.Ext = wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: wire.TickRate,
-			SnapshotTicks: wire.SnapshotTicks, BlinkTicks: 8}
-		acc.Revision, acc.Mode = wire.Revision, wire.ModeClassic
-		c.Write(wire.AppendMessage2(nil, acc))
-	} else {
-		c.Write(wire.AppendMessage(nil, acc))
-	}
+	c.Write(cd.loginAccepted(acc))
 	for {
 		if _, err := fr.ReadMessage(); err != nil {
 			return
@@ -242,44 +212,24 @@ func (s *Server) handle(b []byte, from *net.UDPAddr) {
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v2 := s.v2
-	var h wire.Header2
-	var p []byte
-	var err error
-	if v2 {
-		h, p, err = wire.ParseHeader2(b, wire.ToServer)
-	} else {
-		h.Header, p, err = wire.ParseHeader(b, wire.ToServer)
+	cd := s.codec
+	if cd == nil {
+		return // no session yet
 	}
+	h, p, err := cd.parseHeader(b)
 	if err != nil || h.Session != session {
 		return
 	}
-	if s.link == nil || s.link.Seen(h.Seq) {
+	if s.link.Seen(h.Seq) {
 		return
 	}
-	accept := func() {
-		if v2 {
-			s.link.Accept2(h, len(b), now)
-		} else {
-			s.link.Accept(h.Header, len(b), now)
-		}
-	}
+	accept := func() { cd.accept(s.link, h, len(b), now) }
 	if h.Type == wire.TypeBind {
 		if wire.Token(p[:wire.TokenSize]) != token {
 			return
 		}
-		if v2 {
-			bd, err := wire.ParseBind2(p)
-			if err != nil {
-				return
-			}
-			if !bd.HasCookie || bd.Cookie != cookie {
-				// A Challenge, not recorded (7.3).
-				s.buf, _ = s.link.AppendDatagram(s.buf[:0], wire.TypeChallenge, cookie[:], now)
-				s.udp.WriteToUDP(s.buf, from)
-				s.sent++
-				return
-			}
+		if !cd.bindCookie(s, p, from, now) {
+			return
 		}
 		first := s.client == nil
 		s.client = from
@@ -376,10 +326,14 @@ func (s *Server) snapshotLocked(now time.Time) {
 // sendSnapshotLocked sends the snapshot of tick showing entities, against
 // the newest acknowledged one.
 func (s *Server) sendSnapshotLocked(tick uint32, entities []wire.Entity, now time.Time) {
-	if s.v2 {
-		s.sendSnapshot2Locked(tick, entities, now)
-		return
+	if s.codec == nil {
+		return // no session yet
 	}
+	s.codec.sendSnapshot(s, tick, entities, now)
+}
+
+// sendSnapshot1Locked is sendSnapshotLocked in a v1 session (4.3, 4.8).
+func (s *Server) sendSnapshot1Locked(tick uint32, entities []wire.Entity, now time.Time) {
 	baseTick, base, ok := s.hist.Baseline()
 	if !ok || baseTick >= tick {
 		base, baseTick = nil, 0
@@ -453,16 +407,16 @@ func (s *Server) Events(evs ...wire.Event) {
 }
 
 func (s *Server) eventsLocked(evs []wire.Event, now time.Time) {
-	header, overhead := wire.HeaderSize, wire.FrameOverhead
-	if s.v2 {
-		header, overhead = wire.HeaderSize2, wire.FrameOverhead2
+	if s.codec == nil {
+		return // no session yet
 	}
+	header, overhead := s.codec.eventSizes()
 	var ev []byte
 	for len(evs) > 0 {
 		s.payload = append(s.payload[:0], 0)
 		n := 0
 		for n < len(evs) && n < 255 {
-			ev = s.appendEvent(ev[:0], evs[n])
+			ev = s.codec.appendEvent(ev[:0], evs[n])
 			if len(ev) > wire.MaxEventSize || header+len(s.payload)+overhead+len(ev) > wire.MaxDatagram {
 				if n == 0 {
 					evs = evs[1:] // too large for any datagram
@@ -470,7 +424,7 @@ func (s *Server) eventsLocked(evs []wire.Event, now time.Time) {
 				}
 				break
 			}
-			s.payload = s.appendFrame(s.payload, ev)
+			s.payload = s.codec.appendFrame(s, s.payload, ev)
 			n++
 		}
 		if n == 0 {
@@ -481,29 +435,6 @@ func (s *Server) eventsLocked(evs []wire.Event, now time.Time) {
 		s.buf, _ = s.link.AppendDatagram(s.buf[:0], wire.TypeEvent, s.payload, now)
 		s.sendLocked(s.buf)
 	}
-}
-
-// appendEvent appends the bytes of e in the session's version: in v2
-// (7.6) a Spawn without a motion gets a Linear one from its position.
-func (s *Server) appendEvent(dst []byte, e wire.Event) []byte {
-	if !s.v2 {
-		return wire.AppendEvent(dst, &e)
-	}
-	if e.Type == wire.EventSpawn && e.Motion == (wire.Motion{}) {
-		e.Motion = wire.Linear(e.Tick, float64(e.X), float64(e.Y), float64(e.VX), float64(e.VY))
-	}
-	return wire.AppendEvent2(dst, &e)
-}
-
-// appendFrame appends the event ev framed with the next event id, in the
-// session's version (5.2, 7.7).
-func (s *Server) appendFrame(dst, ev []byte) []byte {
-	if s.v2 {
-		s.evID2++
-		return wire.AppendEventFrame2(dst, s.evID2-1, ev)
-	}
-	s.evID++
-	return wire.AppendEventFrame(dst, s.evID-1, ev)
 }
 
 // Datagram sends a datagram of type t with payload, with the session's
@@ -611,11 +542,16 @@ func (s *Server) waitBaseline(ctx context.Context) (uint32, []wire.Entity, error
 // It returns the number sent.
 func (s *Server) TickFlood(ctx context.Context, datagrams, perDatagram, rate int) (int, error) {
 	s.mu.Lock()
-	v2 := s.v2
+	cd := s.codec
 	s.mu.Unlock()
-	if v2 {
-		return s.tickFlood2(ctx, datagrams, perDatagram, rate)
+	if cd == nil {
+		return 0, errors.New("evilserver: TickFlood before a login")
 	}
+	return cd.tickFlood(s, ctx, datagrams, perDatagram, rate)
+}
+
+// tickFlood1 is TickFlood in a v1 session.
+func (s *Server) tickFlood1(ctx context.Context, datagrams, perDatagram, rate int) (int, error) {
 	baseTick, base, err := s.waitBaseline(ctx)
 	if err != nil {
 		return 0, err
