@@ -438,7 +438,9 @@ func (l *Lobby) List() error {
 	return l.send(wire.Room{Type: wire.MsgRoomList})
 }
 
-// Create creates a room of st and joins it as its owner.
+// Create creates a room of st and joins it as its owner. A Stage room's
+// st.Stage is the stage of the server's campaign its games start at (0:
+// the server's own); the room's State says which.
 func (l *Lobby) Create(st wire.RoomSettings) error {
 	return l.send(wire.Room{Type: wire.MsgRoomCreate, Settings: st})
 }
