@@ -82,8 +82,8 @@ func netLines(n *view.Net, path string) []render.NetLine {
 	if st.HasRTT {
 		rtt = fmt.Sprintf("%.1f ms", float64(st.RTT.Microseconds())/1000)
 	}
-	// A v2 server sends 5 snapshots a second while nothing changes (7.9).
-	fewSnaps := st.SnapshotsPerSec < 15 && st.Version < 2 || st.SnapshotsPerSec < 4
+	// Fewer than 3 in 4 of the snapshots the protocol promises.
+	fewSnaps := st.SnapshotsPerSec < 0.75*st.MinSnapshotsPerSec
 	var lines []render.NetLine
 	if path != "" {
 		lines = append(lines, render.NetLine{Label: "path", Value: path + " · " + rtt, Warn: path == "relayed"})

@@ -175,6 +175,10 @@ type Stats struct {
 	// SnapshotsPerSec is the number of new snapshot ticks received per
 	// second over the last second.
 	SnapshotsPerSec float64
+	// MinSnapshotsPerSec is the fewest snapshots a second the server
+	// sends by the session's protocol: 20 in v1 (4.3); 5 in v2, while
+	// nothing changes (7.9).
+	MinSnapshotsPerSec float64
 	// BaselineAge is the baseline_age of the last snapshot datagram
 	// applied, in ticks: 0 for a full snapshot.
 	BaselineAge uint32
@@ -1154,6 +1158,8 @@ func (c *Client) Stats() Stats {
 		Shed:            c.shed,
 		Link:            ls,
 		Version:         c.version,
+
+		MinSnapshotsPerSec: c.codec.minSnapshots(),
 	}
 	s.RTT, s.HasRTT = c.link.RTT()
 	if c.nsample > 0 {

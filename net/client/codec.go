@@ -48,6 +48,8 @@ type codec interface {
 	// mismatch says in words what LoginRejected(VersionMismatch) means
 	// to a client of the version.
 	mismatch() string
+	// minSnapshots is the fewest snapshots a second the server sends.
+	minSnapshots() float64
 }
 
 // codecOf returns the codec of protocol version 1 or 2 (nil for another).
@@ -119,6 +121,9 @@ func (codec1) readMessage(fr *wire.FrameReader, _ func(b []byte) (bool, error)) 
 func (codec1) loginRequest(cfg *Config) []byte {
 	return wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version, Name: cfg.Name})
 }
+
+// minSnapshots: a snapshot every SnapshotTicks ticks (4.3).
+func (codec1) minSnapshots() float64 { return wire.TickRate / wire.SnapshotTicks }
 
 func (codec1) mismatch() string { return "the server speaks another version of the protocol" }
 
@@ -204,3 +209,6 @@ func (codec2) loginRequest(cfg *Config) []byte {
 func (codec2) mismatch() string {
 	return "the server does not speak protocol version 2 (try protocol 1, or auto)"
 }
+
+// minSnapshots: 5 a second while nothing changes (7.9).
+func (codec2) minSnapshots() float64 { return wire.TickRate / link.KeepAliveTicks2 }
