@@ -7,6 +7,8 @@ package main
 // web's config.json):
 //
 //	/?room=CODE&name=NAME   join that room at once (PROTOCOL.md 7.14)
+//	/?code=CODE             join a hosted game by its code, looked up at
+//	                        the page's server's rendezvous (10.8)
 //	&addr=HOST:PORT         the server's WebTransport address
 //	&hash=HEX[,HEX]         SHA-256 hashes of its certificates
 //	&mode=classic|stage     the mode asked for
@@ -76,8 +78,11 @@ func browserOptions(global js.Value) (game.Options, slog.Level, error) {
 	if err != nil {
 		return opt, 0, fmt.Errorf("the page's address has a bad query (%v): use /?room=CODE&name=NAME", err)
 	}
-	addr, hashes := "", ""
+	addr, hashes, join := "", "", ""
 	if cfg := global.Get("rtypeConfig"); cfg.Type() == js.TypeObject {
+		if j := cfg.Get("join"); j.Type() == js.TypeString {
+			join = j.String()
+		}
 		if a := cfg.Get("addr"); a.Type() == js.TypeString {
 			addr = a.String()
 		}
@@ -121,6 +126,18 @@ func browserOptions(global js.Value) (game.Options, slog.Level, error) {
 			return opt, 0, errors.New("this page does not know its game server, so it cannot join a room: open the link the server gives")
 		}
 		opt.Join, opt.Room = addr, room
+	}
+	if join != "" {
+		opt.Rendezvous = join
+	}
+	if code := strings.TrimSpace(q.Get("code")); code != "" && opt.Room == "" {
+		if join == "" {
+			return opt, 0, errors.New("this page's server runs no rendezvous, so it cannot join a game by its code: open the game's page on your rendezvous")
+		}
+		if _, ok := wire.ParseRoomCode(strings.ToUpper(code)); !ok {
+			return opt, 0, fmt.Errorf("%q is not a room code: 6 letters and digits, as your friend's lobby shows it", code)
+		}
+		opt.Join = strings.ToUpper(code)
 	}
 	switch q.Get("mode") {
 	case "":

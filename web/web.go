@@ -62,6 +62,10 @@ type Config struct {
 	// Wasm is the game, gzipped; nil: the embedded one (WasmFile), if
 	// the build has it.
 	Wasm []byte
+	// Join, when set, is the lookup of hosted games' room codes at the
+	// rendezvous this server runs (rendezvous.Web), served at /join:
+	// config.json then names it, and the page joins by code (?code=).
+	Join http.Handler
 	// Logger receives the handler's logs. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -136,10 +140,16 @@ type config struct {
 	WasmSize   int64    `json:"wasmSize,omitempty"`
 	Addr       string   `json:"addr,omitempty"`
 	CertHashes []string `json:"certHashes,omitempty"`
+	// Join is the lookup's URL (relative to the page), when the page's
+	// server runs a rendezvous.
+	Join string `json:"join,omitempty"`
 }
 
-// ServeHTTP serves /, /index.html, /wasm_exec.js, /rtype.wasm and
-// /config.json.
+// JoinPath is the path of Config.Join, the lookup of room codes.
+const JoinPath = "/join"
+
+// ServeHTTP serves /, /index.html, /wasm_exec.js, /rtype.wasm,
+// /config.json and, with Config.Join, /join.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -156,6 +166,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.config(w, r)
 	case "/rtype.wasm":
 		h.serveWasm(w, r)
+	case JoinPath:
+		if h.cfg.Join == nil {
+			http.NotFound(w, r)
+			return
+		}
+		h.cfg.Join.ServeHTTP(w, r)
 	default:
 		http.NotFound(w, r)
 	}
@@ -182,8 +198,11 @@ func (h *Handler) config(w http.ResponseWriter, r *http.Request) {
 		for _, x := range s.CertHashes {
 			c.CertHashes = append(c.CertHashes, hex.EncodeToString(x[:]))
 		}
-	} else {
+	} else if h.cfg.Join == nil {
 		c.NoServer = "The game's server does not speak WebTransport, which browsers need: start it with -webtransport (or host a game)."
+	}
+	if h.cfg.Join != nil {
+		c.Join = strings.TrimPrefix(JoinPath, "/")
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")

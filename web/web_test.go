@@ -168,3 +168,52 @@ func TestWasmExecMatchesGo(t *testing.T) {
 		t.Error("web/wasm_exec.js differs from this Go's: cp \"$(go env GOROOT)/lib/wasm/wasm_exec.js\" web/")
 	}
 }
+
+// TestPageJoin: with a rendezvous' lookup (Config.Join), config.json
+// names it ("join") and /join reaches it with the request's query; a
+// page of a rendezvous alone (no game server) says nothing of a missing
+// server; without one, /join is 404 and config.json names none. The
+// page has the join-by-code field the script shows when config.json
+// names a lookup.
+func TestPageJoin(t *testing.T) {
+	join := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"room":"`+r.URL.Query().Get("code")+`","error":"unknown"}`)
+	})
+	h, err := New(Config{Wasm: gz(t, []byte("game")), Join: join})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	var c config
+	_, b := get(t, hs.URL+"/config.json", "")
+	json.Unmarshal(b, &c)
+	if c.Join != "join" || c.NoServer != "" {
+		t.Errorf("config.json with a lookup: %+v, want join \"join\" and no noServer", c)
+	}
+	res, b := get(t, hs.URL+"/join?code=ABC123", "")
+	if res.StatusCode != 404 || string(b) != `{"room":"ABC123","error":"unknown"}` {
+		t.Errorf("/join: %d %q, want the lookup's answer", res.StatusCode, b)
+	}
+	_, b = get(t, hs.URL+"/", "")
+	for _, want := range []string{`<form id="code">`, `cfg.join`, `q.set("code"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("index.html has no %q", want)
+		}
+	}
+
+	h, _ = New(Config{Wasm: gz(t, []byte("game"))})
+	hs2 := httptest.NewServer(h)
+	defer hs2.Close()
+	if res, _ := get(t, hs2.URL+"/join?code=ABC123", ""); res.StatusCode != 404 {
+		t.Errorf("/join without a lookup: %d, want 404", res.StatusCode)
+	}
+	c = config{}
+	_, b = get(t, hs2.URL+"/config.json", "")
+	json.Unmarshal(b, &c)
+	if c.Join != "" {
+		t.Errorf("config.json without a lookup: %+v", c)
+	}
+}

@@ -220,7 +220,11 @@ func main() {
 	} else {
 		close(webDone)
 	}
-	pageDone, err := pagef.start(ctx, srv, log)
+	if err := rdv.open(log); err != nil {
+		log.Error("cannot start the rendezvous", "err", err)
+		os.Exit(1)
+	}
+	pageDone, err := pagef.start(ctx, srv, rdv.join(), log)
 	if err != nil {
 		log.Error("cannot serve the game's page", "err", err)
 		os.Exit(1)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"rtype/server"
@@ -29,16 +30,19 @@ var pagef = pageFlags{
 
 // start serves the page for srv until ctx ends; the channel gives the
 // serving's end (closed at once when -web is not set).
-func (p pageFlags) start(ctx context.Context, srv *server.Server, log *slog.Logger) (<-chan error, error) {
+func (p pageFlags) start(ctx context.Context, srv *server.Server, join http.Handler, log *slog.Logger) (<-chan error, error) {
 	done := make(chan error, 1)
 	if *p.addr == "" {
 		close(done)
 		return done, nil
 	}
 	h, err := web.New(web.Config{Server: func() (web.Server, bool) {
+		if srv == nil { // a rendezvous alone: browsers join hosted games by code
+			return web.Server{}, false
+		}
 		info, ok := srv.WebTransport()
 		return web.Server{Addr: info.Addr, CertHashes: info.CertHashes}, ok
-	}, Logger: log})
+	}, Join: join, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +68,9 @@ func (p pageFlags) start(ctx context.Context, srv *server.Server, log *slog.Logg
 	if !h.HasGame() {
 		log.Warn("the game's page has no game: build the server with ./build.sh build", "addr", ln.Addr())
 	}
-	if _, ok := srv.WebTransport(); !ok {
+	if srv == nil {
+		log.Info("the game's page joins hosted games by code through the rendezvous")
+	} else if _, ok := srv.WebTransport(); !ok {
 		log.Warn("the game's page is served, but the server does not speak WebTransport: browsers cannot play without -webtransport")
 	}
 	log.Info("serving the game's page", "addr", ln.Addr().String(), "url", "https://"+ln.Addr().String()+"/")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"sync"
@@ -24,6 +25,16 @@ const rendezvousStats = 5 * time.Second
 // running one, and registering this server's rooms at one.
 type rendezvousFlags struct {
 	listen, addr, portmap *string
+	relayAddr             *string
+	maxBrowsers           *int
+	run                   *rendezvousRun
+}
+
+// rendezvousRun is the rendezvous run by -rendezvous-listen, made by open.
+type rendezvousRun struct {
+	pc  *net.UDPConn
+	rv  *rendezvous.Server
+	web *rendezvous.Web
 }
 
 // addRendezvousFlags registers -rendezvous-listen and -rendezvous.
@@ -35,7 +46,46 @@ func addRendezvousFlags() rendezvousFlags {
 			"register this server's room codes at the rendezvous at this host:port, so that they work from anywhere (needs -webtransport: the sessions go over its UDP socket)"),
 		portmap: flag.String("portmap", "auto",
 			"with -rendezvous: ask the router to map the -webtransport port while hosting: auto (NAT-PMP, then UPnP IGD), natpmp, upnp or off"),
+		relayAddr: flag.String("rendezvous-relay-addr", "",
+			`with -rendezvous-listen: the host:port browsers reach the rendezvous' UDP port by, for its WebTransport relay (default: the host name the browser opened the page of -web by, with -rendezvous-listen's port)`),
+		maxBrowsers: flag.Int("rendezvous-max-browsers", 256,
+			"with -rendezvous-listen: browser sessions the rendezvous relays at once (8 per IP address)"),
+		run: &rendezvousRun{},
 	}
+}
+
+// open makes the rendezvous of -rendezvous-listen, and its browsers'
+// side (the lookup that -web serves at /join, the WebTransport relay on
+// its UDP port); start serves them.
+func (f rendezvousFlags) open(log *slog.Logger) error {
+	if *f.listen == "" {
+		return nil
+	}
+	ua, err := net.ResolveUDPAddr("udp", *f.listen)
+	if err != nil {
+		return fmt.Errorf("-rendezvous-listen %q: %w", *f.listen, err)
+	}
+	pc, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return fmt.Errorf("-rendezvous-listen: %w", err)
+	}
+	rv := rendezvous.NewServer(rendezvous.Config{Logger: log})
+	web, err := rendezvous.NewWeb(rv, rendezvous.WebConfig{Logger: log, RelayAddr: *f.relayAddr, MaxSessions: *f.maxBrowsers})
+	if err != nil {
+		pc.Close()
+		return fmt.Errorf("-rendezvous-listen: %w", err)
+	}
+	*f.run = rendezvousRun{pc: pc, rv: rv, web: web}
+	return nil
+}
+
+// join is the lookup of room codes for -web's page, or nil when no
+// rendezvous runs here.
+func (f rendezvousFlags) join() http.Handler {
+	if f.run.web == nil {
+		return nil
+	}
+	return f.run.web
 }
 
 // check refuses -rendezvous without -webtransport, and an unknown
@@ -57,40 +107,36 @@ func (f rendezvousFlags) start(ctx context.Context, srv *server.Server, log *slo
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	stop = func() { cancel(); wg.Wait() }
-	if *f.listen != "" {
-		ua, err := net.ResolveUDPAddr("udp", *f.listen)
-		if err != nil {
-			stop()
-			return nil, fmt.Errorf("-rendezvous-listen %q: %w", *f.listen, err)
-		}
-		pc, err := net.ListenUDP("udp", ua)
-		if err != nil {
-			stop()
-			return nil, fmt.Errorf("-rendezvous-listen: %w", err)
-		}
-		rv := rendezvous.NewServer(rendezvous.Config{Logger: log})
+	if r := f.run; r.rv != nil {
+		rv, pc := r.rv, r.pc
 		log.Info("rendezvous listening", "addr", pc.LocalAddr().String())
-		wg.Go(func() { rv.Serve(pc) })
+		wg.Go(func() {
+			if err := r.web.Serve(ctx, pc); err != nil {
+				log.Error("rendezvous", "err", err)
+			}
+		})
 		wg.Go(func() { // its counters every rendezvousStats when they changed, and at the end
-			logStats := func(msg string, st rendezvous.Stats) {
+			logStats := func(msg string, st rendezvous.Stats, ws rendezvous.WebStats) {
 				log.Info(msg, "hosts", st.Hosts, "pairs", st.Pairs, "registers", st.Registers,
-					"lookups", st.Lookups, "relayed_packets", st.RelayedPackets, "relayed_bytes", st.RelayedBytes,
+					"lookups", st.Lookups, "web_lookups", st.WebLookups, "relayed_packets", st.RelayedPackets, "relayed_bytes", st.RelayedBytes,
 					"bytes_in", st.BytesIn, "bytes_out", st.BytesOut, "over_budget", st.OverBudget,
-					"rate_limited", st.RateLimited, "dropped", st.Dropped)
+					"rate_limited", st.RateLimited, "dropped", st.Dropped,
+					"browser_sessions", ws.Sessions, "browser_opened", ws.Opened, "browser_refused", ws.Refused)
 			}
 			t := time.NewTicker(rendezvousStats)
 			defer t.Stop()
 			var last rendezvous.Stats
+			var lastW rendezvous.WebStats
 			for {
 				select {
 				case <-ctx.Done():
-					logStats("rendezvous stopped", rv.Stats())
+					logStats("rendezvous stopped", rv.Stats(), r.web.Stats())
 					pc.Close()
 					return
 				case <-t.C:
-					if st := rv.Stats(); st != last {
-						last = st
-						logStats("rendezvous stats", st)
+					if st, ws := rv.Stats(), r.web.Stats(); st != last || ws != lastW {
+						last, lastW = st, ws
+						logStats("rendezvous stats", st, ws)
 					}
 				}
 			}
@@ -115,6 +161,15 @@ func (f rendezvousFlags) alone(listen string) bool { return listen == "" && *f.l
 func (f rendezvousFlags) runAlone(log *slog.Logger) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := f.open(log); err != nil {
+		log.Error("cannot start the rendezvous", "err", err)
+		return 1
+	}
+	pageDone, err := pagef.start(ctx, nil, f.join(), log)
+	if err != nil {
+		log.Error("cannot serve the game's page", "err", err)
+		return 1
+	}
 	end, err := f.start(ctx, nil, log)
 	if err != nil {
 		log.Error("cannot start the rendezvous", "err", err)
@@ -122,5 +177,9 @@ func (f rendezvousFlags) runAlone(log *slog.Logger) int {
 	}
 	<-ctx.Done()
 	end()
+	if err := <-pageDone; err != nil {
+		log.Error("the game's page failed", "err", err)
+		return 1
+	}
 	return 0
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -39,6 +42,42 @@ func TestRendezvousFlags(t *testing.T) {
 	p.wait(regexp.MustCompile(`msg="rendezvous listening" addr=127\.0\.0\.1:\d+`))
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	p.wait(regexp.MustCompile(`msg="rendezvous stopped" hosts=0 pairs=0`))
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("exit: %v", err)
+	}
+}
+
+// TestRendezvousPage: a rendezvous alone with -web serves the game's
+// page, whose config.json names the lookup, and the lookup at /join: a
+// code nobody hosts is 404 with the reason in JSON, a malformed one 400.
+func TestRendezvousPage(t *testing.T) {
+	p := startProcess(t, "-listen", "", "-rendezvous-listen", "127.0.0.1:0", "-web", "127.0.0.1:0")
+	m := p.wait(regexp.MustCompile(`msg="serving the game's page" addr=(127\.0\.0\.1:\d+)`))
+	base := "http://" + m[1]
+	get := func(path string) (int, map[string]any) {
+		t.Helper()
+		rsp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rsp.Body.Close()
+		var v map[string]any
+		if err := json.NewDecoder(rsp.Body).Decode(&v); err != nil {
+			t.Fatalf("%s: %s, not JSON: %v", path, rsp.Status, err)
+		}
+		return rsp.StatusCode, v
+	}
+	if st, c := get("/config.json"); st != 200 || c["join"] != "join" || c["noServer"] != nil {
+		t.Errorf("config.json: %d %v, want join and no noServer", st, c)
+	}
+	if st, a := get("/join?code=ZZZZZZ"); st != 404 || !strings.Contains(fmt.Sprint(a["error"]), "no game has this room code") {
+		t.Errorf("an unknown code: %d %v, want 404 and why", st, a)
+	}
+	if st, a := get("/join?code=no"); st != 400 || a["error"] == nil {
+		t.Errorf("a malformed code: %d %v, want 400 and why", st, a)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait(regexp.MustCompile(`msg="rendezvous stopped" hosts=0 pairs=0 .*web_lookups=0`))
 	if err := p.cmd.Wait(); err != nil {
 		t.Errorf("exit: %v", err)
 	}
