@@ -1,11 +1,14 @@
 package wire
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"strconv"
+)
 
 // Leaderboard message types of v2 (PROTOCOL.md 7.16). Only a session with
 // Features.Scores sends or receives them.
 const (
-	// MsgScoresRequest asks for the best scores of a mode and stage,
+	// MsgScoresRequest asks for the best scores of a mode and board,
 	// client → server: mode, period, count, stage.
 	MsgScoresRequest MsgType = 0x16
 	// MsgScores answers it, server → client: mode, period, status, wait,
@@ -30,6 +33,22 @@ const (
 	// scoreRowHead is the size of a row without its name's bytes.
 	scoreRowHead = 4 + 1 + 4 + 2
 )
+
+// CampaignBoard is the stage name of the campaign's board (7.16): each
+// player's whole-game score, at the game over, of the Stage games that
+// started at the campaign's first stage. No stage can have this name: a
+// stage's name is of a-z, 0-9, - and _ only (STAGES.md).
+const CampaignBoard = "(campaign)"
+
+// StageBoard returns the stage name of the board that keeps the points
+// made in loop of the stage name (7.16): the stage's name in loop 1,
+// "NAME loop N" in loop N from 2 on. No stage has that name (a space).
+func StageBoard(name string, loop int) string {
+	if loop <= 1 {
+		return name
+	}
+	return name + " loop " + strconv.Itoa(loop)
+}
 
 // Periods of a leaderboard (7.16).
 const (
@@ -78,7 +97,7 @@ type Scores struct {
 	Type   MsgType
 	Mode   uint8  // ModeClassic or ModeStage
 	Period uint8  // PeriodAllTime or PeriodWeek
-	Stage  string // Stage mode: the stage's name; "" in a request: the server's
+	Stage  string // Stage mode: the board (StageBoard, CampaignBoard); "" in a request: the server's
 	Count  uint8  // Request: rows asked for (0: MaxScoreRows); Scores: rows
 
 	// Scores only.

@@ -13,8 +13,9 @@ import (
 )
 
 // The worked examples of 7.16 (leaderboard): Ripley asks for this
-// week's best three of the Stage leaderboard; the server answers with two
-// rows; asking too fast is refused.
+// week's best three of the default stage's board; the server answers with
+// two rows; asking too fast is refused; the campaign's board, asked for
+// and answered.
 var (
 	exScoresRequest = Scores{Type: MsgScoresRequest, Mode: ModeStage, Period: PeriodWeek, Count: 3}
 	exScores        = func() Scores {
@@ -26,6 +27,14 @@ var (
 		return s
 	}()
 	exScoresLimited = Scores{Type: MsgScores, Mode: ModeStage, Period: PeriodWeek, Status: ScoresRateLimited, Wait: 1500}
+	// The campaign's board: asked for, all time, and the answer's one row.
+	exScoresRequestCampaign = Scores{Type: MsgScoresRequest, Mode: ModeStage, Period: PeriodAllTime, Stage: CampaignBoard}
+	exScoresCampaign        = func() Scores {
+		s := Scores{Type: MsgScores, Mode: ModeStage, Period: PeriodAllTime, Stage: CampaignBoard, Count: 1}
+		s.Rows[0] = ScoreRow{Score: 96400, Players: 3, Name: "Ripley",
+			Finished: uint32(time.Date(2026, 11, 30, 19, 42, 10, 0, time.UTC).Unix())}
+		return s
+	}()
 )
 
 // docScores checks that a frame decodes to want.
@@ -54,6 +63,9 @@ func docExamplesScores() []docExample {
 			"48 BC 00 00 03 92 D1 0D 6B 06 00 52 69 70 6C 65 79 "+
 			"4A 79 00 00 02 84 30 0D 6B 05 00 48 69 63 6B 73", exScores),
 		ex("v2-scores-limited", "09 00 17 02 01 02 DC 05 00 00 00", exScoresLimited),
+		ex("v2-scores-request-campaign", "10 00 16 02 00 00 0A 00 28 63 61 6D 70 61 69 67 6E 29", exScoresRequestCampaign),
+		ex("v2-scores-campaign", "24 00 17 02 00 00 00 00 0A 00 28 63 61 6D 70 61 69 67 6E 29 01 "+
+			"90 78 01 00 03 92 D1 0D 6B 06 00 52 69 70 6C 65 79", exScoresCampaign),
 	}
 }
 
@@ -68,7 +80,7 @@ func fullScores() Scores {
 
 func TestScoresRoundTrip(t *testing.T) {
 	for _, s := range []Scores{
-		exScoresRequest, exScores, exScoresLimited, fullScores(),
+		exScoresRequest, exScores, exScoresLimited, exScoresRequestCampaign, exScoresCampaign, fullScores(),
 		{Type: MsgScoresRequest, Mode: ModeClassic, Stage: strings.Repeat("s", MaxScoreStage)},
 		{Type: MsgScores, Mode: ModeClassic, Status: ScoresNoLeaderboard},
 	} {
