@@ -35,8 +35,31 @@ func defaultRendezvous() string {
 
 // codeTransport returns the transport that joins a room by its code
 // through the lookup at url.
+// A code no host registered may be a room of the page's own game
+// server (config.json's addr), which the lookup does not know: the
+// transport joins it there.
 func codeTransport(url string, log *slog.Logger) client.Transport {
-	return &pageJoin{url: url, log: log}
+	j := &pageJoin{url: url, log: log}
+	if cfg := js.Global().Get("rtypeConfig"); cfg.Type() == js.TypeObject {
+		if a := cfg.Get("addr"); a.Type() == js.TypeString {
+			j.own = a.String()
+		}
+		j.ownHashes = jsHashes(cfg.Get("certHashes"))
+	}
+	return j
+}
+
+// jsHashes reads an array of SHA-256 hashes in hex (at most 4).
+func jsHashes(v js.Value) [][32]byte {
+	var out [][32]byte
+	if v.Type() == js.TypeObject {
+		for i := range min(v.Length(), 4) {
+			if b, err := hex.DecodeString(v.Index(i).String()); err == nil && len(b) == 32 {
+				out = append(out, [32]byte(b))
+			}
+		}
+	}
+	return out
 }
 
 // transportPath returns the path of the last session tr opened by a
@@ -79,6 +102,9 @@ const directWait = 5 * time.Second
 type pageJoin struct {
 	url string
 	log *slog.Logger
+	// own and ownHashes are the page's own game server's binding, or "".
+	own       string
+	ownHashes [][32]byte
 
 	mu   sync.Mutex
 	path string
@@ -118,17 +144,7 @@ func (j *pageJoin) lookup(ctx context.Context, code string) (joinAnswer, error) 
 		}
 		return ""
 	}
-	hashes := func(k string) [][32]byte {
-		var out [][32]byte
-		if v := body.Get(k); v.Type() == js.TypeObject {
-			for i := range min(v.Length(), 4) {
-				if b, err := hex.DecodeString(v.Index(i).String()); err == nil && len(b) == 32 {
-					out = append(out, [32]byte(b))
-				}
-			}
-		}
-		return out
-	}
+	hashes := func(k string) [][32]byte { return jsHashes(body.Get(k)) }
 	if status != 200 {
 		msg := str("error")
 		if msg == "" {
@@ -145,6 +161,14 @@ func (j *pageJoin) lookup(ctx context.Context, code string) (joinAnswer, error) 
 // binding first when the lookup gives it, then to the relay.
 func (j *pageJoin) DialStream(ctx context.Context, code string) (net.Conn, error) {
 	a, err := j.lookup(ctx, code)
+	var le *lookupError
+	if errors.As(err, &le) && le.status == 404 && j.own != "" {
+		tr := &wtjs.Transport{CertHashes: j.ownHashes}
+		if c, oerr := tr.DialStream(ctx, j.own); oerr == nil {
+			j.opened("", tr) // the room may be there; if not, its lobby says so
+			return c, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

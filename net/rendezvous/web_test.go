@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rtype/internal/testutil"
+	"rtype/net/client"
 	netlobby "rtype/net/lobby"
 	"rtype/net/rendezvous"
 	"rtype/net/wire"
@@ -61,8 +62,9 @@ func newWebLab(t *testing.T, rcfg rendezvous.Config) *webLab {
 }
 
 // host starts a game server with the WebTransport binding, registered at
-// the rendezvous, and returns the code of a room made in it.
-func (l *webLab) host(t *testing.T) wire.RoomCode {
+// the rendezvous, and returns a room made in it: its code and its
+// owner's lobby.
+func (l *webLab) host(t *testing.T) (wire.RoomCode, *netlobby.Lobby) {
 	t.Helper()
 	cfg := server.Config{Listen: "127.0.0.1:0", WebTransportAddr: "127.0.0.1:0", MaxTickLoad: 1,
 		LoginLimit: 1 << 20, MaxSessionsPerIP: 1 << 20, MaxRoomsPerIP: 1 << 20, Logger: testutil.Logger(t)}
@@ -94,7 +96,7 @@ func (l *webLab) host(t *testing.T) wire.RoomCode {
 		case cs := <-rooms:
 			for _, c := range cs {
 				if c == code {
-					return code
+					return code, owner
 				}
 			}
 		case <-time.After(wait):
@@ -188,11 +190,12 @@ func play(t *testing.T, addr string, hs [][32]byte, code wire.RoomCode, name str
 // a friend's lobby session over WebTransport to the address given takes
 // the room; through the relay's room URL (/room/CODE/rtype on the
 // rendezvous' UDP port, trusted by the hashes given) it takes the room
-// too, its bytes relayed by the pair's relay path. Wrong codes get 400,
+// too, its bytes relayed by the pair's relay path, and plays: the game's
+// snapshots come through the relay as datagrams, its inputs go. Wrong codes get 400,
 // 404 and, once the rate is spent, 429.
 func TestBrowserJoinByCode(t *testing.T) {
 	l := newWebLab(t, rendezvous.Config{LookupBurst: 6, LookupRate: 0.001})
-	code := l.host(t)
+	code, owner := l.host(t)
 
 	st, a := l.join(t, code.String())
 	if st != http.StatusOK || a.Room != code.String() || a.Path != "direct" {
@@ -207,7 +210,8 @@ func TestBrowserJoinByCode(t *testing.T) {
 		t.Errorf("relay %q %v, want %q and 2 hashes", a.Relay, a.RelayCertHashes, want)
 	}
 	f1 := play(t, a.Addr, hashes(t, a.CertHashes), code, "direct")
-	defer f1.Close()
+	f1.Close()
+	waitLobby(t, owner, func(r *wire.Room) bool { return r.Count == 1 })
 
 	before := l.rv.Stats()
 	f2 := play(t, a.Relay+"/room/"+code.String(), hashes(t, a.RelayCertHashes), code, "relayed")
@@ -219,6 +223,29 @@ func TestBrowserJoinByCode(t *testing.T) {
 		t.Errorf("the relayed session's pair: relayed packets %d → %d, pairs %d → %d", before.RelayedPackets,
 			after.RelayedPackets, before.Pairs, after.Pairs)
 	}
+	// The game, its datagrams through the relay both ways.
+	owner.Ready(true)
+	f2.Ready(true)
+	var games []*client.Client
+	for _, lb := range []*netlobby.Lobby{owner, f2} {
+		waitLobby(t, lb, func(r *wire.Room) bool { return r.State == wire.RoomPlaying })
+		c, err := lb.Play(context.Background(), client.Config{Logger: testutil.Logger(t)})
+		if err != nil {
+			t.Fatalf("play: %v", err)
+		}
+		defer c.Close()
+		games = append(games, c)
+	}
+	var frames []client.Frame
+	testutil.WaitFor(t, wait, "snapshots through the relay", func() bool {
+		frames = games[1].Frames(frames)
+		ls := games[1].Stats().Link
+		return len(frames) > 0 && ls.RecvDatagrams >= 30 && ls.SentDatagrams >= 30
+	})
+	if p := games[1].Player(); p != 1 {
+		t.Errorf("the relayed friend is player %d, want 1", p)
+	}
+	games[1].Close()
 	f2.Close()
 	testutil.WaitFor(t, wait, "the relayed session's end", func() bool {
 		return l.web.Stats().Sessions == 0 && l.rv.Stats().Pairs == before.Pairs

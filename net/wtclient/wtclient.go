@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -48,6 +50,14 @@ type Transport struct {
 	RootCAs *x509.CertPool
 	// Now is the clock of the certificate checks. Default time.Now.
 	Now func() time.Time
+	// Conn, when set, is the UDP socket every session goes out by (one
+	// QUIC transport over it, made at the first dial): a socket opened
+	// in a network namespace, say. Default a socket of each session's
+	// own (Redirected's too).
+	Conn net.PacketConn
+
+	once sync.Once
+	qtr  *quic.Transport
 }
 
 var _ client.Transport = (*Transport)(nil)
@@ -59,8 +69,9 @@ func (t *Transport) Redirected(hashes [][32]byte) client.Transport {
 	return &Transport{CertHashes: slices.Clone(hashes), RootCAs: t.RootCAs, Now: t.Now}
 }
 
-// DialStream opens a session to addr ("host:port", a UDP port) and its
-// stream.
+// DialStream opens a session to addr ("host:port", a UDP port, or
+// "host:port/PATH" for the session URL https://host:port/PATH/rtype, as
+// a rendezvous' relay of a room) and its stream.
 func (t *Transport) DialStream(ctx context.Context, addr string) (net.Conn, error) {
 	tc := &tls.Config{RootCAs: t.RootCAs, MinVersion: tls.VersionTLS13}
 	if len(t.CertHashes) > 0 {
@@ -74,6 +85,17 @@ func (t *Transport) DialStream(ctx context.Context, addr string) (net.Conn, erro
 			EnableStreamResetPartialDelivery: true,
 			KeepAlivePeriod:                  time.Second,
 		},
+	}
+	if t.Conn != nil {
+		t.once.Do(func() { t.qtr = &quic.Transport{Conn: t.Conn} })
+		hostPort, _, _ := strings.Cut(addr, "/")
+		d.DialAddr = func(ctx context.Context, _ string, tlsCfg *tls.Config, cfg *quic.Config) (*quic.Conn, error) {
+			ua, err := net.ResolveUDPAddr("udp", hostPort)
+			if err != nil {
+				return nil, err
+			}
+			return t.qtr.DialEarly(ctx, ua, tlsCfg, cfg)
+		}
 	}
 	url := "https://" + addr + Path
 	rsp, sess, err := d.Dial(ctx, url, nil)
