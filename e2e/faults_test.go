@@ -38,6 +38,9 @@ const faultTimeout = 3 * time.Second
 // childEnv makes the test binary a server process (serveChild).
 const childEnv = "RTYPE_E2E_SERVER_CHILD"
 
+// childTimeoutEnv, when set, is the server process's SessionTimeout.
+const childTimeoutEnv = "RTYPE_E2E_SESSION_TIMEOUT"
+
 // TestMain lets the test binary run as the server process that
 // TestServerKilled kills.
 func TestMain(m *testing.M) {
@@ -52,7 +55,11 @@ func TestMain(m *testing.M) {
 // the process is killed.
 func serveChild() {
 	rules := soakRules()
-	srv, err := server.New(server.Config{Listen: "127.0.0.1:0", MaxGames: 1, Rules: &rules, Mode: wire.ModeClassic, Logger: testutil.ProcessLogger()})
+	cfg := server.Config{Listen: "127.0.0.1:0", MaxGames: 1, Rules: &rules, Mode: wire.ModeClassic, Logger: testutil.ProcessLogger()}
+	if d, err := time.ParseDuration(os.Getenv(childTimeoutEnv)); err == nil {
+		cfg.SessionTimeout = d
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		fmt.Println("ERROR", err)
 		os.Exit(1)
@@ -61,12 +68,12 @@ func serveChild() {
 	srv.Run(context.Background())
 }
 
-// startServerProcess runs serveChild in a process of its own and returns
-// its address.
-func startServerProcess(t *testing.T) (*exec.Cmd, string) {
+// startServerProcess runs serveChild in a process of its own, with env
+// added to its environment, and returns its address.
+func startServerProcess(t *testing.T, env ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Env = append(append(os.Environ(), childEnv+"=1"), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -662,5 +669,54 @@ func TestListenServerQuits(t *testing.T) {
 			t.Errorf("%s: %v, want Logout(ServerShutdown)", g.names[i], err)
 		}
 		t.Logf("%s: %v after %v", g.names[i], c.Err(), d.Round(time.Millisecond))
+	}
+}
+
+// TestServerStalled: the server process stops (SIGSTOP) for twice its
+// SessionTimeout, its clients' timeouts being longer, then goes on
+// (SIGCONT). The server read nothing meanwhile, so it times nobody out
+// for its own pause (5.5): every client, v1 and v2, plays on, with
+// snapshots a second of game after, and no Logout.
+func TestServerStalled(t *testing.T) {
+	const sessionTimeout = time.Second
+	cmd, addr := startServerProcess(t, childTimeoutEnv+"="+sessionTimeout.String())
+	var cs []*client.Client
+	for i := range 2 {
+		dctx, dcancel := context.WithTimeout(context.Background(), testutil.Wait)
+		c, err := client.Dial(dctx, client.Config{Addr: addr, Name: fmt.Sprintf("patient-%d", i), Logger: testutil.Logger(t),
+			Version: versions[i%len(versions)], Mode: wire.ModeClassic, Timeout: 20 * sessionTimeout})
+		dcancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		cs = append(cs, c)
+	}
+	testutil.WaitFor(t, testutil.Wait, "snapshots", func() bool {
+		for _, c := range cs {
+			if c.Stats().SnapshotTick == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * sessionTimeout) // the stall (no assertion on it)
+	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	var after [2]uint32
+	for i, c := range cs {
+		after[i] = c.Stats().SnapshotTick
+	}
+	for i, c := range cs {
+		testutil.WaitFor(t, testutil.Wait, fmt.Sprintf("patient-%d's snapshots a second of game after the stall", i), func() bool {
+			return c.Err() != nil || c.Stats().SnapshotTick >= after[i]+wire.TickRate
+		})
+		if err := c.Err(); err != nil {
+			t.Errorf("patient-%d: %v after the server's stall", i, err)
+		}
 	}
 }

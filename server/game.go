@@ -112,6 +112,9 @@ func (s *Server) tick(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	locked := time.Now()
+	if d := s.stall.tick(now); d > 0 {
+		s.log.Warn("the server stalled: the sessions' silences count from now", "stalled", d.Round(time.Millisecond))
+	}
 	s.in.handleQueuedInTick()
 	queued := time.Now()
 	s.phases.tick()
@@ -226,9 +229,9 @@ func (s *Server) endSessions(g *game, now time.Time, lost []*session) []*session
 		var why uint8
 		var logout uint8
 		switch {
-		case ss.overflow || (ss.bound && ss.link.Silence(now) >= s.cfg.SessionTimeout):
+		case ss.overflow || (ss.bound && s.stall.silence(ss.link, now) >= s.cfg.SessionTimeout):
 			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
-		case !ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
+		case !ss.bound && s.stall.since(ss.start, now) >= s.cfg.BindTimeout:
 			why, logout = wire.LeftTimedOut, wire.LogoutTimedOut
 		case g.over && s.lb.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
 			if ss.lobby && ss.room != nil && ss.room == g.room { // 7.14: the room stays together
@@ -243,9 +246,9 @@ func (s *Server) endSessions(g *game, now time.Time, lost []*session) []*session
 		default:
 			var at time.Time
 			if ss.bound {
-				at = now.Add(s.cfg.SessionTimeout - ss.link.Silence(now))
+				at = now.Add(s.cfg.SessionTimeout - s.stall.silence(ss.link, now))
 			} else {
-				at = ss.start.Add(s.cfg.BindTimeout)
+				at = now.Add(s.cfg.BindTimeout - s.stall.since(ss.start, now))
 			}
 			if at.Before(next) {
 				next = at

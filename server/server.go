@@ -36,6 +36,7 @@ type Server struct {
 	closed   bool
 	seed     uint64
 	ticks    tickTimes
+	stall    stallWatch // the server's own pauses (stall.go)
 	bans     banList     // admin.go
 	serving  bool        // Run started: with !closed, ready (Metrics)
 	stats    serverStats // counters for monitoring, atomic

@@ -183,8 +183,8 @@ func (h *spectatorHub) step(g *game, now time.Time, lost []*session) []*session 
 	for i := 0; i < len(g.spectators); i++ {
 		ss := g.spectators[i]
 		switch {
-		case ss.overflow || (ss.bound && ss.link.Silence(now) >= s.cfg.SessionTimeout),
-			!ss.bound && now.Sub(ss.start) >= s.cfg.BindTimeout:
+		case ss.overflow || (ss.bound && s.stall.silence(ss.link, now) >= s.cfg.SessionTimeout),
+			!ss.bound && s.stall.since(ss.start, now) >= s.cfg.BindTimeout:
 			ss.logoutReason = wire.LogoutTimedOut
 			s.log.Info("spectator timed out", "session", ss.id, "name", ss.name, "game", g.id, "bound", ss.bound)
 		case g.over && s.lb.gameOverSent(g) && (ss.link.Unacked() == 0 || now.Sub(g.overAt) >= s.cfg.GameOverLinger):
