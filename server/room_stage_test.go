@@ -195,3 +195,25 @@ func TestRoomStageRefused(t *testing.T) {
 		t.Fatalf("created %+v, want %+v", r.Settings, ok)
 	}
 }
+
+// A quick join's new Stage room starts at the server's stage (1); a
+// quick join takes a public room whatever its stage.
+func TestRoomQuickStage(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, roomConfig())
+	a := lobbyLogin(t, s, "Ripley", wire.ModeStage)
+	a.room(wire.Room{Type: wire.MsgRoomQuick, Mode: wire.ModeStage})
+	r := a.expect(wire.MsgRoomState)
+	if r.Settings.Mode != wire.ModeStage || r.Settings.Stage != 1 {
+		t.Fatalf("a quick join's new room: %+v, want Stage at 1", r.Settings)
+	}
+	st, code := r.Settings, r.Code
+	st.Stage = 2
+	a.room(wire.Room{Type: wire.MsgRoomSettings, Settings: st})
+	a.state("stage 2", func(r *wire.Room) bool { return r.Settings.Stage == 2 })
+	b := lobbyLogin(t, s, "Hicks", wire.ModeStage)
+	b.room(wire.Room{Type: wire.MsgRoomQuick, Mode: wire.ModeStage})
+	if r := b.expect(wire.MsgRoomState); r.Code != code || r.Count != 2 || r.Settings != st {
+		t.Fatalf("Hicks's quick join: %+v, want Ripley's room at stage 2", r)
+	}
+}
