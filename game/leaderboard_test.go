@@ -2,12 +2,16 @@ package game
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -18,6 +22,8 @@ import (
 	"rtype/net/wire"
 	"rtype/render"
 	"rtype/server"
+	"rtype/server/store"
+	"rtype/sim/stage"
 )
 
 // chooseIn activates the row labelled label of a menu.
@@ -316,5 +322,58 @@ func TestParseLobbyScript(t *testing.T) {
 		if _, err := parseLobbyScript(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
+	}
+}
+
+// The scores screen pages through the boards (PROTOCOL.md 7.16): Classic,
+// the campaign, each stage of the campaign, their second loops, and round
+// to Classic; each shows its own rows, asked for by its name (the rate
+// limit only makes it ask again a moment later).
+func TestLeaderboardBoards(t *testing.T) {
+	screen := ebiten.NewImage(render.Width, render.Height)
+	defer screen.Deallocate()
+	db, err := store.Open(filepath.Join(t.TempDir(), "scores.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Now()
+	var scores []store.Score
+	want := map[string]string{} // board's title: the one row's name
+	for i, b := range core.Boards(stage.Names()) {
+		name := fmt.Sprintf("Pilot%d", i)
+		sc := store.Score{Name: name, Mode: store.ModeStage, Stage: b.Stage, Score: uint32(1000 + i), Players: 1, FinishedAt: now}
+		if b.Mode == wire.ModeClassic {
+			sc.Mode = store.ModeClassic
+		}
+		scores = append(scores, sc)
+		want[b.Title()] = name
+	}
+	if err := db.Record(context.Background(), scores); err != nil {
+		t.Fatal(err)
+	}
+	srv := testserver.Start(t, server.Config{MaxSessionsPerIP: 8, Leaderboard: db})
+	g := newTestGame(t, Options{Name: "Newt", Mode: wire.ModeStage})
+	defer g.shutdown()
+	g.settings.Recent = []string{srv.Addr()}
+	s := NewLeaderboardScene(g, nil)
+	g.setScene(s)
+	var seen []string
+	for range len(want) + 1 {
+		title := s.boards[s.board].Title()
+		if !run(t, g, screen, testutil.Wait, func() bool { return s.have || s.err != "" }) || s.err != "" {
+			t.Fatalf("board %s: no answer (err %q)", title, s.err)
+		}
+		if s.sc.Count != 1 || s.sc.Rows[0].Name != want[title] {
+			t.Errorf("board %s shows %+v, want %s's row", title, s.sc.Rows[:s.sc.Count], want[title])
+		}
+		seen = append(seen, title)
+		s.menu.Sel = 0 // Board: Right shows the next
+		g.in = Input{Right: true}
+		s.menu.Update(&g.in)
+		g.in = Input{}
+	}
+	if wantSeen := []string{"Campaign", "Stage 1", "Stage 2", "Stage 1, loop 2", "Stage 2, loop 2", "Classic", "Campaign"}; !slices.Equal(seen, wantSeen) {
+		t.Errorf("boards shown %q, want %q", seen, wantSeen)
 	}
 }

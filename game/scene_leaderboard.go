@@ -7,13 +7,17 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"rtype/game/core"
 	"rtype/net/lobby"
 	"rtype/net/wire"
 	"rtype/render"
+	"rtype/sim/stage"
 )
 
 // LeaderboardScene shows the best scores of the server the player is on
-// (PROTOCOL.md 7.16): per mode and stage, of all time or of this week.
+// (PROTOCOL.md 7.16): of a board (Classic, the campaign, a stage of the
+// built-in campaign or its second loop: core.Boards), of all time or of
+// this week.
 // From a room's lobby it asks through the lobby's session; from the title
 // it logs in for the lobby on the last server joined, and logs out when
 // it leaves.
@@ -25,12 +29,14 @@ type LeaderboardScene struct {
 	dial chan lobbyDial // the dial from the title, until it answers
 	stop context.CancelFunc
 
-	mode, period uint8
-	// asked: a request for mode and period is out; retry: the tick to ask
-	// again at (after RateLimited), 0 for none.
+	boards []core.Board
+	board  int // boards' index shown
+	period uint8
+	// asked: a request for the board and period is out; retry: the tick
+	// to ask again at (after RateLimited), 0 for none.
 	asked bool
 	retry uint64
-	sc    wire.Scores // the answer for mode and period
+	sc    wire.Scores // the answer for the board and period
 	have  bool
 	err   string
 	menu  Menu
@@ -39,15 +45,13 @@ type LeaderboardScene struct {
 // NewLeaderboardScene shows the leaderboard of the lobby back's server,
 // or, with back nil, of the last server joined.
 func NewLeaderboardScene(g *Game, back *LobbyScene) *LeaderboardScene {
-	s := &LeaderboardScene{back: back, mode: g.joinMode(), period: wire.PeriodAllTime}
-	if s.mode != wire.ModeClassic {
-		s.mode = wire.ModeStage
-	}
+	s := &LeaderboardScene{back: back, boards: core.Boards(stage.Names()), period: wire.PeriodAllTime}
+	s.showMode(g.joinMode())
 	s.menu = Menu{X: render.Width - 420, Y: 170, W: 380, RowH: 40, Gap: 6, Face: g.fonts.Small, Align: render.Left}
-	toggleMode := func() { s.mode = 3 - s.mode; s.ask(g) }
+	turn := func(d int) { s.board = (s.board + d + len(s.boards)) % len(s.boards); s.ask(g) }
 	togglePeriod := func() { s.period = 1 - s.period; s.ask(g) }
 	s.menu.Items = []MenuItem{
-		{Label: "Mode", Value: func() string { return modeTitle(s.mode) }, Activate: toggleMode, Adjust: func(int) { toggleMode() }},
+		{Label: "Board", Value: func() string { return s.boards[s.board].Title() }, Activate: func() { turn(1) }, Adjust: turn},
 		{Label: "Period", Value: func() string { return periodTitle(s.period) }, Activate: togglePeriod, Adjust: func(int) { togglePeriod() }},
 		{Label: "Refresh", Activate: func() { s.ask(g) }},
 		{Label: "Back", Activate: func() { s.leave(g) }},
@@ -56,7 +60,7 @@ func NewLeaderboardScene(g *Game, back *LobbyScene) *LeaderboardScene {
 	case back != nil:
 		s.addr, s.l = back.addr, g.lobby
 		if st, ok := s.l.State(); ok {
-			s.mode = st.Settings.Mode
+			s.showMode(st.Settings.Mode)
 		}
 		s.ask(g)
 	case len(g.settings.Recent) == 0:
@@ -65,13 +69,23 @@ func NewLeaderboardScene(g *Game, back *LobbyScene) *LeaderboardScene {
 		s.addr, s.own = g.settings.Recent[0], true
 		ctx, cancel := context.WithTimeout(g.opt.Context, dialTimeout)
 		s.stop, s.dial = cancel, make(chan lobbyDial, 1)
-		cfg := lobby.Config{Addr: s.addr, Name: g.Name(), Mode: s.mode, Logger: g.log.With("component", "lobby")}
+		cfg := lobby.Config{Addr: s.addr, Name: g.Name(), Mode: s.boards[s.board].Mode, Logger: g.log.With("component", "lobby")}
 		go func() {
 			l, err := lobby.Dial(ctx, cfg)
 			s.dial <- lobbyDial{l, err}
 		}()
 	}
 	return s
+}
+
+// showMode shows the first board of mode: Classic, or the campaign.
+func (s *LeaderboardScene) showMode(mode uint8) {
+	for i, b := range s.boards {
+		if b.Mode == mode || mode != wire.ModeClassic && b.Mode == wire.ModeStage {
+			s.board = i
+			return
+		}
+	}
 }
 
 // periodTitle names a period for the screen.
@@ -82,13 +96,14 @@ func periodTitle(p uint8) string {
 	return "All time"
 }
 
-// ask asks for the leaderboard of the mode and period shown.
+// ask asks for the leaderboard of the board and period shown.
 func (s *LeaderboardScene) ask(g *Game) {
 	s.have, s.retry = false, 0
 	if s.l == nil {
 		return
 	}
-	if err := s.l.AskScores(s.mode, s.period, wire.MaxScoreRows, ""); err != nil {
+	b := s.boards[s.board]
+	if err := s.l.AskScores(b.Mode, s.period, wire.MaxScoreRows, b.Stage); err != nil {
 		s.err = capitalize(err.Error())
 		return
 	}
@@ -161,7 +176,7 @@ func (s *LeaderboardScene) Update(g *Game) error {
 		}
 	}
 	if s.l != nil && s.asked {
-		if sc, ok := s.l.Scores(); ok && sc.Mode == s.mode && sc.Period == s.period {
+		if sc, ok := s.l.Scores(); ok && s.answers(&sc) {
 			s.asked = false
 			switch sc.Status {
 			case wire.ScoresOK:
@@ -170,7 +185,7 @@ func (s *LeaderboardScene) Update(g *Game) error {
 				if sc.Count > 0 {
 					first = fmt.Sprintf("%s %d", sc.Rows[0].Name, sc.Rows[0].Score)
 				}
-				g.log.Info("leaderboard", "addr", s.addr, "mode", wire.ModeName(sc.Mode), "stage", sc.Stage,
+				g.log.Info("leaderboard", "addr", s.addr, "mode", wire.ModeName(sc.Mode), "board", sc.Stage,
 					"period", periodTitle(sc.Period), "rows", sc.Count, "first", first)
 			case wire.ScoresRateLimited:
 				s.retry = g.ticks + uint64(sc.Wait)*60/1000 + 1
@@ -190,17 +205,22 @@ func (s *LeaderboardScene) Update(g *Game) error {
 	return nil
 }
 
+// answers reports whether sc answers the request for the board and
+// period shown (a refusal names no board: PROTOCOL.md 7.16).
+func (s *LeaderboardScene) answers(sc *wire.Scores) bool {
+	b := s.boards[s.board]
+	return sc.Mode == b.Mode && sc.Period == s.period &&
+		(b.Mode == wire.ModeClassic || sc.Stage == b.Stage || sc.Status != wire.ScoresOK && sc.Status != wire.ScoresUnavailable)
+}
+
 // Draw implements Scene.
 func (s *LeaderboardScene) Draw(screen *ebiten.Image, g *Game) {
 	g.drawBackdrop(screen)
 	render.Text(screen, "Leaderboard", g.fonts.Title, 60, 40, render.Left, render.ColText)
 	sub := s.addr
 	if s.have {
-		sub += " · " + modeTitle(s.sc.Mode)
-		if s.sc.Stage != "" {
-			sub += " " + render.Fit(s.sc.Stage, g.fonts.Small, 200)
-		}
-		sub += " · " + periodTitle(s.sc.Period)
+		title := core.Board{Mode: s.sc.Mode, Stage: s.sc.Stage}.Title()
+		sub += " · " + render.Fit(title, g.fonts.Small, 300) + " · " + periodTitle(s.sc.Period)
 	}
 	render.Text(screen, sub, g.fonts.Small, 60, 100, render.Left, render.ColDim)
 	const x, w, rowH = 60.0, 740.0, 44.0
@@ -237,5 +257,5 @@ func (s *LeaderboardScene) Draw(screen *ebiten.Image, g *Game) {
 		}
 	}
 	s.menu.Draw(screen, g)
-	render.Hint(screen, g.fonts, "Left/Right: mode and period  ·  Enter: choose  ·  Esc: back")
+	render.Hint(screen, g.fonts, "Left/Right: board and period  ·  Enter: choose  ·  Esc: back")
 }

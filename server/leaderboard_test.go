@@ -183,10 +183,10 @@ func TestLeaderboardRateLimit(t *testing.T) {
 		}
 	}
 	for range 3 {
-		c.ask(wire.ModeStage, wire.PeriodWeek, 0, "")
+		c.ask(wire.ModeStage, wire.PeriodWeek, 0, wire.CampaignBoard)
 		a := c.answer()
 		if a.Status != wire.ScoresRateLimited || a.Wait == 0 || a.Wait > 5000 || a.Count != 0 ||
-			a.Mode != wire.ModeStage || a.Period != wire.PeriodWeek {
+			a.Mode != wire.ModeStage || a.Period != wire.PeriodWeek || a.Stage != "" {
 			t.Fatalf("past the limit: %+v", a)
 		}
 	}
@@ -240,13 +240,13 @@ func TestLeaderboardRefusals(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, roomConfig())
 	c := scoresLogin(t, s, "Newt", true)
-	c.ask(wire.ModeStage, wire.PeriodAllTime, 0, "")
-	if a := c.answer(); a.Status != wire.ScoresNoLeaderboard || a.Count != 0 {
+	c.ask(wire.ModeStage, wire.PeriodAllTime, 0, "1")
+	if a := c.answer(); a.Status != wire.ScoresNoLeaderboard || a.Count != 0 || a.Stage != "" {
 		t.Errorf("without a store: %+v", a)
 	}
 	for _, q := range [][2]uint8{{wire.ModeAny, 0}, {3, 0}, {wire.ModeClassic, 2}} {
-		c.ask(q[0], q[1], 0, "")
-		if a := c.answer(); a.Status != wire.ScoresInvalid || a.Mode != q[0] || a.Period != q[1] {
+		c.ask(q[0], q[1], 0, "1")
+		if a := c.answer(); a.Status != wire.ScoresInvalid || a.Mode != q[0] || a.Period != q[1] || a.Stage != "" {
 			t.Errorf("mode %d period %d: %+v", q[0], q[1], a)
 		}
 	}
@@ -257,7 +257,7 @@ func TestLeaderboardRefusals(t *testing.T) {
 	start := time.Now()
 	for range 3 {
 		c.ask(wire.ModeStage, wire.PeriodAllTime, 0, "")
-		if a := c.answer(); a.Status != wire.ScoresUnavailable || a.Count != 0 {
+		if a := c.answer(); a.Status != wire.ScoresUnavailable || a.Count != 0 || a.Stage != s.cfg.Stage.Name {
 			t.Errorf("a failing database: %+v", a)
 		}
 	}

@@ -1,7 +1,9 @@
 package core
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +120,20 @@ func TestSuggestedName(t *testing.T) {
 	t.Setenv("LOGNAME", "")
 	if got := SuggestedName(); got != "Pilot" {
 		t.Errorf("SuggestedName = %q, want Pilot for a too short login", got)
+	}
+}
+
+// The scores screen's boards: Classic, the campaign, each stage, each
+// stage's second loop, with their titles and the names the server knows
+// them by (PROTOCOL.md 7.16).
+func TestBoards(t *testing.T) {
+	var got []string
+	for _, b := range Boards([]string{"1", "2"}) {
+		got = append(got, fmt.Sprintf("%d %q %s", b.Mode, b.Stage, b.Title()))
+	}
+	want := []string{`1 "" Classic`, `2 "(campaign)" Campaign`, `2 "1" Stage 1`, `2 "2" Stage 2`,
+		`2 "1 loop 2" Stage 1, loop 2`, `2 "2 loop 2" Stage 2, loop 2`}
+	if !slices.Equal(got, want) {
+		t.Errorf("boards\n got %q\nwant %q", got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"rtype/net/wire"
 )
@@ -80,4 +81,39 @@ func Ordinal(n int) string {
 		}
 	}
 	return fmt.Sprintf("%d%s", n, suffix)
+}
+
+// Board is a leaderboard of a server (PROTOCOL.md 7.16): Classic, or in
+// Stage mode a stage's, a stage's later loop's or the campaign's.
+type Board struct {
+	Mode  uint8  // wire.ModeClassic or wire.ModeStage
+	Stage string // Stage mode: the board's name (wire.StageBoard, wire.CampaignBoard)
+}
+
+// Boards returns the boards the scores screen pages through: Classic, the
+// campaign, each stage of campaign (its stages' names, in its order),
+// then each one's second loop.
+func Boards(campaign []string) []Board {
+	out := []Board{{Mode: wire.ModeClassic}, {Mode: wire.ModeStage, Stage: wire.CampaignBoard}}
+	for loop := 1; loop <= 2; loop++ {
+		for _, n := range campaign {
+			out = append(out, Board{Mode: wire.ModeStage, Stage: wire.StageBoard(n, loop)})
+		}
+	}
+	return out
+}
+
+// Title names b for the screen: "Classic", "Campaign", "Stage 1",
+// "Stage 1, loop 2".
+func (b Board) Title() string {
+	switch {
+	case b.Mode == wire.ModeClassic:
+		return "Classic"
+	case b.Stage == wire.CampaignBoard:
+		return "Campaign"
+	}
+	if name, loop, ok := strings.Cut(b.Stage, " loop "); ok {
+		return "Stage " + name + ", loop " + loop
+	}
+	return "Stage " + b.Stage
 }
