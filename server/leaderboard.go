@@ -12,7 +12,8 @@ import (
 )
 
 // The leaderboard of PROTOCOL.md 7.16: a v2 session asks for the best
-// scores of a mode, stage and period (ScoresRequest), and gets them
+// scores of a board (Classic; in Stage mode a stage's, a later loop's or
+// the campaign's, scores.go) and a period (ScoresRequest), and gets them
 // (Scores). No client makes the server hammer its database: each session
 // is rate-limited, and the reads are cached per leaderboard for a short
 // time and made one at a time, so that however many sessions ask, the
@@ -52,8 +53,8 @@ type scoresSession struct {
 	buf  []byte
 }
 
-// boardKey names a leaderboard: the store's mode and stage, and a
-// period.
+// boardKey names a leaderboard: the store's mode and stage (the board's
+// name: wire.StageBoard, wire.CampaignBoard), and a period.
 type boardKey struct {
 	mode, stage string
 	period      uint8
@@ -199,7 +200,7 @@ func (l *leaderboardClient) answerScores(sc *scoresSession, req *wire.Scores, no
 		k.mode = store.ModeClassic
 	case wire.ModeStage:
 		k.mode, k.stage = store.ModeStage, req.Stage
-		if k.stage == "" && s.cfg.Stage != nil {
+		if k.stage == "" && s.cfg.Stage != nil { // the first loop of the default stage
 			k.stage = s.cfg.Stage.Name
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rtype/internal/testrules"
+	"rtype/net/wire"
 	"rtype/server"
 	"rtype/server/store"
 )
@@ -101,7 +102,11 @@ func printLeaderboard(w, errw io.Writer, path string, now time.Time) int {
 	}
 	for _, b := range boards {
 		title := b.Mode
-		if b.Stage != "" {
+		switch b.Stage {
+		case "":
+		case wire.CampaignBoard:
+			title = "campaign"
+		default:
 			title += " " + b.Stage
 		}
 		for _, p := range []struct {

@@ -194,6 +194,7 @@ func TestPrintLeaderboard(t *testing.T) {
 	err = st.Record(context.Background(), []store.Score{
 		{Name: "Dallas", Mode: store.ModeStage, Stage: "1", Score: 4200, Players: 2, FinishedAt: now.Add(-time.Hour)},
 		{Name: "Kane", Mode: store.ModeStage, Stage: "1", Score: 900, Players: 2, FinishedAt: now.Add(-7 * 24 * time.Hour)},
+		{Name: "Kane", Mode: store.ModeStage, Stage: wire.CampaignBoard, Score: 7700, Players: 2, FinishedAt: now.Add(-time.Hour)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -212,6 +213,9 @@ stage 1, this week, since Mon 2026-11-30 UTC
 `
 	if !strings.HasSuffix(out.String(), want) {
 		t.Errorf("-leaderboard printed:\n%s\nwant it to end with:%s", out.String(), want)
+	}
+	if !strings.Contains(out.String(), "\ncampaign, all time\n") {
+		t.Errorf("-leaderboard printed no campaign board:\n%s", out.String())
 	}
 	st.Close()
 }

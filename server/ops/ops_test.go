@@ -402,7 +402,8 @@ func waitLogout(t *testing.T, c *client.Client, reason uint8) {
 // and the bans, escaped.
 func TestPageShows(t *testing.T) {
 	e := start(t, testToken)
-	if err := e.st.Record(context.Background(), []store.Score{{Name: "Ace<b>", Mode: store.ModeStage, Stage: "1", Score: 4242, Players: 1}}); err != nil {
+	if err := e.st.Record(context.Background(), []store.Score{{Name: "Ace<b>", Mode: store.ModeStage, Stage: "1", Score: 4242, Players: 1},
+		{Name: "Ace<b>", Mode: store.ModeStage, Stage: wire.CampaignBoard, Score: 9000, Players: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	e.dial(t, "Pilot")
@@ -413,7 +414,7 @@ func TestPageShows(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("GET /: %d", code)
 	}
-	for _, want := range []string{`data-name="Pilot"`, "#22e4ff", "cyan", "stage mode, stage 1", "4242", "Ace&lt;b&gt;",
+	for _, want := range []string{`data-name="Pilot"`, "#22e4ff", "cyan", "stage mode, stage 1", "4242", "Ace&lt;b&gt;", "<b>stage 1</b>", "<b>campaign</b>", "9000",
 		"troll", "&lt;script&gt;", `id="signin"`, `<span id="version">` + version.String() + `</span>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"rtype/internal/version"
+	"rtype/net/wire"
 	"rtype/render/model"
 	"rtype/server"
 	"rtype/server/store"
@@ -111,13 +112,21 @@ func boards(ctx context.Context, lb server.Leaderboard) ([]board, string) {
 		if err != nil {
 			return out, err.Error()
 		}
-		title := b.Mode
-		if b.Stage != "" {
-			title += " " + b.Stage
-		}
-		out = append(out, board{Title: title, Entries: top})
+		out = append(out, board{Title: boardTitle(b), Entries: top})
 	}
 	return out, ""
+}
+
+// boardTitle names a board of the leaderboard (PROTOCOL.md 7.16):
+// "classic", "stage 1", "stage 1 loop 2", "campaign".
+func boardTitle(b store.Board) string {
+	switch b.Stage {
+	case "":
+		return b.Mode
+	case wire.CampaignBoard:
+		return "campaign"
+	}
+	return b.Mode + " " + b.Stage
 }
 
 // admin runs an admin action: POST /admin/{kick,ban,unban,close,announce}.
