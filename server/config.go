@@ -166,9 +166,10 @@ type Config struct {
 	// (Linux, with net.core.rmem_max raised to the 4 MB the server asks
 	// for: OPERATING.md), and queues otherwise; 1 always waits; -1 never does.
 	WaitForTick int
-	// Leaderboard, when set, records the final scores of every game that
-	// ends, before its GameOver goes out (gameScores). Default nil: no
-	// leaderboard. The server does not close it.
+	// Leaderboard, when set, records the scores of every game (PROTOCOL.md
+	// 7.16): a game over's before its GameOver goes out, a stage's at its
+	// clear (gameScores). Default nil: no leaderboard. The server does not
+	// close it.
 	Leaderboard Leaderboard
 	// Bans, when set, keeps the operator's bans (Server.Ban): New loads
 	// those in force, and every new one is stored there first, so that
