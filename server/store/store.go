@@ -42,7 +42,7 @@ import (
 // The modes of the leaderboard.
 const (
 	ModeClassic = "classic" // the game of PROTOCOL.md Part I
-	ModeStage   = "stage"   // Stage mode (v2); its scores are per stage
+	ModeStage   = "stage"   // Stage mode (v2); its scores are per board (Score.Stage)
 )
 
 // Bounds of what Record and Top accept.
@@ -67,23 +67,26 @@ const (
 	MaxKey = 64
 )
 
-// Score is one player's final score in one finished game.
+// Score is one player's score on one board: a finished game's, or a
+// stage's (PROTOCOL.md 7.16).
 type Score struct {
 	// Name is the player's name as the server accepted it: 1 to MaxName
 	// characters of valid UTF-8, none of them NUL (U+0000).
 	Name string
 	// Mode is ModeClassic or ModeStage.
 	Mode string
-	// Stage is the stage's name in ModeStage (at most MaxStage bytes of
-	// UTF-8, no NUL), "" in ModeClassic.
+	// Stage is the board's name in ModeStage: a stage's, a stage's later
+	// loop's, the campaign's (wire.StageBoard, wire.CampaignBoard); at most
+	// MaxStage bytes of UTF-8, no NUL; "" in ModeClassic.
 	Stage string
-	// Score is the player's score in the game's GameOver.
+	// Score is the player's score in the game's GameOver, or its points
+	// in a stage.
 	Score uint32
-	// Players is the number of players the GameOver listed: 1 to
-	// MaxPlayers.
+	// Players is the number of players in the game (its GameOver's, or at
+	// the stage's end): 1 to MaxPlayers.
 	Players int
-	// FinishedAt is when the game ended; it is stored in UTC, to the
-	// millisecond. The zero time means now.
+	// FinishedAt is when the game or the stage ended; it is stored in
+	// UTC, to the millisecond. The zero time means now.
 	FinishedAt time.Time
 	// Key, when not empty, names this score among all others (at most
 	// MaxKey bytes of UTF-8, no NUL): Record stores a score whose key is
