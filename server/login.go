@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"rtype/net/ipkey"
 	"rtype/net/link"
 	"rtype/net/wire"
 )
@@ -34,13 +35,28 @@ func (lg *loginGate) admit(c net.Conn, ip netip.Addr) bool {
 	s := lg.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if lg.pending >= s.cfg.MaxPending || lg.pendIP[ip] >= s.cfg.MaxPendingPerIP || s.closed {
+	key := ipkey.Of(ip)
+	if lg.pending >= s.cfg.MaxPending || lg.pendIP[key] >= s.cfg.MaxPendingPerIP || s.closed {
 		return false
 	}
 	lg.pending++
-	lg.pendIP[ip]++
+	lg.pendIP[key]++
 	lg.waiting[c] = true
 	return true
+}
+
+// admitted ends the pending of c, from ip, that admit counted: its login
+// is over, accepted or not.
+func (lg *loginGate) admitted(c net.Conn, ip netip.Addr) {
+	s := lg.srv
+	key := ipkey.Of(ip)
+	s.mu.Lock()
+	lg.pending--
+	if lg.pendIP[key]--; lg.pendIP[key] <= 0 {
+		delete(lg.pendIP, key)
+	}
+	delete(lg.waiting, c)
+	s.mu.Unlock()
 }
 
 // reject answers LoginRejected, counts it by its reason and reports
@@ -255,14 +271,16 @@ func (lg *loginGate) loginExt() wire.LoginExt {
 	}
 }
 
-// sessionsFrom returns the number of sessions logged in from ip; s.mu is
-// held. It walks every session: logins are rate limited and sessions
-// capped (MaxSessions), so the walk is short and rare.
+// sessionsFrom returns the number of sessions logged in from ip's key
+// (ipkey.Of: from its IPv6 /64); s.mu is held. It walks every session:
+// logins are rate limited and sessions capped (MaxSessions), so the walk
+// is short and rare.
 func (lg *loginGate) sessionsFrom(ip netip.Addr) int {
 	s := lg.srv
+	key := ipkey.Of(ip)
 	n := 0
 	for _, ss := range s.sessions {
-		if ss.ip == ip {
+		if ipkey.Of(ss.ip) == key {
 			n++
 		}
 	}

@@ -3,6 +3,8 @@ package server
 import (
 	"net/netip"
 	"time"
+
+	"rtype/net/ipkey"
 )
 
 // loginLimiter counts LoginRequests per IP address (3.3): the sixth within
@@ -68,8 +70,10 @@ func (l *loginLimiter) pushBack(e *limitEntry) {
 }
 
 // allow counts one request from ip at now and reports whether it may go on.
-// Times passed to successive calls must not decrease.
+// The addresses of one IPv6 /64 count as one (ipkey.Of). Times passed to
+// successive calls must not decrease.
 func (l *loginLimiter) allow(ip netip.Addr, now time.Time) bool {
+	ip = ipkey.Of(ip)
 	// Sweep the addresses idle for more than a window, oldest first.
 	for e := l.head.next; e != &l.head && now.Sub(e.times[len(e.times)-1]) > l.window; e = l.head.next {
 		l.unlink(e)

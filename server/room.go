@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"rtype/net/ipkey"
 	"rtype/net/wire"
 )
 
@@ -162,12 +163,13 @@ func (t *roomTable) publicGameLocked(name string, mode uint8) *game {
 }
 
 // ownedByLocked returns the number of rooms whose owner logged in from
-// ip: MaxRoomsPerIP caps it. Rooms waiting hold no game (MaxGames counts
+// ip, or from its IPv6 /64 (ipkey.Of): MaxRoomsPerIP caps it. Rooms waiting hold no game (MaxGames counts
 // the games that run), so this cap and MaxRooms are what bound them.
 func (t *roomTable) ownedByLocked(ip netip.Addr) int {
+	key := ipkey.Of(ip)
 	n := 0
 	for _, rm := range t.byCode {
-		if m := rm.members[rm.owner]; m != nil && m.ss != nil && m.ss.ip == ip {
+		if m := rm.members[rm.owner]; m != nil && m.ss != nil && ipkey.Of(m.ss.ip) == key {
 			n++
 		}
 	}
@@ -466,10 +468,12 @@ func (t *roomTable) joinByCodeLocked(ss *session, code wire.RoomCode, now time.T
 	return 0, 0
 }
 
-// codeLimitedLocked returns RoomRateLimited and the wait when ip sent
-// WrongCodes wrong codes within WrongCodeWindow, else 0.
+// codeLimitedLocked returns RoomRateLimited and the wait when ip (with
+// its IPv6 /64, ipkey.Of) sent WrongCodes wrong codes within
+// WrongCodeWindow, else 0.
 func (t *roomTable) codeLimitedLocked(ip netip.Addr, now time.Time) (uint8, uint16) {
 	s := t.srv
+	ip = ipkey.Of(ip)
 	window := s.cfg.WrongCodeWindow
 	if w := t.wrong[ip]; w != nil {
 		if oldest := w.at[w.next]; !oldest.IsZero() && now.Sub(oldest) < window {
@@ -480,9 +484,10 @@ func (t *roomTable) codeLimitedLocked(ip netip.Addr, now time.Time) (uint8, uint
 	return 0, 0
 }
 
-// wrongCodeLocked counts a wrong code of ip.
+// wrongCodeLocked counts a wrong code of ip (of its IPv6 /64).
 func (t *roomTable) wrongCodeLocked(ip netip.Addr, now time.Time) {
 	s := t.srv
+	ip = ipkey.Of(ip)
 	w := t.wrong[ip]
 	if w == nil {
 		t.pruneWrongLocked(now)

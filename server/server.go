@@ -36,7 +36,7 @@ type Server struct {
 	closed   bool
 	seed     uint64
 	ticks    tickTimes
-	stall    stallWatch // the server's own pauses (stall.go)
+	stall    stallWatch  // the server's own pauses (stall.go)
 	bans     banList     // admin.go
 	serving  bool        // Run started: with !closed, ready (Metrics)
 	stats    serverStats // counters for monitoring, atomic
@@ -298,13 +298,7 @@ func (s *Server) acceptLoop() {
 // session ends.
 func (s *Server) serveConn(c net.Conn, ip netip.Addr) {
 	ss, ok := s.gate.login(c)
-	s.mu.Lock()
-	s.gate.pending--
-	if s.gate.pendIP[ip]--; s.gate.pendIP[ip] <= 0 {
-		delete(s.gate.pendIP, ip)
-	}
-	delete(s.gate.waiting, c)
-	s.mu.Unlock()
+	s.gate.admitted(c, ip)
 	if !ok {
 		closeGently(c)
 		return

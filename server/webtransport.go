@@ -17,6 +17,7 @@ import (
 	"github.com/quic-go/quic-go/quicvarint"
 	"github.com/quic-go/webtransport-go"
 
+	"rtype/net/ipkey"
 	"rtype/net/wire"
 )
 
@@ -410,7 +411,7 @@ func (s *Server) serveWT(w http.ResponseWriter, r *http.Request) {
 		wt.sessionOpen(qc)
 		defer wt.sessionDone(qc)
 	}
-	ip := addrIP(sess.RemoteAddr())
+	ip := addrKey(sess.RemoteAddr())
 	wt.mu.Lock()
 	full := wt.noStream >= s.cfg.MaxPending || wt.noStrIP[ip] >= s.cfg.MaxPendingPerIP
 	if !full {
@@ -475,10 +476,12 @@ func addrPort(a net.Addr) netip.AddrPort {
 	return netip.AddrPort{}
 }
 
-// addrIP is the IP address of a, a *net.UDPAddr, or the zero Addr.
-func addrIP(a net.Addr) netip.Addr {
+// addrKey is the key of a's IP address for the per-address counts
+// (ipkey.Of: an IPv6 /64 counts as one address), a a *net.UDPAddr, or
+// the zero Addr.
+func addrKey(a net.Addr) netip.Addr {
 	if ua, ok := a.(*net.UDPAddr); ok {
-		return ua.AddrPort().Addr().Unmap()
+		return ipkey.Of(ua.AddrPort().Addr())
 	}
 	return netip.Addr{}
 }
@@ -548,7 +551,7 @@ var wtGrease = quicvarint.Append(nil, 0x21)
 // packet that carries no token, when its address must prove itself before
 // it is counted.
 func (wt *wtBinding) verifySource(a net.Addr) bool {
-	ip := addrIP(a)
+	ip := addrKey(a)
 	wt.mu.Lock()
 	delete(wt.refusedAt, addrPort(a)) // a new attempt from there
 	retry := wt.mustVerify(ip)
@@ -569,7 +572,7 @@ func (wt *wtBinding) mustVerify(ip netip.Addr) bool {
 // (an error: quic-go answers CONNECTION_REFUSED). ctx ends when the
 // connection closes, or its handshake fails: the count is released then.
 func (wt *wtBinding) connContext(ctx context.Context, info *quic.ClientInfo) (context.Context, error) {
-	ip := addrIP(info.RemoteAddr)
+	ip := addrKey(info.RemoteAddr)
 	now := time.Now()
 	wt.mu.Lock()
 	if wt.closed || wt.nconns >= wt.cfg.MaxWebTransportConns || wt.connIP[ip] >= wt.cfg.MaxWebTransportConnsPerIP ||

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"rtype/net/ipkey"
 )
 
 // ResponderConfig configures a Responder. The zero value of a field means
@@ -190,7 +192,8 @@ func (r *Responder) Close() error {
 	return err
 }
 
-// limiter is a token bucket per source IP address, with a bounded table.
+// limiter is a token bucket per source IP address (per IPv6 /64:
+// ipkey.Of), with a bounded table.
 type limiter struct {
 	rate  float64 // tokens per second
 	burst float64
@@ -209,6 +212,7 @@ func newLimiter(rate float64, burst, max int) *limiter {
 
 // allow takes a token of ip's bucket, if it has one.
 func (l *limiter) allow(ip netip.Addr, now time.Time) bool {
+	ip = ipkey.Of(ip)
 	b := l.addrs[ip]
 	if b == nil {
 		if len(l.addrs) >= l.max {

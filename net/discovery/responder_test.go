@@ -159,6 +159,22 @@ func TestLimiterRefillsAndStaysBounded(t *testing.T) {
 	}
 }
 
+// TestLimiterCountsAnIPv6PrefixOnce: the addresses of one IPv6 /64 share
+// a bucket (values only: no traffic).
+func TestLimiterCountsAnIPv6PrefixOnce(t *testing.T) {
+	l := newLimiter(2, 2, 8)
+	t0 := time.Unix(1000, 0)
+	if !l.allow(netip.MustParseAddr("fd00:1:2:3::1"), t0) || !l.allow(netip.MustParseAddr("fd00:1:2:3::2"), t0) {
+		t.Fatal("burst of 2")
+	}
+	if l.allow(netip.MustParseAddr("fd00:1:2:3:4::5"), t0) {
+		t.Error("a third query from the /64 allowed")
+	}
+	if !l.allow(netip.MustParseAddr("fd00:1:2:4::1"), t0) {
+		t.Error("another /64 refused")
+	}
+}
+
 func TestQuerierFindsAResponderByBroadcast(t *testing.T) {
 	// A socket bound to 127.0.0.1 does not receive what is sent to
 	// 127.255.255.255 (Linux delivers a broadcast to the sockets bound
