@@ -163,8 +163,9 @@ func (t *roomTable) publicGameLocked(name string, mode uint8) *game {
 }
 
 // ownedByLocked returns the number of rooms whose owner logged in from
-// ip, or from its IPv6 /64 (ipkey.Of): MaxRoomsPerIP caps it. Rooms waiting hold no game (MaxGames counts
-// the games that run), so this cap and MaxRooms are what bound them.
+// ip, or from its IPv6 /64 (ipkey.Of): MaxRoomsPerIP caps it. Rooms
+// waiting hold no game (MaxGames counts the games that run), so this cap
+// and MaxRooms are what bound them.
 func (t *roomTable) ownedByLocked(ip netip.Addr) int {
 	key := ipkey.Of(ip)
 	n := 0
