@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"rtype/bot"
 	"rtype/internal/testutil"
+	"rtype/internal/testutil/pgtest"
 	"rtype/net/wire"
 	"rtype/server/store"
 	"rtype/sim"
@@ -47,16 +49,44 @@ at 0:50 boss
 	return st
 }
 
-// boardServer starts a Stage server on an SQLite leaderboard whose
-// campaign is two short stages, t1 then t2, starting at start ("t1" or
-// "t2"), with one life.
-func boardServer(t *testing.T, start string) (*Server, *store.Store, []*stage.Stage) {
+// sqliteBoard opens an SQLite leaderboard for the test.
+func sqliteBoard(t *testing.T) *store.Store {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "scores.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// postgresBoard opens a PostgreSQL leaderboard on a server of its own
+// (skipped where there is none, but on CI).
+func postgresBoard(t *testing.T) *store.Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pg, err := pgtest.Start(ctx)
+	if errors.Is(err, pgtest.ErrNoPostgres) && !testutil.OnCI() {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Stop() })
+	db, err := store.Open(pg.NewSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// boardServer starts a Stage server on the leaderboard db whose campaign
+// is two short stages, t1 then t2, starting at start ("t1" or "t2"), with
+// one life.
+func boardServer(t *testing.T, start string, db *store.Store) (*Server, *store.Store, []*stage.Stage) {
+	t.Helper()
 	camp := []*stage.Stage{shortStage(t, "t1"), shortStage(t, "t2")}
 	cfg := testConfig()
 	cfg.MaxGames = 1
@@ -152,10 +182,21 @@ func gameOverScore(t *testing.T, c *tclient2) uint32 {
 // stage's. The clear is the world's StageClear and the next stage's File
 // and Intro, handed to the server as if the world had emitted them (a
 // real boss fight takes a minute: TestStageMarksOfARealCampaign has the
-// world's own).
+// world's own). In SQLite and in PostgreSQL.
 func TestStageAndCampaignBoards(t *testing.T) {
 	t.Parallel()
-	s, db, camp := boardServer(t, "t1")
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		testStageAndCampaignBoards(t, sqliteBoard(t))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		testStageAndCampaignBoards(t, postgresBoard(t))
+	})
+}
+
+func testStageAndCampaignBoards(t *testing.T, board *store.Store) {
+	s, db, camp := boardServer(t, "t1", board)
 	a := join2Mode(t, s, "Ripley", wire.ModeStage)
 	tapUntil(t, a, "t1's first points", func() bool { return scoreOf(s, a) >= 100 })
 	inT1 := stageEventsNow(s, a,
@@ -200,7 +241,7 @@ func TestStageAndCampaignBoards(t *testing.T) {
 // board, not on the campaign's.
 func TestNoCampaignBoardFromElsewhere(t *testing.T) {
 	t.Parallel()
-	s, db, _ := boardServer(t, "t2")
+	s, db, _ := boardServer(t, "t2", sqliteBoard(t))
 	a := join2Mode(t, s, "Vasquez", wire.ModeStage)
 	total := gameOverScore(t, a)
 	if total == 0 {
