@@ -121,7 +121,8 @@ func (f rendezvousFlags) start(ctx context.Context, srv *server.Server, log *slo
 					"lookups", st.Lookups, "web_lookups", st.WebLookups, "relayed_packets", st.RelayedPackets, "relayed_bytes", st.RelayedBytes,
 					"bytes_in", st.BytesIn, "bytes_out", st.BytesOut, "over_budget", st.OverBudget,
 					"rate_limited", st.RateLimited, "dropped", st.Dropped,
-					"browser_sessions", ws.Sessions, "browser_opened", ws.Opened, "browser_refused", ws.Refused)
+					"browser_sessions", ws.Sessions, "browser_opened", ws.Opened, "browser_refused", ws.Refused,
+					"browser_quic_in", ws.QUICIn)
 			}
 			t := time.NewTicker(rendezvousStats)
 			defer t.Stop()

@@ -74,6 +74,7 @@ type WebStats struct {
 	Sessions        int    // relayed browser sessions now
 	Opened, Refused uint64 // sessions opened, refused (caps, lookup, host)
 	HostFailed      uint64 // sessions whose host did not answer
+	QUICIn          uint64 // datagrams of the relay's QUIC
 }
 
 // Web serves the browsers of a Server: the lookup and the relay.
@@ -99,7 +100,7 @@ type Web struct {
 	sessIP   map[netip.Addr]int
 	connIP   map[netip.Addr]int
 
-	opened, refused, hostFailed atomic.Uint64
+	opened, refused, hostFailed, quicIn atomic.Uint64
 }
 
 // innerPrefix is the first half of the friend addresses of the relay's
@@ -223,7 +224,7 @@ func (w *Web) Stats() WebStats {
 	w.mu.Lock()
 	n := w.sessions
 	w.mu.Unlock()
-	return WebStats{Sessions: n, Opened: w.opened.Load(), Refused: w.refused.Load(), HostFailed: w.hostFailed.Load()}
+	return WebStats{Sessions: n, Opened: w.opened.Load(), Refused: w.refused.Load(), HostFailed: w.hostFailed.Load(), QUICIn: w.quicIn.Load()}
 }
 
 // Serve answers the datagrams of pc until ctx ends or pc is closed: the
@@ -296,10 +297,9 @@ func (w *Web) Serve(ctx context.Context, pc *net.UDPConn) error {
 		from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 		switch {
 		case isInner(from): // no UDP peer holds one
-		case Type(buf[:n]) == 0:
-			if n > 0 && buf[0]&0x40 != 0 { // QUIC's fixed bit
-				w.in.Deliver(append([]byte(nil), buf[:n]...), from)
-			}
+		case Type(buf[:n]) == 0: // QUIC, or nothing quic-go takes
+			w.quicIn.Add(1)
+			w.in.Deliver(append([]byte(nil), buf[:n]...), from)
 		default:
 			w.s.Handle(buf[:n], from, send)
 		}
@@ -341,6 +341,7 @@ func (w *Web) connContext(ctx context.Context, info *quic.ClientInfo) (context.C
 	}
 	w.connIP[ip]++
 	w.mu.Unlock()
+	w.cfg.Logger.Debug("rendezvous: a relay connection", "remote", info.RemoteAddr.String())
 	context.AfterFunc(ctx, func() {
 		w.mu.Lock()
 		if w.connIP[ip]--; w.connIP[ip] <= 0 {
@@ -477,6 +478,7 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 // /room/CODE/rtype: it opens a session to the room's host through a
 // pair's relay path, then copies the two into each other.
 func (w *Web) serveRelay(rw http.ResponseWriter, r *http.Request) {
+	w.cfg.Logger.Debug("rendezvous: a relay request", "remote", r.RemoteAddr, "path", r.URL.Path)
 	code, ok := wire.ParseRoomCode(strings.ToUpper(r.PathValue("code")))
 	if !ok {
 		w.refused.Add(1)

@@ -52,8 +52,9 @@ type Transport struct {
 	Now func() time.Time
 	// Conn, when set, is the UDP socket every session goes out by (one
 	// QUIC transport over it, made at the first dial): a socket opened
-	// in a network namespace, say. Default a socket of each session's
-	// own (Redirected's too).
+	// in a network namespace, say. Another Transport must not read it
+	// (each would take the other's datagrams). Default a socket of each
+	// session's own (Redirected's too).
 	Conn net.PacketConn
 
 	once sync.Once

@@ -1,0 +1,164 @@
+//go:build linux
+
+package natlab
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"net"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	"rtype/internal/testutil"
+	netlobby "rtype/net/lobby"
+	"rtype/net/wire"
+	"rtype/net/wtclient"
+)
+
+// joinAnswer is the rendezvous' lookup for browsers (PROTOCOL.md 10.8).
+type joinAnswer struct {
+	Path            string   `json:"path"`
+	Addr            string   `json:"addr"`
+	CertHashes      []string `json:"certHashes"`
+	Relay           string   `json:"relay"`
+	RelayCertHashes []string `json:"relayCertHashes"`
+	Error           string   `json:"error"`
+}
+
+// lookupFrom asks the lookup at url from namespace ns, as a page does:
+// its TCP connection is opened on Do's thread (http.Client dials on
+// goroutines of its own, which would be outside ns).
+func lookupFrom(t *testing.T, ns NS, host, url string) (int, joinAnswer) {
+	t.Helper()
+	var c net.Conn
+	if err := Do(ns, func() error {
+		var err error
+		c, err = net.DialTimeout("tcp4", host, testutil.Wait)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cl := &http.Client{Timeout: testutil.Wait, Transport: &http.Transport{
+		DialContext: func(context.Context, string, string) (net.Conn, error) { return c, nil }}}
+	defer cl.CloseIdleConnections()
+	rsp, err := cl.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rsp.Body.Close()
+	var a joinAnswer
+	if err := json.NewDecoder(rsp.Body).Decode(&a); err != nil {
+		t.Fatalf("%s: %s, not JSON: %v", url, rsp.Status, err)
+	}
+	return rsp.StatusCode, a
+}
+
+func decodeHashes(t *testing.T, hs []string) [][32]byte {
+	t.Helper()
+	var out [][32]byte
+	for _, h := range hs {
+		b, err := hex.DecodeString(h)
+		if err != nil || len(b) != 32 {
+			t.Fatalf("hash %q", h)
+		}
+		out = append(out, [32]byte(b))
+	}
+	return out
+}
+
+// TestBrowserByCode: a browser in a home behind a cone NAT joins hosted
+// games by their codes as the page does it, a Go WebTransport client in
+// its place (the lookup over HTTP, then WebTransport from a socket of its
+// home): a host on the internet is given direct, and its session goes
+// there; a host behind a symmetric NAT, which a browser cannot punch to,
+// is given the rendezvous' relay, whose session reaches the host through
+// the pair's relay path. The rendezvous runs alone with -web
+// (rtype-server -listen "" -rendezvous-listen -web), the hosts are
+// rtype-server -webtransport -rendezvous, their rooms made by rtype-bot.
+func TestBrowserByCode(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skipf("no NAT lab here: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("-short: the lab runs the real binaries")
+	}
+	l := newLab(t, Direct, Symmetric, Cone)
+	server, bot := buildBinaries(t)
+	rvAddr := l.Public.Addr.String() + ":4250"
+	page := l.Public.Addr.String() + ":8443"
+	rv := start(t, l.Public, server, "-listen", "", "-rendezvous-listen", rvAddr, "-web", page)
+	rv.wait(t, false, regexp.MustCompile(`msg="serving the game's page"`))
+	browser := l.Homes[2]
+
+	for i, want := range []string{"direct", "relayed"} {
+		h := l.Homes[i]
+		hp := start(t, h.Host, server, "-listen", "0.0.0.0:4242", "-webtransport", "0.0.0.0:4243",
+			"-rendezvous", rvAddr, "-login-limit", "1000", "-db", "")
+		hp.wait(t, false, regexp.MustCompile(`msg="rendezvous: registered"`))
+		owner := start(t, h.Host, bot, "-addr", "127.0.0.1:4242", "-create", "-name", "owner", "-duration", "60s")
+		code := owner.wait(t, true, reRoom)[1]
+		hp.wait(t, false, regexp.MustCompile(`msg="rendezvous: rooms registered" codes=\S*`+code))
+
+		st, a := lookupFrom(t, browser.Host, page, "http://"+page+"/join?code="+code)
+		if st != http.StatusOK || a.Path != want {
+			t.Fatalf("host %v: lookup %d %+v, want the %s path", h.NAT, st, a, want)
+		}
+		addr, hs := a.Addr, a.CertHashes
+		if want == "relayed" {
+			if a.Addr != "" || a.Relay != rvAddr {
+				t.Errorf("host %v: %+v, want only the relay at %s", h.NAT, a, rvAddr)
+			}
+			addr, hs = a.Relay+"/room/"+code, a.RelayCertHashes
+		} else if a.Addr != h.Public().String()+":4243" {
+			t.Errorf("host %v: addr %q, want its binding at %v:4243", h.NAT, a.Addr, h.Public())
+		}
+		rc, _ := wire.ParseRoomCode(code)
+		// The session's socket, of the browser's home (one QUIC
+		// transport per socket: a socket per session).
+		var udp *net.UDPConn
+		if err := Do(browser.Host, func() error {
+			var err error
+			udp, err = net.ListenUDP("udp4", nil)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		defer udp.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
+		f, err := netlobby.Dial(ctx, netlobby.Config{Addr: addr, Name: "browser",
+			Transport: &wtclient.Transport{CertHashes: decodeHashes(t, hs), Conn: udp}, Logger: testutil.Logger(t)})
+		cancel()
+		if err != nil {
+			t.Fatalf("host %v: %s: %v\nrendezvous:\n%s\nhost:\n%s", h.NAT, addr, err, rv.err.String(), hp.err.String())
+		}
+		f.Join(rc)
+		deadline := time.After(testutil.Wait)
+		for joined := false; !joined; {
+			if st, ok := f.State(); ok && st.Code == rc && st.Count == 2 {
+				joined = true
+				continue
+			}
+			select {
+			case <-f.Changed():
+			case <-f.Done():
+				t.Fatalf("host %v: the lobby ended: %v", h.NAT, f.Err())
+			case <-deadline:
+				t.Fatalf("host %v: the browser did not join room %s", h.NAT, code)
+			}
+		}
+		f.Close()
+		if want == "relayed" {
+			hp.wait(t, false, regexp.MustCompile(`msg="rendezvous: a browser comes through the relay"`))
+			rv.wait(t, false, regexp.MustCompile(`msg="rendezvous: a browser's session relayed" room=`+code))
+		}
+		owner.stop()
+		hp.stop()
+	}
+	// A code nobody hosts, from the browser's home.
+	if st, a := lookupFrom(t, browser.Host, page, "http://"+page+"/join?code=ZZZZZZ"); st != http.StatusNotFound || a.Error == "" {
+		t.Errorf("an unknown code: %d %+v, want 404 and why", st, a)
+	}
+}
