@@ -406,3 +406,30 @@ func TestTickAllocsStageBoards(t *testing.T) {
 		t.Fatalf("%v allocations per tick's events; marks %+v", n, m)
 	}
 }
+
+// A room whose settings start its Stage games at the campaign's second
+// stage (7.14) puts them on that stage's board, not on the campaign's.
+func TestRoomAtStageTwoNotOnTheCampaign(t *testing.T) {
+	t.Parallel()
+	s, db, camp := boardServer(t, "t1", sqliteBoard(t))
+	a := lobbyLogin(t, s, "Ferro", wire.ModeStage)
+	st := wire.RoomSettings{Mode: wire.ModeStage, Difficulty: wire.DifficultyNormal, MaxPlayers: 1, Stage: 2}
+	a.room(wire.Room{Type: wire.MsgRoomCreate, Settings: st})
+	if r := a.expect(wire.MsgRoomState); r.Settings != st {
+		t.Fatalf("created %+v, want %+v", r.Settings, st)
+	}
+	a.room(wire.Room{Type: wire.MsgRoomStart})
+	a.state("Playing", inState(wire.RoomPlaying))
+	a.acc.Player = a.bind().Player
+	total := gameOverScore(t, a.tclient2)
+	file, ok := firstFile(a.events)
+	if !ok || file.Name != camp[1].Name {
+		t.Fatalf("the game's first File %+v, want %s's", file, camp[1].Name)
+	}
+	if got, want := topOf(t, db, "t2"), []string{"Ferro " + itoa(total)}; total == 0 || !slices.Equal(got, want) {
+		t.Errorf("t2's board: %q, want %q", got, want)
+	}
+	if got := topOf(t, db, wire.CampaignBoard); len(got) != 0 {
+		t.Errorf("the campaign board: %q, want none", got)
+	}
+}
