@@ -65,7 +65,7 @@ type WebConfig struct {
 	HostTimeout time.Duration
 	// CertLife is the validity of the relay's certificates, which
 	// browsers trust by their hashes (at most 14 days). Default 10 days;
-	// a new one serves from half of it.
+	// a new one serves every 4 (2/5 of it).
 	CertLife time.Duration
 }
 
@@ -146,11 +146,13 @@ func NewWeb(s *Server, cfg WebConfig) (*Web, error) {
 
 // rotate makes the certificates: the one served and the next, whose
 // hashes the lookups give both, so that a lookup answered just before a
-// rotation still trusts the certificate served after it.
+// rotation still trusts the certificate served after it. The next takes
+// over every 2/5 of a life: a certificate made as the next is served
+// from 2/5 to 4/5 of its life.
 func (w *Web) rotate(now time.Time) error {
 	w.certMu.Lock()
 	defer w.certMu.Unlock()
-	if w.cur != nil && now.Sub(w.rotated) < w.cfg.CertLife/2 {
+	if w.cur != nil && now.Sub(w.rotated) < w.cfg.CertLife*2/5 {
 		return nil
 	}
 	mk := func() (*tls.Certificate, [32]byte, error) {
@@ -331,10 +333,10 @@ func (w *Web) connContext(ctx context.Context, info *quic.ClientInfo) (context.C
 	ua, _ := info.RemoteAddr.(*net.UDPAddr)
 	var ip netip.Addr
 	if ua != nil {
-		ip = ua.AddrPort().Addr().Unmap()
+		ip = limitKey(ua.AddrPort().Addr())
 	}
 	w.mu.Lock()
-	if w.connIP[ip] >= w.cfg.MaxConnsPerIP || len(w.connIP) >= 4*w.cfg.MaxSessions {
+	if w.connIP[ip] >= w.cfg.MaxConnsPerIP || w.connIP[ip] == 0 && len(w.connIP) >= 4*w.cfg.MaxSessions {
 		w.mu.Unlock()
 		w.refused.Add(1)
 		return nil, errConnCap
@@ -486,15 +488,16 @@ func (w *Web) serveRelay(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ip := remoteIP(r)
+	key := limitKey(ip)
 	w.mu.Lock()
-	if w.sessions >= w.cfg.MaxSessions || w.sessIP[ip] >= w.cfg.MaxSessionsPerIP {
+	if w.sessions >= w.cfg.MaxSessions || w.sessIP[key] >= w.cfg.MaxSessionsPerIP {
 		w.mu.Unlock()
 		w.refused.Add(1)
 		rw.WriteHeader(http.StatusServiceUnavailable)
 		return
 	}
 	w.sessions++
-	w.sessIP[ip]++
+	w.sessIP[key]++
 	w.nextAddr++
 	var a [16]byte
 	copy(a[:], innerPrefix[:])
@@ -504,8 +507,8 @@ func (w *Web) serveRelay(rw http.ResponseWriter, r *http.Request) {
 	defer func() {
 		w.mu.Lock()
 		w.sessions--
-		if w.sessIP[ip]--; w.sessIP[ip] <= 0 {
-			delete(w.sessIP, ip)
+		if w.sessIP[key]--; w.sessIP[key] <= 0 {
+			delete(w.sessIP, key)
 		}
 		w.mu.Unlock()
 	}()

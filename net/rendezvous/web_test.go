@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +40,7 @@ func newWebLab(t *testing.T, rcfg rendezvous.Config) *webLab {
 	}
 	l := &webLab{rv: rendezvous.NewServer(rcfg)}
 	var err error
-	if l.web, err = rendezvous.NewWeb(l.rv, rendezvous.WebConfig{}); err != nil {
+	if l.web, err = rendezvous.NewWeb(l.rv, rendezvous.WebConfig{MaxSessionsPerIP: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if l.pc, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}); err != nil {
@@ -192,7 +193,8 @@ func play(t *testing.T, addr string, hs [][32]byte, code wire.RoomCode, name str
 // rendezvous' UDP port, trusted by the hashes given) it takes the room
 // too, its bytes relayed by the pair's relay path, and plays: the game's
 // snapshots come through the relay as datagrams, its inputs go. Wrong codes get 400,
-// 404 and, once the rate is spent, 429.
+// 404 and, once the rate is spent, 429; a relayed session beyond the
+// address' cap is 503.
 func TestBrowserJoinByCode(t *testing.T) {
 	l := newWebLab(t, rendezvous.Config{LookupBurst: 6, LookupRate: 0.001})
 	code, owner := l.host(t)
@@ -216,13 +218,22 @@ func TestBrowserJoinByCode(t *testing.T) {
 	before := l.rv.Stats()
 	f2 := play(t, a.Relay+"/room/"+code.String(), hashes(t, a.RelayCertHashes), code, "relayed")
 	ws := l.web.Stats()
-	if ws.Opened != 1 || ws.Sessions != 1 {
+	if ws.Opened != 1 || ws.Sessions != 1 || ws.Refused != 0 {
 		t.Errorf("web stats %+v, want 1 session opened and open", ws)
 	}
 	if after := l.rv.Stats(); after.RelayedPackets == before.RelayedPackets || after.Pairs != before.Pairs+1 {
 		t.Errorf("the relayed session's pair: relayed packets %d → %d, pairs %d → %d", before.RelayedPackets,
 			after.RelayedPackets, before.Pairs, after.Pairs)
 	}
+	// One relayed session per address (WebConfig.MaxSessionsPerIP 1):
+	// a second is refused before its session, 503.
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	_, err := (&wtclient.Transport{CertHashes: hashes(t, a.RelayCertHashes)}).DialStream(ctx, a.Relay+"/room/"+code.String())
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("a second relayed session of 127.0.0.1: %v, want 503", err)
+	}
+
 	// The game, its datagrams through the relay both ways.
 	owner.Ready(true)
 	f2.Ready(true)
