@@ -67,6 +67,9 @@ type WebConfig struct {
 	// browsers trust by their hashes (at most 14 days). Default 10 days;
 	// a new one serves every 4 (2/5 of it).
 	CertLife time.Duration
+	// RelayOnly has the lookup give the relay alone, whatever the host
+	// (the tests of the relay, its figures). Default false.
+	RelayOnly bool
 }
 
 // WebStats are the counters of Web.
@@ -466,7 +469,7 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if w.pc != nil {
 		a.Relay, a.RelayCertHashes = w.relayAddr(r.Host), hexes(w.CertHashes()...)
 	}
-	if addr, path, ok := h.BrowserAddr(ip); ok {
+	if addr, path, ok := h.BrowserAddr(ip); ok && !(w.cfg.RelayOnly && a.Relay != "") {
 		a.Path, a.Addr, a.CertHashes = string(path), addr.String(), hexes(h.CertHash)
 	} else if a.Relay == "" {
 		writeJSON(rw, http.StatusServiceUnavailable, joinAnswer{Room: code.String(),
