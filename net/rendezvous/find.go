@@ -30,9 +30,10 @@ const (
 var (
 	// ErrUnknownRoom is the answer to a code that no host registered.
 	ErrUnknownRoom = errors.New("rendezvous: no host has this room")
-	// ErrHostGone is the answer to a code whose host registered it but
-	// stopped refreshing its registration (its game ended, or its
-	// network went away) within the last 10 minutes.
+	// ErrHostGone is the answer to a code that a host registered within
+	// the last 10 minutes but no more: its room closed, or the host
+	// stopped refreshing its registration (its game ended, or its network
+	// went away).
 	ErrHostGone = errors.New("rendezvous: the host of this room is gone")
 	// ErrRateLimited is the answer to an address that looked up more
 	// codes than its rate allows (Config.LookupRate, LookupBurst).

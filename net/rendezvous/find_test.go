@@ -10,8 +10,9 @@ import (
 )
 
 // TestFind: a browser's lookup finds a registered code; a code nobody
-// registered is unknown; the code of a host that stopped refreshing is
-// gone for goneFor, then unknown; each lookup spends the address' rate.
+// registered is unknown; the code of a host that stopped refreshing, or
+// that its refresh left out, is gone for goneFor, then unknown; each
+// lookup spends the address' rate.
 func TestFind(t *testing.T) {
 	v := newVRV(Config{LookupBurst: 3, LookupRate: 1})
 	host := netip.MustParseAddrPort("198.51.100.7:4244")
@@ -37,9 +38,14 @@ func TestFind(t *testing.T) {
 	if _, err := v.s.Find(exCode, ip); !errors.Is(err, ErrUnknownRoom) {
 		t.Errorf("%v later: %v, want ErrUnknownRoom", goneFor, err)
 	}
-	v.register(t, host, exCode)
+	tok := v.register(t, host, exCode)
 	if _, err := v.s.Find(exCode, ip); err != nil {
 		t.Errorf("registered again: %v", err)
+	}
+	// A refresh without the code: the room closed.
+	v.handle(AppendRegister(nil, &Register{Nonce: 9, Cookie: v.cookie(t, host), HostToken: tok, Local: host}), host)
+	if _, err := v.s.Find(exCode, ip); !errors.Is(err, ErrHostGone) {
+		t.Errorf("a code the host's refresh left out: %v, want ErrHostGone", err)
 	}
 }
 

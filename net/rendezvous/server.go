@@ -92,9 +92,10 @@ func (c *Config) defaults() {
 	}
 }
 
-// A room code whose host stopped refreshing is remembered for goneFor,
-// at most maxGone of them, so that a browser's lookup tells "the host is
-// gone" rather than "no such room".
+// A room code whose host stopped refreshing, or left out of its last
+// refresh (the room closed), is remembered for goneFor, at most maxGone
+// of them, so that a browser's lookup tells "the game is gone" rather
+// than "no such room".
 const (
 	goneFor = 10 * time.Minute
 	maxGone = 4096
@@ -409,6 +410,9 @@ func (s *Server) registerLocked(b []byte, from netip.AddrPort, now time.Time, ou
 	for _, c := range h.codes {
 		if s.codes[c] == h {
 			delete(s.codes, c)
+			if len(s.gone) < maxGone { // a room closed, unless the refresh keeps it (below)
+				s.gone[c] = now.Add(goneFor)
+			}
 		}
 	}
 	h.codes = append(h.codes[:0], m.Codes...)
