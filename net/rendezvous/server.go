@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"rtype/net/ipkey"
 	"rtype/net/wire"
 )
 
@@ -259,20 +260,9 @@ func (s *Server) proven(c Cookie, a netip.AddrPort, now time.Time) bool {
 	return hmac.Equal(c[:], c0[:]) || hmac.Equal(c[:], c1[:])
 }
 
-// limitKey is the address that the limits per address count ip as: an
-// IPv6 address as its /64 (PROTOCOL.md 3.2), what one home gets.
-func limitKey(ip netip.Addr) netip.Addr {
-	ip = ip.Unmap()
-	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return p.Addr()
-	}
-	return ip
-}
-
 // allow takes a token of ip's bucket for a Register (reg) or a Lookup.
 func (s *Server) allow(ip netip.Addr, reg bool, now time.Time) bool {
-	ip = limitKey(ip)
+	ip = ipkey.Of(ip)
 	r := s.rates[ip]
 	if r == nil {
 		if len(s.rates) >= s.cfg.MaxTracked {

@@ -31,6 +31,7 @@ import (
 	"github.com/quic-go/quic-go/http3"
 	"github.com/quic-go/webtransport-go"
 
+	"rtype/net/ipkey"
 	"rtype/net/wire"
 )
 
@@ -336,7 +337,7 @@ func (w *Web) connContext(ctx context.Context, info *quic.ClientInfo) (context.C
 	ua, _ := info.RemoteAddr.(*net.UDPAddr)
 	var ip netip.Addr
 	if ua != nil {
-		ip = limitKey(ua.AddrPort().Addr())
+		ip = ipkey.Of(ua.AddrPort().Addr())
 	}
 	w.mu.Lock()
 	if w.connIP[ip] >= w.cfg.MaxConnsPerIP || w.connIP[ip] == 0 && len(w.connIP) >= 4*w.cfg.MaxSessions {
@@ -491,7 +492,7 @@ func (w *Web) serveRelay(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ip := remoteIP(r)
-	key := limitKey(ip)
+	key := ipkey.Of(ip)
 	w.mu.Lock()
 	if w.sessions >= w.cfg.MaxSessions || w.sessIP[key] >= w.cfg.MaxSessionsPerIP {
 		w.mu.Unlock()

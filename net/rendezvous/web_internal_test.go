@@ -110,18 +110,9 @@ func TestWebCerts(t *testing.T) {
 	}
 }
 
-// TestLimitKey: an IPv6 address counts as its /64 in the limits per
-// address (PROTOCOL.md 3.2), an IPv4 one (or mapped) as itself.
-func TestLimitKey(t *testing.T) {
-	for in, want := range map[string]string{
-		"2001:db8:1:2:3:4:5:6": "2001:db8:1:2::",
-		"::ffff:192.0.2.1":     "192.0.2.1",
-		"192.0.2.1":            "192.0.2.1",
-	} {
-		if got := limitKey(netip.MustParseAddr(in)); got.String() != want {
-			t.Errorf("%s: %s, want %s", in, got, want)
-		}
-	}
+// TestLookupRateIPv6: the lookups of the addresses of one IPv6 /64
+// share one rate (ipkey, PROTOCOL.md 3.3).
+func TestLookupRateIPv6(t *testing.T) {
 	v := newVRV(Config{LookupBurst: 1, LookupRate: 0.001})
 	v.register(t, netip.MustParseAddrPort("198.51.100.7:4244"), exCode)
 	if _, err := v.s.Find(exCode, netip.MustParseAddr("2001:db8:1:2::a")); err != nil {
