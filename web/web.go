@@ -66,6 +66,10 @@ type Config struct {
 	// rendezvous this server runs (rendezvous.Web), served at /join:
 	// config.json then names it, and the page joins by code (?code=).
 	Join http.Handler
+	// JoinURL, when Join is nil, is another server's lookup (an https
+	// URL such as https://rv.example.org/join, which answers any origin):
+	// config.json names it, and the page joins by code through it.
+	JoinURL string
 	// Logger receives the handler's logs. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -198,11 +202,13 @@ func (h *Handler) config(w http.ResponseWriter, r *http.Request) {
 		for _, x := range s.CertHashes {
 			c.CertHashes = append(c.CertHashes, hex.EncodeToString(x[:]))
 		}
-	} else if h.cfg.Join == nil {
+	} else if h.cfg.Join == nil && h.cfg.JoinURL == "" {
 		c.NoServer = "The game's server does not speak WebTransport, which browsers need: start it with -webtransport (or host a game)."
 	}
 	if h.cfg.Join != nil {
 		c.Join = strings.TrimPrefix(JoinPath, "/")
+	} else {
+		c.Join = h.cfg.JoinURL
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")

@@ -217,3 +217,23 @@ func TestPageJoin(t *testing.T) {
 		t.Errorf("config.json without a lookup: %+v", c)
 	}
 }
+
+// TestPageJoinURL: a page whose server runs no rendezvous names another
+// server's lookup (Config.JoinURL) in config.json.
+func TestPageJoinURL(t *testing.T) {
+	h, err := New(Config{Wasm: gz(t, []byte("game")), JoinURL: "https://rv.example.org/join"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	var c config
+	_, b := get(t, hs.URL+"/config.json", "")
+	json.Unmarshal(b, &c)
+	if c.Join != "https://rv.example.org/join" {
+		t.Errorf("config.json: %+v, want the lookup's URL", c)
+	}
+	if res, _ := get(t, hs.URL+"/join?code=ABC123", ""); res.StatusCode != 404 {
+		t.Errorf("/join of a page whose lookup is elsewhere: %d, want 404", res.StatusCode)
+	}
+}

@@ -21,11 +21,12 @@ import (
 // trust; its files are read again every 10 s, so a renewal needs no
 // restart), else one made at start (browsers warn about it once).
 type pageFlags struct {
-	addr *string
+	addr, join *string
 }
 
 var pagef = pageFlags{
 	addr: flag.String("web", "", "serve the game's page on `ADDR` (host:port), https and http: players open it in a browser and play over WebTransport (-webtransport); https with the certificate of -tls-cert/-tls-key, else a self-made one"),
+	join: flag.String("web-join", "", "with -web and no -rendezvous-listen: the `URL` of a rendezvous' lookup (https://rv.example.org/join, its -web page with a certificate browsers trust) through which the page joins hosted games by code"),
 }
 
 // start serves the page for srv until ctx ends; the channel gives the
@@ -42,7 +43,7 @@ func (p pageFlags) start(ctx context.Context, srv *server.Server, join http.Hand
 		}
 		info, ok := srv.WebTransport()
 		return web.Server{Addr: info.Addr, CertHashes: info.CertHashes}, ok
-	}, Join: join, Logger: log})
+	}, Join: join, JoinURL: *p.join, Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -82,3 +82,24 @@ func TestRendezvousPage(t *testing.T) {
 		t.Errorf("exit: %v", err)
 	}
 }
+
+// TestWebJoinFlag: -web-join names another server's lookup in the page's
+// config.json; without a rendezvous here, /join is not served.
+func TestWebJoinFlag(t *testing.T) {
+	p := startProcess(t, "-listen", "127.0.0.1:0", "-web", "127.0.0.1:0", "-web-join", "https://rv.example.org/join",
+		"-discovery-listen", "", "-db", "")
+	m := p.wait(regexp.MustCompile(`msg="serving the game's page" addr=(127\.0\.0\.1:\d+)`))
+	rsp, err := http.Get("http://" + m[1] + "/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct{ Join string }
+	err = json.NewDecoder(rsp.Body).Decode(&c)
+	rsp.Body.Close()
+	if err != nil || c.Join != "https://rv.example.org/join" {
+		t.Errorf("config.json: %+v %v, want the -web-join URL", c, err)
+	}
+	if rsp, err := http.Get("http://" + m[1] + "/join?code=ABC234"); err != nil || rsp.StatusCode != 404 {
+		t.Errorf("/join: %v %v, want 404", rsp, err)
+	}
+}
