@@ -8,11 +8,15 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"math/rand/v2"
+	"os"
 	"regexp"
 	"testing"
 	"time"
 
+	"rtype/bot"
 	"rtype/internal/testutil"
+	"rtype/net/client"
 	netlobby "rtype/net/lobby"
 	"rtype/net/wire"
 	"rtype/net/wtclient"
@@ -149,6 +153,9 @@ func TestBrowserByCode(t *testing.T) {
 				t.Fatalf("host %v: the browser did not join room %s", h.NAT, code)
 			}
 		}
+		if want == "relayed" && os.Getenv("NATLAB_FIGURES") != "" {
+			browserRelayFigures(t, rv, f)
+		}
 		f.Close()
 		if want == "relayed" {
 			hp.wait(t, false, regexp.MustCompile(`msg="rendezvous: a browser comes through the relay"`))
@@ -161,4 +168,36 @@ func TestBrowserByCode(t *testing.T) {
 	if st, a := lookupFrom(t, browser.Host, page, "http://"+page+"/join?code=ZZZZZZ"); st != http.StatusNotFound || a.Error == "" {
 		t.Errorf("an unknown code: %d %+v, want 404 and why", st, a)
 	}
+}
+
+// browserRelayFigures plays lobby f's room (the owner, rtype-bot
+// -create, readies once the browser came) for 20 s through the relay,
+// and logs the rendezvous' CPU time and the game's bytes over it: the
+// cost of one relayed browser (NATLAB_FIGURES).
+func browserRelayFigures(t *testing.T, rv *proc, f *netlobby.Lobby) {
+	f.Ready(true)
+	deadline := time.After(testutil.Wait)
+	for st, _ := f.State(); st.State != wire.RoomPlaying; st, _ = f.State() {
+		select {
+		case <-f.Changed():
+		case <-deadline:
+			t.Fatal("the game did not start")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
+	defer cancel()
+	c, err := f.Play(ctx, client.Config{Logger: testutil.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const play = 20 * time.Second
+	pctx, pcancel := context.WithTimeout(ctx, play)
+	defer pcancel()
+	cpu0, ls0 := rv.cpu(), c.Stats().Link
+	bot.Play(pctx, c, rand.New(rand.NewPCG(1, 2)))
+	cpu, ls := rv.cpu()-cpu0, c.Stats().Link
+	in, out := ls.RecvBytes-ls0.RecvBytes, ls.SentBytes-ls0.SentBytes
+	t.Logf("a relayed browser, %v of play: the rendezvous' CPU %v (%.1f%% of a core); the game's payload %d bytes in (%.1f kbit/s), %d out (%.1f kbit/s)",
+		play, cpu, 100*cpu.Seconds()/play.Seconds(), in, float64(in)*8/play.Seconds()/1000, out, float64(out)*8/play.Seconds()/1000)
 }
