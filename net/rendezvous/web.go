@@ -543,7 +543,9 @@ func (w *Web) serveRelay(rw http.ResponseWriter, r *http.Request) {
 		w.mu.Unlock()
 	}()
 	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.HostTimeout)
+	stop := context.AfterFunc(r.Context(), cancel) // the browser gave up
 	_, hsess, err := dialWT(ctx, itr, inner.RelayAddr(tok), h.CertHash)
+	stop()
 	cancel()
 	if err != nil {
 		w.hostFailed.Add(1)
