@@ -68,9 +68,12 @@ type packet struct {
 // dropped, as a full socket buffer drops them.
 const connQueue = 256
 
-// relayPrefix is the first half of the relay addresses: an address of
-// the unique local range fd00::/8 that no peer of a game holds.
-var relayPrefix = [8]byte{0xfd, 0x52, 0x74, 0x79, 0x70, 0x65, 0x72, 0x76}
+// relayPrefix is the first quarter of the relay addresses: a /32 of the
+// unique local range fd00::/8 that no peer of a game holds. Each pair's
+// address is in a /64 of its own (the pair's number in the next 32
+// bits), since the limits per address count an IPv6 /64 as one address
+// (net/ipkey): the relayed friends of a host are not one address.
+var relayPrefix = [4]byte{0xfd, 0x52, 0x74, 0x79}
 
 // NewConn returns a Conn whose datagrams go out by send, whose local
 // address is local, and whose rendezvous is rv. onClose (or nil) runs
@@ -137,7 +140,8 @@ func (c *Conn) RelayAddr(tok Token) netip.AddrPort {
 	c.next++
 	var ip [16]byte
 	copy(ip[:], relayPrefix[:])
-	binary.BigEndian.PutUint32(ip[12:], c.next)
+	binary.BigEndian.PutUint32(ip[4:], c.next)
+	ip[15] = 1
 	a := netip.AddrPortFrom(netip.AddrFrom16(ip), 443)
 	c.byToken[tok] = a
 	c.byAddr[a] = tok

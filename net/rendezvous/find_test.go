@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/ipkey"
 	"rtype/net/wire"
 )
 
@@ -72,5 +73,19 @@ func TestBrowserAddr(t *testing.T) {
 		if a != c.want || p != c.path || ok != c.want.IsValid() {
 			t.Errorf("%+v from %v: %v %q %v, want %v %q", c.h, c.ip, a, p, ok, c.want, c.path)
 		}
+	}
+}
+
+// TestRelayAddrsApart: a Conn's relay addresses are each in an IPv6 /64
+// of its own, so that the limits per address (net/ipkey) count the
+// relayed peers of a host apart; and in fd00::/8, held by no peer.
+func TestRelayAddrsApart(t *testing.T) {
+	c := NewConn(func([]byte, netip.AddrPort) error { return nil }, nil, netip.AddrPort{}, nil)
+	a, b := c.RelayAddr(Token{1}), c.RelayAddr(Token{2})
+	if ipkey.Of(a.Addr()) == ipkey.Of(b.Addr()) {
+		t.Errorf("relay addresses %v and %v count as one address", a, b)
+	}
+	if !netip.MustParsePrefix("fd00::/8").Contains(a.Addr()) || c.RelayAddr(Token{1}) != a {
+		t.Errorf("relay address %v: want fd00::/8, the same for the same pair", a)
 	}
 }
