@@ -45,10 +45,16 @@ func Load(key string, c Checks) (Settings, error) {
 	if v.IsNull() || v.IsUndefined() {
 		return Default(), nil
 	}
-	if v.Length() > maxStored {
-		return Default(), fmt.Errorf("the settings stored in the browser are too large (%d characters), using the defaults", v.Length())
+	if v.Type() != js.TypeString {
+		return Default(), errors.New("the settings stored in the browser are not text, using the defaults")
 	}
-	return decode([]byte(v.String()), "stored in the browser", c)
+	// A string is no object: its length is the Go string's (Length
+	// panics on it). The browser bounds its storage.
+	b := []byte(v.String())
+	if len(b) > maxStored {
+		return Default(), fmt.Errorf("the settings stored in the browser are too large (%d bytes), using the defaults", len(b))
+	}
+	return decode(b, "stored in the browser", c)
 }
 
 // Save stores s under key.
