@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,10 +31,12 @@ import (
 // WebTransport session to the rendezvous' relay (the lookup gives the
 // relay alone, as for a host behind a symmetric NAT), which bridges it
 // to the host: the browser takes the room, and plays once the owner
-// starts, its snapshots coming through the relay.
+// starts, its snapshots coming through the relay. Then a lookup that
+// names the host's binding at an address that does not answer (a stale
+// port mapping): the page's game tries it, then joins through the relay.
 func TestBrowserJoinsByCode(t *testing.T) {
 	browsertest.Chromium(t)
-	srv := testserver.Start(t, server.Config{MaxGames: 1, WebTransportAddr: "127.0.0.1:0"})
+	srv := testserver.Start(t, server.Config{MaxGames: 2, WebTransportAddr: "127.0.0.1:0"})
 	rv := rendezvous.NewServer(rendezvous.Config{Logger: testutil.Logger(t)})
 	rweb, err := rendezvous.NewWeb(rv, rendezvous.WebConfig{RelayOnly: true})
 	if err != nil {
@@ -57,7 +62,26 @@ func TestBrowserJoinsByCode(t *testing.T) {
 		<-hostDone
 	}()
 	gz, _ := browsertest.Wasm(t)
-	h, err := web.New(web.Config{Wasm: gz, Join: rweb})
+	// The lookup as the page gets it: with stale set, the answer names
+	// the host's binding at a dead port (a port mapping its router
+	// dropped, say) before the relay.
+	var stale atomic.Value
+	stale.Store("")
+	join := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		rweb.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		if dead := stale.Load().(string); dead != "" && rec.Code == 200 {
+			var a map[string]any
+			json.Unmarshal(body, &a)
+			a["path"], a["addr"], a["certHashes"] = "mapped", dead, a["relayCertHashes"]
+			body, _ = json.Marshal(a)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	})
+	h, err := web.New(web.Config{Wasm: gz, Join: join})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +107,11 @@ func TestBrowserJoinsByCode(t *testing.T) {
 	}
 
 	br := browsertest.New(t, 2*time.Minute)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("page log:\n%s", br.Log())
+		}
+	})
 	q := url.Values{"code": {code.String()}, "name": {"Webby"}, "mute": {"1"}}
 	if err := chromedp.Do(br.Ctx, chromedp.Navigate(hs.URL+"/?"+q.Encode())); err != nil {
 		t.Fatal(err)
@@ -109,5 +138,39 @@ func TestBrowserJoinsByCode(t *testing.T) {
 	}
 	if st := rv.Stats(); st.RelayedPackets == 0 || st.WebLookups != 1 {
 		t.Errorf("the rendezvous: %+v, want the browser's lookup and relayed packets", st)
+	}
+
+	// A host's address that does not answer: the page's game tries it,
+	// then the relay.
+	dead, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.Store(dead.LocalAddr().String())
+	dead.Close()
+	l2, err := lobby.Dial(ctx, lobby.Config{Addr: srv.Addr(), Name: "Host2", Mode: wire.ModeClassic, Logger: testutil.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	l2.Create(wire.RoomSettings{Mode: wire.ModeClassic, Difficulty: wire.DifficultyNormal, MaxPlayers: wire.MaxPlayers})
+	code2 := waitRoom(t, l2, "the second room", func(r wire.Room) bool { return r.Code != (wire.RoomCode{}) }).Code
+	for registered := false; !registered; {
+		select {
+		case cs := <-rooms:
+			for _, c := range cs {
+				registered = registered || c == code2
+			}
+		case <-time.After(testutil.Wait):
+			t.Fatal("the second room's code was not registered")
+		}
+	}
+	q.Set("code", code2.String())
+	if err := chromedp.Do(br.Ctx, chromedp.Navigate(hs.URL+"/?"+q.Encode())); err != nil {
+		t.Fatal(err)
+	}
+	waitRoom(t, l2, "the browser in the second room", func(r wire.Room) bool { return r.Count == 2 })
+	if !regexp.MustCompile(`own address did not answer: through the relay.*addr=` + regexp.QuoteMeta(stale.Load().(string))).MatchString(br.Log()) {
+		t.Errorf("the page's log does not say it left the dead address for the relay:\n%s", br.Log())
 	}
 }
