@@ -222,9 +222,10 @@ func (h *Host) startRendezvous(addr, portMap string, webPort int, log *slog.Logg
 	}
 	wg.Go(func() {
 		err := h.srv.RunRendezvous(ctx, server.RendezvousConfig{Addr: addr, PortMap: portMap, Logger: log,
-			Registered: func(obs netip.AddrPort) {
+			Registered: func(obs netip.AddrPort, page uint16) {
 				update(func(r *Reach) {
 					r.Registered, r.Observed, r.Direct = true, obs, obs.Port() == wtPort && isOwnAddr(obs.Addr())
+					r.Page = page
 				})
 			},
 			Mapped: func(a netip.AddrPort, how portmap.Method) {

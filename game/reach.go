@@ -36,6 +36,9 @@ type Reach struct {
 	Method    string
 	WTPort    uint16
 	WebMapped netip.AddrPort
+	// Page is the TCP port of the rendezvous' page for browsers, on the
+	// rendezvous' host; 0 when it serves none.
+	Page uint16
 	// Err is why the rendezvous is not used (a bad address); Waited is
 	// how long the game has waited for it.
 	Err    string
@@ -67,15 +70,22 @@ func friendsLine(r Reach, code string) string {
 }
 
 // browserLine is the lobby's line for friends in a browser, with link,
-// the page's URL with the room's code (LobbyScene.browserURL), and where
-// it works. A browser cannot punch nor speak to the rendezvous: it needs
-// the game's own address, which works from anywhere when the game is
+// the game's own page's URL with the room's code (LobbyScene.browserURL),
+// and where it works. A browser cannot punch: it needs the game's own
+// address, which works from anywhere when the game is
 // direct (the link then carries the address the rendezvous saw), or when
 // the router mapped both the page's TCP port and the WebTransport port on
 // the same port (the page tells the browser the page's host with the
-// binding's port); else the link works on this network only. "" when
-// there is no link.
-func browserLine(r Reach, link string) string {
+// binding's port). Else, when the rendezvous serves a page and confirmed
+// the room's code, the link is that page with the code: it relays the
+// browser (PROTOCOL.md 10.8). Else the game's link works on this network
+// only. "" when there is no link.
+func browserLine(r Reach, link, code string) string {
+	if r.Rendezvous != "" && r.Registered && r.Page != 0 && slices.Contains(r.Codes, code) && !reachedDirectly(r, link) {
+		if host, _, err := net.SplitHostPort(r.Rendezvous); err == nil {
+			return "In a browser, anywhere: https://" + net.JoinHostPort(host, strconv.Itoa(int(r.Page))) + "/?code=" + url.QueryEscape(code)
+		}
+	}
 	if link == "" {
 		return ""
 	}
@@ -93,6 +103,17 @@ func browserLine(r Reach, link string) string {
 		}
 	}
 	return "In a browser, on this network only: " + link
+}
+
+// reachedDirectly reports whether a browser anywhere reaches the game's
+// own page of link: the game is direct, or its router mapped the page's
+// port and the WebTransport port as it is (browserLine).
+func reachedDirectly(r Reach, link string) bool {
+	u, err := url.Parse(link)
+	if link == "" || err != nil || u.Port() == "" || !r.Registered {
+		return false
+	}
+	return r.Direct || r.Mapped.IsValid() && r.WebMapped.IsValid() && r.Mapped.Port() == r.WTPort
 }
 
 // rendezvousAddr is the rendezvous in use: Options.Rendezvous, else the

@@ -65,12 +65,38 @@ func TestBrowserLine(t *testing.T) {
 		{Reach{Rendezvous: "rv:4250", Registered: true, Observed: obs}, "In a browser, on this network only: " + link},
 		{Reach{Rendezvous: "rv:4250"}, "In a browser, on this network only: " + link},
 	} {
-		if got := browserLine(c.r, link); got != c.want {
+		if got := browserLine(c.r, link, "K7MX2Q"); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
 		}
 	}
-	if got := browserLine(Reach{}, ""); got != "" {
+	if got := browserLine(Reach{}, "", "K7MX2Q"); got != "" {
 		t.Errorf("no link: %q", got)
+	}
+	// A rendezvous with a page for browsers, and the room's code
+	// confirmed: a game it does not reach directly gives that page's link
+	// with the code (the rendezvous relays the browser), with or without
+	// a page of its own; a direct game keeps its own.
+	page := Reach{Rendezvous: "rv.example.org:4250", Registered: true, Observed: obs, Page: 443, Codes: []string{"K7MX2Q"}}
+	const viaRV = "In a browser, anywhere: https://rv.example.org:443/?code=K7MX2Q"
+	for _, l := range []string{link, ""} {
+		if got := browserLine(page, l, "K7MX2Q"); got != viaRV {
+			t.Errorf("link %q: %q, want %q", l, got, viaRV)
+		}
+	}
+	direct := page
+	direct.Direct = true
+	if got := browserLine(direct, link, "K7MX2Q"); got != "In a browser, anywhere: https://11.0.0.3:4280/?room=K7MX2Q" {
+		t.Errorf("direct: %q", got)
+	}
+	unconfirmed := page
+	unconfirmed.Codes = nil
+	if got := browserLine(unconfirmed, link, "K7MX2Q"); got != "In a browser, on this network only: "+link {
+		t.Errorf("code not confirmed: %q", got)
+	}
+	v6 := page
+	v6.Rendezvous = "[2001:db8::1]:4250"
+	if got := browserLine(v6, "", "K7MX2Q"); got != "In a browser, anywhere: https://[2001:db8::1]:443/?code=K7MX2Q" {
+		t.Errorf("IPv6 rendezvous: %q", got)
 	}
 }
 

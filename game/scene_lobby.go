@@ -407,7 +407,7 @@ func (s *LobbyScene) Update(g *Game) error {
 	}
 	if s.hosting && s.in && g.host != nil { // the lines that say how friends join, logged as they change
 		r := g.host.Reach()
-		if line, b := friendsLine(r, s.st.Code.String()), browserLine(r, s.browserURL(g)); line != s.friends || b != s.browser {
+		if line, b := friendsLine(r, s.st.Code.String()), browserLine(r, s.browserURL(g), s.st.Code.String()); line != s.friends || b != s.browser {
 			s.friends, s.browser = line, b
 			g.log.Info("hosted lobby", "friends", line, "browser", b)
 		}
@@ -491,7 +491,7 @@ func (s *LobbyScene) Draw(screen *ebiten.Image, g *Game) {
 			col = render.ColDim
 		}
 		render.Text(screen, render.Fit(friendsLine(r, code), g.fonts.Tiny, 700), g.fonts.Tiny, 60, 124, render.Left, col)
-		if b := browserLine(r, s.browserURL(g)); b != "" {
+		if b := browserLine(r, s.browserURL(g), s.st.Code.String()); b != "" {
 			render.Text(screen, render.Fit(b, g.fonts.Tiny, 700), g.fonts.Tiny, 60, 150+4*72+34, render.Left, render.ColDim)
 		}
 	}

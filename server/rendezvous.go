@@ -38,8 +38,9 @@ type RendezvousConfig struct {
 	// Logger logs. Default the server's.
 	Logger *slog.Logger
 	// Registered, when set, is told once the rendezvous answered the
-	// first registration, with the address it sees.
-	Registered func(observed netip.AddrPort)
+	// first registration, with the address it sees and the TCP port of
+	// its page for browsers on its host (0 none; PROTOCOL.md 10.8).
+	Registered func(observed netip.AddrPort, page uint16)
 	// PortMap asks the router for a mapping of the binding's port, which
 	// friends then try (path "mapped"): "auto" (NAT-PMP, then UPnP IGD),
 	// "natpmp", "upnp", or "" / "off" for none. Default none.
@@ -143,7 +144,7 @@ func (s *Server) RunRendezvous(ctx context.Context, cfg RendezvousConfig) error 
 			defer wg.Done()
 			select {
 			case <-h.Registered():
-				cfg.Registered(h.Observed())
+				cfg.Registered(h.Observed(), h.Page())
 			case <-ctx.Done():
 			}
 		}()

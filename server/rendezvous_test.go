@@ -43,6 +43,7 @@ func TestRendezvousHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rv.SetPage(4280) // its page for browsers: the host is told its port
 	go rv.Serve(pc)
 	defer pc.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -50,7 +51,12 @@ func TestRendezvousHost(t *testing.T) {
 	registered := make(chan netip.AddrPort, 1)
 	go func() {
 		done <- s.RunRendezvous(ctx, RendezvousConfig{Addr: pc.LocalAddr().String(),
-			Registered: func(a netip.AddrPort) { registered <- a }})
+			Registered: func(a netip.AddrPort, page uint16) {
+				if page != 4280 {
+					t.Errorf("the rendezvous' page port %d, want 4280", page)
+				}
+				registered <- a
+			}})
 	}()
 	defer func() {
 		cancel()

@@ -224,11 +224,12 @@ func main() {
 		log.Error("cannot start the rendezvous", "err", err)
 		os.Exit(1)
 	}
-	pageDone, err := pagef.start(ctx, srv, rdv.join(), log)
+	pageDone, pagePort, err := pagef.start(ctx, srv, rdv.join(), log)
 	if err != nil {
 		log.Error("cannot serve the game's page", "err", err)
 		os.Exit(1)
 	}
+	rdv.setPage(pagePort)
 	defer ag.start(ctx, srv, log)()
 	stopRdv, err := rdv.start(ctx, srv, log)
 	if err != nil {

@@ -30,12 +30,13 @@ var pagef = pageFlags{
 }
 
 // start serves the page for srv until ctx ends; the channel gives the
-// serving's end (closed at once when -web is not set).
-func (p pageFlags) start(ctx context.Context, srv *server.Server, join http.Handler, log *slog.Logger) (<-chan error, error) {
+// serving's end (closed at once when -web is not set), the port the
+// page's TCP port (0 without -web).
+func (p pageFlags) start(ctx context.Context, srv *server.Server, join http.Handler, log *slog.Logger) (<-chan error, uint16, error) {
 	done := make(chan error, 1)
 	if *p.addr == "" {
 		close(done)
-		return done, nil
+		return done, 0, nil
 	}
 	h, err := web.New(web.Config{Server: func() (web.Server, bool) {
 		if srv == nil { // a rendezvous alone: browsers join hosted games by code
@@ -45,26 +46,26 @@ func (p pageFlags) start(ctx context.Context, srv *server.Server, join http.Hand
 		return web.Server{Addr: info.Addr, CertHashes: info.CertHashes}, ok
 	}, Join: join, JoinURL: *p.join, Logger: log})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var get func(*tls.ClientHelloInfo) (*tls.Certificate, error)
 	if certFile, keyFile := flagValue("tls-cert"), flagValue("tls-key"); certFile != "" && keyFile != "" {
 		// Read again as the WebTransport binding does: a renewed
 		// certificate serves the next handshake, without a restart.
 		if get, err = server.OperatorCertificate(certFile, keyFile, 0, log); err != nil {
-			return nil, fmt.Errorf("-web: -tls-cert/-tls-key: %w", err)
+			return nil, 0, fmt.Errorf("-web: -tls-cert/-tls-key: %w", err)
 		}
 	} else {
 		host, _, _ := net.SplitHostPort(*p.addr)
 		cert, err := web.SelfSigned([]string{host, "localhost", "127.0.0.1"}, 30*24*time.Hour)
 		if err != nil {
-			return nil, fmt.Errorf("-web: a certificate for the page: %w", err)
+			return nil, 0, fmt.Errorf("-web: a certificate for the page: %w", err)
 		}
 		get = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
 	}
 	ln, err := net.Listen("tcp", *p.addr)
 	if err != nil {
-		return nil, fmt.Errorf("-web: %w", err)
+		return nil, 0, fmt.Errorf("-web: %w", err)
 	}
 	if !h.HasGame() {
 		log.Warn("the game's page has no game: build the server with ./build.sh build", "addr", ln.Addr())
@@ -76,7 +77,7 @@ func (p pageFlags) start(ctx context.Context, srv *server.Server, join http.Hand
 	}
 	log.Info("serving the game's page", "addr", ln.Addr().String(), "url", "https://"+ln.Addr().String()+"/")
 	go func() { done <- web.ServeCertificate(ctx, ln, h, get, log) }()
-	return done, nil
+	return done, uint16(ln.Addr().(*net.TCPAddr).Port), nil
 }
 
 // flagValue is the value of the command-line flag name, "" when there

@@ -88,6 +88,15 @@ func (f rendezvousFlags) join() http.Handler {
 	return f.run.web
 }
 
+// setPage tells the hosts registering at the rendezvous of
+// -rendezvous-listen the port of -web's page, which then joins by code
+// (PROTOCOL.md 10.8): their lobbies give browsers its link.
+func (f rendezvousFlags) setPage(port uint16) {
+	if f.run.rv != nil && f.run.web != nil {
+		f.run.rv.SetPage(port)
+	}
+}
+
 // check refuses -rendezvous without -webtransport, and an unknown
 // -portmap.
 func (f rendezvousFlags) check(cfg *server.Config) error {
@@ -166,11 +175,12 @@ func (f rendezvousFlags) runAlone(log *slog.Logger) int {
 		log.Error("cannot start the rendezvous", "err", err)
 		return 1
 	}
-	pageDone, err := pagef.start(ctx, nil, f.join(), log)
+	pageDone, pagePort, err := pagef.start(ctx, nil, f.join(), log)
 	if err != nil {
 		log.Error("cannot serve the game's page", "err", err)
 		return 1
 	}
+	f.setPage(pagePort)
 	end, err := f.start(ctx, nil, log)
 	if err != nil {
 		log.Error("cannot start the rendezvous", "err", err)

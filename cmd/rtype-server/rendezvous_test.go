@@ -3,12 +3,19 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"os/exec"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"rtype/internal/testutil"
+	"rtype/net/rendezvous"
+	"rtype/net/wire"
 )
 
 // TestRendezvousFlags: -rendezvous without -webtransport, or with an
@@ -53,6 +60,10 @@ func TestRendezvousFlags(t *testing.T) {
 func TestRendezvousPage(t *testing.T) {
 	p := startProcess(t, "-listen", "", "-rendezvous-listen", "127.0.0.1:0", "-web", "127.0.0.1:0")
 	m := p.wait(regexp.MustCompile(`msg="serving the game's page" addr=(127\.0\.0\.1:\d+)`))
+	rv := p.wait(regexp.MustCompile(`msg="rendezvous listening" addr=(127\.0\.0\.1:\d+)`))
+	if got, want := registeredPage(t, rv[1]), m[1][strings.LastIndexByte(m[1], ':')+1:]; fmt.Sprint(got) != want {
+		t.Errorf("Registered's page port %d, want -web's %s (PROTOCOL.md 10.3)", got, want)
+	}
 	base := "http://" + m[1]
 	get := func(path string) (int, map[string]any) {
 		t.Helper()
@@ -77,7 +88,7 @@ func TestRendezvousPage(t *testing.T) {
 		t.Errorf("a malformed code: %d %v, want 400 and why", st, a)
 	}
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	p.wait(regexp.MustCompile(`msg="rendezvous stopped" hosts=0 pairs=0 .*web_lookups=0`))
+	p.wait(regexp.MustCompile(`msg="rendezvous stopped" hosts=1 pairs=0 .*web_lookups=0`)) // registeredPage's host
 	if err := p.cmd.Wait(); err != nil {
 		t.Errorf("exit: %v", err)
 	}
@@ -102,4 +113,47 @@ func TestWebJoinFlag(t *testing.T) {
 	if rsp, err := http.Get("http://" + m[1] + "/join?code=ABC234"); err != nil || rsp.StatusCode != 404 {
 		t.Errorf("/join: %v %v, want 404", rsp, err)
 	}
+}
+
+// registeredPage registers a host with one room at the rendezvous at
+// addr, over UDP on loopback (answering its Retry), and returns the page
+// port of its Registered.
+func registeredPage(t *testing.T, addr string) uint16 {
+	t.Helper()
+	c, err := net.Dial("udp4", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	local := netip.MustParseAddrPort(c.LocalAddr().String())
+	reg := rendezvous.Register{Nonce: 1, Local: local, Codes: []wire.RoomCode{{'A', 'B', 'C', '2', '3', '4'}}}
+	buf := make([]byte, 2048)
+	for try := 0; try < 2; try++ {
+		if _, err := c.Write(rendezvous.AppendRegister(nil, &reg)); err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(testutil.Wait))
+		n, err := c.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch rendezvous.Type(buf[:n]) {
+		case rendezvous.TRetry:
+			r, err := rendezvous.ParseRetry(buf[:n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg.Cookie = r.Cookie
+		case rendezvous.TRegistered:
+			m, err := rendezvous.ParseRegistered(buf[:n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m.Page
+		default:
+			t.Fatalf("answer % x", buf[:n])
+		}
+	}
+	t.Fatal("no Registered after a Retry")
+	return 0
 }

@@ -1,6 +1,7 @@
 package rendezvous
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
@@ -71,4 +72,51 @@ func mustHex(f *testing.F, s string) []byte {
 		f.Fatal(err)
 	}
 	return b
+}
+
+// FuzzParseAnswers feeds the decoders of what a host or a friend reads
+// from the rendezvous and from its peer (Retry, Registered, Peer, Intro,
+// Error, Probe, Reach, Relay, Punch) any datagram: none panics, and what
+// one accepts encodes back to the same bytes (a message has one form).
+func FuzzParseAnswers(f *testing.F) {
+	for _, b := range []string{exRetry, exPeer, exIntro, exRelay} {
+		f.Add(mustHex(f, b))
+	}
+	f.Add(AppendRegistered(nil, &Registered{Nonce: 8, HostToken: exToken, Observed: netip.MustParseAddrPort("203.0.113.10:1"), TTL: 30, Page: 443}))
+	f.Add(AppendError(nil, &Error{Nonce: 9, Code: CodeUnknownRoom}))
+	f.Add(AppendPunch(nil, exToken))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		same := func(what string, back []byte) {
+			if !bytes.Equal(back, b) {
+				t.Fatalf("%s %x encodes back as %x", what, b, back)
+			}
+		}
+		if m, err := ParseRetry(b); err == nil {
+			same("Retry", AppendRetry(nil, &m))
+		}
+		if m, err := ParseRegistered(b); err == nil {
+			same("Registered", AppendRegistered(nil, &m))
+		}
+		if m, err := ParsePeer(b); err == nil {
+			same("Peer", AppendPeer(nil, &m))
+		}
+		if m, err := ParseIntro(b); err == nil {
+			same("Intro", AppendIntro(nil, &m))
+		}
+		if m, err := ParseError(b); err == nil {
+			same("Error", AppendError(nil, &m))
+		}
+		if m, err := ParseProbe(b); err == nil {
+			same("Probe", AppendProbe(nil, &m))
+		}
+		if m, err := ParseReach(b); err == nil {
+			same("Reach", AppendReach(nil, &m))
+		}
+		if tok, p, err := ParseRelay(b); err == nil {
+			same("Relay", AppendRelay(nil, tok, p))
+		}
+		if tok, err := ParsePunch(b); err == nil {
+			same("Punch", AppendPunch(nil, tok))
+		}
+	})
 }

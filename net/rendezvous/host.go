@@ -54,6 +54,7 @@ type Host struct {
 	token    Token
 	nonce    uint64
 	observed netip.AddrPort
+	page     uint16 // the rendezvous' page port (Registered.Page)
 	intros   int
 	sprayed  map[Token]bool  // pairs probed (once each)
 	opened   map[Token]bool  // pairs reached by sockets of their own (once each)
@@ -93,6 +94,14 @@ func NewHost(c *Conn, cfg HostConfig) *Host {
 
 // Registered is closed when the rendezvous first answered a Register.
 func (h *Host) Registered() <-chan struct{} { return h.ready }
+
+// Page returns the TCP port of the rendezvous' page for browsers, on
+// the rendezvous' host (10.8), as its last Registered said; 0 none.
+func (h *Host) Page() uint16 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.page
+}
 
 // Observed returns the host's address as the rendezvous sees it (zero
 // before Registered).
@@ -182,7 +191,7 @@ func (h *Host) control(b []byte, from netip.AddrPort) {
 		}
 		h.mu.Lock()
 		first := h.observed != m.Observed
-		h.token, h.observed = m.HostToken, m.Observed
+		h.token, h.observed, h.page = m.HostToken, m.Observed, m.Page
 		var codes []wire.RoomCode
 		changed := m.Nonce == h.nonce && !slices.Equal(h.sent, h.acked)
 		if changed {

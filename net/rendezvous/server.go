@@ -138,6 +138,7 @@ type Server struct {
 	gone     map[wire.RoomCode]time.Time // codes of hosts that stopped refreshing, until then
 	stats    Stats
 	bytesIn  atomic.Uint64
+	page     atomic.Uint32 // SetPage's port
 	out      []byte
 }
 
@@ -412,9 +413,14 @@ func (s *Server) registerLocked(b []byte, from netip.AddrPort, now time.Time, ou
 	}
 	s.stats.Registers++
 	s.out = AppendRegistered(s.out[:0], &Registered{Nonce: m.Nonce, HostToken: h.token, Observed: from,
-		TTL: uint16(min(s.cfg.TTL/time.Second, 65535))})
+		TTL: uint16(min(s.cfg.TTL/time.Second, 65535)), Page: uint16(s.page.Load())})
 	out(s.out, from)
 }
+
+// SetPage tells hosts, in their Registered, the TCP port of this
+// rendezvous' HTTPS page for browsers (10.8), on its host; 0 (the
+// default) none.
+func (s *Server) SetPage(port uint16) { s.page.Store(uint32(port)) }
 
 func (s *Server) lookupLocked(b []byte, from netip.AddrPort, now time.Time, out func([]byte, netip.AddrPort)) {
 	m, err := ParseLookup(b)

@@ -121,6 +121,10 @@ type Registered struct {
 	HostToken Token
 	Observed  netip.AddrPort // the host's address as the rendezvous sees it
 	TTL       uint16         // seconds the registration lasts without a refresh
+	// Page is the TCP port of the rendezvous' HTTPS page for browsers,
+	// on the rendezvous' host (10.8): friends in a browser join there by
+	// code; 0 when it serves none.
+	Page uint16
 }
 
 // Peer answers a Lookup: the room's host, and the pair's token.
@@ -346,7 +350,8 @@ func AppendRegistered(b []byte, m *Registered) []byte {
 	b = binary.BigEndian.AppendUint64(b, m.Nonce)
 	b = append(b, m.HostToken[:]...)
 	b = appendAddr(b, m.Observed)
-	return binary.BigEndian.AppendUint16(b, m.TTL)
+	b = binary.BigEndian.AppendUint16(b, m.TTL)
+	return binary.BigEndian.AppendUint16(b, m.Page)
 }
 
 // ParseRegistered parses a Registered message.
@@ -357,6 +362,7 @@ func ParseRegistered(b []byte) (Registered, error) {
 	m.HostToken = Token(r.take(TokenLen))
 	m.Observed = r.addr()
 	m.TTL = r.u16()
+	m.Page = r.u16()
 	return m, r.end()
 }
 

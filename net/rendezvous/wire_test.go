@@ -164,7 +164,7 @@ func TestRoundTrip(t *testing.T) {
 	if m, err := ParseRegister(AppendRegister(nil, &reg)); err != nil || !reflect.DeepEqual(m, reg) {
 		t.Errorf("Register: %+v %v", m, err)
 	}
-	rd := Registered{Nonce: 8, HostToken: exToken, Observed: netip.MustParseAddrPort("203.0.113.10:1"), TTL: 30}
+	rd := Registered{Nonce: 8, HostToken: exToken, Observed: netip.MustParseAddrPort("203.0.113.10:1"), TTL: 30, Page: 443}
 	if m, err := ParseRegistered(AppendRegistered(nil, &rd)); err != nil || m != rd {
 		t.Errorf("Registered: %+v %v", m, err)
 	}
