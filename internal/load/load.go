@@ -167,7 +167,7 @@ func Start(ctx context.Context, cfg Config) (*Load, error) {
 	if cfg.Protocol == 0 {
 		cfg.Protocol = wire.Version2
 	}
-	if cfg.Protocol != 1 && cfg.Protocol != 2 {
+	if !wire.Supported(cfg.Protocol) {
 		return nil, fmt.Errorf("load: protocol %d: want 1 or 2", cfg.Protocol)
 	}
 	if cfg.Seed == 0 {
