@@ -33,20 +33,11 @@ type joinAnswer struct {
 }
 
 // lookupFrom asks the lookup at url from namespace ns, as a page does:
-// its TCP connection is opened on Do's thread (http.Client dials on
-// goroutines of its own, which would be outside ns).
-func lookupFrom(t *testing.T, ns NS, host, url string) (int, joinAnswer) {
+// its connections are opened in ns by Dialer (http.Client dials on
+// goroutines of its own, which are outside ns).
+func lookupFrom(t *testing.T, ns NS, url string) (int, joinAnswer) {
 	t.Helper()
-	var c net.Conn
-	if err := Do(ns, func() error {
-		var err error
-		c, err = net.DialTimeout("tcp4", host, testutil.Wait)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	cl := &http.Client{Timeout: testutil.Wait, Transport: &http.Transport{
-		DialContext: func(context.Context, string, string) (net.Conn, error) { return c, nil }}}
+	cl := &http.Client{Timeout: testutil.Wait, Transport: &http.Transport{DialContext: Dialer(ns)}}
 	defer cl.CloseIdleConnections()
 	rsp, err := cl.Get(url)
 	if err != nil {
@@ -106,7 +97,7 @@ func TestBrowserByCode(t *testing.T) {
 		code := owner.wait(t, true, reRoom)[1]
 		hp.wait(t, false, regexp.MustCompile(`msg="rendezvous: rooms registered" codes=\S*`+code))
 
-		st, a := lookupFrom(t, browser.Host, page, "http://"+page+"/join?code="+code)
+		st, a := lookupFrom(t, browser.Host, "http://"+page+"/join?code="+code)
 		if st != http.StatusOK || a.Path != want {
 			t.Fatalf("host %v: lookup %d %+v, want the %s path", h.NAT, st, a, want)
 		}
@@ -165,7 +156,7 @@ func TestBrowserByCode(t *testing.T) {
 		hp.stop()
 	}
 	// A code nobody hosts, from the browser's home.
-	if st, a := lookupFrom(t, browser.Host, page, "http://"+page+"/join?code=ZZZZZZ"); st != http.StatusNotFound || a.Error == "" {
+	if st, a := lookupFrom(t, browser.Host, "http://"+page+"/join?code=ZZZZZZ"); st != http.StatusNotFound || a.Error == "" {
 		t.Errorf("an unknown code: %d %+v, want 404 and why", st, a)
 	}
 }

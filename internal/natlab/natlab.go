@@ -24,6 +24,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -347,6 +348,11 @@ func Cmd(ctx context.Context, ns NS, name string, args ...string) *exec.Cmd {
 // error. Sockets f opens belong to ns for their whole life. The thread is
 // thrown away afterwards (its goroutine ends locked), so no other
 // goroutine ever runs in ns by accident.
+//
+// Only f's own goroutine is in ns: a socket opened by a goroutine f
+// starts (an HTTP client's dial, a library's helper) is opened in the
+// root namespace, and its traffic leaves the lab for the machine's
+// routes. Code that dials on goroutines of its own takes Dialer.
 func Do(ns NS, f func() error) error {
 	errc := make(chan error, 1)
 	go func() {
@@ -365,6 +371,27 @@ func Do(ns NS, f func() error) error {
 		errc <- f()
 	}()
 	return <-errc
+}
+
+// Dialer returns a dial function that opens every connection in
+// namespace ns (through Do), whichever goroutine calls it: for
+// http.Transport.DialContext, or any client that dials on goroutines of
+// its own. It takes IP addresses only (a name would be resolved in the
+// root namespace).
+func Dialer(ns NS) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if _, err := netip.ParseAddrPort(addr); err != nil {
+			return nil, fmt.Errorf("natlab: dial %s in %s: an IP address and a port, not a name: %w", addr, ns.Name, err)
+		}
+		var c net.Conn
+		err := Do(ns, func() error {
+			var d net.Dialer
+			var err error
+			c, err = d.DialContext(ctx, network, addr)
+			return err
+		})
+		return c, err
+	}
 }
 
 // DroppedUDP returns how many new UDP flows from the internet home h's

@@ -279,3 +279,70 @@ func TestNATPMP(t *testing.T) {
 		return err == nil && n > before
 	})
 }
+
+// TestDialerDialsInTheNamespace: a connection Dialer opens from a
+// goroutine of the root namespace (as an HTTP client's) reaches a
+// listener on the namespace's own loopback; a plain dial from the root
+// namespace to the same address does not (the machine's loopback is
+// another). Only loopback addresses are dialled: nothing can leave.
+func TestDialerDialsInTheNamespace(t *testing.T) {
+	l := newLab(t, Direct)
+	var ln net.Listener
+	if err := Do(l.Public, func() error {
+		var err error
+		ln, err = net.Listen("tcp4", "127.0.0.1:0")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	accepted := make(chan string, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b := make([]byte, 16)
+			n, _ := c.Read(b)
+			accepted <- string(b[:n])
+			c.Close()
+		}
+	}()
+	// From another goroutine, as http.Transport dials.
+	done := make(chan error, 1)
+	go func() {
+		c, err := Dialer(l.Public)(context.Background(), "tcp4", addr)
+		if err == nil {
+			_, err = c.Write([]byte("in the lab"))
+			c.Close()
+		}
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-accepted:
+		if got != "in the lab" {
+			t.Errorf("the listener read %q", got)
+		}
+	case <-time.After(testutil.Wait):
+		t.Fatal("the namespace's listener took no connection")
+	}
+	// The root namespace's loopback is another: a plain dial there
+	// reaches some other socket or none, never the lab's listener.
+	if c, err := net.DialTimeout("tcp4", addr, time.Second); err == nil {
+		c.Write([]byte("from root"))
+		c.Close()
+	}
+	select {
+	case got := <-accepted:
+		t.Errorf("the lab's listener took a root namespace's connection (%q)", got)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if _, err := Dialer(l.Public)(context.Background(), "tcp4", "localhost:80"); err == nil {
+		t.Error("Dialer took a name")
+	}
+}
