@@ -81,7 +81,16 @@ func friendsLine(r Reach, code string) string {
 // browser (PROTOCOL.md 10.8). Else the game's link works on this network
 // only. "" when there is no link.
 func browserLine(r Reach, link, code string) string {
-	if r.Rendezvous != "" && r.Registered && r.Page != 0 && slices.Contains(r.Codes, code) && !reachedDirectly(r, link) {
+	if r.Rendezvous == "" {
+		if link == "" {
+			return ""
+		}
+		return "In a browser: " + link
+	}
+	if own, ok := ownLinkAnywhere(r, link); ok {
+		return "In a browser, anywhere: " + own
+	}
+	if r.Registered && r.Page != 0 && slices.Contains(r.Codes, code) {
 		if host, _, err := net.SplitHostPort(r.Rendezvous); err == nil {
 			return "In a browser, anywhere: https://" + net.JoinHostPort(host, strconv.Itoa(int(r.Page))) + "/?code=" + url.QueryEscape(code)
 		}
@@ -89,31 +98,27 @@ func browserLine(r Reach, link, code string) string {
 	if link == "" {
 		return ""
 	}
-	if r.Rendezvous == "" {
-		return "In a browser: " + link
-	}
-	if u, err := url.Parse(link); err == nil && u.Port() != "" && r.Registered {
-		switch {
-		case r.Direct:
-			u.Host = net.JoinHostPort(r.Observed.Addr().String(), u.Port())
-			return "In a browser, anywhere: " + u.String()
-		case r.Mapped.IsValid() && r.WebMapped.IsValid() && r.Mapped.Port() == r.WTPort:
-			u.Host = r.WebMapped.String()
-			return "In a browser, anywhere: " + u.String()
-		}
-	}
 	return "In a browser, on this network only: " + link
 }
 
-// reachedDirectly reports whether a browser anywhere reaches the game's
-// own page of link: the game is direct, or its router mapped the page's
-// port and the WebTransport port as it is (browserLine).
-func reachedDirectly(r Reach, link string) bool {
+// ownLinkAnywhere returns link as a browser anywhere reaches the game's
+// own page, and true, when it can: with the address the rendezvous saw
+// when the game is direct, or with the router's mapping of the page's
+// port when it mapped the WebTransport port as it is.
+func ownLinkAnywhere(r Reach, link string) (string, bool) {
 	u, err := url.Parse(link)
 	if link == "" || err != nil || u.Port() == "" || !r.Registered {
-		return false
+		return "", false
 	}
-	return r.Direct || r.Mapped.IsValid() && r.WebMapped.IsValid() && r.Mapped.Port() == r.WTPort
+	switch {
+	case r.Direct:
+		u.Host = net.JoinHostPort(r.Observed.Addr().String(), u.Port())
+	case r.Mapped.IsValid() && r.WebMapped.IsValid() && r.Mapped.Port() == r.WTPort:
+		u.Host = r.WebMapped.String()
+	default:
+		return "", false
+	}
+	return u.String(), true
 }
 
 // rendezvousAddr is the rendezvous in use: Options.Rendezvous, else the
