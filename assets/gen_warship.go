@@ -38,23 +38,22 @@ func warshipGroups() []spriteGroup {
 
 // steel is a vertical steel gradient from y0 (lit) to y1, cool blue-grey.
 func steel(y0, y1 float64) shader {
-	return func(x, y float64) col {
-		t := clamp01((y - y0) / (y1 - y0))
-		k := mix(rgb(0.66, 0.7, 0.78), rgb(0.17, 0.19, 0.25), t)
-		if t < 0.12 {
-			k = mix(k, rgb(0.95, 0.97, 1), 0.3)
-		}
-		return k
-	}
+	return steelShade(y0, y1, rgb(0.66, 0.7, 0.78), rgb(0.17, 0.19, 0.25), 0.12, rgb(0.95, 0.97, 1), 0.3)
 }
 
 // hullSteel is the warship's darker, warmer steel.
 func hullSteel(y0, y1 float64) shader {
+	return steelShade(y0, y1, rgb(0.56, 0.55, 0.6), rgb(0.14, 0.13, 0.17), 0.06, rgb(1, 0.97, 0.9), 0.25)
+}
+
+// steelShade is a vertical gradient from lit at y0 to dark at y1, with
+// glint mixed in by amount along its top rim (the first rim of it).
+func steelShade(y0, y1 float64, lit, dark col, rim float64, glint col, amount float64) shader {
 	return func(x, y float64) col {
 		t := clamp01((y - y0) / (y1 - y0))
-		k := mix(rgb(0.56, 0.55, 0.6), rgb(0.14, 0.13, 0.17), t)
-		if t < 0.06 {
-			k = mix(k, rgb(1, 0.97, 0.9), 0.25)
+		k := mix(lit, dark, t)
+		if t < rim {
+			k = mix(k, glint, amount)
 		}
 		return k
 	}
