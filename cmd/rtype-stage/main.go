@@ -63,7 +63,7 @@ func summary(arg string, st *stage.Stage) string {
 		case stage.EntryCheckpoint:
 			checkpoints++
 		case stage.EntryMidBoss, stage.EntryBoss:
-			bosses = append(bosses, fmt.Sprintf("%s at %s", e.Kind, clock(e.Tick)))
+			bosses = append(bosses, fmt.Sprintf("%s at %s", e.Kind, stage.FormatTicks(e.Tick)))
 		}
 	}
 	terrain := "no terrain"
@@ -77,11 +77,5 @@ func summary(arg string, st *stage.Stage) string {
 		terrain = fmt.Sprintf("terrain in %d of %d columns of %d px", solid, n, stage.TileW)
 	}
 	return fmt.Sprintf("%s: ok: stage %q %q, %s of timeline at %g px/s; %d waves (%d foes with one player), %d checkpoints, %s; %s; sum %08x",
-		arg, st.Name, st.Title, clock(st.Length), st.Scroll, waves, foes, checkpoints, strings.Join(bosses, ", "), terrain, st.FileSum())
-}
-
-// clock writes ticks as m:ss.t.
-func clock(ticks uint32) string {
-	tenths := ticks * 10 / 60
-	return fmt.Sprintf("%d:%02d.%d", tenths/600, tenths/10%60, tenths%10)
+		arg, st.Name, st.Title, stage.FormatTicks(st.Length), st.Scroll, waves, foes, checkpoints, strings.Join(bosses, ", "), terrain, st.FileSum())
 }

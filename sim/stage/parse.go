@@ -306,7 +306,7 @@ func (p *parser) entry(f []string) {
 		if d, msg = parseTime(rel, s.Scroll, false); msg == "" {
 			tick = p.prevTick + d
 			if tick > MaxTime*vocab.TickRate {
-				msg = fmt.Sprintf("%s is later than the limit %s", clock(tick), clock(MaxTime*vocab.TickRate))
+				msg = fmt.Sprintf("%s is later than the limit %s", FormatTicks(tick), FormatTicks(MaxTime*vocab.TickRate))
 			}
 		}
 	}
@@ -437,10 +437,10 @@ func (p *parser) checkAt(at, kw string, tick uint32) {
 		p.errf("%s: after the end boss (line %d): the end boss is the last entry", kw, p.bossLine)
 	}
 	if tick < p.prevTick {
-		p.errf("at %s: %s is before the previous entry's %s (line %d): entries go in time order", at, clock(tick), clock(p.prevTick), p.prevLine)
+		p.errf("at %s: %s is before the previous entry's %s (line %d): entries go in time order", at, FormatTicks(tick), FormatTicks(p.prevTick), p.prevLine)
 	}
 	if tick > p.s.Length {
-		p.errf("at %s: %s is after the stage's length %s", at, clock(tick), clock(p.s.Length))
+		p.errf("at %s: %s is after the stage's length %s", at, FormatTicks(tick), FormatTicks(p.s.Length))
 	}
 }
 
@@ -820,7 +820,7 @@ func parseTime(v string, scroll float64, bare bool) (uint32, string) {
 		return 0, "must not be negative"
 	}
 	if sec > MaxTime {
-		return 0, fmt.Sprintf("later than the limit %s", clock(MaxTime*vocab.TickRate))
+		return 0, fmt.Sprintf("later than the limit %s", FormatTicks(MaxTime*vocab.TickRate))
 	}
 	return uint32(math.Round(sec * vocab.TickRate)), ""
 }

@@ -324,7 +324,7 @@ func (s *Stage) Warp(spec string) (entry int, tick uint32, err error) {
 	if t, msg := parseTime(spec, s.Scroll, true); msg == "" {
 		last := s.Entries[len(s.Entries)-1].Tick
 		if t > last {
-			return 0, 0, fmt.Errorf("stage %s: warp %q: %s is past the end boss at %s", s.Name, spec, clock(t), clock(last))
+			return 0, 0, fmt.Errorf("stage %s: warp %q: %s is past the end boss at %s", s.Name, spec, FormatTicks(t), FormatTicks(last))
 		}
 		for i := range s.Entries {
 			if s.Entries[i].Tick >= t {
@@ -346,8 +346,9 @@ func (s *Stage) Warp(spec string) (entry int, tick uint32, err error) {
 	return 0, 0, fmt.Errorf("stage %s: warp %q: neither a time (90, 90s, 1:30, 5400px) nor a marker (markers:%s)", s.Name, spec, names)
 }
 
-// clock formats ticks as m:ss.s.
-func clock(t uint32) string {
+// FormatTicks writes a time of the timeline, in ticks, as m:ss.s, as the
+// stage's errors and tools name times.
+func FormatTicks(t uint32) string {
 	s := float64(t) / vocab.TickRate
 	m := int(s / 60)
 	return fmt.Sprintf("%d:%04.1f", m, s-float64(m*60))
