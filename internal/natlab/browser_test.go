@@ -18,24 +18,15 @@ import (
 	"rtype/internal/testutil"
 	"rtype/net/client"
 	netlobby "rtype/net/lobby"
+	"rtype/net/rendezvous"
 	"rtype/net/wire"
 	"rtype/net/wtclient"
 )
 
-// joinAnswer is the rendezvous' lookup for browsers (PROTOCOL.md 10.8).
-type joinAnswer struct {
-	Path            string   `json:"path"`
-	Addr            string   `json:"addr"`
-	CertHashes      []string `json:"certHashes"`
-	Relay           string   `json:"relay"`
-	RelayCertHashes []string `json:"relayCertHashes"`
-	Error           string   `json:"error"`
-}
-
 // lookupFrom asks the lookup at url from namespace ns, as a page does:
 // its connections are opened in ns by Dialer (http.Client dials on
 // goroutines of its own, which are outside ns).
-func lookupFrom(t *testing.T, ns NS, url string) (int, joinAnswer) {
+func lookupFrom(t *testing.T, ns NS, url string) (int, rendezvous.JoinAnswer) {
 	t.Helper()
 	cl := &http.Client{Timeout: testutil.Wait, Transport: &http.Transport{DialContext: Dialer(ns)}}
 	defer cl.CloseIdleConnections()
@@ -44,7 +35,7 @@ func lookupFrom(t *testing.T, ns NS, url string) (int, joinAnswer) {
 		t.Fatal(err)
 	}
 	defer rsp.Body.Close()
-	var a joinAnswer
+	var a rendezvous.JoinAnswer
 	if err := json.NewDecoder(rsp.Body).Decode(&a); err != nil {
 		t.Fatalf("%s: %s, not JSON: %v", url, rsp.Status, err)
 	}

@@ -33,7 +33,7 @@ func FuzzJoin(f *testing.F) {
 		default:
 			t.Fatalf("%q: status %d", q, rec.Code)
 		}
-		var a joinAnswer
+		var a JoinAnswer
 		if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}

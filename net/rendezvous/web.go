@@ -358,8 +358,10 @@ func (w *Web) connContext(ctx context.Context, info *quic.ClientInfo) (context.C
 	return ctx, nil
 }
 
-// joinAnswer is the lookup's answer (JSON): see PROTOCOL.md 10.8.
-type joinAnswer struct {
+// JoinAnswer is the lookup's answer, in JSON (PROTOCOL.md 10.8): a room
+// and where a browser opens its session (Path, Addr, CertHashes: the
+// host; Relay, RelayCertHashes: the relay), or an Error.
+type JoinAnswer struct {
 	Room            string   `json:"room,omitempty"`
 	Path            string   `json:"path,omitempty"`
 	Addr            string   `json:"addr,omitempty"`
@@ -397,7 +399,7 @@ func httpError(err error) (int, string) {
 	return http.StatusBadGateway, msgNoHost
 }
 
-func writeJSON(rw http.ResponseWriter, status int, a joinAnswer) {
+func writeJSON(rw http.ResponseWriter, status int, a JoinAnswer) {
 	rw.Header().Set("Content-Type", "application/json")
 	rw.Header().Set("Cache-Control", "no-store")
 	rw.Header().Set("Access-Control-Allow-Origin", "*") // public, as the UDP lookup is
@@ -451,29 +453,29 @@ func (w *Web) relayAddr(reqHost string) string {
 func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		rw.Header().Set("Allow", "GET")
-		writeJSON(rw, http.StatusMethodNotAllowed, joinAnswer{Error: "GET " + JoinPath + "?code=CODE"})
+		writeJSON(rw, http.StatusMethodNotAllowed, JoinAnswer{Error: "GET " + JoinPath + "?code=CODE"})
 		return
 	}
 	code, ok := wire.ParseRoomCode(strings.ToUpper(strings.TrimSpace(r.URL.Query().Get("code"))))
 	if !ok {
-		writeJSON(rw, http.StatusBadRequest, joinAnswer{Error: msgBadCode})
+		writeJSON(rw, http.StatusBadRequest, JoinAnswer{Error: msgBadCode})
 		return
 	}
 	ip := remoteIP(r)
 	h, err := w.s.Find(code, ip)
 	if err != nil {
 		st, msg := httpError(err)
-		writeJSON(rw, st, joinAnswer{Room: code.String(), Error: msg})
+		writeJSON(rw, st, JoinAnswer{Room: code.String(), Error: msg})
 		return
 	}
-	a := joinAnswer{Room: code.String(), Path: string(PathRelayed)}
+	a := JoinAnswer{Room: code.String(), Path: string(PathRelayed)}
 	if w.pc != nil {
 		a.Relay, a.RelayCertHashes = w.relayAddr(r.Host), hexes(w.CertHashes()...)
 	}
 	if addr, path, ok := h.BrowserAddr(ip); ok && !(w.cfg.RelayOnly && a.Relay != "") {
 		a.Path, a.Addr, a.CertHashes = string(path), addr.String(), hexes(h.CertHash)
 	} else if a.Relay == "" {
-		writeJSON(rw, http.StatusServiceUnavailable, joinAnswer{Room: code.String(),
+		writeJSON(rw, http.StatusServiceUnavailable, JoinAnswer{Room: code.String(),
 			Error: "your friend's game cannot be reached from a browser, and this rendezvous relays none"})
 		return
 	}

@@ -33,14 +33,14 @@ func TestWebLookup(t *testing.T) {
 	}
 	hs := httptest.NewServer(w)
 	defer hs.Close()
-	get := func(q string) (int, joinAnswer) {
+	get := func(q string) (int, JoinAnswer) {
 		t.Helper()
 		rsp, err := http.Get(hs.URL + JoinPath + q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer rsp.Body.Close()
-		var a joinAnswer
+		var a JoinAnswer
 		if err := json.NewDecoder(rsp.Body).Decode(&a); err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +148,7 @@ func TestJoinExampleInDoc(t *testing.T) {
 		}
 	}
 	rec := httptest.NewRecorder()
-	writeJSON(rec, 200, joinAnswer{Room: "ABC234", Path: "mapped", Addr: "203.0.113.10:30000",
+	writeJSON(rec, 200, JoinAnswer{Room: "ABC234", Path: "mapped", Addr: "203.0.113.10:30000",
 		CertHashes: hexes([32]byte{0xcc, 0xcc}), Relay: "rv.example.org:4250", RelayCertHashes: hexes([32]byte{0xdd}, [32]byte{0xee})})
 	if got, want := strings.Join(block, ""), strings.TrimSpace(rec.Body.String()); got != want {
 		t.Errorf("PROTOCOL.md 10.8's answer:\n%s\nthe handler's:\n%s", got, want)

@@ -124,26 +124,15 @@ func waitLobby(t *testing.T, l *netlobby.Lobby, cond func(r *wire.Room) bool) wi
 	}
 }
 
-// answer is the lookup's JSON.
-type answer struct {
-	Room            string   `json:"room"`
-	Path            string   `json:"path"`
-	Addr            string   `json:"addr"`
-	CertHashes      []string `json:"certHashes"`
-	Relay           string   `json:"relay"`
-	RelayCertHashes []string `json:"relayCertHashes"`
-	Error           string   `json:"error"`
-}
-
 // join looks code up over HTTP as the page does.
-func (l *webLab) join(t *testing.T, code string) (int, answer) {
+func (l *webLab) join(t *testing.T, code string) (int, rendezvous.JoinAnswer) {
 	t.Helper()
 	rsp, err := http.Get(l.http.URL + rendezvous.JoinPath + "?code=" + code)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rsp.Body.Close()
-	var a answer
+	var a rendezvous.JoinAnswer
 	if err := json.NewDecoder(rsp.Body).Decode(&a); err != nil {
 		t.Fatalf("the lookup's answer (%s): %v", rsp.Status, err)
 	}
