@@ -2,6 +2,7 @@ package wire
 
 import (
 	"math/rand/v2"
+	"rtype/internal/protodoc"
 	"slices"
 	"testing"
 )
@@ -155,7 +156,7 @@ func BenchmarkApplyRecords(b *testing.B) {
 
 func BenchmarkParseHeader(b *testing.B) {
 	h := Header{Type: TypeSnapshot, Seq: 0x25, Ack: 0x40, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}
-	dg := append(AppendHeader(nil, h), unhex(b, seed48p)...)
+	dg := append(AppendHeader(nil, h), protodoc.Unhex(b, seed48p)...)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, _, err := ParseHeader(dg, ToClient); err != nil {

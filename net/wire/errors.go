@@ -63,3 +63,7 @@ func (rejectedTextError) Error() string {
 	return "wire: LoginRejected text is not valid UTF-8 (3.1)"
 }
 func (rejectedTextError) Is(target error) bool { return target == ErrMessageBody }
+
+// ErrUnknownMessage is returned by ParseMessage of a v2 codec for a TCP message of a
+// type v2 does not define: a v2 receiver skips it (7.1).
+var ErrUnknownMessage = errors.New("wire: unknown TCP message type, skipped in v2 (7.1)")

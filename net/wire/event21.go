@@ -27,18 +27,6 @@ const (
 	MaxBits       = 2 // Arms.Bits
 )
 
-// cutString returns s cut to at most n bytes, at a rune boundary.
-func cutString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i]
-}
-
 // appendEvent21 appends a Stage mode event (Stage, Health, Arms). A Stage
 // event's name is cut to MaxStageName bytes at a rune boundary.
 func appendEvent21(dst []byte, ev *Event) []byte {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rtype/internal/protodoc"
 	"slices"
 	"strings"
 	"testing"
@@ -67,12 +68,12 @@ func TestFleetExamples(t *testing.T) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		t.Fatal(err)
 	}
-	blocks, err := docBlocks(md)
+	blocks, err := protodoc.Blocks(md)
 	if err != nil {
 		t.Fatalf("PROTOCOL.md: %v", err)
 	}
 	for _, ex := range docExamplesFleet() {
-		want := unhex(t, ex.want)
+		want := protodoc.Unhex(t, ex.want)
 		if got := ex.encode(); !bytes.Equal(got, want) {
 			t.Errorf("%s: encoded\n got % X\nwant % X", ex.name, got, want)
 		}
@@ -87,7 +88,7 @@ func TestFleetExamples(t *testing.T) {
 			t.Errorf("PROTOCOL.md has no example %q", ex.name)
 			continue
 		}
-		if doc := docHex(lines); !bytes.Equal(doc, want) {
+		if doc := protodoc.Hex(lines); !bytes.Equal(doc, want) {
 			t.Errorf("PROTOCOL.md example %q:\n   doc % X\ncodec % X", ex.name, doc, want)
 		}
 	}

@@ -31,7 +31,7 @@ func FuzzParseHeader2(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if len(b) < HeaderSize2 || len(b) > MaxDatagram || h.Session == 0 || !h.Type.allowed2(d) {
+			if len(b) < HeaderSize2 || len(b) > MaxDatagram || h.Session == 0 || !allowed(h.Type, d) {
 				t.Fatalf("accepted %+v from %d bytes", h, len(b))
 			}
 			if got := append(AppendHeader2(nil, h), p...); !bytes.Equal(got, b) {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"rtype/internal/protodoc"
 	"slices"
 	"testing"
 )
@@ -22,7 +23,7 @@ func fuzzDatagrams(tb testing.TB) [][]byte {
 		out = append(out, datagram(typ, p))
 	}
 	h48 := Header{Type: TypeSnapshot, Seq: 0x25, Ack: 0x40, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}
-	p48 := unhex(tb, seed48p)
+	p48 := protodoc.Unhex(tb, seed48p)
 	out = append(out, append(AppendHeader(nil, h48), p48...))
 	bad := datagram(TypeInput, []byte{0x20})
 	out = append(out, bad, datagram(TypeAck, nil)[:HeaderSize-1])
@@ -30,7 +31,7 @@ func fuzzDatagrams(tb testing.TB) [][]byte {
 }
 
 func fuzzSnapshots(tb testing.TB) [][]byte {
-	out := [][]byte{unhex(tb, seed47), unhex(tb, seed48p)}
+	out := [][]byte{protodoc.Unhex(tb, seed47), protodoc.Unhex(tb, seed48p)}
 	for _, s := range []rawSnap{rawFull47(), rawFull(), rawDelta()} {
 		out = append(out, s.bytes())
 	}
@@ -69,7 +70,7 @@ func FuzzParseHeader(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if len(b) < HeaderSize || len(b) > MaxDatagram || h.Session == 0 || !h.Type.allowed(d) {
+			if len(b) < HeaderSize || len(b) > MaxDatagram || h.Session == 0 || !h.Type.Allowed(d) {
 				t.Fatalf("accepted %+v from %d bytes", h, len(b))
 			}
 			if got := append(AppendHeader(nil, h), p...); !bytes.Equal(got, b) {
@@ -299,8 +300,8 @@ func FuzzFrameReader(f *testing.F) {
 }
 
 func FuzzBitReader(f *testing.F) {
-	f.Add(unhex(f, seed47), []byte{32, 3, 2, 1, 0x88, 8, 0x88, 1, 0x40 | 16})
-	f.Add(unhex(f, seed48p), []byte{0x80 | 32, 0xC0, 0xC0, 0xC0, 0x40 | 15, 0x40 | 12})
+	f.Add(protodoc.Unhex(f, seed47), []byte{32, 3, 2, 1, 0x88, 8, 0x88, 1, 0x40 | 16})
+	f.Add(protodoc.Unhex(f, seed48p), []byte{0x80 | 32, 0xC0, 0xC0, 0xC0, 0x40 | 15, 0x40 | 12})
 	f.Add([]byte{0xFF, 0xFF, 0xFF, 0xFF, 0x10}, []byte{0x80})
 	f.Add([]byte{}, []byte{0, 1, 32})
 	f.Fuzz(func(t *testing.T, data, ops []byte) {

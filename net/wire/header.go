@@ -7,7 +7,8 @@ const (
 	HeaderSize  = 18   // bytes of the datagram header (2.1)
 	MaxDatagram = 1200 // largest datagram, header included (1.3)
 	MaxPayload  = MaxDatagram - HeaderSize
-	Version     = 1 // protocol version carried by every datagram
+	Version     = 1 // protocol version carried by every v1 datagram
+	Version2    = 2 // protocol version of a v2 session (7.2)
 )
 
 // Magic opens every datagram: "RTYP".
@@ -54,8 +55,9 @@ const (
 	ToClient                  // sent by the server
 )
 
-// allowed reports whether a datagram of type t may travel in direction d.
-func (t Type) allowed(d Direction) bool {
+// Allowed reports whether a datagram of type t may travel in direction d
+// in v1 (4.1).
+func (t Type) Allowed(d Direction) bool {
 	switch t {
 	case TypeBind, TypeInput:
 		return d == ToServer
@@ -107,7 +109,7 @@ func ParseHeader(b []byte, d Direction) (Header, []byte, error) {
 	if h.Type < TypeBind || h.Type > TypeAck {
 		return h, nil, ErrType
 	}
-	if !h.Type.allowed(d) {
+	if !h.Type.Allowed(d) {
 		return h, nil, ErrDirection
 	}
 	h.Seq = binary.LittleEndian.Uint16(b[6:])
@@ -173,4 +175,18 @@ func ParseAccept(p []byte) (Accept, error) {
 		return Accept{}, ErrPlayer
 	}
 	return Accept{Player: p[0], Tick: binary.LittleEndian.Uint32(p[1:])}, nil
+}
+
+// TypeChallenge is the v2 datagram that answers a Bind without a valid
+// cookie (7.3): server -> client, payload the cookie.
+const TypeChallenge Type = 7
+
+// DatagramVersion returns the version byte of a datagram that starts with
+// the magic, and false for anything else: a server reads it to pick the
+// parser of the session's version (7.1).
+func DatagramVersion(b []byte) (uint8, bool) {
+	if len(b) < 5 || [4]byte(b[0:4]) != Magic {
+		return 0, false
+	}
+	return b[4], true
 }

@@ -7,15 +7,10 @@ import (
 
 // Sizes and limits of protocol v2 (Part II of PROTOCOL.md, 7.2).
 const (
-	Version2     = 2                         // protocol version of a v2 session
 	HeaderSize2  = 20                        // bytes of the v2 datagram header (7.2)
 	MaxPayload2  = MaxDatagram - HeaderSize2 // 1180
 	AckDelayUnit = 100                       // microseconds per unit of ack_delay
 )
-
-// TypeChallenge is the v2 datagram that answers a Bind without a valid
-// cookie (7.3): server -> client, payload the cookie.
-const TypeChallenge Type = 7
 
 // Errors of the v2 decoders; each names the rule of PROTOCOL.md broken.
 var (
@@ -51,13 +46,13 @@ func AckDelayUnits(us int64) uint16 {
 	return uint16(min(us/AckDelayUnit, 0xFFFF))
 }
 
-// allowed2 reports whether a v2 datagram of type t may travel in
+// allowed reports whether a v2 datagram of type t may travel in
 // direction d (7.2).
-func (t Type) allowed2(d Direction) bool {
+func allowed(t Type, d Direction) bool {
 	if t == TypeChallenge {
 		return d == ToClient
 	}
-	return t.allowed(d)
+	return t.Allowed(d)
 }
 
 // ParseHeader2 checks the rules of 7.2 that need no session table (size,
@@ -82,7 +77,7 @@ func ParseHeader2(b []byte, d Direction) (Header2, []byte, error) {
 	if h.Type < TypeBind || h.Type > TypeChallenge {
 		return h, nil, ErrType
 	}
-	if !h.Type.allowed2(d) {
+	if !allowed(h.Type, d) {
 		return h, nil, ErrDirection
 	}
 	le := binary.LittleEndian
@@ -118,14 +113,4 @@ func ParseHeader2(b []byte, d Direction) (Header2, []byte, error) {
 		}
 	}
 	return h, p, nil
-}
-
-// DatagramVersion returns the version byte of a datagram that starts with
-// the magic, and false for anything else: a server reads it to pick the
-// parser of the session's version (7.1).
-func DatagramVersion(b []byte) (uint8, bool) {
-	if len(b) < 5 || [4]byte(b[0:4]) != Magic {
-		return 0, false
-	}
-	return b[4], true
 }

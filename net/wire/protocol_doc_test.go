@@ -1,16 +1,11 @@
 package wire
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"regexp"
+	"rtype/internal/protodoc"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -63,7 +58,7 @@ func docExamples() []docExample {
 		}
 		return nil
 	}
-	return append([]docExample{
+	return []docExample{
 		{
 			name: "snapshot-4.7",
 			want: seed47,
@@ -209,145 +204,24 @@ func docExamples() []docExample {
 			encode: func() []byte { return AppendMessage(nil, &exLoginOK) },
 			decode: func(b []byte) error { return checkMessage(b, exLoginOK) },
 		},
-	}, docExamples2()...)
+	}
 }
 
 // TestKnownBytes checks the codec against the bytes of each example as
 // the rules give them, whether PROTOCOL.md exists or not.
-func TestKnownBytes(t *testing.T) {
-	for _, ex := range docExamples() {
-		want := unhex(t, ex.want)
-		if got := ex.encode(); !bytes.Equal(got, want) {
-			t.Errorf("%s: encoded\n got % X\nwant % X", ex.name, got, want)
-		}
-		if err := ex.decode(want); err != nil {
-			t.Errorf("%s: decoding % X: %v", ex.name, want, err)
-		}
-	}
-}
-
-var (
-	exampleMarker = regexp.MustCompile(`^\s*<!--\s*example:\s*(\S+)\s*-->\s*$`)
-	fenceLine     = regexp.MustCompile("^\\s*(```+|~~~+)")
-	hexByte       = regexp.MustCompile(`^[0-9A-Fa-f]{2}$`)
-)
-
-// docBlocks returns the fenced code blocks of a Markdown document that are
-// immediately preceded (blank lines aside) by a line
-// `<!-- example: NAME -->`, by NAME, as their lines.
-func docBlocks(md []byte) (map[string][]string, error) {
-	var lines []string
-	sc := bufio.NewScanner(bytes.NewReader(md))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	blocks := map[string][]string{}
-	for i := 0; i < len(lines); i++ {
-		m := exampleMarker.FindStringSubmatch(lines[i])
-		if m == nil {
-			continue
-		}
-		name := m[1]
-		j := i + 1
-		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
-			j++
-		}
-		f := []string(nil)
-		if j < len(lines) {
-			f = fenceLine.FindStringSubmatch(lines[j])
-		}
-		if f == nil {
-			return nil, fmt.Errorf("line %d: example %q is not followed by a fenced code block", i+1, name)
-		}
-		if _, dup := blocks[name]; dup {
-			return nil, fmt.Errorf("line %d: example %q given twice", i+1, name)
-		}
-		var body []string
-		k := j + 1
-		for ; k < len(lines); k++ {
-			if strings.HasPrefix(strings.TrimSpace(lines[k]), f[1]) {
-				break
-			}
-			body = append(body, lines[k])
-		}
-		if k == len(lines) {
-			return nil, fmt.Errorf("line %d: the code block of example %q is not closed", j+1, name)
-		}
-		blocks[name] = body
-		i = k
-	}
-	return blocks, nil
-}
-
-// docHex reads the bytes of a block: on each line, the leading tokens of
-// two hex digits. What follows them on the line (a comment, a label), and
-// lines that start with anything else (field names under the bytes), are
-// not bytes.
-func docHex(lines []string) []byte {
-	var b []byte
-	for _, l := range lines {
-		for _, tok := range strings.Fields(l) {
-			if !hexByte.MatchString(tok) {
-				break
-			}
-			v, _ := hex.DecodeString(tok)
-			b = append(b, v...)
-		}
-	}
-	return b
-}
-
-func TestDocHexParsing(t *testing.T) {
-	md := "text\n<!-- example: a -->\n\n```text\n01  64 02 00 00  09\ntyp tick 612     id\n0A 0b   count\n```\n" +
-		"<!-- example: b -->\n~~~\nFF\n~~~\nno marker:\n```\n00\n```\n"
-	blocks, err := docBlocks([]byte(md))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := docHex(blocks["a"]); !bytes.Equal(got, []byte{1, 0x64, 2, 0, 0, 9, 0x0A, 0x0B}) {
-		t.Fatalf("a: % X", got)
-	}
-	if got := docHex(blocks["b"]); !bytes.Equal(got, []byte{0xFF}) {
-		t.Fatalf("b: % X", got)
-	}
-	if len(blocks) != 2 {
-		t.Fatalf("blocks %v", blocks)
-	}
-	if _, err := docBlocks([]byte("<!-- example: x -->\ntext\n```\n00\n```\n")); err == nil {
-		t.Fatal("a marker without its block")
-	}
-}
+func TestKnownBytes(t *testing.T) { protodoc.CheckBytes(t, examples(docExamples())) }
 
 // TestProtocolDoc checks every worked example of PROTOCOL.md: our codec
 // must produce exactly its bytes, and decode them back.
 func TestProtocolDoc(t *testing.T) {
-	md, err := os.ReadFile("../../PROTOCOL.md")
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("PROTOCOL.md does not exist yet")
+	protodoc.CheckDoc(t, "../../PROTOCOL.md", examples(docExamples()))
+}
+
+// examples gives the examples to package protodoc.
+func examples(ds []docExample) []protodoc.Example {
+	out := make([]protodoc.Example, len(ds))
+	for i, d := range ds {
+		out[i] = protodoc.Example{Name: d.name, Want: d.want, Encode: d.encode, Decode: d.decode}
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks, err := docBlocks(md)
-	if err != nil {
-		t.Fatalf("PROTOCOL.md: %v", err)
-	}
-	for _, ex := range docExamples() {
-		lines, ok := blocks[ex.name]
-		if !ok {
-			t.Errorf("PROTOCOL.md has no example %q (a fenced code block right after `<!-- example: %s -->`)", ex.name, ex.name)
-			continue
-		}
-		doc := docHex(lines)
-		if got := ex.encode(); !bytes.Equal(got, doc) {
-			t.Errorf("PROTOCOL.md example %q:\n   doc % X\ncodec % X", ex.name, doc, got)
-		}
-		if err := ex.decode(doc); err != nil {
-			t.Errorf("PROTOCOL.md example %q: decoding the doc's bytes: %v", ex.name, err)
-		}
-	}
+	return out
 }

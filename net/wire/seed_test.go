@@ -2,19 +2,9 @@ package wire
 
 import (
 	"bytes"
-	"encoding/hex"
-	"strings"
+	"rtype/internal/protodoc"
 	"testing"
 )
-
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // The world of 4.7: player 0 with ship 2, alone, at (100, 360).
 var (
@@ -32,7 +22,7 @@ const (
 func TestSeed47FullSnapshot(t *testing.T) {
 	var enc SnapshotEncoder
 	got := enc.Encode(600, seedPlayers, nil, 0, []Entity{seedShip600})
-	want := unhex(t, seed47)
+	want := protodoc.Unhex(t, seed47)
 	if len(got) != 1 || !bytes.Equal(got[0], want) {
 		t.Fatalf("encode 4.7:\n got % X\nwant % X", got, want)
 	}
@@ -53,13 +43,13 @@ func TestSeed48DeltaSnapshot(t *testing.T) {
 	bydos := MakeEntity(5, KindBydosSlave, 1300, 200, -120, 0, 1)
 	var enc SnapshotEncoder
 	got := enc.Encode(603, seedPlayers, []Entity{seedShip600}, 600, []Entity{ship603, bydos})
-	want := unhex(t, seed48p)
+	want := protodoc.Unhex(t, seed48p)
 	if len(got) != 1 || !bytes.Equal(got[0], want) {
 		t.Fatalf("encode 4.8:\n got % X\nwant % X", got, want)
 	}
 	h := Header{Type: TypeSnapshot, Seq: 0x25, Ack: 0x40, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}
 	dgram := append(AppendHeader(nil, h), want...)
-	if !bytes.Equal(dgram[:HeaderSize], unhex(t, seed48h)) {
+	if !bytes.Equal(dgram[:HeaderSize], protodoc.Unhex(t, seed48h)) {
 		t.Fatalf("header 4.8: % X", dgram[:HeaderSize])
 	}
 	gh, payload, err := ParseHeader(dgram, ToClient)
@@ -92,7 +82,7 @@ func TestSeed48DeltaSnapshot(t *testing.T) {
 
 func TestSeedSpawn(t *testing.T) {
 	ev := Event{Type: EventSpawn, Tick: 612, ID: 9, Kind: KindPlayerMissile, X: 120, Y: 360, VX: 900, Owner: 0}
-	want := unhex(t, seedSpwn)
+	want := protodoc.Unhex(t, seedSpwn)
 	got := AppendEvent(nil, &ev)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("encode spawn:\n got % X\nwant % X", got, want)

@@ -228,3 +228,29 @@ func (f *FrameReader) ReadMessage() (Message, error) {
 	}
 	return ParseMessage(b)
 }
+
+// LoginExt is what a v2 LoginAccepted carries after v1's fields (7.1):
+// the rules a client predicts with. The mode and the revision follow it.
+type LoginExt struct {
+	ShipSpeed     uint16 // px/s along each axis
+	ShipW, ShipH  uint8  // ship size, px
+	AreaW, AreaH  uint16 // play area, px
+	TickRate      uint8  // ticks per second
+	SnapshotTicks uint8  // ticks between two snapshots at the full rate
+	BlinkTicks    uint8  // half-period of the invulnerability blink, ticks
+}
+
+// LoginExtSize is the size of the LoginAccepted extension.
+const LoginExtSize = 11
+
+// Revision is the revision of protocol 2 this package speaks (PROTOCOL.md
+// Part II): a v2 LoginRequest asks for one, and LoginAccepted carries the
+// session's. The server refuses a revision below it and answers a higher
+// one with it. What a revision allows is negotiated once, at login, into
+// Features (NewFeatures).
+const Revision = 4
+
+// ErrRevision is returned by ParseMessage2 for a v2 LoginRequest without
+// the revision and mode bytes after its name, or of a revision below
+// Revision: the server answers it with LoginRejected(VersionMismatch).
+var ErrRevision = errors.New("wire: v2 LoginRequest without revision 4 (a revision, then a mode, after the name)")

@@ -2,41 +2,11 @@ package wire
 
 import (
 	"encoding/binary"
-	"errors"
 )
-
-// LoginExt is what a v2 LoginAccepted carries after v1's fields (7.1):
-// the rules a client predicts with. The mode and the revision follow it.
-type LoginExt struct {
-	ShipSpeed     uint16 // px/s along each axis
-	ShipW, ShipH  uint8  // ship size, px
-	AreaW, AreaH  uint16 // play area, px
-	TickRate      uint8  // ticks per second
-	SnapshotTicks uint8  // ticks between two snapshots at the full rate
-	BlinkTicks    uint8  // half-period of the invulnerability blink, ticks
-}
-
-// LoginExtSize is the size of the LoginAccepted extension.
-const LoginExtSize = 11
 
 // loginAcceptedSize is the size of v1's LoginAccepted body.
 const loginAcceptedSize = 17
 
-// ErrUnknownMessage is returned by ParseMessage2 for a TCP message of a
-// type v2 does not define: a v2 receiver skips it (7.1).
-var ErrUnknownMessage = errors.New("wire: unknown TCP message type, skipped in v2 (7.1)")
-
-// Revision is the revision of protocol 2 this package speaks (PROTOCOL.md
-// Part II): a v2 LoginRequest asks for one, and LoginAccepted carries the
-// session's. The server refuses a revision below it and answers a higher
-// one with it. What a revision allows is negotiated once, at login, into
-// Features (NewFeatures).
-const Revision = 4
-
-// ErrRevision is returned by ParseMessage2 for a v2 LoginRequest without
-// the revision and mode bytes after its name, or of a revision below
-// Revision: the server answers it with LoginRejected(VersionMismatch).
-var ErrRevision = errors.New("wire: v2 LoginRequest without revision 4 (a revision, then a mode, after the name)")
 
 // AppendMessage2 appends m as one TCP frame of a v2 session: as
 // AppendMessage, but a LoginRequest carries Revision and Mode after the

@@ -79,3 +79,15 @@ func clean(s string, max int, mark string, keep func(rune) bool) string {
 	}
 	return b.String()
 }
+
+// cutString returns s cut to at most n bytes, at a rune boundary.
+func cutString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
+}

@@ -36,7 +36,7 @@ func TestHeader2Valid(t *testing.T) {
 		for _, d := range []Direction{ToServer, ToClient} {
 			b := datagram2(typ, p)
 			h, payload, err := ParseHeader2(b, d)
-			if !typ.allowed2(d) {
+			if !allowed(typ, d) {
 				if !errors.Is(err, ErrDirection) {
 					t.Errorf("%v dir %d: got %v, want ErrDirection", typ, d, err)
 				}
@@ -146,7 +146,7 @@ func TestHeader2PayloadSizes(t *testing.T) {
 	bad := map[Type][]int{TypeAccept: {4, 6}, TypeInput: {0, 1, 2, 5, 14, 20}, TypeAck: {1}, TypeChallenge: {7, 9, 16}}
 	for typ, sizes := range bad {
 		d := ToServer
-		if typ.allowed2(ToClient) && !typ.allowed2(ToServer) {
+		if allowed(typ, ToClient) && !allowed(typ, ToServer) {
 			d = ToClient
 		}
 		for _, n := range sizes {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"rtype/internal/protodoc"
 	"slices"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ import (
 func TestHeaderValid(t *testing.T) {
 	for typ, p := range validPayloads() {
 		for _, d := range []Direction{ToServer, ToClient} {
-			if !typ.allowed(d) {
+			if !typ.Allowed(d) {
 				continue
 			}
 			b := datagram(typ, p)
@@ -141,7 +142,7 @@ func TestHeaderDirection(t *testing.T) {
 func TestHeaderSessionZero(t *testing.T) {
 	for typ, p := range validPayloads() {
 		d := ToServer
-		if !typ.allowed(d) {
+		if !typ.Allowed(d) {
 			d = ToClient
 		}
 		b := datagram(typ, p)
@@ -284,7 +285,7 @@ func TestIDs(t *testing.T) {
 
 func TestRawBuilderReproduces47(t *testing.T) {
 	s := rawFull47()
-	if got, want := s.bytes(), unhex(t, seed47); !bytes.Equal(got, want) {
+	if got, want := s.bytes(), protodoc.Unhex(t, seed47); !bytes.Equal(got, want) {
 		t.Fatalf("raw builder:\n got % X\nwant % X", got, want)
 	}
 	for name, s := range map[string]rawSnap{"full": rawFull(), "delta": rawDelta()} {
@@ -345,7 +346,7 @@ func TestPackedExtraByte(t *testing.T) {
 func TestPackedPadding(t *testing.T) {
 	// 4.7 uses 158 bits: bits 6 and 7 of the last byte are padding.
 	for bit := 6; bit < 8; bit++ {
-		p := unhex(t, seed47)
+		p := protodoc.Unhex(t, seed47)
 		p[len(p)-1] |= 1 << bit
 		var snap Snapshot
 		if err := snap.Decode(p); !errors.Is(err, ErrPadding) {
@@ -354,7 +355,7 @@ func TestPackedPadding(t *testing.T) {
 	}
 	// 4.8 uses 227 bits: bits 3 to 7 of the last byte are padding.
 	for bit := 3; bit < 8; bit++ {
-		p := unhex(t, seed48p)
+		p := protodoc.Unhex(t, seed48p)
 		p[len(p)-1] |= 1 << bit
 		var snap Snapshot
 		if err := snap.Decode(p); !errors.Is(err, ErrPadding) {
