@@ -8,6 +8,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server"
 )
 
@@ -59,13 +60,13 @@ func rawLogin2(t *testing.T, addr, name string) wire.Message {
 	}
 	t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(testutil.Wait))
-	c.Write(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
+	c.Write(wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
 		Revision: wire.Revision, Mode: wire.ModeClassic}))
 	f, err := (&wire.FrameReader{R: c}).ReadFrame()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := wire.ParseMessage2(f)
+	m, err := wire2.ParseMessage(f)
 	if err != nil || m.Type != wire.MsgLoginAccepted {
 		t.Fatalf("login %s: %+v, %v", name, m, err)
 	}
@@ -103,12 +104,12 @@ func TestBindAttackV2(t *testing.T) {
 	}
 	acc := rawLogin2(t, srv.Addr(), "Ripley")
 	client, victim := udpSocket(t), udpSocket(t)
-	h := func(seq uint16) wire.Header2 {
-		return wire.Header2{Header: wire.Header{Type: wire.TypeBind, Seq: seq, Ack: 0xFFFF, Session: acc.Session}}
+	h := func(seq uint16) wire2.Header {
+		return wire2.Header{Header: wire.Header{Type: wire.TypeBind, Seq: seq, Ack: 0xFFFF, Session: acc.Session}}
 	}
 
 	// Before the session is bound: the forged Bind of the client.
-	bindTok := wire.AppendBind2(wire.AppendHeader2(nil, h(0)), wire.Bind2{Token: acc.Token})
+	bindTok := wire2.AppendBind(wire2.AppendHeader(nil, h(0)), wire2.Bind{Token: acc.Token})
 	forged := 0
 	for range 10 {
 		victim.WriteToUDP(bindTok, ua)
@@ -124,8 +125,8 @@ func TestBindAttackV2(t *testing.T) {
 	// The client binds for real; the relay copies both of its Binds.
 	client.WriteToUDP(bindTok, ua)
 	ch := readType(t, client, wire.TypeChallenge)
-	cookie, _ := wire.ParseChallenge(ch[wire.HeaderSize2:])
-	bindCookie := wire.AppendBind2(wire.AppendHeader2(nil, h(1)), wire.Bind2{Token: acc.Token, HasCookie: true, Cookie: cookie})
+	cookie, _ := wire2.ParseChallenge(ch[wire2.HeaderSize:])
+	bindCookie := wire2.AppendBind(wire2.AppendHeader(nil, h(1)), wire2.Bind{Token: acc.Token, HasCookie: true, Cookie: cookie})
 	client.WriteToUDP(bindCookie, ua)
 	readType(t, client, wire.TypeAccept)
 	readType(t, client, wire.TypeSnapshot)

@@ -23,6 +23,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/netsim"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server"
 )
 
@@ -602,8 +603,8 @@ func testRebindMidGame(t *testing.T, version uint8) {
 	spoofed := func(i int) []byte {
 		h := wire.Header{Type: wire.TypeInput, Seq: seq + uint16(i), Ack: 0xFFFF, Session: mover.Session()}
 		if version == wire.Version2 {
-			in := wire.Input2{Step: step + uint32(i), Count: 1, Actions: [wire.MaxInputActions2]uint8{wire.ActionUp}}
-			return wire.AppendInput2(wire.AppendHeader2(nil, wire.Header2{Header: h}), &in)
+			in := wire2.Input{Step: step + uint32(i), Count: 1, Actions: [wire2.MaxInputActions]uint8{wire.ActionUp}}
+			return wire2.AppendInput(wire2.AppendHeader(nil, wire2.Header{Header: h}), &in)
 		}
 		return append(wire.AppendHeader(nil, h), wire.ActionUp)
 	}

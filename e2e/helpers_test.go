@@ -11,6 +11,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server"
 	"rtype/sim"
 )
@@ -94,7 +95,7 @@ func v1Form(r *link.Rebuilt2) snapState {
 }
 
 // v1Entity is e of r in v1's form at r's tick.
-func v1Entity(r *link.Rebuilt2, e *wire.Entity2, blink uint32) wire.Entity {
+func v1Entity(r *link.Rebuilt2, e *wire2.Entity, blink uint32) wire.Entity {
 	m, a := e.Motion(), e.Anim()
 	x, y, vx, vy := m.At(float64(r.Tick))
 	frame := a.Frame(m.T0, float64(r.Tick))

@@ -20,6 +20,7 @@ import (
 	"rtype/net/link"
 	"rtype/net/netsim"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/net/wtclient"
 	"rtype/server"
 	"rtype/sim"
@@ -384,7 +385,7 @@ type soakClient struct {
 	// many the server sent.
 	parts    map[uint32]snapParts
 	enc      wire.SnapshotEncoder
-	frames2  map[uint32]*wire.Frame2 // v2: the ticks rebuilt whole
+	frames2  map[uint32]*wire2.Frame // v2: the ticks rebuilt whole
 	blink    uint32
 	compared int
 	deltas   int
@@ -402,7 +403,7 @@ func (r *soakRecorder) addClient(name string, version uint8) *soakClient {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := &soakClient{rec: r, name: name, version: version, want: map[wire.Event]owedEvent{}, early: map[wire.Event]bool{},
-		burst: map[wire.Event]int{}, parts: map[uint32]snapParts{}, frames2: map[uint32]*wire.Frame2{},
+		burst: map[wire.Event]int{}, parts: map[uint32]snapParts{}, frames2: map[uint32]*wire2.Frame{},
 		blink: uint32(sim.DefaultRules().BlinkTicks)}
 	r.clients[name] = c
 	return c
@@ -588,7 +589,7 @@ func (c *soakClient) onSnapshot2(rb *link.Rebuilt2) {
 	if !ok {
 		return
 	}
-	var base *wire.Frame2
+	var base *wire2.Frame
 	if rb.HasBaseline {
 		// (e) The baseline is a snapshot the client rebuilt whole.
 		if base = c.frames2[rb.BaseTick]; base == nil {
@@ -605,7 +606,7 @@ func (c *soakClient) onSnapshot2(rb *link.Rebuilt2) {
 	}
 	if slices.Equal(got.entities, s.Entities) {
 		c.parts[rb.Tick] = snapParts{got: rb.Parts, total: rb.Parts}
-		f := &wire.Frame2{}
+		f := &wire2.Frame{}
 		f.Set(rb.Tick, rb.Players, rb.Entities)
 		c.frames2[rb.Tick] = f
 		c.compared++
@@ -619,7 +620,7 @@ func (c *soakClient) onSnapshot2(rb *link.Rebuilt2) {
 	for _, e := range s.Entities {
 		server[e.ID] = e
 	}
-	inBase := map[uint32]wire.Entity2{}
+	inBase := map[uint32]wire2.Entity{}
 	if base != nil {
 		for _, e := range base.Entities {
 			inBase[e.ID] = e
@@ -659,7 +660,7 @@ func (c *soakClient) overflowHint(run time.Duration) string {
 	// the events reach the client.
 	limit := float64(link.MaxUnacked)
 	if c.version == wire.Version2 {
-		limit = wire.EventWindow2
+		limit = wire2.EventWindow
 	}
 	if float64(c.maxSpan)+2*rate < limit {
 		return ""

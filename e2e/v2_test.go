@@ -12,6 +12,7 @@ import (
 	"rtype/net/link"
 	"rtype/net/netsim"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server"
 )
 
@@ -23,9 +24,9 @@ type v2raw struct {
 	udp  *net.UDPConn
 	link *link.Link
 	rb   link.Rebuilder2
-	snap wire.Snapshot2
+	snap wire2.Snapshot
 
-	frames []wire.EventFrame2
+	frames []wire2.EventFrame
 	events []wire.Event
 	ids    []uint32                 // the event id of each of events
 	snaps  map[uint32]link.Rebuilt2 // whole copies, by tick
@@ -47,19 +48,19 @@ func dialV2(t *testing.T, addr, name string) *v2raw {
 	}
 	t.Cleanup(func() { c.udp.Close() })
 	c.link = link.NewV2(c.acc.Session, time.Now())
-	var cookie *wire.Cookie
+	var cookie *wire2.Cookie
 	bound := false
 	for end := time.Now().Add(testutil.Wait); !bound && time.Now().Before(end); {
-		b := wire.Bind2{Token: c.acc.Token}
+		b := wire2.Bind{Token: c.acc.Token}
 		if cookie != nil {
 			b.HasCookie, b.Cookie = true, *cookie
 		}
-		d, _ := c.link.AppendDatagram(nil, wire.TypeBind, wire.AppendBind2(nil, b), time.Now())
+		d, _ := c.link.AppendDatagram(nil, wire.TypeBind, wire2.AppendBind(nil, b), time.Now())
 		c.udp.Write(d)
 		for until := time.Now().Add(100 * time.Millisecond); time.Now().Before(until); {
 			typ, p, ok := c.read(until)
 			if ok && typ == wire.TypeChallenge {
-				ck, _ := wire.ParseChallenge(p)
+				ck, _ := wire2.ParseChallenge(p)
 				cookie = &ck
 				break
 			}
@@ -84,7 +85,7 @@ func (c *v2raw) read(deadline time.Time) (wire.Type, []byte, bool) {
 		return 0, nil, false
 	}
 	now := time.Now()
-	h, p, err := wire.ParseHeader2(buf[:n], wire.ToClient)
+	h, p, err := wire2.ParseHeader(buf[:n], wire.ToClient)
 	if err != nil || h.Session != c.acc.Session {
 		c.t.Errorf("invalid datagram from the server: %v", err)
 		return 0, nil, false
@@ -110,7 +111,7 @@ func (c *v2raw) read(deadline time.Time) (wire.Type, []byte, bool) {
 			return 0, nil, false
 		}
 		var cp link.Rebuilt2
-		cp.Frame2.Set(r.Tick, r.Players, r.Entities)
+		cp.Frame.Set(r.Tick, r.Players, r.Entities)
 		cp.Parts = r.Parts
 		c.snaps[r.Tick] = cp
 		for _, pl := range r.Players {
@@ -143,7 +144,7 @@ func (c *v2raw) take(p []byte) bool {
 	}
 	for _, f := range c.frames {
 		var ev wire.Event
-		if err := wire.ParseEvent2(f.Data, &ev); err != nil {
+		if err := wire2.ParseEvent(f.Data, &ev); err != nil {
 			c.t.Errorf("event %d: %v", f.ID, err)
 			continue
 		}
@@ -156,13 +157,13 @@ func (c *v2raw) take(p []byte) bool {
 // input sends the next step holding actions, with up to 7 earlier steps.
 func (c *v2raw) input(actions uint8) {
 	c.hist = append(c.hist, actions)
-	in := wire.Input2{Step: c.sent}
-	for i := len(c.hist) - 1; i >= 0 && in.Count < wire.MaxInputActions2; i-- {
+	in := wire2.Input{Step: c.sent}
+	for i := len(c.hist) - 1; i >= 0 && in.Count < wire2.MaxInputActions; i-- {
 		in.Actions[in.Count] = c.hist[i]
 		in.Count++
 	}
 	c.sent++
-	d, _ := c.link.AppendDatagram(nil, wire.TypeInput, wire.AppendInput2(nil, &in), time.Now())
+	d, _ := c.link.AppendDatagram(nil, wire.TypeInput, wire2.AppendInput(nil, &in), time.Now())
 	c.udp.Write(d)
 }
 

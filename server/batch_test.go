@@ -8,6 +8,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // The datagram path allocates nothing per datagram in steady state: the
@@ -69,13 +70,13 @@ func TestDatagramPathNoAllocs(t *testing.T) {
 		a2 = netip.AddrPortFrom(a2.Addr().Unmap(), a2.Port())
 		for i := range batches {
 			c2.hist = append(c2.hist, wire.ActionFire)
-			in := wire.Input2{Step: c2.step, Count: 1}
+			in := wire2.Input{Step: c2.step, Count: 1}
 			in.Actions[0] = wire.ActionFire
 			c2.step++
 			batches[i] = []datagram{
 				{b: c1.datagram(wire.TypeInput, []byte{wire.ActionFire}), addr: a1},
 				{b: c1.datagram(wire.TypeAck, nil), addr: a1},
-				{b: c2.datagram(wire.TypeInput, wire.AppendInput2(nil, &in)), addr: a2},
+				{b: c2.datagram(wire.TypeInput, wire2.AppendInput(nil, &in)), addr: a2},
 			}
 		}
 		var rd reader

@@ -6,6 +6,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 	"rtype/vocab"
 )
@@ -131,7 +132,7 @@ func BenchmarkSnapshots4ClientsV2(b *testing.B) {
 	seqs := make([]uint16, 4)
 	for p := range g.sessions {
 		ss := &session{id: uint32(p + 1), player: uint8(p), version: wire.Version2, link: link.NewV2(uint32(p+1), now)}
-		ss.steps.add(&wire.Input2{Step: 100, Count: 1})
+		ss.steps.add(&wire2.Input{Step: 100, Count: 1})
 		ss.steps.next()
 		g.sessions[p] = ss
 	}
@@ -144,8 +145,8 @@ func BenchmarkSnapshots4ClientsV2(b *testing.B) {
 		tick := w.Tick()
 		g.pls = w.AppendPlayers(g.pls[:0])
 		g.entities2 = g.snaps2.NextEntities()
-		w.EachEntity(func(e *vocab.Entity) { g.entities2 = wire.AppendEntity2(g.entities2, e) })
-		g.players2 = wire.AppendPlayers2(g.players2[:0], g.pls)
+		w.EachEntity(func(e *vocab.Entity) { g.entities2 = wire2.AppendEntity(g.entities2, e) })
+		g.players2 = wire2.AppendPlayers(g.players2[:0], g.pls)
 		bytes, sent = 0, 0
 		for p, ss := range g.sessions {
 			var last []byte
@@ -158,8 +159,8 @@ func BenchmarkSnapshots4ClientsV2(b *testing.B) {
 			}
 			sent++
 			// The client acknowledges everything it got.
-			h, _, _ := wire.ParseHeader2(last, wire.ToClient)
-			ss.link.Accept2(wire.Header2{Header: wire.Header{Type: wire.TypeAck, Seq: seqs[p], Ack: h.Seq, AckBits: 0xFFFFFFFF, Session: ss.id}}, 20, now)
+			h, _, _ := wire2.ParseHeader(last, wire.ToClient)
+			ss.link.Accept2(wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: seqs[p], Ack: h.Seq, AckBits: 0xFFFFFFFF, Session: ss.id}}, 20, now)
 			seqs[p]++
 		}
 	}

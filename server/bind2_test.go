@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // The binding that proves the address (7.3), on real sockets.
@@ -18,7 +19,7 @@ func udpAddr(u *net.UDPConn) netip.AddrPort {
 }
 
 // cookieFor computes the server's cookie of addr and session in epoch.
-func cookieFor(s *Server, epoch uint32, addr netip.AddrPort, session uint32) wire.Cookie {
+func cookieFor(s *Server, epoch uint32, addr netip.AddrPort, session uint32) wire2.Cookie {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.in.cookies.Cookie(epoch, addr, session)
@@ -26,7 +27,7 @@ func cookieFor(s *Server, epoch uint32, addr netip.AddrPort, session uint32) wir
 
 // readDatagram2 reads one v2 datagram from u within d, failing the test
 // on anything else.
-func readDatagram2(t *testing.T, u *net.UDPConn, d time.Duration) (wire.Header2, []byte, int) {
+func readDatagram2(t *testing.T, u *net.UDPConn, d time.Duration) (wire2.Header, []byte, int) {
 	t.Helper()
 	buf := make([]byte, 2048)
 	u.SetReadDeadline(time.Now().Add(d))
@@ -34,7 +35,7 @@ func readDatagram2(t *testing.T, u *net.UDPConn, d time.Duration) (wire.Header2,
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	h, p, err := wire.ParseHeader2(buf[:n], wire.ToClient)
+	h, p, err := wire2.ParseHeader(buf[:n], wire.ToClient)
 	if err != nil {
 		t.Fatalf("invalid v2 datagram % X: %v", buf[:n], err)
 	}
@@ -42,12 +43,12 @@ func readDatagram2(t *testing.T, u *net.UDPConn, d time.Duration) (wire.Header2,
 }
 
 // bind2 sends a v2 Bind from u.
-func bind2(u *net.UDPConn, seq uint16, c *tclient2, cookie *wire.Cookie) int {
-	b := wire.Bind2{Token: c.acc.Token}
+func bind2(u *net.UDPConn, seq uint16, c *tclient2, cookie *wire2.Cookie) int {
+	b := wire2.Bind{Token: c.acc.Token}
 	if cookie != nil {
 		b.HasCookie, b.Cookie = true, *cookie
 	}
-	d := rawDatagram2(wire.TypeBind, seq, c.acc.Session, wire.AppendBind2(nil, b))
+	d := rawDatagram2(wire.TypeBind, seq, c.acc.Session, wire2.AppendBind(nil, b))
 	u.Write(d)
 	return len(d)
 }
@@ -69,9 +70,9 @@ func TestBind2Exchange(t *testing.T) {
 	if h.Ack != 0xFFFF || h.AckBits != 0 {
 		t.Fatalf("Challenge acknowledges %#x/%#x: the Bind is not recorded (7.3)", h.Ack, h.AckBits)
 	}
-	cookie, _ := wire.ParseChallenge(p)
-	if want := cookieFor(s, wire.CookieEpoch(time.Now().Unix()), udpAddr(u), c.acc.Session); cookie != want &&
-		cookie != cookieFor(s, wire.CookieEpoch(time.Now().Unix())-1, udpAddr(u), c.acc.Session) {
+	cookie, _ := wire2.ParseChallenge(p)
+	if want := cookieFor(s, wire2.CookieEpoch(time.Now().Unix()), udpAddr(u), c.acc.Session); cookie != want &&
+		cookie != cookieFor(s, wire2.CookieEpoch(time.Now().Unix())-1, udpAddr(u), c.acc.Session) {
 		t.Fatalf("cookie % X, want % X", cookie, want)
 	}
 	silentFor(t, u, 300*time.Millisecond, "after a Challenge, before the cookie")
@@ -104,7 +105,7 @@ func TestBind2CookieRules(t *testing.T) {
 	s := startServer(t, testConfig())
 	c := connect2(t, s, "Ripley")
 	u, other := c.newUDP(), c.newUDP()
-	epoch := wire.CookieEpoch(time.Now().Unix())
+	epoch := wire2.CookieEpoch(time.Now().Unix())
 
 	bad := *c
 	bad.acc.Token[0] ^= 1
@@ -114,7 +115,7 @@ func TestBind2CookieRules(t *testing.T) {
 	mine := cookieFor(s, epoch, udpAddr(u), c.acc.Session)
 	wrong := mine
 	wrong[7] ^= 0x80
-	for name, ck := range map[string]wire.Cookie{
+	for name, ck := range map[string]wire2.Cookie{
 		"wrong cookie":      wrong,
 		"another address's": cookieFor(s, epoch, udpAddr(other), c.acc.Session),
 		"another session's": cookieFor(s, epoch, udpAddr(u), c.acc.Session+1),
@@ -126,7 +127,7 @@ func TestBind2CookieRules(t *testing.T) {
 		if h.Type != wire.TypeChallenge {
 			t.Fatalf("%s: got %v, want a Challenge", name, h.Type)
 		}
-		if got, _ := wire.ParseChallenge(p); got == ck {
+		if got, _ := wire2.ParseChallenge(p); got == ck {
 			t.Fatalf("%s: the Challenge echoes the bad cookie", name)
 		}
 	}
@@ -134,11 +135,11 @@ func TestBind2CookieRules(t *testing.T) {
 	bind2(other, 0, c, &mine)
 	if h, p, _ := readDatagram2(t, other, wait); h.Type != wire.TypeChallenge {
 		t.Fatalf("another address's cookie: %v", h.Type)
-	} else if got, _ := wire.ParseChallenge(p); got == mine {
+	} else if got, _ := wire2.ParseChallenge(p); got == mine {
 		t.Fatal("Challenge to other carries u's cookie")
 	}
 	// The previous epoch's cookie binds.
-	prev := cookieFor(s, wire.CookieEpoch(time.Now().Unix())-1, udpAddr(u), c.acc.Session)
+	prev := cookieFor(s, wire2.CookieEpoch(time.Now().Unix())-1, udpAddr(u), c.acc.Session)
 	bind2(u, 1, c, &prev)
 	if h, _, n := readDatagram2(t, u, wait); h.Type != wire.TypeAccept || n != 25 {
 		t.Fatalf("previous epoch's cookie: %v", h.Type)
@@ -172,7 +173,7 @@ func TestBind2Rebind(t *testing.T) {
 	if h.Type != wire.TypeChallenge {
 		t.Fatalf("new address got %v first, want a Challenge", h.Type)
 	}
-	cookie, _ := wire.ParseChallenge(p)
+	cookie, _ := wire2.ParseChallenge(p)
 	// Until the cookie comes back, only the old address gets the game.
 	n := len(c.snaps)
 	c.pumpUntil(wait, func() bool { return len(c.snaps) >= n+3 })
@@ -181,7 +182,7 @@ func TestBind2Rebind(t *testing.T) {
 	c.udp = nu
 	c.cookie, c.cookies = cookie, 1
 	k := len(c.accepts)
-	c.send(wire.TypeBind, wire.AppendBind2(nil, wire.Bind2{Token: c.acc.Token, HasCookie: true, Cookie: cookie}))
+	c.send(wire.TypeBind, wire2.AppendBind(nil, wire2.Bind{Token: c.acc.Token, HasCookie: true, Cookie: cookie}))
 	c.pumpUntil(wait, func() bool { return len(c.accepts) > k })
 	if len(c.accepts) == k {
 		t.Fatal("no Accept at the new address")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Chat (PROTOCOL.md 7.13): the lines of sessions with chat
@@ -237,7 +238,7 @@ func (h *chatHub) line(ss *session, frame []byte) error {
 // refuse tells ss its last Chat was refused.
 func (h *chatHub) refuse(ss *session, reason uint8, wait uint16) {
 	c := ss.chat
-	c.reply = wire.AppendMessage2(c.reply[:0], &wire.Message{Type: wire.MsgChatRefused, Reason: reason, Wait: wait})
+	c.reply = wire2.AppendMessage(c.reply[:0], &wire.Message{Type: wire.MsgChatRefused, Reason: reason, Wait: wait})
 	h.pushTo(ss, c.reply)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // The chat of 7.13 over real TCP connections to the real server: the
@@ -56,7 +57,7 @@ func chatLogin(t testing.TB, s *Server, name string, version int, mode uint8) *c
 		req = loginMode2(name, mode)
 	}
 	c, f := rawLogin(t, s.Addr(), req)
-	m, err := wire.ParseMessage2(f)
+	m, err := wire2.ParseMessage(f)
 	if version == 1 {
 		m, err = wire.ParseMessage(f)
 	}
@@ -80,7 +81,7 @@ func chatLogin(t testing.TB, s *Server, name string, version int, mode uint8) *c
 
 func (c *chatter) say(text string) {
 	c.t.Helper()
-	writeAll(c.t, c.c, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: text}))
+	writeAll(c.t, c.c, wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChat, Text: text}))
 }
 
 // next reads the next message.
@@ -91,7 +92,7 @@ func (c *chatter) next() wire.Message {
 	if err != nil {
 		c.t.Fatalf("read: %v", err)
 	}
-	m, err := wire.ParseMessage2(f)
+	m, err := wire2.ParseMessage(f)
 	if err != nil {
 		c.t.Fatalf("message % X: %v", f, err)
 	}
@@ -128,7 +129,7 @@ func (c *chatter) onlyLogout(reason uint8) {
 	if err != nil {
 		c.t.Fatalf("want Logout(%d): %v", reason, err)
 	}
-	if m, err := wire.ParseMessage2(f); err != nil || m.Type != wire.MsgLogout || m.Reason != reason {
+	if m, err := wire2.ParseMessage(f); err != nil || m.Type != wire.MsgLogout || m.Reason != reason {
 		c.t.Fatalf("want Logout(%d), got % X", reason, f)
 	}
 	expectClosed(c.t, c.c, wait)
@@ -288,11 +289,11 @@ func TestChatMalformedKicks(t *testing.T) {
 	writeAll(t, a.c, []byte{4, 0, byte(wire.MsgChat), 1, 0, 0xFF}) // text not UTF-8
 	a.onlyLogout(wire.LogoutKicked)
 	// A client sending a server's message breaks 3.1 too.
-	writeAll(t, b.c, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChatRefused, Reason: 1}))
+	writeAll(t, b.c, wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChatRefused, Reason: 1}))
 	b.onlyLogout(wire.LogoutKicked)
 	// In v1, a Chat is an unknown type: a protocol error (3.1).
 	v1 := chatLogin(t, s, "Bishop", 1, 0)
-	writeAll(t, v1.c, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "hi"}))
+	writeAll(t, v1.c, wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChat, Text: "hi"}))
 	v1.onlyLogout(wire.LogoutKicked)
 }
 
@@ -338,12 +339,12 @@ func TestChatFlood(t *testing.T) {
 	clk := useClock(s)
 	a := chatLogin(t, s, "Ripley", 2, wire.ModeStage)
 	b := chatLogin(t, s, "Hicks", 2, wire.ModeStage) // reads nothing
-	frame := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: strings.Repeat("é", wire.MaxChatLen+1)})
+	frame := wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChat, Text: strings.Repeat("é", wire.MaxChatLen+1)})
 	var flood []byte
 	for range 200 {
 		flood = append(flood, frame...)
 	}
-	flood = append(flood, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "flood"})...)
+	flood = append(flood, wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChat, Text: "flood"})...)
 	for i := range 20 {
 		writeAll(t, b.c, flood) // 5 refused TooLong, then RateLimited
 		line := "line " + strconv.Itoa(i)
@@ -378,7 +379,7 @@ func TestChatNoAllocs(t *testing.T) {
 	s.mu.Lock()
 	ss := s.sessions[a.id]
 	s.mu.Unlock()
-	frame := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "ｇｏ  team\u202e!"})[2:]
+	frame := wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChat, Text: "ｇｏ  team\u202e!"})[2:]
 	testutil.NoAllocs(t, 100, "a chat line", func() {
 		clk.advance(time.Second)
 		if err := s.chatHub.line(ss, frame); err != nil {
@@ -411,7 +412,7 @@ func BenchmarkChatLine(b *testing.B) {
 	s.mu.Lock()
 	ss := s.sessions[cs[0].id]
 	s.mu.Unlock()
-	frame := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "Ｂｏｓｓ incoming, everyone to the ceiling! \u202e"})[2:]
+	frame := wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChat, Text: "Ｂｏｓｓ incoming, everyone to the ceiling! \u202e"})[2:]
 	b.ReportAllocs()
 	for b.Loop() {
 		clk.advance(time.Second)
@@ -438,7 +439,7 @@ func TestChatFromLoginAccepted(t *testing.T) {
 	}{
 		{"a v2 player", loginMode2("Hicks", wire.ModeClassic), true},
 		{"a spectator", spectateRequest("Newt", wire.ModeAny, wire.RoomCode{}), true},
-		{"a lobby session", wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
+		{"a lobby session", wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
 			Name: "Bishop", Revision: wire.Revision, Mode: wire.ModeClassic, Flags: wire.LoginLobby}), true},
 		{"a v1 player", rawLoginRequest(wire.Version, []byte("Vasquez")), false},
 	} {
@@ -448,7 +449,7 @@ func TestChatFromLoginAccepted(t *testing.T) {
 		var m wire.Message
 		var err error
 		if tc.chat {
-			m, err = wire.ParseMessage2(f)
+			m, err = wire2.ParseMessage(f)
 		} else {
 			m, err = wire.ParseMessage(f)
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server/fleet"
 	"rtype/sim"
 	"rtype/sim/stage"
@@ -268,7 +269,7 @@ type GameRecorder interface {
 	// order, as v2 carries them (with motions, 7.6).
 	Events(events []wire.Event)
 	// Snapshot is the game's state at a snapshot tick (7.8).
-	Snapshot(tick uint32, players []wire.Player2, entities []wire.Entity2)
+	Snapshot(tick uint32, players []wire2.Player, entities []wire2.Entity)
 	// End ends the recording.
 	End()
 }

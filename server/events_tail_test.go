@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // untilAll returns, for each of n clients pumped at once, each in its
@@ -204,8 +205,8 @@ func TestEventsOverflow(t *testing.T) {
 	c.pumpUntil(500*time.Millisecond, nil)
 	// Silent for 2 s: read and record, send nothing.
 	var got []dgram
-	var snap wire.Snapshot2
-	var frames []wire.EventFrame2
+	var snap wire2.Snapshot
+	var frames []wire2.EventFrame
 	end := time.Now().Add(2 * time.Second)
 	for time.Now().Before(end) {
 		c.udp.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
@@ -214,7 +215,7 @@ func TestEventsOverflow(t *testing.T) {
 			continue
 		}
 		b := c.buf[:n]
-		h, p, err := wire.ParseHeader2(b, wire.ToClient)
+		h, p, err := wire2.ParseHeader(b, wire.ToClient)
 		if err != nil {
 			t.Fatalf("invalid datagram of %d bytes: %v", n, err)
 		}
@@ -226,9 +227,9 @@ func TestEventsOverflow(t *testing.T) {
 			if err != nil {
 				t.Fatalf("invalid Snapshot: %v", err)
 			}
-			frames = wire.TailFrames(tail, frames)
+			frames = wire2.TailFrames(tail, frames)
 		case wire.TypeEvent:
-			frames, _ = wire.ParseEventFrames2(p, frames)
+			frames, _ = wire2.ParseEventFrames(p, frames)
 		}
 		for _, f := range frames {
 			d.ids = append(d.ids, f.ID)
@@ -249,7 +250,7 @@ func TestEventsOverflow(t *testing.T) {
 		if slices.Max(e.ids) >= slices.Min(sn.ids) {
 			t.Errorf("Event datagram %d carries %v, the Snapshot after it %v: not the oldest first", e.seq, e.ids, sn.ids)
 		}
-		if sn.size+wire.FrameOverhead2+e.last <= wire.MaxDatagram && len(sn.ids) < 255 {
+		if sn.size+wire2.FrameOverhead+e.last <= wire.MaxDatagram && len(sn.ids) < 255 {
 			t.Errorf("the newest event of Event datagram %d (%d bytes) would have fitted in the Snapshot after it (%d bytes)",
 				e.seq, e.last, sn.size)
 		}
@@ -295,7 +296,7 @@ func TestSpectatorTail(t *testing.T) {
 	var cs []*tclient2
 	for i := range 2 {
 		name := "Watcher" + strconv.Itoa(i)
-		c := connectWith2(t, s, name, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
+		c := connectWith2(t, s, name, wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
 			Name: name, Revision: wire.Revision, Mode: wire.ModeClassic, Flags: wire.LoginSpectate}))
 		if c.acc.Player != wire.NoPlayer || c.acc.Revision != wire.Revision {
 			t.Fatalf("%s: LoginAccepted %+v", name, c.acc)

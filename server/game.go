@@ -7,6 +7,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 	"rtype/vocab"
 )
@@ -40,9 +41,9 @@ type game struct {
 	entities  []wire.Entity  // in v1 records
 	players   []wire.PlayerState
 	snaps     link.SnapshotSender
-	entities2 []wire.Entity2
-	players2  []wire.Player2
-	mine2     []wire.Player2 // players2 with one client's last_step
+	entities2 []wire2.Entity
+	players2  []wire2.Player
+	mine2     []wire2.Player // players2 with one client's last_step
 	snaps2    link.SnapshotSender2
 
 	stage stageState // Stage games: what a joining session needs (7.12)
@@ -375,7 +376,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 				g.entities = wire.AppendEntity(g.entities, tick, e)
 			}
 			if v2 {
-				g.entities2 = wire.AppendEntity2(g.entities2, e)
+				g.entities2 = wire2.AppendEntity(g.entities2, e)
 			}
 		})
 	}
@@ -383,7 +384,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		g.players = wire.AppendPlayers(g.players[:0], g.pls)
 	}
 	if v2 {
-		g.players2 = wire.AppendPlayers2(g.players2[:0], g.pls)
+		g.players2 = wire2.AppendPlayers(g.players2[:0], g.pls)
 	}
 	if g.rec != nil {
 		g.rec.Snapshot(tick, g.players2, g.entities2)
@@ -410,7 +411,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 
 // playersFor returns the v2 player records of the snapshot for ss: its
 // own carries the last step applied (7.8), the others none.
-func (g *game) playersFor(ss *session) []wire.Player2 {
+func (g *game) playersFor(ss *session) []wire2.Player {
 	g.mine2 = append(g.mine2[:0], g.players2...)
 	for i := range g.mine2 {
 		if g.mine2[i].Player == ss.player {

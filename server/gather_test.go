@@ -9,6 +9,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // TestSessionLayout checks that what the read loop reads of a session for
@@ -81,11 +82,11 @@ func TestReceiveMixedBatch(t *testing.T) {
 			accepted[ss1] += 2
 			var in2 []byte
 			for k, c := range v2 {
-				in := wire.Input2{Step: c.step, Count: 1}
+				in := wire2.Input{Step: c.step, Count: 1}
 				in.Actions[0] = wire.ActionFire
 				lastStep[k] = c.step
 				c.step++
-				in2 = c.datagram(wire.TypeInput, wire.AppendInput2(nil, &in))
+				in2 = c.datagram(wire.TypeInput, wire2.AppendInput(nil, &in))
 				ds = append(ds, datagram{b: in2, addr: a2[k]})
 				accepted[ss2[k]]++
 			}

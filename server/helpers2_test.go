@@ -11,6 +11,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // loginWith2 sends the LoginRequest frame req and returns the connection
@@ -18,7 +19,7 @@ import (
 func loginWith2(t testing.TB, addr, name string, req []byte) (net.Conn, wire.Message) {
 	t.Helper()
 	c, f := rawLogin(t, addr, req)
-	m, err := wire.ParseMessage2(f)
+	m, err := wire2.ParseMessage(f)
 	if err != nil {
 		t.Fatalf("login %q: % X: %v", name, f, err)
 	}
@@ -32,16 +33,16 @@ type snap2 struct {
 	size     int
 	tick     uint32
 	hasBase  bool
-	players  []wire.Player2
-	entities []wire.Entity2
+	players  []wire2.Player
+	entities []wire2.Entity
 }
 
-func (s *snap2) entity(id uint32) (wire.Entity2, bool) {
-	return find(s.entities, func(e *wire.Entity2) bool { return e.ID == id })
+func (s *snap2) entity(id uint32) (wire2.Entity, bool) {
+	return find(s.entities, func(e *wire2.Entity) bool { return e.ID == id })
 }
 
-func (s *snap2) player(p uint8) (wire.Player2, bool) {
-	return find(s.players, func(ps *wire.Player2) bool { return ps.Player == p })
+func (s *snap2) player(p uint8) (wire2.Player, bool) {
+	return find(s.players, func(ps *wire2.Player) bool { return ps.Player == p })
 }
 
 // tclient2 is the scripted v2 client. Fields bend its behaviour as
@@ -53,9 +54,9 @@ type tclient2 struct {
 	name string
 
 	rb      link.Rebuilder2
-	snap    wire.Snapshot2
-	frames  []wire.EventFrame2
-	cookie  wire.Cookie
+	snap    wire2.Snapshot
+	frames  []wire2.EventFrame
+	cookie  wire2.Cookie
 	cookies int // Challenges received
 
 	events  []wire.Event
@@ -127,7 +128,7 @@ func (c *tclient2) bind() wire.Accept {
 	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
 		if c.cookies > k {
-			c.send(wire.TypeBind, wire.AppendBind2(nil, wire.Bind2{Token: c.acc.Token, HasCookie: true, Cookie: c.cookie}))
+			c.send(wire.TypeBind, wire2.AppendBind(nil, wire2.Bind{Token: c.acc.Token, HasCookie: true, Cookie: c.cookie}))
 		} else {
 			c.send(wire.TypeBind, c.acc.Token[:])
 		}
@@ -161,13 +162,13 @@ func (c *tclient2) send(typ wire.Type, payload []byte) {
 // earlier steps (7.4).
 func (c *tclient2) sendInput() {
 	c.hist = append(c.hist, c.actions)
-	in := wire.Input2{Step: c.step}
-	for i := len(c.hist) - 1; i >= 0 && in.Count < wire.MaxInputActions2; i-- {
+	in := wire2.Input{Step: c.step}
+	for i := len(c.hist) - 1; i >= 0 && in.Count < wire2.MaxInputActions; i-- {
 		in.Actions[in.Count] = c.hist[i]
 		in.Count++
 	}
 	c.step++
-	c.send(wire.TypeInput, wire.AppendInput2(nil, &in))
+	c.send(wire.TypeInput, wire2.AppendInput(nil, &in))
 }
 
 func (c *tclient2) readOne(d time.Duration) bool {
@@ -188,7 +189,7 @@ func (c *tclient2) readOne(d time.Duration) bool {
 func (c *tclient2) handle(b []byte) {
 	t := c.t
 	now := time.Now()
-	h, p, err := wire.ParseHeader2(b, wire.ToClient)
+	h, p, err := wire2.ParseHeader(b, wire.ToClient)
 	if err != nil {
 		t.Errorf("%s: invalid v2 datagram from the server: %v (% X)", c.name, err, b[:min(len(b), 24)])
 		return
@@ -203,7 +204,7 @@ func (c *tclient2) handle(b []byte) {
 	c.types[h.Type]++
 	switch h.Type {
 	case wire.TypeChallenge:
-		c.cookie, _ = wire.ParseChallenge(p)
+		c.cookie, _ = wire2.ParseChallenge(p)
 		c.cookies++
 	case wire.TypeAccept:
 		a, err := wire.ParseAccept(p)
@@ -239,7 +240,7 @@ func (c *tclient2) handle(b []byte) {
 			}
 		}
 		c.snaps = append(c.snaps, snap2{at: now, size: len(b), tick: r.Tick, hasBase: r.HasBaseline,
-			players: append([]wire.Player2(nil), r.Players...), entities: append([]wire.Entity2(nil), r.Entities...)})
+			players: append([]wire2.Player(nil), r.Players...), entities: append([]wire2.Entity(nil), r.Entities...)})
 	case wire.TypeEvent:
 		c.frames, err = c.link.ReceiveEvents2(p, c.frames[:0])
 		if err != nil {
@@ -255,7 +256,7 @@ func (c *tclient2) handle(b []byte) {
 func (c *tclient2) applyFrames() {
 	for _, f := range c.frames {
 		var ev wire.Event
-		if err := wire.ParseEvent2(f.Data, &ev); err != nil {
+		if err := wire2.ParseEvent(f.Data, &ev); err != nil {
 			c.t.Errorf("%s: invalid v2 event %d: %v (% x)", c.name, f.ID, err, f.Data)
 			continue
 		}

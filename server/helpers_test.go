@@ -19,6 +19,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 )
 
@@ -85,7 +86,7 @@ func writeAll(t testing.TB, c net.Conn, b []byte) {
 // revision wire.Revision, for a Classic game.
 func loginRequest(version uint8, name string) []byte {
 	if version == wire.Version2 {
-		return wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: name,
+		return wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: name,
 			Revision: wire.Revision, Mode: wire.ModeClassic})
 	}
 	return wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: version, Name: name})

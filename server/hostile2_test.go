@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // A flood of hostile v2 datagrams (7.10) at a game of a v1 and a v2
@@ -37,8 +38,8 @@ func TestHostileV2(t *testing.T) {
 		return b
 	}
 	h2 := func(typ wire.Type, sess uint32, p []byte) []byte {
-		h := wire.Header2{Header: wire.Header{Type: typ, Seq: uint16(rng.Uint32()), Ack: uint16(rng.Uint32()), AckBits: rng.Uint32(), Session: sess}, AckDelay: uint16(rng.Uint32())}
-		return append(wire.AppendHeader2(nil, h), p...)
+		h := wire2.Header{Header: wire.Header{Type: typ, Seq: uint16(rng.Uint32()), Ack: uint16(rng.Uint32()), AckBits: rng.Uint32(), Session: sess}, AckDelay: uint16(rng.Uint32())}
+		return append(wire2.AppendHeader(nil, h), p...)
 	}
 	sent, binds := 0, 0
 	for i := range 3000 {
@@ -47,7 +48,7 @@ func TestHostileV2(t *testing.T) {
 		case 0: // any type, any session, junk
 			d = h2(wire.Type(rng.IntN(256)), rng.Uint32(), junk(rng.IntN(200)))
 		case 1: // the v2 session's Input, valid, from another address
-			d = h2(wire.TypeInput, c2.acc.Session, wire.AppendInput2(nil, &wire.Input2{Step: rng.Uint32() >> 1, Count: 1, Actions: [8]uint8{wire.ActionRight | wire.ActionFire}}))
+			d = h2(wire.TypeInput, c2.acc.Session, wire2.AppendInput(nil, &wire2.Input{Step: rng.Uint32() >> 1, Count: 1, Actions: [8]uint8{wire.ActionRight | wire.ActionFire}}))
 		case 2: // its Ack and Event
 			if rng.IntN(2) == 0 {
 				d = h2(wire.TypeAck, c2.acc.Session, nil)
@@ -57,9 +58,9 @@ func TestHostileV2(t *testing.T) {
 		case 3: // Bind with a wrong token, with or without a cookie
 			tok := c2.acc.Token
 			tok[rng.IntN(8)] ^= byte(1 + rng.IntN(255))
-			d = h2(wire.TypeBind, c2.acc.Session, wire.AppendBind2(nil, wire.Bind2{Token: tok, HasCookie: rng.IntN(2) == 0, Cookie: wire.Cookie(junk(8))}))
+			d = h2(wire.TypeBind, c2.acc.Session, wire2.AppendBind(nil, wire2.Bind{Token: tok, HasCookie: rng.IntN(2) == 0, Cookie: wire2.Cookie(junk(8))}))
 		case 4: // Bind with the right token and a random cookie
-			d = h2(wire.TypeBind, c2.acc.Session, wire.AppendBind2(nil, wire.Bind2{Token: c2.acc.Token, HasCookie: true, Cookie: wire.Cookie(junk(8))}))
+			d = h2(wire.TypeBind, c2.acc.Session, wire2.AppendBind(nil, wire2.Bind{Token: c2.acc.Token, HasCookie: true, Cookie: wire2.Cookie(junk(8))}))
 			binds++
 		case 5: // v2 datagrams of the v1 session, its right token
 			d = h2(wire.TypeBind, c1.acc.Session, c1.acc.Token[:])
@@ -67,7 +68,7 @@ func TestHostileV2(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				d = h2(wire.TypeBind, c2.acc.Session, append(c2.acc.Token[:], junk(1+rng.IntN(20))...))
 			} else {
-				p := wire.AppendInput2(nil, &wire.Input2{Step: 10, Count: 2})
+				p := wire2.AppendInput(nil, &wire2.Input{Step: 10, Count: 2})
 				p[4+rng.IntN(3)] |= 0xC0
 				d = h2(wire.TypeInput, c2.acc.Session, p)
 			}
@@ -91,7 +92,7 @@ func TestHostileV2(t *testing.T) {
 			break
 		}
 		got += n
-		if h, _, err := wire.ParseHeader2(buf[:n], wire.ToClient); err == nil && h.Type == wire.TypeChallenge && n == 28 {
+		if h, _, err := wire2.ParseHeader(buf[:n], wire.ToClient); err == nil && h.Type == wire.TypeChallenge && n == 28 {
 			challenges++
 		} else {
 			other++

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server/store"
 )
 
@@ -33,7 +34,7 @@ func scoresLogin(t testing.TB, s *Server, name string, lobby bool) *scoresClient
 	if lobby {
 		m.Flags = wire.LoginLobby
 	}
-	c := connectWith2(t, s, name, wire.AppendMessage2(nil, m))
+	c := connectWith2(t, s, name, wire2.AppendMessage(nil, m))
 	if c.acc.Revision != wire.Revision {
 		t.Fatalf("%s: session of revision %d, want %d", name, c.acc.Revision, wire.Revision)
 	}
@@ -161,7 +162,7 @@ func expectKickedFrames(t *testing.T, c net.Conn, fr *wire.FrameReader, f []byte
 		if err != nil {
 			t.Fatalf("% X: %v before the Logout", f, err)
 		}
-		if m, err := wire.ParseMessage2(b); err == nil && m.Type == wire.MsgLogout {
+		if m, err := wire2.ParseMessage(b); err == nil && m.Type == wire.MsgLogout {
 			if m.Reason != wire.LogoutKicked {
 				t.Fatalf("% X: Logout %d, want Kicked", f, m.Reason)
 			}

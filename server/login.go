@@ -13,6 +13,7 @@ import (
 	"rtype/net/ipkey"
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // loginGate is the server's door (3.2, 3.3): the connections before
@@ -108,7 +109,7 @@ func (lg *loginGate) login(c net.Conn) (*session, bool) {
 	}
 	var m wire.Message
 	if version == wire.Version2 {
-		m, err = wire.ParseMessage2(frame)
+		m, err = wire2.ParseMessage(frame)
 	} else {
 		m, err = wire.ParseMessage(frame)
 	}
@@ -185,7 +186,7 @@ func (lg *loginGate) login(c net.Conn) (*session, bool) {
 	if version == wire.Version2 {
 		ss.newLink2(ss.start)
 		accepted.Ext, accepted.Revision, accepted.Mode = lg.loginExt(), wire.Revision, g.mode
-		acc = wire.AppendMessage2(nil, &accepted)
+		acc = wire2.AppendMessage(nil, &accepted)
 	} else {
 		ss.link = link.New(ss.id, ss.start)
 		ss.link.History = &ss.hist
@@ -225,7 +226,7 @@ func (lg *loginGate) loginLobbyLocked(c net.Conn, ap netip.AddrPort, name string
 	accepted := wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: ss.id, Token: tok,
 		Ext: lg.loginExt(), Revision: wire.Revision, Mode: mode}
 	s.sessions[ss.id] = ss
-	if !lg.acceptLocked(ss, wire.AppendMessage2(nil, &accepted)) {
+	if !lg.acceptLocked(ss, wire2.AppendMessage(nil, &accepted)) {
 		return nil, false
 	}
 	s.log.Info("login", "session", ss.id, "name", name, "addr", ap, "version", 2, "revision", wire.Revision,

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Config.OnStep reports the step applied at every tick (7.4), the
@@ -34,7 +35,7 @@ func TestOnStep(t *testing.T) {
 	c := join2(t, s, "Ripley")
 	c.keepAlive = false
 	ship := c.shipID()
-	send := func(in *wire.Input2) { c.send(wire.TypeInput, wire.AppendInput2(nil, in)) }
+	send := func(in *wire2.Input) { c.send(wire.TypeInput, wire2.AppendInput(nil, in)) }
 	const R = wire.ActionRight
 
 	// Steps 0 to 2, then (the queue dry meanwhile) 3 to 10 at once: 3 to

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // The limits of rooms, the lobby and chat (issue 27): rooms waiting in
@@ -40,7 +41,7 @@ func dialFrom(t testing.TB, s *Server, ip string) net.Conn {
 func lobbyFrom(t testing.TB, s *Server, ip, name string, then ...wire.Room) *rawLobby {
 	t.Helper()
 	c := dialFrom(t, s, ip)
-	req := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
+	req := wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
 		Name: name, Revision: wire.Revision, Mode: wire.ModeClassic, Flags: wire.LoginLobby})
 	for i := range then {
 		req = wire.AppendRoom(req, &then[i])
@@ -52,7 +53,7 @@ func lobbyFrom(t testing.TB, s *Server, ip, name string, then ...wire.Room) *raw
 	if err != nil {
 		t.Fatalf("%s from %s: login: %v", name, ip, err)
 	}
-	m, err := wire.ParseMessage2(f)
+	m, err := wire2.ParseMessage(f)
 	if err != nil || m.Type != wire.MsgLoginAccepted {
 		t.Fatalf("%s from %s: login answered %+v %v", name, ip, m, err)
 	}
@@ -160,7 +161,7 @@ func TestIdleLobbySessionsEnd(t *testing.T) {
 			if wire.IsRoomMessage(wire.MsgType(f[0])) {
 				continue
 			}
-			m, err := wire.ParseMessage2(f)
+			m, err := wire2.ParseMessage(f)
 			if err != nil || m.Type != wire.MsgLogout || m.Reason != wire.LogoutTimedOut {
 				t.Fatalf("idle session %d: got % X, want Logout(TimedOut)", i, f)
 			}

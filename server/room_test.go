@@ -10,6 +10,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Rooms (PROTOCOL.md 7.14), over real sockets on 127.0.0.1: lobby logins,
@@ -27,7 +28,7 @@ type lobby struct {
 // lobbyLogin logs in name with v2 and the Lobby flag.
 func lobbyLogin(t testing.TB, s *Server, name string, mode uint8) *lobby {
 	t.Helper()
-	req := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
+	req := wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
 		Revision: wire.Revision, Mode: mode, Flags: wire.LoginLobby})
 	c := connectWith2(t, s, name, req)
 	if c.acc.Player != wire.NoPlayer || c.acc.Tick != 0 || c.acc.Revision != wire.Revision {

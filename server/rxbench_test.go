@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // BenchmarkReceiveInputs is the read loop's handling of v2 Inputs, per
@@ -43,10 +44,10 @@ func BenchmarkReceiveInputs(b *testing.B) {
 	for k := range ds {
 		ds[k] = make([]datagram, n)
 		for i, c := range cs {
-			in := wire.Input2{Step: c.step, Count: 1}
+			in := wire2.Input{Step: c.step, Count: 1}
 			in.Actions[0] = wire.ActionFire
 			c.step++
-			ds[k][i] = datagram{b: c.datagram(wire.TypeInput, wire.AppendInput2(nil, &in)), addr: addrs[i]}
+			ds[k][i] = datagram{b: c.datagram(wire.TypeInput, wire2.AppendInput(nil, &in)), addr: addrs[i]}
 		}
 	}
 	var rd reader

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // While a tick holds the server's mutex, the read loop either waits for
@@ -78,8 +78,8 @@ func (q *rxQueue) add(ds []datagram, now time.Time) (dropped int) {
 // the queue (its own lock) and waitTick (set once by New).
 type udpIn struct {
 	srv     *Server
-	rxq     rxQueue         // what the read loop read while mu was held
-	cookies *wire.CookieMAC // v2 binding (7.3); used under mu
+	rxq     rxQueue          // what the read loop read while mu was held
+	cookies *wire2.CookieMAC // v2 binding (7.3); used under mu
 	// waitTick: the read loop waits for a running tick rather than
 	// queueing (Config.WaitForTick, set once by New).
 	waitTick bool

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 )
 
@@ -131,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 		limiter: newLoginLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.LoginAddrs)}
 	s.chatHub.srv, s.spect.srv, s.lb.srv, s.fleet.srv, s.shared.srv, s.disco.srv = s, s, s, s, s, s
 	s.rooms = roomTable{srv: s, byCode: make(map[wire.RoomCode]*room), wrong: make(map[netip.Addr]*wrongCodes)}
-	s.in = udpIn{srv: s, cookies: wire.NewCookieMAC(secret), waitTick: waitsForTick(cfg.WaitForTick, sock.receiveBuffer())}
+	s.in = udpIn{srv: s, cookies: wire2.NewCookieMAC(secret), waitTick: waitsForTick(cfg.WaitForTick, sock.receiveBuffer())}
 	shs.step, shs.flush = s.stepShardGame, flushShard
 	rxOut.totals = &s.stats
 	for _, sh := range shs.all {

@@ -11,6 +11,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // session is one logged-in player: its TCP connection, its bound UDP
@@ -277,8 +278,8 @@ func (u *udpIn) receiveLocked(rd *reader, b []byte, from netip.AddrPort, now tim
 type reader struct {
 	reply   []byte
 	frames  []wire.EventFrame
-	frames2 []wire.EventFrame2
-	input   wire.Input2
+	frames2 []wire2.EventFrame
+	input   wire2.Input
 	ss      [batchSize]*session   // the sessions of a batch (gatherLocked)
 	links   [batchSize]*link.Link // their links, for a moment
 	sink    uint64                // what gatherLocked loaded, kept

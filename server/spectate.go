@@ -8,6 +8,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Spectators (PROTOCOL.md 7.17): a v2 session that logs in with the
@@ -47,7 +48,7 @@ func (h *spectatorHub) loginLocked(c net.Conn, ap netip.AddrPort, name string, t
 		Tick: g.world.Tick(), Ext: s.gate.loginExt(), Revision: wire.Revision, Mode: g.mode}
 	g.spectators = append(g.spectators, ss)
 	s.sessions[ss.id] = ss
-	if !s.gate.acceptLocked(ss, wire.AppendMessage2(nil, &accepted)) {
+	if !s.gate.acceptLocked(ss, wire2.AppendMessage(nil, &accepted)) {
 		return nil, false
 	}
 	room := ""

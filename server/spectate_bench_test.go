@@ -9,6 +9,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 )
 
@@ -88,10 +89,10 @@ func benchSessions(b *testing.B, players, spectators int) {
 					c.actions |= wire.ActionDown
 				}
 				c.hist = append(c.hist, c.actions)
-				in2 := wire.Input2{Step: c.step, Count: 1}
+				in2 := wire2.Input{Step: c.step, Count: 1}
 				in2.Actions[0] = c.actions
 				c.step++
-				d = c.datagram(wire.TypeInput, wire.AppendInput2(nil, &in2))
+				d = c.datagram(wire.TypeInput, wire2.AppendInput(nil, &in2))
 			}
 			if d != nil {
 				in = append(in, datagram{b: d, addr: addrs[i]})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Spectators (PROTOCOL.md 7.17), over real sockets on 127.0.0.1: no ship,
@@ -16,7 +17,7 @@ import (
 // spectateRequest is a v2 LoginRequest with LoginSpectate, for the
 // room of code (zero: the busiest game).
 func spectateRequest(name string, mode uint8, code wire.RoomCode) []byte {
-	return wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
+	return wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
 		Revision: wire.Revision, Mode: mode, Flags: wire.LoginSpectate, Code: code})
 }
 
@@ -151,7 +152,7 @@ func TestSpectatorsAtMostEight(t *testing.T) {
 			wire.MaxSpectators, 1+wire.MaxSpectators)
 	}
 	_, f := rawLogin(t, s.Addr(), spectateRequest("Ninth", wire.ModeAny, wire.RoomCode{}))
-	m, err := wire.ParseMessage2(f)
+	m, err := wire2.ParseMessage(f)
 	if err != nil || m.Type != wire.MsgLoginRejected || m.Reason != wire.RejectGameFull || !strings.Contains(m.Text, "8 spectators") {
 		t.Fatalf("ninth spectator: %+v %v", m, err)
 	}
@@ -169,7 +170,7 @@ func TestSpectatorRefusals(t *testing.T) {
 	reject := func(name string, mode uint8, code wire.RoomCode, reason uint8, text string) {
 		t.Helper()
 		_, f := rawLogin(t, s.Addr(), spectateRequest(name, mode, code))
-		m, err := wire.ParseMessage2(f)
+		m, err := wire2.ParseMessage(f)
 		if err != nil || m.Type != wire.MsgLoginRejected || m.Reason != reason || !strings.Contains(m.Text, text) {
 			t.Fatalf("%s: %+v %v, want LoginRejected(%d) %q", name, m, err, reason, text)
 		}
@@ -198,9 +199,9 @@ func TestSpectatorInputsDropped(t *testing.T) {
 	before := s.stats.dropped[DropStale].Load()
 	// Inputs, fire held: none reaches the world, each is dropped.
 	for i := range 50 {
-		in := wire.Input2{Step: uint32(i), Count: 1}
+		in := wire2.Input{Step: uint32(i), Count: 1}
 		in.Actions[0] = wire.ActionFire | wire.ActionUp
-		v.send(wire.TypeInput, wire.AppendInput2(nil, &in))
+		v.send(wire.TypeInput, wire2.AppendInput(nil, &in))
 	}
 	waitFor(t, "the spectator's Inputs dropped", func() bool { return s.stats.dropped[DropStale].Load()-before >= 50 })
 	v.pumpUntil(300*time.Millisecond, nil)
@@ -259,7 +260,7 @@ func TestSpectatorOfRoom(t *testing.T) {
 	st := a.expect(wire.MsgRoomState)
 	// Not playing yet: a spectator is told to come back.
 	_, f := rawLogin(t, s.Addr(), spectateRequest("Early", wire.ModeAny, st.Code))
-	if m, _ := wire.ParseMessage2(f); m.Type != wire.MsgLoginRejected || m.Reason != wire.RejectGameEnding {
+	if m, _ := wire2.ParseMessage(f); m.Type != wire.MsgLoginRejected || m.Reason != wire.RejectGameEnding {
 		t.Fatalf("spectating a waiting room: %+v", m)
 	}
 	// Private: the busiest game is not it.
@@ -269,7 +270,7 @@ func TestSpectatorOfRoom(t *testing.T) {
 	a.state("Playing", inState(wire.RoomPlaying))
 	a.bind()
 	_, f = rawLogin(t, s.Addr(), spectateRequest("Nosy", wire.ModeAny, wire.RoomCode{}))
-	if m, _ := wire.ParseMessage2(f); m.Type != wire.MsgLoginRejected {
+	if m, _ := wire2.ParseMessage(f); m.Type != wire.MsgLoginRejected {
 		t.Fatalf("a private room's game watched without its code: %+v", m)
 	}
 	// By its code: the room's game, with the bot in it.
@@ -282,7 +283,7 @@ func TestSpectatorOfRoom(t *testing.T) {
 		t.Fatalf("%d players (sessions), %d spectators", p, sp)
 	}
 	// The spectator reads the room's chat.
-	writeAll(t, a.tcp, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "stay frosty"}))
+	writeAll(t, a.tcp, wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChat, Text: "stay frosty"}))
 	fr := wire.FrameReader{R: v.tcp}
 	v.tcp.SetReadDeadline(time.Now().Add(wait))
 	for {
@@ -290,7 +291,7 @@ func TestSpectatorOfRoom(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the spectator got no chat: %v", err)
 		}
-		if m, err := wire.ParseMessage2(f); err == nil && m.Type == wire.MsgChatMessage {
+		if m, err := wire2.ParseMessage(f); err == nil && m.Type == wire.MsgChatMessage {
 			if m.Text != "stay frosty" || m.Name != "Ripley" {
 				t.Fatalf("chat %+v", m)
 			}
@@ -310,7 +311,7 @@ func expectLogout2(t testing.TB, c *tclient2, reason uint8) {
 		if err != nil {
 			t.Fatalf("%s: no Logout: %v", c.name, err)
 		}
-		if m, err := wire.ParseMessage2(f); err == nil && m.Type == wire.MsgLogout {
+		if m, err := wire2.ParseMessage(f); err == nil && m.Type == wire.MsgLogout {
 			if m.Reason != reason {
 				t.Fatalf("%s: Logout(%d), want %d", c.name, m.Reason, reason)
 			}
@@ -343,7 +344,7 @@ func TestSpectatorHostileTCP(t *testing.T) {
 	a := player2(t, s, "Ripley", wire.ModeClassic)
 	v := spectate(t, s, "Mallory", wire.ModeAny, wire.RoomCode{})
 	spectatorsOf(t, a, func(sp *wire.Spectators) bool { return sp.Count == 1 })
-	writeAll(t, v.tcp, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: "buy gold"}))
+	writeAll(t, v.tcp, wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChat, Text: "buy gold"}))
 	writeAll(t, v.tcp, wire.AppendSpectators(nil, &wire.Spectators{Count: 1, Names: [wire.MaxSpectators]string{"Ghost"}}))
 	writeAll(t, v.tcp, wire.AppendRoom(nil, &wire.Room{Type: wire.MsgRoomCreate, Settings: privateClassic}))
 	// Ripley hears none of it: the next thing on its stream is the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 	"rtype/sim/stage"
 )
@@ -30,7 +31,7 @@ func loginRequestBytes(name string, tail ...byte) []byte {
 
 // loginMode2 is a v2 LoginRequest frame of name asking for mode.
 func loginMode2(name string, mode uint8) []byte {
-	return wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
+	return wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: name,
 		Revision: wire.Revision, Mode: mode})
 }
 
@@ -107,7 +108,7 @@ func TestLoginModes(t *testing.T) {
 			if c.v1 {
 				m, err = wire.ParseMessage(f)
 			} else {
-				m, err = wire.ParseMessage2(f)
+				m, err = wire2.ParseMessage(f)
 				want += wire.LoginExtSize + 2
 			}
 			if c.mode == 0 {
@@ -143,7 +144,7 @@ func TestStageGamesApart(t *testing.T) {
 		t.Helper()
 		c, f := rawLogin(t, s.Addr(), req)
 		t.Cleanup(func() { c.Close() })
-		parse := wire.ParseMessage2
+		parse := wire2.ParseMessage
 		if req[3] == wire.Version {
 			parse = wire.ParseMessage
 		}
@@ -181,7 +182,7 @@ func TestStageGamesApart(t *testing.T) {
 	expectRejected(t, s.Addr(), "III", wire.RejectGameFull)
 	conn, f := rawLogin(t, s.Addr(), loginMode2("JJJ", wire.ModeStage))
 	defer conn.Close()
-	if m, err := wire.ParseMessage2(f); err != nil || m.Type != wire.MsgLoginRejected || m.Reason != wire.RejectGameFull {
+	if m, err := wire2.ParseMessage(f); err != nil || m.Type != wire.MsgLoginRejected || m.Reason != wire.RejectGameFull {
 		t.Fatalf("a fifth Stage player: %+v %v", m, err)
 	}
 }
@@ -195,7 +196,7 @@ func TestMaxGamesCountsBothModes(t *testing.T) {
 	s := startServer(t, cfg)
 	c, f := rawLogin(t, s.Addr(), loginMode2("AAA", wire.ModeStage))
 	defer c.Close()
-	if m, err := wire.ParseMessage2(f); err != nil || m.Type != wire.MsgLoginAccepted || m.Mode != wire.ModeStage {
+	if m, err := wire2.ParseMessage(f); err != nil || m.Type != wire.MsgLoginAccepted || m.Mode != wire.ModeStage {
 		t.Fatalf("A: %+v %v", m, err)
 	}
 	expectRejected(t, s.Addr(), "BBB", wire.RejectGameFull)

@@ -1,6 +1,8 @@
 package server
 
-import "rtype/net/wire"
+import (
+	"rtype/net/wire2"
+)
 
 // Limits of the v2 input queue (PROTOCOL.md 7.4).
 const (
@@ -27,7 +29,7 @@ type stepQueue struct {
 
 // add queues the steps of an Input that are above the last applied and
 // not queued yet; past maxSteps, the lowest are dropped.
-func (q *stepQueue) add(in *wire.Input2) {
+func (q *stepQueue) add(in *wire2.Input) {
 	for i := 0; i < in.Count; i++ {
 		q.insert(in.Step-uint32(i), in.Actions[i])
 	}

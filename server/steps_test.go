@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // input builds an Input2 of step with actions newest first.
-func input(step uint32, actions ...uint8) *wire.Input2 {
-	in := &wire.Input2{Step: step, Count: len(actions)}
+func input(step uint32, actions ...uint8) *wire2.Input {
+	in := &wire2.Input{Step: step, Count: len(actions)}
 	copy(in.Actions[:], actions)
 	return in
 }
@@ -18,7 +19,7 @@ func input(step uint32, actions ...uint8) *wire.Input2 {
 func TestStepQueue(t *testing.T) {
 	const R, U, F = wire.ActionRight, wire.ActionUp, wire.ActionFire
 	type tick struct {
-		add  []*wire.Input2 // before the tick
+		add  []*wire2.Input // before the tick
 		held uint8          // actions of the tick
 		last uint32
 		has  bool
@@ -29,36 +30,36 @@ func TestStepQueue(t *testing.T) {
 	}{
 		{"nothing yet: nothing held", []tick{{held: 0, has: false}}},
 		{"in order, one per tick", []tick{
-			{add: []*wire.Input2{input(0, R)}, held: R, last: 0, has: true},
-			{add: []*wire.Input2{input(1, U, R)}, held: U, last: 1, has: true},
-			{add: []*wire.Input2{input(2, F, U, R)}, held: F, last: 2, has: true},
+			{add: []*wire2.Input{input(0, R)}, held: R, last: 0, has: true},
+			{add: []*wire2.Input{input(1, U, R)}, held: U, last: 1, has: true},
+			{add: []*wire2.Input{input(2, F, U, R)}, held: F, last: 2, has: true},
 		}},
 		{"late: the last actions repeat, the step does not advance", []tick{
-			{add: []*wire.Input2{input(0, R)}, held: R, last: 0, has: true},
+			{add: []*wire2.Input{input(0, R)}, held: R, last: 0, has: true},
 			{held: R, last: 0, has: true},
-			{add: []*wire.Input2{input(1, U, R)}, held: U, last: 1, has: true},
+			{add: []*wire2.Input{input(1, U, R)}, held: U, last: 1, has: true},
 		}},
 		{"out of order: applied in step order, repeats ignored", []tick{
-			{add: []*wire.Input2{input(2, F, U, R), input(0, R), input(1, U, R)}, held: R, last: 0, has: true},
+			{add: []*wire2.Input{input(2, F, U, R), input(0, R), input(1, U, R)}, held: R, last: 0, has: true},
 			{held: U, last: 1, has: true},
 			{held: F, last: 2, has: true},
-			{add: []*wire.Input2{input(2, 0, 0, 0)}, held: F, last: 2, has: true}, // a repeat, other bytes: ignored
+			{add: []*wire2.Input{input(2, 0, 0, 0)}, held: F, last: 2, has: true}, // a repeat, other bytes: ignored
 		}},
 		{"loss: a step lost in every Input is skipped", []tick{
-			{add: []*wire.Input2{input(0, R)}, held: R, last: 0, has: true},
-			{add: []*wire.Input2{input(4, U, F)}, held: F, last: 3, has: true}, // 1 and 2 lost
+			{add: []*wire2.Input{input(0, R)}, held: R, last: 0, has: true},
+			{add: []*wire2.Input{input(4, U, F)}, held: F, last: 3, has: true}, // 1 and 2 lost
 			{held: U, last: 4, has: true},
 		}},
 		{"more than 4 waiting: the lowest are skipped", []tick{
-			{add: []*wire.Input2{input(7, 7, 6, 5, 4, 3, 2, 1, 0)}, held: 4, last: 4, has: true}, // 0-3 skipped
+			{add: []*wire2.Input{input(7, 7, 6, 5, 4, 3, 2, 1, 0)}, held: 4, last: 4, has: true}, // 0-3 skipped
 			{held: 5, last: 5, has: true},
 			{held: 6, last: 6, has: true},
 			{held: 7, last: 7, has: true},
 			{held: 7, last: 7, has: true},
 		}},
 		{"at most 16 kept, the lowest dropped", []tick{
-			{add: []*wire.Input2{input(0, 1)}, held: 1, last: 0, has: true},
-			{add: []*wire.Input2{
+			{add: []*wire2.Input{input(0, 1)}, held: 1, last: 0, has: true},
+			{add: []*wire2.Input{
 				input(8, 8, 7, 6, 5, 4, 3, 2, 1), input(16, 16, 15, 14, 13, 12, 11, 10, 9), input(24, 24, 23, 22, 21, 20, 19, 18, 17),
 			}, held: 21, last: 21, has: true}, // 9 to 24 kept; then 9 to 20 skipped, 4 wait
 			{held: 22, last: 22, has: true},
@@ -147,7 +148,7 @@ func TestInput2Steps(t *testing.T) {
 	c := join2(t, s, "Ripley")
 	c.keepAlive = false
 	ship := c.shipID()
-	send := func(in *wire.Input2) { c.send(wire.TypeInput, wire.AppendInput2(nil, in)) }
+	send := func(in *wire2.Input) { c.send(wire.TypeInput, wire2.AppendInput(nil, in)) }
 	const R = wire.ActionRight
 
 	// Steps 0 to 2 in one Input, the later ones as repeats: Right, Right,

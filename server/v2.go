@@ -7,16 +7,17 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // codec2 is the codec of version 2 sessions (PROTOCOL.md Part II).
 type codec2 struct{}
 
-func (codec2) parseHeader(b []byte) (wire.Header2, []byte, error) {
-	return wire.ParseHeader2(b, wire.ToServer)
+func (codec2) parseHeader(b []byte) (wire2.Header, []byte, error) {
+	return wire2.ParseHeader(b, wire.ToServer)
 }
 
-func (codec2) handleLocked(u *udpIn, rd *reader, ss *session, h wire.Header2, payload []byte, from netip.AddrPort, n int, now time.Time) {
+func (codec2) handleLocked(u *udpIn, rd *reader, ss *session, h wire2.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
 	u.handle2Locked(rd, ss, h, payload, from, n, now)
 }
 
@@ -35,7 +36,7 @@ func (codec2) readMessage(fr *wire.FrameReader, side func(frame []byte) error) (
 			}
 			continue
 		}
-		m, err := wire.ParseMessage2(f)
+		m, err := wire2.ParseMessage(f)
 		if errors.Is(err, wire.ErrUnknownMessage) {
 			continue
 		}
@@ -65,7 +66,7 @@ func (codec2) snapshot(s *Server, g *game, ss *session, tick uint32, now time.Ti
 // handle2Locked handles a valid datagram of a v2 session (Part II); s.mu
 // is held. Apart from a Bind, only datagrams from the bound address count
 // (7.10).
-func (u *udpIn) handle2Locked(rd *reader, ss *session, h wire.Header2, payload []byte, from netip.AddrPort, n int, now time.Time) {
+func (u *udpIn) handle2Locked(rd *reader, ss *session, h wire2.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
 	s := u.srv
 	var err error
 	switch {
@@ -75,7 +76,7 @@ func (u *udpIn) handle2Locked(rd *reader, ss *session, h wire.Header2, payload [
 		// A spectator's Input is dropped whole, unacknowledged (7.17).
 		s.stats.dropped[DropStale].Add(1)
 	case h.Type == wire.TypeInput:
-		if wire.ParseInput2(payload, &rd.input) != nil {
+		if wire2.ParseInput(payload, &rd.input) != nil {
 			return // ParseHeader2 checked it already (7.4)
 		}
 		ss.steps.add(&rd.input)
@@ -100,9 +101,9 @@ func (u *udpIn) handle2Locked(rd *reader, ss *session, h wire.Header2, payload [
 // to its source, with a Challenge of the Bind's size at most, and
 // changes nothing: the server keeps no state for an address before it has
 // echoed its cookie, and game traffic goes on to the bound address.
-func (u *udpIn) bind2Locked(rd *reader, ss *session, h wire.Header2, payload []byte, from netip.AddrPort, n int, now time.Time) {
+func (u *udpIn) bind2Locked(rd *reader, ss *session, h wire2.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
 	s := u.srv
-	b, err := wire.ParseBind2(payload)
+	b, err := wire2.ParseBind(payload)
 	if err != nil || subtle.ConstantTimeCompare(b.Token[:], ss.token[:]) != 1 || ss.game == nil || ss.game.over {
 		return
 	}
@@ -119,7 +120,7 @@ func (u *udpIn) bind2Locked(rd *reader, ss *session, h wire.Header2, payload []b
 		return
 	}
 	// Not recorded (7.3): the Bind is answered, nothing more.
-	c := u.cookies.Cookie(wire.CookieEpoch(now.Unix()), from, ss.id)
+	c := u.cookies.Cookie(wire2.CookieEpoch(now.Unix()), from, ss.id)
 	rd.reply, _ = ss.link.AppendDatagram(rd.reply[:0], wire.TypeChallenge, c[:], now)
 	if len(rd.reply) <= n { // 28 bytes, never more than the Bind (7.3)
 		s.rxOut.add(rd.reply, from)

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // rawDatagram2 builds a v2 datagram by hand.
 func rawDatagram2(typ wire.Type, seq uint16, session uint32, payload []byte) []byte {
-	b := wire.AppendHeader2(nil, wire.Header2{Header: wire.Header{Type: typ, Seq: seq, Ack: 0xFFFF, Session: session}})
+	b := wire2.AppendHeader(nil, wire2.Header{Header: wire.Header{Type: typ, Seq: seq, Ack: 0xFFFF, Session: session}})
 	return append(b, payload...)
 }
 
@@ -34,7 +35,7 @@ func TestLoginV2(t *testing.T) {
 	if len(f) != 31 {
 		t.Fatalf("v2 LoginAccepted body of %d bytes, want 31 (7.1): % X", len(f), f)
 	}
-	m, err := wire.ParseMessage2(f)
+	m, err := wire2.ParseMessage(f)
 	if err != nil || m.Type != wire.MsgLoginAccepted || m.Revision != wire.Revision || m.Mode != wire.ModeClassic {
 		t.Fatalf("%+v %v", m, err)
 	}
@@ -115,7 +116,7 @@ func TestV2RoomToGrowTCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, err := wire.ParseMessage2(f); err != nil || m.Type != wire.MsgLoginAccepted {
+	if m, err := wire2.ParseMessage(f); err != nil || m.Type != wire.MsgLoginAccepted {
 		t.Fatalf("%+v %v", m, err)
 	}
 	writeAll(t, c, []byte{3, 0, 0x42, 1, 2}) // type 0x42: unknown

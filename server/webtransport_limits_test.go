@@ -14,6 +14,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // The WebTransport binding's limits (issue 27, PROTOCOL.md 9.5),
@@ -321,7 +322,7 @@ func TestWebTransportKeepAliveWithSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &wtStreamConn{str}
-	writeAll(t, c, wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
+	writeAll(t, c, wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2,
 		Name: "idle", Revision: wire.Revision, Mode: wire.ModeClassic, Flags: wire.LoginLobby}))
 	c.SetReadDeadline(time.Now().Add(wait))
 	fr := wire.FrameReader{R: c}
@@ -329,7 +330,7 @@ func TestWebTransportKeepAliveWithSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, err := wire.ParseMessage2(fm); err != nil || m.Type != wire.MsgLoginAccepted {
+	if m, err := wire2.ParseMessage(fm); err != nil || m.Type != wire.MsgLoginAccepted {
 		t.Fatalf("lobby login answered %+v, %v", m, err)
 	}
 	before := s.wt.pings.Load()

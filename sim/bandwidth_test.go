@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 )
 
@@ -33,16 +34,16 @@ type bwMeter struct {
 	v1EvDgrams, v2EvDgrams int
 
 	enc1    wire.SnapshotEncoder
-	enc2    wire.Snapshot2Encoder
+	enc2    wire2.SnapshotEncoder
 	base1   []wire.Entity
 	cur1    []wire.Entity
 	pl1     []wire.PlayerState
-	cur2    wire.Frame2
-	base2   wire.Frame2
+	cur2    wire2.Frame
+	base2   wire2.Frame
 	hasBase bool
 	lastV2  uint32
-	ents2   []wire.Entity2
-	pl2     []wire.Player2
+	ents2   []wire2.Entity
+	pl2     []wire2.Player
 	evbuf   []byte
 	// tail is the v2 events' bytes as a revision-4 session gets them
 	// (EventsInSnapshot): each event a frame of the snapshot's tail
@@ -53,7 +54,7 @@ type bwMeter struct {
 
 const (
 	v1Header   = wire.HeaderSize
-	v2Header   = wire.HeaderSize2
+	v2Header   = wire2.HeaderSize
 	seedHeader = 12 + 4
 	seedPlayer = 23
 	seedEntity = 8
@@ -86,7 +87,7 @@ func (m *bwMeter) snapshot(w *sim.World) {
 	m.ents2 = entities2(w, m.ents2[:0])
 	m.pl2 = players2(w, m.pl2[:0])
 	m.cur2.Set(tick, m.pl2, m.ents2)
-	var base2 *wire.Frame2
+	var base2 *wire2.Frame
 	if m.hasBase {
 		base2 = &m.base2
 	}
@@ -125,9 +126,9 @@ func (m *bwMeter) events(evs []wire.Event) {
 	b, d := count(v1Header, wire.FrameOverhead, wire.AppendEvent)
 	m.v1Events, m.v1EvDgrams = m.v1Events+b, m.v1EvDgrams+d
 	for i := range evs {
-		m.tail += wire.FrameOverhead2 + len(wire.AppendEvent2(m.evbuf[:0], &evs[i]))
+		m.tail += wire2.FrameOverhead + len(wire2.AppendEvent(m.evbuf[:0], &evs[i]))
 	}
-	b, d = count(v2Header, wire.FrameOverhead2, wire.AppendEvent2)
+	b, d = count(v2Header, wire2.FrameOverhead, wire2.AppendEvent)
 	m.v2Events, m.v2EvDgrams = m.v2Events+b, m.v2EvDgrams+d
 }
 
@@ -232,7 +233,7 @@ type busyState struct {
 	tick uint32
 	e1   []wire.Entity
 	p1   []wire.PlayerState
-	f2   wire.Frame2
+	f2   wire2.Frame
 }
 
 func recordBusy(n int) []busyState {
@@ -283,7 +284,7 @@ func BenchmarkEncodeBusyV1(b *testing.B) {
 
 func BenchmarkEncodeBusyV2(b *testing.B) {
 	states := recordBusy(200)
-	var enc wire.Snapshot2Encoder
+	var enc wire2.SnapshotEncoder
 	bytes, i := 0, 0
 	b.ReportAllocs()
 	for b.Loop() {

@@ -5,13 +5,14 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 )
 
 // clientFrame is the frame a v2 client draws for entity e at tick, from
 // the v2 records alone (PROTOCOL.md 7.5, 7.8): the animation, and for a
 // ship its player's blink.
-func clientFrame(e *wire.Entity2, players []wire.Player2, blink uint32, tick uint32) uint8 {
+func clientFrame(e *wire2.Entity, players []wire2.Player, blink uint32, tick uint32) uint8 {
 	m, a := e.Motion(), e.Anim()
 	if e.Kind() == wire.KindPlayerShip {
 		for _, p := range players {
@@ -35,8 +36,8 @@ func TestMotionIsTheTruth(t *testing.T) {
 		w.AddPlayer(p, "P")
 	}
 	var e1 []wire.Entity
-	var e2 []wire.Entity2
-	var pl []wire.Player2
+	var e2 []wire2.Entity
+	var pl []wire2.Player
 	motions := map[uint32]wire.Motion{}
 	checked := 0
 	for tick := range 3600 {

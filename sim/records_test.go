@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 )
 
@@ -16,10 +17,10 @@ func players1(w *sim.World, dst []wire.PlayerState) []wire.PlayerState {
 	return wire.AppendPlayers(dst, w.AppendPlayers(nil))
 }
 
-func entities2(w *sim.World, dst []wire.Entity2) []wire.Entity2 {
-	return wire.AppendEntities2(dst, w.AppendEntities(nil))
+func entities2(w *sim.World, dst []wire2.Entity) []wire2.Entity {
+	return wire2.AppendEntities(dst, w.AppendEntities(nil))
 }
 
-func players2(w *sim.World, dst []wire.Player2) []wire.Player2 {
-	return wire.AppendPlayers2(dst, w.AppendPlayers(nil))
+func players2(w *sim.World, dst []wire2.Player) []wire2.Player {
+	return wire2.AppendPlayers(dst, w.AppendPlayers(nil))
 }

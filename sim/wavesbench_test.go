@@ -6,6 +6,7 @@ import (
 
 	"rtype/internal/testrules"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 	"rtype/vocab"
 )
@@ -87,8 +88,8 @@ func BenchmarkStepManyWaves(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			ws := newBusyWorlds(n)
 			vpls := make([]vocab.Player, 0, 4)
-			ents := make([]wire.Entity2, 0, 1024)
-			pls := make([]wire.Player2, 0, 4)
+			ents := make([]wire2.Entity, 0, 1024)
+			pls := make([]wire2.Player, 0, 4)
 			b.ReportAllocs()
 			b.ResetTimer()
 			cpu := cpuNanos()
@@ -98,8 +99,8 @@ func BenchmarkStepManyWaves(b *testing.B) {
 					if snap && (w.w.Tick()+uint32(i))%3 == 0 {
 						vpls = w.w.AppendPlayers(vpls[:0])
 						ents = ents[:0]
-						w.w.EachEntity(func(e *vocab.Entity) { ents = wire.AppendEntity2(ents, e) })
-						pls = wire.AppendPlayers2(pls[:0], vpls)
+						w.w.EachEntity(func(e *vocab.Entity) { ents = wire2.AppendEntity(ents, e) })
+						pls = wire2.AppendPlayers(pls[:0], vpls)
 					}
 				}
 			}

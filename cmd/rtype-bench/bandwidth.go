@@ -16,6 +16,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/netsim"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server"
 	"rtype/sim"
 )
@@ -115,7 +116,7 @@ type bwClient struct {
 	noBase                            int       // baselines the predictability check could not find
 	predXY, predRec                   float64   // bits: x/y fields on straight lines; whole such records
 	dec                               wire.Snapshot
-	dec2                              wire.Snapshot2
+	dec2                              wire2.Snapshot
 }
 
 // bwCodec reads a client's Snapshot datagrams by the rules of its
@@ -136,7 +137,7 @@ var bwCodecs = map[uint8]bwCodec{
 		return c.dec.Tick, c.dec.BaselineAge, true
 	}},
 	wire.Version2: {snapshot: func(c *bwClient, b []byte) (uint32, uint32, bool) {
-		p := b[wire.HeaderSize2:]
+		p := b[wire2.HeaderSize:]
 		if c.dec2.Decode(p) != nil {
 			if _, err := c.dec2.DecodeTail(p); err != nil { // a v2 session's (7.8)
 				return 0, 0, false

@@ -9,6 +9,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // TestProtocolFlag runs the real binary: -protocol 1 is a v1-only server,
@@ -37,7 +38,7 @@ func TestProtocolFlag(t *testing.T) {
 		}
 		req := wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: c.version, Name: "Ripley"})
 		if c.version == wire.Version2 {
-			req = wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: c.version, Name: "Ripley",
+			req = wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: c.version, Name: "Ripley",
 				Revision: wire.Revision, Mode: wire.ModeClassic})
 		}
 		conn.Write(req)
@@ -49,7 +50,7 @@ func TestProtocolFlag(t *testing.T) {
 		}
 		parse := wire.ParseMessage // a v1 session is strict v1 (3.1)
 		if c.version == wire.Version2 {
-			parse = wire.ParseMessage2
+			parse = wire2.ParseMessage
 		}
 		m, err := parse(f)
 		if err != nil || m.Type != c.want || (c.want == wire.MsgLoginRejected && m.Reason != wire.RejectVersionMismatch) {

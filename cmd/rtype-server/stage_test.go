@@ -11,6 +11,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server"
 )
 
@@ -83,14 +84,14 @@ func TestModeFlagBinary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		conn.Write(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: "Ripley", Revision: wire.Revision, Mode: wire.ModeAny}))
+		conn.Write(wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: "Ripley", Revision: wire.Revision, Mode: wire.ModeAny}))
 		conn.SetReadDeadline(time.Now().Add(testutil.Wait))
 		fr := wire.FrameReader{R: conn}
 		f, err := fr.ReadFrame()
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		m, err := wire.ParseMessage2(f)
+		m, err := wire2.ParseMessage(f)
 		if err != nil || m.Type != wire.MsgLoginAccepted || m.Revision != wire.Revision || m.Mode != c.want {
 			t.Errorf("%v: %+v %v, want a game of mode %d", c.args, m, err, c.want)
 		}

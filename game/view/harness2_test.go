@@ -9,6 +9,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 )
 
@@ -46,8 +47,8 @@ type game2 struct {
 	mail    []datagram2
 	lastEv  time.Time
 	drained []wire.Event
-	ents    []wire.Entity2
-	pls     []wire.Player2
+	ents    []wire2.Entity
+	pls     []wire2.Player
 	// mode is the game's mode (Mode), Classic when 0.
 	mode uint8
 }
@@ -164,14 +165,14 @@ func (g *game2) advance() {
 		}
 		g.send(ts, nil, g.w.TakeEvents())
 		if g.w.Tick()%wire.SnapshotTicks == 0 {
-			g.ents = wire.AppendEntities2(g.ents[:0], g.w.AppendEntities(nil))
-			g.pls = wire.AppendPlayers2(g.pls[:0], g.w.AppendPlayers(nil))
+			g.ents = wire2.AppendEntities(g.ents[:0], g.w.AppendEntities(nil))
+			g.pls = wire2.AppendPlayers(g.pls[:0], g.w.AppendPlayers(nil))
 			for i := range g.pls {
 				if g.pls[i].Player == g.me {
 					g.pls[i].HasStep, g.pls[i].LastStep = g.hasLast, g.last
 				}
 			}
-			r := &link.Rebuilt2{Frame2: wire.Frame2{Tick: g.w.Tick(), Players: slices.Clone(g.pls), Entities: slices.Clone(g.ents)}}
+			r := &link.Rebuilt2{Frame: wire2.Frame{Tick: g.w.Tick(), Players: slices.Clone(g.pls), Entities: slices.Clone(g.ents)}}
 			g.send(ts, r, nil)
 		}
 	}

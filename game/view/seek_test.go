@@ -6,6 +6,7 @@ import (
 
 	"rtype/net/replay"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/render/model"
 	"rtype/sim"
 )
@@ -23,20 +24,20 @@ func stageRecording(t *testing.T) *replay.Replay {
 	at := func(d time.Duration) uint32 { return uint32(d / (time.Second / 60)) }
 	event := func(d time.Duration, ev wire.Event) {
 		ev.Tick = at(d)
-		rep.Records = append(rep.Records, replay.Record{Kind: replay.KindEvent, At: d, Payload: wire.AppendEvent2(nil, &ev)})
+		rep.Records = append(rep.Records, replay.Record{Kind: replay.KindEvent, At: d, Payload: wire2.AppendEvent(nil, &ev)})
 	}
 	const boss = 0x31
 	shipM := wire.Motion{Model: wire.ModelLinear, X0: 200 * 8, Y0: 360 * 8}
 	bossM := wire.Motion{Model: wire.ModelLinear, X0: 1000 * 8, Y0: 360 * 8}
-	var enc wire.Snapshot2Encoder
+	var enc wire2.SnapshotEncoder
 	snapshot := func(d time.Duration, withBoss bool) {
 		tick := at(d)
-		players := []wire.Player2{{PlayerState: wire.PlayerState{Player: 0, HasShip: true, Ship: 2, Lives: 3, Score: 100}}}
+		players := []wire2.Player{{PlayerState: wire.PlayerState{Player: 0, HasShip: true, Ship: 2, Lives: 3, Score: 100}}}
 		sm, bm := shipM, bossM
 		sm.T0, bm.T0 = tick, tick
-		ents := []wire.Entity2{wire.MakeEntity2(2, wire.KindPlayerShip, &sm, wire.Anim{})}
+		ents := []wire2.Entity{wire2.MakeEntity(2, wire.KindPlayerShip, &sm, wire.Anim{})}
 		if withBoss {
-			ents = append(ents, wire.MakeEntity2(boss, wire.KindBoss, &bm, wire.Anim{}))
+			ents = append(ents, wire2.MakeEntity(boss, wire.KindBoss, &bm, wire.Anim{}))
 		}
 		for _, p := range enc.Encode(tick, players, nil, nil, 0, ents) {
 			rep.Records = append(rep.Records, replay.Record{Kind: replay.KindSnapshot, At: d, Payload: append([]byte(nil), p...)})

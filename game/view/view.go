@@ -364,7 +364,7 @@ func (v *View) input(actions uint8, t float64, now time.Time) {
 	if v.src2 == nil {
 		actions &= wire.ActionsMask
 	} else {
-		actions &= wire.ActionsMask2
+		actions &= wire.ActionsMaskStage
 	}
 	prev := v.actions
 	v.actions = actions

@@ -7,6 +7,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // codec is the protocol of the evil server's session, picked once at its
@@ -19,9 +20,9 @@ type codec interface {
 	// loginAccepted returns the LoginAccepted frame of acc.
 	loginAccepted(acc *wire.Message) []byte
 	// parseHeader checks a datagram from the client (6.1, 7.2).
-	parseHeader(b []byte) (wire.Header2, []byte, error)
+	parseHeader(b []byte) (wire2.Header, []byte, error)
 	// accept records a valid datagram in the link (5.1, 7.2).
-	accept(l *link.Link, h wire.Header2, size int, now time.Time)
+	accept(l *link.Link, h wire2.Header, size int, now time.Time)
 	// bindCookie reports whether the Bind payload p may bind; if not, it
 	// has sent what the version answers (v2: a Challenge, 7.3). s.mu is
 	// held.
@@ -51,12 +52,12 @@ func (codec1) newLink(s *Server, now time.Time) *link.Link {
 
 func (codec1) loginAccepted(acc *wire.Message) []byte { return wire.AppendMessage(nil, acc) }
 
-func (codec1) parseHeader(b []byte) (h wire.Header2, p []byte, err error) {
+func (codec1) parseHeader(b []byte) (h wire2.Header, p []byte, err error) {
 	h.Header, p, err = wire.ParseHeader(b, wire.ToServer)
 	return h, p, err
 }
 
-func (codec1) accept(l *link.Link, h wire.Header2, size int, now time.Time) {
+func (codec1) accept(l *link.Link, h wire2.Header, size int, now time.Time) {
 	l.Accept(h.Header, size, now)
 }
 
@@ -95,19 +96,19 @@ func (codec2) loginAccepted(acc *wire.Message) []byte {
 	acc.Ext = wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: wire.TickRate,
 		SnapshotTicks: wire.SnapshotTicks, BlinkTicks: 8}
 	acc.Revision, acc.Mode = wire.Revision, wire.ModeClassic
-	return wire.AppendMessage2(nil, acc)
+	return wire2.AppendMessage(nil, acc)
 }
 
-func (codec2) parseHeader(b []byte) (wire.Header2, []byte, error) {
-	return wire.ParseHeader2(b, wire.ToServer)
+func (codec2) parseHeader(b []byte) (wire2.Header, []byte, error) {
+	return wire2.ParseHeader(b, wire.ToServer)
 }
 
-func (codec2) accept(l *link.Link, h wire.Header2, size int, now time.Time) { l.Accept2(h, size, now) }
+func (codec2) accept(l *link.Link, h wire2.Header, size int, now time.Time) { l.Accept2(h, size, now) }
 
 // bindCookie: a Bind without the server's cookie gets a Challenge, not
 // recorded (7.3).
 func (codec2) bindCookie(s *Server, p []byte, from *net.UDPAddr, now time.Time) bool {
-	bd, err := wire.ParseBind2(p)
+	bd, err := wire2.ParseBind(p)
 	if err != nil {
 		return false
 	}
@@ -124,7 +125,7 @@ func (codec2) sendSnapshot(s *Server, tick uint32, entities []wire.Entity, now t
 	s.sendSnapshot2Locked(tick, entities, now)
 }
 
-func (codec2) eventSizes() (int, int) { return wire.HeaderSize2, wire.FrameOverhead2 }
+func (codec2) eventSizes() (int, int) { return wire2.HeaderSize, wire2.FrameOverhead }
 
 // appendEvent: a Spawn without a motion gets a Linear one from its
 // position (7.6).
@@ -132,12 +133,12 @@ func (codec2) appendEvent(dst []byte, e wire.Event) []byte {
 	if e.Type == wire.EventSpawn && e.Motion == (wire.Motion{}) {
 		e.Motion = wire.Linear(e.Tick, float64(e.X), float64(e.Y), float64(e.VX), float64(e.VY))
 	}
-	return wire.AppendEvent2(dst, &e)
+	return wire2.AppendEvent(dst, &e)
 }
 
 func (codec2) appendFrame(s *Server, dst, ev []byte) []byte {
 	s.evID2++
-	return wire.AppendEventFrame2(dst, s.evID2-1, ev)
+	return wire2.AppendEventFrame(dst, s.evID2-1, ev)
 }
 
 func (codec2) tickFlood(s *Server, ctx context.Context, datagrams, perDatagram, rate int) (int, error) {

@@ -25,6 +25,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Config is a Server's configuration.
@@ -79,9 +80,9 @@ type Server struct {
 	codec codec
 	// A v2 session's (Config.Version2 and a version 2 login).
 	hist2    link.History2
-	enc2     wire.Snapshot2Encoder
-	ents2    []wire.Entity2
-	players2 []wire.Player2
+	enc2     wire2.SnapshotEncoder
+	ents2    []wire2.Entity
+	players2 []wire2.Player
 	evID2    uint32 // next v2 event id
 
 	bound chan struct{}
@@ -206,7 +207,7 @@ func (s *Server) readLoop() {
 
 // cookie is the evil server's cookie (7.3): always the same, a hostile
 // server proves nothing.
-var cookie = wire.Cookie{0xC0, 0x0C, 0x1E, 5, 4, 3, 2, 1}
+var cookie = wire2.Cookie{0xC0, 0x0C, 0x1E, 5, 4, 3, 2, 1}
 
 func (s *Server) handle(b []byte, from *net.UDPAddr) {
 	now := time.Now()
@@ -349,20 +350,20 @@ func (s *Server) sendSnapshot1Locked(tick uint32, entities []wire.Entity, now ti
 
 // toV2 appends the v2 form of entities at tick (7.5): each a Linear motion
 // from its position at tick, at its velocity; a ship's players record.
-func toV2(dst []wire.Entity2, entities []wire.Entity, tick uint32) []wire.Entity2 {
+func toV2(dst []wire2.Entity, entities []wire.Entity, tick uint32) []wire2.Entity {
 	for i := range entities {
 		e := &entities[i]
 		m := wire.Linear(tick, float64(e.X()), float64(e.Y()), float64(e.VX()), float64(e.VY()))
-		dst = append(dst, wire.MakeEntity2(e.ID, e.Kind, &m, wire.Anim{Frame0: e.Frame()}))
+		dst = append(dst, wire2.MakeEntity(e.ID, e.Kind, &m, wire.Anim{Frame0: e.Frame()}))
 	}
 	return dst
 }
 
 // players2 returns the v2 player records of the world.
-func (s *Server) players2Locked() []wire.Player2 {
+func (s *Server) players2Locked() []wire2.Player {
 	s.players2 = s.players2[:0]
 	for _, p := range s.players {
-		s.players2 = append(s.players2, wire.Player2{PlayerState: p})
+		s.players2 = append(s.players2, wire2.Player{PlayerState: p})
 	}
 	return s.players2
 }
@@ -377,11 +378,11 @@ func (s *Server) sendSnapshot2Locked(tick uint32, entities []wire.Entity, now ti
 
 // encode2Locked sends the v2 snapshot of tick with ents against base (nil:
 // full).
-func (s *Server) encode2Locked(tick uint32, ents []wire.Entity2, base *wire.Frame2, now time.Time) {
+func (s *Server) encode2Locked(tick uint32, ents []wire2.Entity, base *wire2.Frame, now time.Time) {
 	if base != nil && base.Tick >= tick {
 		base = nil
 	}
-	cur := wire.Frame2{Tick: tick, Players: s.players2Locked(), Entities: ents}
+	cur := wire2.Frame{Tick: tick, Players: s.players2Locked(), Entities: ents}
 	payloads := s.enc2.EncodeFrame(&cur, base)
 	s.hist2.Add(tick, cur.Players, ents)
 	for _, p := range payloads {
@@ -591,7 +592,7 @@ func (s *Server) tickFlood1(ctx context.Context, datagrams, perDatagram, rate in
 
 // tickFlood2 is TickFlood in a v2 session.
 func (s *Server) tickFlood2(ctx context.Context, datagrams, perDatagram, rate int) (int, error) {
-	var base wire.Frame2
+	var base wire2.Frame
 	for {
 		s.mu.Lock()
 		b := s.hist2.Baseline()
@@ -616,8 +617,8 @@ func (s *Server) tickFlood2(ctx context.Context, datagrams, perDatagram, rate in
 	tick := max(s.tickLocked(time.Now()), base.Tick+1, s.lastTick+1) // as in TickFlood
 	s.mu.Unlock()
 	next := uint32(200_000)
-	var cur wire.Frame2
-	var enc wire.Snapshot2Encoder
+	var cur wire2.Frame
+	var enc wire2.SnapshotEncoder
 	m := wire.Stationary(tick, 640, 360)
 	sent := s.pace(ctx, rate, datagrams, func(k int) {
 		s.mu.Lock()
@@ -626,10 +627,10 @@ func (s *Server) tickFlood2(ctx context.Context, datagrams, perDatagram, rate in
 		for range k {
 			cur.Set(tick, s.players2Locked(), base.Entities)
 			for range perDatagram {
-				cur.Entities = append(cur.Entities, wire.MakeEntity2(next, wire.KindBydosSlave, &m, wire.Anim{}))
+				cur.Entities = append(cur.Entities, wire2.MakeEntity(next, wire.KindBydosSlave, &m, wire.Anim{}))
 				next++
 			}
-			slices.SortFunc(cur.Entities, func(a, b wire.Entity2) int { return cmpOrder(a.ID, b.ID) })
+			slices.SortFunc(cur.Entities, func(a, b wire2.Entity) int { return cmpOrder(a.ID, b.ID) })
 			for _, p := range enc.EncodeFrame(&cur, &base) {
 				s.buf = s.link.AppendSnapshot(s.buf[:0], p, tick, now)
 				s.sendLocked(s.buf)

@@ -4,6 +4,7 @@ import (
 	"net"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // login reads the LoginRequest on c and returns the session's codec, or
@@ -17,7 +18,7 @@ func (s *Server) login(c net.Conn, fr *wire.FrameReader) (codec, bool) {
 	}
 	parse := wire.ParseMessage
 	if f[1] == wire.Version2 {
-		parse = wire.ParseMessage2 // the revision, mode and flags follow the name
+		parse = wire2.ParseMessage // the revision, mode and flags follow the name
 	}
 	m, err := parse(f)
 	if err != nil || m.Type != wire.MsgLoginRequest {

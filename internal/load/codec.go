@@ -5,6 +5,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // lcodec is the protocol of a light load's sessions, picked once from
@@ -17,9 +18,9 @@ type lcodec interface {
 	newLink(session uint32, f wire.Features, now time.Time) *link.Link
 	// parseHeader checks a datagram from the server (6.1, 7.2); a v1
 	// header has the v2 fields zero.
-	parseHeader(b []byte) (wire.Header2, []byte, error)
+	parseHeader(b []byte) (wire2.Header, []byte, error)
 	// accept records a valid datagram in the link (5.1, 7.2).
-	accept(l *link.Link, h wire.Header2, size int, now time.Time)
+	accept(l *link.Link, h wire2.Header, size int, now time.Time)
 	// receiveEvents takes the new events of an Event payload or a
 	// snapshot's tail (5.3, 7.7) and returns how many.
 	receiveEvents(ss *lsess, p []byte) (int, error)
@@ -44,12 +45,12 @@ func (lcodec1) newLink(session uint32, _ wire.Features, now time.Time) *link.Lin
 	return link.New(session, now)
 }
 
-func (lcodec1) parseHeader(b []byte) (h wire.Header2, p []byte, err error) {
+func (lcodec1) parseHeader(b []byte) (h wire2.Header, p []byte, err error) {
 	h.Header, p, err = wire.ParseHeader(b, wire.ToClient)
 	return h, p, err
 }
 
-func (lcodec1) accept(l *link.Link, h wire.Header2, size int, now time.Time) {
+func (lcodec1) accept(l *link.Link, h wire2.Header, size int, now time.Time) {
 	l.Accept(h.Header, size, now)
 }
 
@@ -72,11 +73,11 @@ func (lcodec2) newLink(session uint32, f wire.Features, now time.Time) *link.Lin
 	return l
 }
 
-func (lcodec2) parseHeader(b []byte) (wire.Header2, []byte, error) {
-	return wire.ParseHeader2(b, wire.ToClient)
+func (lcodec2) parseHeader(b []byte) (wire2.Header, []byte, error) {
+	return wire2.ParseHeader(b, wire.ToClient)
 }
 
-func (lcodec2) accept(l *link.Link, h wire.Header2, size int, now time.Time) {
+func (lcodec2) accept(l *link.Link, h wire2.Header, size int, now time.Time) {
 	l.Accept2(h, size, now)
 }
 
@@ -93,7 +94,7 @@ func (lcodec2) cookies() bool { return true }
 func (lcodec2) input(dst []byte, ss *lsess, act uint8) []byte {
 	copy(ss.actions[1:], ss.actions[:])
 	ss.actions[0] = act
-	in := wire.Input2{Step: ss.step, Count: int(min(ss.step+1, wire.MaxInputActions2)), Actions: ss.actions}
+	in := wire2.Input{Step: ss.step, Count: int(min(ss.step+1, wire2.MaxInputActions)), Actions: ss.actions}
 	ss.step++
-	return wire.AppendInput2(dst, &in)
+	return wire2.AppendInput(dst, &in)
 }

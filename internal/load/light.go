@@ -12,6 +12,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // The light clients: a session is a few hundred bytes of state (its
@@ -61,14 +62,14 @@ type lsess struct {
 	g        *group
 
 	bound     bool
-	cookie    wire.Cookie
+	cookie    wire2.Cookie
 	hasCookie bool
 	answer    bool // a Challenge to answer at once
 	ackNow    bool // an Event datagram accepted since the last datagram sent
 	sendNext  bool // in the group's list of sessions to send to at once
 
 	step    uint32
-	actions [wire.MaxInputActions2]uint8 // newest first
+	actions [wire2.MaxInputActions]uint8 // newest first
 	play    play
 
 	lastIn            time.Time
@@ -82,7 +83,7 @@ type lsess struct {
 	done              bool
 	err               error
 	frames            []wire.EventFrame
-	frames2           []wire.EventFrame2
+	frames2           []wire2.EventFrame
 }
 
 type lcount struct {
@@ -104,7 +105,7 @@ type group struct {
 	list []*lsess
 	now  []*lsess       // sessions with a datagram to send at once
 	bufs [batch][]byte  // the datagrams of one write, reused
-	snap wire.Snapshot2 // scratch of a v2 snapshot's decoding (7.8)
+	snap wire2.Snapshot // scratch of a v2 snapshot's decoding (7.8)
 	out  [][]byte       // the datagrams queued
 
 	// polled: the socket is read by drive at each tick, not by a
@@ -396,7 +397,7 @@ func (l *light) receive(g *group, b []byte, now time.Time) {
 			return
 		}
 	case wire.TypeChallenge:
-		c, err := wire.ParseChallenge(p)
+		c, err := wire2.ParseChallenge(p)
 		if err != nil {
 			return
 		}
@@ -469,7 +470,7 @@ func (g *group) flush() {
 // queueBind queues a Bind of ss: its token, and in v2 the cookie of its
 // last Challenge (3.4, 7.3).
 func (l *light) queueBind(g *group, ss *lsess, now time.Time) {
-	var payload [wire.TokenSize + wire.CookieSize]byte
+	var payload [wire.TokenSize + wire2.CookieSize]byte
 	n := copy(payload[:], ss.token[:])
 	if ss.hasCookie && l.codec.cookies() {
 		n += copy(payload[n:], ss.cookie[:])

@@ -11,6 +11,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server"
 	"rtype/sim"
 )
@@ -31,8 +32,8 @@ type typeRelay struct {
 	up     *net.UDPConn
 	trace  []relayed
 	ids    map[uint32]int // the event ids of the server's Event datagrams: how many times each came
-	frames []wire.EventFrame2
-	snap   wire.Snapshot2
+	frames []wire2.EventFrame
+	snap   wire2.Snapshot
 }
 
 // relayed is one datagram relayed: its type and whether it came from the
@@ -108,15 +109,15 @@ func (r *typeRelay) fromServer() {
 		r.mu.Lock()
 		to := r.client
 		if n >= 6 && wire.Type(buf[5]) == wire.TypeEvent {
-			if _, p, err := wire.ParseHeader2(buf[:n], wire.ToClient); err == nil {
-				r.frames, _ = wire.ParseEventFrames2(p, r.frames[:0])
+			if _, p, err := wire2.ParseHeader(buf[:n], wire.ToClient); err == nil {
+				r.frames, _ = wire2.ParseEventFrames(p, r.frames[:0])
 				r.count(wire.TypeEvent)
 			}
 		}
 		if n >= 6 && wire.Type(buf[5]) == wire.TypeSnapshot {
-			if _, p, err := wire.ParseHeader2(buf[:n], wire.ToClient); err == nil {
+			if _, p, err := wire2.ParseHeader(buf[:n], wire.ToClient); err == nil {
 				if tail, err := r.snap.DecodeTail(p); err == nil && tail[0] > 0 {
-					r.frames = wire.TailFrames(tail, r.frames[:0])
+					r.frames = wire2.TailFrames(tail, r.frames[:0])
 					r.count(wire.TypeSnapshot)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Chat (PROTOCOL.md 7.13): a v2 session sends lines with SendChat and
@@ -75,7 +76,7 @@ func (c *Client) SendChat(text string) error {
 	if c.ended() {
 		return c.Err()
 	}
-	frame := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: text})
+	frame := wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChat, Text: text})
 	select {
 	case c.chatOut <- frame:
 		return nil

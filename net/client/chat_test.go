@@ -10,6 +10,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server"
 )
 
@@ -115,7 +116,7 @@ func TestChatFromAHostileServer(t *testing.T) {
 	s.TCP(flood)
 	s.TCP(line(2, "Evil\u202e\x00name", "\x1b[2J\u202eowned\u200b \t "+strings.Repeat("y", 300)))
 	s.TCP(line(3, "Empty", "\u200b\x00"))                                                         // left empty: ignored
-	s.TCP(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChatRefused, Reason: 0, Wait: 9})) // generic
+	s.TCP(wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChatRefused, Reason: 0, Wait: 9})) // generic
 	testutil.WaitFor(t, testutil.Wait, "the refusal", func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()

@@ -22,6 +22,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Defaults of Config.
@@ -246,9 +247,9 @@ type Client struct {
 	rb2      link.Rebuilder2
 	world    *World
 	snap     wire.Snapshot
-	snap2    wire.Snapshot2
+	snap2    wire2.Snapshot
 	frames   []wire.EventFrame
-	frames2  []wire.EventFrame2
+	frames2  []wire2.EventFrame
 	cookie   cookie // of the last Challenge to the bound socket (7.3)
 	pending  []wire.Event
 	actions  uint8
@@ -638,7 +639,7 @@ func (c *Client) cookieOf(conn net.Conn) *cookie {
 // (3.4), and in v2 the cookie of the last Challenge that socket received
 // (7.3). c.mu must be held.
 func (c *Client) appendBind(dst []byte, conn net.Conn, now time.Time) []byte {
-	var payload [wire.TokenSize + wire.CookieSize]byte
+	var payload [wire.TokenSize + wire2.CookieSize]byte
 	n := copy(payload[:], c.token[:])
 	if k := c.cookieOf(conn); k != nil && k.has && c.codec.cookies() {
 		n += copy(payload[n:], k.c[:])
@@ -744,10 +745,10 @@ func (c *Client) checkTick(tick uint32, now time.Time) error {
 
 // parseHeader checks a datagram's header with the rules of the session's
 // version (6.1, 7.10); a v1 header has AckDelay 0.
-func (c *Client) parseHeader(b []byte) (wire.Header2, []byte, error) { return c.codec.parseHeader(b) }
+func (c *Client) parseHeader(b []byte) (wire2.Header, []byte, error) { return c.codec.parseHeader(b) }
 
 // accept records a valid datagram in the link (5.1, 7.2).
-func (c *Client) accept(h wire.Header2, size int, now time.Time) {
+func (c *Client) accept(h wire2.Header, size int, now time.Time) {
 	c.codec.accept(c.link, h, size, now)
 	if c.cfg.Tap != nil {
 		if rtt, ok := c.link.RTT(); ok && rtt != c.tapRTT {
@@ -759,7 +760,7 @@ func (c *Client) accept(h wire.Header2, size int, now time.Time) {
 
 // receiveLocked processes a datagram of the session that is not a
 // duplicate.
-func (c *Client) receiveLocked(udp net.Conn, h wire.Header2, p []byte, size int, now time.Time) {
+func (c *Client) receiveLocked(udp net.Conn, h wire2.Header, p []byte, size int, now time.Time) {
 	switch h.Type {
 	case wire.TypeAccept:
 		a, err := wire.ParseAccept(p)
@@ -826,7 +827,7 @@ func (c *Client) receiveLocked(udp net.Conn, h wire.Header2, p []byte, size int,
 		}
 		c.ackDue, c.eventAck = true, true
 	case wire.TypeChallenge: // v2 only (ParseHeader2)
-		ck, err := wire.ParseChallenge(p)
+		ck, err := wire2.ParseChallenge(p)
 		if err != nil {
 			c.dropped++
 			return

@@ -7,6 +7,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // codec is what the session's protocol version changes in the client's
@@ -18,9 +19,9 @@ import (
 type codec interface {
 	// parseHeader checks a datagram's header by the version's rules
 	// (6.1, 7.10); a v1 header has the v2 fields zero.
-	parseHeader(b []byte) (wire.Header2, []byte, error)
+	parseHeader(b []byte) (wire2.Header, []byte, error)
 	// accept records a valid datagram in the link (5.1, 7.2).
-	accept(l *link.Link, h wire.Header2, size int, now time.Time)
+	accept(l *link.Link, h wire2.Header, size int, now time.Time)
 	// snapshot applies a Snapshot payload: its tick, the age of its
 	// baseline, and false when the datagram is dropped.
 	snapshot(c *Client, p []byte, now time.Time) (tick, baseAge uint32, ok bool)
@@ -67,12 +68,12 @@ func codecOf(version uint8) codec {
 // 4).
 type codec1 struct{}
 
-func (codec1) parseHeader(b []byte) (wire.Header2, []byte, error) {
+func (codec1) parseHeader(b []byte) (wire2.Header, []byte, error) {
 	h, p, err := wire.ParseHeader(b, wire.ToClient)
-	return wire.Header2{Header: h}, p, err
+	return wire2.Header{Header: h}, p, err
 }
 
-func (codec1) accept(l *link.Link, h wire.Header2, size int, now time.Time) {
+func (codec1) accept(l *link.Link, h wire2.Header, size int, now time.Time) {
 	l.Accept(h.Header, size, now)
 }
 
@@ -130,11 +131,11 @@ func (codec1) mismatch() string { return "the server speaks another version of t
 // codec2 is the codec of version 2 sessions (Part II).
 type codec2 struct{}
 
-func (codec2) parseHeader(b []byte) (wire.Header2, []byte, error) {
-	return wire.ParseHeader2(b, wire.ToClient)
+func (codec2) parseHeader(b []byte) (wire2.Header, []byte, error) {
+	return wire2.ParseHeader(b, wire.ToClient)
 }
 
-func (codec2) accept(l *link.Link, h wire.Header2, size int, now time.Time) { l.Accept2(h, size, now) }
+func (codec2) accept(l *link.Link, h wire2.Header, size int, now time.Time) { l.Accept2(h, size, now) }
 
 func (codec2) snapshot(c *Client, p []byte, now time.Time) (uint32, uint32, bool) {
 	return c.snapshot2(p, now)
@@ -153,7 +154,7 @@ func (codec2) newLink(session uint32, now time.Time) *link.Link { return link.Ne
 
 func (codec2) newWorld() *World { return NewWorld2() }
 
-func (codec2) parseEvent(data []byte, ev *wire.Event) error { return wire.ParseEvent2(data, ev) }
+func (codec2) parseEvent(data []byte, ev *wire.Event) error { return wire2.ParseEvent(data, ev) }
 
 func (codec2) feedSnapshot(f *Feed, p []byte, at time.Time) error {
 	if err := f.snap2.Decode(p); err != nil {
@@ -184,7 +185,7 @@ func (codec2) readMessage(fr *wire.FrameReader, side func(b []byte) (bool, error
 				continue
 			}
 		}
-		m, err := wire.ParseMessage2(b)
+		m, err := wire2.ParseMessage(b)
 		if errors.Is(err, wire.ErrUnknownMessage) && skipped < maxSkipped {
 			continue
 		}
@@ -203,7 +204,7 @@ func (codec2) loginRequest(cfg *Config) []byte {
 	if cfg.Spectate {
 		lr.Flags, lr.Code = wire.LoginSpectate, cfg.Room
 	}
-	return wire.AppendMessage2(nil, &lr)
+	return wire2.AppendMessage(nil, &lr)
 }
 
 func (codec2) mismatch() string {

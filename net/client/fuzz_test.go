@@ -7,6 +7,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // FuzzWorld applies events and snapshot records a hostile server could
@@ -74,13 +75,13 @@ func FuzzWorld(f *testing.F) {
 // motion's at its tick.
 func FuzzWorld2(f *testing.F) {
 	bydos := wire.Sine(612, 1300, 200, -120, 40, 120, math.Pi/2)
-	spawn := wire.AppendEvent2(nil, &wire.Event{Type: wire.EventSpawn, Tick: 612, ID: 5, Kind: wire.KindBydosSlave, Owner: wire.NoPlayer,
+	spawn := wire2.AppendEvent(nil, &wire.Event{Type: wire.EventSpawn, Tick: 612, ID: 5, Kind: wire.KindBydosSlave, Owner: wire.NoPlayer,
 		Motion: bydos, Anim: wire.Anim{Ticks: 6, Count: 8}})
 	missile := wire.Linear(617, 154.25, 175.75, 900, 0)
-	shot := wire.AppendEvent2(nil, &wire.Event{Type: wire.EventSpawn, Tick: 617, ID: 9, Kind: wire.KindPlayerMissile, Owner: 0, Motion: missile})
-	destroy := wire.AppendEvent2(nil, &wire.Event{Type: wire.EventDestroy, Tick: 650, ID: 5, Reason: wire.DestroyKilled, X: 900, Y: 240})
-	joined := wire.AppendEvent2(nil, &wire.Event{Type: wire.EventPlayerJoined, Tick: 1, Player: 0, Name: "\u202eEvil\nName"})
-	reserved := wire.AppendEvent2(nil, &wire.Event{Type: wire.EventSpawn, Tick: 613, ID: 6, Kind: wire.KindBydosSlave, Owner: wire.NoPlayer,
+	shot := wire2.AppendEvent(nil, &wire.Event{Type: wire.EventSpawn, Tick: 617, ID: 9, Kind: wire.KindPlayerMissile, Owner: 0, Motion: missile})
+	destroy := wire2.AppendEvent(nil, &wire.Event{Type: wire.EventDestroy, Tick: 650, ID: 5, Reason: wire.DestroyKilled, X: 900, Y: 240})
+	joined := wire2.AppendEvent(nil, &wire.Event{Type: wire.EventPlayerJoined, Tick: 1, Player: 0, Name: "\u202eEvil\nName"})
+	reserved := wire2.AppendEvent(nil, &wire.Event{Type: wire.EventSpawn, Tick: 613, ID: 6, Kind: wire.KindBydosSlave, Owner: wire.NoPlayer,
 		Motion: wire.Motion{Model: 9, T0: 600, X0: 100}})
 	frame := func(b []byte) []byte { return append([]byte{byte(len(b))}, b...) }
 	var seed []byte
@@ -101,21 +102,21 @@ func FuzzWorld2(f *testing.F) {
 				break
 			}
 			var ev wire.Event
-			if wire.ParseEvent2(events[:n], &ev) == nil {
+			if wire2.ParseEvent(events[:n], &ev) == nil {
 				w.ApplyEvent(&ev)
 			}
 			events = events[n:]
 			if len(records) >= 15 {
 				r := link.Rebuilt2{}
 				r.Tick = uint32(records[0]) * 3
-				r.Players = []wire.Player2{{PlayerState: wire.PlayerState{Player: records[1] & 3, HasShip: true, Ship: 9}, HasStep: true, LastStep: uint32(records[2])}}
+				r.Players = []wire2.Player{{PlayerState: wire.PlayerState{Player: records[1] & 3, HasShip: true, Ship: 9}, HasStep: true, LastStep: uint32(records[2])}}
 				records = records[1:]
 				for len(records) >= 14 {
 					b := records
 					m := wire.Motion{Model: wire.Model(b[3] & 15), T0: r.Tick - min(r.Tick, uint32(b[4])),
 						X0: int16(uint16(b[5]) | uint16(b[6])<<8), Y0: int16(uint16(b[7]) | uint16(b[8])<<8),
 						VX: int16(int8(b[9])) * 16, VY: int16(int8(b[10])) * 16, Amp: uint16(b[11]) * 8, Period: uint16(b[12]), Phase: uint16(b[13]) << 8}
-					r.Entities = append(r.Entities, wire.MakeEntity2(uint32(b[0])|uint32(b[1])<<24, b[2]&7, &m, wire.Anim{Frame0: b[11], Ticks: b[12] & 15, Count: b[13] & 15}))
+					r.Entities = append(r.Entities, wire2.MakeEntity(uint32(b[0])|uint32(b[1])<<24, b[2]&7, &m, wire.Anim{Frame0: b[11], Ticks: b[12] & 15, Count: b[13] & 15}))
 					records = records[14:]
 				}
 				w.ApplySnapshot2(&r, time.Time{})
@@ -179,7 +180,7 @@ func stageSeed21() []byte {
 		{Type: wire.EventArms, Tick: 614, Player: 0},
 		{Type: wire.EventArms, Tick: 615, Player: 4},
 	} {
-		b := wire.AppendEvent2(nil, &ev)
+		b := wire2.AppendEvent(nil, &ev)
 		seed = append(append(seed, byte(len(b))), b...)
 	}
 	return seed

@@ -9,6 +9,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // TestSpectateNeedsV2: a spectator never plays by mistake. A v1-only
@@ -43,16 +44,16 @@ func TestSpectateNeedsV2(t *testing.T) {
 		if err != nil {
 			return
 		}
-		m, _ := wire.ParseMessage2(f)
+		m, _ := wire2.ParseMessage(f)
 		got <- m
 		// A server that ignores the flag: a player's LoginAccepted.
 		acc := wire.Message{Type: wire.MsgLoginAccepted, Player: 0, Session: 7, Tick: 1, Revision: wire.Revision, Mode: wire.ModeStage,
 			Ext: wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}}
-		c.Write(wire.AppendMessage2(nil, &acc))
+		c.Write(wire2.AppendMessage(nil, &acc))
 		c.SetReadDeadline(time.Now().Add(testutil.Wait))
 		f, err = fr.ReadFrame()
 		if err == nil {
-			m, _ = wire.ParseMessage2(f)
+			m, _ = wire2.ParseMessage(f)
 			got <- m
 		}
 	}()

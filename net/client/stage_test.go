@@ -11,6 +11,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server"
 	"rtype/vocab"
 )
@@ -74,7 +75,7 @@ func TestModeOfTheServer(t *testing.T) {
 // nor Stage is a protocol error (7.12).
 func TestBadModeAccepted(t *testing.T) {
 	for _, mode := range []uint8{wire.ModeAny, 3, 255} {
-		acc := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginAccepted, Session: 7, Revision: wire.Revision, Mode: wire.ModeStage,
+		acc := wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginAccepted, Session: 7, Revision: wire.Revision, Mode: wire.ModeStage,
 			Ext: wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}})
 		acc[len(acc)-2] = mode // the revision is last
 		cfg := evilV2()
@@ -87,7 +88,7 @@ func TestBadModeAccepted(t *testing.T) {
 	}
 	// A LoginAccepted without the revision, or without mode and
 	// revision (L = 30 or 29), or of revision 3, is malformed too.
-	acc := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginAccepted, Session: 7, Revision: wire.Revision, Mode: wire.ModeStage,
+	acc := wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginAccepted, Session: 7, Revision: wire.Revision, Mode: wire.ModeStage,
 		Ext: wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}})
 	old := bytes.Clone(acc)
 	old[len(old)-1] = 3

@@ -11,6 +11,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // 7.8: a player in a busy game gets its events in the tails of its
@@ -153,14 +154,14 @@ func TestTailWithoutBaseline(t *testing.T) {
 	order = order[:0]
 	mu.Unlock()
 
-	players := []wire.Player2{{PlayerState: wire.PlayerState{Player: 0, HasShip: true, Ship: 1, Lives: 3}}}
+	players := []wire2.Player{{PlayerState: wire.PlayerState{Player: 0, HasShip: true, Ship: 1, Lives: 3}}}
 	m := wire.Linear(newest+2, 120, 360, 900, 0)
 	spawn := wire.Event{Type: wire.EventSpawn, Tick: newest + 2, ID: 0x500, Kind: wire.KindPlayerMissile, Owner: 0, Motion: m}
-	tail := wire.AppendEventFrame2([]byte{1}, 1000, wire.AppendEvent2(nil, &spawn))
-	ents := []wire.Entity2{wire.MakeEntity2(0x500, wire.KindPlayerMissile, &m, wire.Anim{})}
-	var enc wire.Snapshot2Encoder
+	tail := wire2.AppendEventFrame([]byte{1}, 1000, wire2.AppendEvent(nil, &spawn))
+	ents := []wire2.Entity{wire2.MakeEntity(0x500, wire.KindPlayerMissile, &m, wire.Anim{})}
+	var enc wire2.SnapshotEncoder
 	// Against the snapshot of tick newest+1, which the client never got.
-	p := enc.Encode(newest+3, players, players, []wire.Entity2{}, newest+1, ents)
+	p := enc.Encode(newest+3, players, players, []wire2.Entity{}, newest+1, ents)
 	delivered := c.Stats().Link.EventsDelivered
 	s.Datagram(wire.TypeSnapshot, append(slices.Clone(p[0]), tail...))
 	// A full snapshot without events after it: applied, and the event

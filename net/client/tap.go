@@ -6,6 +6,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Tap is told what a Client accepted, in the order it applied it, with
@@ -85,7 +86,7 @@ type Feed struct {
 	rb      link.Rebuilder
 	rb2     link.Rebuilder2
 	snap    wire.Snapshot
-	snap2   wire.Snapshot2
+	snap2   wire2.Snapshot
 	pending []wire.Event
 	steps   steps
 	rtt     time.Duration

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // sessionMode returns the mode of the game a LoginAccepted of a session
@@ -20,12 +21,12 @@ func sessionMode(f wire.Features, acc *wire.Message) uint8 {
 // cookie is the cookie of the last Challenge a socket received (7.3), and
 // whether a Bind carrying it is to go out at once.
 type cookie struct {
-	c      wire.Cookie
+	c      wire2.Cookie
 	has    bool
 	answer bool
 }
 
-func (k *cookie) set(c wire.Cookie) { k.c, k.has, k.answer = c, true, true }
+func (k *cookie) set(c wire2.Cookie) { k.c, k.has, k.answer = c, true, true }
 
 // StepsKept is how many input steps a client keeps (v2, 7.4): 2 s at 60 a
 // second, more than a snapshot's last_step lags behind the newest step.
@@ -77,11 +78,11 @@ func (c *Client) nextStep(now time.Time) []byte {
 	if c.cfg.Tap != nil {
 		c.cfg.Tap.Step(st)
 	}
-	in := wire.Input2{Step: st.Step, Count: int(min(st.Step+1, wire.MaxInputActions2))}
+	in := wire2.Input{Step: st.Step, Count: int(min(st.Step+1, wire2.MaxInputActions))}
 	for i := 0; i < in.Count; i++ {
 		in.Actions[i] = c.steps.ring[(st.Step-uint32(i))%StepsKept].Actions
 	}
-	c.input2 = wire.AppendInput2(c.input2[:0], &in)
+	c.input2 = wire2.AppendInput(c.input2[:0], &in)
 	return c.input2
 }
 

@@ -12,6 +12,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server"
 	"rtype/sim"
 )
@@ -208,8 +209,8 @@ func TestInput2Steps(t *testing.T) {
 	for k := 0; k < 12; k++ {
 		c.actions = uint8(k) & wire.ActionsMask
 		last = c.nextStep(now)
-		var in wire.Input2
-		if err := wire.ParseInput2(last, &in); err != nil {
+		var in wire2.Input
+		if err := wire2.ParseInput(last, &in); err != nil {
 			t.Fatalf("step %d: %v", k, err)
 		}
 		if in.Step != uint32(k) || in.Count != min(k+1, 8) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Accept walks only the ack_bits a previous header did not carry; the
@@ -42,7 +43,7 @@ func TestAcceptSkipsSeenAckBits(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				bits = 0xFFFFFFFF
 			}
-			h := wire.Header2{Header: peerHeader(wire.TypeAck, uint16(i), ack, bits)}
+			h := wire2.Header{Header: peerHeader(wire.TypeAck, uint16(i), ack, bits)}
 			fast.Accept2(h, 20, now)
 			walk.peerAckHas = false // walk all 32 bits, as before
 			walk.Accept2(h, 20, now)

@@ -9,6 +9,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/sim"
 )
 
@@ -18,8 +19,8 @@ type busyState struct {
 	tick uint32
 	e1   []wire.Entity
 	p1   []wire.PlayerState
-	e2   []wire.Entity2
-	p2   []wire.Player2
+	e2   []wire2.Entity
+	p2   []wire2.Player
 }
 
 // busyStates plays a four-player game and records every third tick after
@@ -52,7 +53,7 @@ func busyStates(n int) []busyState {
 		if w.Tick()%wire.SnapshotTicks == 0 && w.Tick() > 600 {
 			out = append(out, busyState{tick: w.Tick(),
 				e1: wire.AppendEntities(nil, w.Tick(), w.AppendEntities(nil)), p1: wire.AppendPlayers(nil, w.AppendPlayers(nil)),
-				e2: wire.AppendEntities2(nil, w.AppendEntities(nil)), p2: wire.AppendPlayers2(nil, w.AppendPlayers(nil))})
+				e2: wire2.AppendEntities(nil, w.AppendEntities(nil)), p2: wire2.AppendPlayers(nil, w.AppendPlayers(nil))})
 			ents += len(out[len(out)-1].e1)
 		}
 	}
@@ -106,9 +107,9 @@ func (b *senderBench) step() {
 		b.bytes += len(d)
 	}
 	b.sent += len(ds)
-	h := wire.Header2{Header: wire.Header{Type: wire.TypeAck, Seq: b.peer, Ack: b.l.next - 1, AckBits: 0xFFFFFFFF, Session: testSession}}
+	h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: b.peer, Ack: b.l.next - 1, AckBits: 0xFFFFFFFF, Session: testSession}}
 	b.peer++
-	b.l.Accept2(h, wire.HeaderSize2, b.now)
+	b.l.Accept2(h, wire2.HeaderSize, b.now)
 }
 
 // BenchmarkSnapshotSenderBusy and BenchmarkSnapshotSender2Busy: the CPU
@@ -157,21 +158,21 @@ func TestSnapshotSendersNoAllocs(t *testing.T) {
 // game, decoding apart.
 type rebuildBench2 struct {
 	rb    Rebuilder2
-	snaps [2]wire.Snapshot2
-	want  [2][]wire.Entity2
+	snaps [2]wire2.Snapshot
+	want  [2][]wire2.Entity
 	tick  uint32
 }
 
 func newRebuildBench2(tb testing.TB) *rebuildBench2 {
 	states := busyStates(20)
-	var f [2]wire.Frame2
+	var f [2]wire2.Frame
 	t := states[10].tick + states[10].tick%2 // even: state k at ticks of parity k
 	f[0].Set(t, states[0].p2, states[0].e2)
 	f[1].Set(t, states[10].p2, states[10].e2)
-	b := &rebuildBench2{tick: t, want: [2][]wire.Entity2{f[0].Entities, f[1].Entities}}
-	var enc wire.Snapshot2Encoder
+	b := &rebuildBench2{tick: t, want: [2][]wire2.Entity{f[0].Entities, f[1].Entities}}
+	var enc wire2.SnapshotEncoder
 	full := enc.EncodeFrame(&f[0], nil)
-	var s wire.Snapshot2
+	var s wire2.Snapshot
 	for _, p := range full {
 		if err := s.Decode(p); err != nil {
 			tb.Fatal(err)
@@ -243,9 +244,9 @@ func BenchmarkReceiveEvents2(b *testing.B) {
 	var offs []int // of the ids, to renumber the payload in place
 	for i := range 10 {
 		offs = append(offs, len(payload))
-		payload = wire.AppendEventFrame2(payload, uint32(i), wire.AppendEvent2(nil, eventFor(i)))
+		payload = wire2.AppendEventFrame(payload, uint32(i), wire2.AppendEvent(nil, eventFor(i)))
 	}
-	fresh := make([]wire.EventFrame2, 0, 16)
+	fresh := make([]wire2.EventFrame, 0, 16)
 	next := uint32(0)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -7,11 +7,12 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // BenchmarkGames250 is BenchmarkSessions400 at 1,000 players in 250 busy
 // games, with each game's entities built at every snapshot tick, one
-// record at a time as wire.AppendEntities2 builds them (here copied
+// record at a time as wire2.AppendEntities builds them (here copied
 // from a recorded state), in the memory its SnapshotSender2 hands out
 // (NextEntities), as the server does: what a server's tick does with the
 // entities from the world to the histories' shared frames (framePool).
@@ -40,11 +41,11 @@ func benchGames(b *testing.B, games int, build bool) {
 		tick++
 		for _, g := range gs {
 			for p, l := range g.links {
-				h := wire.Header2{Header: wire.Header{Type: wire.TypeInput, Seq: g.peer[p], Ack: l.next - 1,
+				h := wire2.Header{Header: wire.Header{Type: wire.TypeInput, Seq: g.peer[p], Ack: l.next - 1,
 					AckBits: 0xFFFFFFFF, Session: l.Session}}
 				g.peer[p]++
 				if !l.Seen(h.Seq) {
-					l.Accept2(h, wire.HeaderSize2+10, now)
+					l.Accept2(h, wire2.HeaderSize+10, now)
 				}
 			}
 		}
@@ -86,13 +87,13 @@ type benchGame struct {
 	links [4]*Link
 	peer  [4]uint16
 	first int // its first state: the games are out of step
-	ents  []wire.Entity2
+	ents  []wire2.Entity
 }
 
 // entities builds the game's entities of a snapshot tick, those of st,
 // one record at a time, in the memory of its SnapshotSender2 (as the
 // server does), and returns them.
-func (g *benchGame) entities(st []wire.Entity2) []wire.Entity2 {
+func (g *benchGame) entities(st []wire2.Entity) []wire2.Entity {
 	g.ents = g.s.NextEntities()
 	for i := range st {
 		g.ents = append(g.ents, st[i])

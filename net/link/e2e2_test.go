@@ -11,6 +11,7 @@ import (
 
 	"rtype/net/netsim"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // The v2 counterpart of e2e_test.go: a server-like end sends a changing
@@ -25,18 +26,18 @@ type simWorld2 struct {
 	tick    uint32
 	alive   []bool
 	gens    []uint8
-	ents    []wire.Entity2
-	players []wire.Player2
+	ents    []wire2.Entity
+	players []wire2.Player
 }
 
 func newSimWorld2(r *rand.Rand, slots int) *simWorld2 {
-	w := &simWorld2{r: r, tick: 600, alive: make([]bool, slots), gens: make([]uint8, slots), ents: make([]wire.Entity2, slots)}
+	w := &simWorld2{r: r, tick: 600, alive: make([]bool, slots), gens: make([]uint8, slots), ents: make([]wire2.Entity, slots)}
 	for i := range w.ents {
 		if r.IntN(10) < 7 {
 			w.spawn(i)
 		}
 	}
-	w.players = []wire.Player2{
+	w.players = []wire2.Player{
 		{PlayerState: wire.PlayerState{Player: 0, HasShip: true, Ship: wire.MakeID(1, 0), Lives: 3}, InvulnStart: 500, InvulnTicks: 120},
 		{PlayerState: wire.PlayerState{Player: 3, HasShip: true, Ship: wire.MakeID(2, 0), Lives: 3}},
 	}
@@ -62,7 +63,7 @@ func (w *simWorld2) spawn(i int) {
 	w.alive[i] = true
 	w.gens[i]++
 	m := w.motion()
-	w.ents[i] = wire.MakeEntity2(wire.MakeID(uint32(i+1), w.gens[i]), uint8(1+w.r.IntN(4)), &m, w.anim())
+	w.ents[i] = wire2.MakeEntity(wire.MakeID(uint32(i+1), w.gens[i]), uint8(1+w.r.IntN(4)), &m, w.anim())
 }
 
 func (w *simWorld2) step() {
@@ -79,13 +80,13 @@ func (w *simWorld2) step() {
 			w.alive[i] = false
 		case r.IntN(200) == 0: // a turn
 			m := w.motion()
-			*e = wire.MakeEntity2(e.ID, e.Kind(), &m, e.Anim())
+			*e = wire2.MakeEntity(e.ID, e.Kind(), &m, e.Anim())
 		case r.IntN(400) == 0: // an animation
 			m := e.Motion()
-			*e = wire.MakeEntity2(e.ID, e.Kind(), &m, w.anim())
+			*e = wire2.MakeEntity(e.ID, e.Kind(), &m, w.anim())
 		case r.IntN(3000) == 0: // another kind, same id
 			m := e.Motion()
-			*e = wire.MakeEntity2(e.ID, uint8(1+r.IntN(4)), &m, e.Anim())
+			*e = wire2.MakeEntity(e.ID, uint8(1+r.IntN(4)), &m, e.Anim())
 		}
 	}
 	for i := range w.players {
@@ -106,7 +107,7 @@ func (w *simWorld2) step() {
 }
 
 // entities appends the live entities, sorted by wire.Less.
-func (w *simWorld2) entities(dst []wire.Entity2) []wire.Entity2 {
+func (w *simWorld2) entities(dst []wire2.Entity) []wire2.Entity {
 	for i := range w.ents {
 		if w.alive[i] {
 			dst = append(dst, w.ents[i])
@@ -121,7 +122,7 @@ type e2eServer2 struct {
 	snd      SnapshotSender2
 	world    *simWorld2
 	changing bool
-	cur      []wire.Entity2
+	cur      []wire2.Entity
 	buf      []byte
 	send     func(d []byte, now time.Time)
 	client   *e2eClient2
@@ -151,12 +152,12 @@ func (s *e2eServer2) step(now time.Time) {
 		if err := s.link.QueueEvent(ev); err != nil {
 			s.fail("QueueEvent %d: %v", s.queued, err)
 		}
-		s.expected = append(s.expected, wire.AppendEvent2(nil, ev))
+		s.expected = append(s.expected, wire2.AppendEvent(nil, ev))
 		s.queued++
 	}
 	if tick%3 == 0 {
 		s.cur = s.world.entities(s.cur[:0])
-		var base *wire.Frame2
+		var base *wire2.Frame
 		if s.link.History2 != nil {
 			base = s.link.History2.Baseline()
 		}
@@ -174,7 +175,7 @@ func (s *e2eServer2) step(now time.Time) {
 			s.multi++
 		}
 		for _, d := range ds {
-			h, _, err := wire.ParseHeader2(d, wire.ToClient)
+			h, _, err := wire2.ParseHeader(d, wire.ToClient)
 			if err != nil || h.Type != wire.TypeSnapshot {
 				s.fail("snapshot datagram: %v", err)
 			}
@@ -207,7 +208,7 @@ func (s *e2eServer2) checkBaseline(tick uint32) {
 }
 
 func (s *e2eServer2) receive(b []byte, now time.Time) {
-	h, _, err := wire.ParseHeader2(b, wire.ToServer)
+	h, _, err := wire2.ParseHeader(b, wire.ToServer)
 	if err != nil || h.Type != wire.TypeAck {
 		s.fail("datagram from the client: %v, type %v", err, h.Type)
 	}
@@ -220,8 +221,8 @@ type e2eClient2 struct {
 	tb        testing.TB
 	link      *Link
 	rb        Rebuilder2
-	snap      wire.Snapshot2
-	fresh     []wire.EventFrame2
+	snap      wire2.Snapshot
+	fresh     []wire2.EventFrame
 	buf       []byte
 	send      func(d []byte, now time.Time)
 	server    *e2eServer2
@@ -236,7 +237,7 @@ type e2eClient2 struct {
 
 func (c *e2eClient2) receive(b []byte, now time.Time) {
 	tb := c.tb
-	h, p, err := wire.ParseHeader2(b, wire.ToClient)
+	h, p, err := wire2.ParseHeader(b, wire.ToClient)
 	if err != nil {
 		tb.Fatalf("client: ParseHeader2: %v", err)
 	}
@@ -292,7 +293,7 @@ func (c *e2eClient2) sendAck(now time.Time) {
 
 // inSync reports whether the client's newest rebuilt snapshot is the
 // server's world.
-func (c *e2eClient2) inSync(ents []wire.Entity2, players []wire.Player2) bool {
+func (c *e2eClient2) inSync(ents []wire2.Entity, players []wire2.Player) bool {
 	if !c.hasNewest {
 		return false
 	}
@@ -331,8 +332,8 @@ func runInMemory2(t *testing.T, seed uint64, total int) {
 	srvTicks, cliTicks := 0, 0
 	var stopAt, syncAt time.Time
 	stopped, synced := false, false
-	var final []wire.Entity2
-	var finalPlayers []wire.Player2
+	var final []wire2.Entity
+	var finalPlayers []wire2.Player
 	var sentAtStop, skippedAtStop int
 	end := t0.Add(60 * time.Second)
 	for now := t0; ; now = now.Add(time.Millisecond) {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // outState is what a sender knows of the sendings of a queued event.
@@ -65,8 +66,8 @@ func (l *Link) Unacked() int {
 // with ErrTooManyEvents when MaxUnacked events are already waiting: the
 // peer is gone or hostile, and the session ends.
 //
-// In a v2 session the event is encoded as 7.6 says (wire.AppendEvent2) and
-// the limit is wire.EventWindow2 (7.7). A v1 session never carries the
+// In a v2 session the event is encoded as 7.6 says (wire2.AppendEvent) and
+// the limit is wire2.EventWindow (7.7). A v1 session never carries the
 // events of Stage mode (Stage, Health, Arms: 7.12): on a v1 Link
 // they are dropped, unnumbered.
 func (l *Link) QueueEvent(ev *wire.Event) error {
@@ -94,7 +95,7 @@ func (e *EncodedEvent) Set(ev *wire.Event) { e.ev, e.has1, e.has2 = ev, false, f
 func (l *Link) QueueEncoded(e *EncodedEvent) error {
 	if l.v2 != nil {
 		if !e.has2 {
-			e.v2, e.has2 = wire.AppendEvent2(e.v2[:0], e.ev), true
+			e.v2, e.has2 = wire2.AppendEvent(e.v2[:0], e.ev), true
 		}
 		return l.v2.queue(e.ev, e.v2)
 	}

@@ -5,16 +5,17 @@ import (
 	"fmt"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Limits of the v2 event stream (7.7).
 const (
 	// MaxUnacked2 is the number of unacknowledged events a v2 sender
 	// holds; one more ends the session (7.7).
-	MaxUnacked2 = wire.EventWindow2
+	MaxUnacked2 = wire2.EventWindow
 	// EventWindow2 is the number of event ids a v2 receiver remembers,
 	// back from the newest it received (7.7).
-	EventWindow2 = wire.EventWindow2
+	EventWindow2 = wire2.EventWindow
 )
 
 // ErrTooManyEvents2 reports a v2 peer that left more than MaxUnacked2
@@ -79,7 +80,7 @@ type linkV2 struct {
 	inBase [windowWords]uint32
 	inSet  [windowWords]uint64
 
-	frames []wire.EventFrame2 // scratch of ReceiveEvents on a v2 Link
+	frames []wire2.EventFrame // scratch of ReceiveEvents on a v2 Link
 	enc    []byte             // scratch of queue: an event encoded
 }
 
@@ -99,7 +100,7 @@ func (v *linkV2) queue(ev *wire.Event, enc []byte) error {
 		v.grow()
 	}
 	if enc == nil {
-		v.enc = wire.AppendEvent2(v.enc[:0], ev)
+		v.enc = wire2.AppendEvent(v.enc[:0], ev)
 		enc = v.enc
 	}
 	if len(enc) > wire.MaxEventSize {
@@ -142,10 +143,10 @@ func (v *linkV2) event(id uint32) ([]byte, *outState) {
 }
 
 func (v *linkV2) appendFrame(dst []byte, id uint32, data []byte) []byte {
-	return wire.AppendEventFrame2(dst, id, data)
+	return wire2.AppendEventFrame(dst, id, data)
 }
 
-func (v *linkV2) frameOverhead() int { return wire.FrameOverhead2 }
+func (v *linkV2) frameOverhead() int { return wire2.FrameOverhead }
 
 // ReceiveEvents2 is ReceiveEvents for a v2 session (7.7): it checks the
 // framing of a v2 Event payload and appends to fresh the frames whose ids
@@ -155,12 +156,12 @@ func (v *linkV2) frameOverhead() int { return wire.FrameOverhead2 }
 // and the datagram is to be dropped without acknowledgement. The frames'
 // data alias payload. Its work is bounded by the payload's size. It fails
 // on a v1 Link, whose ids are 16-bit.
-func (l *Link) ReceiveEvents2(payload []byte, fresh []wire.EventFrame2) ([]wire.EventFrame2, error) {
+func (l *Link) ReceiveEvents2(payload []byte, fresh []wire2.EventFrame) ([]wire2.EventFrame, error) {
 	if l.v2 == nil {
 		return fresh, errNotV2
 	}
 	start := len(fresh)
-	all, err := wire.ParseEventFrames2(payload, fresh)
+	all, err := wire2.ParseEventFrames(payload, fresh)
 	if err != nil {
 		return fresh, err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // FuzzReceive2 is FuzzReceive for a v2 session: a stream of datagrams, as
@@ -14,13 +15,13 @@ import (
 // every snapshot rebuilt has its entities in snapshot order and within
 // the client limits, and no event id is delivered twice.
 func FuzzReceive2(f *testing.F) {
-	var enc wire.Snapshot2Encoder
+	var enc wire2.SnapshotEncoder
 	m := wire.Linear(590, 100, 360, 0, 0)
-	ship := wire.MakeEntity2(2, wire.KindPlayerShip, &m, wire.Anim{})
-	players := []wire.Player2{{PlayerState: wire.PlayerState{Player: 0, HasShip: true, Ship: 2, Lives: 3, Score: 100},
+	ship := wire2.MakeEntity(2, wire.KindPlayerShip, &m, wire.Anim{})
+	players := []wire2.Player{{PlayerState: wire.PlayerState{Player: 0, HasShip: true, Ship: 2, Lives: 3, Score: 100},
 		InvulnStart: 590, InvulnTicks: 120}}
-	a := &wire.Frame2{Tick: 600, Players: players, Entities: []wire.Entity2{ship}}
-	b := &wire.Frame2{Tick: 603, Players: players, Entities: []wire.Entity2{ship}}
+	a := &wire2.Frame{Tick: 600, Players: players, Entities: []wire2.Entity{ship}}
+	b := &wire2.Frame{Tick: 603, Players: players, Entities: []wire2.Entity{ship}}
 	srv := NewV2(7, time.Unix(0, 0))
 	full, _ := srv.AppendDatagram(nil, wire.TypeSnapshot, enc.EncodeFrame(a, nil)[0], time.Unix(0, 0))
 	delta, _ := srv.AppendDatagram(nil, wire.TypeSnapshot, enc.EncodeFrame(b, a)[0], time.Unix(0, 0))
@@ -33,11 +34,11 @@ func FuzzReceive2(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stream []byte, cut1, cut2 uint8) {
 		l := NewV2(7, time.Unix(0, 0))
 		var rb Rebuilder2
-		var snap wire.Snapshot2
-		var frames []wire.EventFrame2
+		var snap wire2.Snapshot
+		var frames []wire2.EventFrame
 		got := map[uint32]bool{}
 		for _, d := range cutStream(stream, cut1, cut2) {
-			h, p, err := wire.ParseHeader2(d, wire.ToClient)
+			h, p, err := wire2.ParseHeader(d, wire.ToClient)
 			if err != nil || h.Session != 7 || l.Seen(h.Seq) {
 				continue
 			}
@@ -69,7 +70,7 @@ func FuzzReceive2(f *testing.F) {
 					}
 					got[fr.ID] = true
 					var ev wire.Event
-					wire.ParseEvent2(fr.Data, &ev)
+					wire2.ParseEvent(fr.Data, &ev)
 				}
 			}
 			l.Accept2(h, len(d), time.Unix(1, 0))

@@ -3,7 +3,7 @@ package link
 import (
 	"slices"
 
-	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // KeepAliveTicks2 is the longest a v2 server goes without sending a
@@ -12,7 +12,7 @@ const KeepAliveTicks2 = 12
 
 // History2 is History for a v2 session (7.8): the server's record of the
 // last Snapshots v2 snapshots it sent to one client, whole (players and
-// entities, as wire.Frame2), with the datagrams that carried each, so that
+// entities, as wire.Frame), with the datagrams that carried each, so that
 // it can pick the newest one the client fully acknowledged as the next
 // baseline. It also remembers when it last sent one, for the rate rule of
 // 7.9. A Link keeps it informed when its History2 is set.
@@ -30,13 +30,13 @@ type History2 struct {
 
 type sentFrame struct {
 	valid bool
-	frame wire.Frame2 // its Entities are own's, or shared's
+	frame wire2.Frame // its Entities are own's, or shared's
 	parts int         // datagrams that carried it
 	acked int         // of which acknowledged
 	// The storage of its entities: its own copy (Add), or the copy of
 	// its tick that it shares with the other histories its
 	// SnapshotSender2 sent the same entities to (addShared).
-	own    []wire.Entity2
+	own    []wire2.Entity
 	shared *sharedEntities
 	// passed: a newer snapshot became the baseline, and the shared
 	// entities were let go (passedBy): no longer a baseline.
@@ -53,7 +53,7 @@ func (s *sentFrame) candidate() bool { return s.complete() && !s.passed }
 // Add records the snapshot of tick with its players and entities (copied)
 // before its datagrams are sent with Link.AppendSnapshot. It evicts the
 // oldest.
-func (h *History2) Add(tick uint32, players []wire.Player2, entities []wire.Entity2) {
+func (h *History2) Add(tick uint32, players []wire2.Player, entities []wire2.Entity) {
 	s := h.evict()
 	s.frame.Entities = s.own
 	s.frame.Set(tick, players, entities)
@@ -67,7 +67,7 @@ func (h *History2) Add(tick uint32, players []wire.Player2, entities []wire.Enti
 // entities, and 4 copies of them, each to memory out of the cache, cost a
 // server more than encoding them (and each client's baseline would be a
 // copy of its own, out of the cache too).
-func (h *History2) addShared(cur *sharedEntities, tick uint32, players []wire.Player2) {
+func (h *History2) addShared(cur *sharedEntities, tick uint32, players []wire2.Player) {
 	s := h.evict()
 	cur.refs++
 	s.shared = cur
@@ -115,7 +115,7 @@ type framePool struct {
 // sharedEntities is one tick's entities as sent, shared.
 type sharedEntities struct {
 	tick uint32
-	ents []wire.Entity2
+	ents []wire2.Entity
 	refs int // the histories and the pool holding it
 	pool *framePool
 }
@@ -124,13 +124,13 @@ type sharedEntities struct {
 // built in (SnapshotSender2.NextEntities), held by nothing else: the same
 // until current takes it. It has room for twice the entities of the last
 // state, so that they are not built in memory of their own, then copied.
-func (p *framePool) fill() []wire.Entity2 {
+func (p *framePool) fill() []wire2.Entity {
 	if p.next == nil {
 		p.next = p.take()
 	}
 	c := p.next
 	if p.last != nil && cap(c.ents) < len(p.last.ents) {
-		c.ents = make([]wire.Entity2, 0, 2*len(p.last.ents)) // as current grows
+		c.ents = make([]wire2.Entity, 0, 2*len(p.last.ents)) // as current grows
 	}
 	return c.ents[:0]
 }
@@ -154,7 +154,7 @@ func (p *framePool) take() *sharedEntities {
 // handed out, a copy of them otherwise. A copy is only reused (a new
 // state in its memory, p.gen moved on) once nothing holds it, so that
 // within one p.gen a pointer to a copy names its entities.
-func (p *framePool) current(tick uint32, entities []wire.Entity2) *sharedEntities {
+func (p *framePool) current(tick uint32, entities []wire2.Entity) *sharedEntities {
 	if c := p.last; c != nil && c.tick == tick && (sameMemory(c.ents, entities) || slices.Equal(c.ents, entities)) {
 		return c
 	}
@@ -170,7 +170,7 @@ func (p *framePool) current(tick uint32, entities []wire.Entity2) *sharedEntitie
 		c.ents = c.ents[:n] // built in it: no copy
 	} else {
 		if cap(c.ents) < n {
-			c.ents = make([]wire.Entity2, 0, max(16, 2*n)) // as Frame2.Set grows
+			c.ents = make([]wire2.Entity, 0, max(16, 2*n)) // as Frame2.Set grows
 		}
 		c.ents = append(c.ents[:0], entities...)
 	}
@@ -182,7 +182,7 @@ func (p *framePool) current(tick uint32, entities []wire.Entity2) *sharedEntitie
 
 // sameMemory reports whether a and b are the same entities in the same
 // memory (none: never).
-func sameMemory(a, b []wire.Entity2) bool {
+func sameMemory(a, b []wire2.Entity) bool {
 	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
@@ -293,18 +293,18 @@ func (h *History2) ackedAt(tick uint32, hint int) {
 
 // Baseline returns the newest snapshot whose every datagram the client
 // acknowledged, or nil when there is none (4.8, 7.8): what
-// wire.Snapshot2Encoder.EncodeFrame takes as its base. It stays valid
+// wire.SnapshotEncoder.EncodeFrame takes as its base. It stays valid
 // until the snapshot is evicted, so encode before Add; when a
 // SnapshotSender2 sent it, its entities only until a newer snapshot
 // becomes the baseline (an acknowledgement).
-func (h *History2) Baseline() *wire.Frame2 {
+func (h *History2) Baseline() *wire2.Frame {
 	f, _ := h.baseline()
 	return f
 }
 
 // baseline is Baseline with the copy of its entities it shares with the
 // other histories of its SnapshotSender2 (nil: its own, or no baseline).
-func (h *History2) baseline() (*wire.Frame2, *sharedEntities) {
+func (h *History2) baseline() (*wire2.Frame, *sharedEntities) {
 	if h.base == 0 {
 		return nil, nil
 	}

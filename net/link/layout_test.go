@@ -9,6 +9,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // TestLinkLayout checks what the Link's field order is for: the fields
@@ -55,7 +56,7 @@ func TestOutEvent2Layout(t *testing.T) {
 	evs = append(evs, over, stage, *v2Spawn(201))
 	inline, big := 0, 0
 	for i := range evs {
-		if n := len(wire.AppendEvent2(nil, &evs[i])); n <= inlineEvent2 {
+		if n := len(wire2.AppendEvent(nil, &evs[i])); n <= inlineEvent2 {
 			inline++
 		} else {
 			big++
@@ -69,7 +70,7 @@ func TestOutEvent2Layout(t *testing.T) {
 	}
 	var got [][]byte
 	for _, d := range drain(t, l, at(0)) {
-		_, p, err := wire.ParseHeader2(d, wire.ToClient)
+		_, p, err := wire2.ParseHeader(d, wire.ToClient)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestOutEvent2Layout(t *testing.T) {
 		t.Fatalf("%d events received, want %d", len(got), len(evs))
 	}
 	for i := range evs {
-		if want := wire.AppendEvent2(nil, &evs[i]); !bytes.Equal(got[i], want) {
+		if want := wire2.AppendEvent(nil, &evs[i]); !bytes.Equal(got[i], want) {
 			t.Fatalf("event %d:\n got % x\nwant % x", i, got[i], want)
 		}
 	}
@@ -101,7 +102,7 @@ func TestWarmChangesNothing(t *testing.T) {
 		now = now.Add(time.Millisecond)
 		a.AppendDatagram(nil, wire.TypeSnapshot, []byte{1}, now)
 		b.AppendDatagram(nil, wire.TypeSnapshot, []byte{1}, now)
-		h := wire.Header2{Header: wire.Header{Type: wire.TypeInput, Seq: uint16(i), Ack: uint16(i / 2), AckBits: 0xffff, Session: 7}}
+		h := wire2.Header{Header: wire.Header{Type: wire.TypeInput, Seq: uint16(i), Ack: uint16(i / 2), AckBits: 0xffff, Session: 7}}
 		for _, ack := range []uint16{h.Ack, h.Ack + 1, ^h.Ack, 0xFFFF} {
 			a.Warm(ack)
 		}

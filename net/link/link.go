@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Limits and timings of section 5.
@@ -125,10 +126,10 @@ func (l *Link) Version() uint8 {
 }
 
 // HeaderSize returns the size of the header of the Link's datagrams:
-// wire.HeaderSize, or wire.HeaderSize2 in a v2 session.
+// wire.HeaderSize, or wire2.HeaderSize in a v2 session.
 func (l *Link) HeaderSize() int {
 	if l.v2 != nil {
-		return wire.HeaderSize2
+		return wire2.HeaderSize
 	}
 	return wire.HeaderSize
 }
@@ -163,8 +164,8 @@ func (l *Link) Accept(h wire.Header, size int, now time.Time) { l.accept(h, 0, s
 // sequences of its ack_bits give no sample. On a v1 Link it is Accept
 // (whose samples include every sequence acknowledged, 5.4), the header's
 // ack_delay left out (a v1 header has none: 0).
-func (l *Link) Accept2(h wire.Header2, size int, now time.Time) {
-	l.accept(h.Header, time.Duration(h.AckDelay)*wire.AckDelayUnit*time.Microsecond, size, now)
+func (l *Link) Accept2(h wire2.Header, size int, now time.Time) {
+	l.accept(h.Header, time.Duration(h.AckDelay)*wire2.AckDelayUnit*time.Microsecond, size, now)
 }
 
 func (l *Link) accept(h wire.Header, delay time.Duration, size int, now time.Time) {
@@ -342,7 +343,7 @@ func (l *Link) appendHeader(dst []byte, t wire.Type, seq uint16, now time.Time) 
 	}
 	var delay uint16
 	if l.recv.has {
-		delay = wire.AckDelayUnits(now.Sub(l.ackArrived).Microseconds())
+		delay = wire2.AckDelayUnits(now.Sub(l.ackArrived).Microseconds())
 	}
-	return wire.AppendHeader2(dst, wire.Header2{Header: h, AckDelay: delay})
+	return wire2.AppendHeader(dst, wire2.Header{Header: h, AckDelay: delay})
 }

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // mustParse2 parses a datagram a v2 Link produced.
-func mustParse2(tb testing.TB, b []byte, d wire.Direction) (wire.Header2, []byte) {
+func mustParse2(tb testing.TB, b []byte, d wire.Direction) (wire2.Header, []byte) {
 	tb.Helper()
-	h, p, err := wire.ParseHeader2(b, d)
+	h, p, err := wire2.ParseHeader(b, d)
 	if err != nil {
 		tb.Fatalf("ParseHeader2(%d bytes): %v", len(b), err)
 	}
@@ -23,12 +24,12 @@ func mustParse2(tb testing.TB, b []byte, d wire.Direction) (wire.Header2, []byte
 
 // peerHeader2 is a v2 header from the peer acknowledging ack and ack_bits
 // after holding ack for delay units of 100 µs.
-func peerHeader2(seq, ack uint16, bits uint32, delay uint16) wire.Header2 {
-	return wire.Header2{Header: peerHeader(wire.TypeAck, seq, ack, bits), AckDelay: delay}
+func peerHeader2(seq, ack uint16, bits uint32, delay uint16) wire2.Header {
+	return wire2.Header{Header: peerHeader(wire.TypeAck, seq, ack, bits), AckDelay: delay}
 }
 
 // sendAt makes l send an Ack at now and returns its header.
-func sendAt(tb testing.TB, l *Link, now time.Time) wire.Header2 {
+func sendAt(tb testing.TB, l *Link, now time.Time) wire2.Header {
 	tb.Helper()
 	d, _ := l.AppendDatagram(nil, wire.TypeAck, nil, now)
 	h, _ := mustParse2(tb, d, wire.ToServer)
@@ -39,13 +40,13 @@ func sendAt(tb testing.TB, l *Link, now time.Time) wire.Header2 {
 // parser refuses it; the Stats count the 20 bytes.
 func TestV2Header(t *testing.T) {
 	l := NewV2(testSession, t0)
-	if l.Version() != 2 || l.HeaderSize() != wire.HeaderSize2 || New(1, t0).Version() != 1 || New(1, t0).HeaderSize() != wire.HeaderSize {
+	if l.Version() != 2 || l.HeaderSize() != wire2.HeaderSize || New(1, t0).Version() != 1 || New(1, t0).HeaderSize() != wire.HeaderSize {
 		t.Fatalf("Version %d, HeaderSize %d", l.Version(), l.HeaderSize())
 	}
 	payload := []byte{1, 2, 3, 4, 5}
 	d, seq := l.AppendDatagram([]byte{0xAA}, wire.TypeSnapshot, payload, t0)
 	d = d[1:]
-	if len(d) != wire.HeaderSize2+len(payload) {
+	if len(d) != wire2.HeaderSize+len(payload) {
 		t.Fatalf("datagram of %d bytes", len(d))
 	}
 	h, p := mustParse2(t, d, wire.ToClient)
@@ -68,17 +69,17 @@ func TestAckDelayWritten(t *testing.T) {
 	if h := sendAt(t, l, at(5)); h.AckDelay != 0 || h.Ack != 0xFFFF {
 		t.Fatalf("nothing recorded: ack %d, ack_delay %d", h.Ack, h.AckDelay)
 	}
-	l.Accept2(peerHeader2(10, 0xFFFF, 0, 0), wire.HeaderSize2, at(100))
+	l.Accept2(peerHeader2(10, 0xFFFF, 0, 0), wire2.HeaderSize, at(100))
 	if h := sendAt(t, l, at(117)); h.Ack != 10 || h.AckDelay != 170 {
 		t.Fatalf("17 ms after the arrival of 10: ack %d, ack_delay %d, want 170", h.Ack, h.AckDelay)
 	}
 	// An older datagram arriving later does not restart it: ack still
 	// names 10.
-	l.Accept2(peerHeader2(8, 0xFFFF, 0, 0), wire.HeaderSize2, at(130))
+	l.Accept2(peerHeader2(8, 0xFFFF, 0, 0), wire2.HeaderSize, at(130))
 	if h := sendAt(t, l, at(140)); h.Ack != 10 || h.AckDelay != 400 {
 		t.Fatalf("ack %d, ack_delay %d, want 10 and 400", h.Ack, h.AckDelay)
 	}
-	l.Accept2(peerHeader2(11, 0xFFFF, 0, 0), wire.HeaderSize2, at(150))
+	l.Accept2(peerHeader2(11, 0xFFFF, 0, 0), wire2.HeaderSize, at(150))
 	if h := sendAt(t, l, at(150).Add(199*time.Microsecond)); h.Ack != 11 || h.AckDelay != 1 {
 		t.Fatalf("199 µs: ack %d, ack_delay %d, want 11 and 1", h.Ack, h.AckDelay)
 	}
@@ -101,12 +102,12 @@ func TestAckDelayWritten(t *testing.T) {
 func TestRTTLeavesOutAckDelay(t *testing.T) {
 	l := NewV2(testSession, t0)
 	s0 := sendOne(l, at(0))
-	l.Accept2(peerHeader2(0, s0, 0, 300), wire.HeaderSize2, at(100)) // held 30 ms
+	l.Accept2(peerHeader2(0, s0, 0, 300), wire2.HeaderSize, at(100)) // held 30 ms
 	if rtt, ok := l.RTT(); !ok || rtt != 70*time.Millisecond {
 		t.Fatalf("RTT %v %v, want 70ms", rtt, ok)
 	}
 	s1 := sendOne(l, at(100))
-	l.Accept2(peerHeader2(1, s1, 0, 2000), wire.HeaderSize2, at(200)) // "held" 200 ms of 100
+	l.Accept2(peerHeader2(1, s1, 0, 2000), wire2.HeaderSize, at(200)) // "held" 200 ms of 100
 	if rtt, _ := l.RTT(); rtt != 63*time.Millisecond {
 		t.Fatalf("RTT %v, want 63ms (70 smoothed with a sample of 0)", rtt)
 	}
@@ -128,7 +129,7 @@ func TestRTTOnlyFromAck2(t *testing.T) {
 		}
 		sendOne(l, at(0))
 		s1 := sendOne(l, at(50))
-		l.Accept2(peerHeader2(0, s1, 1, 0), wire.HeaderSize2, at(100))
+		l.Accept2(peerHeader2(0, s1, 1, 0), wire2.HeaderSize, at(100))
 		rtt, _ := l.RTT()
 		want := 50 * time.Millisecond // the sample of ack only
 		if !v2 {
@@ -146,7 +147,7 @@ func TestResendAfterNetworkRTT2(t *testing.T) {
 	l := NewV2(testSession, t0)
 	for i := range 20 {
 		s := sendOne(l, at(1000*i))
-		l.Accept2(peerHeader2(uint16(i), s, 0, 4000), wire.HeaderSize2, at(1000*i+500))
+		l.Accept2(peerHeader2(uint16(i), s, 0, 4000), wire2.HeaderSize, at(1000*i+500))
 	}
 	if rtt, _ := l.RTT(); rtt != 100*time.Millisecond || l.ResendAfter() != 125*time.Millisecond {
 		t.Fatalf("RTT %v, R %v, want 100ms and 125ms", rtt, l.ResendAfter())
@@ -164,13 +165,13 @@ func TestResendAfterNetworkRTT2(t *testing.T) {
 }
 
 // sentEvents2 parses a v2 Event datagram.
-func sentEvents2(tb testing.TB, d []byte) (wire.Header2, []wire.EventFrame2) {
+func sentEvents2(tb testing.TB, d []byte) (wire2.Header, []wire2.EventFrame) {
 	tb.Helper()
 	if len(d) > wire.MaxDatagram {
 		tb.Fatalf("event datagram of %d bytes", len(d))
 	}
 	h, p := mustParse2(tb, d, wire.ToClient)
-	frames, err := wire.ParseEventFrames2(p, nil)
+	frames, err := wire2.ParseEventFrames(p, nil)
 	if err != nil || h.Type != wire.TypeEvent {
 		tb.Fatalf("type %v: %v", h.Type, err)
 	}
@@ -198,7 +199,7 @@ func TestEvents2Framing(t *testing.T) {
 	for k, d := range ds {
 		_, frames := sentEvents2(t, d)
 		for _, f := range frames {
-			if f.ID != next || !bytes.Equal(f.Data, wire.AppendEvent2(nil, v2Spawn(int(next)))) || len(f.Data) != wire.SpawnSize2 {
+			if f.ID != next || !bytes.Equal(f.Data, wire2.AppendEvent(nil, v2Spawn(int(next)))) || len(f.Data) != wire2.SpawnSize {
 				t.Fatalf("frame %d: id %d, %d bytes", next, f.ID, len(f.Data))
 			}
 			next++
@@ -230,7 +231,7 @@ func TestTooManyEvents2(t *testing.T) {
 	}
 	d, _ := l.AppendEvents(nil, t0)
 	h, frames := sentEvents2(t, d)
-	l.Accept2(peerHeader2(0, h.Seq, 0, 0), wire.HeaderSize2, at(10))
+	l.Accept2(peerHeader2(0, h.Seq, 0, 0), wire2.HeaderSize, at(10))
 	if l.Unacked() != MaxUnacked2-len(frames) || l.QueueEvent(ev) != nil {
 		t.Fatalf("after the ack of %d: Unacked %d", len(frames), l.Unacked())
 	}
@@ -245,7 +246,7 @@ func TestEventIDs2Beyond16Bits(t *testing.T) {
 	lose := func() bool { return r.IntN(5) == 0 }
 	delivered := make([]uint8, total)
 	queued, got := 0, 0
-	var fresh []wire.EventFrame2
+	var fresh []wire2.EventFrame
 	now := t0
 	for step := 0; got < total; step++ {
 		if step > 20000 {
@@ -269,7 +270,7 @@ func TestEventIDs2Beyond16Bits(t *testing.T) {
 			}
 			for _, f := range fresh {
 				var ev wire.Event
-				if err := wire.ParseEvent2(f.Data, &ev); err != nil || ev.ID != f.ID {
+				if err := wire2.ParseEvent(f.Data, &ev); err != nil || ev.ID != f.ID {
 					t.Fatalf("event %d delivered under id %d: %v", ev.ID, f.ID, err)
 				}
 				if delivered[f.ID]++; delivered[f.ID] > 1 {
@@ -294,7 +295,7 @@ func TestEventIDs2Beyond16Bits(t *testing.T) {
 func eventPayload2(ids ...uint32) []byte {
 	p := []byte{byte(len(ids))}
 	for _, id := range ids {
-		p = wire.AppendEventFrame2(p, id, wire.AppendEvent2(nil, v2Spawn(int(id%1000))))
+		p = wire2.AppendEventFrame(p, id, wire2.AppendEvent(nil, v2Spawn(int(id%1000))))
 	}
 	return p
 }
@@ -391,7 +392,7 @@ func TestReceiveEventsOnV2Link(t *testing.T) {
 	l := NewV2(testSession, t0)
 	out, err := l.ReceiveEvents(eventPayload2(70001, 70000), []wire.EventFrame{{ID: 9}})
 	if err != nil || len(out) != 3 || out[0].ID != 9 || out[1].ID != 70001%65536 || out[2].ID != 70000%65536 ||
-		!bytes.Equal(out[1].Data, wire.AppendEvent2(nil, v2Spawn(1))) {
+		!bytes.Equal(out[1].Data, wire2.AppendEvent(nil, v2Spawn(1))) {
 		t.Fatalf("ReceiveEvents on v2: %v %+v", err, out)
 	}
 	if _, err := New(1, t0).ReceiveEvents2(eventPayload2(1), nil); err == nil {

@@ -7,21 +7,22 @@ import (
 
 	"rtype/net/netsim"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // parseAny parses a datagram of l's version as a v2 header (a v1 header
 // with ack_delay 0).
-func parseAny(tb testing.TB, l *Link, b []byte, d wire.Direction) (wire.Header2, []byte) {
+func parseAny(tb testing.TB, l *Link, b []byte, d wire.Direction) (wire2.Header, []byte) {
 	tb.Helper()
 	if l.Version() == wire.Version2 {
-		h, p, err := wire.ParseHeader2(b, d)
+		h, p, err := wire2.ParseHeader(b, d)
 		if err != nil {
 			tb.Fatalf("ParseHeader2(%d bytes): %v", len(b), err)
 		}
 		return h, p
 	}
 	h, p := mustParse(tb, b, d)
-	return wire.Header2{Header: h}, p
+	return wire2.Header{Header: h}, p
 }
 
 // eventLoad is the result of runEventLoad.
@@ -111,7 +112,7 @@ func runEventLoad(t *testing.T, newLink func(uint32, time.Time) *Link, nw loadNe
 			for _, f := range fresh {
 				var ev wire.Event
 				if cli.Version() == wire.Version2 {
-					err = wire.ParseEvent2(f.Data, &ev)
+					err = wire2.ParseEvent(f.Data, &ev)
 				} else {
 					err = wire.ParseEvent(f.Data, &ev)
 				}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // TestNextEntitiesHeldFramesKept: entities built in the memory
@@ -32,11 +33,11 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 		plain[i] = NewV2(testSession+uint32(i), t0)
 		plain[i].History2 = new(History2)
 	}
-	sent := map[uint32][]wire.Entity2{} // by tick and client
+	sent := map[uint32][]wire2.Entity{} // by tick and client
 	held, shared := 0, 0
 	eachState(states, 400, func(k int, tick uint32, st *busyState, now time.Time) {
 		ents := r.shared.NextEntities()
-		for i := range st.e2 { // one record at a time, as wire.AppendEntities2
+		for i := range st.e2 { // one record at a time, as wire2.AppendEntities
 			ents = append(ents, st.e2[i])
 		}
 		for i := range n {
@@ -47,7 +48,7 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 				sent[tick*n+uint32(i)] = slices.Clone(st.e2)
 				plain[i].History2.Add(tick, st.p2, st.e2)
 				for _, d := range got {
-					plain[i].AppendSnapshot(nil, d[wire.HeaderSize2:], tick, now)
+					plain[i].AppendSnapshot(nil, d[wire2.HeaderSize:], tick, now)
 				}
 				if last := r.ls[i].History2.newest(); len(ents) > 0 && &last.Entities[0] == &ents[0] {
 					shared++
@@ -56,8 +57,8 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 			if (i == 2 && k%100 < 50) || rng.IntN(4) == 0 {
 				continue // its acknowledgement lost
 			}
-			h := wire.Header2{Header: wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: plain[i].next - 1, AckBits: 0xFFFFFFFF, Session: plain[i].Session}}
-			plain[i].Accept2(h, wire.HeaderSize2, now)
+			h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: plain[i].next - 1, AckBits: 0xFFFFFFFF, Session: plain[i].Session}}
+			plain[i].Accept2(h, wire2.HeaderSize, now)
 			r.ack(i, now)
 		}
 		for i := range n {
@@ -97,7 +98,7 @@ func baseTick(h *History2) uint32 {
 }
 
 // newest returns the snapshot h added last.
-func (h *History2) newest() *wire.Frame2 {
+func (h *History2) newest() *wire2.Frame {
 	return &h.snaps[(h.next+Snapshots-1)%Snapshots].frame
 }
 
@@ -119,9 +120,9 @@ func TestNextEntitiesNoAllocs(t *testing.T) {
 		ents := g.entities(st.e2)
 		for p, l := range g.links {
 			g.s.Datagrams(l, tick, st.p2, ents, now)
-			h := wire.Header2{Header: wire.Header{Type: wire.TypeAck, Seq: g.peer[p], Ack: l.next - 1, AckBits: 0xFFFFFFFF, Session: l.Session}}
+			h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: g.peer[p], Ack: l.next - 1, AckBits: 0xFFFFFFFF, Session: l.Session}}
 			g.peer[p]++
-			l.Accept2(h, wire.HeaderSize2, now)
+			l.Accept2(h, wire2.HeaderSize, now)
 		}
 	}
 	for range 4 * Snapshots {

@@ -1,12 +1,15 @@
 package link
 
-import "rtype/net/wire"
+import (
+	"rtype/net/wire"
+	"rtype/net/wire2"
+)
 
 // Rebuilt2 is a v2 snapshot the client rebuilt from its datagrams (7.8):
 // its tick, players and entities (sorted by wire.Less), and what it was
 // rebuilt from.
 type Rebuilt2 struct {
-	wire.Frame2
+	wire2.Frame
 	HasBaseline bool
 	BaseTick    uint32 // 0 without a baseline
 	Parts       int    // datagrams applied
@@ -19,8 +22,8 @@ type Rebuilt2 struct {
 // Rebuilder. In steady state it allocates nothing.
 type Rebuilder2 struct {
 	snaps    [Kept]Rebuilt2
-	scratch  []wire.Entity2
-	pscratch []wire.Player2
+	scratch  []wire2.Entity
+	pscratch []wire2.Player
 	late     Rebuilt2 // a snapshot older than every kept one
 }
 
@@ -39,16 +42,16 @@ func (b *Rebuilder2) slot(tick uint32) *Rebuilt2 { return slotKept(b.snaps[:], &
 // 7.8's records) and returns the snapshot of its tick as rebuilt so far,
 // kept as a baseline for later ones. An error means the datagram must be
 // dropped and not acknowledged: ErrNoBaseline, ErrOtherBaseline,
-// wire.ErrMissingBase2 (a record or an unchanged player its baseline
+// wire2.ErrMissingBase (a record or an unchanged player its baseline
 // lacks), and ErrTooManyParts and ErrTooManyEntities for a server that
 // sends more than a client accepts (the snapshot of its tick then keeps
 // what it had). The result is valid until the next call. Its work and
 // memory are bounded by the client limits: each kept snapshot holds at
 // most wire.MaxSnapshotEntities entities.
-func (b *Rebuilder2) Rebuild(s *wire.Snapshot2) (*Rebuilt2, error) {
+func (b *Rebuilder2) Rebuild(s *wire2.Snapshot) (*Rebuilt2, error) {
 	baseTick := s.Tick - s.BaselineAge
-	var base []wire.Entity2
-	var basePlayers []wire.Player2
+	var base []wire2.Entity
+	var basePlayers []wire2.Player
 	cur := b.find(s.Tick)
 	switch {
 	case cur != nil:
@@ -69,14 +72,14 @@ func (b *Rebuilder2) Rebuild(s *wire.Snapshot2) (*Rebuilt2, error) {
 		}
 		base, basePlayers = bs.Entities, bs.Players
 	}
-	players, err := wire.ApplyPlayers2(b.pscratch[:0], basePlayers, s.PlayerRecords())
+	players, err := wire2.ApplyPlayers(b.pscratch[:0], basePlayers, s.PlayerRecords())
 	b.pscratch = players[:0]
 	if err != nil {
 		return nil, err
 	}
 	// The work is bounded: base holds at most MaxSnapshotEntities, a
 	// datagram at most a few hundred records.
-	out, err := wire.ApplyRecords2(b.scratch[:0], base, s.Records)
+	out, err := wire2.ApplyRecords(b.scratch[:0], base, s.Records)
 	if err != nil {
 		b.scratch = out[:0]
 		return nil, err
@@ -88,7 +91,7 @@ func (b *Rebuilder2) Rebuild(s *wire.Snapshot2) (*Rebuilt2, error) {
 	if cur == nil {
 		cur = b.slot(s.Tick)
 		*cur = Rebuilt2{valid: cur != &b.late, HasBaseline: s.HasBaseline, BaseTick: baseTick,
-			Frame2: wire.Frame2{Tick: s.Tick, Players: cur.Players, Entities: cur.Entities}}
+			Frame: wire2.Frame{Tick: s.Tick, Players: cur.Players, Entities: cur.Entities}}
 		if !s.HasBaseline {
 			cur.BaseTick = 0
 		}

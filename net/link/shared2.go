@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // SharedSnapshots2 lets the peers of a game that receive the same records
@@ -38,7 +39,7 @@ type sharedEncoding struct {
 // Datagrams is SnapshotSender2.Datagrams for a peer that receives the
 // records every other peer of s does: players and entities must be the
 // same for every call of the same tick.
-func (s *SharedSnapshots2) Datagrams(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) [][]byte {
+func (s *SharedSnapshots2) Datagrams(l *Link, tick uint32, players []wire2.Player, entities []wire2.Entity, now time.Time) [][]byte {
 	h := l.history2()
 	if !s.valid || s.tick != tick {
 		s.tick, s.valid, s.next = tick, true, 0

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // TestSnapshotSender2SharesFrames: one SnapshotSender2 serving four
@@ -22,7 +23,7 @@ func TestSnapshotSender2SharesFrames(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 2))
 	const n = 4
 	r := newSharedRig(n, 0)
-	sent := map[uint32][]wire.Entity2{} // what each tick's snapshots carried, by tick and client
+	sent := map[uint32][]wire2.Entity{} // what each tick's snapshots carried, by tick and client
 	deltas := 0
 	eachState(states, 400, func(k int, tick uint32, st *busyState, now time.Time) {
 		for i := range n {
@@ -87,7 +88,7 @@ func newSharedRig(n, maxPayload int) *sharedRig {
 
 // send sends client i the state of tick, and fails unless it gets byte
 // for byte what its twin gets; it returns the datagrams.
-func (r *sharedRig) send(t *testing.T, i int, tick uint32, players []wire.Player2, ents []wire.Entity2, now time.Time) [][]byte {
+func (r *sharedRig) send(t *testing.T, i int, tick uint32, players []wire2.Player, ents []wire2.Entity, now time.Time) [][]byte {
 	t.Helper()
 	got := r.shared.Datagrams(r.ls[i], tick, players, ents, now)
 	want := r.own[i].Datagrams(r.ref[i], tick, players, ents, now)
@@ -105,8 +106,8 @@ func (r *sharedRig) send(t *testing.T, i int, tick uint32, players []wire.Player
 // ack has client i and its twin acknowledge everything they were sent.
 func (r *sharedRig) ack(i int, now time.Time) {
 	for _, l := range []*Link{r.ls[i], r.ref[i]} {
-		h := wire.Header2{Header: wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: l.next - 1, AckBits: 0xFFFFFFFF, Session: l.Session}}
-		l.Accept2(h, wire.HeaderSize2, now)
+		h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: l.next - 1, AckBits: 0xFFFFFFFF, Session: l.Session}}
+		l.Accept2(h, wire2.HeaderSize, now)
 	}
 	r.peer[i]++
 }
@@ -127,8 +128,8 @@ func TestSnapshotSender2SharedRecordsOwnFields(t *testing.T) {
 	const n = 4
 	r := newSharedRig(n, 700)
 	steps := []uint32{0, 5, 200, 70000, 1 << 22}
-	var mine [n][]wire.Player2
-	var snap wire.Snapshot2
+	var mine [n][]wire2.Player
+	var snap wire2.Snapshot
 	split, sameBase := 0, 0
 	eachState(states, 300, func(k int, tick uint32, st *busyState, now time.Time) {
 		bases := map[uint32]int{}
@@ -153,13 +154,13 @@ func TestSnapshotSender2SharedRecordsOwnFields(t *testing.T) {
 				split++
 			}
 			for d := range got {
-				if err := snap.Decode(got[d][wire.HeaderSize2:]); err != nil {
+				if err := snap.Decode(got[d][wire2.HeaderSize:]); err != nil {
 					t.Fatalf("tick %d, client %d: datagram %d: %v", tick, i, d, err)
 				}
 				for _, pr := range snap.PlayerRecords() {
-					w := mine[i][slices.IndexFunc(mine[i], func(p wire.Player2) bool { return p.Player == pr.Player })]
+					w := mine[i][slices.IndexFunc(mine[i], func(p wire2.Player) bool { return p.Player == pr.Player.Player })]
 					if pr.HasStep != w.HasStep || pr.LastStep != w.LastStep {
-						t.Fatalf("tick %d, client %d: player %d's step %v %d, want %v %d", tick, i, pr.Player, pr.HasStep, pr.LastStep, w.HasStep, w.LastStep)
+						t.Fatalf("tick %d, client %d: player %d's step %v %d, want %v %d", tick, i, pr.Player.Player, pr.HasStep, pr.LastStep, w.HasStep, w.LastStep)
 					}
 				}
 			}
@@ -174,7 +175,7 @@ func TestSnapshotSender2SharedRecordsOwnFields(t *testing.T) {
 }
 
 // baselineOrNil is Baseline on a History2 that may be nil.
-func (h *History2) baselineOrNil() *wire.Frame2 {
+func (h *History2) baselineOrNil() *wire2.Frame {
 	if h == nil {
 		return nil
 	}

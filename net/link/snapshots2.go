@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // SnapshotSender2 is SnapshotSender for v2 sessions (7.8, 7.9): it builds
@@ -19,10 +20,10 @@ import (
 // The clients of a game mostly acknowledged the same snapshots: the entity
 // records of a tick against one baseline are encoded once, for the first
 // client with that baseline, and copied after the player records of each
-// other one (wire.Snapshot2Encoder.EncodeWith). What a client receives is
+// other one (wire.SnapshotEncoder.EncodeWith). What a client receives is
 // byte for byte what encoding its snapshot alone gives.
 type SnapshotSender2 struct {
-	enc    wire.Snapshot2Encoder
+	enc    wire2.SnapshotEncoder
 	bufs   [][]byte
 	frames framePool // the entities sent, shared by the histories
 	recs   recordCache
@@ -41,7 +42,7 @@ type recordCache struct {
 type cachedRecords struct {
 	used bool
 	base *sharedEntities // the baseline's entities; nil: a full snapshot
-	recs wire.Records2
+	recs wire2.Records
 }
 
 // Datagrams encodes the state of tick (its players, and its entities
@@ -52,12 +53,12 @@ type cachedRecords struct {
 // a sent snapshot is added to l.History2, and l numbers the datagrams and
 // remembers which snapshot each carried. Datagrams sets l.History2 if it
 // is nil.
-func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) [][]byte {
+func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire2.Player, entities []wire2.Entity, now time.Time) [][]byte {
 	return s.datagrams(l, tick, players, entities, false, now)
 }
 
 // NextEntities returns empty memory of s for the entities of the next
-// snapshot to be appended to (as wire.AppendEntities2 does), held by
+// snapshot to be appended to (as wire2.AppendEntities does), held by
 // no history: passed to Datagrams or DatagramsEvents as they are, the
 // entities built there become the state the histories of s's peers share
 // without being copied, and each other peer sent them at the same tick
@@ -65,7 +66,7 @@ func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire.Player2
 // read-only: read them, never write them, until the next call of
 // NextEntities, which returns other memory (or the same while they were
 // not passed). Entities built elsewhere are copied, as before.
-func (s *SnapshotSender2) NextEntities() []wire.Entity2 { return s.frames.fill() }
+func (s *SnapshotSender2) NextEntities() []wire2.Entity { return s.frames.fill() }
 
 // DatagramsEvents is Datagrams for the peer of a v2 session (l.Tail
 // set, PROTOCOL.md 7.8), which also sends the peer's due events (5.3,
@@ -75,12 +76,12 @@ func (s *SnapshotSender2) NextEntities() []wire.Entity2 { return s.frames.fill()
 // the Event datagrams, then the Snapshot datagrams, with the number of
 // Event datagrams. When the rate rule of 7.9 skips the snapshot it returns
 // none and the events stay due: send them with l.AppendEvents.
-func (s *SnapshotSender2) DatagramsEvents(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, now time.Time) (ds [][]byte, events int) {
+func (s *SnapshotSender2) DatagramsEvents(l *Link, tick uint32, players []wire2.Player, entities []wire2.Entity, now time.Time) (ds [][]byte, events int) {
 	ds = s.datagrams(l, tick, players, entities, true, now)
 	return ds, s.events
 }
 
-func (s *SnapshotSender2) datagrams(l *Link, tick uint32, players []wire.Player2, entities []wire.Entity2, events bool, now time.Time) [][]byte {
+func (s *SnapshotSender2) datagrams(l *Link, tick uint32, players []wire2.Player, entities []wire2.Entity, events bool, now time.Time) [][]byte {
 	h := l.history2()
 	cur := s.frames.current(tick, entities)
 	base, shared := h.baseline()
@@ -100,7 +101,7 @@ func (l *Link) history2() *History2 {
 // (nil: a full snapshot), whose entities are shared (nil: base's own), and
 // returns the payloads, valid until the next call: with the records of
 // the state against that baseline encoded once per state.
-func (s *SnapshotSender2) encodeShared(base *wire.Frame2, shared *sharedEntities, tick uint32, players []wire.Player2, cur *sharedEntities) [][]byte {
+func (s *SnapshotSender2) encodeShared(base *wire2.Frame, shared *sharedEntities, tick uint32, players []wire2.Player, cur *sharedEntities) [][]byte {
 	if base != nil && shared == nil {
 		return s.encode(base, tick, players, cur.ents)
 	}
@@ -120,7 +121,7 @@ func (s *SnapshotSender2) encodeShared(base *wire.Frame2, shared *sharedEntities
 
 // records returns the records of cur against base (nil: a full
 // snapshot), encoded once per state and baseline.
-func (s *SnapshotSender2) records(base, cur *sharedEntities) *wire.Records2 {
+func (s *SnapshotSender2) records(base, cur *sharedEntities) *wire2.Records {
 	c := &s.recs
 	if c.gen != s.frames.gen {
 		c.gen, c.next = s.frames.gen, 0
@@ -136,7 +137,7 @@ func (s *SnapshotSender2) records(base, cur *sharedEntities) *wire.Records2 {
 	e := &c.entries[c.next]
 	c.next = (c.next + 1) % maxSharedBases
 	e.used, e.base = true, base
-	var ents []wire.Entity2
+	var ents []wire2.Entity
 	if base != nil {
 		ents = base.ents
 		if ents == nil {
@@ -149,7 +150,7 @@ func (s *SnapshotSender2) records(base, cur *sharedEntities) *wire.Records2 {
 
 // encode encodes the state of tick against base (nil: a full snapshot)
 // and returns the payloads, valid until the next call.
-func (s *SnapshotSender2) encode(base *wire.Frame2, tick uint32, players []wire.Player2, entities []wire.Entity2) [][]byte {
+func (s *SnapshotSender2) encode(base *wire2.Frame, tick uint32, players []wire2.Player, entities []wire2.Entity) [][]byte {
 	if base == nil {
 		return s.enc.Encode(tick, players, nil, nil, 0, entities)
 	}
@@ -166,7 +167,7 @@ func (s *SnapshotSender2) encode(base *wire.Frame2, tick uint32, players []wire.
 // 7.8) the due events ride in the tail of the first Snapshot datagram,
 // and those that do not fit there go, oldest first, in Event datagrams
 // before it.
-func (s *SnapshotSender2) send(l *Link, h *History2, cur *sharedEntities, players []wire.Player2, payloads [][]byte, changes int, events bool, now time.Time) [][]byte {
+func (s *SnapshotSender2) send(l *Link, h *History2, cur *sharedEntities, players []wire2.Player, payloads [][]byte, changes int, events bool, now time.Time) [][]byte {
 	tick := cur.tick
 	s.events = 0
 	if changes == 0 && !h.Due(tick) {
@@ -206,4 +207,4 @@ func (s *SnapshotSender2) buf(i int) []byte {
 
 // noEntities2 is the entities of an empty baseline: not nil, as the
 // encoder takes a nil baseline to mean a full snapshot.
-var noEntities2 = []wire.Entity2{}
+var noEntities2 = []wire2.Entity{}

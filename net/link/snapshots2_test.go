@@ -7,23 +7,24 @@ import (
 	"testing"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // frame2 returns a copy of the world's state at its tick.
-func frame2(w *simWorld2) *wire.Frame2 {
-	f := new(wire.Frame2)
+func frame2(w *simWorld2) *wire2.Frame {
+	f := new(wire2.Frame)
 	f.Set(w.tick, w.players, w.entities(nil))
 	return f
 }
 
 // encode2 encodes cur against base (nil: full) and decodes each payload,
 // as a client would receive them.
-func encode2(tb testing.TB, cur, base *wire.Frame2, maxPayload int) []*wire.Snapshot2 {
+func encode2(tb testing.TB, cur, base *wire2.Frame, maxPayload int) []*wire2.Snapshot {
 	tb.Helper()
-	enc := wire.Snapshot2Encoder{MaxPayload: maxPayload}
-	var out []*wire.Snapshot2
+	enc := wire2.SnapshotEncoder{MaxPayload: maxPayload}
+	var out []*wire2.Snapshot
 	for _, p := range enc.EncodeFrame(cur, base) {
-		s := new(wire.Snapshot2)
+		s := new(wire2.Snapshot)
 		if err := s.Decode(p); err != nil {
 			tb.Fatalf("Decode of an encoded payload: %v", err)
 		}
@@ -33,7 +34,7 @@ func encode2(tb testing.TB, cur, base *wire.Frame2, maxPayload int) []*wire.Snap
 }
 
 // checkFrame fails unless r holds the state f.
-func checkFrame(tb testing.TB, r *Rebuilt2, f *wire.Frame2) {
+func checkFrame(tb testing.TB, r *Rebuilt2, f *wire2.Frame) {
 	tb.Helper()
 	if r == nil || r.Tick != f.Tick || !slices.Equal(r.Entities, f.Entities) || !slices.Equal(r.Players, f.Players) {
 		tb.Fatalf("rebuilt %v, not the state of tick %d", r, f.Tick)
@@ -42,7 +43,7 @@ func checkFrame(tb testing.TB, r *Rebuilt2, f *wire.Frame2) {
 
 // rebuildAll2 rebuilds every datagram of a snapshot and returns the
 // result.
-func rebuildAll2(tb testing.TB, rb *Rebuilder2, snaps []*wire.Snapshot2) *Rebuilt2 {
+func rebuildAll2(tb testing.TB, rb *Rebuilder2, snaps []*wire2.Snapshot) *Rebuilt2 {
 	tb.Helper()
 	var res *Rebuilt2
 	for _, s := range snaps {
@@ -70,15 +71,15 @@ func newSender2(maxPayload int) *sender2 {
 }
 
 // send sends the state f and returns its decoded datagrams.
-func (s *sender2) send(tb testing.TB, f *wire.Frame2) []*wire.Snapshot2 {
+func (s *sender2) send(tb testing.TB, f *wire2.Frame) []*wire2.Snapshot {
 	tb.Helper()
-	var out []*wire.Snapshot2
+	var out []*wire2.Snapshot
 	for _, d := range s.s.Datagrams(s.l, f.Tick, f.Players, f.Entities, at(int(f.Tick))) {
 		h, p := mustParse2(tb, d, wire.ToClient)
 		if h.Type != wire.TypeSnapshot {
 			tb.Fatalf("type %v", h.Type)
 		}
-		snap := new(wire.Snapshot2)
+		snap := new(wire2.Snapshot)
 		if err := snap.Decode(p); err != nil {
 			tb.Fatal(err)
 		}
@@ -90,7 +91,7 @@ func (s *sender2) send(tb testing.TB, f *wire.Frame2) []*wire.Snapshot2 {
 
 // ack acknowledges one datagram.
 func (s *sender2) ack(seq uint16) {
-	s.l.Accept2(peerHeader2(s.peer, seq, 0, 0), wire.HeaderSize2, at(0))
+	s.l.Accept2(peerHeader2(s.peer, seq, 0, 0), wire2.HeaderSize, at(0))
 	s.peer++
 }
 
@@ -101,7 +102,7 @@ func (s *sender2) ackAll(tick uint32) {
 }
 
 // baseOf returns the baseline tick of a snapshot, and false for a full one.
-func baseOf(snaps []*wire.Snapshot2) (uint32, bool) {
+func baseOf(snaps []*wire2.Snapshot) (uint32, bool) {
 	return snaps[0].Tick - snaps[0].BaselineAge, snaps[0].HasBaseline
 }
 
@@ -110,7 +111,7 @@ func baseOf(snaps []*wire.Snapshot2) (uint32, bool) {
 func TestSnapshotSender2Baseline(t *testing.T) {
 	w := newSimWorld2(rand.New(rand.NewPCG(1, 2)), 60)
 	s := newSender2(200) // several datagrams a snapshot
-	next := func() []*wire.Snapshot2 {
+	next := func() []*wire2.Snapshot {
 		for range 3 {
 			w.step()
 		}
@@ -191,7 +192,7 @@ func TestSnapshotSender2Rate(t *testing.T) {
 	}
 	// An entity's motion.
 	f.Entities = slices.Clone(f.Entities)
-	f.Entities[3].F[wire.F2VX]++
+	f.Entities[3].F[wire2.FieldVX]++
 	if send(630) != 1 {
 		t.Fatal("a changed entity not sent")
 	}
@@ -286,7 +287,7 @@ func TestRebuild2SplitAnyOrder(t *testing.T) {
 	b := frame2(w)
 	for _, order := range [][]int{nil, {-1}} { // in order, reversed
 		var rb Rebuilder2
-		for _, pair := range [][2]*wire.Frame2{{a, nil}, {b, a}} {
+		for _, pair := range [][2]*wire2.Frame{{a, nil}, {b, a}} {
 			snaps := encode2(t, pair[0], pair[1], 150)
 			if len(snaps) < 3 {
 				t.Fatalf("%d datagrams", len(snaps))
@@ -330,7 +331,7 @@ func TestRebuild2Baselines(t *testing.T) {
 	if _, err := rb.Rebuild(encode2(t, c, b, 0)[0]); err != nil {
 		t.Fatal(err)
 	}
-	for _, other := range [][]*wire.Snapshot2{encode2(t, c, a, 0), encode2(t, c, nil, 0)} {
+	for _, other := range [][]*wire2.Snapshot{encode2(t, c, a, 0), encode2(t, c, nil, 0)} {
 		if _, err := rb.Rebuild(other[0]); !errors.Is(err, ErrOtherBaseline) {
 			t.Fatalf("another baseline: %v", err)
 		}
@@ -357,17 +358,17 @@ func TestRebuild2MissingInBaseline(t *testing.T) {
 	withP3.Tick = a.Tick + 2
 	snap := encode2(t, &withP3, a, 0)[0]
 	snap.BaselineAge = 1 // against noP3
-	if _, err := rb.Rebuild(snap); !errors.Is(err, wire.ErrMissingBase2) || rb.Get(withP3.Tick) != nil {
+	if _, err := rb.Rebuild(snap); !errors.Is(err, wire2.ErrMissingBase) || rb.Get(withP3.Tick) != nil {
 		t.Fatalf("a same player the baseline lacks: %v", err)
 	}
 	// An updated record of an id the baseline lacks.
 	moved := *a
 	moved.Tick = a.Tick + 3
 	moved.Entities = slices.Clone(a.Entities)
-	moved.Entities[0].F[wire.F2X0]++
+	moved.Entities[0].F[wire2.FieldX0]++
 	snap = encode2(t, &moved, a, 0)[0]
 	snap.Records[0].ID = wire.MakeID(5000, 0)
-	if _, err := rb.Rebuild(snap); !errors.Is(err, wire.ErrMissingBase2) || rb.Get(moved.Tick) != nil {
+	if _, err := rb.Rebuild(snap); !errors.Is(err, wire2.ErrMissingBase) || rb.Get(moved.Tick) != nil {
 		t.Fatalf("an updated id the baseline lacks: %v", err)
 	}
 }
@@ -376,7 +377,7 @@ func TestRebuild2MissingInBaseline(t *testing.T) {
 // datagrams of one tick, or more than wire.MaxSnapshotEntities entities in
 // a snapshot, are refused, and the snapshot keeps what it had.
 func TestRebuild2Limits(t *testing.T) {
-	one := &wire.Frame2{Tick: 100, Entities: []wire.Entity2{{ID: wire.MakeID(1, 0), F: [wire.NumFields2]uint32{wire.F2Kind: 1}}}}
+	one := &wire2.Frame{Tick: 100, Entities: []wire2.Entity{{ID: wire.MakeID(1, 0), F: [wire2.NumFields]uint32{wire2.FieldKind: 1}}}}
 	snap := encode2(t, one, nil, 0)[0]
 	var rb Rebuilder2
 	for i := range wire.MaxSnapshotParts {
@@ -388,9 +389,9 @@ func TestRebuild2Limits(t *testing.T) {
 		t.Fatalf("part %d: %v", wire.MaxSnapshotParts+1, err)
 	}
 
-	big := &wire.Frame2{Tick: 200}
+	big := &wire2.Frame{Tick: 200}
 	for i := range wire.MaxSnapshotEntities + 1 {
-		big.Entities = append(big.Entities, wire.Entity2{ID: wire.MakeID(uint32(i+1), 0), F: [wire.NumFields2]uint32{wire.F2Kind: 2}})
+		big.Entities = append(big.Entities, wire2.Entity{ID: wire.MakeID(uint32(i+1), 0), F: [wire2.NumFields]uint32{wire2.FieldKind: 2}})
 	}
 	snaps := encode2(t, big, nil, 0)
 	if len(snaps) > wire.MaxSnapshotParts {
@@ -413,7 +414,7 @@ func TestRebuild2Limits(t *testing.T) {
 // oldest; a snapshot older than all of them is rebuilt but not kept.
 func TestRebuild2Keeps64(t *testing.T) {
 	var rb Rebuilder2
-	f := &wire.Frame2{}
+	f := &wire2.Frame{}
 	for tick := uint32(10); tick < 10+Kept+5; tick++ {
 		f.Tick = tick
 		if _, err := rb.Rebuild(encode2(t, f, nil, 0)[0]); err != nil {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // stageEvents21 is one event of each Stage type (7.12), mixed with a Spawn.
@@ -39,7 +40,7 @@ func TestStageEvents2(t *testing.T) {
 		}
 		for _, f := range fresh {
 			var ev wire.Event
-			if err := wire.ParseEvent2(f.Data, &ev); err != nil {
+			if err := wire2.ParseEvent(f.Data, &ev); err != nil {
 				t.Fatalf("event %d: %v", f.ID, err)
 			}
 			got = append(got, ev)

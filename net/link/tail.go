@@ -3,7 +3,7 @@ package link
 import (
 	"time"
 
-	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // The event tail of a v2 session's Snapshot datagrams (PROTOCOL.md
@@ -26,14 +26,14 @@ func (l *Link) AppendEventsBefore(dst []byte, room int, now time.Time) ([]byte, 
 	total, count := 0, 0
 	for i := 0; i < n; i++ {
 		if data, o := v.event(head + uint32(i)); due(o, r, now) {
-			total += wire.FrameOverhead2 + len(data)
+			total += wire2.FrameOverhead + len(data)
 			count++
 		}
 	}
 	k := 0 // the oldest due events that must go before
 	for i := 0; i < n && (total > room || count > 255); i++ {
 		if data, o := v.event(head + uint32(i)); due(o, r, now) {
-			total -= wire.FrameOverhead2 + len(data)
+			total -= wire2.FrameOverhead + len(data)
 			count--
 			k++
 		}

@@ -7,17 +7,18 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // tailWorld is a world of n entities at tick, for the tail tests.
-func tailWorld(n int, tick uint32) ([]wire.Player2, []wire.Entity2) {
-	players := []wire.Player2{{PlayerState: wire.PlayerState{Player: 0, HasShip: true, Ship: 1, Lives: 3}}}
-	var ents []wire.Entity2
+func tailWorld(n int, tick uint32) ([]wire2.Player, []wire2.Entity) {
+	players := []wire2.Player{{PlayerState: wire.PlayerState{Player: 0, HasShip: true, Ship: 1, Lives: 3}}}
+	var ents []wire2.Entity
 	for i := range n {
 		m := wire.Linear(tick, float64(10*i), 100, float64(i), 0)
-		ents = append(ents, wire.MakeEntity2(uint32(2+i), wire.KindBydosSlave, &m, wire.Anim{}))
+		ents = append(ents, wire2.MakeEntity(uint32(2+i), wire.KindBydosSlave, &m, wire.Anim{}))
 	}
-	slices.SortFunc(ents, func(a, b wire.Entity2) int {
+	slices.SortFunc(ents, func(a, b wire2.Entity) int {
 		if wire.Less(a.ID, b.ID) {
 			return -1
 		}
@@ -62,34 +63,34 @@ func TestDatagramsEvents(t *testing.T) {
 			var s SnapshotSender2
 			ds, events := s.DatagramsEvents(srv, 99, players, ents, t0)
 			var ids []uint32
-			var snap wire.Snapshot2
+			var snap wire2.Snapshot
 			before := 0
 			for i, d := range ds {
 				if len(d) > wire.MaxDatagram {
 					t.Fatalf("datagram %d of %d bytes", i, len(d))
 				}
 				h, p := parseAny(t, cli, d, wire.ToClient)
-				var frames []wire.EventFrame2
+				var frames []wire2.EventFrame
 				switch h.Type {
 				case wire.TypeEvent:
 					if i != before {
 						t.Fatalf("Event datagram %d after a Snapshot", i)
 					}
 					before++
-					frames, _ = wire.ParseEventFrames2(p, nil)
+					frames, _ = wire2.ParseEventFrames(p, nil)
 				case wire.TypeSnapshot:
 					tail, err := snap.DecodeTail(p)
 					if err != nil {
 						t.Fatalf("datagram %d: %v", i, err)
 					}
-					frames = wire.TailFrames(tail, nil)
+					frames = wire2.TailFrames(tail, nil)
 					if tc.entities >= 90 && i == before && len(d) < 1100 {
 						t.Fatalf("a Snapshot of %d bytes: not large", len(d))
 					}
 					if i > before && len(frames) > 0 {
 						t.Fatalf("the Snapshot datagram %d of the tick carries events", i-before)
 					}
-					if i == len(ds)-1 && len(frames) > 0 && len(d)+wire.FrameOverhead2+40 <= wire.MaxDatagram && tc.events > len(ids)+len(frames) {
+					if i == len(ds)-1 && len(frames) > 0 && len(d)+wire2.FrameOverhead+40 <= wire.MaxDatagram && tc.events > len(ids)+len(frames) {
 						t.Fatalf("a tail of %d bytes left room, with events sent before", len(tail))
 					}
 				}
@@ -137,9 +138,9 @@ func TestTailTickNoAllocs(t *testing.T) {
 	players, ents := tailWorld(8, 3)
 	var s SnapshotSender2
 	var rb Rebuilder2
-	var snap wire.Snapshot2
+	var snap wire2.Snapshot
 	ack := make([]byte, 0, wire.MaxDatagram)
-	fresh := make([]wire.EventFrame2, 0, 64)
+	fresh := make([]wire2.EventFrame, 0, 64)
 	now := t0
 	tick := uint32(0)
 	step := func() {
@@ -151,7 +152,7 @@ func TestTailTickNoAllocs(t *testing.T) {
 		if tick%3 != 0 {
 			return
 		}
-		ents[0].F[wire.F2T0] = tick // a change: a Snapshot every third tick
+		ents[0].F[wire2.FieldT0] = tick // a change: a Snapshot every third tick
 		ds, _ := s.DatagramsEvents(srv, tick, players, ents, now)
 		for _, d := range ds {
 			h, p := parseAny(t, cli, d, wire.ToClient)

@@ -9,6 +9,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/net/lobby"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // evilLobby accepts one login on 127.0.0.1, answers it as a lobby server
@@ -32,7 +33,7 @@ func evilLobby(t *testing.T, player uint8, frames ...[]byte) string {
 		}
 		acc := wire.Message{Type: wire.MsgLoginAccepted, Player: player, Session: 7, Revision: wire.Revision, Mode: wire.ModeClassic,
 			Ext: wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}}
-		c.Write(wire.AppendMessage2(nil, &acc))
+		c.Write(wire2.AppendMessage(nil, &acc))
 		for _, f := range frames {
 			c.Write(f)
 		}

@@ -15,6 +15,7 @@ import (
 	"rtype/internal/testutil/testserver"
 	"rtype/net/lobby"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 	"rtype/server"
 	"rtype/server/fleet"
 	"rtype/server/ops"
@@ -300,12 +301,12 @@ func redirector(c net.Conn, self string, logins *atomic.Int32) {
 	if err != nil {
 		return
 	}
-	if m, err := wire.ParseMessage2(f); err != nil || m.Type != wire.MsgLoginRequest {
+	if m, err := wire2.ParseMessage(f); err != nil || m.Type != wire.MsgLoginRequest {
 		return
 	}
 	logins.Add(1)
 	ext := wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8}
-	c.Write(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: uint32(logins.Load()),
+	c.Write(wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginAccepted, Player: wire.NoPlayer, Session: uint32(logins.Load()),
 		Ext: ext, Revision: wire.Revision, Mode: wire.ModeClassic}))
 	for {
 		f, err := fr.ReadFrame()

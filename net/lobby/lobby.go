@@ -18,6 +18,7 @@ import (
 
 	"rtype/net/client"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // Redirectable is a Transport that follows a RoomRedirect (7.18) to
@@ -147,7 +148,7 @@ func login(ctx context.Context, cfg Config) (net.Conn, *wire.FrameReader, wire.M
 		return fail(&client.ReachError{Addr: cfg.Addr, Err: err})
 	}
 	conn.SetDeadline(time.Now().Add(cfg.LoginTimeout))
-	req := wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: cfg.Name,
+	req := wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginRequest, Version: wire.Version2, Name: cfg.Name,
 		Revision: wire.Revision, Mode: cfg.Mode, Flags: wire.LoginLobby})
 	if _, err := conn.Write(req); err != nil {
 		conn.Close()
@@ -159,7 +160,7 @@ func login(ctx context.Context, cfg Config) (net.Conn, *wire.FrameReader, wire.M
 		conn.Close()
 		return fail(fmt.Errorf("lobby: login to %s: %w", cfg.Addr, err))
 	}
-	m, err := wire.ParseMessage2(f)
+	m, err := wire2.ParseMessage(f)
 	if err != nil {
 		conn.Close()
 		return fail(fmt.Errorf("lobby: answer to the login from %s: %w", cfg.Addr, err))
@@ -247,7 +248,7 @@ func (l *Lobby) read(fr *wire.FrameReader) {
 			l.mu.Unlock()
 			l.poke()
 		case t == wire.MsgChatMessage || t == wire.MsgChatRefused:
-			m, err := wire.ParseMessage2(f)
+			m, err := wire2.ParseMessage(f)
 			if err != nil {
 				l.end(fmt.Errorf("lobby: bad chat message from the server: %w", err))
 				return
@@ -260,7 +261,7 @@ func (l *Lobby) read(fr *wire.FrameReader) {
 			}
 			l.mu.Unlock()
 		case t == wire.MsgLogout:
-			m, _ := wire.ParseMessage2(f)
+			m, _ := wire2.ParseMessage(f)
 			l.end(&client.LogoutError{Reason: m.Reason})
 			return
 		}
@@ -536,7 +537,7 @@ func (l *Lobby) SendChat(text string) error {
 	if _, why := wire.NormalizeChatString(nil, text); why != 0 {
 		return &client.ChatError{Reason: why}
 	}
-	return l.write(wire.AppendMessage2(nil, &wire.Message{Type: wire.MsgChat, Text: text}))
+	return l.write(wire2.AppendMessage(nil, &wire.Message{Type: wire.MsgChat, Text: text}))
 }
 
 // Play plays the room's game, which must be running: it binds and

@@ -8,6 +8,7 @@ import (
 
 	"rtype/net/link"
 	"rtype/net/wire"
+	"rtype/net/wire2"
 )
 
 // GameRecorder records a server's game as a v2 client of it receives
@@ -54,13 +55,13 @@ func (r *GameRecorder) Events(events []wire.Event) {
 	defer r.mu.Unlock()
 	at := time.Since(r.start)
 	for i := range events {
-		r.buf = wire.AppendEvent2(r.buf[:0], &events[i])
+		r.buf = wire2.AppendEvent(r.buf[:0], &events[i])
 		r.record(KindEvent, at, r.buf)
 	}
 }
 
 // Snapshot records the state of tick as full v2 Snapshot payloads (7.8).
-func (r *GameRecorder) Snapshot(tick uint32, players []wire.Player2, entities []wire.Entity2) {
+func (r *GameRecorder) Snapshot(tick uint32, players []wire2.Player, entities []wire2.Entity) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.full || r.err != nil {
@@ -68,7 +69,7 @@ func (r *GameRecorder) Snapshot(tick uint32, players []wire.Player2, entities []
 	}
 	now := time.Now()
 	for _, d := range r.snd.Datagrams(r.lk, tick, players, entities, now) {
-		_, p, err := wire.ParseHeader2(d, wire.ToClient)
+		_, p, err := wire2.ParseHeader(d, wire.ToClient)
 		if err == nil {
 			r.record(KindSnapshot, now.Sub(r.start), p)
 		}

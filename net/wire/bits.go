@@ -37,6 +37,10 @@ func (w *BitWriter) WriteBits(v uint32, n int) {
 	}
 }
 
+// Append writes the bits src wrote, as WriteBits would write them one by
+// one.
+func (w *BitWriter) Append(src *BitWriter) { w.appendBits(src.buf, src.nbit) }
+
 // appendBits writes the first n bits of src, a payload another BitWriter
 // wrote (its padding bits zero), as WriteBits would write them one by one.
 func (w *BitWriter) appendBits(src []byte, n int) {

@@ -58,7 +58,7 @@ func ChatReason(reason uint8) string {
 }
 
 // appendStr appends a u16-prefixed string (3.1) that the caller bounded.
-func appendStr[S ~string | ~[]byte](dst []byte, s S) []byte {
+func AppendStr[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(s)))
 	return append(dst, s...)
 }
@@ -66,10 +66,10 @@ func appendStr[S ~string | ~[]byte](dst []byte, s S) []byte {
 // appendChat appends a Chat, ChatMessage or ChatRefused (without the
 // length). Texts longer than the message allows are cut at a rune
 // boundary.
-func appendChat(dst []byte, m *Message) []byte {
+func AppendChat(dst []byte, m *Message) []byte {
 	switch m.Type {
 	case MsgChat:
-		return appendStr(dst, cutString(m.Text, MaxFrame-3))
+		return AppendStr(dst, CutString(m.Text, MaxFrame-3))
 	case MsgChatMessage:
 		return appendChatBody(dst, m.Tick, m.Player, m.Name, m.Text)
 	case MsgChatRefused:
@@ -81,7 +81,7 @@ func appendChat(dst []byte, m *Message) []byte {
 func appendChatBody[S ~string | ~[]byte](dst []byte, tick uint32, player uint8, name string, text S) []byte {
 	dst = binary.LittleEndian.AppendUint32(dst, tick)
 	dst = append(dst, player)
-	dst = appendStr(dst, cutString(name, MaxChatNameBytes))
+	dst = AppendStr(dst, CutString(name, MaxChatNameBytes))
 	if len(text) > MaxChatBytes {
 		text = text[:MaxChatBytes]
 		for len(text) > 0 && !utf8.RuneStart(text[len(text)-1]) {
@@ -91,7 +91,7 @@ func appendChatBody[S ~string | ~[]byte](dst []byte, tick uint32, player uint8, 
 			text = text[:len(text)-1] // the start of the cut rune
 		}
 	}
-	return appendStr(dst, text)
+	return AppendStr(dst, text)
 }
 
 // AppendChatMessage appends a whole ChatMessage frame (7.13) from a text
@@ -135,7 +135,7 @@ func strAt(b []byte, max int) (s, rest []byte, ok bool) {
 
 // parseChat decodes the chat messages of 7.13 (b is the type and body);
 // bytes after the fields are ignored (7.1).
-func parseChat(b []byte) (Message, error) {
+func ParseChat(b []byte) (Message, error) {
 	m := Message{Type: MsgType(b[0])}
 	body := b[1:]
 	switch m.Type {

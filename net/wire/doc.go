@@ -1,18 +1,18 @@
-// Package wire encodes and decodes every message of the network protocol
-// (PROTOCOL.md).
+// Package wire is the codec of protocol version 1 (PROTOCOL.md Part I),
+// and what both versions' codecs share.
 //
-// Version 1 (Part I): the 18-byte datagram header (section 2), the Bind,
-// Accept, Input, Snapshot, Event and Ack payloads (sections 4 and 5), and
-// the TCP session frames (section 3).
+// Version 1: the 18-byte datagram header (section 2), the Bind, Accept,
+// Input, Snapshot, Event and Ack payloads (sections 4 and 5), and the TCP
+// session frames (section 3).
 //
-// Version 2 (Part II): the 20-byte header with ack_delay (Header2, 7.2),
-// the cookie binding (Bind2, Challenge, CookieMAC, 7.3), the motions that
-// move every entity and that server and client evaluate alike (Motion,
-// Anim, 7.5), the v2 Spawn and event framing (AppendEvent2, 7.6, 7.7), the
-// table-driven v2 snapshot (Snapshot2, Snapshot2Encoder, fieldsV2, 7.8) and
-// the extensible TCP messages (ParseMessage2, 7.1). A server reads a
-// datagram's version (DatagramVersion) and parses it with that version's
-// rules; the same world encodes in either version.
+// Shared: the TCP framing and the Message a TCP frame carries, in either
+// version; the bodies of the messages that exist in v2 only (chat, rooms,
+// scores, spectators, fleets), which package wire2 frames; the bit
+// reader and writer and the record numbering of the snapshots; the
+// session's Features, negotiated once at login; and the game's vocabulary
+// (package vocab) under the names a codec reads in. A server reads a
+// datagram's version (DatagramVersion) and hands it to that version's
+// codec: this package for v1, wire2 for v2.
 //
 // Decoders are strict: they check every length before using it, never
 // allocate from a length read off the wire, never panic, and return an

@@ -3,7 +3,7 @@ package wire
 import "math"
 
 // order is the order of entities in a snapshot: by index, then generation.
-func order(id uint32) uint32 { return id<<8 | id>>24 }
+func EntityOrder(id uint32) uint32 { return id<<8 | id>>24 }
 
 // The fields of an entity that a snapshot carries, in wire order (4.3).
 const (

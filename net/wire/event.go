@@ -45,7 +45,7 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 }
 
 // eventSizes gives the exact size of each fixed-size event type.
-var eventSizes = [...]int{EventSpawn: 27, EventDestroy: 18, EventDeath: 15, EventPlayerLeft: 7}
+var EventSizes = [...]int{EventSpawn: 27, EventDestroy: 18, EventDeath: 15, EventPlayerLeft: 7}
 
 // ParseEvent decodes the bytes of one event into ev and checks them (6.4):
 // an unknown type, a wrong length, a non-finite position or velocity, a
@@ -62,7 +62,7 @@ func ParseEvent(b []byte, ev *Event) error {
 	if ev.Type < EventSpawn || ev.Type > EventGameOver {
 		return ErrEventType
 	}
-	if int(ev.Type) < len(eventSizes) && eventSizes[ev.Type] != 0 && len(b) != eventSizes[ev.Type] {
+	if int(ev.Type) < len(EventSizes) && EventSizes[ev.Type] != 0 && len(b) != EventSizes[ev.Type] {
 		return ErrEventLength
 	}
 	f32 := func(off int) float32 { return math.Float32frombits(le.Uint32(b[off:])) }

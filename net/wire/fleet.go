@@ -78,13 +78,13 @@ func AppendRedirect(dst []byte, d *Redirect) []byte {
 	if len(a) > MaxRedirectAddr {
 		a = a[:MaxRedirectAddr]
 	}
-	dst = appendStr(dst, a)
+	dst = AppendStr(dst, a)
 	if d.WebTransport != "" {
 		w := d.WebTransport
 		if len(w) > MaxRedirectAddr {
 			w = w[:MaxRedirectAddr]
 		}
-		dst = appendStr(dst, w)
+		dst = AppendStr(dst, w)
 		hs := d.CertHashes[:min(len(d.CertHashes), MaxRedirectHashes)]
 		dst = append(dst, byte(len(hs)))
 		for _, h := range hs {

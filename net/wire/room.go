@@ -59,7 +59,7 @@ const (
 	// roomSettingsSize is the size of settings in a message.
 	roomSettingsSize = 5
 	// roomInfoSize is the size of one room of a RoomListing.
-	roomInfoSize = RoomCodeLen + 6
+	RoomInfoSize = RoomCodeLen + 6
 	// roomStateHead is the size of RoomState's body before its members.
 	roomStateHead = RoomCodeLen + 3 + roomSettingsSize + 1
 )
@@ -292,7 +292,7 @@ func AppendRoom(dst []byte, r *Room) []byte {
 		for i := range n {
 			m := &r.Members[i]
 			dst = append(dst, m.Player, m.Colour, m.Flags)
-			dst = appendStr(dst, cutString(m.Name, MaxChatNameBytes))
+			dst = AppendStr(dst, CutString(m.Name, MaxChatNameBytes))
 		}
 	case MsgRoomRefused:
 		dst = le.AppendUint16(append(dst, r.Reason), r.Wait)
@@ -348,12 +348,12 @@ func ParseRoom(b []byte, r *Room) error {
 		}
 		r.Value, r.Player = body[0], body[1]
 	case MsgRoomListing:
-		if len(body) < 1 || body[0] > MaxListedRooms || len(body) < 1+int(body[0])*roomInfoSize {
+		if len(body) < 1 || body[0] > MaxListedRooms || len(body) < 1+int(body[0])*RoomInfoSize {
 			return ErrMessageBody
 		}
 		r.Count = body[0]
 		for i := range int(r.Count) {
-			e := body[1+i*roomInfoSize:]
+			e := body[1+i*RoomInfoSize:]
 			ri := &r.Rooms[i]
 			copy(ri.Code[:], e)
 			x := e[RoomCodeLen:]

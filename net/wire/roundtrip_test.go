@@ -636,7 +636,7 @@ func TestRoundTripEvents(t *testing.T) {
 		if err := ParseEvent(buf, &got); err != nil || !sameEvent(got, ev) {
 			t.Fatalf("%v: %v\n got %+v\nwant %+v", ev.Type, err, got, ev)
 		}
-		if ev.Type != EventPlayerJoined && ev.Type != EventGameOver && len(buf) != eventSizes[ev.Type] {
+		if ev.Type != EventPlayerJoined && ev.Type != EventGameOver && len(buf) != EventSizes[ev.Type] {
 			t.Fatalf("%v: %d bytes", ev.Type, len(buf))
 		}
 	}

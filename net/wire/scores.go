@@ -119,18 +119,18 @@ func AppendScores(dst []byte, s *Scores) []byte {
 	switch s.Type {
 	case MsgScoresRequest:
 		dst = append(dst, s.Count)
-		dst = appendStr(dst, cutString(s.Stage, MaxScoreStage))
+		dst = AppendStr(dst, CutString(s.Stage, MaxScoreStage))
 	case MsgScores:
 		n := min(int(s.Count), MaxScoreRows)
 		dst = le.AppendUint16(append(dst, s.Status), s.Wait)
-		dst = appendStr(dst, cutString(s.Stage, MaxScoreStage))
+		dst = AppendStr(dst, CutString(s.Stage, MaxScoreStage))
 		dst = append(dst, uint8(n))
 		for i := range n {
 			r := &s.Rows[i]
 			dst = le.AppendUint32(dst, r.Score)
 			dst = append(dst, r.Players)
 			dst = le.AppendUint32(dst, r.Finished)
-			dst = appendStr(dst, cutString(r.Name, MaxScoreName))
+			dst = AppendStr(dst, CutString(r.Name, MaxScoreName))
 		}
 	}
 	le.PutUint16(dst[at:], uint16(len(dst)-at-2))

@@ -103,14 +103,14 @@ func AppendMessage(dst []byte, m *Message) []byte {
 	dst = append(dst, 0, 0, byte(m.Type))
 	switch m.Type {
 	case MsgLoginRequest:
-		dst = appendString(append(dst, m.Version), m.Name, MaxFrame-4)
+		dst = AppendString(append(dst, m.Version), m.Name, MaxFrame-4)
 	case MsgLoginAccepted:
 		dst = append(dst, m.Player)
 		dst = le.AppendUint32(dst, m.Session)
 		dst = append(dst, m.Token[:]...)
 		dst = le.AppendUint32(dst, m.Tick)
 	case MsgLoginRejected:
-		dst = appendString(append(dst, m.Reason), m.Text, MaxFrame-4)
+		dst = AppendString(append(dst, m.Reason), m.Text, MaxFrame-4)
 	case MsgLogout:
 		dst = append(dst, m.Reason)
 	}
@@ -118,8 +118,8 @@ func AppendMessage(dst []byte, m *Message) []byte {
 	return dst
 }
 
-func appendString(dst []byte, s string, maxLen int) []byte {
-	s = cutString(s, maxLen)
+func AppendString(dst []byte, s string, maxLen int) []byte {
+	s = CutString(s, maxLen)
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(s)))
 	return append(dst, s...)
 }

@@ -43,23 +43,23 @@ func (s *Snapshot) Decode(p []byte) error {
 	var r BitReader
 	r.Reset(p)
 	s.Tick = r.ReadBits(32)
-	n, err := readPlayerCount(&r)
+	n, err := ReadPlayerCount(&r)
 	if err != nil {
 		return err
 	}
 	s.NumPlayers = n
-	var players playerReader
+	var players PlayerReader
 	for i := 0; i < n; i++ {
 		ps := &s.Players[i]
-		if ps.Player, err = players.next(&r); err != nil {
+		if ps.Player, err = players.Next(&r); err != nil {
 			return err
 		}
-		readPlayerState(&r, ps)
+		ReadPlayerState(&r, ps)
 	}
-	if s.HasBaseline, s.BaselineAge, err = readBaseline(&r, s.Tick); err != nil {
+	if s.HasBaseline, s.BaselineAge, err = ReadBaseline(&r, s.Tick); err != nil {
 		return err
 	}
-	count, err := readEntityCount(&r)
+	count, err := ReadEntityCount(&r)
 	if err != nil {
 		return err
 	}
@@ -67,10 +67,10 @@ func (s *Snapshot) Decode(p []byte) error {
 		s.Records = make([]Record, 0, count) // bounded by the payload's size
 	}
 	s.Records = s.Records[:count]
-	var ids idReader
+	var ids IDReader
 	for i := range s.Records {
 		rec := &s.Records[i]
-		if rec.ID, rec.Change, err = ids.next(&r, i == 0); err != nil {
+		if rec.ID, rec.Change, err = ids.Next(&r, i == 0); err != nil {
 			return err
 		}
 		switch rec.Change {
@@ -118,7 +118,7 @@ func (s *Snapshot) Decode(p []byte) error {
 }
 
 // readPlayerCount reads player_count (4.3).
-func readPlayerCount(r *BitReader) (int, error) {
+func ReadPlayerCount(r *BitReader) (int, error) {
 	n := int(r.ReadBits(3))
 	if n > MaxPlayers {
 		return 0, ErrPlayerCount
@@ -128,9 +128,10 @@ func readPlayerCount(r *BitReader) (int, error) {
 
 // playerReader reads the player number of each player record of a
 // datagram, each at most once (4.3).
-type playerReader struct{ seen uint8 }
+type PlayerReader struct{ seen uint8 }
 
-func (pr *playerReader) next(r *BitReader) (uint8, error) {
+// Next reads a record's player number, which must not come twice.
+func (pr *PlayerReader) Next(r *BitReader) (uint8, error) {
 	p := uint8(r.ReadBits(2))
 	if pr.seen&(1<<p) != 0 && r.Err() == nil {
 		return p, ErrPlayerTwice
@@ -141,7 +142,7 @@ func (pr *playerReader) next(r *BitReader) (uint8, error) {
 
 // readPlayerState reads the fields of a player record after its number
 // (4.3): has_ship, ship, lives and score.
-func readPlayerState(r *BitReader, ps *PlayerState) {
+func ReadPlayerState(r *BitReader, ps *PlayerState) {
 	ps.HasShip = r.ReadBool()
 	ps.Ship = NoEntity
 	if ps.HasShip {
@@ -152,7 +153,7 @@ func readPlayerState(r *BitReader, ps *PlayerState) {
 }
 
 // writePlayerState writes what readPlayerState reads.
-func writePlayerState(w *BitWriter, ps *PlayerState) {
+func WritePlayerState(w *BitWriter, ps *PlayerState) {
 	w.WriteBool(ps.HasShip)
 	if ps.HasShip {
 		w.WriteVarint(ps.Ship)
@@ -163,7 +164,7 @@ func writePlayerState(w *BitWriter, ps *PlayerState) {
 
 // readBaseline reads has_baseline and baseline_age, which must be 1 to
 // tick (4.3).
-func readBaseline(r *BitReader, tick uint32) (bool, uint32, error) {
+func ReadBaseline(r *BitReader, tick uint32) (bool, uint32, error) {
 	if !r.ReadBool() {
 		return false, 0, nil
 	}
@@ -176,7 +177,7 @@ func readBaseline(r *BitReader, tick uint32) (bool, uint32, error) {
 
 // readEntityCount reads entity_count and checks it against the bits left
 // (4.3): each record takes at least minRecordBits.
-func readEntityCount(r *BitReader) (int, error) {
+func ReadEntityCount(r *BitReader) (int, error) {
 	count := int(r.ReadBits(16))
 	if err := r.Err(); err != nil {
 		return 0, err
@@ -191,12 +192,14 @@ func readEntityCount(r *BitReader) (int, error) {
 // snapshot datagram (4.3, 7.8): the index gap, the generation and the
 // change, checking that the index stays within 24 bits and that no id
 // comes twice.
-type idReader struct {
+type IDReader struct {
 	index uint32
 	gens  [4]uint64 // generations seen at the current index
 }
 
-func (d *idReader) next(r *BitReader, first bool) (uint32, Change, error) {
+// Next reads the id and change of the next record; first starts the
+// datagram's numbering.
+func (d *IDReader) Next(r *BitReader, first bool) (uint32, Change, error) {
 	gap := r.ReadVarint()
 	if first {
 		d.index = gap
@@ -283,7 +286,7 @@ type SnapshotEncoder struct {
 	MaxPayload int
 
 	records []Record
-	out     payloadSet
+	out     PayloadSet
 
 	// The snapshot being encoded.
 	tick, baseTick uint32
@@ -299,10 +302,10 @@ func (e *SnapshotEncoder) Diff(base, cur []Entity) []Record {
 	i, j := 0, 0
 	for i < len(base) || j < len(cur) {
 		switch {
-		case j == len(cur) || (i < len(base) && order(base[i].ID) < order(cur[j].ID)):
+		case j == len(cur) || (i < len(base) && EntityOrder(base[i].ID) < EntityOrder(cur[j].ID)):
 			recs = append(recs, Record{Change: Removed, Entity: Entity{ID: base[i].ID}})
 			i++
-		case i == len(base) || order(cur[j].ID) < order(base[i].ID):
+		case i == len(base) || EntityOrder(cur[j].ID) < EntityOrder(base[i].ID):
 			recs = append(recs, Record{Change: Added, Entity: cur[j]})
 			j++
 		default: // the same network id
@@ -331,16 +334,16 @@ func (e *SnapshotEncoder) Encode(tick uint32, players []PlayerState, base []Enti
 	if limit <= 0 {
 		limit = MaxPayload
 	}
-	return e.out.encode(limit, e)
+	return e.out.Encode(limit, e)
 }
 
-func (e *SnapshotEncoder) writeHeader(w *BitWriter) {
+func (e *SnapshotEncoder) WriteHeader(w *BitWriter) {
 	w.WriteBits(e.tick, 32)
 	w.WriteBits(uint32(len(e.players)), 3)
 	for p := range e.players {
 		ps := &e.players[p]
 		w.WriteBits(uint32(ps.Player), 2)
-		writePlayerState(w, ps)
+		WritePlayerState(w, ps)
 	}
 	w.WriteBool(e.hasBase)
 	if e.hasBase {
@@ -348,83 +351,88 @@ func (e *SnapshotEncoder) writeHeader(w *BitWriter) {
 	}
 }
 
-func (e *SnapshotEncoder) numRecords() int { return len(e.records) }
+func (e *SnapshotEncoder) NumRecords() int { return len(e.records) }
 
-func (e *SnapshotEncoder) writeRecords(w *BitWriter, k, limitBits int) (int, int) {
-	var g gapWriter
+func (e *SnapshotEncoder) WriteRecords(w *BitWriter, k, limitBits int) (int, int) {
+	var g GapWriter
 	for ; k < len(e.records) && g.n < 0xFFFF; k++ {
 		rec := &e.records[k]
-		gap := g.gap(rec.ID)
+		gap := g.Gap(rec.ID)
 		if w.Len()+VarintBits(gap)+recordBits(rec) > limitBits && g.n > 0 {
 			break
 		}
 		writeRecord(w, gap, rec)
-		g.wrote(rec.ID)
+		g.Wrote(rec.ID)
 	}
 	return k, g.n
 }
 
 // gapWriter numbers the records of one datagram: the gap of each is its
 // index minus the previous record's, the first one's its index (4.3).
-type gapWriter struct {
+type GapWriter struct {
 	prev uint32
 	n    int // records written
 }
 
-func (g *gapWriter) gap(id uint32) uint32 {
+// Gap returns the gap to write before the record of id.
+func (g *GapWriter) Gap(id uint32) uint32 {
 	if g.n == 0 {
 		return Index(id)
 	}
 	return Index(id) - g.prev
 }
 
-func (g *gapWriter) wrote(id uint32) { g.prev, g.n = Index(id), g.n+1 }
+// Wrote counts the record of id as written.
+func (g *GapWriter) Wrote(id uint32) { g.prev, g.n = Index(id), g.n+1 }
 
-// snapshotBody is what payloadSet.encode needs of a snapshot encoder, v1
+// N returns the number of records written.
+func (g *GapWriter) N() int { return g.n }
+
+// SnapshotBody is what PayloadSet.Encode needs of a snapshot encoder, v1
 // or v2: the part every datagram repeats (tick, players, baseline), and
 // its records.
-type snapshotBody interface {
-	writeHeader(w *BitWriter)
-	numRecords() int
-	// writeRecords writes records from the k-th on, as many as fit in
+type SnapshotBody interface {
+	WriteHeader(w *BitWriter)
+	NumRecords() int
+	// WriteRecords writes records from the k-th on, as many as fit in
 	// limitBits (at least one), and returns the next k and how many it
 	// wrote.
-	writeRecords(w *BitWriter, k, limitBits int) (next, n int)
+	WriteRecords(w *BitWriter, k, limitBits int) (next, n int)
 }
 
 // payloadSet holds the payloads of one snapshot and keeps their buffers
 // from one snapshot to the next.
-type payloadSet struct {
+type PayloadSet struct {
 	w        BitWriter
 	bufs     [][]byte
 	payloads [][]byte
 }
 
-// encode writes the snapshot of b in as many payloads of at most limit
+// Encode writes the snapshot of b in as many payloads of at most limit
 // bytes as its records need (4.3, "Several datagrams"): each repeats the
 // header, then holds the records that fit, its gaps starting from index 0.
-func (ps *payloadSet) encode(limit int, b snapshotBody) [][]byte {
+func (ps *PayloadSet) Encode(limit int, b SnapshotBody) [][]byte {
 	limitBits := limit * 8
 	ps.payloads = ps.payloads[:0]
-	k, nrec := 0, b.numRecords()
+	k, nrec := 0, b.NumRecords()
 	for {
-		w := ps.begin(limit)
-		b.writeHeader(w)
+		w := ps.Begin(limit)
+		b.WriteHeader(w)
 		countAt := w.Len()
 		w.WriteBits(0, 16)
 		var n int
-		k, n = b.writeRecords(w, k, limitBits)
+		k, n = b.WriteRecords(w, k, limitBits)
 		w.patch(countAt, uint32(n), 16)
-		ps.end()
+		ps.End()
 		if k == nrec {
 			return ps.payloads
 		}
 	}
 }
 
-// begin starts the next payload in its kept buffer (one of limit bytes
+// Begin starts the next payload in its kept buffer (one of limit bytes
 // when none is kept yet) and returns its writer; end adds it.
-func (ps *payloadSet) begin(limit int) *BitWriter {
+func (ps *PayloadSet) Begin(limit int) *BitWriter {
 	w := &ps.w
 	w.Reset()
 	if len(ps.bufs) > len(ps.payloads) {
@@ -435,8 +443,8 @@ func (ps *payloadSet) begin(limit int) *BitWriter {
 	return w
 }
 
-// end adds the payload begin started, keeping its buffer.
-func (ps *payloadSet) end() {
+// End adds the payload Begin started, keeping its buffer.
+func (ps *PayloadSet) End() {
 	if len(ps.bufs) <= len(ps.payloads) {
 		ps.bufs = append(ps.bufs, ps.w.buf)
 	} else {
@@ -444,6 +452,12 @@ func (ps *payloadSet) end() {
 	}
 	ps.payloads = append(ps.payloads, ps.w.buf)
 }
+
+// Clear empties the set, keeping its buffers.
+func (ps *PayloadSet) Clear() { ps.payloads = ps.payloads[:0] }
+
+// Payloads returns the payloads of the set.
+func (ps *PayloadSet) Payloads() [][]byte { return ps.payloads }
 
 // patch overwrites n bits at bit offset pos with v.
 func (w *BitWriter) patch(pos int, v uint32, n int) {
@@ -462,9 +476,9 @@ func (w *BitWriter) patch(pos int, v uint32, n int) {
 // quadratic within an index (256 generations in decreasing order: 32,640
 // swaps). The ids are distinct, so the sort, stable or not, has one
 // result.
-func sortRecords[R any](recs []R, id func(*R) uint32) {
+func SortRecords[R any](recs []R, id func(*R) uint32) {
 	for k := 1; k < len(recs); k++ {
-		if order(id(&recs[k])) < order(id(&recs[k-1])) {
+		if EntityOrder(id(&recs[k])) < EntityOrder(id(&recs[k-1])) {
 			heapSortRecords(recs, id)
 			return
 		}
@@ -474,7 +488,7 @@ func sortRecords[R any](recs []R, id func(*R) uint32) {
 // heapSortRecords sorts recs by Less of their ids: a max-heap of the
 // keys, whose largest goes to the end, one at a time.
 func heapSortRecords[R any](recs []R, id func(*R) uint32) {
-	key := func(i int) uint32 { return order(id(&recs[i])) }
+	key := func(i int) uint32 { return EntityOrder(id(&recs[i])) }
 	down := func(i, n int) {
 		for {
 			c := 2*i + 1
@@ -507,12 +521,12 @@ func heapSortRecords[R any](recs []R, id func(*R) uint32) {
 // recs must come from Decode (no id twice); their order within one index is
 // fixed up in place.
 func ApplyRecords(dst, base []Entity, recs []Record) ([]Entity, error) {
-	sortRecords(recs, func(r *Record) uint32 { return r.ID })
+	SortRecords(recs, func(r *Record) uint32 { return r.ID })
 	i := 0
 	for k := range recs {
 		rec := &recs[k]
-		key := order(rec.ID)
-		for i < len(base) && order(base[i].ID) < key {
+		key := EntityOrder(rec.ID)
+		for i < len(base) && EntityOrder(base[i].ID) < key {
 			dst = append(dst, base[i])
 			i++
 		}

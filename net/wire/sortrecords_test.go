@@ -12,7 +12,7 @@ import (
 // index: the reference that the O(n log n) one must agree with.
 func insertionSortRecords(recs []Record) {
 	for k := 1; k < len(recs); k++ {
-		for m := k; m > 0 && order(recs[m].ID) < order(recs[m-1].ID); m-- {
+		for m := k; m > 0 && EntityOrder(recs[m].ID) < EntityOrder(recs[m-1].ID); m-- {
 			recs[m], recs[m-1] = recs[m-1], recs[m]
 		}
 	}
@@ -47,7 +47,7 @@ func shuffledRecords(rng *rand.Rand, n int) (recs []Record, base []Entity) {
 			recs = append(recs, rec)
 		}
 	}
-	slices.SortFunc(base, func(a, b Entity) int { return int(order(a.ID)) - int(order(b.ID)) })
+	slices.SortFunc(base, func(a, b Entity) int { return int(EntityOrder(a.ID)) - int(EntityOrder(b.ID)) })
 	return recs, base
 }
 
@@ -61,7 +61,7 @@ func TestSortRecordsAsBefore(t *testing.T) {
 		want := slices.Clone(recs)
 		insertionSortRecords(want)
 		got := slices.Clone(recs)
-		sortRecords(got, func(r *Record) uint32 { return r.ID })
+		SortRecords(got, func(r *Record) uint32 { return r.ID })
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d: %d records sorted differently", trial, len(recs))
 		}

@@ -39,7 +39,7 @@ func AppendSpectators(dst []byte, sp *Spectators) []byte {
 	n := min(int(sp.Count), MaxSpectators)
 	dst = append(dst, 0, 0, byte(MsgSpectators), uint8(n))
 	for i := range n {
-		dst = appendStr(dst, cutString(sp.Names[i], MaxChatNameBytes))
+		dst = AppendStr(dst, CutString(sp.Names[i], MaxChatNameBytes))
 	}
 	binary.LittleEndian.PutUint16(dst[at:], uint16(len(dst)-at-2))
 	return dst

@@ -81,7 +81,7 @@ func clean(s string, max int, mark string, keep func(rune) bool) string {
 }
 
 // cutString returns s cut to at most n bytes, at a rune boundary.
-func cutString(s string, n int) string {
+func CutString(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -26,7 +26,7 @@ const (
 	ActionRight       = vocab.ActionRight
 	ActionUp          = vocab.ActionUp
 	ActionsMask       = vocab.ActionsMask
-	ActionsMask2      = vocab.ActionsMaskStage
+	ActionsMaskStage  = vocab.ActionsMaskStage
 	AmpScale          = vocab.AmpScale
 	DestroyConsumed   = vocab.DestroyConsumed
 	DestroyDespawned  = vocab.DestroyDespawned

@@ -1,4 +1,4 @@
-package wire
+package wire2
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"rtype/internal/testutil"
+	"rtype/net/wire"
 )
 
 // The worked examples of 7.13 (chat): Ripley types "ｇｏ！" in
@@ -16,15 +17,15 @@ import (
 // the operator announces a restart at tick 1500; Ripley's sixth line in
 // 5 s is refused for 1.75 s.
 var (
-	exChat        = Message{Type: MsgChat, Text: "ｇｏ！"}
-	exChatMessage = Message{Type: MsgChatMessage, Tick: 1200, Player: 0, Name: "Ripley", Text: "go!"}
-	exAnnounce    = Message{Type: MsgChatMessage, Tick: 1500, Player: ServerPlayer, Text: "Restart in 5 min"}
-	exChatRefused = Message{Type: MsgChatRefused, Reason: ChatRateLimited, Wait: 1750}
+	exChat        = wire.Message{Type: wire.MsgChat, Text: "ｇｏ！"}
+	exChatMessage = wire.Message{Type: wire.MsgChatMessage, Tick: 1200, Player: 0, Name: "Ripley", Text: "go!"}
+	exAnnounce    = wire.Message{Type: wire.MsgChatMessage, Tick: 1500, Player: wire.ServerPlayer, Text: "Restart in 5 min"}
+	exChatRefused = wire.Message{Type: wire.MsgChatRefused, Reason: wire.ChatRateLimited, Wait: 1750}
 )
 
 func docExamplesChat() []docExample {
-	ex := func(name, want string, m Message) docExample {
-		return docExample{name: name, want: want, encode: func() []byte { return AppendMessage2(nil, &m) }, decode: docMessage2(m)}
+	ex := func(name, want string, m wire.Message) docExample {
+		return docExample{name: name, want: want, encode: func() []byte { return AppendMessage(nil, &m) }, decode: docMessage(m)}
 	}
 	return []docExample{
 		ex("v2-chat", "0C 00 05 09 00 EF BD 87 EF BD 8F EF BC 81", exChat),
@@ -35,39 +36,39 @@ func docExamplesChat() []docExample {
 }
 
 func TestChatExampleNormalizes(t *testing.T) {
-	got, why := NormalizeChatString(nil, exChat.Text)
+	got, why := wire.NormalizeChatString(nil, exChat.Text)
 	if why != 0 || string(got) != exChatMessage.Text {
 		t.Fatalf("NormalizeChat(%q) = %q, %d; want %q", exChat.Text, got, why, exChatMessage.Text)
 	}
-	if b := AppendChatMessage(nil, 1200, 0, "Ripley", got); !bytes.Equal(b, AppendMessage2(nil, &exChatMessage)) {
+	if b := wire.AppendChatMessage(nil, 1200, 0, "Ripley", got); !bytes.Equal(b, AppendMessage(nil, &exChatMessage)) {
 		t.Fatalf("AppendChatMessage % X", b)
 	}
 }
 
 func TestChatRoundTrip(t *testing.T) {
-	long := strings.Repeat("é", MaxChatLen) // 240 bytes
-	for _, m := range []Message{
-		{Type: MsgChat, Text: "hello"},
-		{Type: MsgChat, Text: strings.Repeat("x", MaxFrame-3)},
-		{Type: MsgChatMessage, Tick: 0xFFFFFFFF, Player: 3, Name: "Ripley", Text: long},
-		{Type: MsgChatMessage, Player: ServerPlayer, Name: "", Text: "x"},
-		{Type: MsgChatMessage, Player: 1, Name: strings.Repeat("ω", MaxNameLen), Text: strings.Repeat("𝄞", MaxChatLen)},
-		{Type: MsgChatRefused, Reason: ChatTooLong},
-		{Type: MsgChatRefused, Reason: 200, Wait: 65535},
+	long := strings.Repeat("é", wire.MaxChatLen) // 240 bytes
+	for _, m := range []wire.Message{
+		{Type: wire.MsgChat, Text: "hello"},
+		{Type: wire.MsgChat, Text: strings.Repeat("x", wire.MaxFrame-3)},
+		{Type: wire.MsgChatMessage, Tick: 0xFFFFFFFF, Player: 3, Name: "Ripley", Text: long},
+		{Type: wire.MsgChatMessage, Player: wire.ServerPlayer, Name: "", Text: "x"},
+		{Type: wire.MsgChatMessage, Player: 1, Name: strings.Repeat("ω", wire.MaxNameLen), Text: strings.Repeat("𝄞", wire.MaxChatLen)},
+		{Type: wire.MsgChatRefused, Reason: wire.ChatTooLong},
+		{Type: wire.MsgChatRefused, Reason: 200, Wait: 65535},
 	} {
-		b := AppendMessage2(nil, &m)
-		if len(b) > 2+MaxFrame {
+		b := AppendMessage(nil, &m)
+		if len(b) > 2+wire.MaxFrame {
 			t.Fatalf("%v: frame of %d bytes", m.Type, len(b))
 		}
-		got, err := ParseMessage2(b[2:])
+		got, err := ParseMessage(b[2:])
 		if err != nil || got != m {
 			t.Fatalf("%+v: got %+v, %v", m, got, err)
 		}
-		if len(b) > MaxFrame-1 {
+		if len(b) > wire.MaxFrame-1 {
 			continue
 		}
 		// Room to grow (7.1): bytes after the fields are ignored.
-		got, err = ParseMessage2(append(b[2:], 1, 2, 3))
+		got, err = ParseMessage(append(b[2:], 1, 2, 3))
 		if err != nil || got != m {
 			t.Fatalf("%+v with a tail: got %+v, %v", m, got, err)
 		}
@@ -75,22 +76,22 @@ func TestChatRoundTrip(t *testing.T) {
 }
 
 func TestChatEncoderCuts(t *testing.T) {
-	m := Message{Type: MsgChatMessage, Player: 0, Name: strings.Repeat("n", 100), Text: strings.Repeat("€", 200)}
-	got, err := ParseMessage2(AppendMessage2(nil, &m)[2:])
+	m := wire.Message{Type: wire.MsgChatMessage, Player: 0, Name: strings.Repeat("n", 100), Text: strings.Repeat("€", 200)}
+	got, err := ParseMessage(AppendMessage(nil, &m)[2:])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Name) != MaxChatNameBytes || len(got.Text) > MaxChatBytes || !utf8.ValidString(got.Text) || !strings.HasPrefix(m.Text, got.Text) {
+	if len(got.Name) != wire.MaxChatNameBytes || len(got.Text) > wire.MaxChatBytes || !utf8.ValidString(got.Text) || !strings.HasPrefix(m.Text, got.Text) {
 		t.Fatalf("name %d bytes, text %d bytes %q", len(got.Name), len(got.Text), got.Text)
 	}
-	b := AppendChatMessage(nil, 0, 0, "Ripley", []byte(strings.Repeat("€", 200)))
-	if got, err := ParseMessage2(b[2:]); err != nil || len(got.Text) != 159*3 {
+	b := wire.AppendChatMessage(nil, 0, 0, "Ripley", []byte(strings.Repeat("€", 200)))
+	if got, err := ParseMessage(b[2:]); err != nil || len(got.Text) != 159*3 {
 		t.Fatalf("AppendChatMessage cut to %d bytes, %v", len(got.Text), err)
 	}
 }
 
 func TestChatMalformed(t *testing.T) {
-	ok := AppendMessage2(nil, &exChatMessage)[2:]
+	ok := AppendMessage(nil, &exChatMessage)[2:]
 	for _, c := range []struct {
 		name string
 		b    []byte
@@ -106,29 +107,29 @@ func TestChatMalformed(t *testing.T) {
 		{"ChatMessage name not UTF-8", func() []byte { b := slices.Clone(ok); b[8] = 0xFF; return b }()},
 		{"ChatRefused short", []byte{0x07, 3, 0}},
 	} {
-		if _, err := ParseMessage2(c.b); !errors.Is(err, ErrMessageBody) {
+		if _, err := ParseMessage(c.b); !errors.Is(err, wire.ErrMessageBody) {
 			t.Errorf("%s (% X): %v, want ErrMessageBody", c.name, c.b, err)
 		}
 	}
 	// A name of 81 bytes, a text of 481: over the bounds of 7.13.
 	big := func(name, text int) []byte {
 		b := []byte{0x06, 0, 0, 0, 0, 0}
-		b = appendStr(b, strings.Repeat("a", name))
-		return appendStr(b, strings.Repeat("a", text))
+		b = wire.AppendStr(b, strings.Repeat("a", name))
+		return wire.AppendStr(b, strings.Repeat("a", text))
 	}
-	if _, err := ParseMessage2(big(MaxChatNameBytes, MaxChatBytes)); err != nil {
+	if _, err := ParseMessage(big(wire.MaxChatNameBytes, wire.MaxChatBytes)); err != nil {
 		t.Fatalf("name and text at their bounds: %v", err)
 	}
-	for _, b := range [][]byte{big(MaxChatNameBytes+1, 1), big(3, MaxChatBytes+1)} {
-		if _, err := ParseMessage2(b); !errors.Is(err, ErrMessageBody) {
+	for _, b := range [][]byte{big(wire.MaxChatNameBytes+1, 1), big(3, wire.MaxChatBytes+1)} {
+		if _, err := ParseMessage(b); !errors.Is(err, wire.ErrMessageBody) {
 			t.Errorf("over the bounds: %v, want ErrMessageBody", err)
 		}
 	}
 	// v1 knows no chat: a protocol error there (3.1).
-	if _, err := ParseMessage(AppendMessage2(nil, &exChat)[2:]); !errors.Is(err, ErrMessageType) {
+	if _, err := wire.ParseMessage(AppendMessage(nil, &exChat)[2:]); !errors.Is(err, wire.ErrMessageType) {
 		t.Fatalf("v1 ParseMessage of a Chat: %v", err)
 	}
-	if _, err := ParseMessage2([]byte{0x08, 1}); !errors.Is(err, ErrUnknownMessage) {
+	if _, err := ParseMessage([]byte{0x08, 1}); !errors.Is(err, wire.ErrUnknownMessage) {
 		t.Fatalf("type 8: %v, want ErrUnknownMessage", err)
 	}
 }
@@ -151,21 +152,21 @@ func TestNormalizeChat(t *testing.T) {
 		{"\ue000private", "private", 0},           // private use
 		{"gg 😀 ¥5", "gg 😀 ¥5", 0},                 // symbols stay
 		{"\u3000wide\u3000space\u3000", "wide space", 0},
-		{"", "", ChatEmpty},
-		{"   \t\n", "", ChatEmpty},
-		{"\u202E\u200b\x01", "", ChatEmpty},
-		{strings.Repeat("a", MaxChatLen), strings.Repeat("a", MaxChatLen), 0},
-		{strings.Repeat("a", MaxChatLen+1), "", ChatTooLong},
-		{strings.Repeat("a ", MaxChatLen/2), strings.TrimSpace(strings.Repeat("a ", MaxChatLen/2)), 0},
+		{"", "", wire.ChatEmpty},
+		{"   \t\n", "", wire.ChatEmpty},
+		{"\u202E\u200b\x01", "", wire.ChatEmpty},
+		{strings.Repeat("a", wire.MaxChatLen), strings.Repeat("a", wire.MaxChatLen), 0},
+		{strings.Repeat("a", wire.MaxChatLen+1), "", wire.ChatTooLong},
+		{strings.Repeat("a ", wire.MaxChatLen/2), strings.TrimSpace(strings.Repeat("a ", wire.MaxChatLen/2)), 0},
 		{strings.Repeat("\u200b", 300) + "ok", "ok", 0}, // removed characters do not count
-		{strings.Repeat("ﷺ", 7), "", ChatTooLong},       // 18 characters each after NFKC
-		{strings.Repeat("𝄞", MaxChatLen), strings.Repeat("𝄞", MaxChatLen), 0},
+		{strings.Repeat("ﷺ", 7), "", wire.ChatTooLong},  // 18 characters each after NFKC
+		{strings.Repeat("𝄞", wire.MaxChatLen), strings.Repeat("𝄞", wire.MaxChatLen), 0},
 	} {
-		got, why := NormalizeChatString([]byte("prefix"), c.in)
+		got, why := wire.NormalizeChatString([]byte("prefix"), c.in)
 		if why != c.why || (why == 0 && string(got) != "prefix"+c.want) || (why != 0 && string(got) != "prefix") {
 			t.Errorf("NormalizeChat(%q) = %q, %d; want %q, %d", c.in, got, why, c.want, c.why)
 		}
-		if b, whyB := NormalizeChat(nil, []byte(c.in)); whyB != why || (why == 0 && string(b) != c.want) {
+		if b, whyB := wire.NormalizeChat(nil, []byte(c.in)); whyB != why || (why == 0 && string(b) != c.want) {
 			t.Errorf("NormalizeChat([]byte %q) = %q, %d", c.in, b, whyB)
 		}
 	}
@@ -175,40 +176,40 @@ func TestCleanChat(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"  ｇｏ！\u202e ", "go!"},
 		{"\x00\u200b", ""},
-		{strings.Repeat("a", MaxChatLen), strings.Repeat("a", MaxChatLen)},
-		{strings.Repeat("a", MaxChatLen+1), strings.Repeat("a", MaxChatLen-1) + Ellipsis},
-		{strings.Repeat("a", MaxChatLen-1) + " b", strings.Repeat("a", MaxChatLen-1) + Ellipsis},
-		{strings.Repeat("ab ", 100), strings.Repeat("ab ", 39) + "ab" + Ellipsis},
-		{"\u200b" + strings.Repeat("a", 200), strings.Repeat("a", MaxChatLen-1) + Ellipsis}, // removed, then cut
+		{strings.Repeat("a", wire.MaxChatLen), strings.Repeat("a", wire.MaxChatLen)},
+		{strings.Repeat("a", wire.MaxChatLen+1), strings.Repeat("a", wire.MaxChatLen-1) + wire.Ellipsis},
+		{strings.Repeat("a", wire.MaxChatLen-1) + " b", strings.Repeat("a", wire.MaxChatLen-1) + wire.Ellipsis},
+		{strings.Repeat("ab ", 100), strings.Repeat("ab ", 39) + "ab" + wire.Ellipsis},
+		{"\u200b" + strings.Repeat("a", 200), strings.Repeat("a", wire.MaxChatLen-1) + wire.Ellipsis}, // removed, then cut
 		{"…", "..."},
 	} {
-		got := CleanChat(c.in)
+		got := wire.CleanChat(c.in)
 		if got != c.want {
 			t.Errorf("CleanChat(%q) = %q, want %q", c.in, got, c.want)
 		}
-		if n := utf8.RuneCountInString(got); n > MaxChatLen {
+		if n := utf8.RuneCountInString(got); n > wire.MaxChatLen {
 			t.Errorf("CleanChat(%q): %d characters", c.in, n)
 		}
 	}
 }
 
 func TestChatNoAllocs(t *testing.T) {
-	dst := make([]byte, 0, MaxChatBytes+8)
+	dst := make([]byte, 0, wire.MaxChatBytes+8)
 	text := []byte("ｇｏ  go,\u202e team! ")
 	long := bytes.Repeat([]byte("ab"), 400)
 	joined := []byte("e\u200d\u0301 x\u202e")
-	frame := AppendMessage2(nil, &Message{Type: MsgChat, Text: string(text)})[2:]
-	out := make([]byte, 0, 2+MaxFrame)
-	var cn ChatNormalizer
+	frame := AppendMessage(nil, &wire.Message{Type: wire.MsgChat, Text: string(text)})[2:]
+	out := make([]byte, 0, 2+wire.MaxFrame)
+	var cn wire.ChatNormalizer
 	for _, c := range []struct {
 		name string
 		f    func()
 	}{
-		{"ChatText", func() { ChatText(frame) }},
+		{"ChatText", func() { wire.ChatText(frame) }},
 		{"ChatNormalizer.Normalize", func() { cn.Normalize(dst[:0], text) }},
 		{"ChatNormalizer.Normalize recomposed", func() { cn.Normalize(dst[:0], joined) }},
 		{"ChatNormalizer.Normalize too long", func() { cn.Normalize(dst[:0], long) }},
-		{"AppendChatMessage", func() { AppendChatMessage(out[:0], 1200, 0, "Ripley", text) }},
+		{"AppendChatMessage", func() { wire.AppendChatMessage(out[:0], 1200, 0, "Ripley", text) }},
 	} {
 		if n := testutil.AllocsPerRun(100, c.f); n != 0 {
 			t.Errorf("%s: %v allocations per call", c.name, n)
@@ -217,9 +218,9 @@ func TestChatNoAllocs(t *testing.T) {
 }
 
 func BenchmarkNormalizeChat(b *testing.B) {
-	dst := make([]byte, 0, MaxChatBytes+8)
+	dst := make([]byte, 0, wire.MaxChatBytes+8)
 	text := []byte(strings.Repeat("Bydos ahead, go go go! ", 5)) // 115 characters
-	var cn ChatNormalizer
+	var cn wire.ChatNormalizer
 	b.ReportAllocs()
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
@@ -231,8 +232,8 @@ func BenchmarkNormalizeChat(b *testing.B) {
 // tail, and nearly-valid frames.
 func fuzzChats() [][]byte {
 	var seeds [][]byte
-	for _, m := range []Message{exChat, exChatMessage, exAnnounce, exChatRefused} {
-		b := AppendMessage2(nil, &m)[2:]
+	for _, m := range []wire.Message{exChat, exChatMessage, exAnnounce, exChatRefused} {
+		b := AppendMessage(nil, &m)[2:]
 		seeds = append(seeds, b, append(slices.Clone(b), 9))
 	}
 	return append(seeds, []byte{0x05, 2, 0, 0xC3, 0x28}, []byte{0x06, 0, 0, 0, 0, 4, 0, 0, 0, 0},
@@ -246,27 +247,27 @@ func FuzzParseChat(f *testing.F) {
 	for _, b := range fuzzChats() {
 		f.Add(b)
 	}
-	dst := make([]byte, 0, MaxChatBytes+8)
+	dst := make([]byte, 0, wire.MaxChatBytes+8)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) == 0 || len(b) > MaxFrame {
+		if len(b) == 0 || len(b) > wire.MaxFrame {
 			return
 		}
 		b[0] = 0x05 + b[0]%3
-		m, ok := reencodes2(t, b)
-		if !ok || m.Type != MsgChat {
+		m, ok := reencodes(t, b)
+		if !ok || m.Type != wire.MsgChat {
 			return
 		}
-		text, why := NormalizeChatString(dst[:0], m.Text)
+		text, why := wire.NormalizeChatString(dst[:0], m.Text)
 		n := utf8.RuneCount(text)
 		switch {
-		case why == 0 && (n < 1 || n > MaxChatLen || len(text) > MaxChatBytes || !utf8.Valid(text)):
+		case why == 0 && (n < 1 || n > wire.MaxChatLen || len(text) > wire.MaxChatBytes || !utf8.Valid(text)):
 			t.Fatalf("NormalizeChat(%q) = %q", m.Text, text)
 		case why == 0:
-			again, why2 := NormalizeChat(nil, text)
+			again, why2 := wire.NormalizeChat(nil, text)
 			if why2 != 0 || !bytes.Equal(again, text) {
 				t.Fatalf("NormalizeChat(%q) = %q, again %q %d", m.Text, text, again, why2)
 			}
-		case why != ChatEmpty && why != ChatTooLong:
+		case why != wire.ChatEmpty && why != wire.ChatTooLong:
 			t.Fatalf("NormalizeChat(%q): reason %d", m.Text, why)
 		}
 	})

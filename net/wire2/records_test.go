@@ -1,8 +1,9 @@
-package wire
+package wire2
 
 import (
 	"bytes"
 	"math/rand/v2"
+	"rtype/net/wire"
 	"testing"
 )
 
@@ -15,17 +16,17 @@ import (
 // snapshot, EncodeWith declines.
 func TestEncodeWithIsEncode(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 22))
-	var alone, shared Snapshot2Encoder
-	var recs Records2
+	var alone, shared SnapshotEncoder
+	var recs Records
 	declined, offsets := 0, map[int]bool{}
 	for i := range 3000 {
 		tick := 1000 + r.Uint32N(1<<20)
-		base := randWorld2(r, r.IntN(120), tick-30)
-		cur := mutate2(r, base, tick)
-		players := randPlayers2(r, tick)
-		basePlayers := randPlayers2(r, tick-30)
+		base := randWorld(r, r.IntN(120), tick-30)
+		cur := mutate(r, base, tick)
+		players := randPlayers(r, tick)
+		basePlayers := randPlayers(r, tick-30)
 		if r.IntN(2) == 0 {
-			basePlayers = append([]Player2(nil), players...) // unchanged players
+			basePlayers = append([]Player(nil), players...) // unchanged players
 		}
 		if r.IntN(5) == 0 {
 			base = nil // a full snapshot
@@ -53,8 +54,8 @@ func TestEncodeWithIsEncode(t *testing.T) {
 		if shared.Changes() != alone.Changes() {
 			t.Fatalf("case %d: Changes %d, Encode's %d", i, shared.Changes(), alone.Changes())
 		}
-		var w BitWriter
-		shared.writeHeader(&w)
+		var w wire.BitWriter
+		shared.WriteHeader(&w)
 		offsets[w.Len()%8] = true
 	}
 	if declined == 0 || len(offsets) < 4 {
@@ -67,7 +68,7 @@ func TestEncodeWithIsEncode(t *testing.T) {
 func TestAppendBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {
-		var src, got, want BitWriter
+		var src, got, want wire.BitWriter
 		n := r.IntN(200)
 		for range n {
 			src.WriteBits(r.Uint32N(2), 1)
@@ -78,8 +79,8 @@ func TestAppendBits(t *testing.T) {
 			got.WriteBits(b, 1)
 			want.WriteBits(b, 1)
 		}
-		got.appendBits(src.Bytes(), src.Len())
-		var rd BitReader
+		got.Append(&src)
+		var rd wire.BitReader
 		rd.Reset(src.Bytes())
 		for range n {
 			want.WriteBits(rd.ReadBits(1), 1)

@@ -1,43 +1,43 @@
-package wire
+package wire2
 
 import (
 	"encoding/binary"
+	"rtype/net/wire"
 )
 
 // loginAcceptedSize is the size of v1's LoginAccepted body.
 const loginAcceptedSize = 17
 
-
-// AppendMessage2 appends m as one TCP frame of a v2 session: as
+// AppendMessage appends m as one TCP frame of a v2 session: as
 // AppendMessage, but a LoginRequest carries Revision and Mode after the
 // name (its name cut so that the frame stays within MaxFrame), then Flags
 // when it or Code is not zero, then Code with LoginSpectate; a
 // LoginAccepted carries the extension, Mode and Revision after v1's
 // fields (L = 31).
-func AppendMessage2(dst []byte, m *Message) []byte {
+func AppendMessage(dst []byte, m *wire.Message) []byte {
 	at := len(dst)
 	le := binary.LittleEndian
 	switch {
-	case m.Type == MsgLoginRequest:
+	case m.Type == wire.MsgLoginRequest:
 		dst = append(dst, 0, 0, byte(m.Type), m.Version)
-		dst = appendString(dst, m.Name, MaxFrame-6)
+		dst = wire.AppendString(dst, m.Name, wire.MaxFrame-6)
 		dst = append(dst, m.Revision, m.Mode)
-		if m.Flags != 0 || m.Code != (RoomCode{}) {
+		if m.Flags != 0 || m.Code != (wire.RoomCode{}) {
 			dst = append(dst, m.Flags)
 		}
-		if m.Flags&LoginSpectate != 0 && m.Code != (RoomCode{}) {
+		if m.Flags&wire.LoginSpectate != 0 && m.Code != (wire.RoomCode{}) {
 			dst = append(dst, m.Code[:]...)
 		}
 		le.PutUint16(dst[at:], uint16(len(dst)-at-2))
 		return dst
-	case m.Type >= MsgChat && m.Type <= MsgChatRefused:
-		dst = appendChat(append(dst, 0, 0, byte(m.Type)), m)
+	case m.Type >= wire.MsgChat && m.Type <= wire.MsgChatRefused:
+		dst = wire.AppendChat(append(dst, 0, 0, byte(m.Type)), m)
 		le.PutUint16(dst[at:], uint16(len(dst)-at-2))
 		return dst
-	case m.Type != MsgLoginAccepted:
-		return AppendMessage(dst, m)
+	case m.Type != wire.MsgLoginAccepted:
+		return wire.AppendMessage(dst, m)
 	}
-	dst = AppendMessage(dst, m)
+	dst = wire.AppendMessage(dst, m)
 	e := &m.Ext
 	dst = le.AppendUint16(dst, e.ShipSpeed)
 	dst = append(dst, e.ShipW, e.ShipH)
@@ -49,7 +49,7 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 	return dst
 }
 
-// ParseMessage2 decodes the type and body of one TCP frame of a v2
+// ParseMessage decodes the type and body of one TCP frame of a v2
 // session. Unlike v1, bytes after the fields a message defines are
 // ignored, and an unknown type is ErrUnknownMessage (skip it, not a
 // protocol error).
@@ -70,70 +70,70 @@ func AppendMessage2(dst []byte, m *Message) []byte {
 // (ChatMessage: a name over MaxChatNameBytes, a text over MaxChatBytes),
 // not valid UTF-8 or running past the message, or a ChatMessage's player
 // other than 0 to 3 and 255, is ErrMessageBody.
-func ParseMessage2(b []byte) (Message, error) {
-	if len(b) < 1 || len(b) > MaxFrame {
-		return Message{}, ErrFrameLength
+func ParseMessage(b []byte) (wire.Message, error) {
+	if len(b) < 1 || len(b) > wire.MaxFrame {
+		return wire.Message{}, wire.ErrFrameLength
 	}
 	le := binary.LittleEndian
 	body := b[1:]
-	switch MsgType(b[0]) {
-	case MsgLoginRequest, MsgLoginRejected:
+	switch wire.MsgType(b[0]) {
+	case wire.MsgLoginRequest, wire.MsgLoginRejected:
 		if len(body) < 3 {
-			return Message{Type: MsgType(b[0])}, ErrMessageBody
+			return wire.Message{Type: wire.MsgType(b[0])}, wire.ErrMessageBody
 		}
 		n := 3 + int(le.Uint16(body[1:]))
 		if n > len(body) {
-			return Message{Type: MsgType(b[0])}, ErrMessageBody
+			return wire.Message{Type: wire.MsgType(b[0])}, wire.ErrMessageBody
 		}
-		m, err := ParseMessage(b[:1+n])
-		if err != nil || m.Type != MsgLoginRequest {
+		m, err := wire.ParseMessage(b[:1+n])
+		if err != nil || m.Type != wire.MsgLoginRequest {
 			return m, err
 		}
 		tail := body[n:]
 		if len(tail) < 2 {
-			return m, ErrRevision
+			return m, wire.ErrRevision
 		}
 		m.Revision, m.Mode = tail[0], tail[1]
 		if len(tail) >= 3 {
 			m.Flags = tail[2]
 		}
-		if len(tail) >= 3+RoomCodeLen && m.Flags&LoginSpectate != 0 {
+		if len(tail) >= 3+wire.RoomCodeLen && m.Flags&wire.LoginSpectate != 0 {
 			copy(m.Code[:], tail[3:])
 		}
-		if m.Revision < Revision {
-			return m, ErrRevision
+		if m.Revision < wire.Revision {
+			return m, wire.ErrRevision
 		}
 		return m, nil
-	case MsgLoginAccepted:
-		if len(body) < loginAcceptedSize+LoginExtSize+2 {
-			return Message{Type: MsgLoginAccepted}, ErrMessageBody
+	case wire.MsgLoginAccepted:
+		if len(body) < loginAcceptedSize+wire.LoginExtSize+2 {
+			return wire.Message{Type: wire.MsgLoginAccepted}, wire.ErrMessageBody
 		}
 		x := body[loginAcceptedSize:]
 		var head [1 + loginAcceptedSize]byte
 		copy(head[:], b)
 		head[1] = 0 // a lobby session's NoPlayer: in no game yet
-		m, err := ParseMessage(head[:])
+		m, err := wire.ParseMessage(head[:])
 		if err != nil {
 			return m, err
 		}
-		if m.Player = body[0]; m.Player >= MaxPlayers && m.Player != NoPlayer {
-			return m, ErrMessageBody
+		if m.Player = body[0]; m.Player >= wire.MaxPlayers && m.Player != wire.NoPlayer {
+			return m, wire.ErrMessageBody
 		}
-		m.Ext = LoginExt{
+		m.Ext = wire.LoginExt{
 			ShipSpeed: le.Uint16(x[0:]), ShipW: x[2], ShipH: x[3],
 			AreaW: le.Uint16(x[4:]), AreaH: le.Uint16(x[6:]),
 			TickRate: x[8], SnapshotTicks: x[9], BlinkTicks: x[10],
 		}
-		m.Mode, m.Revision = x[LoginExtSize], x[LoginExtSize+1]
-		if m.Mode != ModeClassic && m.Mode != ModeStage || m.Revision < Revision {
-			return m, ErrMessageBody
+		m.Mode, m.Revision = x[wire.LoginExtSize], x[wire.LoginExtSize+1]
+		if m.Mode != wire.ModeClassic && m.Mode != wire.ModeStage || m.Revision < wire.Revision {
+			return m, wire.ErrMessageBody
 		}
 		return m, nil
-	case MsgLogout:
+	case wire.MsgLogout:
 		if len(body) < 1 {
-			return Message{Type: MsgLogout}, ErrMessageBody
+			return wire.Message{Type: wire.MsgLogout}, wire.ErrMessageBody
 		}
-		return ParseMessage(b[:2])
+		return wire.ParseMessage(b[:2])
 	}
-	return parseChat(b) // or ErrUnknownMessage
+	return wire.ParseChat(b) // or ErrUnknownMessage
 }

@@ -1,4 +1,4 @@
-package wire
+package wire2
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"rtype/internal/protodoc"
+	"rtype/net/wire"
 	"slices"
 	"strings"
 	"testing"
@@ -17,30 +18,30 @@ import (
 // K7MX2Q is on the server 192.0.2.10:4242; Hicks asks another server of
 // the fleet for it; Vasquez's quick join is sent to the fuller room.
 var (
-	exRedirectCode  = Redirect{Why: RedirectCode, Code: exRoomCode, Addr: "192.0.2.10:4242"}
-	exRedirectQuick = Redirect{Why: RedirectQuick, Code: exRoomCode, Addr: "[2001:db8::a]:4242"}
+	exRedirectCode  = wire.Redirect{Why: wire.RedirectCode, Code: exRoomCode, Addr: "192.0.2.10:4242"}
+	exRedirectQuick = wire.Redirect{Why: wire.RedirectQuick, Code: exRoomCode, Addr: "[2001:db8::a]:4242"}
 	// The server's WebTransport binding is on 192.0.2.10:4443, with a
 	// self-made certificate whose hash (for the example, SHA-256 of
 	// nothing) a browser must be given.
-	exRedirectWT = Redirect{Why: RedirectCode, Code: exRoomCode, Addr: "192.0.2.10:4242", WebTransport: "192.0.2.10:4443",
+	exRedirectWT = wire.Redirect{Why: wire.RedirectCode, Code: exRoomCode, Addr: "192.0.2.10:4242", WebTransport: "192.0.2.10:4443",
 		CertHashes: [][32]byte{sha256.Sum256(nil)}}
 )
 
 // sameRedirect reports whether two Redirects are equal.
-func sameRedirect(a, b Redirect) bool {
+func sameRedirect(a, b wire.Redirect) bool {
 	return a.Why == b.Why && a.Code == b.Code && a.Addr == b.Addr && a.WebTransport == b.WebTransport &&
 		slices.Equal(a.CertHashes, b.CertHashes)
 }
 
-func docRedirect(want Redirect) func(b []byte) error {
+func docRedirect(want wire.Redirect) func(b []byte) error {
 	return func(b []byte) error {
-		fr := FrameReader{R: bytes.NewReader(b)}
+		fr := wire.FrameReader{R: bytes.NewReader(b)}
 		f, err := fr.ReadFrame()
 		if err != nil {
 			return err
 		}
-		var d Redirect
-		if err := ParseRedirect(f, &d); err != nil || !sameRedirect(d, want) {
+		var d wire.Redirect
+		if err := wire.ParseRedirect(f, &d); err != nil || !sameRedirect(d, want) {
 			return fmt.Errorf("decoded %+v: %v", d, err)
 		}
 		return nil
@@ -48,8 +49,8 @@ func docRedirect(want Redirect) func(b []byte) error {
 }
 
 func docExamplesFleet() []docExample {
-	ex := func(name, want string, d Redirect) docExample {
-		return docExample{name: name, want: want, encode: func() []byte { return AppendRedirect(nil, &d) }, decode: docRedirect(d)}
+	ex := func(name, want string, d wire.Redirect) docExample {
+		return docExample{name: name, want: want, encode: func() []byte { return wire.AppendRedirect(nil, &d) }, decode: docRedirect(d)}
 	}
 	return []docExample{
 		ex("v2-room-redirect", "19 00 1C 01 4B 37 4D 58 32 51 0F 00 31 39 32 2E 30 2E 32 2E 31 30 3A 34 32 34 32", exRedirectCode),
@@ -95,10 +96,10 @@ func TestFleetExamples(t *testing.T) {
 }
 
 func TestRedirectMalformed(t *testing.T) {
-	good := AppendRedirect(nil, &exRedirectCode)[2:]
-	var d Redirect
-	wt := AppendRedirect(nil, &exRedirectWT)[2:]
-	if err := ParseRedirect(append(slices.Clone(wt), 1, 2, 3), &d); err != nil || !sameRedirect(d, exRedirectWT) {
+	good := wire.AppendRedirect(nil, &exRedirectCode)[2:]
+	var d wire.Redirect
+	wt := wire.AppendRedirect(nil, &exRedirectWT)[2:]
+	if err := wire.ParseRedirect(append(slices.Clone(wt), 1, 2, 3), &d); err != nil || !sameRedirect(d, exRedirectWT) {
 		t.Fatalf("a tail after the WebTransport fields is ignored (7.1): %+v %v", d, err)
 	}
 	// A receiver that predates the WebTransport fields sees the same
@@ -106,29 +107,29 @@ func TestRedirectMalformed(t *testing.T) {
 	if !bytes.HasPrefix(wt[:len(good)], good) || wt[len(good)-1] != good[len(good)-1] {
 		t.Fatalf("the WebTransport fields are not a tail: % X, % X", wt, good)
 	}
-	none := Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:1", CertHashes: exRedirectWT.CertHashes}
-	if b := AppendRedirect(nil, &none); len(b) != 2+1+1+RoomCodeLen+2+len(none.Addr) {
+	none := wire.Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:1", CertHashes: exRedirectWT.CertHashes}
+	if b := wire.AppendRedirect(nil, &none); len(b) != 2+1+1+wire.RoomCodeLen+2+len(none.Addr) {
 		t.Errorf("hashes without a WebTransport address are sent: % X", b)
 	}
 	five := exRedirectWT
 	five.CertHashes = make([][32]byte, 5)
-	if err := ParseRedirect(AppendRedirect(nil, &five)[2:], &d); err != nil || len(d.CertHashes) != MaxRedirectHashes {
+	if err := wire.ParseRedirect(wire.AppendRedirect(nil, &five)[2:], &d); err != nil || len(d.CertHashes) != wire.MaxRedirectHashes {
 		t.Errorf("more than MaxRedirectHashes hashes are cut when sent: %d, %v", len(d.CertHashes), err)
 	}
 	mut := func(f func(b []byte) []byte) []byte { return f(slices.Clone(good)) }
 	for name, b := range map[string][]byte{
 		"short":                          good[:len(good)-1],
-		"no addr":                        good[:1+1+RoomCodeLen],
+		"no addr":                        good[:1+1+wire.RoomCodeLen],
 		"why 0":                          mut(func(b []byte) []byte { b[1] = 0; return b }),
 		"why 3":                          mut(func(b []byte) []byte { b[1] = 3; return b }),
 		"code O":                         mut(func(b []byte) []byte { b[2] = 'O'; return b }),
-		"empty addr":                     AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode})[2:],
-		"no port":                        AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org"})[2:],
-		"port 0":                         AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:0"})[2:],
-		"port 65536":                     AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:65536"})[2:],
-		"no host":                        AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: ":4242"})[2:],
-		"space":                          AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "a b:4242"})[2:],
-		"control":                        AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "a\nb:4242"})[2:],
+		"empty addr":                     wire.AppendRedirect(nil, &wire.Redirect{Why: 1, Code: exRoomCode})[2:],
+		"no port":                        wire.AppendRedirect(nil, &wire.Redirect{Why: 1, Code: exRoomCode, Addr: "example.org"})[2:],
+		"port 0":                         wire.AppendRedirect(nil, &wire.Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:0"})[2:],
+		"port 65536":                     wire.AppendRedirect(nil, &wire.Redirect{Why: 1, Code: exRoomCode, Addr: "example.org:65536"})[2:],
+		"no host":                        wire.AppendRedirect(nil, &wire.Redirect{Why: 1, Code: exRoomCode, Addr: ":4242"})[2:],
+		"space":                          wire.AppendRedirect(nil, &wire.Redirect{Why: 1, Code: exRoomCode, Addr: "a b:4242"})[2:],
+		"control":                        wire.AppendRedirect(nil, &wire.Redirect{Why: 1, Code: exRoomCode, Addr: "a\nb:4242"})[2:],
 		"too long addr":                  mut(func(b []byte) []byte { b[8], b[9] = 0, 1; return append(b, make([]byte, 256)...) }),
 		"a tail that is no string":       append(slices.Clone(good), 1, 2, 3),
 		"webtransport addr cut":          wt[:len(good)+5],
@@ -136,17 +137,17 @@ func TestRedirectMalformed(t *testing.T) {
 		"hash cut":                       wt[:len(wt)-1],
 		"5 hashes":                       append(append(slices.Clone(wt[:len(wt)-33]), 5), make([]byte, 5*32)...),
 		"empty webtransport addr":        append(slices.Clone(good), 0, 0, 0),
-		"webtransport addr without port": AppendRedirect(nil, &Redirect{Why: 1, Code: exRoomCode, Addr: "a:1", WebTransport: "a"})[2:],
+		"webtransport addr without port": wire.AppendRedirect(nil, &wire.Redirect{Why: 1, Code: exRoomCode, Addr: "a:1", WebTransport: "a"})[2:],
 	} {
-		if err := ParseRedirect(b, &d); !errors.Is(err, ErrMessageBody) {
+		if err := wire.ParseRedirect(b, &d); !errors.Is(err, wire.ErrMessageBody) {
 			t.Errorf("%s: % X: %v, want ErrMessageBody", name, b, err)
 		}
 	}
-	if err := ParseRedirect([]byte{byte(MsgRoomState)}, &d); !errors.Is(err, ErrUnknownMessage) {
+	if err := wire.ParseRedirect([]byte{byte(wire.MsgRoomState)}, &d); !errors.Is(err, wire.ErrUnknownMessage) {
 		t.Errorf("another type: %v", err)
 	}
-	long := Redirect{Why: 1, Code: exRoomCode, Addr: strings.Repeat("a", 300) + ":1"}
-	if b := AppendRedirect(nil, &long); len(b) != 2+1+1+RoomCodeLen+2+MaxRedirectAddr {
+	long := wire.Redirect{Why: 1, Code: exRoomCode, Addr: strings.Repeat("a", 300) + ":1"}
+	if b := wire.AppendRedirect(nil, &long); len(b) != 2+1+1+wire.RoomCodeLen+2+wire.MaxRedirectAddr {
 		t.Errorf("an address is cut to MaxRedirectAddr: %d bytes", len(b))
 	}
 }
@@ -157,7 +158,7 @@ func TestValidRedirectAddr(t *testing.T) {
 		"": false, "x:": false, "x:04242": false, "x:-1": false, "x:+5": false, "[::1]": false,
 		strings.Repeat("a", 251) + ":4242": false, strings.Repeat("a", 250) + ":4242": true,
 	} {
-		if got := ValidRedirectAddr(addr); got != want {
+		if got := wire.ValidRedirectAddr(addr); got != want {
 			t.Errorf("ValidRedirectAddr(%q) = %v, want %v", addr, got, want)
 		}
 	}
@@ -166,12 +167,12 @@ func TestValidRedirectAddr(t *testing.T) {
 // fuzzRedirects are the seeds of FuzzParseRedirect.
 func fuzzRedirects() [][]byte {
 	var seeds [][]byte
-	for _, d := range []Redirect{exRedirectCode, exRedirectQuick, {Why: 1, Code: exRoomCode, Addr: "localhost:1"}, exRedirectWT,
+	for _, d := range []wire.Redirect{exRedirectCode, exRedirectQuick, {Why: 1, Code: exRoomCode, Addr: "localhost:1"}, exRedirectWT,
 		{Why: 2, Code: exRoomCode, Addr: "localhost:1", WebTransport: "[::1]:2"}} {
-		b := AppendRedirect(nil, &d)[2:]
+		b := wire.AppendRedirect(nil, &d)[2:]
 		seeds = append(seeds, b, append(slices.Clone(b), 7))
 	}
-	return append(seeds, []byte{byte(MsgRoomRedirect), 1, 'A', 'A', 'A', 'A', 'A', 'A', 0xFF, 0xFF})
+	return append(seeds, []byte{byte(wire.MsgRoomRedirect), 1, 'A', 'A', 'A', 'A', 'A', 'A', 0xFF, 0xFF})
 }
 
 // FuzzParseRedirect decodes any frame as a RoomRedirect: a decoded one
@@ -181,19 +182,19 @@ func FuzzParseRedirect(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) == 0 || len(b) > MaxFrame {
+		if len(b) == 0 || len(b) > wire.MaxFrame {
 			return
 		}
-		b[0] = byte(MsgRoomRedirect)
-		var d Redirect
-		if err := ParseRedirect(b, &d); err != nil {
+		b[0] = byte(wire.MsgRoomRedirect)
+		var d wire.Redirect
+		if err := wire.ParseRedirect(b, &d); err != nil {
 			return
 		}
-		if !d.Code.Valid() || !ValidRedirectAddr(d.Addr) || (d.WebTransport != "" && !ValidRedirectAddr(d.WebTransport)) ||
-			len(d.CertHashes) > MaxRedirectHashes || (d.WebTransport == "" && len(d.CertHashes) > 0) {
+		if !d.Code.Valid() || !wire.ValidRedirectAddr(d.Addr) || (d.WebTransport != "" && !wire.ValidRedirectAddr(d.WebTransport)) ||
+			len(d.CertHashes) > wire.MaxRedirectHashes || (d.WebTransport == "" && len(d.CertHashes) > 0) {
 			t.Fatalf("accepted %+v", d)
 		}
-		if enc := AppendRedirect(nil, &d)[2:]; !bytes.HasPrefix(b, enc) {
+		if enc := wire.AppendRedirect(nil, &d)[2:]; !bytes.HasPrefix(b, enc) {
 			t.Fatalf("% X encodes to % X", b, enc)
 		}
 	})

@@ -1,6 +1,9 @@
-package wire
+package wire2
 
-import "errors"
+import (
+	"errors"
+	"rtype/net/wire"
+)
 
 // Errors of a v2 Snapshot datagram's event tail (7.8).
 var (
@@ -17,8 +20,8 @@ var (
 // by the event tail, which DecodeTail checks (CheckTail) and returns, the
 // count byte first. A tail that is missing or badly framed is an error,
 // as any other in the packed part: the datagram is to be dropped.
-func (s *Snapshot2) DecodeTail(p []byte) (tail []byte, err error) {
-	var r BitReader
+func (s *Snapshot) DecodeTail(p []byte) (tail []byte, err error) {
+	var r wire.BitReader
 	r.Reset(p)
 	if err := s.decode(&r); err != nil {
 		return nil, err
@@ -42,7 +45,7 @@ func CheckTail(tail []byte) error {
 	if len(tail) < 1 {
 		return ErrNoTail
 	}
-	if !framed2(tail) {
+	if !framed(tail) {
 		return ErrTailFraming
 	}
 	return nil
@@ -50,9 +53,9 @@ func CheckTail(tail []byte) error {
 
 // TailFrames appends the frames of a tail CheckTail accepted to frames;
 // their Data alias tail. With a count of 0 it appends nothing.
-func TailFrames(tail []byte, frames []EventFrame2) []EventFrame2 {
+func TailFrames(tail []byte, frames []EventFrame) []EventFrame {
 	if CheckTail(tail) != nil {
 		return frames
 	}
-	return appendFrames2(tail, frames)
+	return appendFrames(tail, frames)
 }

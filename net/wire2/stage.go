@@ -1,7 +1,8 @@
-package wire
+package wire2
 
 import (
 	"encoding/binary"
+	"rtype/net/wire"
 	"unicode/utf8"
 )
 
@@ -27,66 +28,66 @@ const (
 	MaxBits       = 2 // Arms.Bits
 )
 
-// appendEvent21 appends a Stage mode event (Stage, Health, Arms). A Stage
+// appendEvent appends a Stage mode event (Stage, Health, Arms). A Stage
 // event's name is cut to MaxStageName bytes at a rune boundary.
-func appendEvent21(dst []byte, ev *Event) []byte {
+func appendEvent(dst []byte, ev *wire.Event) []byte {
 	le := binary.LittleEndian
 	dst = append(dst, byte(ev.Type))
 	dst = le.AppendUint32(dst, ev.Tick)
 	switch ev.Type {
-	case EventStage:
-		name := cutString(ev.Name, MaxStageName)
+	case wire.EventStage:
+		name := wire.CutString(ev.Name, MaxStageName)
 		dst = le.AppendUint32(append(dst, ev.What), ev.Value)
 		dst = append(dst, byte(len(name)))
 		dst = append(dst, name...)
-	case EventHealth:
+	case wire.EventHealth:
 		dst = le.AppendUint32(dst, ev.ID)
 		dst = le.AppendUint16(dst, ev.HP)
 		dst = le.AppendUint16(dst, ev.MaxHP)
-	case EventArms:
+	case wire.EventArms:
 		a := &ev.Arms
 		dst = append(dst, ev.Player, a.Force, a.Laser, a.Speed, a.Bits, a.ForceAt)
 	}
 	return dst
 }
 
-// parseEvent21 decodes a Stage mode event of a v2 session (7.12) into ev, whose
+// parseEvent decodes a Stage mode event of a v2 session (7.12) into ev, whose
 // Type and Tick are set; bytes after its fields are ignored (7.6). It
 // returns ErrEventLength when b is shorter than the event needs and
 // ErrEventValue for an invalid value (validStage, validArms); a Health
 // whose hp is above its max, or whose max is 0, is invalid. Only a Stage
 // event's non-empty name allocates.
-func parseEvent21(b []byte, ev *Event) error {
+func parseEvent(b []byte, ev *wire.Event) error {
 	le := binary.LittleEndian
 	switch ev.Type {
-	case EventStage:
+	case wire.EventStage:
 		if len(b) < StageEventSize || len(b) < StageEventSize+int(b[10]) {
-			return ErrEventLength
+			return wire.ErrEventLength
 		}
 		ev.What, ev.Value = b[5], le.Uint32(b[6:])
 		name := b[StageEventSize : StageEventSize+int(b[10])]
 		if len(name) > MaxStageName || !utf8.Valid(name) || !validStage(ev.What, ev.Value, len(name)) {
-			return ErrEventValue
+			return wire.ErrEventValue
 		}
 		if len(name) > 0 {
 			ev.Name = string(name)
 		}
-	case EventHealth:
+	case wire.EventHealth:
 		if len(b) < HealthSize {
-			return ErrEventLength
+			return wire.ErrEventLength
 		}
 		ev.ID, ev.HP, ev.MaxHP = le.Uint32(b[5:]), le.Uint16(b[9:]), le.Uint16(b[11:])
 		if ev.MaxHP == 0 || ev.HP > ev.MaxHP {
-			return ErrEventValue
+			return wire.ErrEventValue
 		}
-	case EventArms:
+	case wire.EventArms:
 		if len(b) < ArmsSize {
-			return ErrEventLength
+			return wire.ErrEventLength
 		}
 		ev.Player = b[5]
-		ev.Arms = Arms{Force: b[6], Laser: b[7], Speed: b[8], Bits: b[9], ForceAt: b[10]}
-		if ev.Player >= MaxPlayers || !validArms(&ev.Arms) {
-			return ErrEventValue
+		ev.Arms = wire.Arms{Force: b[6], Laser: b[7], Speed: b[8], Bits: b[9], ForceAt: b[10]}
+		if ev.Player >= wire.MaxPlayers || !validArms(&ev.Arms) {
+			return wire.ErrEventValue
 		}
 	}
 	return nil
@@ -98,20 +99,20 @@ func parseEvent21(b []byte, ev *Event) error {
 // a Continue is 0 to 3.
 func validStage(what uint8, value uint32, nameLen int) bool {
 	switch what {
-	case StageIntro, StageClear:
+	case wire.StageIntro, wire.StageClear:
 		return value >= 1
-	case StageMarker, StageFile:
+	case wire.StageMarker, wire.StageFile:
 		return nameLen > 0
-	case StageContinue:
-		return value < MaxPlayers
-	case StageWarning, StageMusic, StageBoss:
+	case wire.StageContinue:
+		return value < wire.MaxPlayers
+	case wire.StageWarning, wire.StageMusic, wire.StageBoss:
 		return true
 	}
 	return false
 }
 
 // validArms reports whether every field of a is within its range (7.12).
-func validArms(a *Arms) bool {
-	return a.Force <= MaxForceLevel && a.Laser <= LaserYellow && a.Speed <= MaxSpeedUps &&
-		a.Bits <= MaxBits && a.ForceAt <= ForceLoose
+func validArms(a *wire.Arms) bool {
+	return a.Force <= MaxForceLevel && a.Laser <= wire.LaserYellow && a.Speed <= MaxSpeedUps &&
+		a.Bits <= MaxBits && a.ForceAt <= wire.ForceLoose
 }

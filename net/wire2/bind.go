@@ -1,4 +1,4 @@
-package wire
+package wire2
 
 import (
 	"crypto/hmac"
@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"hash"
 	"net/netip"
+	"rtype/net/wire"
 )
 
 // CookieSize is the size of the address cookie of a v2 binding (7.3).
@@ -23,16 +24,16 @@ const CookieEpochSeconds = 10
 // CookieEpoch returns the epoch of a Unix time in seconds.
 func CookieEpoch(unix int64) uint32 { return uint32(unix / CookieEpochSeconds) }
 
-// Bind2 is the payload of a v2 Bind (7.3): the token, then the cookie of
+// Bind is the payload of a v2 Bind (7.3): the token, then the cookie of
 // the last Challenge if the client has one.
-type Bind2 struct {
-	Token     Token
+type Bind struct {
+	Token     wire.Token
 	HasCookie bool
 	Cookie    Cookie
 }
 
-// AppendBind2 appends the payload of b: 8 bytes, or 16 with a cookie.
-func AppendBind2(dst []byte, b Bind2) []byte {
+// AppendBind appends the payload of b: 8 bytes, or 16 with a cookie.
+func AppendBind(dst []byte, b Bind) []byte {
 	dst = append(dst, b.Token[:]...)
 	if b.HasCookie {
 		dst = append(dst, b.Cookie[:]...)
@@ -40,26 +41,26 @@ func AppendBind2(dst []byte, b Bind2) []byte {
 	return dst
 }
 
-// ParseBind2 decodes a v2 Bind payload checked by ParseHeader2.
-func ParseBind2(p []byte) (Bind2, error) {
-	var b Bind2
+// ParseBind decodes a v2 Bind payload checked by ParseHeader.
+func ParseBind(p []byte) (Bind, error) {
+	var b Bind
 	switch len(p) {
-	case TokenSize + CookieSize:
+	case wire.TokenSize + CookieSize:
 		b.HasCookie = true
-		copy(b.Cookie[:], p[TokenSize:])
-	case TokenSize:
+		copy(b.Cookie[:], p[wire.TokenSize:])
+	case wire.TokenSize:
 	default:
-		return b, ErrBindSize2
+		return b, ErrBindSize
 	}
 	copy(b.Token[:], p)
 	return b, nil
 }
 
-// ParseChallenge decodes a Challenge payload checked by ParseHeader2.
+// ParseChallenge decodes a Challenge payload checked by ParseHeader.
 func ParseChallenge(p []byte) (Cookie, error) {
 	var c Cookie
 	if len(p) != CookieSize {
-		return c, ErrPayloadSize2
+		return c, ErrPayloadSize
 	}
 	copy(c[:], p)
 	return c, nil

@@ -1,4 +1,4 @@
-package wire
+package wire2
 
 import (
 	"bytes"
@@ -7,22 +7,23 @@ import (
 	"testing"
 
 	"rtype/internal/testutil"
+	"rtype/net/wire"
 )
 
 // rebuild2 decodes every payload of one v2 snapshot and applies it to the
 // baseline, datagram after datagram, as a client does.
-func rebuild2(t *testing.T, payloads [][]byte, limit int, tick uint32, players, basePlayers []Player2, base []Entity2, age uint32) ([]Entity2, int) {
+func rebuild(t *testing.T, payloads [][]byte, limit int, tick uint32, players, basePlayers []Player, base []Entity, age uint32) ([]Entity, int) {
 	t.Helper()
-	world, tmp := base, []Entity2(nil)
-	var s Snapshot2
+	world, tmp := base, []Entity(nil)
+	var s Snapshot
 	nrec := 0
 	for k, p := range payloads {
 		if len(p) > limit {
 			t.Fatalf("payload %d is %d bytes, over %d", k, len(p), limit)
 		}
-		h := Header2{Header: Header{Type: TypeSnapshot, Seq: uint16(k), Session: 1}}
-		dg := append(AppendHeader2(nil, h), p...)
-		if _, pp, err := ParseHeader2(dg, ToClient); err != nil || !bytes.Equal(pp, p) {
+		h := Header{Header: wire.Header{Type: wire.TypeSnapshot, Seq: uint16(k), Session: 1}}
+		dg := append(AppendHeader(nil, h), p...)
+		if _, pp, err := ParseHeader(dg, wire.ToClient); err != nil || !bytes.Equal(pp, p) {
 			t.Fatalf("datagram %d (%d bytes): %v", k, len(dg), err)
 		}
 		if err := s.Decode(p); err != nil {
@@ -31,7 +32,7 @@ func rebuild2(t *testing.T, payloads [][]byte, limit int, tick uint32, players, 
 		if s.Tick != tick || s.HasBaseline != (base != nil) || s.BaselineAge != age {
 			t.Fatalf("payload %d: tick %d baseline %v age %d", k, s.Tick, s.HasBaseline, s.BaselineAge)
 		}
-		pl, err := ApplyPlayers2(nil, basePlayers, s.PlayerRecords())
+		pl, err := ApplyPlayers(nil, basePlayers, s.PlayerRecords())
 		if err != nil || !slices.Equal(pl, players) && !(len(players) == 0 && len(pl) == 0) {
 			t.Fatalf("payload %d: players\n got %+v\nwant %+v (%v)", k, pl, players, err)
 		}
@@ -39,18 +40,18 @@ func rebuild2(t *testing.T, payloads [][]byte, limit int, tick uint32, players, 
 			t.Fatalf("payload %d of %d has no record", k, len(payloads))
 		}
 		if k > 0 { // a payload is closed only when the next record does not fit
-			var prev Snapshot2
+			var prev Snapshot
 			if err := prev.Decode(payloads[k-1]); err != nil {
 				t.Fatal(err)
 			}
 			last, next := prev.Records[len(prev.Records)-1], s.Records[0]
-			bits := len(payloads[k-1])*8 + VarintBits(Index(next.ID)-Index(last.ID)) + record2Bits(&next, tick)
+			bits := len(payloads[k-1])*8 + wire.VarintBits(wire.Index(next.ID)-wire.Index(last.ID)) + recordBits(&next, tick)
 			if bits <= limit*8 {
 				t.Fatalf("payload %d closed early", k-1)
 			}
 		}
 		nrec += len(s.Records)
-		tmp, err = ApplyRecords2(tmp[:0], world, s.Records)
+		tmp, err = ApplyRecords(tmp[:0], world, s.Records)
 		if err != nil {
 			t.Fatalf("payload %d: %v", k, err)
 		}
@@ -72,13 +73,13 @@ func randTick(r interface{ Uint32() uint32 }) uint32 {
 
 func TestRoundTrip2Full(t *testing.T) {
 	r := newRand(t, 21)
-	var enc Snapshot2Encoder
+	var enc SnapshotEncoder
 	for it := 0; it < 1000; it++ {
 		tick := randTick(r)
-		world := randWorld2(r, randWorldSize(r), tick)
-		players := randPlayers2(r, tick)
+		world := randWorld(r, randWorldSize(r), tick)
+		players := randPlayers(r, tick)
 		payloads := enc.Encode(tick, players, nil, nil, 0, world)
-		got, nrec := rebuild2(t, payloads, MaxPayload2, tick, players, nil, nil, 0)
+		got, nrec := rebuild(t, payloads, MaxPayload, tick, players, nil, nil, 0)
 		if !slices.Equal(got, world) || nrec != len(world) {
 			t.Fatalf("iteration %d: %d entities rebuilt as %d (%d records)", it, len(world), len(got), nrec)
 		}
@@ -90,19 +91,19 @@ func TestRoundTrip2Full(t *testing.T) {
 
 func TestRoundTrip2Delta(t *testing.T) {
 	r := newRand(t, 22)
-	var enc Snapshot2Encoder
+	var enc SnapshotEncoder
 	for it := 0; it < 1000; it++ {
 		tick := randTick(r) + 100
 		age := 1 + r.Uint32N(100)
-		base := randWorld2(r, randWorldSize(r), tick-age)
-		cur := mutate2(r, base, tick)
-		bp := randPlayers2(r, tick-age)
+		base := randWorld(r, randWorldSize(r), tick-age)
+		cur := mutate(r, base, tick)
+		bp := randPlayers(r, tick-age)
 		players := slices.Clone(bp)
 		if r.IntN(2) == 0 {
-			players = randPlayers2(r, tick)
+			players = randPlayers(r, tick)
 		}
 		payloads := enc.Encode(tick, players, bp, base, tick-age, cur)
-		got, _ := rebuild2(t, payloads, MaxPayload2, tick, players, bp, base, age)
+		got, _ := rebuild(t, payloads, MaxPayload, tick, players, bp, base, age)
 		if !slices.Equal(got, cur) {
 			t.Fatalf("iteration %d: rebuilt %d entities, want %d", it, len(got), len(cur))
 		}
@@ -112,26 +113,26 @@ func TestRoundTrip2Delta(t *testing.T) {
 func TestRoundTrip2Split(t *testing.T) {
 	r := newRand(t, 23)
 	for _, limit := range []int{0, 100, 200} {
-		enc := Snapshot2Encoder{MaxPayload: limit}
+		enc := SnapshotEncoder{MaxPayload: limit}
 		want := limit
 		if want == 0 {
-			want = MaxPayload2
+			want = MaxPayload
 		}
 		for it := 0; it < 100; it++ {
 			tick := randTick(r) + 10
-			world := randWorld2(r, 300+r.IntN(300), tick)
-			players := randPlayers2(r, tick)
+			world := randWorld(r, 300+r.IntN(300), tick)
+			players := randPlayers(r, tick)
 			payloads := enc.Encode(tick, players, nil, nil, 0, world)
 			if len(payloads) < 2 {
 				t.Fatalf("limit %d: %d entities in one payload", limit, len(world))
 			}
-			got, _ := rebuild2(t, payloads, want, tick, players, nil, nil, 0)
+			got, _ := rebuild(t, payloads, want, tick, players, nil, nil, 0)
 			if !slices.Equal(got, world) {
 				t.Fatal("split full snapshot rebuilt wrong")
 			}
-			cur := mutate2(r, world, tick+3)
+			cur := mutate(r, world, tick+3)
 			payloads = enc.Encode(tick+3, players, players, world, tick, cur)
-			got, _ = rebuild2(t, payloads, want, tick+3, players, players, world, 3)
+			got, _ = rebuild(t, payloads, want, tick+3, players, players, world, 3)
 			if !slices.Equal(got, cur) {
 				t.Fatal("split delta rebuilt wrong")
 			}
@@ -144,12 +145,12 @@ func TestRoundTrip2Split(t *testing.T) {
 // last_step is sent but is no change: it alone never makes a snapshot due.
 func TestSnapshot2Unchanged(t *testing.T) {
 	r := newRand(t, 24)
-	world := randWorld2(r, 100, 5000)
-	players := randPlayers2(r, 5000)
+	world := randWorld(r, 100, 5000)
+	players := randPlayers(r, 5000)
 	for i := range players {
 		players[i].HasStep, players[i].LastStep = false, 0
 	}
-	var enc Snapshot2Encoder
+	var enc SnapshotEncoder
 	p := enc.Encode(5003, players, players, world, 5000, world)
 	if len(p) != 1 || enc.Changes() != 0 {
 		t.Fatalf("%d payloads, %d changes", len(p), enc.Changes())
@@ -169,48 +170,48 @@ func TestSnapshot2Unchanged(t *testing.T) {
 	if bits := 32 + 3 + 4*len(players) + 16 + 1 + 8 + 16; len(p[0]) != (bits+7)/8 {
 		t.Fatalf("step only: %d bytes, want %d", len(p[0]), (bits+7)/8)
 	}
-	var d Snapshot2
+	var d Snapshot
 	if err := d.Decode(p[0]); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ApplyPlayers2(nil, base, d.PlayerRecords())
+	got, err := ApplyPlayers(nil, base, d.PlayerRecords())
 	if err != nil || !slices.Equal(got, cur) {
 		t.Fatalf("rebuilt players %+v %v, want %+v", got, err, cur)
 	}
 }
 
-// One table: every field of fieldsV2 is compared, sent and applied, one at
+// One table: every field of fields is compared, sent and applied, one at
 // a time.
-func TestFieldTable2(t *testing.T) {
-	base := []Entity2{exBydos2(5, 590)}
-	var enc Snapshot2Encoder
-	for f := range fieldsV2 {
-		if f == F2Kind {
+func TestFieldTable(t *testing.T) {
+	base := []Entity{exBydos(5, 590)}
+	var enc SnapshotEncoder
+	for f := range fieldsV {
+		if f == FieldKind {
 			continue // below
 		}
 		cur := slices.Clone(base)
 		cur[0].F[f] ^= 1
-		if f == F2T0 {
+		if f == FieldT0 {
 			cur[0].F[f] = 600
 		}
 		recs := enc.Diff(base, cur)
-		if len(recs) != 1 || recs[0].Change != Updated || recs[0].Mask != 1<<f {
-			t.Fatalf("field %s: records %+v", fieldsV2[f].name, recs)
+		if len(recs) != 1 || recs[0].Change != wire.Updated || recs[0].Mask != 1<<f {
+			t.Fatalf("field %s: records %+v", fieldsV[f].name, recs)
 		}
 		p := enc.Encode(603, nil, nil, base, 600, cur)
-		got, _ := rebuild2(t, p, MaxPayload2, 603, nil, nil, base, 3)
+		got, _ := rebuild(t, p, MaxPayload, 603, nil, nil, base, 3)
 		if !slices.Equal(got, cur) {
-			t.Fatalf("field %s: rebuilt %+v", fieldsV2[f].name, got)
+			t.Fatalf("field %s: rebuilt %+v", fieldsV[f].name, got)
 		}
 		want := 32 + 3 + 1 + 8 + 16 + 8 + 8 + 2 + 4 + (f + 1) + fieldBits(f, cur[0].F[f], 603)
 		if len(p[0]) != (want+7)/8 {
-			t.Fatalf("field %s: %d bytes, want %d bits", fieldsV2[f].name, len(p[0]), want)
+			t.Fatalf("field %s: %d bytes, want %d bits", fieldsV[f].name, len(p[0]), want)
 		}
 	}
 	// A kind change is an added record.
 	cur := slices.Clone(base)
-	cur[0].F[F2Kind] = 9
-	if recs := enc.Diff(base, cur); len(recs) != 1 || recs[0].Change != Added {
+	cur[0].F[FieldKind] = 9
+	if recs := enc.Diff(base, cur); len(recs) != 1 || recs[0].Change != wire.Added {
 		t.Fatalf("kind change: %+v", recs)
 	}
 }
@@ -220,28 +221,28 @@ func TestEntity2Accessors(t *testing.T) {
 	for range 1000 {
 		m := randMotion(r, 1e6)
 		m.Model &= 15
-		a := Anim{Frame0: uint8(r.IntN(256)), Ticks: uint8(r.IntN(256)), Count: uint8(r.IntN(256))}
+		a := wire.Anim{Frame0: uint8(r.IntN(256)), Ticks: uint8(r.IntN(256)), Count: uint8(r.IntN(256))}
 		k := uint8(r.IntN(256))
-		e := MakeEntity2(7, k, &m, a)
+		e := MakeEntity(7, k, &m, a)
 		if e.Motion() != m || e.Anim() != a || e.Kind() != k {
 			t.Fatalf("%+v %+v %d: got %+v %+v %d", m, a, k, e.Motion(), e.Anim(), e.Kind())
 		}
 	}
 }
 
-func TestRoundTripEvents2(t *testing.T) {
+func TestRoundTripEvents(t *testing.T) {
 	r := newRand(t, 26)
 	for range 2000 {
 		ev := randEvent(r)
-		if ev.Type == EventSpawn {
+		if ev.Type == wire.EventSpawn {
 			ev.X, ev.Y, ev.VX, ev.VY = 0, 0, 0, 0
 			ev.Motion = randMotion(r, ev.Tick)
 			ev.Motion.Model &= 15
-			ev.Anim = Anim{Frame0: uint8(r.IntN(256)), Ticks: uint8(r.IntN(256)), Count: uint8(r.IntN(256))}
+			ev.Anim = wire.Anim{Frame0: uint8(r.IntN(256)), Ticks: uint8(r.IntN(256)), Count: uint8(r.IntN(256))}
 		}
-		b := AppendEvent2(nil, &ev)
-		var got Event
-		if err := ParseEvent2(b, &got); err != nil {
+		b := AppendEvent(nil, &ev)
+		var got wire.Event
+		if err := ParseEvent(b, &got); err != nil {
 			t.Fatalf("%+v: %v", ev, err)
 		}
 		if !sameEvent(got, ev) || got.Motion != ev.Motion || got.Anim != ev.Anim {
@@ -252,18 +253,18 @@ func TestRoundTripEvents2(t *testing.T) {
 
 func TestSnapshot2Allocs(t *testing.T) {
 	r := newRand(t, 27)
-	base := randWorld2(r, 150, 1000)
-	cur := mutate2(r, base, 1003)
-	players := randPlayers2(r, 1003)
-	var enc Snapshot2Encoder
-	var s Snapshot2
-	var out []Entity2
+	base := randWorld(r, 150, 1000)
+	cur := mutate(r, base, 1003)
+	players := randPlayers(r, 1003)
+	var enc SnapshotEncoder
+	var s Snapshot
+	var out []Entity
 	run := func() {
 		for _, p := range enc.Encode(1003, players, players, base, 1000, cur) {
 			if err := s.Decode(p); err != nil {
 				t.Fatal(err)
 			}
-			out, _ = ApplyRecords2(out[:0], base, s.Records)
+			out, _ = ApplyRecords(out[:0], base, s.Records)
 		}
 		enc.Encode(1003, players, nil, nil, 0, cur)
 	}
@@ -274,7 +275,7 @@ func TestSnapshot2Allocs(t *testing.T) {
 // ---- 7.5: motion ---------------------------------------------------------
 
 func TestMotionAt(t *testing.T) {
-	lin := Motion{Model: ModelLinear, T0: 100, X0: 800, Y0: -16, VX: 5760, VY: -160}
+	lin := wire.Motion{Model: wire.ModelLinear, T0: 100, X0: 800, Y0: -16, VX: 5760, VY: -160}
 	for _, tick := range []float64{100, 101, 160, 99, 100.5, 1e6} {
 		dt := tick - 100
 		x, y, vx, vy := lin.At(tick)
@@ -282,13 +283,13 @@ func TestMotionAt(t *testing.T) {
 			t.Errorf("Linear at %v: (%v, %v, %v, %v)", tick, x, y, vx, vy)
 		}
 	}
-	st := Motion{Model: ModelStationary, T0: 5, X0: 12, Y0: 20, VX: 99, Amp: 9, Period: 3}
+	st := wire.Motion{Model: wire.ModelStationary, T0: 5, X0: 12, Y0: 20, VX: 99, Amp: 9, Period: 3}
 	if x, y, vx, vy := st.At(1000); x != 1.5 || y != 2.5 || vx != 0 || vy != 0 {
 		t.Errorf("Stationary: (%v, %v, %v, %v)", x, y, vx, vy)
 	}
 	// Sine: a quarter turn of phase starts at the crest; half a period
 	// later it is at the trough, a period later back at the crest.
-	sn := Sine(600, 1300, 200, -120, 40, 120, math.Pi/2)
+	sn := wire.Sine(600, 1300, 200, -120, 40, 120, math.Pi/2)
 	if sn.Phase != 16384 || sn.Amp != 320 || sn.VX != -1920 || sn.Y0 != 1600 {
 		t.Fatalf("Sine quantized: %+v", sn)
 	}
@@ -327,28 +328,28 @@ func TestQuantizeMotion(t *testing.T) {
 		v    float64
 		want int16
 	}{{0, 0}, {1.0 / 16, 1}, {-1.0 / 16, -1}, {100, 800}, {4095.875, 32767}, {5000, 32767}, {-4096, -32768}, {-5000, -32768}, {math.NaN(), 0}} {
-		if got := QuantizePos(c.v); got != c.want {
+		if got := wire.QuantizePos(c.v); got != c.want {
 			t.Errorf("QuantizePos(%v) = %d, want %d", c.v, got, c.want)
 		}
 	}
-	if QuantizeVel(360) != 5760 || QuantizeVel(360/math.Sqrt2) != 4073 || QuantizeVel(1e9) != 32767 {
+	if wire.QuantizeVel(360) != 5760 || wire.QuantizeVel(360/math.Sqrt2) != 4073 || wire.QuantizeVel(1e9) != 32767 {
 		t.Error("QuantizeVel")
 	}
-	if QuantizeAmp(-1) != 0 || QuantizeAmp(40) != 320 || QuantizeAmp(1e9) != 65535 || QuantizeAmp(math.NaN()) != 0 {
+	if wire.QuantizeAmp(-1) != 0 || wire.QuantizeAmp(40) != 320 || wire.QuantizeAmp(1e9) != 65535 || wire.QuantizeAmp(math.NaN()) != 0 {
 		t.Error("QuantizeAmp")
 	}
 	for _, c := range []struct {
 		rad  float64
 		want uint16
 	}{{0, 0}, {math.Pi, 32768}, {2 * math.Pi, 0}, {-math.Pi / 2, 49152}, {math.NaN(), 0}, {math.Inf(1), 0}} {
-		if got := QuantizePhase(c.rad); got != c.want {
+		if got := wire.QuantizePhase(c.rad); got != c.want {
 			t.Errorf("QuantizePhase(%v) = %d, want %d", c.rad, got, c.want)
 		}
 	}
 }
 
 func TestAnimFrame(t *testing.T) {
-	a := Anim{Frame0: 0, Ticks: 6, Count: 8}
+	a := wire.Anim{Frame0: 0, Ticks: 6, Count: 8}
 	for _, c := range []struct {
 		tick float64
 		want uint8
@@ -357,41 +358,41 @@ func TestAnimFrame(t *testing.T) {
 			t.Errorf("Frame at %v = %d, want %d", c.tick, got, c.want)
 		}
 	}
-	if (Anim{Frame0: 5, Ticks: 2, Count: 8}).Frame(0, 4) != 7 || (Anim{Frame0: 5, Ticks: 2, Count: 8}).Frame(0, 6) != 0 {
+	if (wire.Anim{Frame0: 5, Ticks: 2, Count: 8}).Frame(0, 4) != 7 || (wire.Anim{Frame0: 5, Ticks: 2, Count: 8}).Frame(0, 6) != 0 {
 		t.Error("Frame0 offset")
 	}
-	for _, a := range []Anim{{Frame0: 9}, {Frame0: 9, Ticks: 3, Count: 1}, {Frame0: 9, Count: 8}} {
+	for _, a := range []wire.Anim{{Frame0: 9}, {Frame0: 9, Ticks: 3, Count: 1}, {Frame0: 9, Count: 8}} {
 		if a.Frame(0, 1000) != 9 {
 			t.Errorf("%+v is not constant", a)
 		}
 	}
 }
 
-func TestFrame2(t *testing.T) {
+func TestFrame(t *testing.T) {
 	r := newRand(t, 28)
-	var ring [4]Frame2
-	var enc Snapshot2Encoder
-	world := randWorld2(r, 120, 1000)
-	players := randPlayers2(r, 1000)
+	var ring [4]Frame
+	var enc SnapshotEncoder
+	world := randWorld(r, 120, 1000)
+	players := randPlayers(r, 1000)
 	ring[0].Set(1000, players, world)
-	world[3].F[F2X0]++ // the frame is a copy
-	if ring[0].Entities[3].F[F2X0] == world[3].F[F2X0] {
+	world[3].F[FieldX0]++ // the frame is a copy
+	if ring[0].Entities[3].F[FieldX0] == world[3].F[FieldX0] {
 		t.Fatal("Set does not copy")
 	}
-	got, _ := rebuild2(t, enc.EncodeFrame(&ring[0], nil), MaxPayload2, 1000, players, nil, nil, 0)
+	got, _ := rebuild(t, enc.EncodeFrame(&ring[0], nil), MaxPayload, 1000, players, nil, nil, 0)
 	if !slices.Equal(got, ring[0].Entities) {
 		t.Fatal("full frame rebuilt wrong")
 	}
-	var empty Frame2
+	var empty Frame
 	empty.Set(997, players, nil)
-	got, _ = rebuild2(t, enc.EncodeFrame(&ring[0], &empty), MaxPayload2, 1000, players, players, []Entity2{}, 3)
+	got, _ = rebuild(t, enc.EncodeFrame(&ring[0], &empty), MaxPayload, 1000, players, players, []Entity{}, 3)
 	if !slices.Equal(got, ring[0].Entities) {
 		t.Fatal("frame against an empty baseline rebuilt wrong")
 	}
 	tick := uint32(1000)
 	step := func() {
 		cur, base := &ring[(tick/3+1)%4], &ring[(tick/3)%4]
-		world = mutate2(r, base.Entities, tick+3)
+		world = mutate(r, base.Entities, tick+3)
 		cur.Set(tick+3, players, world)
 		enc.EncodeFrame(cur, base)
 		tick += 3
@@ -400,7 +401,7 @@ func TestFrame2(t *testing.T) {
 		step()
 	}
 	cur, base := ring[(tick/3)%4], ring[(tick/3+3)%4]
-	got, _ = rebuild2(t, enc.EncodeFrame(&cur, &base), MaxPayload2, tick, players, players, base.Entities, 3)
+	got, _ = rebuild(t, enc.EncodeFrame(&cur, &base), MaxPayload, tick, players, players, base.Entities, 3)
 	if !slices.Equal(got, cur.Entities) {
 		t.Fatal("delta frame rebuilt wrong")
 	}
