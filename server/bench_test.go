@@ -74,7 +74,7 @@ func BenchmarkSnapshots4Clients(b *testing.B) {
 	clients := make([]*cl, 4)
 	for i := range clients {
 		c := &cl{link: link.New(uint32(i+1), now)}
-		c.link.History = &c.hist
+		c.link.Baselines = &c.hist
 		clients[i] = c
 	}
 	var (

@@ -189,7 +189,7 @@ func (lg *loginGate) login(c net.Conn) (*session, bool) {
 		acc = wire2.AppendMessage(nil, &accepted)
 	} else {
 		ss.link = link.New(ss.id, ss.start)
-		ss.link.History = &ss.hist
+		ss.link.Baselines = &ss.hist
 		acc = wire.AppendMessage(nil, &accepted)
 	}
 	if rm := g.room; rm != nil { // quick join of a room's game (7.14)

@@ -95,7 +95,7 @@ func newClientPipe(seed uint64) *clientPipe {
 		now:   now,
 		out:   make([]byte, 0, wire.MaxDatagram),
 	}
-	p.sl.History = &p.hist
+	p.sl.Baselines = &p.hist
 	p.v = view.New(p, view.Config{Rules: p.w.Rules(), Clock: func() time.Time { return p.now }, Name: "ship0"})
 	// The joining client gets the world as events (4.6).
 	var evs []wire.Event

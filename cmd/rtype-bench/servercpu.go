@@ -69,7 +69,7 @@ type perClientSnapshot struct {
 func newPerClientSnapshot() *perClientSnapshot {
 	p := &perClientSnapshot{now: time.Now()}
 	p.l = link.New(1, p.now)
-	p.l.History = &p.hist
+	p.l.Baselines = &p.hist
 	return p
 }
 

@@ -46,7 +46,7 @@ type codec1 struct{}
 
 func (codec1) newLink(s *Server, now time.Time) *link.Link {
 	l := link.New(session, now)
-	l.History = &s.hist
+	l.Baselines = &s.hist
 	return l
 }
 
@@ -85,7 +85,7 @@ type codec2 struct{}
 // newLink: the Snapshot datagrams end with an event tail, empty (7.8).
 func (codec2) newLink(s *Server, now time.Time) *link.Link {
 	l := link.NewV2(session, now)
-	l.History2 = &s.hist2
+	l.Baselines = &s.hist2
 	l.Tail = true
 	return l
 }

@@ -144,7 +144,7 @@ func (s *fakeServer) serve(c net.Conn) {
 	s.mu.Lock()
 	s.conn = c
 	s.link = link.New(s.session, time.Now())
-	s.link.History = &s.hist
+	s.link.Baselines = &s.hist
 	s.mu.Unlock()
 	c.Write(wire.AppendMessage(nil, &wire.Message{Type: wire.MsgLoginAccepted, Player: s.player,
 		Session: s.session, Token: s.token, Tick: s.tick}))

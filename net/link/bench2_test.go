@@ -84,7 +84,7 @@ func newSenderBench(states []busyState, v2 bool) *senderBench {
 		b.l = NewV2(testSession, t0)
 	} else {
 		b.l = New(testSession, t0)
-		b.l.History = new(History)
+		b.l.Baselines = new(History)
 	}
 	return b
 }

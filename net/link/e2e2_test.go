@@ -158,8 +158,8 @@ func (s *e2eServer2) step(now time.Time) {
 	if tick%3 == 0 {
 		s.cur = s.world.entities(s.cur[:0])
 		var base *wire2.Frame
-		if s.link.History2 != nil {
-			base = s.link.History2.Baseline()
+		if h := baselines(s.link); h != nil {
+			base = h.Baseline()
 		}
 		ds := s.snd.Datagrams(s.link, tick, s.world.players, s.cur, now)
 		switch {

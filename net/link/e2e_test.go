@@ -155,7 +155,7 @@ func newE2EServer(tb testing.TB, r *rand.Rand, now time.Time, total int, perTick
 		tb: tb, link: New(testSession, now), hist: new(History), world: newSimWorld(r, 350),
 		changing: true, total: total, perTick: perTick, snapSeqs: map[uint32][]uint16{},
 	}
-	s.link.History = s.hist
+	s.link.Baselines = s.hist
 	return s
 }
 

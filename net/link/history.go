@@ -40,15 +40,18 @@ func (h *History) find(tick uint32) *sentSnap {
 	return nil
 }
 
-// carried counts one more datagram of the snapshot of tick.
-func (h *History) carried(tick uint32) {
+// Carried counts one more datagram of the snapshot of tick (Baselines);
+// it returns 0, a History needs no hint.
+func (h *History) Carried(tick uint32) int {
 	if s := h.find(tick); s != nil {
 		s.parts++
 	}
+	return 0
 }
 
-// acked counts one more acknowledged datagram of the snapshot of tick.
-func (h *History) acked(tick uint32) {
+// Acked counts one more acknowledged datagram of the snapshot of tick
+// (Baselines).
+func (h *History) Acked(tick uint32, _ int) {
 	if s := h.find(tick); s != nil {
 		s.acked++
 	}

@@ -255,7 +255,7 @@ func (h *History2) find(tick uint32) int {
 }
 
 // slotOf returns the slot of the snapshot of tick, given hint, the slot
-// it was added to (carried's result), or -1 when h no longer holds it.
+// it was added to (Carried's result), or -1 when h no longer holds it.
 func (h *History2) slotOf(tick uint32, hint int) int {
 	if hint >= 0 && hint < Snapshots {
 		if s := &h.snaps[hint]; s.valid && s.frame.Tick == tick {
@@ -265,9 +265,9 @@ func (h *History2) slotOf(tick uint32, hint int) int {
 	return h.find(tick)
 }
 
-// carried counts one more datagram of the snapshot of tick, and returns
-// its slot (or -1), the hint of acked.
-func (h *History2) carried(tick uint32) int {
+// Carried counts one more datagram of the snapshot of tick, and returns
+// its slot (or -1), the hint of Acked (Baselines).
+func (h *History2) Carried(tick uint32) int {
 	return h.carriedAt(tick, (h.next+Snapshots-1)%Snapshots) // most often the last added
 }
 
@@ -280,11 +280,9 @@ func (h *History2) carriedAt(tick uint32, hint int) int {
 	return at
 }
 
-// acked counts one more acknowledged datagram of the snapshot of tick.
-func (h *History2) acked(tick uint32) { h.ackedAt(tick, -1) }
-
-// ackedAt is acked with hint, the slot carried returned for the datagram.
-func (h *History2) ackedAt(tick uint32, hint int) {
+// Acked counts one more acknowledged datagram of the snapshot of tick;
+// hint is the slot Carried returned for the datagram, or -1 (Baselines).
+func (h *History2) Acked(tick uint32, hint int) {
 	if at := h.slotOf(tick, hint); at >= 0 {
 		h.snaps[at].acked++
 		h.changed(at)

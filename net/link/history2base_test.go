@@ -30,14 +30,14 @@ func TestHistory2BaselineKept(t *testing.T) {
 				if rng.IntN(4) == 0 && len(ticks) > 0 {
 					tick = ticks[rng.IntN(len(ticks))]
 				}
-				slots = append(slots, h.carried(tick))
+				slots = append(slots, h.Carried(tick))
 				ticks = append(ticks, tick)
 			case len(ticks) > 0:
 				k := rng.IntN(len(ticks))
 				if rng.IntN(2) == 0 {
-					h.ackedAt(ticks[k], slots[k])
+					h.Acked(ticks[k], slots[k])
 				} else {
-					h.acked(ticks[k])
+					h.Acked(ticks[k], -1)
 				}
 			}
 			want := h.findBase()

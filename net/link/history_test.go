@@ -17,7 +17,7 @@ type histServer struct {
 
 func newHistServer() *histServer {
 	s := &histServer{l: New(testSession, t0), h: new(History), seqs: map[uint32][]uint16{}}
-	s.l.History = s.h
+	s.l.Baselines = s.h
 	return s
 }
 
@@ -271,8 +271,8 @@ func TestBaselineTickZero(t *testing.T) {
 func TestBaselineOfEmptyWorldIsNotNil(t *testing.T) {
 	var h History
 	h.Add(3, nil)
-	h.carried(3)
-	h.acked(3)
+	h.Carried(3)
+	h.Acked(3, 0)
 	_, base, ok := h.Baseline()
 	if !ok || base == nil || len(base) != 0 {
 		t.Fatalf("baseline of an empty world: %v %v", base, ok)

@@ -34,7 +34,7 @@ type sent struct {
 	acked    bool
 	at       time.Time
 	snapshot bool     // it carried a part of the snapshot of tick snapTick
-	snapSlot int8     // of History2, where it was when sent (History2.ackedAt's hint)
+	snapHint int8     // what Baselines.Carried returned for it, given back to Acked
 	snapTick uint32   //
 	events   []uint32 // ids of the events it carried (v1's are 16-bit)
 }
@@ -46,6 +46,19 @@ type Stats struct {
 	Acked                        uint64 // datagrams of ours the peer acknowledged
 	EventsSent, EventsResent     uint64
 	EventsDelivered              uint64 // distinct events received
+}
+
+// Baselines learns which snapshots the peer acknowledged, to pick the
+// baselines of later ones (4.3, 7.8): the Link tells it of each Snapshot
+// datagram it sends and of each the peer acknowledges.
+type Baselines interface {
+	// Carried counts one more datagram of the snapshot of tick. What it
+	// returns, a hint of where the snapshot is kept, is given back to
+	// Acked.
+	Carried(tick uint32) int
+	// Acked counts one more acknowledged datagram of the snapshot of
+	// tick; hint is what Carried returned for that datagram.
+	Acked(tick uint32, hint int)
 }
 
 // Link is one end of a session's datagram stream: it numbers what it
@@ -76,11 +89,10 @@ type Link struct {
 	srtt       time.Duration
 	stats      Stats
 
-	// History, when set, learns which snapshots the peer acknowledged.
-	History *History
-	// History2, when set, learns which v2 snapshots the peer acknowledged
-	// (SnapshotSender2 sets it on first use).
-	History2 *History2
+	// Baselines, when set, learns which snapshots the peer acknowledged:
+	// a History in a v1 session, a wire2 sender's history in a v2 one
+	// (package link2's SnapshotSender sets it on first use).
+	Baselines Baselines
 
 	out   *[MaxUnacked]outEvent // v1's events; nil in a v2 session
 	head  uint16                // oldest unacknowledged event id
@@ -228,11 +240,8 @@ func (l *Link) acknowledge(seq uint16, sample bool, delay time.Duration, now tim
 		}
 	}
 	if s.snapshot {
-		if l.History != nil {
-			l.History.acked(s.snapTick)
-		}
-		if l.History2 != nil {
-			l.History2.ackedAt(s.snapTick, int(s.snapSlot))
+		if l.Baselines != nil {
+			l.Baselines.Acked(s.snapTick, int(s.snapHint))
 		}
 	}
 	if l.v2 != nil {
@@ -313,11 +322,8 @@ func (l *Link) AppendSnapshot(dst []byte, payload []byte, tick uint32, now time.
 	}
 	s := &l.ring[seq%sentRing]
 	s.snapshot, s.snapTick = true, tick
-	if l.History != nil {
-		l.History.carried(tick)
-	}
-	if l.History2 != nil {
-		s.snapSlot = int8(l.History2.carried(tick))
+	if l.Baselines != nil {
+		s.snapHint = int8(l.Baselines.Carried(tick))
 	}
 	return dst
 }

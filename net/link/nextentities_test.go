@@ -31,7 +31,7 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 	plain := make([]*Link, n) // each client's twin, its History2 of its own copies
 	for i := range plain {
 		plain[i] = NewV2(testSession+uint32(i), t0)
-		plain[i].History2 = new(History2)
+		plain[i].Baselines = new(History2)
 	}
 	sent := map[uint32][]wire2.Entity{} // by tick and client
 	held, shared := 0, 0
@@ -46,11 +46,11 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 			}
 			if got := r.send(t, i, tick, st.p2, ents, now); len(got) > 0 {
 				sent[tick*n+uint32(i)] = slices.Clone(st.e2)
-				plain[i].History2.Add(tick, st.p2, st.e2)
+				baselines(plain[i]).Add(tick, st.p2, st.e2)
 				for _, d := range got {
 					plain[i].AppendSnapshot(nil, d[wire2.HeaderSize:], tick, now)
 				}
-				if last := r.ls[i].History2.newest(); len(ents) > 0 && &last.Entities[0] == &ents[0] {
+				if last := baselines(r.ls[i]).newest(); len(ents) > 0 && &last.Entities[0] == &ents[0] {
 					shared++
 				}
 			}
@@ -62,11 +62,11 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 			r.ack(i, now)
 		}
 		for i := range n {
-			h := r.ls[i].History2
+			h := baselines(r.ls[i])
 			if h == nil {
 				continue
 			}
-			if b, want := baseTick(h), baseTick(plain[i].History2); b != want {
+			if b, want := baseTick(h), baseTick(baselines(plain[i])); b != want {
 				t.Fatalf("tick %d, client %d: the baseline of tick %d, want that of tick %d", tick, i, b, want)
 			}
 			if b := h.Baseline(); b != nil && !slices.Equal(b.Entities, sent[b.Tick*n+uint32(i)]) {

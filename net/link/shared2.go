@@ -40,7 +40,7 @@ type sharedEncoding struct {
 // records every other peer of s does: players and entities must be the
 // same for every call of the same tick.
 func (s *SharedSnapshots2) Datagrams(l *Link, tick uint32, players []wire2.Player, entities []wire2.Entity, now time.Time) [][]byte {
-	h := l.history2()
+	h := history2(l)
 	if !s.valid || s.tick != tick {
 		s.tick, s.valid, s.next = tick, true, 0
 		for i := range s.entries {

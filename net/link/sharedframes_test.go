@@ -34,7 +34,7 @@ func TestSnapshotSender2SharesFrames(t *testing.T) {
 			if i == 3 && rng.IntN(3) == 0 {
 				ents = states[(k+7)%len(states)].e2 // other entities at the same tick
 			}
-			if base := r.ls[i].History2.baselineOrNil(); base != nil {
+			if base := baselines(r.ls[i]).baselineOrNil(); base != nil {
 				deltas++
 				if want := sent[base.Tick*n+uint32(i)]; !slices.Equal(base.Entities, want) {
 					t.Fatalf("tick %d, client %d: the baseline of tick %d no longer holds its entities", tick, i, base.Tick)
@@ -141,7 +141,7 @@ func TestSnapshotSender2SharedRecordsOwnFields(t *testing.T) {
 					mine[i][p].HasStep, mine[i][p].LastStep = true, steps[(i+k)%len(steps)]+uint32(k)
 				}
 			}
-			if b := r.ls[i].History2.baselineOrNil(); b != nil {
+			if b := baselines(r.ls[i]).baselineOrNil(); b != nil {
 				bases[b.Tick]++
 			}
 		}

@@ -22,12 +22,12 @@ type SnapshotSender struct {
 // sorted by wire.Less) for the peer of l and returns the Snapshot
 // datagrams to send it, in order, valid until the next call. The
 // snapshot is a delta against the baseline l.History picks, or full when
-// it has none; it is then added to l.History, and l numbers the datagrams
+// it has none; it is then added to l.Baselines, a History, and l numbers the datagrams
 // and remembers which snapshot each carried (Link.AppendSnapshot). With
-// no History every snapshot is full.
+// no History there every snapshot is full.
 func (s *SnapshotSender) Datagrams(l *Link, tick uint32, players []wire.PlayerState, entities []wire.Entity, now time.Time) [][]byte {
 	var payloads [][]byte
-	if h := l.History; h != nil {
+	if h, _ := l.Baselines.(*History); h != nil {
 		baseTick, base, _ := h.Baseline() // nil: a full snapshot
 		payloads = s.enc.Encode(tick, players, base, baseTick, entities)
 		h.Add(tick, entities)

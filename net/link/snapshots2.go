@@ -49,9 +49,9 @@ type cachedRecords struct {
 // sorted by wire.Less) for the peer of l, a v2 Link, and returns the
 // Snapshot datagrams to send it, in order, valid until the next call; or
 // none when the rate rule of 7.9 says to skip this one. The snapshot is a
-// delta against the baseline l.History2 picks, or full when it has none;
-// a sent snapshot is added to l.History2, and l numbers the datagrams and
-// remembers which snapshot each carried. Datagrams sets l.History2 if it
+// delta against the baseline l.Baselines picks, or full when it has none;
+// a sent snapshot is added to l.Baselines, and l numbers the datagrams and
+// remembers which snapshot each carried. Datagrams sets l.Baselines if it
 // is nil.
 func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire2.Player, entities []wire2.Entity, now time.Time) [][]byte {
 	return s.datagrams(l, tick, players, entities, false, now)
@@ -82,19 +82,21 @@ func (s *SnapshotSender2) DatagramsEvents(l *Link, tick uint32, players []wire2.
 }
 
 func (s *SnapshotSender2) datagrams(l *Link, tick uint32, players []wire2.Player, entities []wire2.Entity, events bool, now time.Time) [][]byte {
-	h := l.history2()
+	h := history2(l)
 	cur := s.frames.current(tick, entities)
 	base, shared := h.baseline()
 	payloads := s.encodeShared(base, shared, tick, players, cur)
 	return s.send(l, h, cur, players, payloads, s.enc.Changes(), events, now)
 }
 
-// history2 returns l.History2, made when nil.
-func (l *Link) history2() *History2 {
-	if l.History2 == nil {
-		l.History2 = new(History2)
+// history2 returns l's Baselines, a History2 made when it has none.
+func history2(l *Link) *History2 {
+	h, _ := l.Baselines.(*History2)
+	if h == nil {
+		h = new(History2)
+		l.Baselines = h
 	}
-	return l.History2
+	return h
 }
 
 // encodeShared encodes cur, the state of tick, with players against base

@@ -139,7 +139,7 @@ func TestSnapshotSender2Baseline(t *testing.T) {
 	if bt, ok := baseOf(next()); !ok || bt != c[0].Tick {
 		t.Fatalf("baseline %d %v, want the newest acknowledged %d", bt, ok, c[0].Tick)
 	}
-	if !s.l.History2.Acknowledged(b[0].Tick) || s.l.History2.Acknowledged(c[0].Tick+3) {
+	if !baselines(s.l).Acknowledged(b[0].Tick) || baselines(s.l).Acknowledged(c[0].Tick+3) {
 		t.Fatal("Acknowledged")
 	}
 }
@@ -167,7 +167,7 @@ func TestSnapshotSender2Rate(t *testing.T) {
 			t.Fatalf("tick %d: sent a snapshot that repeats its baseline, 9 ticks or less after the last", tick)
 		}
 	}
-	if s.l.next != seq || s.l.History2.find(612) >= 0 {
+	if s.l.next != seq || baselines(s.l).find(612) >= 0 {
 		t.Fatal("a skipped snapshot took a sequence or a place in the history")
 	}
 	if send(615) != 1 {

@@ -13,7 +13,7 @@ func TestSnapshotSender(t *testing.T) {
 	var s SnapshotSender
 	var hist History
 	srv := New(testSession, at(0))
-	srv.History = &hist
+	srv.Baselines = &hist
 	cli := New(testSession, at(0))
 	var rb Rebuilder
 	var snap wire.Snapshot
@@ -73,7 +73,7 @@ func TestSnapshotSenderNoAllocs(t *testing.T) {
 	var s SnapshotSender
 	var hist History
 	l := New(testSession, at(0))
-	l.History = &hist
+	l.Baselines = &hist
 	tick := uint32(0)
 	worlds := [2][]wire.Entity{world(200, 0), world(200, 1)}
 	var seqs [16]uint16
