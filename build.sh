@@ -108,7 +108,7 @@ build() {
 # in tests).
 SLOW_FIRST=(rtype/e2e rtype/internal/release rtype/server rtype/internal/natlab
 	rtype/assets rtype/deploy rtype/cmd/rtype-server rtype/game/view
-	rtype/cmd/rtype-bot rtype/cmd/rtype-bench rtype/net/client rtype/net/link)
+	rtype/cmd/rtype-bot rtype/cmd/rtype-bench rtype/net/client rtype/net/link rtype/net/link2)
 headless_pkgs() {
 	local all p
 	all=$(go list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep -v 'hajimehoshi/ebiten' | cut -d' ' -f1)

@@ -10,6 +10,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/net/client"
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 	"rtype/server"
@@ -82,7 +83,7 @@ type snapState struct {
 // (7.11): each entity at its motion and animation at the snapshot's tick,
 // a blinking ship's frame included, so that it compares exactly with the
 // server's state.
-func v1Form(r *link.Rebuilt2) snapState {
+func v1Form(r *link2.Rebuilt) snapState {
 	blink := uint32(sim.DefaultRules().BlinkTicks)
 	var s snapState
 	for i := range r.Players {
@@ -95,7 +96,7 @@ func v1Form(r *link.Rebuilt2) snapState {
 }
 
 // v1Entity is e of r in v1's form at r's tick.
-func v1Entity(r *link.Rebuilt2, e *wire2.Entity, blink uint32) wire.Entity {
+func v1Entity(r *link2.Rebuilt, e *wire2.Entity, blink uint32) wire.Entity {
 	m, a := e.Motion(), e.Anim()
 	x, y, vx, vy := m.At(float64(r.Tick))
 	frame := a.Frame(m.T0, float64(r.Tick))
@@ -139,7 +140,7 @@ func (l *clientLog) onSnapshot(r *link.Rebuilt) {
 		parts: r.Parts, base: r.HasBaseline, baseTick: r.BaseTick}
 }
 
-func (l *clientLog) onSnapshot2(r *link.Rebuilt2) {
+func (l *clientLog) onSnapshot2(r *link2.Rebuilt) {
 	s := v1Form(r)
 	l.mu.Lock()
 	defer l.mu.Unlock()

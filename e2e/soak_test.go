@@ -18,6 +18,7 @@ import (
 	"rtype/internal/testutil/testserver"
 	"rtype/net/client"
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/netsim"
 	"rtype/net/wire"
 	"rtype/net/wire2"
@@ -582,7 +583,7 @@ func (c *soakClient) onSnapshot(rb *link.Rebuilt) {
 // baseline with some of the tick's records applied: every entity a record
 // of the received datagrams changed, added or removed is exactly as in the
 // server's state; the others are the baseline's.
-func (c *soakClient) onSnapshot2(rb *link.Rebuilt2) {
+func (c *soakClient) onSnapshot2(rb *link2.Rebuilt) {
 	r := c.rec
 	defer c.lock()()
 	s, ok := c.serverState(rb.Tick)

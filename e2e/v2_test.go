@@ -10,6 +10,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/netsim"
 	"rtype/net/wire"
 	"rtype/net/wire2"
@@ -23,13 +24,13 @@ type v2raw struct {
 	acc  wire.Message
 	udp  *net.UDPConn
 	link *link.Link
-	rb   link.Rebuilder2
+	rb   link2.Rebuilder
 	snap wire2.Snapshot
 
 	frames []wire2.EventFrame
 	events []wire.Event
 	ids    []uint32                 // the event id of each of events
-	snaps  map[uint32]link.Rebuilt2 // whole copies, by tick
+	snaps  map[uint32]link2.Rebuilt // whole copies, by tick
 	steps  []uint32                 // last_step of each snapshot, in arrival order
 	sent   uint32                   // input steps sent
 	hist   []uint8
@@ -38,7 +39,7 @@ type v2raw struct {
 // dialV2 logs in with version 2 at addr and binds by the exchange of 7.3.
 func dialV2(t *testing.T, addr, name string) *v2raw {
 	t.Helper()
-	c := &v2raw{t: t, acc: rawLogin2(t, addr, name), snaps: map[uint32]link.Rebuilt2{}}
+	c := &v2raw{t: t, acc: rawLogin2(t, addr, name), snaps: map[uint32]link2.Rebuilt{}}
 	ua, err := net.ResolveUDPAddr("udp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func (c *v2raw) read(deadline time.Time) (wire.Type, []byte, bool) {
 		if len(tail) > 1 && !c.take(tail) {
 			return 0, nil, false
 		}
-		var cp link.Rebuilt2
+		var cp link2.Rebuilt
 		cp.Frame.Set(r.Tick, r.Players, r.Entities)
 		cp.Parts = r.Parts
 		c.snaps[r.Tick] = cp

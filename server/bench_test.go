@@ -123,7 +123,7 @@ func BenchmarkSnapshots4Clients(b *testing.B) {
 // BenchmarkSnapshots4ClientsV2 is BenchmarkSnapshots4Clients for 4 v2
 // clients, through the server's own v2 path: the entities and players
 // as v2 carries them, each client's players with its last_step
-// (game.playersFor), and link.SnapshotSender2 (baseline, table-driven
+// (game.playersFor), and link2.SnapshotSender (baseline, table-driven
 // delta, the rate rule of 7.9, history and v2 headers).
 func BenchmarkSnapshots4ClientsV2(b *testing.B) {
 	w := busyWorld(b)

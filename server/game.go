@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 	"rtype/sim"
@@ -44,14 +45,14 @@ type game struct {
 	entities2 []wire2.Entity
 	players2  []wire2.Player
 	mine2     []wire2.Player // players2 with one client's last_step
-	snaps2    link.SnapshotSender2
+	snaps2    link2.SnapshotSender
 
 	stage stageState // Stage games: what a joining session needs (7.12)
 
 	room *room // the room whose game it is (7.14), or nil: an open game
 
 	spectators []*session            // its spectators (7.17), in the order they came
-	watchSnaps link.SharedSnapshots2 // their snapshots, encoded once per baseline
+	watchSnaps link2.SharedSnapshots // their snapshots, encoded once per baseline
 	bots       Bots                  // its room's bots, or nil
 }
 
@@ -368,7 +369,7 @@ func (s *Server) sendSnapshots(g *game, now time.Time, out *outbox) {
 		g.entities = g.entities[:0]
 		if v2 {
 			// Built in the memory of g.snaps2's next shared frame: it
-			// sends them without a copy (link.SnapshotSender2.NextEntities).
+			// sends them without a copy (link2.SnapshotSender.NextEntities).
 			g.entities2 = g.snaps2.NextEntities()
 		}
 		g.world.EachEntity(func(e *vocab.Entity) { // in each version's records at once

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -53,7 +54,7 @@ type tclient2 struct {
 	srv  *net.UDPAddr
 	name string
 
-	rb      link.Rebuilder2
+	rb      link2.Rebuilder
 	snap    wire2.Snapshot
 	frames  []wire2.EventFrame
 	cookie  wire2.Cookie

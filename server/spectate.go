@@ -236,7 +236,7 @@ func queueSpectators(g *game, enc *link.EncodedEvent) {
 // snapshot sends the tick's snapshot to g's bound spectators:
 // the players' records without a last step (7.8: none is theirs). They
 // all get the same records, so spectators with the same baseline share
-// its encoding (link.SharedSnapshots2): a spectator costs less than a
+// its encoding (link2.SharedSnapshots): a spectator costs less than a
 // player, whose own step makes its snapshot its own.
 func (h *spectatorHub) snapshot(g *game, tick uint32, now time.Time, out *outbox) {
 	if len(g.spectators) == 0 {

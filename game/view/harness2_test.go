@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"rtype/net/client"
-	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 	"rtype/sim"
@@ -61,7 +61,7 @@ type input2 struct {
 
 type datagram2 struct {
 	arrival time.Time
-	snap    *link.Rebuilt2
+	snap    *link2.Rebuilt
 	events  []wire.Event
 }
 
@@ -90,7 +90,7 @@ func (g *game2) delay() time.Duration {
 
 func (g *game2) lost() bool { return g.loss > 0 && g.rng.Float64() < g.loss }
 
-func (g *game2) send(at time.Time, snap *link.Rebuilt2, events []wire.Event) {
+func (g *game2) send(at time.Time, snap *link2.Rebuilt, events []wire.Event) {
 	if snap != nil && g.lost() {
 		return
 	}
@@ -172,7 +172,7 @@ func (g *game2) advance() {
 					g.pls[i].HasStep, g.pls[i].LastStep = g.hasLast, g.last
 				}
 			}
-			r := &link.Rebuilt2{Frame: wire2.Frame{Tick: g.w.Tick(), Players: slices.Clone(g.pls), Entities: slices.Clone(g.ents)}}
+			r := &link2.Rebuilt{Frame: wire2.Frame{Tick: g.w.Tick(), Players: slices.Clone(g.pls), Entities: slices.Clone(g.ents)}}
 			g.send(ts, r, nil)
 		}
 	}

@@ -24,6 +24,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -79,7 +80,7 @@ type Server struct {
 	// codec is the session's protocol, from its login (nil before).
 	codec codec
 	// A v2 session's (Config.Version2 and a version 2 login).
-	hist2    link.History2
+	hist2    link2.History
 	enc2     wire2.SnapshotEncoder
 	ents2    []wire2.Entity
 	players2 []wire2.Player

@@ -29,6 +29,7 @@ import (
 
 	"rtype/net/client"
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 )
 
@@ -207,7 +208,7 @@ func Start(ctx context.Context, cfg Config) (*Load, error) {
 			Addr: cfg.Addr, Name: clientName(i), Logger: cfg.Logger,
 			Version:     cfg.Protocol,
 			OnSnapshot:  func(*link.Rebuilt) { p.snapshots.Add(1) },
-			OnSnapshot2: func(*link.Rebuilt2) { p.snapshots.Add(1) },
+			OnSnapshot2: func(*link2.Rebuilt) { p.snapshots.Add(1) },
 		})
 		p.c = c
 		return err

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -114,7 +115,7 @@ type Config struct {
 	// rules as OnSnapshot.
 	OnEvent func(ev *wire.Event)
 	// OnSnapshot2 is OnSnapshot for a v2 session (7.8).
-	OnSnapshot2 func(r *link.Rebuilt2)
+	OnSnapshot2 func(r *link2.Rebuilt)
 	// Tap, when set, is told the login and then what the client accepts
 	// (snapshots, events, input steps) with their times: a recorder
 	// (net/replay) keeps the session to play it again.
@@ -244,7 +245,7 @@ type Client struct {
 	closing  bool       // end has taken the sockets to close them
 	link     *link.Link
 	rb       link.Rebuilder
-	rb2      link.Rebuilder2
+	rb2      link2.Rebuilder
 	world    *World
 	snap     wire.Snapshot
 	snap2    wire2.Snapshot

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -212,4 +213,4 @@ func (codec2) mismatch() string {
 }
 
 // minSnapshots: 5 a second while nothing changes (7.9).
-func (codec2) minSnapshots() float64 { return wire.TickRate / link.KeepAliveTicks2 }
+func (codec2) minSnapshots() float64 { return wire.TickRate / link2.KeepAliveTicks }

@@ -12,6 +12,7 @@ import (
 	"rtype/internal/testutil"
 	"rtype/internal/testutil/testserver"
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/server"
 	"rtype/sim"
@@ -81,7 +82,7 @@ func TestEndToEnd(t *testing.T) {
 // v1Form returns the entities and players of a rebuilt v2 snapshot as v1
 // carries them (7.11): each motion and animation at the snapshot's tick,
 // a ship's blink included.
-func v1Form(r *link.Rebuilt2, blink uint8) ([]wire.Entity, []wire.PlayerState) {
+func v1Form(r *link2.Rebuilt, blink uint8) ([]wire.Entity, []wire.PlayerState) {
 	var ents []wire.Entity
 	var players []wire.PlayerState
 	for _, p := range r.Players {
@@ -117,7 +118,7 @@ func testEndToEnd(t *testing.T, version uint8) {
 	cfg := func(name string, l *snapLog) Config {
 		return Config{Addr: srv.Addr(), Name: name, Logger: testLogger(), Version: version,
 			OnSnapshot: func(r *link.Rebuilt) { l.add(r.Tick, r.Entities, r.PlayerStates()) },
-			OnSnapshot2: func(r *link.Rebuilt2) {
+			OnSnapshot2: func(r *link2.Rebuilt) {
 				ents, players := v1Form(r, uint8(blink))
 				l.add(r.Tick, ents, players)
 			}}

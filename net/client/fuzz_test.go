@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -107,7 +108,7 @@ func FuzzWorld2(f *testing.F) {
 			}
 			events = events[n:]
 			if len(records) >= 15 {
-				r := link.Rebuilt2{}
+				r := link2.Rebuilt{}
 				r.Tick = uint32(records[0]) * 3
 				r.Players = []wire2.Player{{PlayerState: wire.PlayerState{Player: records[1] & 3, HasShip: true, Ship: 9}, HasStep: true, LastStep: uint32(records[2])}}
 				records = records[1:]

@@ -9,7 +9,7 @@ import (
 
 	"rtype/internal/evilserver"
 	"rtype/internal/testutil"
-	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -133,7 +133,7 @@ func TestTailWithoutBaseline(t *testing.T) {
 				mu.Unlock()
 			}
 		},
-		OnSnapshot2: func(r *link.Rebuilt2) {
+		OnSnapshot2: func(r *link2.Rebuilt) {
 			mu.Lock()
 			order = append(order, "snapshot")
 			ticks = append(ticks, r.Tick)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -84,7 +85,7 @@ type Feed struct {
 	codec   codec
 	world   *World
 	rb      link.Rebuilder
-	rb2     link.Rebuilder2
+	rb2     link2.Rebuilder
 	snap    wire.Snapshot
 	snap2   wire2.Snapshot
 	pending []wire.Event

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/vocab"
 )
@@ -538,7 +539,7 @@ func (w *World) ApplySnapshotAt(r *link.Rebuilt, received time.Time) {
 // its entity records set the motions of the known entities, its player
 // records the player table, then the world is recorded as a frame of
 // r.Tick, as ApplySnapshotAt does.
-func (w *World) ApplySnapshot2(r *link.Rebuilt2, received time.Time) {
+func (w *World) ApplySnapshot2(r *link2.Rebuilt, received time.Time) {
 	t := r.Tick
 	w.advance(t, received)
 	if w.count > 0 && t != w.frames[w.head].Tick {

@@ -144,7 +144,7 @@ func BenchmarkHistory(b *testing.B) {
 		tick += 3
 		h.Add(tick, w)
 		h.Carried(tick)
-		h.Acked(tick - 3, 0) // the previous one, as if acknowledged since
+		h.Acked(tick-3, 0) // the previous one, as if acknowledged since
 		if bt, ents, ok := h.Baseline(); tick > 3 && (!ok || bt != tick-3 || len(ents) != 120) {
 			b.Fatalf("Baseline = %d %d %v", bt, len(ents), ok)
 		}

@@ -131,9 +131,3 @@ func equalEntities(a, b []wire.Entity) bool {
 	}
 	return true
 }
-
-// baselines returns l's History2, or nil.
-func baselines(l *Link) *History2 {
-	h, _ := l.Baselines.(*History2)
-	return h
-}

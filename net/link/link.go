@@ -150,6 +150,10 @@ func (l *Link) HeaderSize() int {
 // ignored whole: already accepted, or too old to tell (5.1).
 func (l *Link) Seen(seq uint16) bool { return l.recv.seen(seq) }
 
+// Next returns the sequence the Link's next datagram will carry: the one
+// after the last it sent.
+func (l *Link) Next() uint16 { return l.next }
+
 // Warm loads the parts of l that Seen and Accept (or Accept2) of a
 // header acknowledging ack read, and returns a value made of them, to be
 // discarded. A server that handles a batch of datagrams calls it for each

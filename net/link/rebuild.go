@@ -50,41 +50,42 @@ type Rebuilder struct {
 }
 
 // find returns the kept snapshot of tick, or nil.
-func (b *Rebuilder) find(tick uint32) *Rebuilt { return findKept(b.snaps[:], tick) }
+func (b *Rebuilder) find(tick uint32) *Rebuilt { return FindKept(b.snaps[:], tick) }
 
 // Get returns the kept snapshot of tick, or nil.
 func (b *Rebuilder) Get(tick uint32) *Rebuilt { return b.find(tick) }
 
-// slot returns where to keep a new snapshot of tick (slotKept).
-func (b *Rebuilder) slot(tick uint32) *Rebuilt { return slotKept(b.snaps[:], &b.late, tick) }
+// slot returns where to keep a new snapshot of tick (SlotKept).
+func (b *Rebuilder) slot(tick uint32) *Rebuilt { return SlotKept(b.snaps[:], &b.late, tick) }
 
-func (r *Rebuilt) kept() (uint32, bool) { return r.Tick, r.valid }
+// Kept returns the snapshot's tick and whether it is kept (KeptSnapshot).
+func (r *Rebuilt) Kept() (uint32, bool) { return r.Tick, r.valid }
 
-// keptSnapshot is a snapshot a Rebuilder or a Rebuilder2 keeps: its tick,
-// and whether it is kept.
-type keptSnapshot[S any] interface {
+// KeptSnapshot is a snapshot a Rebuilder (here or in package link2) keeps:
+// its tick, and whether it is kept.
+type KeptSnapshot[S any] interface {
 	*S
-	kept() (tick uint32, valid bool)
+	Kept() (tick uint32, valid bool)
 }
 
-// findKept returns the kept snapshot of tick in snaps, or nil.
-func findKept[S any, P keptSnapshot[S]](snaps []S, tick uint32) *S {
+// FindKept returns the kept snapshot of tick in snaps, or nil.
+func FindKept[S any, P KeptSnapshot[S]](snaps []S, tick uint32) *S {
 	for i := range snaps {
-		if t, ok := P(&snaps[i]).kept(); ok && t == tick {
+		if t, ok := P(&snaps[i]).Kept(); ok && t == tick {
 			return &snaps[i]
 		}
 	}
 	return nil
 }
 
-// slotKept returns where to keep a new snapshot of tick: a free slot of
+// SlotKept returns where to keep a new snapshot of tick: a free slot of
 // snaps, else the oldest one when tick is newer, else late, a slot that is
 // not kept.
-func slotKept[S any, P keptSnapshot[S]](snaps []S, late *S, tick uint32) *S {
+func SlotKept[S any, P KeptSnapshot[S]](snaps []S, late *S, tick uint32) *S {
 	var oldest *S
 	var oldestTick uint32
 	for i := range snaps {
-		t, ok := P(&snaps[i]).kept()
+		t, ok := P(&snaps[i]).Kept()
 		if !ok {
 			return &snaps[i]
 		}

@@ -1,15 +1,17 @@
 // Package link is the machinery both ends of a session share (PROTOCOL.md
 // sections 4.8 and 5): datagram sequencing and acknowledgement, round-trip
-// time and loss, reliable events with exactly-once delivery, the server's
-// history of snapshots sent to a client and its choice of baseline, and the
-// client's rebuilding of snapshots from their baselines.
+// time and loss, reliable events with exactly-once delivery, and, for
+// version 1, the server's history of snapshots sent to a client with its
+// choice of baseline, and the client's rebuilding of snapshots from their
+// baselines.
 //
 // A Link made by New speaks version 1 (Part I of PROTOCOL.md); one made by
 // NewV2 speaks version 2 (Part II: the 20-byte header with ack_delay and
 // round trips without it, 7.2; 32-bit event ids, 7.7), through the same
-// methods, Accept2 and ReceiveEvents2 giving v2's wider fields. The v2
-// snapshots have their own types: SnapshotSender2 with a Link's History2
-// on the server (7.8, and the rate of 7.9), Rebuilder2 on the client.
+// methods, Accept2 and ReceiveEvents2 giving v2's wider fields. A Link
+// tells its Baselines of the snapshots it sends and the peer acknowledges:
+// a History here, package link2's History in a v2 session, whose
+// snapshots (7.8, 7.9) are package link2's.
 //
 // Nothing here touches a socket or a clock: callers pass the time and the
 // bytes, so tests drive every rule step by step. A Link is not safe for

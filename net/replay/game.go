@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rtype/net/link"
+	"rtype/net/link2"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -24,7 +25,7 @@ type GameRecorder struct {
 	w       *Writer
 	start   time.Time
 	lk      *link.Link
-	snd     link.SnapshotSender2
+	snd     link2.SnapshotSender
 	buf     []byte
 	max     int64
 	full    bool

@@ -5,7 +5,7 @@ import "rtype/vocab"
 // AppendEntities appends to dst the v2 record (7.8) of each entity of
 // src, in order: its kind, motion and animation. Each record is written
 // in place, so dst may be a sender's shared frame
-// (link.SnapshotSender2.NextEntities). It allocates nothing when dst has
+// (link2.SnapshotSender.NextEntities). It allocates nothing when dst has
 // room.
 func AppendEntities(dst []Entity, src []vocab.Entity) []Entity {
 	for i := range src {

@@ -1,4 +1,4 @@
-package link
+package link2
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rtype/internal/testutil"
+	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -47,9 +48,9 @@ func TestDatagramsEvents(t *testing.T) {
 		{"many", 300, 0, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := NewV2(testSession, t0)
+			srv := link.NewV2(testSession, t0)
 			srv.Tail = true
-			cli := NewV2(testSession, t0)
+			cli := link.NewV2(testSession, t0)
 			for i := range tc.events {
 				ev := wire.Event{Type: wire.EventSpawn, Tick: 99, ID: uint32(1000 + i), Kind: wire.KindPlayerMissile}
 				if tc.events == 300 {
@@ -60,7 +61,7 @@ func TestDatagramsEvents(t *testing.T) {
 				}
 			}
 			players, ents := tailWorld(tc.entities, 99)
-			var s SnapshotSender2
+			var s SnapshotSender
 			ds, events := s.DatagramsEvents(srv, 99, players, ents, t0)
 			var ids []uint32
 			var snap wire2.Snapshot
@@ -108,8 +109,8 @@ func TestDatagramsEvents(t *testing.T) {
 				t.Fatalf("event ids %v, want 0 to %d once each, in order", ids, tc.events-1)
 			}
 			// Without 7.8, a plain v2 Snapshot.
-			srv2 := NewV2(testSession, t0)
-			var s2 SnapshotSender2
+			srv2 := link.NewV2(testSession, t0)
+			var s2 SnapshotSender
 			for _, d := range s2.Datagrams(srv2, 99, players, ents, t0) {
 				_, p := parseAny(t, cli, d, wire.ToClient)
 				if err := snap.Decode(p); err != nil {
@@ -129,15 +130,15 @@ func TestTailTickNoAllocs(t *testing.T) {
 	if testutil.RaceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	srv, cli := NewV2(testSession, t0), NewV2(testSession, t0)
+	srv, cli := link.NewV2(testSession, t0), link.NewV2(testSession, t0)
 	srv.Tail, cli.Tail = true, true
 	evs := make([]*wire.Event, 8)
 	for i := range evs {
 		evs[i] = eventFor(i)
 	}
 	players, ents := tailWorld(8, 3)
-	var s SnapshotSender2
-	var rb Rebuilder2
+	var s SnapshotSender
+	var rb Rebuilder
 	var snap wire2.Snapshot
 	ack := make([]byte, 0, wire.MaxDatagram)
 	fresh := make([]wire2.EventFrame, 0, 64)

@@ -1,19 +1,20 @@
-package link
+package link2
 
 import (
 	"time"
 
+	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
 
-// SnapshotSender2 is SnapshotSender for v2 sessions (7.8, 7.9): it builds
+// SnapshotSender is SnapshotSender for v2 sessions (7.8, 7.9): it builds
 // the v2 Snapshot datagrams a server sends to its clients, each client's
 // encoded against the newest snapshot that client fully acknowledged
-// (found in its Link's History2, players and entities), and it applies the
+// (found in its Link's History, players and entities), and it applies the
 // rate rule of 7.9: a snapshot goes out when it carries an entity record
 // or a changed player record, or when KeepAliveTicks2 ticks passed since
-// the last one. One SnapshotSender2 serves every client of a game in
+// the last one. One SnapshotSender serves every client of a game in
 // turn: its encoder and datagram buffers are reused by each call, so that
 // in steady state it allocates nothing.
 //
@@ -22,7 +23,7 @@ import (
 // client with that baseline, and copied after the player records of each
 // other one (wire.SnapshotEncoder.EncodeWith). What a client receives is
 // byte for byte what encoding its snapshot alone gives.
-type SnapshotSender2 struct {
+type SnapshotSender struct {
 	enc    wire2.SnapshotEncoder
 	bufs   [][]byte
 	frames framePool // the entities sent, shared by the histories
@@ -53,7 +54,7 @@ type cachedRecords struct {
 // a sent snapshot is added to l.Baselines, and l numbers the datagrams and
 // remembers which snapshot each carried. Datagrams sets l.Baselines if it
 // is nil.
-func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire2.Player, entities []wire2.Entity, now time.Time) [][]byte {
+func (s *SnapshotSender) Datagrams(l *link.Link, tick uint32, players []wire2.Player, entities []wire2.Entity, now time.Time) [][]byte {
 	return s.datagrams(l, tick, players, entities, false, now)
 }
 
@@ -66,7 +67,7 @@ func (s *SnapshotSender2) Datagrams(l *Link, tick uint32, players []wire2.Player
 // read-only: read them, never write them, until the next call of
 // NextEntities, which returns other memory (or the same while they were
 // not passed). Entities built elsewhere are copied, as before.
-func (s *SnapshotSender2) NextEntities() []wire2.Entity { return s.frames.fill() }
+func (s *SnapshotSender) NextEntities() []wire2.Entity { return s.frames.fill() }
 
 // DatagramsEvents is Datagrams for the peer of a v2 session (l.Tail
 // set, PROTOCOL.md 7.8), which also sends the peer's due events (5.3,
@@ -76,24 +77,24 @@ func (s *SnapshotSender2) NextEntities() []wire2.Entity { return s.frames.fill()
 // the Event datagrams, then the Snapshot datagrams, with the number of
 // Event datagrams. When the rate rule of 7.9 skips the snapshot it returns
 // none and the events stay due: send them with l.AppendEvents.
-func (s *SnapshotSender2) DatagramsEvents(l *Link, tick uint32, players []wire2.Player, entities []wire2.Entity, now time.Time) (ds [][]byte, events int) {
+func (s *SnapshotSender) DatagramsEvents(l *link.Link, tick uint32, players []wire2.Player, entities []wire2.Entity, now time.Time) (ds [][]byte, events int) {
 	ds = s.datagrams(l, tick, players, entities, true, now)
 	return ds, s.events
 }
 
-func (s *SnapshotSender2) datagrams(l *Link, tick uint32, players []wire2.Player, entities []wire2.Entity, events bool, now time.Time) [][]byte {
-	h := history2(l)
+func (s *SnapshotSender) datagrams(l *link.Link, tick uint32, players []wire2.Player, entities []wire2.Entity, events bool, now time.Time) [][]byte {
+	h := history(l)
 	cur := s.frames.current(tick, entities)
 	base, shared := h.baseline()
 	payloads := s.encodeShared(base, shared, tick, players, cur)
 	return s.send(l, h, cur, players, payloads, s.enc.Changes(), events, now)
 }
 
-// history2 returns l's Baselines, a History2 made when it has none.
-func history2(l *Link) *History2 {
-	h, _ := l.Baselines.(*History2)
+// history2 returns l's Baselines, a History made when it has none.
+func history(l *link.Link) *History {
+	h, _ := l.Baselines.(*History)
 	if h == nil {
-		h = new(History2)
+		h = new(History)
 		l.Baselines = h
 	}
 	return h
@@ -103,7 +104,7 @@ func history2(l *Link) *History2 {
 // (nil: a full snapshot), whose entities are shared (nil: base's own), and
 // returns the payloads, valid until the next call: with the records of
 // the state against that baseline encoded once per state.
-func (s *SnapshotSender2) encodeShared(base *wire2.Frame, shared *sharedEntities, tick uint32, players []wire2.Player, cur *sharedEntities) [][]byte {
+func (s *SnapshotSender) encodeShared(base *wire2.Frame, shared *sharedEntities, tick uint32, players []wire2.Player, cur *sharedEntities) [][]byte {
 	if base != nil && shared == nil {
 		return s.encode(base, tick, players, cur.ents)
 	}
@@ -123,7 +124,7 @@ func (s *SnapshotSender2) encodeShared(base *wire2.Frame, shared *sharedEntities
 
 // records returns the records of cur against base (nil: a full
 // snapshot), encoded once per state and baseline.
-func (s *SnapshotSender2) records(base, cur *sharedEntities) *wire2.Records {
+func (s *SnapshotSender) records(base, cur *sharedEntities) *wire2.Records {
 	c := &s.recs
 	if c.gen != s.frames.gen {
 		c.gen, c.next = s.frames.gen, 0
@@ -143,7 +144,7 @@ func (s *SnapshotSender2) records(base, cur *sharedEntities) *wire2.Records {
 	if base != nil {
 		ents = base.ents
 		if ents == nil {
-			ents = noEntities2 // an empty baseline is still a baseline
+			ents = noEntities // an empty baseline is still a baseline
 		}
 	}
 	s.enc.EncodeRecords(&e.recs, cur.tick, ents, cur.ents)
@@ -152,13 +153,13 @@ func (s *SnapshotSender2) records(base, cur *sharedEntities) *wire2.Records {
 
 // encode encodes the state of tick against base (nil: a full snapshot)
 // and returns the payloads, valid until the next call.
-func (s *SnapshotSender2) encode(base *wire2.Frame, tick uint32, players []wire2.Player, entities []wire2.Entity) [][]byte {
+func (s *SnapshotSender) encode(base *wire2.Frame, tick uint32, players []wire2.Player, entities []wire2.Entity) [][]byte {
 	if base == nil {
 		return s.enc.Encode(tick, players, nil, nil, 0, entities)
 	}
 	ents := base.Entities
 	if ents == nil {
-		ents = noEntities2 // an empty baseline is still a baseline
+		ents = noEntities // an empty baseline is still a baseline
 	}
 	return s.enc.Encode(tick, players, base.Players, ents, base.Tick, entities)
 }
@@ -169,7 +170,7 @@ func (s *SnapshotSender2) encode(base *wire2.Frame, tick uint32, players []wire2
 // 7.8) the due events ride in the tail of the first Snapshot datagram,
 // and those that do not fit there go, oldest first, in Event datagrams
 // before it.
-func (s *SnapshotSender2) send(l *Link, h *History2, cur *sharedEntities, players []wire2.Player, payloads [][]byte, changes int, events bool, now time.Time) [][]byte {
+func (s *SnapshotSender) send(l *link.Link, h *History, cur *sharedEntities, players []wire2.Player, payloads [][]byte, changes int, events bool, now time.Time) [][]byte {
 	tick := cur.tick
 	s.events = 0
 	if changes == 0 && !h.Due(tick) {
@@ -200,7 +201,7 @@ func (s *SnapshotSender2) send(l *Link, h *History2, cur *sharedEntities, player
 }
 
 // buf returns s.bufs[i], emptied, made when missing.
-func (s *SnapshotSender2) buf(i int) []byte {
+func (s *SnapshotSender) buf(i int) []byte {
 	for len(s.bufs) <= i {
 		s.bufs = append(s.bufs, make([]byte, 0, wire.MaxDatagram))
 	}
@@ -209,4 +210,4 @@ func (s *SnapshotSender2) buf(i int) []byte {
 
 // noEntities2 is the entities of an empty baseline: not nil, as the
 // encoder takes a nil baseline to mean a full snapshot.
-var noEntities2 = []wire2.Entity{}
+var noEntities = []wire2.Entity{}

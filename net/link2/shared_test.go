@@ -1,4 +1,4 @@
-package link
+package link2
 
 import (
 	"bytes"
@@ -8,27 +8,27 @@ import (
 	"rtype/net/wire"
 )
 
-// TestSharedSnapshots2SameBytes: peers that share the encoding get, tick
-// after tick, the very datagrams SnapshotSender2 sends each alone, while
+// TestSharedSnapshotsSameBytes: peers that share the encoding get, tick
+// after tick, the very datagrams SnapshotSender sends each alone, while
 // each acknowledges what it likes (so that their baselines differ), and
 // more baselines than the cache holds.
-func TestSharedSnapshots2SameBytes(t *testing.T) {
-	w := newSimWorld2(rand.New(rand.NewPCG(3, 4)), 60)
+func TestSharedSnapshotsSameBytes(t *testing.T) {
+	w := newSimWorld(rand.New(rand.NewPCG(3, 4)), 60)
 	rng := rand.New(rand.NewPCG(5, 6))
 	const peers = maxSharedBases + 3
-	alone := make([]*sender2, peers)
-	shared := make([]*sender2, peers)
+	alone := make([]*sender, peers)
+	shared := make([]*sender, peers)
 	for i := range alone {
-		alone[i], shared[i] = newSender2(300), newSender2(300)
+		alone[i], shared[i] = newSender(300), newSender(300)
 	}
-	var sh SharedSnapshots2
+	var sh SharedSnapshots
 	sh.s.enc.MaxPayload = 300
 	sent, skipped := 0, 0
 	for range 200 {
 		for range 3 {
 			w.step()
 		}
-		f := frame2(w)
+		f := frame(w)
 		for i := range peers {
 			want := alone[i].s.Datagrams(alone[i].l, f.Tick, f.Players, f.Entities, at(int(f.Tick)))
 			want = cloneAll(want)
@@ -71,23 +71,23 @@ func cloneAll(ds [][]byte) [][]byte {
 
 // BenchmarkSharedSnapshots2 is one tick's snapshot for 8 peers with the
 // same baseline: encoded once.
-func BenchmarkSharedSnapshots2(b *testing.B) {
+func BenchmarkSharedSnapshots(b *testing.B) {
 	benchPeers(b, true)
 }
 
-// BenchmarkAloneSnapshots2 is the same with SnapshotSender2: encoded 8
+// BenchmarkAloneSnapshots2 is the same with SnapshotSender: encoded 8
 // times.
-func BenchmarkAloneSnapshots2(b *testing.B) {
+func BenchmarkAloneSnapshots(b *testing.B) {
 	benchPeers(b, false)
 }
 
 func benchPeers(b *testing.B, share bool) {
-	w := newSimWorld2(rand.New(rand.NewPCG(3, 4)), 60)
-	var sh SharedSnapshots2
-	var alone SnapshotSender2
-	peers := make([]*sender2, 8)
+	w := newSimWorld(rand.New(rand.NewPCG(3, 4)), 60)
+	var sh SharedSnapshots
+	var alone SnapshotSender
+	peers := make([]*sender, 8)
 	for i := range peers {
-		peers[i] = newSender2(0)
+		peers[i] = newSender(0)
 	}
 	sent := make([][]uint16, len(peers))
 	b.ReportAllocs()
@@ -97,7 +97,7 @@ func benchPeers(b *testing.B, share bool) {
 		for range 3 {
 			w.step()
 		}
-		f := frame2(w)
+		f := frame(w)
 		for i, p := range peers {
 			for _, q := range sent[i] {
 				p.ack(q)

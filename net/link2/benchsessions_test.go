@@ -1,4 +1,4 @@
-package link
+package link2
 
 import "testing"
 
@@ -7,7 +7,7 @@ import "testing"
 // 400 links and histories out of the cache as in the server: each tick
 // every client's Input (its header acknowledging everything the server
 // sent), and every third tick every client's snapshot of its game (4
-// clients to a SnapshotSender2), each against the last one it
+// clients to a SnapshotSender), each against the last one it
 // acknowledged. The datagrams' bytes are not sent: the kernel is apart
 // (BENCHMARKS.md, players per core).
 //

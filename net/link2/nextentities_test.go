@@ -1,4 +1,4 @@
-package link
+package link2
 
 import (
 	"math/rand/v2"
@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
 
 // TestNextEntitiesHeldFramesKept: entities built in the memory
-// SnapshotSender2.NextEntities hands out become, without a copy, the
+// SnapshotSender.NextEntities hands out become, without a copy, the
 // entities every history sent them holds, and no later tick's entities,
 // built in the memory handed out next, overwrite any of them while a
 // history holds them: over 400 ticks of a busy game with four clients,
@@ -21,17 +22,17 @@ import (
 // Snapshots slots), every slot of every history holds the entities its
 // tick's snapshot carried, unless a newer one became the baseline (the
 // entities let go of), and every client's baseline is that of a history
-// of its own entities (History2.Add) sent and acknowledged the same
+// of its own entities (History.Add) sent and acknowledged the same
 // datagrams.
 func TestNextEntitiesHeldFramesKept(t *testing.T) {
 	states := busyStates(40)
 	rng := rand.New(rand.NewPCG(23, 1))
 	const n = 4
 	r := newSharedRig(n, 0)
-	plain := make([]*Link, n) // each client's twin, its History2 of its own copies
+	plain := make([]*link.Link, n) // each client's twin, its History of its own copies
 	for i := range plain {
-		plain[i] = NewV2(testSession+uint32(i), t0)
-		plain[i].Baselines = new(History2)
+		plain[i] = link.NewV2(testSession+uint32(i), t0)
+		plain[i].Baselines = new(History)
 	}
 	sent := map[uint32][]wire2.Entity{} // by tick and client
 	held, shared := 0, 0
@@ -57,7 +58,7 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 			if (i == 2 && k%100 < 50) || rng.IntN(4) == 0 {
 				continue // its acknowledgement lost
 			}
-			h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: plain[i].next - 1, AckBits: 0xFFFFFFFF, Session: plain[i].Session}}
+			h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: plain[i].Next() - 1, AckBits: 0xFFFFFFFF, Session: plain[i].Session}}
 			plain[i].Accept2(h, wire2.HeaderSize, now)
 			r.ack(i, now)
 		}
@@ -84,13 +85,13 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 			}
 		}
 	})
-	if shared < 1000 || held < 400*n*Snapshots/4 {
+	if shared < 1000 || held < 400*n*link.Snapshots/4 {
 		t.Fatalf("%d snapshots sharing the memory they were built in, %d history slots checked: the test measured little", shared, held)
 	}
 }
 
 // baseTick returns the tick of h's baseline, or 0 when none.
-func baseTick(h *History2) uint32 {
+func baseTick(h *History) uint32 {
 	if b := h.Baseline(); b != nil {
 		return b.Tick
 	}
@@ -98,8 +99,8 @@ func baseTick(h *History2) uint32 {
 }
 
 // newest returns the snapshot h added last.
-func (h *History2) newest() *wire2.Frame {
-	return &h.snaps[(h.next+Snapshots-1)%Snapshots].frame
+func (h *History) newest() *wire2.Frame {
+	return &h.snaps[(h.next+link.Snapshots-1)%link.Snapshots].frame
 }
 
 // TestNextEntitiesNoAllocs: a game's snapshots with its entities built in
@@ -108,7 +109,7 @@ func TestNextEntitiesNoAllocs(t *testing.T) {
 	states := busyStates(30)
 	var g benchGame
 	for p := range g.links {
-		g.links[p] = NewV2(uint32(p+1), t0)
+		g.links[p] = link.NewV2(uint32(p+1), t0)
 	}
 	k := 0
 	now := t0
@@ -120,12 +121,12 @@ func TestNextEntitiesNoAllocs(t *testing.T) {
 		ents := g.entities(st.e2)
 		for p, l := range g.links {
 			g.s.Datagrams(l, tick, st.p2, ents, now)
-			h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: g.peer[p], Ack: l.next - 1, AckBits: 0xFFFFFFFF, Session: l.Session}}
+			h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: g.peer[p], Ack: l.Next() - 1, AckBits: 0xFFFFFFFF, Session: l.Session}}
 			g.peer[p]++
 			l.Accept2(h, wire2.HeaderSize, now)
 		}
 	}
-	for range 4 * Snapshots {
+	for range 4 * link.Snapshots {
 		step()
 	}
 	if a := testing.AllocsPerRun(100, step); a != 0 {

@@ -1,4 +1,4 @@
-package link
+package link2
 
 import (
 	"errors"
@@ -6,12 +6,13 @@ import (
 	"slices"
 	"testing"
 
+	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
 
 // frame2 returns a copy of the world's state at its tick.
-func frame2(w *simWorld2) *wire2.Frame {
+func frame(w *simWorld) *wire2.Frame {
 	f := new(wire2.Frame)
 	f.Set(w.tick, w.players, w.entities(nil))
 	return f
@@ -19,7 +20,7 @@ func frame2(w *simWorld2) *wire2.Frame {
 
 // encode2 encodes cur against base (nil: full) and decodes each payload,
 // as a client would receive them.
-func encode2(tb testing.TB, cur, base *wire2.Frame, maxPayload int) []*wire2.Snapshot {
+func encode(tb testing.TB, cur, base *wire2.Frame, maxPayload int) []*wire2.Snapshot {
 	tb.Helper()
 	enc := wire2.SnapshotEncoder{MaxPayload: maxPayload}
 	var out []*wire2.Snapshot
@@ -34,7 +35,7 @@ func encode2(tb testing.TB, cur, base *wire2.Frame, maxPayload int) []*wire2.Sna
 }
 
 // checkFrame fails unless r holds the state f.
-func checkFrame(tb testing.TB, r *Rebuilt2, f *wire2.Frame) {
+func checkFrame(tb testing.TB, r *Rebuilt, f *wire2.Frame) {
 	tb.Helper()
 	if r == nil || r.Tick != f.Tick || !slices.Equal(r.Entities, f.Entities) || !slices.Equal(r.Players, f.Players) {
 		tb.Fatalf("rebuilt %v, not the state of tick %d", r, f.Tick)
@@ -43,9 +44,9 @@ func checkFrame(tb testing.TB, r *Rebuilt2, f *wire2.Frame) {
 
 // rebuildAll2 rebuilds every datagram of a snapshot and returns the
 // result.
-func rebuildAll2(tb testing.TB, rb *Rebuilder2, snaps []*wire2.Snapshot) *Rebuilt2 {
+func rebuildAll(tb testing.TB, rb *Rebuilder, snaps []*wire2.Snapshot) *Rebuilt {
 	tb.Helper()
-	var res *Rebuilt2
+	var res *Rebuilt
 	for _, s := range snaps {
 		var err error
 		if res, err = rb.Rebuild(s); err != nil {
@@ -56,22 +57,22 @@ func rebuildAll2(tb testing.TB, rb *Rebuilder2, snaps []*wire2.Snapshot) *Rebuil
 }
 
 // sender2 is a server's side of one client: a v2 Link and a
-// SnapshotSender2, and the sequences of each snapshot's datagrams.
-type sender2 struct {
-	l    *Link
-	s    SnapshotSender2
+// SnapshotSender, and the sequences of each snapshot's datagrams.
+type sender struct {
+	l    *link.Link
+	s    SnapshotSender
 	seqs map[uint32][]uint16
 	peer uint16
 }
 
-func newSender2(maxPayload int) *sender2 {
-	s := &sender2{l: NewV2(testSession, t0), seqs: map[uint32][]uint16{}}
+func newSender(maxPayload int) *sender {
+	s := &sender{l: link.NewV2(testSession, t0), seqs: map[uint32][]uint16{}}
 	s.s.enc.MaxPayload = maxPayload
 	return s
 }
 
 // send sends the state f and returns its decoded datagrams.
-func (s *sender2) send(tb testing.TB, f *wire2.Frame) []*wire2.Snapshot {
+func (s *sender) send(tb testing.TB, f *wire2.Frame) []*wire2.Snapshot {
 	tb.Helper()
 	var out []*wire2.Snapshot
 	for _, d := range s.s.Datagrams(s.l, f.Tick, f.Players, f.Entities, at(int(f.Tick))) {
@@ -90,12 +91,12 @@ func (s *sender2) send(tb testing.TB, f *wire2.Frame) []*wire2.Snapshot {
 }
 
 // ack acknowledges one datagram.
-func (s *sender2) ack(seq uint16) {
+func (s *sender) ack(seq uint16) {
 	s.l.Accept2(peerHeader2(s.peer, seq, 0, 0), wire2.HeaderSize, at(0))
 	s.peer++
 }
 
-func (s *sender2) ackAll(tick uint32) {
+func (s *sender) ackAll(tick uint32) {
 	for _, q := range s.seqs[tick] {
 		s.ack(q)
 	}
@@ -108,14 +109,14 @@ func baseOf(snaps []*wire2.Snapshot) (uint32, bool) {
 
 // 4.8 as 7.8 keeps it: the baseline is the newest snapshot whose every
 // datagram was acknowledged; with none, the snapshot is full.
-func TestSnapshotSender2Baseline(t *testing.T) {
-	w := newSimWorld2(rand.New(rand.NewPCG(1, 2)), 60)
-	s := newSender2(200) // several datagrams a snapshot
+func TestSnapshotSenderBaseline(t *testing.T) {
+	w := newSimWorld(rand.New(rand.NewPCG(1, 2)), 60)
+	s := newSender(200) // several datagrams a snapshot
 	next := func() []*wire2.Snapshot {
 		for range 3 {
 			w.step()
 		}
-		return s.send(t, frame2(w))
+		return s.send(t, frame(w))
 	}
 	a := next()
 	if len(a) < 3 {
@@ -148,10 +149,10 @@ func TestSnapshotSender2Baseline(t *testing.T) {
 // entity record or a changed player record; otherwise only when 12 ticks
 // (200 ms) passed since the last one. A skipped snapshot takes no
 // sequence and no place in the history.
-func TestSnapshotSender2Rate(t *testing.T) {
-	w := newSimWorld2(rand.New(rand.NewPCG(3, 4)), 20)
-	s := newSender2(0)
-	f := frame2(w)
+func TestSnapshotSenderRate(t *testing.T) {
+	w := newSimWorld(rand.New(rand.NewPCG(3, 4)), 20)
+	s := newSender(0)
+	f := frame(w)
 	send := func(tick uint32) int {
 		f.Tick = tick
 		n := len(s.send(t, f))
@@ -161,13 +162,13 @@ func TestSnapshotSender2Rate(t *testing.T) {
 		t.Fatal("the first snapshot not sent")
 	}
 	s.ackAll(603)
-	seq := s.l.next
+	seq := s.l.Next()
 	for _, tick := range []uint32{606, 609, 612} {
 		if n := send(tick); n != 0 {
 			t.Fatalf("tick %d: sent a snapshot that repeats its baseline, 9 ticks or less after the last", tick)
 		}
 	}
-	if s.l.next != seq || baselines(s.l).find(612) >= 0 {
+	if s.l.Next() != seq || baselines(s.l).find(612) >= 0 {
 		t.Fatal("a skipped snapshot took a sequence or a place in the history")
 	}
 	if send(615) != 1 {
@@ -204,24 +205,24 @@ func TestSnapshotSender2Rate(t *testing.T) {
 	}
 }
 
-// What SnapshotSender2 sends, rebuilt by Rebuilder2, is the state sent,
+// What SnapshotSender sends, rebuilt by Rebuilder, is the state sent,
 // over random acknowledgements and losses.
-func TestSnapshotSender2RoundTrip(t *testing.T) {
+func TestSnapshotSenderRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	w := newSimWorld2(r, 200)
-	s := newSender2(300)
-	var rb Rebuilder2
+	w := newSimWorld(r, 200)
+	s := newSender(300)
+	var rb Rebuilder
 	sent, rebuilt := 0, 0
 	for range 300 {
 		for range 3 {
 			w.step()
 		}
-		f := frame2(w)
+		f := frame(w)
 		snaps := s.send(t, f)
 		if len(snaps) > 0 {
 			sent++
 		}
-		var got *Rebuilt2
+		var got *Rebuilt
 		for k, snap := range snaps {
 			if r.IntN(5) == 0 {
 				continue // lost
@@ -248,26 +249,26 @@ func TestSnapshotSender2RoundTrip(t *testing.T) {
 // 7.8: a full snapshot, then a delta against it (unchanged players cost
 // 3 bits and come from the baseline), rebuilt exactly.
 func TestRebuild2FullThenDelta(t *testing.T) {
-	w := newSimWorld2(rand.New(rand.NewPCG(7, 8)), 100)
-	a := frame2(w)
+	w := newSimWorld(rand.New(rand.NewPCG(7, 8)), 100)
+	a := frame(w)
 	for range 30 {
 		w.step()
 	}
-	b := frame2(w)
+	b := frame(w)
 	b.Players[0] = a.Players[0] // one player unchanged, one changed
 	b.Players[1].Score = a.Players[1].Score + 7
-	var rb Rebuilder2
-	full := encode2(t, a, nil, 0)
-	res := rebuildAll2(t, &rb, full)
+	var rb Rebuilder
+	full := encode(t, a, nil, 0)
+	res := rebuildAll(t, &rb, full)
 	if res.HasBaseline || res.Parts != len(full) {
 		t.Fatalf("%+v", res)
 	}
 	checkFrame(t, res, a)
-	delta := encode2(t, b, a, 0)
+	delta := encode(t, b, a, 0)
 	if !delta[0].Players[0].Same || delta[0].Players[1].Same {
 		t.Fatal("the test needs one unchanged player and one changed")
 	}
-	res = rebuildAll2(t, &rb, delta)
+	res = rebuildAll(t, &rb, delta)
 	if !res.HasBaseline || res.BaseTick != a.Tick {
 		t.Fatalf("%+v", res)
 	}
@@ -279,23 +280,23 @@ func TestRebuild2FullThenDelta(t *testing.T) {
 // each against the same baseline; the snapshot so far is usable after
 // each.
 func TestRebuild2SplitAnyOrder(t *testing.T) {
-	w := newSimWorld2(rand.New(rand.NewPCG(9, 10)), 300)
-	a := frame2(w)
+	w := newSimWorld(rand.New(rand.NewPCG(9, 10)), 300)
+	a := frame(w)
 	for range 60 {
 		w.step()
 	}
-	b := frame2(w)
+	b := frame(w)
 	for _, order := range [][]int{nil, {-1}} { // in order, reversed
-		var rb Rebuilder2
+		var rb Rebuilder
 		for _, pair := range [][2]*wire2.Frame{{a, nil}, {b, a}} {
-			snaps := encode2(t, pair[0], pair[1], 150)
+			snaps := encode(t, pair[0], pair[1], 150)
 			if len(snaps) < 3 {
 				t.Fatalf("%d datagrams", len(snaps))
 			}
 			if order != nil {
 				slices.Reverse(snaps)
 			}
-			var res *Rebuilt2
+			var res *Rebuilt
 			for _, s := range snaps {
 				var err error
 				if res, err = rb.Rebuild(s); err != nil {
@@ -313,26 +314,26 @@ func TestRebuild2SplitAnyOrder(t *testing.T) {
 // 4.8 step 1 and 4: a delta against a snapshot not held is dropped, and
 // so is a datagram of a tick being rebuilt against another baseline.
 func TestRebuild2Baselines(t *testing.T) {
-	w := newSimWorld2(rand.New(rand.NewPCG(11, 12)), 100)
-	a := frame2(w)
+	w := newSimWorld(rand.New(rand.NewPCG(11, 12)), 100)
+	a := frame(w)
 	w.step()
-	b := frame2(w)
+	b := frame(w)
 	w.step()
-	c := frame2(w)
-	var rb Rebuilder2
-	if _, err := rb.Rebuild(encode2(t, b, a, 0)[0]); !errors.Is(err, ErrNoBaseline) {
+	c := frame(w)
+	var rb Rebuilder
+	if _, err := rb.Rebuild(encode(t, b, a, 0)[0]); !errors.Is(err, link.ErrNoBaseline) {
 		t.Fatalf("no baseline: %v", err)
 	}
 	if rb.Get(b.Tick) != nil {
 		t.Fatal("a dropped datagram left a snapshot")
 	}
-	rebuildAll2(t, &rb, encode2(t, a, nil, 0))
-	rebuildAll2(t, &rb, encode2(t, b, a, 0))
-	if _, err := rb.Rebuild(encode2(t, c, b, 0)[0]); err != nil {
+	rebuildAll(t, &rb, encode(t, a, nil, 0))
+	rebuildAll(t, &rb, encode(t, b, a, 0))
+	if _, err := rb.Rebuild(encode(t, c, b, 0)[0]); err != nil {
 		t.Fatal(err)
 	}
-	for _, other := range [][]*wire2.Snapshot{encode2(t, c, a, 0), encode2(t, c, nil, 0)} {
-		if _, err := rb.Rebuild(other[0]); !errors.Is(err, ErrOtherBaseline) {
+	for _, other := range [][]*wire2.Snapshot{encode(t, c, a, 0), encode(t, c, nil, 0)} {
+		if _, err := rb.Rebuild(other[0]); !errors.Is(err, link.ErrOtherBaseline) {
 			t.Fatalf("another baseline: %v", err)
 		}
 	}
@@ -345,18 +346,18 @@ func TestRebuild2Baselines(t *testing.T) {
 // lacks, or an updated record of an id it lacks, makes the datagram
 // unusable; nothing is kept of it.
 func TestRebuild2MissingInBaseline(t *testing.T) {
-	w := newSimWorld2(rand.New(rand.NewPCG(13, 14)), 50)
-	a := frame2(w)
-	var rb Rebuilder2
-	rebuildAll2(t, &rb, encode2(t, a, nil, 0))
+	w := newSimWorld(rand.New(rand.NewPCG(13, 14)), 50)
+	a := frame(w)
+	var rb Rebuilder
+	rebuildAll(t, &rb, encode(t, a, nil, 0))
 	// Player 3 "same", against a baseline with player 0 only.
 	noP3 := *a
 	noP3.Tick = a.Tick + 1
 	noP3.Players = a.Players[:1]
-	rebuildAll2(t, &rb, encode2(t, &noP3, a, 0))
+	rebuildAll(t, &rb, encode(t, &noP3, a, 0))
 	withP3 := *a
 	withP3.Tick = a.Tick + 2
-	snap := encode2(t, &withP3, a, 0)[0]
+	snap := encode(t, &withP3, a, 0)[0]
 	snap.BaselineAge = 1 // against noP3
 	if _, err := rb.Rebuild(snap); !errors.Is(err, wire2.ErrMissingBase) || rb.Get(withP3.Tick) != nil {
 		t.Fatalf("a same player the baseline lacks: %v", err)
@@ -366,7 +367,7 @@ func TestRebuild2MissingInBaseline(t *testing.T) {
 	moved.Tick = a.Tick + 3
 	moved.Entities = slices.Clone(a.Entities)
 	moved.Entities[0].F[wire2.FieldX0]++
-	snap = encode2(t, &moved, a, 0)[0]
+	snap = encode(t, &moved, a, 0)[0]
 	snap.Records[0].ID = wire.MakeID(5000, 0)
 	if _, err := rb.Rebuild(snap); !errors.Is(err, wire2.ErrMissingBase) || rb.Get(moved.Tick) != nil {
 		t.Fatalf("an updated id the baseline lacks: %v", err)
@@ -378,14 +379,14 @@ func TestRebuild2MissingInBaseline(t *testing.T) {
 // a snapshot, are refused, and the snapshot keeps what it had.
 func TestRebuild2Limits(t *testing.T) {
 	one := &wire2.Frame{Tick: 100, Entities: []wire2.Entity{{ID: wire.MakeID(1, 0), F: [wire2.NumFields]uint32{wire2.FieldKind: 1}}}}
-	snap := encode2(t, one, nil, 0)[0]
-	var rb Rebuilder2
+	snap := encode(t, one, nil, 0)[0]
+	var rb Rebuilder
 	for i := range wire.MaxSnapshotParts {
 		if _, err := rb.Rebuild(snap); err != nil {
 			t.Fatalf("part %d: %v", i, err)
 		}
 	}
-	if _, err := rb.Rebuild(snap); !errors.Is(err, ErrTooManyParts) || rb.Get(100).Parts != wire.MaxSnapshotParts {
+	if _, err := rb.Rebuild(snap); !errors.Is(err, link.ErrTooManyParts) || rb.Get(100).Parts != wire.MaxSnapshotParts {
 		t.Fatalf("part %d: %v", wire.MaxSnapshotParts+1, err)
 	}
 
@@ -393,7 +394,7 @@ func TestRebuild2Limits(t *testing.T) {
 	for i := range wire.MaxSnapshotEntities + 1 {
 		big.Entities = append(big.Entities, wire2.Entity{ID: wire.MakeID(uint32(i+1), 0), F: [wire2.NumFields]uint32{wire2.FieldKind: 2}})
 	}
-	snaps := encode2(t, big, nil, 0)
+	snaps := encode(t, big, nil, 0)
 	if len(snaps) > wire.MaxSnapshotParts {
 		t.Fatalf("%d datagrams", len(snaps))
 	}
@@ -405,7 +406,7 @@ func TestRebuild2Limits(t *testing.T) {
 		}
 		n = len(rb.Get(200).Entities)
 	}
-	if !errors.Is(err, ErrTooManyEntities) || len(rb.Get(200).Entities) != n || n > wire.MaxSnapshotEntities {
+	if !errors.Is(err, link.ErrTooManyEntities) || len(rb.Get(200).Entities) != n || n > wire.MaxSnapshotEntities {
 		t.Fatalf("%d entities: %v (kept %d)", len(big.Entities), err, n)
 	}
 }
@@ -413,19 +414,19 @@ func TestRebuild2Limits(t *testing.T) {
 // 4.8: the last Kept (64) snapshots are kept; a newer one evicts the
 // oldest; a snapshot older than all of them is rebuilt but not kept.
 func TestRebuild2Keeps64(t *testing.T) {
-	var rb Rebuilder2
+	var rb Rebuilder
 	f := &wire2.Frame{}
-	for tick := uint32(10); tick < 10+Kept+5; tick++ {
+	for tick := uint32(10); tick < 10+link.Kept+5; tick++ {
 		f.Tick = tick
-		if _, err := rb.Rebuild(encode2(t, f, nil, 0)[0]); err != nil {
+		if _, err := rb.Rebuild(encode(t, f, nil, 0)[0]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if rb.Get(14) != nil || rb.Get(15) == nil || rb.Get(10+Kept+4) == nil {
+	if rb.Get(14) != nil || rb.Get(15) == nil || rb.Get(10+link.Kept+4) == nil {
 		t.Fatal("not the last 64 kept")
 	}
 	f.Tick = 12
-	res, err := rb.Rebuild(encode2(t, f, nil, 0)[0])
+	res, err := rb.Rebuild(encode(t, f, nil, 0)[0])
 	if err != nil || res.Tick != 12 || rb.Get(12) != nil || rb.Get(15) == nil {
 		t.Fatalf("a late snapshot: %v, kept %v", err, rb.Get(12) != nil)
 	}

@@ -1,20 +1,20 @@
-package link
+package link2
 
 import (
 	"math/rand/v2"
 	"testing"
 )
 
-// TestHistory2BaselineKept checks the baseline History2 keeps as parts
+// TestHistoryBaselineKept checks the baseline History keeps as parts
 // and acknowledgements are counted against the definition (4.8, 7.8): the
 // newest snapshot held whose every datagram was acknowledged, the first
 // in slot order among equal ticks, found by walking every slot. Random
 // adds, sendings and acknowledgements, ticks out of order and repeated
 // included.
-func TestHistory2BaselineKept(t *testing.T) {
+func TestHistoryBaselineKept(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 16))
 	for round := range 200 {
-		var h History2
+		var h History
 		var slots []int // carried's results, as a Link keeps them
 		var ticks []uint32
 		for step := range 400 {

@@ -1,14 +1,15 @@
-package link
+package link2
 
 import (
+	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
 
-// Rebuilt2 is a v2 snapshot the client rebuilt from its datagrams (7.8):
+// Rebuilt is a v2 snapshot the client rebuilt from its datagrams (7.8):
 // its tick, players and entities (sorted by wire.Less), and what it was
 // rebuilt from.
-type Rebuilt2 struct {
+type Rebuilt struct {
 	wire2.Frame
 	HasBaseline bool
 	BaseTick    uint32 // 0 without a baseline
@@ -16,27 +17,28 @@ type Rebuilt2 struct {
 	valid       bool
 }
 
-// Rebuilder2 is Rebuilder for v2 sessions (7.8): it keeps the last Kept
+// Rebuilder is Rebuilder for v2 sessions (7.8): it keeps the last Kept
 // snapshots it rebuilt, players and entities, and rebuilds each new v2
 // Snapshot datagram against its baseline, with the client limits of
 // Rebuilder. In steady state it allocates nothing.
-type Rebuilder2 struct {
-	snaps    [Kept]Rebuilt2
+type Rebuilder struct {
+	snaps    [link.Kept]Rebuilt
 	scratch  []wire2.Entity
 	pscratch []wire2.Player
-	late     Rebuilt2 // a snapshot older than every kept one
+	late     Rebuilt // a snapshot older than every kept one
 }
 
-func (r *Rebuilt2) kept() (uint32, bool) { return r.Tick, r.valid }
+// Kept returns the snapshot's tick and whether it is kept (KeptSnapshot).
+func (r *Rebuilt) Kept() (uint32, bool) { return r.Tick, r.valid }
 
 // find returns the kept snapshot of tick, or nil.
-func (b *Rebuilder2) find(tick uint32) *Rebuilt2 { return findKept(b.snaps[:], tick) }
+func (b *Rebuilder) find(tick uint32) *Rebuilt { return link.FindKept(b.snaps[:], tick) }
 
 // Get returns the kept snapshot of tick, or nil.
-func (b *Rebuilder2) Get(tick uint32) *Rebuilt2 { return b.find(tick) }
+func (b *Rebuilder) Get(tick uint32) *Rebuilt { return b.find(tick) }
 
-// slot returns where to keep a new snapshot of tick (slotKept).
-func (b *Rebuilder2) slot(tick uint32) *Rebuilt2 { return slotKept(b.snaps[:], &b.late, tick) }
+// slot returns where to keep a new snapshot of tick (SlotKept).
+func (b *Rebuilder) slot(tick uint32) *Rebuilt { return link.SlotKept(b.snaps[:], &b.late, tick) }
 
 // Rebuild applies one decoded v2 Snapshot datagram (4.8 steps 1 to 5 with
 // 7.8's records) and returns the snapshot of its tick as rebuilt so far,
@@ -48,7 +50,7 @@ func (b *Rebuilder2) slot(tick uint32) *Rebuilt2 { return slotKept(b.snaps[:], &
 // what it had). The result is valid until the next call. Its work and
 // memory are bounded by the client limits: each kept snapshot holds at
 // most wire.MaxSnapshotEntities entities.
-func (b *Rebuilder2) Rebuild(s *wire2.Snapshot) (*Rebuilt2, error) {
+func (b *Rebuilder) Rebuild(s *wire2.Snapshot) (*Rebuilt, error) {
 	baseTick := s.Tick - s.BaselineAge
 	var base []wire2.Entity
 	var basePlayers []wire2.Player
@@ -59,16 +61,16 @@ func (b *Rebuilder2) Rebuild(s *wire2.Snapshot) (*Rebuilt2, error) {
 		// its entities so far, and its players, which are the
 		// baseline's where a record says "same".
 		if cur.HasBaseline != s.HasBaseline || (s.HasBaseline && cur.BaseTick != baseTick) {
-			return nil, ErrOtherBaseline
+			return nil, link.ErrOtherBaseline
 		}
 		if cur.Parts >= wire.MaxSnapshotParts {
-			return nil, ErrTooManyParts
+			return nil, link.ErrTooManyParts
 		}
 		base, basePlayers = cur.Entities, cur.Players
 	case s.HasBaseline:
 		bs := b.find(baseTick)
 		if bs == nil {
-			return nil, ErrNoBaseline
+			return nil, link.ErrNoBaseline
 		}
 		base, basePlayers = bs.Entities, bs.Players
 	}
@@ -86,11 +88,11 @@ func (b *Rebuilder2) Rebuild(s *wire2.Snapshot) (*Rebuilt2, error) {
 	}
 	if len(out) > wire.MaxSnapshotEntities {
 		b.scratch = out[:0]
-		return nil, ErrTooManyEntities
+		return nil, link.ErrTooManyEntities
 	}
 	if cur == nil {
 		cur = b.slot(s.Tick)
-		*cur = Rebuilt2{valid: cur != &b.late, HasBaseline: s.HasBaseline, BaseTick: baseTick,
+		*cur = Rebuilt{valid: cur != &b.late, HasBaseline: s.HasBaseline, BaseTick: baseTick,
 			Frame: wire2.Frame{Tick: s.Tick, Players: cur.Players, Entities: cur.Entities}}
 		if !s.HasBaseline {
 			cur.BaseTick = 0
@@ -104,7 +106,7 @@ func (b *Rebuilder2) Rebuild(s *wire2.Snapshot) (*Rebuilt2, error) {
 }
 
 // Reset forgets every snapshot, as at the start of a game.
-func (b *Rebuilder2) Reset() {
+func (b *Rebuilder) Reset() {
 	for i := range b.snaps {
 		b.snaps[i].valid = false
 	}

@@ -1,4 +1,4 @@
-package link
+package link2
 
 import (
 	"bytes"
@@ -7,18 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
 
-// TestSnapshotSender2SharesFrames: one SnapshotSender2 serving four
+// TestSnapshotSenderSharesFrames: one SnapshotSender serving four
 // clients (whose histories then share the copies of the entities sent,
-// History2.addShared) sends each client, byte for byte, what a sender of
+// History.addShared) sends each client, byte for byte, what a sender of
 // its own would, and every client's baseline holds the entities of its
 // tick, over 400 ticks of a busy game with losses: acknowledgements
 // dropped at random, a client given other entities than the rest at the
 // same tick now and then, a client skipped now and then.
-func TestSnapshotSender2SharesFrames(t *testing.T) {
+func TestSnapshotSenderSharesFrames(t *testing.T) {
 	states := busyStates(40)
 	rng := rand.New(rand.NewPCG(16, 2))
 	const n = 4
@@ -64,23 +65,23 @@ func eachState(states []busyState, n int, f func(k int, tick uint32, st *busySta
 	}
 }
 
-// sharedRig is clients served by one SnapshotSender2 (ls) and, beside
+// sharedRig is clients served by one SnapshotSender (ls) and, beside
 // each, a twin link served by a sender of its own (ref): what each client
 // gets is to be what its twin gets.
 type sharedRig struct {
-	shared  SnapshotSender2
-	own     []SnapshotSender2
-	ls, ref []*Link
+	shared  SnapshotSender
+	own     []SnapshotSender
+	ls, ref []*link.Link
 	peer    []uint16
 }
 
 // newSharedRig returns a rig of n clients, its encoders' MaxPayload set
 // to maxPayload.
 func newSharedRig(n, maxPayload int) *sharedRig {
-	r := &sharedRig{own: make([]SnapshotSender2, n), ls: make([]*Link, n), ref: make([]*Link, n), peer: make([]uint16, n)}
+	r := &sharedRig{own: make([]SnapshotSender, n), ls: make([]*link.Link, n), ref: make([]*link.Link, n), peer: make([]uint16, n)}
 	r.shared.enc.MaxPayload = maxPayload
 	for i := range n {
-		r.ls[i], r.ref[i] = NewV2(testSession+uint32(i), t0), NewV2(testSession+uint32(i), t0)
+		r.ls[i], r.ref[i] = link.NewV2(testSession+uint32(i), t0), link.NewV2(testSession+uint32(i), t0)
 		r.own[i].enc.MaxPayload = maxPayload
 	}
 	return r
@@ -105,14 +106,14 @@ func (r *sharedRig) send(t *testing.T, i int, tick uint32, players []wire2.Playe
 
 // ack has client i and its twin acknowledge everything they were sent.
 func (r *sharedRig) ack(i int, now time.Time) {
-	for _, l := range []*Link{r.ls[i], r.ref[i]} {
-		h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: l.next - 1, AckBits: 0xFFFFFFFF, Session: l.Session}}
+	for _, l := range []*link.Link{r.ls[i], r.ref[i]} {
+		h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: l.Next() - 1, AckBits: 0xFFFFFFFF, Session: l.Session}}
 		l.Accept2(h, wire2.HeaderSize, now)
 	}
 	r.peer[i]++
 }
 
-// TestSnapshotSender2SharedRecordsOwnFields: the clients of a game each
+// TestSnapshotSenderSharedRecordsOwnFields: the clients of a game each
 // get their own last_step (7.8: in their own record only) while the
 // entity records of a tick against one baseline are encoded once for
 // them all (recordCache). Each client receives, byte for byte, what a
@@ -122,7 +123,7 @@ func (r *sharedRig) ack(i int, now time.Time) {
 // offset), acknowledgements are lost at random (so that baselines
 // differ), and payloads are small enough that some snapshots split
 // (where the header decides the split, and nothing is shared).
-func TestSnapshotSender2SharedRecordsOwnFields(t *testing.T) {
+func TestSnapshotSenderSharedRecordsOwnFields(t *testing.T) {
 	states := busyStates(40)
 	rng := rand.New(rand.NewPCG(22, 16))
 	const n = 4
@@ -174,8 +175,8 @@ func TestSnapshotSender2SharedRecordsOwnFields(t *testing.T) {
 	}
 }
 
-// baselineOrNil is Baseline on a History2 that may be nil.
-func (h *History2) baselineOrNil() *wire2.Frame {
+// baselineOrNil is Baseline on a History that may be nil.
+func (h *History) baselineOrNil() *wire2.Frame {
 	if h == nil {
 		return nil
 	}

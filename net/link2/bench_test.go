@@ -1,4 +1,4 @@
-package link
+package link2
 
 import (
 	"encoding/binary"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rtype/internal/testutil"
+	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 	"rtype/sim"
@@ -68,9 +69,9 @@ func busyStates(n int) []busyState {
 // (so the next baseline is this one, as on a good link).
 type senderBench struct {
 	states []busyState
-	l      *Link
-	s1     SnapshotSender
-	s2     SnapshotSender2
+	l      *link.Link
+	s1     link.SnapshotSender
+	s2     SnapshotSender
 	k      int
 	peer   uint16
 	now    time.Time
@@ -81,10 +82,10 @@ type senderBench struct {
 func newSenderBench(states []busyState, v2 bool) *senderBench {
 	b := &senderBench{states: states, now: t0}
 	if v2 {
-		b.l = NewV2(testSession, t0)
+		b.l = link.NewV2(testSession, t0)
 	} else {
-		b.l = New(testSession, t0)
-		b.l.Baselines = new(History)
+		b.l = link.New(testSession, t0)
+		b.l.Baselines = new(link.History)
 	}
 	return b
 }
@@ -107,22 +108,22 @@ func (b *senderBench) step() {
 		b.bytes += len(d)
 	}
 	b.sent += len(ds)
-	h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: b.peer, Ack: b.l.next - 1, AckBits: 0xFFFFFFFF, Session: testSession}}
+	h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: b.peer, Ack: b.l.Next() - 1, AckBits: 0xFFFFFFFF, Session: testSession}}
 	b.peer++
 	b.l.Accept2(h, wire2.HeaderSize, b.now)
 }
 
-// BenchmarkSnapshotSenderBusy and BenchmarkSnapshotSender2Busy: the CPU
+// BenchmarkSnapshotSenderBusy and BenchmarkSnapshotSenderBusy: the CPU
 // per client of one snapshot of a busy game (sim states, about 140
 // entities), v1 and v2 on the same states, each against the one before
 // (acknowledged at once), history and link bookkeeping included. Issue 12:
 // v2 costs no more than v1, and allocates nothing.
-func BenchmarkSnapshotSenderBusy(b *testing.B)  { benchSender(b, false) }
-func BenchmarkSnapshotSender2Busy(b *testing.B) { benchSender(b, true) }
+func BenchmarkSnapshotSenderV1Busy(b *testing.B) { benchSender(b, false) }
+func BenchmarkSnapshotSenderBusy(b *testing.B)   { benchSender(b, true) }
 
 func benchSender(b *testing.B, v2 bool) {
 	sb := newSenderBench(busyStates(200), v2)
-	for range Snapshots * len(sb.states) { // every history slot has held every state
+	for range link.Snapshots * len(sb.states) { // every history slot has held every state
 		sb.step()
 	}
 	sb.bytes, sb.sent = 0, 0
@@ -145,7 +146,7 @@ func TestSnapshotSendersNoAllocs(t *testing.T) {
 	states := busyStates(60)
 	for _, v2 := range []bool{false, true} {
 		sb := newSenderBench(states, v2)
-		for range Snapshots * len(states) { // every history slot has held every state
+		for range link.Snapshots * len(states) { // every history slot has held every state
 			sb.step()
 		}
 		testutil.NoAllocs(t, 3*len(states), "a busy snapshot of version "+map[bool]string{false: "1", true: "2"}[v2], sb.step)
@@ -156,20 +157,20 @@ func TestSnapshotSendersNoAllocs(t *testing.T) {
 // states, alternately forth and back, each against the snapshot of the
 // tick before: the client's work for one v2 Snapshot datagram of a busy
 // game, decoding apart.
-type rebuildBench2 struct {
-	rb    Rebuilder2
+type rebuildBench struct {
+	rb    Rebuilder
 	snaps [2]wire2.Snapshot
 	want  [2][]wire2.Entity
 	tick  uint32
 }
 
-func newRebuildBench2(tb testing.TB) *rebuildBench2 {
+func newRebuildBench(tb testing.TB) *rebuildBench {
 	states := busyStates(20)
 	var f [2]wire2.Frame
 	t := states[10].tick + states[10].tick%2 // even: state k at ticks of parity k
 	f[0].Set(t, states[0].p2, states[0].e2)
 	f[1].Set(t, states[10].p2, states[10].e2)
-	b := &rebuildBench2{tick: t, want: [2][]wire2.Entity{f[0].Entities, f[1].Entities}}
+	b := &rebuildBench{tick: t, want: [2][]wire2.Entity{f[0].Entities, f[1].Entities}}
 	var enc wire2.SnapshotEncoder
 	full := enc.EncodeFrame(&f[0], nil)
 	var s wire2.Snapshot
@@ -197,7 +198,7 @@ func newRebuildBench2(tb testing.TB) *rebuildBench2 {
 
 // step rebuilds the next tick: state tick%2 against state (tick+1)%2 (the
 // first state at an even tick, as the full snapshot's).
-func (b *rebuildBench2) step() {
+func (b *rebuildBench) step() {
 	b.tick++
 	s := &b.snaps[b.tick%2]
 	s.Tick = b.tick
@@ -207,11 +208,11 @@ func (b *rebuildBench2) step() {
 	}
 }
 
-// BenchmarkRebuild2Busy is the client's cost of rebuilding one v2
+// BenchmarkRebuildBusy is the client's cost of rebuilding one v2
 // Snapshot datagram of a busy game (about 140 entities) from its baseline.
-func BenchmarkRebuild2Busy(b *testing.B) {
-	rb := newRebuildBench2(b)
-	for range 2 * Kept {
+func BenchmarkRebuildBusy(b *testing.B) {
+	rb := newRebuildBench(b)
+	for range 2 * link.Kept {
 		rb.step()
 	}
 	b.ReportAllocs()
@@ -221,12 +222,12 @@ func BenchmarkRebuild2Busy(b *testing.B) {
 	}
 }
 
-// Rebuilder2 allocates nothing per datagram once its kept snapshots have
+// Rebuilder allocates nothing per datagram once its kept snapshots have
 // grown (the exact count, testutil.NoAllocs), and rebuilds the states
 // exactly.
 func TestRebuilder2NoAllocs(t *testing.T) {
-	rb := newRebuildBench2(t)
-	for range 2 * Kept {
+	rb := newRebuildBench(t)
+	for range 2 * link.Kept {
 		rb.step()
 	}
 	for k := range 2 {
@@ -234,12 +235,12 @@ func TestRebuilder2NoAllocs(t *testing.T) {
 			t.Fatalf("tick %d not rebuilt as its state", rb.tick-uint32(k))
 		}
 	}
-	testutil.NoAllocs(t, 500, "Rebuilder2.Rebuild of a busy delta", rb.step)
+	testutil.NoAllocs(t, 500, "Rebuilder.Rebuild of a busy delta", rb.step)
 }
 
 // BenchmarkReceiveEvents2 delivers a v2 datagram of 10 new events (7.7).
-func BenchmarkReceiveEvents2(b *testing.B) {
-	l := NewV2(testSession, t0)
+func BenchmarkReceiveEvents(b *testing.B) {
+	l := link.NewV2(testSession, t0)
 	payload := []byte{10}
 	var offs []int // of the ids, to renumber the payload in place
 	for i := range 10 {

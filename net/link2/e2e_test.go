@@ -1,4 +1,4 @@
-package link
+package link2
 
 import (
 	"bytes"
@@ -9,19 +9,20 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/link"
 	"rtype/net/netsim"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
 
 // The v2 counterpart of e2e_test.go: a server-like end sends a changing
-// world with SnapshotSender2 and events framed as 7.7 says, a client-like
-// end rebuilds it with Rebuilder2, through netsim.Pipe on simulated time.
+// world with SnapshotSender and events framed as 7.7 says, a client-like
+// end rebuilds it with Rebuilder, through netsim.Pipe on simulated time.
 
 // simWorld2 changes entities' motions, animations and kinds, creates and
 // removes entities, and changes players, at random, 60 ticks a second.
 // Slot i is network index i+1.
-type simWorld2 struct {
+type simWorld struct {
 	r       *rand.Rand
 	tick    uint32
 	alive   []bool
@@ -30,8 +31,8 @@ type simWorld2 struct {
 	players []wire2.Player
 }
 
-func newSimWorld2(r *rand.Rand, slots int) *simWorld2 {
-	w := &simWorld2{r: r, tick: 600, alive: make([]bool, slots), gens: make([]uint8, slots), ents: make([]wire2.Entity, slots)}
+func newSimWorld(r *rand.Rand, slots int) *simWorld {
+	w := &simWorld{r: r, tick: 600, alive: make([]bool, slots), gens: make([]uint8, slots), ents: make([]wire2.Entity, slots)}
 	for i := range w.ents {
 		if r.IntN(10) < 7 {
 			w.spawn(i)
@@ -45,7 +46,7 @@ func newSimWorld2(r *rand.Rand, slots int) *simWorld2 {
 }
 
 // motion returns a random motion from the current tick.
-func (w *simWorld2) motion() wire.Motion {
+func (w *simWorld) motion() wire.Motion {
 	r := w.r
 	m := wire.Motion{Model: wire.Model(r.IntN(3)), T0: w.tick - uint32(r.IntN(30)),
 		X0: int16(r.IntN(10240)), Y0: int16(r.IntN(5760)), VX: int16(r.IntN(20000) - 10000), VY: int16(r.IntN(6000) - 3000)}
@@ -55,18 +56,18 @@ func (w *simWorld2) motion() wire.Motion {
 	return m
 }
 
-func (w *simWorld2) anim() wire.Anim {
+func (w *simWorld) anim() wire.Anim {
 	return wire.Anim{Frame0: uint8(w.r.IntN(8)), Ticks: uint8(w.r.IntN(10)), Count: uint8(w.r.IntN(9))}
 }
 
-func (w *simWorld2) spawn(i int) {
+func (w *simWorld) spawn(i int) {
 	w.alive[i] = true
 	w.gens[i]++
 	m := w.motion()
 	w.ents[i] = wire2.MakeEntity(wire.MakeID(uint32(i+1), w.gens[i]), uint8(1+w.r.IntN(4)), &m, w.anim())
 }
 
-func (w *simWorld2) step() {
+func (w *simWorld) step() {
 	r := w.r
 	w.tick++
 	for i := range w.ents {
@@ -107,7 +108,7 @@ func (w *simWorld2) step() {
 }
 
 // entities appends the live entities, sorted by wire.Less.
-func (w *simWorld2) entities(dst []wire2.Entity) []wire2.Entity {
+func (w *simWorld) entities(dst []wire2.Entity) []wire2.Entity {
 	for i := range w.ents {
 		if w.alive[i] {
 			dst = append(dst, w.ents[i])
@@ -116,16 +117,16 @@ func (w *simWorld2) entities(dst []wire2.Entity) []wire2.Entity {
 	return dst
 }
 
-type e2eServer2 struct {
+type e2eServer struct {
 	tb       testing.TB
-	link     *Link
-	snd      SnapshotSender2
-	world    *simWorld2
+	link     *link.Link
+	snd      SnapshotSender
+	world    *simWorld
 	changing bool
 	cur      []wire2.Entity
 	buf      []byte
 	send     func(d []byte, now time.Time)
-	client   *e2eClient2
+	client   *e2eClient
 	snapSeqs map[uint32][]uint16
 
 	total, queued int
@@ -135,12 +136,12 @@ type e2eServer2 struct {
 	sent, skipped, deltas, fulls, multi int
 }
 
-func (s *e2eServer2) fail(format string, args ...any) {
+func (s *e2eServer) fail(format string, args ...any) {
 	s.tb.Helper()
 	s.tb.Fatalf("server tick %d: %s", s.world.tick, fmt.Sprintf(format, args...))
 }
 
-func (s *e2eServer2) step(now time.Time) {
+func (s *e2eServer) step(now time.Time) {
 	if s.changing {
 		s.world.step()
 	} else {
@@ -195,7 +196,7 @@ func (s *e2eServer2) step(now time.Time) {
 
 // checkBaseline: the baseline is a snapshot every datagram of which the
 // client accepted and holds whole.
-func (s *e2eServer2) checkBaseline(tick uint32) {
+func (s *e2eServer) checkBaseline(tick uint32) {
 	seqs := s.snapSeqs[tick]
 	for _, q := range seqs {
 		if !s.client.accepted[q] {
@@ -207,7 +208,7 @@ func (s *e2eServer2) checkBaseline(tick uint32) {
 	}
 }
 
-func (s *e2eServer2) receive(b []byte, now time.Time) {
+func (s *e2eServer) receive(b []byte, now time.Time) {
 	h, _, err := wire2.ParseHeader(b, wire.ToServer)
 	if err != nil || h.Type != wire.TypeAck {
 		s.fail("datagram from the client: %v, type %v", err, h.Type)
@@ -217,15 +218,15 @@ func (s *e2eServer2) receive(b []byte, now time.Time) {
 	}
 }
 
-type e2eClient2 struct {
+type e2eClient struct {
 	tb        testing.TB
-	link      *Link
-	rb        Rebuilder2
+	link      *link.Link
+	rb        Rebuilder
 	snap      wire2.Snapshot
 	fresh     []wire2.EventFrame
 	buf       []byte
 	send      func(d []byte, now time.Time)
-	server    *e2eServer2
+	server    *e2eServer
 	accepted  map[uint16]bool
 	delivered []int
 	got       int
@@ -235,7 +236,7 @@ type e2eClient2 struct {
 	dups      int
 }
 
-func (c *e2eClient2) receive(b []byte, now time.Time) {
+func (c *e2eClient) receive(b []byte, now time.Time) {
 	tb := c.tb
 	h, p, err := wire2.ParseHeader(b, wire.ToClient)
 	if err != nil {
@@ -252,7 +253,7 @@ func (c *e2eClient2) receive(b []byte, now time.Time) {
 		}
 		r, err := c.rb.Rebuild(&c.snap)
 		switch {
-		case errors.Is(err, ErrNoBaseline):
+		case errors.Is(err, link.ErrNoBaseline):
 			c.noBase++
 			return // dropped, not acknowledged
 		case err != nil:
@@ -286,14 +287,14 @@ func (c *e2eClient2) receive(b []byte, now time.Time) {
 	c.accepted[h.Seq] = true
 }
 
-func (c *e2eClient2) sendAck(now time.Time) {
+func (c *e2eClient) sendAck(now time.Time) {
 	c.buf, _ = c.link.AppendDatagram(c.buf[:0], wire.TypeAck, nil, now)
 	c.send(c.buf, now)
 }
 
 // inSync reports whether the client's newest rebuilt snapshot is the
 // server's world.
-func (c *e2eClient2) inSync(ents []wire2.Entity, players []wire2.Player) bool {
+func (c *e2eClient) inSync(ents []wire2.Entity, players []wire2.Player) bool {
 	if !c.hasNewest {
 		return false
 	}
@@ -307,23 +308,23 @@ func (c *e2eClient2) inSync(ents []wire2.Entity, players []wire2.Player) bool {
 // heals, the client's newest rebuilt snapshot equals the server's world
 // within 250 ms, and the server, having nothing new to say, slows down to
 // a snapshot every 200 ms (7.9).
-func TestEndToEndInMemory2(t *testing.T) {
+func TestEndToEndInMemory(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3, 4} {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			t.Parallel()
-			runInMemory2(t, seed, 10000)
+			runInMemory(t, seed, 10000)
 		})
 	}
 }
 
-func runInMemory2(t *testing.T, seed uint64, total int) {
+func runInMemory(t *testing.T, seed uint64, total int) {
 	r := rand.New(rand.NewPCG(seed, 0xE2E2))
 	bad := netsim.Impairment{Loss: 0.2, Dup: 0.05, Reorder: 0.1, Delay: 40 * time.Millisecond, Jitter: 20 * time.Millisecond}
 	down := netsim.NewPipe(bad, int64(2*seed))
 	up := netsim.NewPipe(bad, int64(2*seed+1))
-	srv := &e2eServer2{tb: t, link: NewV2(testSession, t0), world: newSimWorld2(r, 350), changing: true,
+	srv := &e2eServer{tb: t, link: link.NewV2(testSession, t0), world: newSimWorld(r, 350), changing: true,
 		total: total, perTick: func() int { return r.IntN(21) }, snapSeqs: map[uint32][]uint16{}}
-	cli := &e2eClient2{tb: t, link: NewV2(testSession, t0), accepted: map[uint16]bool{}, delivered: make([]int, total)}
+	cli := &e2eClient{tb: t, link: link.NewV2(testSession, t0), accepted: map[uint16]bool{}, delivered: make([]int, total)}
 	srv.client, cli.server = cli, srv
 	srv.send, cli.send = down.Send, up.Send
 	buf := make([]byte, 0, wire.MaxDatagram)

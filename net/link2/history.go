@@ -1,23 +1,24 @@
-package link
+package link2
 
 import (
 	"slices"
 
+	"rtype/net/link"
 	"rtype/net/wire2"
 )
 
 // KeepAliveTicks2 is the longest a v2 server goes without sending a
 // client a snapshot: 200 ms, 12 ticks (7.9).
-const KeepAliveTicks2 = 12
+const KeepAliveTicks = 12
 
-// History2 is History for a v2 session (7.8): the server's record of the
+// History is History for a v2 session (7.8): the server's record of the
 // last Snapshots v2 snapshots it sent to one client, whole (players and
 // entities, as wire.Frame), with the datagrams that carried each, so that
 // it can pick the newest one the client fully acknowledged as the next
 // baseline. It also remembers when it last sent one, for the rate rule of
-// 7.9. A Link keeps it informed when its History2 is set.
-type History2 struct {
-	snaps    [Snapshots]sentFrame
+// 7.9. A Link keeps it informed when its History is set.
+type History struct {
+	snaps    [link.Snapshots]sentFrame
 	next     int    // slot of the next snapshot
 	sentAny  bool   // a snapshot was added
 	lastTick uint32 // the tick of the last one added
@@ -35,7 +36,7 @@ type sentFrame struct {
 	acked int         // of which acknowledged
 	// The storage of its entities: its own copy (Add), or the copy of
 	// its tick that it shares with the other histories its
-	// SnapshotSender2 sent the same entities to (addShared).
+	// SnapshotSender sent the same entities to (addShared).
 	own    []wire2.Entity
 	shared *sharedEntities
 	// passed: a newer snapshot became the baseline, and the shared
@@ -53,7 +54,7 @@ func (s *sentFrame) candidate() bool { return s.complete() && !s.passed }
 // Add records the snapshot of tick with its players and entities (copied)
 // before its datagrams are sent with Link.AppendSnapshot. It evicts the
 // oldest.
-func (h *History2) Add(tick uint32, players []wire2.Player, entities []wire2.Entity) {
+func (h *History) Add(tick uint32, players []wire2.Player, entities []wire2.Entity) {
 	s := h.evict()
 	s.frame.Entities = s.own
 	s.frame.Set(tick, players, entities)
@@ -62,12 +63,12 @@ func (h *History2) Add(tick uint32, players []wire2.Player, entities []wire2.Ent
 }
 
 // addShared is Add with the entities of cur, the copy of the state of tick
-// its SnapshotSender2 made once for every history it sends them to at
+// its SnapshotSender made once for every history it sends them to at
 // that tick (framePool.current): the players of a game get the same
 // entities, and 4 copies of them, each to memory out of the cache, cost a
 // server more than encoding them (and each client's baseline would be a
 // copy of its own, out of the cache too).
-func (h *History2) addShared(cur *sharedEntities, tick uint32, players []wire2.Player) {
+func (h *History) addShared(cur *sharedEntities, tick uint32, players []wire2.Player) {
 	s := h.evict()
 	cur.refs++
 	s.shared = cur
@@ -78,7 +79,7 @@ func (h *History2) addShared(cur *sharedEntities, tick uint32, players []wire2.P
 }
 
 // evict takes the slot of the next snapshot, oldest first, and empties it.
-func (h *History2) evict() *sentFrame {
+func (h *History) evict() *sentFrame {
 	s := &h.snaps[h.next]
 	s.valid, s.parts, s.acked, s.passed = true, 0, 0, false
 	if s.shared != nil {
@@ -89,16 +90,16 @@ func (h *History2) evict() *sentFrame {
 }
 
 // added is the end of an Add: the slot of tick is taken.
-func (h *History2) added(tick uint32) {
+func (h *History) added(tick uint32) {
 	at := h.next
-	h.next = (h.next + 1) % Snapshots
+	h.next = (h.next + 1) % link.Snapshots
 	h.sentAny, h.lastTick = true, tick
 	h.changed(at)
 }
 
-// framePool is a SnapshotSender2's copies of the entities of the
+// framePool is a SnapshotSender's copies of the entities of the
 // snapshots it sent, shared between the histories of their peers
-// (History2.addShared), each held until no history does (a history lets
+// (History.addShared), each held until no history does (a history lets
 // go of a snapshot's once a newer one is its baseline, or its slot is
 // taken), then reused, the last one let go of first: in steady state it
 // allocates nothing. The copies are read-only.
@@ -121,7 +122,7 @@ type sharedEntities struct {
 }
 
 // fill returns the empty memory of the next state for its entities to be
-// built in (SnapshotSender2.NextEntities), held by nothing else: the same
+// built in (SnapshotSender.NextEntities), held by nothing else: the same
 // until current takes it. It has room for twice the entities of the last
 // state, so that they are not built in memory of their own, then copied.
 func (p *framePool) fill() []wire2.Entity {
@@ -195,7 +196,7 @@ func (c *sharedEntities) release() {
 }
 
 // changed keeps h.base right after the counts of slot at changed.
-func (h *History2) changed(at int) {
+func (h *History) changed(at int) {
 	s := &h.snaps[at]
 	switch {
 	case h.base == at+1 && !s.complete():
@@ -211,7 +212,7 @@ func (h *History2) changed(at int) {
 // passedBy lets go of the shared entities of s, the baseline until a newer
 // snapshot became it: the client acknowledged the newer one, against
 // which the server encodes from now on, so that s's entities are of no
-// more use, and its SnapshotSender2 reuses their memory while it is still
+// more use, and its SnapshotSender reuses their memory while it is still
 // in the cache, not Snapshots snapshots later (framePool). Its own
 // entities (Add) stay.
 func (s *sentFrame) passedBy() {
@@ -225,7 +226,7 @@ func (s *sentFrame) passedBy() {
 // newer reports whether the snapshot of slot at is a better baseline than
 // that of slot b (b < 0: none): a later tick, or the same one in a lower
 // slot (the first of a walk in slot order).
-func (h *History2) newer(at, b int) bool {
+func (h *History) newer(at, b int) bool {
 	if b < 0 {
 		return true
 	}
@@ -235,7 +236,7 @@ func (h *History2) newer(at, b int) bool {
 
 // findBase returns 1 + the slot of the newest fully acknowledged snapshot,
 // or 0, walking every slot.
-func (h *History2) findBase() int {
+func (h *History) findBase() int {
 	best := -1
 	for i := range h.snaps {
 		if h.snaps[i].candidate() && (best < 0 || h.snaps[i].frame.Tick > h.snaps[best].frame.Tick) {
@@ -245,7 +246,7 @@ func (h *History2) findBase() int {
 	return best + 1
 }
 
-func (h *History2) find(tick uint32) int {
+func (h *History) find(tick uint32) int {
 	for i := range h.snaps {
 		if s := &h.snaps[i]; s.valid && s.frame.Tick == tick {
 			return i
@@ -256,8 +257,8 @@ func (h *History2) find(tick uint32) int {
 
 // slotOf returns the slot of the snapshot of tick, given hint, the slot
 // it was added to (Carried's result), or -1 when h no longer holds it.
-func (h *History2) slotOf(tick uint32, hint int) int {
-	if hint >= 0 && hint < Snapshots {
+func (h *History) slotOf(tick uint32, hint int) int {
+	if hint >= 0 && hint < link.Snapshots {
 		if s := &h.snaps[hint]; s.valid && s.frame.Tick == tick {
 			return hint
 		}
@@ -267,11 +268,11 @@ func (h *History2) slotOf(tick uint32, hint int) int {
 
 // Carried counts one more datagram of the snapshot of tick, and returns
 // its slot (or -1), the hint of Acked (Baselines).
-func (h *History2) Carried(tick uint32) int {
-	return h.carriedAt(tick, (h.next+Snapshots-1)%Snapshots) // most often the last added
+func (h *History) Carried(tick uint32) int {
+	return h.carriedAt(tick, (h.next+link.Snapshots-1)%link.Snapshots) // most often the last added
 }
 
-func (h *History2) carriedAt(tick uint32, hint int) int {
+func (h *History) carriedAt(tick uint32, hint int) int {
 	at := h.slotOf(tick, hint)
 	if at >= 0 {
 		h.snaps[at].parts++
@@ -282,7 +283,7 @@ func (h *History2) carriedAt(tick uint32, hint int) int {
 
 // Acked counts one more acknowledged datagram of the snapshot of tick;
 // hint is the slot Carried returned for the datagram, or -1 (Baselines).
-func (h *History2) Acked(tick uint32, hint int) {
+func (h *History) Acked(tick uint32, hint int) {
 	if at := h.slotOf(tick, hint); at >= 0 {
 		h.snaps[at].acked++
 		h.changed(at)
@@ -293,16 +294,16 @@ func (h *History2) Acked(tick uint32, hint int) {
 // acknowledged, or nil when there is none (4.8, 7.8): what
 // wire.SnapshotEncoder.EncodeFrame takes as its base. It stays valid
 // until the snapshot is evicted, so encode before Add; when a
-// SnapshotSender2 sent it, its entities only until a newer snapshot
+// SnapshotSender sent it, its entities only until a newer snapshot
 // becomes the baseline (an acknowledgement).
-func (h *History2) Baseline() *wire2.Frame {
+func (h *History) Baseline() *wire2.Frame {
 	f, _ := h.baseline()
 	return f
 }
 
 // baseline is Baseline with the copy of its entities it shares with the
-// other histories of its SnapshotSender2 (nil: its own, or no baseline).
-func (h *History2) baseline() (*wire2.Frame, *sharedEntities) {
+// other histories of its SnapshotSender (nil: its own, or no baseline).
+func (h *History) baseline() (*wire2.Frame, *sharedEntities) {
 	if h.base == 0 {
 		return nil, nil
 	}
@@ -312,7 +313,7 @@ func (h *History2) baseline() (*wire2.Frame, *sharedEntities) {
 
 // Acknowledged reports whether the snapshot of tick is held and fully
 // acknowledged.
-func (h *History2) Acknowledged(tick uint32) bool {
+func (h *History) Acknowledged(tick uint32) bool {
 	at := h.find(tick)
 	return at >= 0 && h.snaps[at].complete()
 }
@@ -320,6 +321,6 @@ func (h *History2) Acknowledged(tick uint32) bool {
 // Due reports whether a snapshot of tick must be sent even if it repeats
 // its baseline: none was sent yet, or the last one is KeepAliveTicks2 or
 // more ticks older (7.9).
-func (h *History2) Due(tick uint32) bool {
-	return !h.sentAny || tick-h.lastTick >= KeepAliveTicks2
+func (h *History) Due(tick uint32) bool {
+	return !h.sentAny || tick-h.lastTick >= KeepAliveTicks
 }

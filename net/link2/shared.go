@@ -1,22 +1,23 @@
-package link
+package link2
 
 import (
 	"time"
 
+	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
 
-// SharedSnapshots2 lets the peers of a game that receive the same records
+// SharedSnapshots lets the peers of a game that receive the same records
 // (a game's spectators, PROTOCOL.md 7.17: the same players, without a
 // step of their own, and the same entities) share the encoding of a tick's
 // snapshot: peers with the same baseline get the same payloads, encoded
 // once, each in datagrams of its own Link (its sequence, its history).
-// What each peer receives is byte for byte what SnapshotSender2.Datagrams
+// What each peer receives is byte for byte what SnapshotSender.Datagrams
 // would send it. The zero value is ready; it holds at most
 // maxSharedBases encodings per tick, the oldest replaced.
-type SharedSnapshots2 struct {
-	s       SnapshotSender2
+type SharedSnapshots struct {
+	s       SnapshotSender
 	tick    uint32
 	valid   bool // entries are of tick
 	entries [maxSharedBases]sharedEncoding
@@ -36,11 +37,11 @@ type sharedEncoding struct {
 	payloads [][]byte
 }
 
-// Datagrams is SnapshotSender2.Datagrams for a peer that receives the
+// Datagrams is SnapshotSender.Datagrams for a peer that receives the
 // records every other peer of s does: players and entities must be the
 // same for every call of the same tick.
-func (s *SharedSnapshots2) Datagrams(l *Link, tick uint32, players []wire2.Player, entities []wire2.Entity, now time.Time) [][]byte {
-	h := history2(l)
+func (s *SharedSnapshots) Datagrams(l *link.Link, tick uint32, players []wire2.Player, entities []wire2.Entity, now time.Time) [][]byte {
+	h := history(l)
 	if !s.valid || s.tick != tick {
 		s.tick, s.valid, s.next = tick, true, 0
 		for i := range s.entries {

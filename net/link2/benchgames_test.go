@@ -1,4 +1,4 @@
-package link
+package link2
 
 import (
 	"runtime"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rtype/internal/testutil"
+	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -13,7 +14,7 @@ import (
 // BenchmarkGames250 is BenchmarkSessions400 at 1,000 players in 250 busy
 // games, with each game's entities built at every snapshot tick, one
 // record at a time as wire2.AppendEntities builds them (here copied
-// from a recorded state), in the memory its SnapshotSender2 hands out
+// from a recorded state), in the memory its SnapshotSender hands out
 // (NextEntities), as the server does: what a server's tick does with the
 // entities from the world to the histories' shared frames (framePool).
 //
@@ -31,7 +32,7 @@ func benchGames(b *testing.B, games int, build bool) {
 	for i := range gs {
 		g := &benchGame{first: i * 7}
 		for p := range g.links {
-			g.links[p] = NewV2(uint32(i*players+p+1), now)
+			g.links[p] = link.NewV2(uint32(i*players+p+1), now)
 		}
 		gs[i] = g
 	}
@@ -41,7 +42,7 @@ func benchGames(b *testing.B, games int, build bool) {
 		tick++
 		for _, g := range gs {
 			for p, l := range g.links {
-				h := wire2.Header{Header: wire.Header{Type: wire.TypeInput, Seq: g.peer[p], Ack: l.next - 1,
+				h := wire2.Header{Header: wire.Header{Type: wire.TypeInput, Seq: g.peer[p], Ack: l.Next() - 1,
 					AckBits: 0xFFFFFFFF, Session: l.Session}}
 				g.peer[p]++
 				if !l.Seen(h.Seq) {
@@ -63,7 +64,7 @@ func benchGames(b *testing.B, games int, build bool) {
 			}
 		}
 	}
-	for range 3 * Snapshots * 2 { // every history slot taken, twice
+	for range 3 * link.Snapshots * 2 { // every history slot taken, twice
 		step()
 	}
 	b.ReportAllocs()
@@ -83,15 +84,15 @@ func benchGames(b *testing.B, games int, build bool) {
 
 // benchGame is a game of benchGames.
 type benchGame struct {
-	s     SnapshotSender2
-	links [4]*Link
+	s     SnapshotSender
+	links [4]*link.Link
 	peer  [4]uint16
 	first int // its first state: the games are out of step
 	ents  []wire2.Entity
 }
 
 // entities builds the game's entities of a snapshot tick, those of st,
-// one record at a time, in the memory of its SnapshotSender2 (as the
+// one record at a time, in the memory of its SnapshotSender (as the
 // server does), and returns them.
 func (g *benchGame) entities(st []wire2.Entity) []wire2.Entity {
 	g.ents = g.s.NextEntities()

@@ -1,9 +1,10 @@
-package link
+package link2
 
 import (
 	"testing"
 	"time"
 
+	"rtype/net/link"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -14,7 +15,7 @@ import (
 // 32-bit window (7.7), and snapshot rebuilding (7.8). Nothing may panic;
 // every snapshot rebuilt has its entities in snapshot order and within
 // the client limits, and no event id is delivered twice.
-func FuzzReceive2(f *testing.F) {
+func FuzzReceive(f *testing.F) {
 	var enc wire2.SnapshotEncoder
 	m := wire.Linear(590, 100, 360, 0, 0)
 	ship := wire2.MakeEntity(2, wire.KindPlayerShip, &m, wire.Anim{})
@@ -22,7 +23,7 @@ func FuzzReceive2(f *testing.F) {
 		InvulnStart: 590, InvulnTicks: 120}}
 	a := &wire2.Frame{Tick: 600, Players: players, Entities: []wire2.Entity{ship}}
 	b := &wire2.Frame{Tick: 603, Players: players, Entities: []wire2.Entity{ship}}
-	srv := NewV2(7, time.Unix(0, 0))
+	srv := link.NewV2(7, time.Unix(0, 0))
 	full, _ := srv.AppendDatagram(nil, wire.TypeSnapshot, enc.EncodeFrame(a, nil)[0], time.Unix(0, 0))
 	delta, _ := srv.AppendDatagram(nil, wire.TypeSnapshot, enc.EncodeFrame(b, a)[0], time.Unix(0, 0))
 	srv.QueueEvent(v2Spawn(612))
@@ -32,8 +33,8 @@ func FuzzReceive2(f *testing.F) {
 	f.Add(full, uint8(10), uint8(200))
 	f.Add(events, uint8(len(events)), uint8(0))
 	f.Fuzz(func(t *testing.T, stream []byte, cut1, cut2 uint8) {
-		l := NewV2(7, time.Unix(0, 0))
-		var rb Rebuilder2
+		l := link.NewV2(7, time.Unix(0, 0))
+		var rb Rebuilder
 		var snap wire2.Snapshot
 		var frames []wire2.EventFrame
 		got := map[uint32]bool{}
