@@ -220,19 +220,19 @@ func TestEvents2Framing(t *testing.T) {
 func TestTooManyEvents2(t *testing.T) {
 	l := NewV2(testSession, t0)
 	ev := &wire.Event{Type: wire.EventPlayerLeft, Player: 1}
-	for i := range MaxUnacked2 {
+	for i := range wire2.EventWindow {
 		if err := l.QueueEvent(ev); err != nil {
 			t.Fatalf("event %d: %v", i, err)
 		}
 	}
 	err := l.QueueEvent(ev)
-	if !errors.Is(err, ErrTooManyEvents2) || !errors.Is(err, ErrTooManyEvents) || l.Unacked() != MaxUnacked2 {
+	if !errors.Is(err, errTooManyEvents2) || !errors.Is(err, ErrTooManyEvents) || l.Unacked() != wire2.EventWindow {
 		t.Fatalf("event 65537: %v, Unacked %d", err, l.Unacked())
 	}
 	d, _ := l.AppendEvents(nil, t0)
 	h, frames := sentEvents2(t, d)
 	l.Accept2(peerHeader2(0, h.Seq, 0, 0), wire2.HeaderSize, at(10))
-	if l.Unacked() != MaxUnacked2-len(frames) || l.QueueEvent(ev) != nil {
+	if l.Unacked() != wire2.EventWindow-len(frames) || l.QueueEvent(ev) != nil {
 		t.Fatalf("after the ack of %d: Unacked %d", len(frames), l.Unacked())
 	}
 }
@@ -347,7 +347,7 @@ func TestReceiveWindow2Model(t *testing.T) {
 		if id > 1<<31 { // below 0
 			id = uint32(r.IntN(1000))
 		}
-		want := !(got[id] || (has && id <= newest && newest-id >= EventWindow2))
+		want := !(got[id] || (has && id <= newest && newest-id >= wire2.EventWindow))
 		out, err := l.ReceiveEvents2(eventPayload2(id), nil)
 		if err != nil {
 			t.Fatal(err)

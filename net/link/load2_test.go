@@ -160,7 +160,7 @@ func TestEvents500PerSecondAt25PercentLoss(t *testing.T) {
 			t.Fatalf("%d delivered", res.delivered)
 		}
 		t.Logf("v2: %d events delivered once each in %v; max unacknowledged %d of %d; RTT %v",
-			res.delivered, res.end, res.maxUnacked, MaxUnacked2, res.rtt)
+			res.delivered, res.end, res.maxUnacked, wire2.EventWindow, res.rtt)
 	})
 	t.Run("v1", func(t *testing.T) {
 		t.Parallel()

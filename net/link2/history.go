@@ -7,7 +7,7 @@ import (
 	"rtype/net/wire2"
 )
 
-// KeepAliveTicks2 is the longest a v2 server goes without sending a
+// KeepAliveTicks is the longest a v2 server goes without sending a
 // client a snapshot: 200 ms, 12 ticks (7.9).
 const KeepAliveTicks = 12
 
@@ -319,7 +319,7 @@ func (h *History) Acknowledged(tick uint32) bool {
 }
 
 // Due reports whether a snapshot of tick must be sent even if it repeats
-// its baseline: none was sent yet, or the last one is KeepAliveTicks2 or
+// its baseline: none was sent yet, or the last one is KeepAliveTicks or
 // more ticks older (7.9).
 func (h *History) Due(tick uint32) bool {
 	return !h.sentAny || tick-h.lastTick >= KeepAliveTicks

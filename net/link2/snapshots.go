@@ -13,7 +13,7 @@ import (
 // encoded against the newest snapshot that client fully acknowledged
 // (found in its Link's History, players and entities), and it applies the
 // rate rule of 7.9: a snapshot goes out when it carries an entity record
-// or a changed player record, or when KeepAliveTicks2 ticks passed since
+// or a changed player record, or when KeepAliveTicks ticks passed since
 // the last one. One SnapshotSender serves every client of a game in
 // turn: its encoder and datagram buffers are reused by each call, so that
 // in steady state it allocates nothing.
