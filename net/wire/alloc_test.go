@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"rtype/internal/testutil"
+	"rtype/vocab/vocabtest"
 )
 
 // The codec's hot paths allocate nothing once their buffers are at their
@@ -23,7 +24,7 @@ func TestHotPathsNoAllocs(t *testing.T) {
 	h := Header{Type: TypeSnapshot, Seq: 0x25, Ack: 0x40, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}
 	buf := make([]byte, 0, MaxDatagram)
 	dg := append(AppendHeader(nil, h), delta[0]...)
-	evs := validEvents()
+	evs := vocabtest.ValidEvents()
 	var got Event
 	p := []byte{0}
 	for i := range evs {

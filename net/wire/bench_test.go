@@ -3,6 +3,7 @@ package wire
 import (
 	"math/rand/v2"
 	"rtype/internal/protodoc"
+	"rtype/vocab/vocabtest"
 	"slices"
 	"testing"
 )
@@ -175,7 +176,7 @@ func BenchmarkAppendHeader(b *testing.B) {
 }
 
 func BenchmarkEventEncode(b *testing.B) {
-	for _, ev := range validEvents() {
+	for _, ev := range vocabtest.ValidEvents() {
 		b.Run(ev.Type.String(), func(b *testing.B) {
 			buf := make([]byte, 0, MaxEventSize)
 			b.ReportAllocs()
@@ -188,7 +189,7 @@ func BenchmarkEventEncode(b *testing.B) {
 }
 
 func BenchmarkEventParse(b *testing.B) {
-	for _, ev := range validEvents() {
+	for _, ev := range vocabtest.ValidEvents() {
 		b.Run(ev.Type.String(), func(b *testing.B) {
 			data := AppendEvent(nil, &ev)
 			var got Event
@@ -204,7 +205,7 @@ func BenchmarkEventParse(b *testing.B) {
 
 func BenchmarkParseEventFrames(b *testing.B) {
 	p := []byte{0}
-	for i, ev := range validEvents() {
+	for i, ev := range vocabtest.ValidEvents() {
 		p = AppendEventFrame(p, uint16(100+i), AppendEvent(nil, &ev))
 		p[0]++
 	}

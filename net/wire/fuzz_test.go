@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"rtype/internal/protodoc"
+	"rtype/vocab/vocabtest"
 	"slices"
 	"testing"
 )
@@ -40,7 +41,7 @@ func fuzzSnapshots(tb testing.TB) [][]byte {
 
 func fuzzEvents() [][]byte {
 	var out [][]byte
-	for _, ev := range validEvents() {
+	for _, ev := range vocabtest.ValidEvents() {
 		out = append(out, AppendEvent(nil, &ev))
 	}
 	return out

@@ -167,18 +167,6 @@ func deltaWorld() []Entity {
 	}
 }
 
-// Events of every type, valid.
-func validEvents() []Event {
-	return []Event{
-		{Type: EventSpawn, Tick: 612, ID: 9, Kind: KindPlayerMissile, X: 120, Y: 360, VX: 900, Owner: 0},
-		{Type: EventDestroy, Tick: 650, ID: 9, Reason: DestroyConsumed, X: 1000, Y: 360},
-		{Type: EventDeath, Tick: 700, Player: 1, Lives: 2, X: 33.5, Y: -4},
-		{Type: EventPlayerJoined, Tick: 0, Player: 3, Name: "Ripley"},
-		{Type: EventPlayerLeft, Tick: 800, Player: 2, Reason: LeftTimedOut},
-		{Type: EventGameOver, Tick: 9000, NumScores: 2, Scores: [MaxPlayers]Score{{Player: 0, Score: 1500}, {Player: 3, Score: 0xFFFFFFFF}}},
-	}
-}
-
 // f32At is where the f32 fields of each fixed-size event type start.
 var f32At = map[EventType][]int{
 	EventSpawn:   {10, 14, 18, 22},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"rtype/vocab/vocabtest"
 	"slices"
 	"strings"
 	"testing"
@@ -14,11 +15,6 @@ import (
 
 // Property tests: random worlds, events and messages, from a fixed seed so
 // that a failure is reproducible.
-
-func newRand(t testing.TB, seed uint64) *rand.Rand {
-	t.Helper()
-	return rand.New(rand.NewPCG(seed, 0x5EED))
-}
 
 // cmpID orders entities as a snapshot does (Less).
 func cmpID(a, b Entity) int {
@@ -63,24 +59,12 @@ func randEntity(r *rand.Rand, id uint32) Entity {
 	return MakeEntity(id, uint8(1+r.IntN(7)), randPos(r), randPos(r), randVel(r), randVel(r), r.IntN(21))
 }
 
-// randIndex returns an index: dense near 0 like Aegis2D's slots, anywhere
-// in 24 bits, or at the top of the range.
-func randIndex(r *rand.Rand, n int) uint32 {
-	switch r.IntN(4) {
-	case 0:
-		return r.Uint32N(1 << 24)
-	case 1:
-		return 0xFFFFFF - r.Uint32N(64)
-	}
-	return r.Uint32N(uint32(2*n + 1))
-}
-
 // randWorld returns n entities of distinct network ids, sorted by Less.
 func randWorld(r *rand.Rand, n int) []Entity {
 	seen := make(map[uint32]bool, n)
 	w := make([]Entity, 0, n)
 	for len(w) < n {
-		id := MakeID(randIndex(r, n), uint8(r.IntN(4)*r.IntN(64)))
+		id := MakeID(vocabtest.RandIndex(r, n), uint8(r.IntN(4)*r.IntN(64)))
 		if seen[id] {
 			continue
 		}
@@ -89,34 +73,6 @@ func randWorld(r *rand.Rand, n int) []Entity {
 	}
 	slices.SortFunc(w, cmpID)
 	return w
-}
-
-// randWorldSize is mostly what a game has, sometimes enough to split.
-func randWorldSize(r *rand.Rand) int {
-	switch r.IntN(4) {
-	case 0:
-		return r.IntN(601)
-	case 1:
-		return r.IntN(4)
-	}
-	return r.IntN(150)
-}
-
-// randPlayers returns up to max distinct player records.
-func randPlayers(r *rand.Rand, max int) []PlayerState {
-	n := r.IntN(max + 1)
-	perm := r.Perm(MaxPlayers)
-	ps := make([]PlayerState, n)
-	for i := range ps {
-		p := PlayerState{Player: uint8(perm[i]), Ship: NoEntity, Lives: uint8(r.IntN(256))}
-		if r.IntN(4) > 0 {
-			p.HasShip = true
-			p.Ship = []uint32{r.Uint32(), r.Uint32N(200), NoEntity - 1, NoEntity}[r.IntN(4)]
-		}
-		p.Score = []uint32{r.Uint32(), r.Uint32N(1 << 14), 0xFFFFFFFF, 0}[r.IntN(4)]
-		ps[i] = p
-	}
-	return ps
 }
 
 // mutate returns the world a few ticks after base: moves, velocity and
@@ -170,7 +126,7 @@ func mutate(r *rand.Rand, base []Entity) []Entity {
 		}
 	}
 	for n := r.IntN(10); n > 0; n-- {
-		add(randEntity(r, MakeID(randIndex(r, len(base)), uint8(r.IntN(256)))))
+		add(randEntity(r, MakeID(vocabtest.RandIndex(r, len(base)), uint8(r.IntN(256)))))
 	}
 	if churn && r.IntN(2) == 0 {
 		for _, e := range randWorld(r, r.IntN(200)) {
@@ -241,11 +197,11 @@ func rebuild(t *testing.T, payloads [][]byte, limit int, tick uint32, players []
 }
 
 func TestRoundTripFull(t *testing.T) {
-	r := newRand(t, 1)
+	r := vocabtest.NewRand(t, 1)
 	var enc SnapshotEncoder
 	for it := 0; it < 1500; it++ {
-		world := randWorld(r, randWorldSize(r))
-		players := randPlayers(r, MaxPlayers)
+		world := randWorld(r, vocabtest.RandWorldSize(r))
+		players := vocabtest.RandStates(r, MaxPlayers)
 		tick := r.Uint32()
 		payloads := enc.Encode(tick, players, nil, 0, world)
 		got, nrec := rebuild(t, payloads, MaxPayload, tick, players, nil, 0)
@@ -267,12 +223,12 @@ func TestRoundTripFull(t *testing.T) {
 }
 
 func TestRoundTripDelta(t *testing.T) {
-	r := newRand(t, 2)
+	r := vocabtest.NewRand(t, 2)
 	var enc, diff SnapshotEncoder
 	for it := 0; it < 1500; it++ {
-		base := randWorld(r, randWorldSize(r))
+		base := randWorld(r, vocabtest.RandWorldSize(r))
 		cur := mutate(r, base)
-		players := randPlayers(r, MaxPlayers)
+		players := vocabtest.RandStates(r, MaxPlayers)
 		age := 1 + r.Uint32N(64)
 		tick := age + r.Uint32N(1<<31)
 		payloads := enc.Encode(tick, players, base, tick-age, cur)
@@ -288,11 +244,11 @@ func TestRoundTripDelta(t *testing.T) {
 
 // The records on the wire are exactly those of Diff, in its order.
 func TestDiffRecords(t *testing.T) {
-	r := newRand(t, 3)
+	r := vocabtest.NewRand(t, 3)
 	var enc, diff SnapshotEncoder
 	var s Snapshot
 	for it := 0; it < 300; it++ {
-		base := randWorld(r, randWorldSize(r))
+		base := randWorld(r, vocabtest.RandWorldSize(r))
 		cur := mutate(r, base)
 		want := diff.Diff(base, cur)
 		var got []Record
@@ -378,7 +334,7 @@ func TestDiffCases(t *testing.T) {
 // A client that has only some datagrams of a multi-datagram snapshot keeps
 // the baseline's values for the entities of the others (4.8 step 4).
 func TestRoundTripPartial(t *testing.T) {
-	r := newRand(t, 4)
+	r := vocabtest.NewRand(t, 4)
 	var enc SnapshotEncoder
 	var s Snapshot
 	for it := 0; it < 50; it++ {
@@ -432,7 +388,7 @@ func TestSplitPoint(t *testing.T) {
 }
 
 func TestRoundTripSmallPayload(t *testing.T) {
-	r := newRand(t, 5)
+	r := vocabtest.NewRand(t, 5)
 	for _, limit := range []int{64, 100} {
 		enc := SnapshotEncoder{MaxPayload: limit}
 		for it := 0; it < 300; it++ {
@@ -440,7 +396,7 @@ func TestRoundTripSmallPayload(t *testing.T) {
 			cur := mutate(r, base)
 			// Two players with the largest records at most, so that
 			// the header and one record always fit in 64 bytes.
-			players := randPlayers(r, 2)
+			players := vocabtest.RandStates(r, 2)
 			payloads := enc.Encode(5000, players, nil, 0, base)
 			got, _ := rebuild(t, payloads, limit, 5000, players, nil, 0)
 			if !slices.Equal(got, base) {
@@ -458,10 +414,10 @@ func TestRoundTripSmallPayload(t *testing.T) {
 // The encoder reuses its buffers: payloads of an earlier call are only
 // valid until the next, but a call must not corrupt its own payloads.
 func TestEncoderReuse(t *testing.T) {
-	r := newRand(t, 6)
+	r := vocabtest.NewRand(t, 6)
 	var enc SnapshotEncoder
 	for it := 0; it < 200; it++ {
-		world := randWorld(r, randWorldSize(r))
+		world := randWorld(r, vocabtest.RandWorldSize(r))
 		payloads := enc.Encode(uint32(it), nil, nil, 0, world)
 		var fresh SnapshotEncoder
 		want := fresh.Encode(uint32(it), nil, nil, 0, world)
@@ -535,7 +491,7 @@ func TestQuantize(t *testing.T) {
 	}
 	// The error within the range is at most 1/16 pixel and 0.5 pixel per
 	// second, and survives the trip through a snapshot.
-	r := newRand(t, 7)
+	r := vocabtest.NewRand(t, 7)
 	var enc SnapshotEncoder
 	var s Snapshot
 	for i := 0; i < 3000; i++ {
@@ -557,83 +513,18 @@ func TestQuantize(t *testing.T) {
 
 // ---- events --------------------------------------------------------------
 
-func randFinite(r *rand.Rand) float32 {
-	switch r.IntN(3) {
-	case 0:
-		for {
-			f := math.Float32frombits(r.Uint32())
-			if !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) {
-				return f
-			}
-		}
-	case 1:
-		return float32(r.IntN(4000) - 1000)
-	}
-	return float32(r.Float64()*3000 - 1000)
-}
-
-var nameRunes = []rune("aZ09 _-éßЖ日本語😀\u0301")
-
-func randName(r *rand.Rand, maxBytes int) string {
-	var b []byte
-	for n := r.IntN(maxBytes + 1); ; {
-		c := nameRunes[r.IntN(len(nameRunes))]
-		if len(b)+utf8.RuneLen(c) > n {
-			return string(b)
-		}
-		b = utf8.AppendRune(b, c)
-	}
-}
-
-func randEvent(r *rand.Rand) Event {
-	ev := Event{Type: EventType(1 + r.IntN(6)), Tick: r.Uint32()}
-	switch ev.Type {
-	case EventSpawn:
-		ev.ID, ev.Kind = r.Uint32(), uint8(r.IntN(256))
-		ev.X, ev.Y, ev.VX, ev.VY = randFinite(r), randFinite(r), randFinite(r), randFinite(r)
-		ev.Owner = []uint8{0, 1, 2, 3, NoPlayer}[r.IntN(5)]
-	case EventDestroy:
-		ev.ID, ev.Reason = r.Uint32(), uint8(r.IntN(256))
-		ev.X, ev.Y = randFinite(r), randFinite(r)
-	case EventDeath:
-		ev.Player, ev.Lives = uint8(r.IntN(4)), uint8(r.IntN(256))
-		ev.X, ev.Y = randFinite(r), randFinite(r)
-	case EventPlayerJoined:
-		ev.Player, ev.Name = uint8(r.IntN(4)), randName(r, MaxEventSize-8)
-	case EventPlayerLeft:
-		ev.Player, ev.Reason = uint8(r.IntN(4)), uint8(r.IntN(256))
-	case EventGameOver:
-		ev.NumScores = 1 + r.IntN(MaxPlayers)
-		for i, p := range r.Perm(MaxPlayers)[:ev.NumScores] {
-			ev.Scores[i] = Score{Player: uint8(p), Score: r.Uint32()}
-		}
-	}
-	return ev
-}
-
-// sameEvent compares two events, floats by their bits.
-func sameEvent(a, b Event) bool {
-	bits := math.Float32bits
-	if bits(a.X) != bits(b.X) || bits(a.Y) != bits(b.Y) || bits(a.VX) != bits(b.VX) || bits(a.VY) != bits(b.VY) {
-		return false
-	}
-	a.X, a.Y, a.VX, a.VY = 0, 0, 0, 0
-	b.X, b.Y, b.VX, b.VY = 0, 0, 0, 0
-	return a == b
-}
-
 func TestRoundTripEvents(t *testing.T) {
-	r := newRand(t, 8)
+	r := vocabtest.NewRand(t, 8)
 	var frames []EventFrame
 	var buf, payload []byte
 	for it := 0; it < 2000; it++ {
-		ev := randEvent(r)
+		ev := vocabtest.RandEvent(r)
 		buf = AppendEvent(buf[:0], &ev)
 		if len(buf) > MaxEventSize {
 			t.Fatalf("%v is %d bytes", ev.Type, len(buf))
 		}
 		var got Event
-		if err := ParseEvent(buf, &got); err != nil || !sameEvent(got, ev) {
+		if err := ParseEvent(buf, &got); err != nil || !vocabtest.SameEvent(got, ev) {
 			t.Fatalf("%v: %v\n got %+v\nwant %+v", ev.Type, err, got, ev)
 		}
 		if ev.Type != EventPlayerJoined && ev.Type != EventGameOver && len(buf) != EventSizes[ev.Type] {
@@ -650,7 +541,7 @@ func TestRoundTripEvents(t *testing.T) {
 		payload = append(payload[:0], byte(n))
 		id0 := uint16(r.Uint32())
 		for i := range evs {
-			evs[i] = randEvent(r)
+			evs[i] = vocabtest.RandEvent(r)
 			buf = AppendEvent(buf[:0], &evs[i])
 			payload = AppendEventFrame(payload, id0+uint16(i), buf)
 		}
@@ -664,7 +555,7 @@ func TestRoundTripEvents(t *testing.T) {
 			if f.ID != id0+uint16(i) {
 				t.Fatalf("frame %d: id %d", i, f.ID)
 			}
-			if err := ParseEvent(f.Data, &got); err != nil || !sameEvent(got, evs[i]) {
+			if err := ParseEvent(f.Data, &got); err != nil || !vocabtest.SameEvent(got, evs[i]) {
 				t.Fatalf("frame %d: %v", i, err)
 			}
 		}
@@ -677,9 +568,9 @@ func randMessage(r *rand.Rand) Message {
 	m := Message{Type: MsgType(1 + r.IntN(4))}
 	switch m.Type {
 	case MsgLoginRequest:
-		m.Version, m.Name = uint8(r.IntN(256)), randName(r, 40)
+		m.Version, m.Name = uint8(r.IntN(256)), vocabtest.RandName(r, 40)
 		if r.IntN(10) == 0 {
-			m.Name = randName(r, MaxFrame-4)
+			m.Name = vocabtest.RandName(r, MaxFrame-4)
 		}
 	case MsgLoginAccepted:
 		m.Player, m.Session, m.Tick = uint8(r.IntN(4)), 1+r.Uint32N(0xFFFFFFFF), r.Uint32()
@@ -687,7 +578,7 @@ func randMessage(r *rand.Rand) Message {
 			m.Token[i] = byte(r.Uint32())
 		}
 	case MsgLoginRejected:
-		m.Reason, m.Text = uint8(r.IntN(256)), randName(r, MaxFrame-4)
+		m.Reason, m.Text = uint8(r.IntN(256)), vocabtest.RandName(r, MaxFrame-4)
 	case MsgLogout:
 		m.Reason = uint8(r.IntN(256))
 	}
@@ -695,7 +586,7 @@ func randMessage(r *rand.Rand) Message {
 }
 
 func TestRoundTripMessages(t *testing.T) {
-	r := newRand(t, 9)
+	r := vocabtest.NewRand(t, 9)
 	for it := 0; it < 200; it++ {
 		msgs := make([]Message, 1+r.IntN(20))
 		var stream []byte
@@ -761,7 +652,7 @@ func TestMessageLongString(t *testing.T) {
 // ---- bits ----------------------------------------------------------------
 
 func TestBitsRoundTrip(t *testing.T) {
-	r := newRand(t, 10)
+	r := vocabtest.NewRand(t, 10)
 	type op struct {
 		kind int // 0 bits, 1 signed, 2 varint, 3 bool
 		n    int

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"rtype/internal/protodoc"
+	"rtype/vocab/vocabtest"
 	"slices"
 	"strings"
 	"testing"
@@ -569,7 +570,7 @@ func TestApplyMissingBase(t *testing.T) {
 // ---- 6.4: events ---------------------------------------------------------
 
 func TestEventValid(t *testing.T) {
-	for _, ev := range validEvents() {
+	for _, ev := range vocabtest.ValidEvents() {
 		b := AppendEvent(nil, &ev)
 		var got Event
 		if err := ParseEvent(b, &got); err != nil || got != ev {
@@ -592,7 +593,7 @@ func TestEventUnknownType(t *testing.T) {
 }
 
 func TestEventLength(t *testing.T) {
-	for _, ev := range validEvents() {
+	for _, ev := range vocabtest.ValidEvents() {
 		b := AppendEvent(nil, &ev)
 		for _, n := range []int{len(b) - 1, len(b) + 1, len(b) + 5} {
 			c := append(slices.Clone(b), make([]byte, 8)...)[:n]
@@ -612,7 +613,7 @@ func TestEventLength(t *testing.T) {
 }
 
 func TestEventNonFinite(t *testing.T) {
-	for _, ev := range validEvents() {
+	for _, ev := range vocabtest.ValidEvents() {
 		for _, off := range f32At[ev.Type] {
 			for _, v := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), math.Float32frombits(0xFFC00001)} {
 				b := AppendEvent(nil, &ev)
@@ -636,7 +637,7 @@ func TestEventNonFinite(t *testing.T) {
 }
 
 func TestEventPlayer(t *testing.T) {
-	for _, ev := range validEvents() {
+	for _, ev := range vocabtest.ValidEvents() {
 		switch ev.Type {
 		case EventDeath, EventPlayerJoined, EventPlayerLeft:
 		default:
@@ -662,7 +663,7 @@ func TestEventPlayer(t *testing.T) {
 }
 
 func TestEventSpawnOwner(t *testing.T) {
-	ev := validEvents()[0]
+	ev := vocabtest.ValidEvents()[0]
 	for o := 0; o < 256; o++ {
 		ev.Owner = uint8(o)
 		var got Event
@@ -678,7 +679,7 @@ func TestEventSpawnOwner(t *testing.T) {
 }
 
 func TestEventPlayerJoinedName(t *testing.T) {
-	ev := validEvents()[3]
+	ev := vocabtest.ValidEvents()[3]
 	for _, name := range []string{"\xff", "Rip\xc3", "\xed\xa0\x80", "a\xc0\xafb", "Ripley\x80"} {
 		ev.Name = name
 		var got Event
@@ -707,7 +708,7 @@ func TestEventPlayerJoinedName(t *testing.T) {
 }
 
 func TestEventGameOver(t *testing.T) {
-	ev := validEvents()[5]
+	ev := vocabtest.ValidEvents()[5]
 	b := AppendEvent(nil, &ev)
 	// count disagrees with the length.
 	for _, c := range []byte{0, 1, 3, 4, 255} {
@@ -748,7 +749,7 @@ func TestEventGameOver(t *testing.T) {
 // Unknown Destroy and PlayerLeft reasons are read as they are: the client
 // treats them as Killed and Left.
 func TestEventUnknownReasons(t *testing.T) {
-	evs := validEvents()
+	evs := vocabtest.ValidEvents()
 	for _, ev := range []Event{evs[1], evs[4]} {
 		for r := 0; r < 256; r++ {
 			ev.Reason = uint8(r)
@@ -763,8 +764,8 @@ func TestEventUnknownReasons(t *testing.T) {
 // ---- 5.2: event framing --------------------------------------------------
 
 func TestEventFraming(t *testing.T) {
-	spawn := AppendEvent(nil, &validEvents()[0])
-	left := AppendEvent(nil, &validEvents()[4])
+	spawn := AppendEvent(nil, &vocabtest.ValidEvents()[0])
+	left := AppendEvent(nil, &vocabtest.ValidEvents()[4])
 	good := AppendEventFrame(AppendEventFrame([]byte{2}, 7, spawn), 8, left)
 	frames, err := ParseEventFrames(good, nil)
 	if err != nil || len(frames) != 2 || frames[0].ID != 7 || frames[1].ID != 8 ||
@@ -820,7 +821,7 @@ func TestEventFraming(t *testing.T) {
 	if err := ParseEvent(frames[0].Data, &ev); err == nil {
 		t.Fatal("0xEE parsed")
 	}
-	if err := ParseEvent(frames[1].Data, &ev); err != nil || ev != validEvents()[4] {
+	if err := ParseEvent(frames[1].Data, &ev); err != nil || ev != vocabtest.ValidEvents()[4] {
 		t.Fatalf("second event: %v", err)
 	}
 }

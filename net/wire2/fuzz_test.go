@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"rtype/net/wire"
+	"rtype/vocab/vocabtest"
 	"slices"
 	"testing"
 )
@@ -224,7 +225,7 @@ func FuzzSnapshotTailDecode(f *testing.F) {
 func fuzzEvents() [][]byte {
 	ev := exSpawn2Event()
 	out := [][]byte{AppendEvent(nil, &ev), append(AppendEvent(nil, &ev), 1, 2)}
-	for _, e := range validEvents()[1:] {
+	for _, e := range vocabtest.ValidEvents()[1:] {
 		out = append(out, append(AppendEvent(nil, &e), 0xAA))
 	}
 	for _, e := range validStageEvents() { // Stage mode (7.12)
@@ -258,7 +259,7 @@ func FuzzParseEvent(f *testing.F) {
 			t.Fatalf("re-encoded % X\n is no prefix of % X", got, b)
 		}
 		var ev2 wire.Event
-		if err := ParseEvent(got, &ev2); err != nil || !sameEvent(ev, ev2) || ev.Motion != ev2.Motion || ev.Anim != ev2.Anim {
+		if err := ParseEvent(got, &ev2); err != nil || !vocabtest.SameEvent(ev, ev2) || ev.Motion != ev2.Motion || ev.Anim != ev2.Anim {
 			t.Fatalf("re-parsed %+v %v", ev2, err)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/wire"
+	"rtype/vocab/vocabtest"
 )
 
 // rebuild2 decodes every payload of one v2 snapshot and applies it to the
@@ -72,11 +73,11 @@ func randTick(r interface{ Uint32() uint32 }) uint32 {
 }
 
 func TestRoundTrip2Full(t *testing.T) {
-	r := newRand(t, 21)
+	r := vocabtest.NewRand(t, 21)
 	var enc SnapshotEncoder
 	for it := 0; it < 1000; it++ {
 		tick := randTick(r)
-		world := randWorld(r, randWorldSize(r), tick)
+		world := randWorld(r, vocabtest.RandWorldSize(r), tick)
 		players := randPlayers(r, tick)
 		payloads := enc.Encode(tick, players, nil, nil, 0, world)
 		got, nrec := rebuild(t, payloads, MaxPayload, tick, players, nil, nil, 0)
@@ -90,12 +91,12 @@ func TestRoundTrip2Full(t *testing.T) {
 }
 
 func TestRoundTrip2Delta(t *testing.T) {
-	r := newRand(t, 22)
+	r := vocabtest.NewRand(t, 22)
 	var enc SnapshotEncoder
 	for it := 0; it < 1000; it++ {
 		tick := randTick(r) + 100
 		age := 1 + r.Uint32N(100)
-		base := randWorld(r, randWorldSize(r), tick-age)
+		base := randWorld(r, vocabtest.RandWorldSize(r), tick-age)
 		cur := mutate(r, base, tick)
 		bp := randPlayers(r, tick-age)
 		players := slices.Clone(bp)
@@ -111,7 +112,7 @@ func TestRoundTrip2Delta(t *testing.T) {
 }
 
 func TestRoundTrip2Split(t *testing.T) {
-	r := newRand(t, 23)
+	r := vocabtest.NewRand(t, 23)
 	for _, limit := range []int{0, 100, 200} {
 		enc := SnapshotEncoder{MaxPayload: limit}
 		want := limit
@@ -144,7 +145,7 @@ func TestRoundTrip2Split(t *testing.T) {
 // step costs 4 bits, and Changes says so (the rate rule of 7.9). A new
 // last_step is sent but is no change: it alone never makes a snapshot due.
 func TestSnapshot2Unchanged(t *testing.T) {
-	r := newRand(t, 24)
+	r := vocabtest.NewRand(t, 24)
 	world := randWorld(r, 100, 5000)
 	players := randPlayers(r, 5000)
 	for i := range players {
@@ -217,7 +218,7 @@ func TestFieldTable(t *testing.T) {
 }
 
 func TestEntity2Accessors(t *testing.T) {
-	r := newRand(t, 25)
+	r := vocabtest.NewRand(t, 25)
 	for range 1000 {
 		m := randMotion(r, 1e6)
 		m.Model &= 15
@@ -231,9 +232,9 @@ func TestEntity2Accessors(t *testing.T) {
 }
 
 func TestRoundTripEvents(t *testing.T) {
-	r := newRand(t, 26)
+	r := vocabtest.NewRand(t, 26)
 	for range 2000 {
-		ev := randEvent(r)
+		ev := vocabtest.RandEvent(r)
 		if ev.Type == wire.EventSpawn {
 			ev.X, ev.Y, ev.VX, ev.VY = 0, 0, 0, 0
 			ev.Motion = randMotion(r, ev.Tick)
@@ -245,14 +246,14 @@ func TestRoundTripEvents(t *testing.T) {
 		if err := ParseEvent(b, &got); err != nil {
 			t.Fatalf("%+v: %v", ev, err)
 		}
-		if !sameEvent(got, ev) || got.Motion != ev.Motion || got.Anim != ev.Anim {
+		if !vocabtest.SameEvent(got, ev) || got.Motion != ev.Motion || got.Anim != ev.Anim {
 			t.Fatalf("got %+v\nwant %+v", got, ev)
 		}
 	}
 }
 
 func TestSnapshot2Allocs(t *testing.T) {
-	r := newRand(t, 27)
+	r := vocabtest.NewRand(t, 27)
 	base := randWorld(r, 150, 1000)
 	cur := mutate(r, base, 1003)
 	players := randPlayers(r, 1003)
@@ -369,7 +370,7 @@ func TestAnimFrame(t *testing.T) {
 }
 
 func TestFrame(t *testing.T) {
-	r := newRand(t, 28)
+	r := vocabtest.NewRand(t, 28)
 	var ring [4]Frame
 	var enc SnapshotEncoder
 	world := randWorld(r, 120, 1000)

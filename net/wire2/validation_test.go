@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/netip"
 	"rtype/net/wire"
+	"rtype/vocab/vocabtest"
 	"slices"
 	"testing"
 )
@@ -362,13 +363,13 @@ func TestEvent2Spawn(t *testing.T) {
 }
 
 func TestEvent2OtherTypes(t *testing.T) {
-	for _, ev := range validEvents()[1:] {
+	for _, ev := range vocabtest.ValidEvents()[1:] {
 		b := AppendEvent(nil, &ev)
 		if !bytes.Equal(b, wire.AppendEvent(nil, &ev)) {
 			t.Fatalf("%v: v2 bytes differ from v1", ev.Type)
 		}
 		var got wire.Event
-		if err := ParseEvent(append(slices.Clone(b), 0xEE), &got); err != nil || !sameEvent(got, ev) {
+		if err := ParseEvent(append(slices.Clone(b), 0xEE), &got); err != nil || !vocabtest.SameEvent(got, ev) {
 			t.Errorf("%v with one more byte: %+v %v", ev.Type, got, err)
 		}
 		if err := ParseEvent(b[:len(b)-1], &got); err == nil {
@@ -381,7 +382,7 @@ func TestEvent2OtherTypes(t *testing.T) {
 			t.Errorf("type %d: %v", typ, err)
 		}
 	}
-	bad := wire.AppendEvent(nil, &validEvents()[2]) // Death
+	bad := wire.AppendEvent(nil, &vocabtest.ValidEvents()[2]) // Death
 	putF32(bad, 7, float32(nanF()))
 	if err := ParseEvent(bad, &got); !errors.Is(err, wire.ErrEventValue) {
 		t.Errorf("Death with NaN: %v", err)

@@ -3,6 +3,7 @@ package wire2
 import (
 	"math/rand/v2"
 	"rtype/net/wire"
+	"rtype/vocab/vocabtest"
 	"slices"
 )
 
@@ -222,7 +223,7 @@ func randWorld(r *rand.Rand, n int, tick uint32) []Entity {
 	seen := make(map[uint32]bool, n)
 	w := make([]Entity, 0, n)
 	for len(w) < n {
-		id := wire.MakeID(randIndex(r, n), uint8(r.IntN(4)*r.IntN(64)))
+		id := wire.MakeID(vocabtest.RandIndex(r, n), uint8(r.IntN(4)*r.IntN(64)))
 		if seen[id] {
 			continue
 		}
@@ -260,7 +261,7 @@ func mutate(r *rand.Rand, base []Entity, tick uint32) []Entity {
 		}
 	}
 	for k := r.IntN(8); k > 0; k-- {
-		id := wire.MakeID(randIndex(r, len(base)+8), uint8(r.IntN(3)))
+		id := wire.MakeID(vocabtest.RandIndex(r, len(base)+8), uint8(r.IntN(3)))
 		if !seen[id] {
 			seen[id] = true
 			cur = append(cur, randEntity(r, id, tick))
@@ -271,7 +272,7 @@ func mutate(r *rand.Rand, base []Entity, tick uint32) []Entity {
 }
 
 func randPlayers(r *rand.Rand, tick uint32) []Player {
-	ps := randStates(r, wire.MaxPlayers)
+	ps := vocabtest.RandStates(r, wire.MaxPlayers)
 	out := make([]Player, len(ps))
 	for i, p := range ps {
 		out[i].PlayerState = p
