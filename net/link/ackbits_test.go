@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -43,7 +44,7 @@ func TestAcceptSkipsSeenAckBits(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				bits = 0xFFFFFFFF
 			}
-			h := wire2.Header{Header: peerHeader(wire.TypeAck, uint16(i), ack, bits)}
+			h := wire2.Header{Header: linktest.PeerHeader(wire.TypeAck, uint16(i), ack, bits)}
 			fast.Accept2(h, 20, now)
 			walk.peerAckHas = false // walk all 32 bits, as before
 			walk.Accept2(h, 20, now)

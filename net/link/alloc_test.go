@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"rtype/internal/testutil"
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 )
 
@@ -21,7 +22,7 @@ func linkTickNoAllocs(t *testing.T, newLink func(uint32, time.Time) *Link) {
 	srv, cli := newLink(testSession, t0), newLink(testSession, t0)
 	evs := make([]*wire.Event, 8)
 	for i := range evs {
-		evs[i] = eventFor(i)
+		evs[i] = linktest.EventFor(i)
 	}
 	out, ack := make([]byte, 0, wire.MaxDatagram), make([]byte, 0, wire.MaxDatagram)
 	fresh := make([]wire.EventFrame, 0, 64)

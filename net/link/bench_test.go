@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 )
 
@@ -18,8 +19,8 @@ func BenchmarkReceive(b *testing.B) {
 	for i := 0; i < sentRing; i++ {
 		sendOne(l, t0)
 	}
-	l.Accept(peerHeader(wire.TypeAck, 0, sentRing-1, 0xFFFFFFFF), wire.HeaderSize, t0)
-	h := peerHeader(wire.TypeSnapshot, 0, 0, 0xFFFFFFFF)
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, sentRing-1, 0xFFFFFFFF), wire.HeaderSize, t0)
+	h := linktest.PeerHeader(wire.TypeSnapshot, 0, 0, 0xFFFFFFFF)
 	now := t0.Add(time.Second)
 	seq := uint16(0)
 	b.ReportAllocs()
@@ -48,7 +49,7 @@ func BenchmarkReceive(b *testing.B) {
 func BenchmarkAppendDatagram(b *testing.B) {
 	l := New(testSession, t0)
 	for s := uint16(0); s < 300; s += 2 {
-		l.Accept(peerHeader(wire.TypeAck, s, 0xFFFF, 0), wire.HeaderSize, t0)
+		l.Accept(linktest.PeerHeader(wire.TypeAck, s, 0xFFFF, 0), wire.HeaderSize, t0)
 	}
 	payload := make([]byte, 200)
 	buf := make([]byte, 0, wire.MaxDatagram)
@@ -72,7 +73,7 @@ func BenchmarkAppendEvents2(b *testing.B) { benchAppendEvents(b, NewV2) }
 func benchAppendEvents(b *testing.B, newLink func(uint32, time.Time) *Link) {
 	l := newLink(testSession, t0)
 	for i := 0; i < 10; i++ {
-		if err := l.QueueEvent(eventFor(i)); err != nil {
+		if err := l.QueueEvent(linktest.EventFor(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -108,7 +109,7 @@ func BenchmarkReceiveEvents(b *testing.B) {
 	var data [][]byte
 	for i := 0; i < 10; i++ {
 		ids = append(ids, uint16(i))
-		data = append(data, wire.AppendEvent(nil, eventFor(i)))
+		data = append(data, wire.AppendEvent(nil, linktest.EventFor(i)))
 	}
 	payload := eventPayload(ids, data)
 	// Offsets of the ids, to renumber the payload in place.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/link/linktest"
 	"rtype/net/netsim"
 	"rtype/net/wire"
 )
@@ -175,7 +176,7 @@ func (s *e2eServer) step(now time.Time) {
 			s.heldBack += n
 			break
 		}
-		ev := eventFor(s.queued)
+		ev := linktest.EventFor(s.queued)
 		if err := s.link.QueueEvent(ev); err != nil {
 			rtt, _ := s.link.RTT()
 			s.fail("QueueEvent %d: %v (Unacked %d, RTT %v, R %v, loss %.2f)", s.queued, err, s.link.Unacked(),
@@ -205,7 +206,7 @@ func (s *e2eServer) step(now time.Time) {
 		}
 		for _, p := range payloads {
 			s.buf = s.link.AppendSnapshot(s.buf[:0], p, s.tick, now)
-			h, _ := mustParse(s.tb, s.buf, wire.ToClient)
+			h, _ := linktest.MustParse(s.tb, s.buf, wire.ToClient)
 			s.snapSeqs[s.tick] = append(s.snapSeqs[s.tick], h.Seq)
 			s.send(s.buf, now)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 )
 
@@ -15,10 +16,10 @@ import (
 func TestQueueEncodedSameBytes(t *testing.T) {
 	var evs []wire.Event
 	for i := range 300 {
-		evs = append(evs, *eventFor(i))
+		evs = append(evs, *linktest.EventFor(i))
 	}
 	evs = append(evs, stageEvents21()...)
-	evs = append(evs, *v2Spawn(70), *eventFor(5))
+	evs = append(evs, *linktest.V2Spawn(70), *linktest.EventFor(5))
 	mk := []func() *Link{
 		func() *Link { return New(testSession, t0) },
 		func() *Link { return NewV2(testSession, t0) },
@@ -61,7 +62,7 @@ func TestQueueEncodedTooMany(t *testing.T) {
 	l := New(testSession, t0)
 	var enc EncodedEvent
 	for i := 0; i <= MaxUnacked; i++ {
-		enc.Set(spawn(i))
+		enc.Set(linktest.Spawn(i))
 		err := l.QueueEncoded(&enc)
 		if i < MaxUnacked && err != nil {
 			t.Fatalf("event %d: %v", i, err)
@@ -86,7 +87,7 @@ func BenchmarkQueueEvents4(b *testing.B) {
 			for i := range ls {
 				ls[i] = NewV2(testSession, t0)
 			}
-			ev := v2Spawn(1)
+			ev := linktest.V2Spawn(1)
 			var enc EncodedEvent
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {

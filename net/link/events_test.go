@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 )
 
@@ -16,7 +17,7 @@ func sentEvents(tb testing.TB, d []byte) (wire.Header, []wire.EventFrame) {
 	if len(d) > wire.MaxDatagram {
 		tb.Fatalf("event datagram of %d bytes", len(d))
 	}
-	h, p := mustParse(tb, d, wire.ToClient)
+	h, p := linktest.MustParse(tb, d, wire.ToClient)
 	if h.Type != wire.TypeEvent {
 		tb.Fatalf("datagram of type %v, want Event", h.Type)
 	}
@@ -62,7 +63,7 @@ func TestQueueEventNumbersFromZero(t *testing.T) {
 	l := New(testSession, t0)
 	var want [][]byte
 	for i := 0; i < 5; i++ {
-		ev := eventFor(i)
+		ev := linktest.EventFor(i)
 		if err := l.QueueEvent(ev); err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +89,7 @@ func TestQueueEventNumbersFromZero(t *testing.T) {
 
 func TestQueueEventCopies(t *testing.T) {
 	l := New(testSession, t0)
-	ev := spawn(1)
+	ev := linktest.Spawn(1)
 	want := wire.AppendEvent(nil, ev)
 	l.QueueEvent(ev)
 	ev.X, ev.ID = 999, 999 // the caller reuses its event
@@ -103,8 +104,8 @@ func TestAppendEventsFillsDatagrams(t *testing.T) {
 		name string
 		ev   func(i int) *wire.Event
 	}{
-		{"spawn27", func(i int) *wire.Event { return spawn(i) }},
-		{"mixed", eventFor},
+		{"spawn27", func(i int) *wire.Event { return linktest.Spawn(i) }},
+		{"mixed", linktest.EventFor},
 		{"name247", func(i int) *wire.Event {
 			return &wire.Event{Type: wire.EventPlayerJoined, Tick: uint32(i), Name: string(bytes.Repeat([]byte{'x'}, 247))}
 		}},
@@ -180,7 +181,7 @@ func TestResendTiming(t *testing.T) {
 	if r := l.ResendAfter(); r != 100*time.Millisecond {
 		t.Fatalf("R before any RTT sample = %v, want 100ms", r)
 	}
-	l.QueueEvent(spawn(0))
+	l.QueueEvent(linktest.Spawn(0))
 	if ds := drain(t, l, at(0)); len(ds) != 1 {
 		t.Fatalf("new event not sent at once")
 	}
@@ -190,7 +191,7 @@ func TestResendTiming(t *testing.T) {
 	if ds := drain(t, l, at(0).Add(100*time.Millisecond-1)); len(ds) != 0 {
 		t.Fatalf("event resent before R")
 	}
-	l.QueueEvent(spawn(1)) // new: sent at once, alone
+	l.QueueEvent(linktest.Spawn(1)) // new: sent at once, alone
 	ds := drain(t, l, at(50))
 	if len(ds) != 1 {
 		t.Fatalf("%d datagrams", len(ds))
@@ -230,11 +231,11 @@ func TestResendAfterFollowsRTT(t *testing.T) {
 	} {
 		l := New(testSession, t0)
 		s := sendOne(l, at(0))
-		l.Accept(peerHeader(wire.TypeAck, 0, s, 0), wire.HeaderSize, at(0).Add(tc.rtt))
+		l.Accept(linktest.PeerHeader(wire.TypeAck, 0, s, 0), wire.HeaderSize, at(0).Add(tc.rtt))
 		if r := l.ResendAfter(); r != tc.want {
 			t.Errorf("RTT %v: R = %v, want %v", tc.rtt, r, tc.want)
 		}
-		l.QueueEvent(spawn(0))
+		l.QueueEvent(linktest.Spawn(0))
 		if len(drain(t, l, at(1000))) != 1 {
 			t.Fatalf("not sent")
 		}
@@ -250,17 +251,17 @@ func TestResendAfterFollowsRTT(t *testing.T) {
 func TestAcknowledgedEventsNeverResent(t *testing.T) {
 	l := New(testSession, t0)
 	for i := 0; i < 4; i++ {
-		l.QueueEvent(spawn(i))
+		l.QueueEvent(linktest.Spawn(i))
 	}
 	d1 := drain(t, l, at(0))
-	l.QueueEvent(spawn(4))
-	l.QueueEvent(spawn(5))
+	l.QueueEvent(linktest.Spawn(4))
+	l.QueueEvent(linktest.Spawn(5))
 	d2 := drain(t, l, at(10))
 	h1, _ := sentEvents(t, d1[0])
 	h2, _ := sentEvents(t, d2[0])
 	// The peer acknowledges the second datagram only: 4 and 5 are done,
 	// 0-3 are still owed (and block Unacked, which counts from the oldest).
-	l.Accept(peerHeader(wire.TypeAck, 0, h2.Seq, 0), wire.HeaderSize, at(60))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, h2.Seq, 0), wire.HeaderSize, at(60))
 	if l.Unacked() != 6 {
 		t.Fatalf("Unacked = %d, want 6 (0-3 pending hold the window)", l.Unacked())
 	}
@@ -280,7 +281,7 @@ func TestAcknowledgedEventsNeverResent(t *testing.T) {
 	if len(f3) != 4 {
 		t.Fatalf("resent %v", ids(f3))
 	}
-	l.Accept(peerHeader(wire.TypeAck, 1, h3.Seq, 0), wire.HeaderSize, at(3050))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 1, h3.Seq, 0), wire.HeaderSize, at(3050))
 	if l.Unacked() != 0 {
 		t.Fatalf("Unacked = %d after every event was acknowledged", l.Unacked())
 	}
@@ -288,12 +289,12 @@ func TestAcknowledgedEventsNeverResent(t *testing.T) {
 		t.Fatalf("acknowledged events resent")
 	}
 	// A late ack of the first datagram is harmless.
-	l.Accept(peerHeader(wire.TypeAck, 2, h1.Seq, 0), wire.HeaderSize, at(10050))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 2, h1.Seq, 0), wire.HeaderSize, at(10050))
 	if l.Unacked() != 0 || len(drain(t, l, at(20000))) != 0 {
 		t.Fatalf("late ack disturbed the queue")
 	}
 	// Numbering goes on.
-	l.QueueEvent(spawn(6))
+	l.QueueEvent(linktest.Spawn(6))
 	if _, f := sentEvents(t, drain(t, l, at(20000))[0]); f[0].ID != 6 {
 		t.Fatalf("next id %d, want 6", f[0].ID)
 	}
@@ -302,11 +303,11 @@ func TestAcknowledgedEventsNeverResent(t *testing.T) {
 func TestTooManyEvents(t *testing.T) {
 	l := New(testSession, t0)
 	for i := 0; i < MaxUnacked; i++ {
-		if err := l.QueueEvent(spawn(i)); err != nil {
+		if err := l.QueueEvent(linktest.Spawn(i)); err != nil {
 			t.Fatalf("event %d: %v", i, err)
 		}
 	}
-	if err := l.QueueEvent(spawn(MaxUnacked)); !errors.Is(err, ErrTooManyEvents) {
+	if err := l.QueueEvent(linktest.Spawn(MaxUnacked)); !errors.Is(err, ErrTooManyEvents) {
 		t.Fatalf("event 1025: %v, want ErrTooManyEvents", err)
 	}
 	if l.Unacked() != MaxUnacked {
@@ -319,16 +320,16 @@ func TestTooManyEvents(t *testing.T) {
 	if f[0].ID != 0 {
 		t.Fatal("oldest not first")
 	}
-	l.Accept(peerHeader(wire.TypeAck, 0, h.Seq, 0), wire.HeaderSize, at(50))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, h.Seq, 0), wire.HeaderSize, at(50))
 	if l.Unacked() != MaxUnacked-len(f) {
 		t.Fatalf("Unacked = %d, want %d", l.Unacked(), MaxUnacked-len(f))
 	}
 	for i := 0; i < len(f); i++ {
-		if err := l.QueueEvent(spawn(i)); err != nil {
+		if err := l.QueueEvent(linktest.Spawn(i)); err != nil {
 			t.Fatalf("after the ack: %v", err)
 		}
 	}
-	if err := l.QueueEvent(spawn(0)); !errors.Is(err, ErrTooManyEvents) {
+	if err := l.QueueEvent(linktest.Spawn(0)); !errors.Is(err, ErrTooManyEvents) {
 		t.Fatalf("over the limit again: %v", err)
 	}
 	last := drain(t, l, at(60))
@@ -354,7 +355,7 @@ func (p *pair) step(tb testing.TB, lose func() bool) []wire.EventFrame {
 		if lose != nil && lose() {
 			continue
 		}
-		h, pl := mustParse(tb, d, wire.ToClient)
+		h, pl := linktest.MustParse(tb, d, wire.ToClient)
 		if p.b.Seen(h.Seq) {
 			continue
 		}
@@ -366,7 +367,7 @@ func (p *pair) step(tb testing.TB, lose func() bool) []wire.EventFrame {
 	}
 	back, _ := p.b.AppendDatagram(nil, wire.TypeAck, nil, p.now)
 	if lose == nil || !lose() {
-		h, _ := mustParse(tb, back, wire.ToServer)
+		h, _ := linktest.MustParse(tb, back, wire.ToServer)
 		if !p.a.Seen(h.Seq) {
 			p.a.Accept(h, len(back), p.now)
 		}
@@ -385,7 +386,7 @@ func TestEventIDsWrap(t *testing.T) {
 			t.Fatalf("stuck: %d queued, %d delivered", queued, got)
 		}
 		for n := r.IntN(300); n > 0 && queued < total && p.a.Unacked() < MaxUnacked; n-- {
-			if err := p.a.QueueEvent(eventFor(queued)); err != nil {
+			if err := p.a.QueueEvent(linktest.EventFor(queued)); err != nil {
 				t.Fatal(err)
 			}
 			queued++
@@ -397,7 +398,7 @@ func TestEventIDsWrap(t *testing.T) {
 			if k < 0 || k >= queued || uint16(k) != f.ID {
 				t.Fatalf("id %d does not match a queued event (queued %d)", f.ID, queued)
 			}
-			if !bytes.Equal(f.Data, wire.AppendEvent(nil, eventFor(k))) {
+			if !bytes.Equal(f.Data, wire.AppendEvent(nil, linktest.EventFor(k))) {
 				t.Fatalf("event %d (id %d) changed in transit", k, f.ID)
 			}
 			got++
@@ -457,7 +458,7 @@ func TestEventIDsWrapExactlyOnce(t *testing.T) {
 
 func TestReceiveEventsOnce(t *testing.T) {
 	l := New(testSession, t0)
-	d := func(i int) []byte { return wire.AppendEvent(nil, spawn(i)) }
+	d := func(i int) []byte { return wire.AppendEvent(nil, linktest.Spawn(i)) }
 	prefix := []wire.EventFrame{{ID: 999, Data: []byte{1}}}
 	total := 0
 	recv := func(ids ...uint16) []uint16 {
@@ -539,7 +540,7 @@ func TestReceiveEventsOnce(t *testing.T) {
 
 func TestReceiveEventsFramingErrors(t *testing.T) {
 	l := New(testSession, t0)
-	good := wire.AppendEvent(nil, spawn(1))
+	good := wire.AppendEvent(nil, linktest.Spawn(1))
 	valid := eventPayload([]uint16{1, 2}, [][]byte{good, good})
 	for name, p := range map[string][]byte{
 		"empty":        {},
@@ -638,7 +639,7 @@ func TestEventDatagramExactly1200(t *testing.T) {
 	}{{"", 40, wire.MaxDatagram}, {"a", 39, wire.MaxDatagram - 11}} {
 		l := New(testSession, t0)
 		for i := 0; i < 39; i++ {
-			l.QueueEvent(spawn(i))
+			l.QueueEvent(linktest.Spawn(i))
 		}
 		l.QueueEvent(&wire.Event{Type: wire.EventPlayerJoined, Name: tc.name})
 		ds := drain(t, l, t0)
@@ -654,7 +655,7 @@ func TestEventDatagramExactly1200(t *testing.T) {
 func TestAppendEventsAfterPrefix(t *testing.T) {
 	l := New(testSession, t0)
 	for i := 0; i < 100; i++ {
-		l.QueueEvent(spawn(i))
+		l.QueueEvent(linktest.Spawn(i))
 	}
 	prefix := []byte("previous datagram")
 	buf := append([]byte(nil), prefix...)
@@ -693,26 +694,26 @@ func TestAppendEventsAfterPrefix(t *testing.T) {
 // its slot reused by event 1024: event 1024 must stay owed.
 func TestLateAckOfReusedEventSlot(t *testing.T) {
 	l := New(testSession, t0)
-	l.QueueEvent(spawn(0))
+	l.QueueEvent(linktest.Spawn(0))
 	a, _ := sentEvents(t, drain(t, l, at(0))[0])   // carries 0, will be acked late
 	b, _ := sentEvents(t, drain(t, l, at(200))[0]) // resend of 0
-	l.Accept(peerHeader(wire.TypeAck, 0, b.Seq, 0), wire.HeaderSize, at(250))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, b.Seq, 0), wire.HeaderSize, at(250))
 	for i := 1; i < MaxUnacked; i++ {
-		l.QueueEvent(spawn(i))
+		l.QueueEvent(linktest.Spawn(i))
 	}
 	for k, d := range drain(t, l, at(300)) {
 		h, _ := sentEvents(t, d)
-		l.Accept(peerHeader(wire.TypeAck, uint16(1+k), h.Seq, 0), wire.HeaderSize, at(350))
+		l.Accept(linktest.PeerHeader(wire.TypeAck, uint16(1+k), h.Seq, 0), wire.HeaderSize, at(350))
 	}
 	if l.Unacked() != 0 {
 		t.Fatalf("Unacked = %d", l.Unacked())
 	}
-	l.QueueEvent(spawn(MaxUnacked)) // id 1024, the slot of id 0
+	l.QueueEvent(linktest.Spawn(MaxUnacked)) // id 1024, the slot of id 0
 	_, f := sentEvents(t, drain(t, l, at(400))[0])
 	if f[0].ID != MaxUnacked {
 		t.Fatalf("id %d", f[0].ID)
 	}
-	l.Accept(peerHeader(wire.TypeAck, 100, a.Seq, 0), wire.HeaderSize, at(450))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 100, a.Seq, 0), wire.HeaderSize, at(450))
 	if l.Unacked() != 1 {
 		t.Fatal("a late ack of event 0 acknowledged event 1024")
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 )
 
@@ -27,7 +28,7 @@ func FuzzReceive(f *testing.F) {
 		var rb Rebuilder
 		var snap wire.Snapshot
 		var frames []wire.EventFrame
-		for _, d := range cutStream(stream, cut1, cut2) {
+		for _, d := range linktest.CutStream(stream, cut1, cut2) {
 			h, p, err := wire.ParseHeader(d, wire.ToClient)
 			if err != nil || h.Session != 7 || l.Seen(h.Seq) {
 				continue
@@ -59,15 +60,4 @@ func FuzzReceive(f *testing.F) {
 			l.Accept(h, len(d), time.Unix(1, 0))
 		}
 	})
-}
-
-// cutStream cuts a fuzzed stream into up to three datagrams at cut1 and
-// cut1+cut2, and returns them twice: the second time, duplicates.
-func cutStream(stream []byte, cut1, cut2 uint8) [][]byte {
-	a, b := int(cut1), int(cut1)+int(cut2)
-	parts := [][]byte{stream}
-	if a < len(stream) && b < len(stream) {
-		parts = [][]byte{stream[:a], stream[a:b], stream[b:]}
-	}
-	return append(parts, parts...)
 }

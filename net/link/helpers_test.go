@@ -15,21 +15,6 @@ func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) 
 
 const testSession = 0xDEADBEEF
 
-// peerHeader is a header from the peer acknowledging ack and ack_bits.
-func peerHeader(t wire.Type, seq, ack uint16, bits uint32) wire.Header {
-	return wire.Header{Type: t, Seq: seq, Ack: ack, AckBits: bits, Session: testSession}
-}
-
-// mustParse parses a datagram this package produced.
-func mustParse(tb testing.TB, b []byte, d wire.Direction) (wire.Header, []byte) {
-	tb.Helper()
-	h, p, err := wire.ParseHeader(b, d)
-	if err != nil {
-		tb.Fatalf("ParseHeader(%d bytes): %v", len(b), err)
-	}
-	return h, p
-}
-
 // ackFields returns the ack and ack_bits a Link puts in its next datagram.
 func ackFields(tb testing.TB, l *Link) (uint16, uint32) {
 	tb.Helper()
@@ -41,43 +26,6 @@ func ackFields(tb testing.TB, l *Link) (uint16, uint32) {
 func sendOne(l *Link, now time.Time) uint16 {
 	_, seq := l.AppendDatagram(nil, wire.TypeAck, nil, now)
 	return seq
-}
-
-// spawn returns a Spawn event whose fields are derived from i, so that a
-// receiver can check what it got.
-func spawn(i int) *wire.Event {
-	return &wire.Event{Type: wire.EventSpawn, Tick: uint32(i), ID: uint32(i), Kind: wire.KindBydosSlave,
-		X: float32(i % 1280), Y: float32(i % 720), VX: -120, VY: float32(i % 7), Owner: wire.NoPlayer}
-}
-
-// eventFor returns event number i of a varied stream: every type, and
-// PlayerJoined names of many lengths, each event carrying i.
-func eventFor(i int) *wire.Event {
-	switch i % 6 {
-	case 0:
-		return spawn(i)
-	case 1:
-		return &wire.Event{Type: wire.EventDestroy, Tick: uint32(i), ID: uint32(i), Reason: wire.DestroyKilled,
-			X: float32(i % 100), Y: 3}
-	case 2:
-		return &wire.Event{Type: wire.EventDeath, Tick: uint32(i), Player: uint8(i % 4), Lives: uint8(i % 5),
-			X: 1, Y: float32(i % 300)}
-	case 3:
-		n := i % 60
-		name := make([]byte, n)
-		for k := range name {
-			name[k] = 'a' + byte((i+k)%26)
-		}
-		return &wire.Event{Type: wire.EventPlayerJoined, Tick: uint32(i), Player: uint8(i % 4), Name: string(name)}
-	case 4:
-		return &wire.Event{Type: wire.EventPlayerLeft, Tick: uint32(i), Player: uint8(i % 4), Reason: wire.LeftTimedOut}
-	default:
-		ev := &wire.Event{Type: wire.EventGameOver, Tick: uint32(i), NumScores: i % 5}
-		for k := 0; k < ev.NumScores; k++ {
-			ev.Scores[k] = wire.Score{Player: uint8(k), Score: uint32(i * (k + 1))}
-		}
-		return ev
-	}
 }
 
 // eventPayload builds an Event payload of the given frames.

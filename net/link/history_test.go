@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 )
 
@@ -27,7 +28,7 @@ func (s *histServer) send(tb testing.TB, tick uint32, ents []wire.Entity, parts 
 	s.h.Add(tick, ents)
 	for i := 0; i < parts; i++ {
 		d := s.l.AppendSnapshot(nil, []byte{byte(i), 1, 2, 3}, tick, at(int(tick)))
-		h, p := mustParse(tb, d, wire.ToClient)
+		h, p := linktest.MustParse(tb, d, wire.ToClient)
 		if h.Type != wire.TypeSnapshot || len(p) != 4 || p[0] != byte(i) {
 			tb.Fatalf("snapshot datagram %+v %x", h, p)
 		}
@@ -38,7 +39,7 @@ func (s *histServer) send(tb testing.TB, tick uint32, ents []wire.Entity, parts 
 
 // ack makes the peer acknowledge seq alone.
 func (s *histServer) ack(seq uint16) {
-	s.l.Accept(peerHeader(wire.TypeAck, 0, seq, 0), wire.HeaderSize, at(0))
+	s.l.Accept(linktest.PeerHeader(wire.TypeAck, 0, seq, 0), wire.HeaderSize, at(0))
 }
 
 func TestBaselineNeedsEveryDatagram(t *testing.T) {
@@ -98,11 +99,11 @@ func TestBaselineAckedInOneHeader(t *testing.T) {
 	s := newHistServer()
 	seqs := s.send(t, 30, world(2, 0), 4)
 	last := seqs[3]
-	s.l.Accept(peerHeader(wire.TypeAck, 0, last, 0b011), wire.HeaderSize, at(50)) // 3 of 4
+	s.l.Accept(linktest.PeerHeader(wire.TypeAck, 0, last, 0b011), wire.HeaderSize, at(50)) // 3 of 4
 	if _, _, ok := s.h.Baseline(); ok {
 		t.Fatal("baseline with part 0 unacked")
 	}
-	s.l.Accept(peerHeader(wire.TypeAck, 1, last, 0b111), wire.HeaderSize, at(60))
+	s.l.Accept(linktest.PeerHeader(wire.TypeAck, 1, last, 0b111), wire.HeaderSize, at(60))
 	if tick, _, ok := s.h.Baseline(); !ok || tick != 30 {
 		t.Fatal("no baseline once all 4 parts were acked")
 	}
@@ -177,7 +178,7 @@ func TestBaselineProperty(t *testing.T) {
 			}
 			for p := 0; p < parts; p++ {
 				d := s.l.AppendSnapshot(nil, []byte{1}, tick, at(int(tick)))
-				h, _ := mustParse(t, d, wire.ToClient)
+				h, _ := linktest.MustParse(t, d, wire.ToClient)
 				s.seqs[tick] = append(s.seqs[tick], h.Seq)
 				if r.Float64() >= lossDown {
 					inflight = append(inflight, d)
@@ -191,7 +192,7 @@ func TestBaselineProperty(t *testing.T) {
 					keep = append(keep, d)
 					continue
 				}
-				h, _ := mustParse(t, d, wire.ToClient)
+				h, _ := linktest.MustParse(t, d, wire.ToClient)
 				if client.Seen(h.Seq) {
 					continue
 				}
@@ -204,7 +205,7 @@ func TestBaselineProperty(t *testing.T) {
 			inflight = keep
 			if r.Float64() >= lossUp {
 				ack, _ := client.AppendDatagram(nil, wire.TypeAck, nil, at(int(tick)))
-				h, _ := mustParse(t, ack, wire.ToServer)
+				h, _ := linktest.MustParse(t, ack, wire.ToServer)
 				s.l.Accept(h, len(ack), at(int(tick)))
 				serverKnows[h.Ack] = true
 				for i := 0; i < 32; i++ {
@@ -250,9 +251,9 @@ func TestBaselineProperty(t *testing.T) {
 func TestBaselineTickZero(t *testing.T) {
 	s := newHistServer()
 	seqs := s.send(t, 0, world(3, 0), 2)
-	s.l.QueueEvent(spawn(1))
+	s.l.QueueEvent(linktest.Spawn(1))
 	d, _ := s.l.AppendEvents(nil, at(1))
-	he, _ := mustParse(t, d, wire.ToClient)
+	he, _ := linktest.MustParse(t, d, wire.ToClient)
 	ha := sendOne(s.l, at(2))
 	s.ack(seqs[0])
 	s.ack(he.Seq)

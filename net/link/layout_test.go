@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rtype/internal/testutil"
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -53,7 +54,7 @@ func TestOutEvent2Layout(t *testing.T) {
 	}
 	over := wire.Event{Type: wire.EventGameOver, Tick: 199, NumScores: 4}
 	stage := wire.Event{Type: wire.EventStage, Tick: 200, What: wire.StageIntro, Value: 1, Name: strings.Repeat("Bydo ", 12)}
-	evs = append(evs, over, stage, *v2Spawn(201))
+	evs = append(evs, over, stage, *linktest.V2Spawn(201))
 	inline, big := 0, 0
 	for i := range evs {
 		if n := len(wire2.AppendEvent(nil, &evs[i])); n <= inlineEvent2 {

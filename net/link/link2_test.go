@@ -8,31 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
-
-// mustParse2 parses a datagram a v2 Link produced.
-func mustParse2(tb testing.TB, b []byte, d wire.Direction) (wire2.Header, []byte) {
-	tb.Helper()
-	h, p, err := wire2.ParseHeader(b, d)
-	if err != nil {
-		tb.Fatalf("ParseHeader2(%d bytes): %v", len(b), err)
-	}
-	return h, p
-}
-
-// peerHeader2 is a v2 header from the peer acknowledging ack and ack_bits
-// after holding ack for delay units of 100 µs.
-func peerHeader2(seq, ack uint16, bits uint32, delay uint16) wire2.Header {
-	return wire2.Header{Header: peerHeader(wire.TypeAck, seq, ack, bits), AckDelay: delay}
-}
 
 // sendAt makes l send an Ack at now and returns its header.
 func sendAt(tb testing.TB, l *Link, now time.Time) wire2.Header {
 	tb.Helper()
 	d, _ := l.AppendDatagram(nil, wire.TypeAck, nil, now)
-	h, _ := mustParse2(tb, d, wire.ToServer)
+	h, _ := linktest.MustParse2(tb, d, wire.ToServer)
 	return h
 }
 
@@ -49,7 +34,7 @@ func TestV2Header(t *testing.T) {
 	if len(d) != wire2.HeaderSize+len(payload) {
 		t.Fatalf("datagram of %d bytes", len(d))
 	}
-	h, p := mustParse2(t, d, wire.ToClient)
+	h, p := linktest.MustParse2(t, d, wire.ToClient)
 	if h.Type != wire.TypeSnapshot || h.Seq != seq || h.Session != testSession || h.Ack != 0xFFFF || h.AckBits != 0 || h.AckDelay != 0 || !bytes.Equal(p, payload) {
 		t.Fatalf("header %+v, payload %v", h, p)
 	}
@@ -69,17 +54,17 @@ func TestAckDelayWritten(t *testing.T) {
 	if h := sendAt(t, l, at(5)); h.AckDelay != 0 || h.Ack != 0xFFFF {
 		t.Fatalf("nothing recorded: ack %d, ack_delay %d", h.Ack, h.AckDelay)
 	}
-	l.Accept2(peerHeader2(10, 0xFFFF, 0, 0), wire2.HeaderSize, at(100))
+	l.Accept2(linktest.PeerHeader2(10, 0xFFFF, 0, 0), wire2.HeaderSize, at(100))
 	if h := sendAt(t, l, at(117)); h.Ack != 10 || h.AckDelay != 170 {
 		t.Fatalf("17 ms after the arrival of 10: ack %d, ack_delay %d, want 170", h.Ack, h.AckDelay)
 	}
 	// An older datagram arriving later does not restart it: ack still
 	// names 10.
-	l.Accept2(peerHeader2(8, 0xFFFF, 0, 0), wire2.HeaderSize, at(130))
+	l.Accept2(linktest.PeerHeader2(8, 0xFFFF, 0, 0), wire2.HeaderSize, at(130))
 	if h := sendAt(t, l, at(140)); h.Ack != 10 || h.AckDelay != 400 {
 		t.Fatalf("ack %d, ack_delay %d, want 10 and 400", h.Ack, h.AckDelay)
 	}
-	l.Accept2(peerHeader2(11, 0xFFFF, 0, 0), wire2.HeaderSize, at(150))
+	l.Accept2(linktest.PeerHeader2(11, 0xFFFF, 0, 0), wire2.HeaderSize, at(150))
 	if h := sendAt(t, l, at(150).Add(199*time.Microsecond)); h.Ack != 11 || h.AckDelay != 1 {
 		t.Fatalf("199 µs: ack %d, ack_delay %d, want 11 and 1", h.Ack, h.AckDelay)
 	}
@@ -90,9 +75,9 @@ func TestAckDelayWritten(t *testing.T) {
 		t.Fatalf("7 s: ack_delay %d, want 65535 (saturated)", h.AckDelay)
 	}
 	// An Event datagram carries it too.
-	l.QueueEvent(spawn(1))
+	l.QueueEvent(linktest.Spawn(1))
 	d, _ := l.AppendEvents(nil, at(150+20))
-	if h, _ := mustParse2(t, d, wire.ToClient); h.AckDelay != 200 {
+	if h, _ := linktest.MustParse2(t, d, wire.ToClient); h.AckDelay != 200 {
 		t.Fatalf("Event datagram: ack_delay %d, want 200", h.AckDelay)
 	}
 }
@@ -102,18 +87,18 @@ func TestAckDelayWritten(t *testing.T) {
 func TestRTTLeavesOutAckDelay(t *testing.T) {
 	l := NewV2(testSession, t0)
 	s0 := sendOne(l, at(0))
-	l.Accept2(peerHeader2(0, s0, 0, 300), wire2.HeaderSize, at(100)) // held 30 ms
+	l.Accept2(linktest.PeerHeader2(0, s0, 0, 300), wire2.HeaderSize, at(100)) // held 30 ms
 	if rtt, ok := l.RTT(); !ok || rtt != 70*time.Millisecond {
 		t.Fatalf("RTT %v %v, want 70ms", rtt, ok)
 	}
 	s1 := sendOne(l, at(100))
-	l.Accept2(peerHeader2(1, s1, 0, 2000), wire2.HeaderSize, at(200)) // "held" 200 ms of 100
+	l.Accept2(linktest.PeerHeader2(1, s1, 0, 2000), wire2.HeaderSize, at(200)) // "held" 200 ms of 100
 	if rtt, _ := l.RTT(); rtt != 63*time.Millisecond {
 		t.Fatalf("RTT %v, want 63ms (70 smoothed with a sample of 0)", rtt)
 	}
 	v1 := New(testSession, t0)
 	s0 = sendOne(v1, at(0))
-	v1.Accept(peerHeader(wire.TypeAck, 0, s0, 0), wire.HeaderSize, at(100))
+	v1.Accept(linktest.PeerHeader(wire.TypeAck, 0, s0, 0), wire.HeaderSize, at(100))
 	if rtt, _ := v1.RTT(); rtt != 100*time.Millisecond {
 		t.Fatalf("v1 RTT %v, want 100ms", rtt)
 	}
@@ -129,7 +114,7 @@ func TestRTTOnlyFromAck2(t *testing.T) {
 		}
 		sendOne(l, at(0))
 		s1 := sendOne(l, at(50))
-		l.Accept2(peerHeader2(0, s1, 1, 0), wire2.HeaderSize, at(100))
+		l.Accept2(linktest.PeerHeader2(0, s1, 1, 0), wire2.HeaderSize, at(100))
 		rtt, _ := l.RTT()
 		want := 50 * time.Millisecond // the sample of ack only
 		if !v2 {
@@ -147,12 +132,12 @@ func TestResendAfterNetworkRTT2(t *testing.T) {
 	l := NewV2(testSession, t0)
 	for i := range 20 {
 		s := sendOne(l, at(1000*i))
-		l.Accept2(peerHeader2(uint16(i), s, 0, 4000), wire2.HeaderSize, at(1000*i+500))
+		l.Accept2(linktest.PeerHeader2(uint16(i), s, 0, 4000), wire2.HeaderSize, at(1000*i+500))
 	}
 	if rtt, _ := l.RTT(); rtt != 100*time.Millisecond || l.ResendAfter() != 125*time.Millisecond {
 		t.Fatalf("RTT %v, R %v, want 100ms and 125ms", rtt, l.ResendAfter())
 	}
-	l.QueueEvent(spawn(1))
+	l.QueueEvent(linktest.Spawn(1))
 	if _, ok := l.AppendEvents(nil, at(30000)); !ok {
 		t.Fatal("not sent")
 	}
@@ -170,7 +155,7 @@ func sentEvents2(tb testing.TB, d []byte) (wire2.Header, []wire2.EventFrame) {
 	if len(d) > wire.MaxDatagram {
 		tb.Fatalf("event datagram of %d bytes", len(d))
 	}
-	h, p := mustParse2(tb, d, wire.ToClient)
+	h, p := linktest.MustParse2(tb, d, wire.ToClient)
 	frames, err := wire2.ParseEventFrames(p, nil)
 	if err != nil || h.Type != wire.TypeEvent {
 		tb.Fatalf("type %v: %v", h.Type, err)
@@ -178,19 +163,12 @@ func sentEvents2(tb testing.TB, d []byte) (wire2.Header, []wire2.EventFrame) {
 	return h, frames
 }
 
-// v2Spawn returns a v2 Spawn whose fields come from i.
-func v2Spawn(i int) *wire.Event {
-	m := wire.Sine(uint32(i), float64(i%1280), 200, -120, 40, 120, 0.25)
-	return &wire.Event{Type: wire.EventSpawn, Tick: uint32(i), ID: uint32(i), Kind: wire.KindBydosSlave, Owner: wire.NoPlayer,
-		Motion: m, Anim: wire.Anim{Ticks: 6, Count: 8}}
-}
-
 // 7.6, 7.7: events are encoded as v2 (a 33-byte Spawn) and framed with
 // 32-bit ids from 0, as many as fit in 1200 bytes, oldest first.
 func TestEvents2Framing(t *testing.T) {
 	l := NewV2(testSession, t0)
 	for i := range 100 {
-		if err := l.QueueEvent(v2Spawn(i)); err != nil {
+		if err := l.QueueEvent(linktest.V2Spawn(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -199,7 +177,7 @@ func TestEvents2Framing(t *testing.T) {
 	for k, d := range ds {
 		_, frames := sentEvents2(t, d)
 		for _, f := range frames {
-			if f.ID != next || !bytes.Equal(f.Data, wire2.AppendEvent(nil, v2Spawn(int(next)))) || len(f.Data) != wire2.SpawnSize {
+			if f.ID != next || !bytes.Equal(f.Data, wire2.AppendEvent(nil, linktest.V2Spawn(int(next)))) || len(f.Data) != wire2.SpawnSize {
 				t.Fatalf("frame %d: id %d, %d bytes", next, f.ID, len(f.Data))
 			}
 			next++
@@ -231,7 +209,7 @@ func TestTooManyEvents2(t *testing.T) {
 	}
 	d, _ := l.AppendEvents(nil, t0)
 	h, frames := sentEvents2(t, d)
-	l.Accept2(peerHeader2(0, h.Seq, 0, 0), wire2.HeaderSize, at(10))
+	l.Accept2(linktest.PeerHeader2(0, h.Seq, 0, 0), wire2.HeaderSize, at(10))
 	if l.Unacked() != wire2.EventWindow-len(frames) || l.QueueEvent(ev) != nil {
 		t.Fatalf("after the ack of %d: Unacked %d", len(frames), l.Unacked())
 	}
@@ -263,7 +241,7 @@ func TestEventIDs2Beyond16Bits(t *testing.T) {
 			if lose() {
 				continue
 			}
-			h, p := mustParse2(t, d, wire.ToClient)
+			h, p := linktest.MustParse2(t, d, wire.ToClient)
 			var err error
 			if fresh, err = b.ReceiveEvents2(p, fresh[:0]); err != nil {
 				t.Fatal(err)
@@ -282,7 +260,7 @@ func TestEventIDs2Beyond16Bits(t *testing.T) {
 		}
 		if !lose() {
 			d, _ := b.AppendDatagram(nil, wire.TypeAck, nil, now)
-			h, _ := mustParse2(t, d, wire.ToServer)
+			h, _ := linktest.MustParse2(t, d, wire.ToServer)
 			a.Accept2(h, len(d), now)
 		}
 	}
@@ -295,7 +273,7 @@ func TestEventIDs2Beyond16Bits(t *testing.T) {
 func eventPayload2(ids ...uint32) []byte {
 	p := []byte{byte(len(ids))}
 	for _, id := range ids {
-		p = wire2.AppendEventFrame(p, id, wire2.AppendEvent(nil, v2Spawn(int(id%1000))))
+		p = wire2.AppendEventFrame(p, id, wire2.AppendEvent(nil, linktest.V2Spawn(int(id%1000))))
 	}
 	return p
 }
@@ -373,7 +351,7 @@ func TestReceiveEvents2FramingErrors(t *testing.T) {
 		good[:len(good)-1],             // the last frame cut
 		append([]byte{3}, good[1:]...), // count 3, 2 frames
 		{1, 5, 0, 0, 0, 0},             // length 0
-		eventPayload([]uint16{5}, [][]byte{wire.AppendEvent(nil, spawn(5))}), // v1 framing
+		eventPayload([]uint16{5}, [][]byte{wire.AppendEvent(nil, linktest.Spawn(5))}), // v1 framing
 	}
 	for i, p := range bad {
 		out, err := l.ReceiveEvents2(p, nil)
@@ -392,7 +370,7 @@ func TestReceiveEventsOnV2Link(t *testing.T) {
 	l := NewV2(testSession, t0)
 	out, err := l.ReceiveEvents(eventPayload2(70001, 70000), []wire.EventFrame{{ID: 9}})
 	if err != nil || len(out) != 3 || out[0].ID != 9 || out[1].ID != 70001%65536 || out[2].ID != 70000%65536 ||
-		!bytes.Equal(out[1].Data, wire2.AppendEvent(nil, v2Spawn(1))) {
+		!bytes.Equal(out[1].Data, wire2.AppendEvent(nil, linktest.V2Spawn(1))) {
 		t.Fatalf("ReceiveEvents on v2: %v %+v", err, out)
 	}
 	if _, err := New(1, t0).ReceiveEvents2(eventPayload2(1), nil); err == nil {

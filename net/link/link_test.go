@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 )
 
@@ -13,7 +14,7 @@ func TestPeerAcksMarkRing(t *testing.T) {
 		sendOne(l, at(i))
 	}
 	// The peer received 39 (ack), 38 (bit 0), 36 (bit 2) and 7 (bit 31).
-	l.Accept(peerHeader(wire.TypeAck, 0, 39, 1|1<<2|1<<31), wire.HeaderSize, at(100))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, 39, 1|1<<2|1<<31), wire.HeaderSize, at(100))
 	for i := 0; i < 40; i++ {
 		want := i == 39 || i == 38 || i == 36 || i == 7
 		if got := l.ring[i].acked; got != want {
@@ -24,7 +25,7 @@ func TestPeerAcksMarkRing(t *testing.T) {
 		t.Errorf("Stats.Acked = %d, want 4", st.Acked)
 	}
 	// The same acknowledgements again count nothing new.
-	l.Accept(peerHeader(wire.TypeAck, 1, 39, 1|1<<2|1<<31), wire.HeaderSize, at(200))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 1, 39, 1|1<<2|1<<31), wire.HeaderSize, at(200))
 	if st := l.Stats(); st.Acked != 4 {
 		t.Errorf("Stats.Acked = %d after repeated acks, want 4", st.Acked)
 	}
@@ -39,7 +40,7 @@ func TestPeerAcksAcrossWrap(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		sendOne(l, at(1000))
 	}
-	l.Accept(peerHeader(wire.TypeAck, 0, 1, 1|1<<1|1<<2), wire.HeaderSize, at(1100))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, 1, 1|1<<1|1<<2), wire.HeaderSize, at(1100))
 	for _, s := range []uint16{65534, 65535, 0, 1} {
 		if e := l.ring[s%sentRing]; e.seq != s || !e.acked {
 			t.Errorf("datagram %d: ring entry seq %d acked %v", s, e.seq, e.acked)
@@ -56,7 +57,7 @@ func TestInitialAckMeansNothing(t *testing.T) {
 		sendOne(l, t0)
 	}
 	// A peer that recorded nothing yet sends ack 65535 and bits 0.
-	l.Accept(peerHeader(wire.TypeAck, 0, 0xFFFF, 0), wire.HeaderSize, at(50))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, 0xFFFF, 0), wire.HeaderSize, at(50))
 	if st := l.Stats(); st.Acked != 0 {
 		t.Errorf("Acked = %d after ack 65535 bits 0", st.Acked)
 	}
@@ -71,12 +72,12 @@ func TestRTTFirstSampleThenSmoothing(t *testing.T) {
 		t.Fatalf("RTT before any sample")
 	}
 	s0 := sendOne(l, at(0))
-	l.Accept(peerHeader(wire.TypeAck, 0, s0, 0), wire.HeaderSize, at(200))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, s0, 0), wire.HeaderSize, at(200))
 	if rtt, ok := l.RTT(); !ok || rtt != 200*time.Millisecond {
 		t.Fatalf("first sample: RTT = %v %v, want 200ms", rtt, ok)
 	}
 	// A later ack of the same datagram is no sample.
-	l.Accept(peerHeader(wire.TypeAck, 1, s0, 0), wire.HeaderSize, at(900))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 1, s0, 0), wire.HeaderSize, at(900))
 	if rtt, _ := l.RTT(); rtt != 200*time.Millisecond {
 		t.Fatalf("a second ack of one datagram changed RTT to %v", rtt)
 	}
@@ -85,7 +86,7 @@ func TestRTTFirstSampleThenSmoothing(t *testing.T) {
 		sample *= time.Millisecond
 		sentAt := at(1000 * (k + 1))
 		s := sendOne(l, sentAt)
-		l.Accept(peerHeader(wire.TypeAck, uint16(2+k), s, 0), wire.HeaderSize, sentAt.Add(sample))
+		l.Accept(linktest.PeerHeader(wire.TypeAck, uint16(2+k), s, 0), wire.HeaderSize, sentAt.Add(sample))
 		want = want + (sample-want)/10
 		if rtt, _ := l.RTT(); rtt != want {
 			t.Fatalf("after sample %v: RTT = %v, want %v", sample, rtt, want)
@@ -103,7 +104,7 @@ func TestRTTPerDatagram(t *testing.T) {
 	l := New(testSession, t0)
 	sendOne(l, at(0))   // 0
 	sendOne(l, at(100)) // 1
-	l.Accept(peerHeader(wire.TypeAck, 0, 1, 1), wire.HeaderSize, at(300))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, 1, 1), wire.HeaderSize, at(300))
 	// 1 first (200 ms), then 0 (300 ms): 200 + (300-200)/10 = 210 ms.
 	if rtt, _ := l.RTT(); rtt != 210*time.Millisecond {
 		t.Fatalf("RTT = %v, want 210ms", rtt)
@@ -119,7 +120,7 @@ func TestLossWindow(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		sendOne(l, at(100*i))
 	}
-	l.Accept(peerHeader(wire.TypeAck, 0, 9, 0b1011111), wire.HeaderSize, at(1000)) // 9, 8..2 but 3
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, 9, 0b1011111), wire.HeaderSize, at(1000)) // 9, 8..2 but 3
 	// Acked: 9, 8, 7, 6, 5, 4, 2 => lost 3, 1, 0.
 	for _, tc := range []struct {
 		now  int
@@ -143,8 +144,8 @@ func TestStatsCounters(t *testing.T) {
 	a, b := New(1, t0), New(1, t0)
 	d1, _ := a.AppendDatagram(nil, wire.TypeAck, nil, at(0))
 	d2, _ := a.AppendDatagram(nil, wire.TypeInput, []byte{0x18}, at(1))
-	a.QueueEvent(spawn(1))
-	a.QueueEvent(spawn(2))
+	a.QueueEvent(linktest.Spawn(1))
+	a.QueueEvent(linktest.Spawn(2))
 	d3, ok := a.AppendEvents(nil, at(2))
 	if !ok {
 		t.Fatal("no event datagram")
@@ -160,7 +161,7 @@ func TestStatsCounters(t *testing.T) {
 	}
 	var fresh []wire.EventFrame
 	for _, d := range [][]byte{d1, d2, d3, d4} {
-		h, p := mustParse(t, d, wire.ToServer)
+		h, p := linktest.MustParse(t, d, wire.ToServer)
 		if b.Seen(h.Seq) {
 			continue
 		}
@@ -177,7 +178,7 @@ func TestStatsCounters(t *testing.T) {
 		t.Fatalf("receiver stats %+v, want 4 datagrams, %d bytes, 2 delivered", st, sent)
 	}
 	back, _ := b.AppendDatagram(nil, wire.TypeAck, nil, at(60))
-	h, _ := mustParse(t, back, wire.ToClient)
+	h, _ := linktest.MustParse(t, back, wire.ToClient)
 	a.Accept(h, len(back), at(260))
 	if st := a.Stats(); st.Acked != 4 || st.RecvDatagrams != 1 || st.RecvBytes != wire.HeaderSize {
 		t.Fatalf("sender stats after the ack %+v", st)
@@ -200,7 +201,7 @@ func TestTimedOut(t *testing.T) {
 	if !l.TimedOut(at(5000)) {
 		t.Fatal("sending reset the silence timer")
 	}
-	l.Accept(peerHeader(wire.TypeAck, 0, 0xFFFF, 0), wire.HeaderSize, at(4000))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, 0xFFFF, 0), wire.HeaderSize, at(4000))
 	if got := l.Silence(at(6000)); got != 2*time.Second {
 		t.Fatalf("Silence = %v, want 2s", got)
 	}
@@ -216,9 +217,9 @@ func TestTimedOut(t *testing.T) {
 
 func TestAckOfOverwrittenRingEntry(t *testing.T) {
 	l := New(testSession, t0)
-	l.QueueEvent(spawn(0))
+	l.QueueEvent(linktest.Spawn(0))
 	d, _ := l.AppendEvents(nil, at(0)) // seq 0 carries event 0
-	h, _ := mustParse(t, d, wire.ToClient)
+	h, _ := linktest.MustParse(t, d, wire.ToClient)
 	if h.Seq != 0 {
 		t.Fatalf("seq %d", h.Seq)
 	}
@@ -226,7 +227,7 @@ func TestAckOfOverwrittenRingEntry(t *testing.T) {
 		sendOne(l, at(10))
 	}
 	// The peer acknowledges 0 late: the entry now belongs to 1024.
-	l.Accept(peerHeader(wire.TypeAck, 0, 0, 0), wire.HeaderSize, at(500))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 0, 0, 0), wire.HeaderSize, at(500))
 	if st := l.Stats(); st.Acked != 0 {
 		t.Fatalf("Acked = %d: an ack of an overwritten entry counted", st.Acked)
 	}
@@ -240,7 +241,7 @@ func TestAckOfOverwrittenRingEntry(t *testing.T) {
 		t.Fatalf("event 0 counted as acknowledged through an overwritten entry")
 	}
 	// The entry's own sequence is acknowledged normally.
-	l.Accept(peerHeader(wire.TypeAck, 1, sentRing, 0), wire.HeaderSize, at(600))
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 1, sentRing, 0), wire.HeaderSize, at(600))
 	if st := l.Stats(); st.Acked != 1 {
 		t.Fatalf("Acked = %d, want 1", st.Acked)
 	}

@@ -5,25 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"rtype/net/link/linktest"
 	"rtype/net/netsim"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
-
-// parseAny parses a datagram of l's version as a v2 header (a v1 header
-// with ack_delay 0).
-func parseAny(tb testing.TB, l *Link, b []byte, d wire.Direction) (wire2.Header, []byte) {
-	tb.Helper()
-	if l.Version() == wire.Version2 {
-		h, p, err := wire2.ParseHeader(b, d)
-		if err != nil {
-			tb.Fatalf("ParseHeader2(%d bytes): %v", len(b), err)
-		}
-		return h, p
-	}
-	h, p := mustParse(tb, b, d)
-	return wire2.Header{Header: h}, p
-}
 
 // eventLoad is the result of runEventLoad.
 type eventLoad struct {
@@ -84,7 +70,7 @@ func runEventLoad(t *testing.T, newLink func(uint32, time.Time) *Link, nw loadNe
 		for ; !tickAt(ticks).After(now); ticks++ {
 			n := ticks
 			for want := min(total, (n+1)*rate/60); res.queued < want; res.queued++ {
-				if err := srv.QueueEvent(spawn(res.queued)); err != nil {
+				if err := srv.QueueEvent(linktest.Spawn(res.queued)); err != nil {
 					res.err, res.end = err, now.Sub(t0)
 					res.rtt, _ = srv.RTT()
 					return res
@@ -170,4 +156,9 @@ func TestEvents500PerSecondAt25PercentLoss(t *testing.T) {
 		}
 		t.Logf("v1: overflowed after %v (%d queued, %d delivered): %v", res.end, res.queued, res.delivered, res.err)
 	})
+}
+
+// parseAny parses a datagram of l's version as a v2 header.
+func parseAny(tb testing.TB, l *Link, b []byte, d wire.Direction) (wire2.Header, []byte) {
+	return linktest.ParseAny(tb, l.Version() == wire.Version2, b, d)
 }

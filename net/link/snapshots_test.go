@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"rtype/internal/testutil"
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 )
 
@@ -21,7 +22,7 @@ func TestSnapshotSender(t *testing.T) {
 		t.Helper()
 		var r *Rebuilt
 		for _, d := range ds {
-			h, p := mustParse(t, d, wire.ToClient)
+			h, p := linktest.MustParse(t, d, wire.ToClient)
 			if err := snap.Decode(p); err != nil {
 				t.Fatal(err)
 			}
@@ -35,7 +36,7 @@ func TestSnapshotSender(t *testing.T) {
 	}
 	ack := func(ms int) {
 		d, _ := cli.AppendDatagram(nil, wire.TypeAck, nil, at(ms))
-		h, _ := mustParse(t, d, wire.ToServer)
+		h, _ := linktest.MustParse(t, d, wire.ToServer)
 		srv.Accept(h, len(d), at(ms))
 	}
 
@@ -54,7 +55,7 @@ func TestSnapshotSender(t *testing.T) {
 	}
 	w2 := world(300, 1)
 	ds = s.Datagrams(srv, 6, testPlayers, w2, at(50))
-	_, p := mustParse(t, ds[0], wire.ToClient)
+	_, p := linktest.MustParse(t, ds[0], wire.ToClient)
 	if err := snap.Decode(p); err != nil || !snap.HasBaseline || snap.BaselineAge != 3 {
 		t.Fatalf("second snapshot: baseline %v age %d (%v), want a delta against tick 3", snap.HasBaseline, snap.BaselineAge, err)
 	}
@@ -62,7 +63,7 @@ func TestSnapshotSender(t *testing.T) {
 
 	// Without a History every snapshot is full.
 	bare := New(testSession, at(0))
-	_, p = mustParse(t, s.Datagrams(bare, 9, testPlayers, w2, at(70))[0], wire.ToClient)
+	_, p = linktest.MustParse(t, s.Datagrams(bare, 9, testPlayers, w2, at(70))[0], wire.ToClient)
 	if err := snap.Decode(p); err != nil || snap.HasBaseline {
 		t.Fatalf("snapshot without History: baseline %v (%v), want full", snap.HasBaseline, err)
 	}

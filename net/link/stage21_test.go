@@ -3,6 +3,7 @@ package link
 import (
 	"testing"
 
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -11,7 +12,7 @@ import (
 func stageEvents21() []wire.Event {
 	return []wire.Event{
 		{Type: wire.EventStage, Tick: 60, What: wire.StageIntro, Value: 1, Name: "Bydo Frontier"},
-		*v2Spawn(61),
+		*linktest.V2Spawn(61),
 		{Type: wire.EventHealth, Tick: 62, ID: 0x31, HP: 750, MaxHP: 800},
 		{Type: wire.EventArms, Tick: 63, Player: 2, Arms: wire.Arms{Force: 1, Laser: wire.LaserRed, Speed: 2, Bits: 1, ForceAt: wire.ForceBack}},
 		{Type: wire.EventStage, Tick: 64, What: wire.StageBoss, Value: 0x31, Name: "Dobkeratops"},
@@ -33,7 +34,7 @@ func TestStageEvents2(t *testing.T) {
 	ds = append(ds, drain(t, a, at(500))...) // resent: nothing acknowledged yet
 	var got []wire.Event
 	for _, d := range ds {
-		_, p := mustParse2(t, d, wire.ToClient)
+		_, p := linktest.MustParse2(t, d, wire.ToClient)
 		fresh, err := b.ReceiveEvents2(p, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 )
 
@@ -66,7 +67,7 @@ func (m *windowModel) ack() (uint16, uint32) {
 func TestAckBeforeAnything(t *testing.T) {
 	l := New(testSession, t0)
 	b, seq := l.AppendDatagram(nil, wire.TypeAck, nil, t0)
-	h, p := mustParse(t, b, wire.ToServer)
+	h, p := linktest.MustParse(t, b, wire.ToServer)
 	if seq != 0 || h.Seq != 0 || h.Ack != 0xFFFF || h.AckBits != 0 || h.Session != testSession || h.Type != wire.TypeAck || len(p) != 0 {
 		t.Fatalf("first datagram: seq %d header %+v payload %d bytes; want seq 0, ack 65535, bits 0", seq, h, len(p))
 	}
@@ -89,10 +90,10 @@ func TestSequencesNumberFromZeroAndWrap(t *testing.T) {
 func TestAckBitsMeaning(t *testing.T) {
 	l := New(testSession, t0)
 	for _, s := range []uint16{100, 99, 97, 68, 67, 66} { // 100-1-i for i = 0, 2, 31, 32, 33
-		l.Accept(peerHeader(wire.TypeAck, s, 0xFFFF, 0), wire.HeaderSize, t0)
+		l.Accept(linktest.PeerHeader(wire.TypeAck, s, 0xFFFF, 0), wire.HeaderSize, t0)
 	}
 	b, _ := l.AppendDatagram(nil, wire.TypeAck, nil, t0)
-	h, _ := mustParse(t, b, wire.ToServer)
+	h, _ := linktest.MustParse(t, b, wire.ToServer)
 	want := uint32(1<<0 | 1<<2 | 1<<31)
 	if h.Ack != 100 || h.AckBits != want {
 		t.Fatalf("ack %d bits %032b, want 100 %032b", h.Ack, h.AckBits, want)
@@ -117,7 +118,7 @@ func TestDuplicatesAndOutOfOrder(t *testing.T) {
 		if l.Seen(s) {
 			t.Fatalf("Seen(%d) before it was accepted", s)
 		}
-		l.Accept(peerHeader(wire.TypeAck, s, 0xFFFF, 0), wire.HeaderSize, t0)
+		l.Accept(linktest.PeerHeader(wire.TypeAck, s, 0xFFFF, 0), wire.HeaderSize, t0)
 		if !l.Seen(s) {
 			t.Fatalf("Seen(%d) = false after Accept", s)
 		}
@@ -130,7 +131,7 @@ func TestDuplicatesAndOutOfOrder(t *testing.T) {
 		t.Fatalf("ack %d bits %b, want 12 and 111", a, b)
 	}
 	// Accepting a duplicate anyway changes nothing.
-	l.Accept(peerHeader(wire.TypeAck, 11, 0xFFFF, 0), wire.HeaderSize, t0)
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 11, 0xFFFF, 0), wire.HeaderSize, t0)
 	if a, b := ackFields(t, l); a != 12 || b != 0b111 {
 		t.Fatalf("after a duplicate: ack %d bits %b", a, b)
 	}
@@ -150,7 +151,7 @@ func TestDuplicatesAndOutOfOrder(t *testing.T) {
 func TestWrapAround(t *testing.T) {
 	l := New(testSession, t0)
 	for _, s := range []uint16{65533, 65535, 0, 2} {
-		l.Accept(peerHeader(wire.TypeAck, s, 0xFFFF, 0), wire.HeaderSize, t0)
+		l.Accept(linktest.PeerHeader(wire.TypeAck, s, 0xFFFF, 0), wire.HeaderSize, t0)
 	}
 	// Newest 2; received 0 (i=1), 65535 (i=2), 65533 (i=4).
 	if a, b := ackFields(t, l); a != 2 || b != 0b10110 {
@@ -196,8 +197,8 @@ func TestWindowShifts(t *testing.T) {
 // duplicate. The window moves 40000 only in steps of at most 32768.
 func TestShiftBy40000(t *testing.T) {
 	l := New(testSession, t0)
-	l.Accept(peerHeader(wire.TypeAck, 5, 0xFFFF, 0), wire.HeaderSize, t0)
-	l.Accept(peerHeader(wire.TypeAck, 4, 0xFFFF, 0), wire.HeaderSize, t0)
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 5, 0xFFFF, 0), wire.HeaderSize, t0)
+	l.Accept(linktest.PeerHeader(wire.TypeAck, 4, 0xFFFF, 0), wire.HeaderSize, t0)
 	if !l.Seen(5 + 40000) {
 		t.Fatalf("5+40000 is older than 5 by 25536: must be a duplicate")
 	}
@@ -293,11 +294,11 @@ func TestAcceptThroughHeaders(t *testing.T) {
 			t.Fatalf("Seen(%d) = %v, model %v", s, l.Seen(s), m.seen(s))
 		}
 		if !l.Seen(s) {
-			l.Accept(peerHeader(wire.TypeEvent, s, 0xFFFF, 0), 40, t0)
+			l.Accept(linktest.PeerHeader(wire.TypeEvent, s, 0xFFFF, 0), 40, t0)
 			m.record(s)
 		}
 		b, _ := l.AppendDatagram(nil, wire.TypeAck, nil, t0)
-		h, _ := mustParse(t, b, wire.ToServer)
+		h, _ := linktest.MustParse(t, b, wire.ToServer)
 		ma, mb := m.ack()
 		if h.Ack != ma || h.AckBits != mb {
 			t.Fatalf("header ack %d bits %032b, model %d %032b", h.Ack, h.AckBits, ma, mb)

@@ -9,6 +9,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/link"
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 	"rtype/sim"
@@ -245,7 +246,7 @@ func BenchmarkReceiveEvents(b *testing.B) {
 	var offs []int // of the ids, to renumber the payload in place
 	for i := range 10 {
 		offs = append(offs, len(payload))
-		payload = wire2.AppendEventFrame(payload, uint32(i), wire2.AppendEvent(nil, eventFor(i)))
+		payload = wire2.AppendEventFrame(payload, uint32(i), wire2.AppendEvent(nil, linktest.EventFor(i)))
 	}
 	fresh := make([]wire2.EventFrame, 0, 16)
 	next := uint32(0)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"rtype/net/link"
+	"rtype/net/link/linktest"
 	"rtype/net/netsim"
 	"rtype/net/wire"
 	"rtype/net/wire2"
@@ -149,7 +150,7 @@ func (s *e2eServer) step(now time.Time) {
 	}
 	tick := s.world.tick
 	for n := s.perTick(); n > 0 && s.queued < s.total; n-- {
-		ev := eventFor(s.queued)
+		ev := linktest.EventFor(s.queued)
 		if err := s.link.QueueEvent(ev); err != nil {
 			s.fail("QueueEvent %d: %v", s.queued, err)
 		}

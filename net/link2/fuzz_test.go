@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"rtype/net/link"
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -26,7 +27,7 @@ func FuzzReceive(f *testing.F) {
 	srv := link.NewV2(7, time.Unix(0, 0))
 	full, _ := srv.AppendDatagram(nil, wire.TypeSnapshot, enc.EncodeFrame(a, nil)[0], time.Unix(0, 0))
 	delta, _ := srv.AppendDatagram(nil, wire.TypeSnapshot, enc.EncodeFrame(b, a)[0], time.Unix(0, 0))
-	srv.QueueEvent(v2Spawn(612))
+	srv.QueueEvent(linktest.V2Spawn(612))
 	srv.QueueEvent(&wire.Event{Type: wire.EventDestroy, Tick: 650, ID: 5, Reason: wire.DestroyKilled, X: 900, Y: 240})
 	events, _ := srv.AppendEvents(nil, time.Unix(0, 0))
 	f.Add(append(append(append([]byte{}, full...), delta...), events...), uint8(len(full)), uint8(len(delta)))
@@ -38,7 +39,7 @@ func FuzzReceive(f *testing.F) {
 		var snap wire2.Snapshot
 		var frames []wire2.EventFrame
 		got := map[uint32]bool{}
-		for _, d := range cutStream(stream, cut1, cut2) {
+		for _, d := range linktest.CutStream(stream, cut1, cut2) {
 			h, p, err := wire2.ParseHeader(d, wire.ToClient)
 			if err != nil || h.Session != 7 || l.Seen(h.Seq) {
 				continue

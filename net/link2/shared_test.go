@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 )
 
@@ -40,7 +41,7 @@ func TestSharedSnapshotsSameBytes(t *testing.T) {
 				if !bytes.Equal(got[k], want[k]) {
 					t.Fatalf("tick %d peer %d datagram %d:\n shared % X\n  alone % X", f.Tick, i, k, got[k], want[k])
 				}
-				h, _ := mustParse2(t, got[k], wire.ToClient)
+				h, _ := linktest.MustParse2(t, got[k], wire.ToClient)
 				alone[i].seqs[f.Tick] = append(alone[i].seqs[f.Tick], h.Seq)
 			}
 			if len(got) == 0 {

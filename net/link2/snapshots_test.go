@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"rtype/net/link"
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -76,7 +77,7 @@ func (s *sender) send(tb testing.TB, f *wire2.Frame) []*wire2.Snapshot {
 	tb.Helper()
 	var out []*wire2.Snapshot
 	for _, d := range s.s.Datagrams(s.l, f.Tick, f.Players, f.Entities, at(int(f.Tick))) {
-		h, p := mustParse2(tb, d, wire.ToClient)
+		h, p := linktest.MustParse2(tb, d, wire.ToClient)
 		if h.Type != wire.TypeSnapshot {
 			tb.Fatalf("type %v", h.Type)
 		}
@@ -92,7 +93,7 @@ func (s *sender) send(tb testing.TB, f *wire2.Frame) []*wire2.Snapshot {
 
 // ack acknowledges one datagram.
 func (s *sender) ack(seq uint16) {
-	s.l.Accept2(peerHeader2(s.peer, seq, 0, 0), wire2.HeaderSize, at(0))
+	s.l.Accept2(linktest.PeerHeader2(s.peer, seq, 0, 0), wire2.HeaderSize, at(0))
 	s.peer++
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"rtype/internal/testutil"
 	"rtype/net/link"
+	"rtype/net/link/linktest"
 	"rtype/net/wire"
 	"rtype/net/wire2"
 )
@@ -134,7 +135,7 @@ func TestTailTickNoAllocs(t *testing.T) {
 	srv.Tail, cli.Tail = true, true
 	evs := make([]*wire.Event, 8)
 	for i := range evs {
-		evs[i] = eventFor(i)
+		evs[i] = linktest.EventFor(i)
 	}
 	players, ents := tailWorld(8, 3)
 	var s SnapshotSender
