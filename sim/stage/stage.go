@@ -349,7 +349,7 @@ func (s *Stage) Warp(spec string) (entry int, tick uint32, err error) {
 // FormatTicks writes a time of the timeline, in ticks, as m:ss.s, as the
 // stage's errors and tools name times.
 func FormatTicks(t uint32) string {
-	s := float64(t) / vocab.TickRate
-	m := int(s / 60)
-	return fmt.Sprintf("%d:%04.1f", m, s-float64(m*60))
+	const ticksPerTenth = vocab.TickRate / 10
+	tenths := (uint64(t) + ticksPerTenth/2) / ticksPerTenth // rounded, before the minutes are taken
+	return fmt.Sprintf("%d:%02d.%d", tenths/600, tenths%600/10, tenths%10)
 }

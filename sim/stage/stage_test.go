@@ -448,3 +448,18 @@ func TestStagesDocExample(t *testing.T) {
 		t.Errorf("the example: %s, %d entries", st.Name, len(st.Entries))
 	}
 }
+
+func TestFormatTicks(t *testing.T) {
+	for _, c := range []struct {
+		ticks uint32
+		want  string
+	}{
+		{0, "0:00.0"}, {3, "0:00.1"}, {2, "0:00.0"}, {60, "0:01.0"}, {600, "0:10.0"},
+		{3596, "0:59.9"}, {3597, "1:00.0"}, {3599, "1:00.0"}, {3600, "1:00.0"},
+		{5400, "1:30.0"}, {36000, "10:00.0"}, {0xFFFFFFFF, "1193046:28.3"},
+	} {
+		if got := stage.FormatTicks(c.ticks); got != c.want {
+			t.Errorf("FormatTicks(%d) = %q, want %q", c.ticks, got, c.want)
+		}
+	}
+}
