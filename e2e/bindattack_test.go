@@ -104,8 +104,8 @@ func TestBindAttackV2(t *testing.T) {
 	}
 	acc := rawLogin2(t, srv.Addr(), "Ripley")
 	client, victim := udpSocket(t), udpSocket(t)
-	h := func(seq uint16) wire2.Header {
-		return wire2.Header{Header: wire.Header{Type: wire.TypeBind, Seq: seq, Ack: 0xFFFF, Session: acc.Session}}
+	h := func(seq uint16) wire.Header {
+		return wire.Header{Type: wire.TypeBind, Seq: seq, Ack: 0xFFFF, Session: acc.Session}
 	}
 
 	// Before the session is bound: the forged Bind of the client.

@@ -604,7 +604,7 @@ func testRebindMidGame(t *testing.T, version uint8) {
 		h := wire.Header{Type: wire.TypeInput, Seq: seq + uint16(i), Ack: 0xFFFF, Session: mover.Session()}
 		if version == wire.Version2 {
 			in := wire2.Input{Step: step + uint32(i), Count: 1, Actions: [wire2.MaxInputActions]uint8{wire.ActionUp}}
-			return wire2.AppendInput(wire2.AppendHeader(nil, wire2.Header{Header: h}), &in)
+			return wire2.AppendInput(wire2.AppendHeader(nil, h), &in)
 		}
 		return append(wire.AppendHeader(nil, h), wire.ActionUp)
 	}

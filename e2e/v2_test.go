@@ -125,7 +125,7 @@ func (c *v2raw) read(deadline time.Time) (wire.Type, []byte, bool) {
 			return 0, nil, false
 		}
 	}
-	c.link.Accept2(h, n, now)
+	c.link.Accept(h, n, now)
 	if len(c.frames) > 0 && (h.Type == wire.TypeEvent || h.Type == wire.TypeSnapshot) {
 		// Acknowledge events at once (issue 12 item 9).
 		d, _ := c.link.AppendDatagram(nil, wire.TypeAck, nil, now)

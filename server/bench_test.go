@@ -160,7 +160,7 @@ func BenchmarkSnapshots4ClientsV2(b *testing.B) {
 			sent++
 			// The client acknowledges everything it got.
 			h, _, _ := wire2.ParseHeader(last, wire.ToClient)
-			ss.link.Accept2(wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: seqs[p], Ack: h.Seq, AckBits: 0xFFFFFFFF, Session: ss.id}}, 20, now)
+			ss.link.Accept(wire.Header{Type: wire.TypeAck, Seq: seqs[p], Ack: h.Seq, AckBits: 0xFFFFFFFF, Session: ss.id}, 20, now)
 			seqs[p]++
 		}
 	}

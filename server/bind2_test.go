@@ -27,7 +27,7 @@ func cookieFor(s *Server, epoch uint32, addr netip.AddrPort, session uint32) wir
 
 // readDatagram2 reads one v2 datagram from u within d, failing the test
 // on anything else.
-func readDatagram2(t *testing.T, u *net.UDPConn, d time.Duration) (wire2.Header, []byte, int) {
+func readDatagram2(t *testing.T, u *net.UDPConn, d time.Duration) (wire.Header, []byte, int) {
 	t.Helper()
 	buf := make([]byte, 2048)
 	u.SetReadDeadline(time.Now().Add(d))
@@ -90,7 +90,7 @@ func TestBind2Exchange(t *testing.T) {
 		t.Fatalf("Accept %+v", a)
 	}
 	c.udp = u
-	c.link.Accept2(h, n, time.Now())
+	c.link.Accept(h, n, time.Now())
 	c.accepts = append(c.accepts, a)
 	c.shipID() // the joining events, then the game
 	c.pumpUntil(wait, func() bool { return len(c.snaps) >= 2 })

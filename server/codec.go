@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"rtype/net/wire"
-	"rtype/net/wire2"
 )
 
 // codec is what a session's protocol version changes in the server's
@@ -18,10 +17,10 @@ import (
 type codec interface {
 	// parseHeader checks a datagram's header by the version's rules
 	// (6.1, 7.10); a v1 header has the v2 fields zero.
-	parseHeader(b []byte) (wire2.Header, []byte, error)
+	parseHeader(b []byte) (wire.Header, []byte, error)
 	// handleLocked handles a valid datagram of ss from from, of n
 	// bytes; s.mu is held.
-	handleLocked(u *udpIn, rd *reader, ss *session, h wire2.Header, payload []byte, from netip.AddrPort, n int, now time.Time)
+	handleLocked(u *udpIn, rd *reader, ss *session, h wire.Header, payload []byte, from netip.AddrPort, n int, now time.Time)
 	// readMessage reads the next TCP message of a session (3.1, 7.1):
 	// side takes the frames that the session's chat, rooms and
 	// leaderboard handle, and returns the error of a malformed one.

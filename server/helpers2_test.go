@@ -250,7 +250,7 @@ func (c *tclient2) handle(b []byte) {
 		}
 		c.applyFrames()
 	}
-	c.link.Accept2(h, len(b), now)
+	c.link.Accept(h, len(b), now)
 }
 
 // applyFrames parses the fresh events of c.frames into c.events.

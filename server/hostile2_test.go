@@ -38,7 +38,7 @@ func TestHostileV2(t *testing.T) {
 		return b
 	}
 	h2 := func(typ wire.Type, sess uint32, p []byte) []byte {
-		h := wire2.Header{Header: wire.Header{Type: typ, Seq: uint16(rng.Uint32()), Ack: uint16(rng.Uint32()), AckBits: rng.Uint32(), Session: sess}, AckDelay: uint16(rng.Uint32())}
+		h := wire.Header{Type: typ, Seq: uint16(rng.Uint32()), Ack: uint16(rng.Uint32()), AckBits: rng.Uint32(), Session: sess, AckDelay: uint16(rng.Uint32())}
 		return append(wire2.AppendHeader(nil, h), p...)
 	}
 	sent, binds := 0, 0

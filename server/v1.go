@@ -6,20 +6,19 @@ import (
 	"time"
 
 	"rtype/net/wire"
-	"rtype/net/wire2"
 )
 
 // codec1 is the codec of version 1 sessions (PROTOCOL.md Part I, the
 // seed's section 4, byte for byte).
 type codec1 struct{}
 
-func (codec1) parseHeader(b []byte) (wire2.Header, []byte, error) {
+func (codec1) parseHeader(b []byte) (wire.Header, []byte, error) {
 	h, p, err := wire.ParseHeader(b, wire.ToServer)
-	return wire2.Header{Header: h}, p, err
+	return h, p, err
 }
 
-func (codec1) handleLocked(u *udpIn, rd *reader, ss *session, h wire2.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
-	u.handle1Locked(rd, ss, h.Header, payload, from, n, now)
+func (codec1) handleLocked(u *udpIn, rd *reader, ss *session, h wire.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
+	u.handle1Locked(rd, ss, h, payload, from, n, now)
 }
 
 // readMessage reads a v1 message: every type is one of Part I's.

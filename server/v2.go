@@ -13,11 +13,11 @@ import (
 // codec2 is the codec of version 2 sessions (PROTOCOL.md Part II).
 type codec2 struct{}
 
-func (codec2) parseHeader(b []byte) (wire2.Header, []byte, error) {
+func (codec2) parseHeader(b []byte) (wire.Header, []byte, error) {
 	return wire2.ParseHeader(b, wire.ToServer)
 }
 
-func (codec2) handleLocked(u *udpIn, rd *reader, ss *session, h wire2.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
+func (codec2) handleLocked(u *udpIn, rd *reader, ss *session, h wire.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
 	u.handle2Locked(rd, ss, h, payload, from, n, now)
 }
 
@@ -66,7 +66,7 @@ func (codec2) snapshot(s *Server, g *game, ss *session, tick uint32, now time.Ti
 // handle2Locked handles a valid datagram of a v2 session (Part II); s.mu
 // is held. Apart from a Bind, only datagrams from the bound address count
 // (7.10).
-func (u *udpIn) handle2Locked(rd *reader, ss *session, h wire2.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
+func (u *udpIn) handle2Locked(rd *reader, ss *session, h wire.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
 	s := u.srv
 	var err error
 	switch {
@@ -80,17 +80,17 @@ func (u *udpIn) handle2Locked(rd *reader, ss *session, h wire2.Header, payload [
 			return // ParseHeader2 checked it already (7.4)
 		}
 		ss.steps.add(&rd.input)
-		ss.link.Accept2(h, n, now)
+		ss.link.Accept(h, n, now)
 	case h.Type == wire.TypeEvent:
 		// The client's events: v2 defines none it sends; a
 		// well-framed Event datagram is acknowledged and its events
 		// ignored (4.4, 7.7).
 		rd.frames2, err = ss.link.ReceiveEvents2(payload, rd.frames2[:0])
 		if err == nil {
-			ss.link.Accept2(h, n, now)
+			ss.link.Accept(h, n, now)
 		}
 	case h.Type == wire.TypeAck:
-		ss.link.Accept2(h, n, now)
+		ss.link.Accept(h, n, now)
 	}
 }
 
@@ -101,7 +101,7 @@ func (u *udpIn) handle2Locked(rd *reader, ss *session, h wire2.Header, payload [
 // to its source, with a Challenge of the Bind's size at most, and
 // changes nothing: the server keeps no state for an address before it has
 // echoed its cookie, and game traffic goes on to the bound address.
-func (u *udpIn) bind2Locked(rd *reader, ss *session, h wire2.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
+func (u *udpIn) bind2Locked(rd *reader, ss *session, h wire.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {
 	s := u.srv
 	b, err := wire2.ParseBind(payload)
 	if err != nil || subtle.ConstantTimeCompare(b.Token[:], ss.token[:]) != 1 || ss.game == nil || ss.game.over {
@@ -111,7 +111,7 @@ func (u *udpIn) bind2Locked(rd *reader, ss *session, h wire2.Header, payload []b
 		if ss.link.Seen(h.Seq) {
 			return // a duplicate, replayed or not, is ignored whole (5.1)
 		}
-		ss.link.Accept2(h, n, now)
+		ss.link.Accept(h, n, now)
 		rd.reply = u.bindToLocked(ss, from, now, rd.reply[:0])
 		// The Accept, then the events due (the joining events after a
 		// first binding): before any Snapshot of the tick loop (3.4).

@@ -12,7 +12,7 @@ import (
 
 // rawDatagram2 builds a v2 datagram by hand.
 func rawDatagram2(typ wire.Type, seq uint16, session uint32, payload []byte) []byte {
-	b := wire2.AppendHeader(nil, wire2.Header{Header: wire.Header{Type: typ, Seq: seq, Ack: 0xFFFF, Session: session}})
+	b := wire2.AppendHeader(nil, wire.Header{Type: typ, Seq: seq, Ack: 0xFFFF, Session: session})
 	return append(b, payload...)
 }
 

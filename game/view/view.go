@@ -49,9 +49,9 @@ type Source interface {
 	Stats() client.Stats
 }
 
-// Source2 is what a View also uses of a v2 session's connection (a
+// PredictionSource is what a View also uses of a v2 session's connection (a
 // *client.Client; a Source without these methods is taken as v1).
-type Source2 interface {
+type PredictionSource interface {
 	// Rules returns the rules of a v2 LoginAccepted (7.1), and false in a
 	// v1 session: the own ship is predicted with them.
 	Rules() (wire.LoginExt, bool)
@@ -147,7 +147,7 @@ type View struct {
 	predFed  bool   // one was fed since the ship appeared
 
 	// v2: the session's steps, fed to pred as they are sent (7.4).
-	src2     Source2 // nil in a v1 session
+	src2     PredictionSource // nil in a v1 session
 	steps    []client.Step
 	stepFed  uint32 // the newest step fed
 	stepsFed bool
@@ -204,8 +204,8 @@ func New(src Source, cfg Config) *View {
 	if cfg.Epoch.IsZero() {
 		cfg.Epoch = now
 	}
-	var src2 Source2
-	if s2, ok := src.(Source2); ok {
+	var src2 PredictionSource
+	if s2, ok := src.(PredictionSource); ok {
 		if ext, v2 := s2.Rules(); v2 {
 			// Predict with the rules the server told (7.1).
 			src2 = s2

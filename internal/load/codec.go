@@ -18,9 +18,9 @@ type lcodec interface {
 	newLink(session uint32, f wire.Features, now time.Time) *link.Link
 	// parseHeader checks a datagram from the server (6.1, 7.2); a v1
 	// header has the v2 fields zero.
-	parseHeader(b []byte) (wire2.Header, []byte, error)
+	parseHeader(b []byte) (wire.Header, []byte, error)
 	// accept records a valid datagram in the link (5.1, 7.2).
-	accept(l *link.Link, h wire2.Header, size int, now time.Time)
+	accept(l *link.Link, h wire.Header, size int, now time.Time)
 	// receiveEvents takes the new events of an Event payload or a
 	// snapshot's tail (5.3, 7.7) and returns how many.
 	receiveEvents(ss *lsess, p []byte) (int, error)
@@ -45,13 +45,13 @@ func (lcodec1) newLink(session uint32, _ wire.Features, now time.Time) *link.Lin
 	return link.New(session, now)
 }
 
-func (lcodec1) parseHeader(b []byte) (h wire2.Header, p []byte, err error) {
-	h.Header, p, err = wire.ParseHeader(b, wire.ToClient)
+func (lcodec1) parseHeader(b []byte) (h wire.Header, p []byte, err error) {
+	h, p, err = wire.ParseHeader(b, wire.ToClient)
 	return h, p, err
 }
 
-func (lcodec1) accept(l *link.Link, h wire2.Header, size int, now time.Time) {
-	l.Accept(h.Header, size, now)
+func (lcodec1) accept(l *link.Link, h wire.Header, size int, now time.Time) {
+	l.Accept(h, size, now)
 }
 
 func (lcodec1) receiveEvents(ss *lsess, p []byte) (int, error) {
@@ -73,12 +73,12 @@ func (lcodec2) newLink(session uint32, f wire.Features, now time.Time) *link.Lin
 	return l
 }
 
-func (lcodec2) parseHeader(b []byte) (wire2.Header, []byte, error) {
+func (lcodec2) parseHeader(b []byte) (wire.Header, []byte, error) {
 	return wire2.ParseHeader(b, wire.ToClient)
 }
 
-func (lcodec2) accept(l *link.Link, h wire2.Header, size int, now time.Time) {
-	l.Accept2(h, size, now)
+func (lcodec2) accept(l *link.Link, h wire.Header, size int, now time.Time) {
+	l.Accept(h, size, now)
 }
 
 func (lcodec2) receiveEvents(ss *lsess, p []byte) (int, error) {

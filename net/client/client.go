@@ -746,10 +746,10 @@ func (c *Client) checkTick(tick uint32, now time.Time) error {
 
 // parseHeader checks a datagram's header with the rules of the session's
 // version (6.1, 7.10); a v1 header has AckDelay 0.
-func (c *Client) parseHeader(b []byte) (wire2.Header, []byte, error) { return c.codec.parseHeader(b) }
+func (c *Client) parseHeader(b []byte) (wire.Header, []byte, error) { return c.codec.parseHeader(b) }
 
 // accept records a valid datagram in the link (5.1, 7.2).
-func (c *Client) accept(h wire2.Header, size int, now time.Time) {
+func (c *Client) accept(h wire.Header, size int, now time.Time) {
 	c.codec.accept(c.link, h, size, now)
 	if c.cfg.Tap != nil {
 		if rtt, ok := c.link.RTT(); ok && rtt != c.tapRTT {
@@ -761,7 +761,7 @@ func (c *Client) accept(h wire2.Header, size int, now time.Time) {
 
 // receiveLocked processes a datagram of the session that is not a
 // duplicate.
-func (c *Client) receiveLocked(udp net.Conn, h wire2.Header, p []byte, size int, now time.Time) {
+func (c *Client) receiveLocked(udp net.Conn, h wire.Header, p []byte, size int, now time.Time) {
 	switch h.Type {
 	case wire.TypeAccept:
 		a, err := wire.ParseAccept(p)

@@ -20,9 +20,9 @@ import (
 type codec interface {
 	// parseHeader checks a datagram's header by the version's rules
 	// (6.1, 7.10); a v1 header has the v2 fields zero.
-	parseHeader(b []byte) (wire2.Header, []byte, error)
+	parseHeader(b []byte) (wire.Header, []byte, error)
 	// accept records a valid datagram in the link (5.1, 7.2).
-	accept(l *link.Link, h wire2.Header, size int, now time.Time)
+	accept(l *link.Link, h wire.Header, size int, now time.Time)
 	// snapshot applies a Snapshot payload: its tick, the age of its
 	// baseline, and false when the datagram is dropped.
 	snapshot(c *Client, p []byte, now time.Time) (tick, baseAge uint32, ok bool)
@@ -69,13 +69,13 @@ func codecOf(version uint8) codec {
 // 4).
 type codec1 struct{}
 
-func (codec1) parseHeader(b []byte) (wire2.Header, []byte, error) {
+func (codec1) parseHeader(b []byte) (wire.Header, []byte, error) {
 	h, p, err := wire.ParseHeader(b, wire.ToClient)
-	return wire2.Header{Header: h}, p, err
+	return h, p, err
 }
 
-func (codec1) accept(l *link.Link, h wire2.Header, size int, now time.Time) {
-	l.Accept(h.Header, size, now)
+func (codec1) accept(l *link.Link, h wire.Header, size int, now time.Time) {
+	l.Accept(h, size, now)
 }
 
 func (codec1) snapshot(c *Client, p []byte, now time.Time) (uint32, uint32, bool) {
@@ -132,11 +132,11 @@ func (codec1) mismatch() string { return "the server speaks another version of t
 // codec2 is the codec of version 2 sessions (Part II).
 type codec2 struct{}
 
-func (codec2) parseHeader(b []byte) (wire2.Header, []byte, error) {
+func (codec2) parseHeader(b []byte) (wire.Header, []byte, error) {
 	return wire2.ParseHeader(b, wire.ToClient)
 }
 
-func (codec2) accept(l *link.Link, h wire2.Header, size int, now time.Time) { l.Accept2(h, size, now) }
+func (codec2) accept(l *link.Link, h wire.Header, size int, now time.Time) { l.Accept(h, size, now) }
 
 func (codec2) snapshot(c *Client, p []byte, now time.Time) (uint32, uint32, bool) {
 	return c.snapshot2(p, now)

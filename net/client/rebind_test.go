@@ -128,7 +128,7 @@ func testRebind(t *testing.T, version uint8) {
 		h := wire.Header{Type: wire.TypeInput, Seq: seq + uint16(i), Ack: 0xFFFF, Session: c.Session()}
 		var b []byte
 		if version == 2 {
-			b = wire2.AppendHeader(nil, wire2.Header{Header: h})
+			b = wire2.AppendHeader(nil, h)
 			b = wire2.AppendInput(b, &wire2.Input{Step: 1e6 + uint32(i), Count: 1, Actions: [8]uint8{wire.ActionUp}})
 		} else {
 			b = wire.AppendHeader(nil, h)

@@ -7,7 +7,6 @@ import (
 
 	"rtype/net/link/linktest"
 	"rtype/net/wire"
-	"rtype/net/wire2"
 )
 
 // Accept walks only the ack_bits a previous header did not carry; the
@@ -44,10 +43,10 @@ func TestAcceptSkipsSeenAckBits(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				bits = 0xFFFFFFFF
 			}
-			h := wire2.Header{Header: linktest.PeerHeader(wire.TypeAck, uint16(i), ack, bits)}
-			fast.Accept2(h, 20, now)
+			h := linktest.PeerHeader(wire.TypeAck, uint16(i), ack, bits)
+			fast.Accept(h, 20, now)
 			walk.peerAckHas = false // walk all 32 bits, as before
-			walk.Accept2(h, 20, now)
+			walk.Accept(h, 20, now)
 			fs, ws := fast.Stats(), walk.Stats()
 			fr, _ := fast.RTT()
 			wr, _ := walk.RTT()

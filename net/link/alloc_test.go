@@ -50,11 +50,11 @@ func linkTickNoAllocs(t *testing.T, newLink func(uint32, time.Time) *Link) {
 			if fresh, err = cli.ReceiveEvents(p, fresh[:0]); err != nil {
 				t.Fatal(err)
 			}
-			cli.Accept2(h, len(out), now)
+			cli.Accept(h, len(out), now)
 		}
 		ack, _ = cli.AppendDatagram(ack[:0], wire.TypeAck, nil, now) // an Ack: empty in both versions
 		h, _ := parseAny(t, srv, ack, wire.ToServer)
-		srv.Accept2(h, len(ack), now)
+		srv.Accept(h, len(ack), now)
 	}
 	for range 2 * sentRing { // the ring of sent datagrams at its size
 		tick()

@@ -103,12 +103,12 @@ func TestWarmChangesNothing(t *testing.T) {
 		now = now.Add(time.Millisecond)
 		a.AppendDatagram(nil, wire.TypeSnapshot, []byte{1}, now)
 		b.AppendDatagram(nil, wire.TypeSnapshot, []byte{1}, now)
-		h := wire2.Header{Header: wire.Header{Type: wire.TypeInput, Seq: uint16(i), Ack: uint16(i / 2), AckBits: 0xffff, Session: 7}}
+		h := wire.Header{Type: wire.TypeInput, Seq: uint16(i), Ack: uint16(i / 2), AckBits: 0xffff, Session: 7}
 		for _, ack := range []uint16{h.Ack, h.Ack + 1, ^h.Ack, 0xFFFF} {
 			a.Warm(ack)
 		}
-		a.Accept2(h, 21, now)
-		b.Accept2(h, 21, now)
+		a.Accept(h, 21, now)
+		b.Accept(h, 21, now)
 	}
 	ra, _ := a.RTT()
 	rb, _ := b.RTT()

@@ -124,7 +124,7 @@ func New(session uint32, now time.Time) *Link {
 // it fills in, and round trips leave out the delay the peer reports
 // (7.2); its events are framed with 32-bit ids, in a receive window of
 // 65536 ids and with at most 65536 unacknowledged (7.7). Give it the
-// peer's headers with Accept2.
+// peer's headers, their AckDelay included, with Accept.
 func NewV2(session uint32, now time.Time) *Link {
 	return &Link{Session: session, lastRecv: now, v2: &linkV2{}}
 }
@@ -154,7 +154,7 @@ func (l *Link) Seen(seq uint16) bool { return l.recv.seen(seq) }
 // after the last it sent.
 func (l *Link) Next() uint16 { return l.next }
 
-// Warm loads the parts of l that Seen and Accept (or Accept2) of a
+// Warm loads the parts of l that Seen and Accept of a
 // header acknowledging ack read, and returns a value made of them, to be
 // discarded. A server that handles a batch of datagrams calls it for each
 // of their links first, so that the cache misses of the batch overlap
@@ -172,16 +172,12 @@ func (l *Link) Warm(ack uint16) uint64 {
 // and the session's silence timer restarts. Call it only for datagrams
 // that were accepted, a Snapshot only once rebuilt.
 //
-// In a v2 session, call Accept2: Accept takes the peer's ack_delay as 0.
-func (l *Link) Accept(h wire.Header, size int, now time.Time) { l.accept(h, 0, size, now) }
-
-// Accept2 is Accept for a v2 header (7.2): the RTT sample that its ack
-// gives leaves out the ack_delay it carries, and is never below 0; the
-// sequences of its ack_bits give no sample. On a v1 Link it is Accept
-// (whose samples include every sequence acknowledged, 5.4), the header's
-// ack_delay left out (a v1 header has none: 0).
-func (l *Link) Accept2(h wire2.Header, size int, now time.Time) {
-	l.accept(h.Header, time.Duration(h.AckDelay)*wire2.AckDelayUnit*time.Microsecond, size, now)
+// In a v2 session (7.2), the RTT sample that the header's ack gives
+// leaves out the ack_delay it carries, and is never below 0; the
+// sequences of its ack_bits give no sample. In v1 every sequence
+// acknowledged gives one (5.4); a v1 header's AckDelay is 0.
+func (l *Link) Accept(h wire.Header, size int, now time.Time) {
+	l.accept(h, time.Duration(h.AckDelay)*wire2.AckDelayUnit*time.Microsecond, size, now)
 }
 
 func (l *Link) accept(h wire.Header, delay time.Duration, size int, now time.Time) {
@@ -351,9 +347,8 @@ func (l *Link) appendHeader(dst []byte, t wire.Type, seq uint16, now time.Time) 
 	if l.v2 == nil {
 		return wire.AppendHeader(dst, h)
 	}
-	var delay uint16
 	if l.recv.has {
-		delay = wire2.AckDelayUnits(now.Sub(l.ackArrived).Microseconds())
+		h.AckDelay = wire2.AckDelayUnits(now.Sub(l.ackArrived).Microseconds())
 	}
-	return wire2.AppendHeader(dst, wire2.Header{Header: h, AckDelay: delay})
+	return wire2.AppendHeader(dst, h)
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // sendAt makes l send an Ack at now and returns its header.
-func sendAt(tb testing.TB, l *Link, now time.Time) wire2.Header {
+func sendAt(tb testing.TB, l *Link, now time.Time) wire.Header {
 	tb.Helper()
 	d, _ := l.AppendDatagram(nil, wire.TypeAck, nil, now)
 	h, _ := linktest.MustParse2(tb, d, wire.ToServer)
@@ -54,17 +54,17 @@ func TestAckDelayWritten(t *testing.T) {
 	if h := sendAt(t, l, at(5)); h.AckDelay != 0 || h.Ack != 0xFFFF {
 		t.Fatalf("nothing recorded: ack %d, ack_delay %d", h.Ack, h.AckDelay)
 	}
-	l.Accept2(linktest.PeerHeader2(10, 0xFFFF, 0, 0), wire2.HeaderSize, at(100))
+	l.Accept(linktest.PeerHeader2(10, 0xFFFF, 0, 0), wire2.HeaderSize, at(100))
 	if h := sendAt(t, l, at(117)); h.Ack != 10 || h.AckDelay != 170 {
 		t.Fatalf("17 ms after the arrival of 10: ack %d, ack_delay %d, want 170", h.Ack, h.AckDelay)
 	}
 	// An older datagram arriving later does not restart it: ack still
 	// names 10.
-	l.Accept2(linktest.PeerHeader2(8, 0xFFFF, 0, 0), wire2.HeaderSize, at(130))
+	l.Accept(linktest.PeerHeader2(8, 0xFFFF, 0, 0), wire2.HeaderSize, at(130))
 	if h := sendAt(t, l, at(140)); h.Ack != 10 || h.AckDelay != 400 {
 		t.Fatalf("ack %d, ack_delay %d, want 10 and 400", h.Ack, h.AckDelay)
 	}
-	l.Accept2(linktest.PeerHeader2(11, 0xFFFF, 0, 0), wire2.HeaderSize, at(150))
+	l.Accept(linktest.PeerHeader2(11, 0xFFFF, 0, 0), wire2.HeaderSize, at(150))
 	if h := sendAt(t, l, at(150).Add(199*time.Microsecond)); h.Ack != 11 || h.AckDelay != 1 {
 		t.Fatalf("199 µs: ack %d, ack_delay %d, want 11 and 1", h.Ack, h.AckDelay)
 	}
@@ -87,12 +87,12 @@ func TestAckDelayWritten(t *testing.T) {
 func TestRTTLeavesOutAckDelay(t *testing.T) {
 	l := NewV2(testSession, t0)
 	s0 := sendOne(l, at(0))
-	l.Accept2(linktest.PeerHeader2(0, s0, 0, 300), wire2.HeaderSize, at(100)) // held 30 ms
+	l.Accept(linktest.PeerHeader2(0, s0, 0, 300), wire2.HeaderSize, at(100)) // held 30 ms
 	if rtt, ok := l.RTT(); !ok || rtt != 70*time.Millisecond {
 		t.Fatalf("RTT %v %v, want 70ms", rtt, ok)
 	}
 	s1 := sendOne(l, at(100))
-	l.Accept2(linktest.PeerHeader2(1, s1, 0, 2000), wire2.HeaderSize, at(200)) // "held" 200 ms of 100
+	l.Accept(linktest.PeerHeader2(1, s1, 0, 2000), wire2.HeaderSize, at(200)) // "held" 200 ms of 100
 	if rtt, _ := l.RTT(); rtt != 63*time.Millisecond {
 		t.Fatalf("RTT %v, want 63ms (70 smoothed with a sample of 0)", rtt)
 	}
@@ -114,7 +114,7 @@ func TestRTTOnlyFromAck2(t *testing.T) {
 		}
 		sendOne(l, at(0))
 		s1 := sendOne(l, at(50))
-		l.Accept2(linktest.PeerHeader2(0, s1, 1, 0), wire2.HeaderSize, at(100))
+		l.Accept(linktest.PeerHeader2(0, s1, 1, 0), wire2.HeaderSize, at(100))
 		rtt, _ := l.RTT()
 		want := 50 * time.Millisecond // the sample of ack only
 		if !v2 {
@@ -132,7 +132,7 @@ func TestResendAfterNetworkRTT2(t *testing.T) {
 	l := NewV2(testSession, t0)
 	for i := range 20 {
 		s := sendOne(l, at(1000*i))
-		l.Accept2(linktest.PeerHeader2(uint16(i), s, 0, 4000), wire2.HeaderSize, at(1000*i+500))
+		l.Accept(linktest.PeerHeader2(uint16(i), s, 0, 4000), wire2.HeaderSize, at(1000*i+500))
 	}
 	if rtt, _ := l.RTT(); rtt != 100*time.Millisecond || l.ResendAfter() != 125*time.Millisecond {
 		t.Fatalf("RTT %v, R %v, want 100ms and 125ms", rtt, l.ResendAfter())
@@ -150,7 +150,7 @@ func TestResendAfterNetworkRTT2(t *testing.T) {
 }
 
 // sentEvents2 parses a v2 Event datagram.
-func sentEvents2(tb testing.TB, d []byte) (wire2.Header, []wire2.EventFrame) {
+func sentEvents2(tb testing.TB, d []byte) (wire.Header, []wire2.EventFrame) {
 	tb.Helper()
 	if len(d) > wire.MaxDatagram {
 		tb.Fatalf("event datagram of %d bytes", len(d))
@@ -209,7 +209,7 @@ func TestTooManyEvents2(t *testing.T) {
 	}
 	d, _ := l.AppendEvents(nil, t0)
 	h, frames := sentEvents2(t, d)
-	l.Accept2(linktest.PeerHeader2(0, h.Seq, 0, 0), wire2.HeaderSize, at(10))
+	l.Accept(linktest.PeerHeader2(0, h.Seq, 0, 0), wire2.HeaderSize, at(10))
 	if l.Unacked() != wire2.EventWindow-len(frames) || l.QueueEvent(ev) != nil {
 		t.Fatalf("after the ack of %d: Unacked %d", len(frames), l.Unacked())
 	}
@@ -256,12 +256,12 @@ func TestEventIDs2Beyond16Bits(t *testing.T) {
 				}
 				got++
 			}
-			b.Accept2(h, len(d), now)
+			b.Accept(h, len(d), now)
 		}
 		if !lose() {
 			d, _ := b.AppendDatagram(nil, wire.TypeAck, nil, now)
 			h, _ := linktest.MustParse2(t, d, wire.ToServer)
-			a.Accept2(h, len(d), now)
+			a.Accept(h, len(d), now)
 		}
 	}
 	if b.Stats().EventsDelivered != total {

@@ -110,13 +110,13 @@ func runEventLoad(t *testing.T, newLink func(uint32, time.Time) *Link, nw loadNe
 				}
 				res.delivered++
 			}
-			cli.Accept2(h, len(b), now)
+			cli.Accept(h, len(b), now)
 			ack(now) // at once (7.7)
 		}
 		for b, ok := up.Receive(buf[:0], now); ok; b, ok = up.Receive(buf[:0], now) {
 			h, _ := parseAny(t, srv, b, wire.ToServer)
 			if !srv.Seen(h.Seq) {
-				srv.Accept2(h, len(b), now)
+				srv.Accept(h, len(b), now)
 			}
 		}
 		if res.queued == total && res.delivered == total && srv.Unacked() == 0 {
@@ -159,6 +159,6 @@ func TestEvents500PerSecondAt25PercentLoss(t *testing.T) {
 }
 
 // parseAny parses a datagram of l's version as a v2 header.
-func parseAny(tb testing.TB, l *Link, b []byte, d wire.Direction) (wire2.Header, []byte) {
+func parseAny(tb testing.TB, l *Link, b []byte, d wire.Direction) (wire.Header, []byte) {
 	return linktest.ParseAny(tb, l.Version() == wire.Version2, b, d)
 }

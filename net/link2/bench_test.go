@@ -109,9 +109,9 @@ func (b *senderBench) step() {
 		b.bytes += len(d)
 	}
 	b.sent += len(ds)
-	h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: b.peer, Ack: b.l.Next() - 1, AckBits: 0xFFFFFFFF, Session: testSession}}
+	h := wire.Header{Type: wire.TypeAck, Seq: b.peer, Ack: b.l.Next() - 1, AckBits: 0xFFFFFFFF, Session: testSession}
 	b.peer++
-	b.l.Accept2(h, wire2.HeaderSize, b.now)
+	b.l.Accept(h, wire2.HeaderSize, b.now)
 }
 
 // BenchmarkSnapshotSenderBusy and BenchmarkSnapshotSenderBusy: the CPU

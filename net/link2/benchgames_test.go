@@ -42,11 +42,11 @@ func benchGames(b *testing.B, games int, build bool) {
 		tick++
 		for _, g := range gs {
 			for p, l := range g.links {
-				h := wire2.Header{Header: wire.Header{Type: wire.TypeInput, Seq: g.peer[p], Ack: l.Next() - 1,
-					AckBits: 0xFFFFFFFF, Session: l.Session}}
+				h := wire.Header{Type: wire.TypeInput, Seq: g.peer[p], Ack: l.Next() - 1,
+					AckBits: 0xFFFFFFFF, Session: l.Session}
 				g.peer[p]++
 				if !l.Seen(h.Seq) {
-					l.Accept2(h, wire2.HeaderSize+10, now)
+					l.Accept(h, wire2.HeaderSize+10, now)
 				}
 			}
 		}

@@ -215,7 +215,7 @@ func (s *e2eServer) receive(b []byte, now time.Time) {
 		s.fail("datagram from the client: %v, type %v", err, h.Type)
 	}
 	if !s.link.Seen(h.Seq) {
-		s.link.Accept2(h, len(b), now)
+		s.link.Accept(h, len(b), now)
 	}
 }
 
@@ -277,14 +277,14 @@ func (c *e2eClient) receive(b []byte, now time.Time) {
 			}
 			c.got++
 		}
-		c.link.Accept2(h, len(b), now)
+		c.link.Accept(h, len(b), now)
 		c.accepted[h.Seq] = true
 		c.sendAck(now) // at once (7.7)
 		return
 	default:
 		tb.Fatalf("client: unexpected %v datagram", h.Type)
 	}
-	c.link.Accept2(h, len(b), now)
+	c.link.Accept(h, len(b), now)
 	c.accepted[h.Seq] = true
 }
 

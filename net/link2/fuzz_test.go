@@ -75,7 +75,7 @@ func FuzzReceive(f *testing.F) {
 					wire2.ParseEvent(fr.Data, &ev)
 				}
 			}
-			l.Accept2(h, len(d), time.Unix(1, 0))
+			l.Accept(h, len(d), time.Unix(1, 0))
 		}
 	})
 }

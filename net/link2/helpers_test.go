@@ -4,7 +4,6 @@ import (
 	"rtype/net/link"
 	"rtype/net/link/linktest"
 	"rtype/net/wire"
-	"rtype/net/wire2"
 	"testing"
 	"time"
 )
@@ -27,6 +26,6 @@ const testSession = 0xDEADBEEF
 const sentRing = 1024
 
 // parseAny parses a datagram of l's version as a v2 header.
-func parseAny(tb testing.TB, l *link.Link, b []byte, d wire.Direction) (wire2.Header, []byte) {
+func parseAny(tb testing.TB, l *link.Link, b []byte, d wire.Direction) (wire.Header, []byte) {
 	return linktest.ParseAny(tb, l.Version() == wire.Version2, b, d)
 }

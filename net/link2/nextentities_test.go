@@ -58,8 +58,8 @@ func TestNextEntitiesHeldFramesKept(t *testing.T) {
 			if (i == 2 && k%100 < 50) || rng.IntN(4) == 0 {
 				continue // its acknowledgement lost
 			}
-			h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: plain[i].Next() - 1, AckBits: 0xFFFFFFFF, Session: plain[i].Session}}
-			plain[i].Accept2(h, wire2.HeaderSize, now)
+			h := wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: plain[i].Next() - 1, AckBits: 0xFFFFFFFF, Session: plain[i].Session}
+			plain[i].Accept(h, wire2.HeaderSize, now)
 			r.ack(i, now)
 		}
 		for i := range n {
@@ -121,9 +121,9 @@ func TestNextEntitiesNoAllocs(t *testing.T) {
 		ents := g.entities(st.e2)
 		for p, l := range g.links {
 			g.s.Datagrams(l, tick, st.p2, ents, now)
-			h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: g.peer[p], Ack: l.Next() - 1, AckBits: 0xFFFFFFFF, Session: l.Session}}
+			h := wire.Header{Type: wire.TypeAck, Seq: g.peer[p], Ack: l.Next() - 1, AckBits: 0xFFFFFFFF, Session: l.Session}
 			g.peer[p]++
-			l.Accept2(h, wire2.HeaderSize, now)
+			l.Accept(h, wire2.HeaderSize, now)
 		}
 	}
 	for range 4 * link.Snapshots {

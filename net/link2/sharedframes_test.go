@@ -107,8 +107,8 @@ func (r *sharedRig) send(t *testing.T, i int, tick uint32, players []wire2.Playe
 // ack has client i and its twin acknowledge everything they were sent.
 func (r *sharedRig) ack(i int, now time.Time) {
 	for _, l := range []*link.Link{r.ls[i], r.ref[i]} {
-		h := wire2.Header{Header: wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: l.Next() - 1, AckBits: 0xFFFFFFFF, Session: l.Session}}
-		l.Accept2(h, wire2.HeaderSize, now)
+		h := wire.Header{Type: wire.TypeAck, Seq: r.peer[i], Ack: l.Next() - 1, AckBits: 0xFFFFFFFF, Session: l.Session}
+		l.Accept(h, wire2.HeaderSize, now)
 	}
 	r.peer[i]++
 }

@@ -93,7 +93,7 @@ func (s *sender) send(tb testing.TB, f *wire2.Frame) []*wire2.Snapshot {
 
 // ack acknowledges one datagram.
 func (s *sender) ack(seq uint16) {
-	s.l.Accept2(linktest.PeerHeader2(s.peer, seq, 0, 0), wire2.HeaderSize, at(0))
+	s.l.Accept(linktest.PeerHeader2(s.peer, seq, 0, 0), wire2.HeaderSize, at(0))
 	s.peer++
 }
 

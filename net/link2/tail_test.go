@@ -125,7 +125,7 @@ func TestDatagramsEvents(t *testing.T) {
 // Both ends of a v2 link allocate nothing per tick in steady state:
 // the server queues events and sends them in its Snapshots' tails
 // (DatagramsEvents); the client decodes, rebuilds, delivers and
-// acknowledges them (DecodeTail, Rebuild, ReceiveEvents2, Accept2); the
+// acknowledges them (DecodeTail, Rebuild, ReceiveEvents2, Accept); the
 // server takes the acknowledgement.
 func TestTailTickNoAllocs(t *testing.T) {
 	if testutil.RaceEnabled {
@@ -173,11 +173,11 @@ func TestTailTickNoAllocs(t *testing.T) {
 					t.Fatalf("%d fresh events, want 3: %v", len(fresh), err)
 				}
 			}
-			cli.Accept2(h, len(d), now)
+			cli.Accept(h, len(d), now)
 		}
 		ack, _ = cli.AppendDatagram(ack[:0], wire.TypeAck, nil, now)
 		h, _ := parseAny(t, srv, ack, wire.ToServer)
-		srv.Accept2(h, len(ack), now)
+		srv.Accept(h, len(ack), now)
 	}
 	for range 6 * sentRing { // the ring of sent datagrams at its size
 		step()

@@ -69,13 +69,19 @@ func (t Type) Allowed(d Direction) bool {
 	return false
 }
 
-// Header is the 18-byte header of every datagram (2.1).
+// Header is the header of every datagram: 18 bytes in v1 (2.1), and 20 in
+// v2, whose codec (package wire2) adds AckDelay (7.2).
 type Header struct {
-	Type    Type
-	Seq     uint16 // this datagram's sequence
-	Ack     uint16 // newest sequence received from the peer
-	AckBits uint32 // bit i: sequence Ack-1-i received too
-	Session uint32 // never 0
+	Type Type
+	Seq  uint16 // this datagram's sequence
+	Ack  uint16 // newest sequence received from the peer
+	// AckDelay is, in v2 (7.2), the time between the arrival of the
+	// datagram named by Ack and the sending of this one, in units of
+	// 100 µs, saturating at 65535 (6.5535 s). A v1 header has none: the
+	// v1 codec neither writes nor reads it, and leaves it 0.
+	AckDelay uint16
+	AckBits  uint32 // bit i: sequence Ack-1-i received too
+	Session  uint32 // never 0
 }
 
 // AppendHeader appends the 18 header bytes of h to dst.

@@ -21,19 +21,10 @@ var (
 	ErrPayloadSize = errors.New("wire: v2 payload size does not match its type (7.2)")
 )
 
-// Header is the 20-byte header of a v2 datagram (7.2): v1's fields with
-// version 2, then ack_delay.
-type Header struct {
-	wire.Header
-	// AckDelay is the time between the arrival of the datagram named by
-	// Ack and the sending of this one, in units of 100 µs, saturating at
-	// 65535 (6.5535 s).
-	AckDelay uint16
-}
-
-// AppendHeader appends the 20 header bytes of h to dst.
-func AppendHeader(dst []byte, h Header) []byte {
-	dst = wire.AppendHeader(dst, h.Header)
+// AppendHeader appends the 20 header bytes of h to dst (7.2): v1's fields
+// with version 2, then ack_delay.
+func AppendHeader(dst []byte, h wire.Header) []byte {
+	dst = wire.AppendHeader(dst, h)
 	dst[len(dst)-wire.HeaderSize+4] = wire.Version2
 	return binary.LittleEndian.AppendUint16(dst, h.AckDelay)
 }
@@ -60,8 +51,8 @@ func allowed(t wire.Type, d wire.Direction) bool {
 // magic, version 2, type and its direction, session not 0, the payload
 // size of fixed-size types, the Input rules of 7.4) and returns the
 // header and the payload, which aliases b.
-func ParseHeader(b []byte, d wire.Direction) (Header, []byte, error) {
-	var h Header
+func ParseHeader(b []byte, d wire.Direction) (wire.Header, []byte, error) {
+	var h wire.Header
 	if len(b) < HeaderSize {
 		return h, nil, wire.ErrShort
 	}

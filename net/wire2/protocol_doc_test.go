@@ -15,7 +15,7 @@ import (
 // continues v1's: session 0xDEADBEEF, player 0 "Ripley", token 01...08.
 
 var (
-	exH = Header{Header: wire.Header{Type: wire.TypeSnapshot, Seq: 0x25, Ack: 0x40, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}, AckDelay: 170}
+	exH = wire.Header{Type: wire.TypeSnapshot, Seq: 0x25, Ack: 0x40, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF, AckDelay: 170}
 
 	exLoginOK = wire.Message{Type: wire.MsgLoginAccepted, Player: 0, Session: 0xDEADBEEF, Token: exToken, Tick: 600,
 		Ext:  wire.LoginExt{ShipSpeed: 360, ShipW: 33, ShipH: 17, AreaW: 1280, AreaH: 720, TickRate: 60, SnapshotTicks: 3, BlinkTicks: 8},
@@ -33,8 +33,8 @@ var (
 	}()
 	exAddr    = netip.MustParseAddrPort("192.0.2.7:40000")
 	exNow     = int64(1_800_000_005)
-	exCookieH = Header{Header: wire.Header{Type: wire.TypeChallenge, Seq: 0, Ack: 0xFFFF, Session: 0xDEADBEEF}}
-	exBindCH  = Header{Header: wire.Header{Type: wire.TypeBind, Seq: 1, Ack: 0, Session: 0xDEADBEEF}, AckDelay: 3}
+	exCookieH = wire.Header{Type: wire.TypeChallenge, Seq: 0, Ack: 0xFFFF, Session: 0xDEADBEEF}
+	exBindCH  = wire.Header{Type: wire.TypeBind, Seq: 1, Ack: 0, Session: 0xDEADBEEF, AckDelay: 3}
 
 	exSineBydos = wire.Sine(612, 1300, 200, -120, 40, 120, math.Pi/2)
 	exBydosAnim = wire.Anim{Ticks: 6, Count: 8}
@@ -48,15 +48,15 @@ var (
 	exMissileM   = wire.Linear(617, 154.25, 175.75, 900, 0)
 	exWorld615   = []Entity{MakeEntity(2, wire.KindPlayerShip, &exShipM615, wire.Anim{}), MakeEntity(5, wire.KindBydosSlave, &exSineBydos, exBydosAnim)}
 	exWorld618   = []Entity{MakeEntity(2, wire.KindPlayerShip, &exShipM618, wire.Anim{Frame0: 1}), exWorld615[1], MakeEntity(9, wire.KindPlayerMissile, &exMissileM, wire.Anim{})}
-	exEventH     = Header{Header: wire.Header{Type: wire.TypeEvent, Seq: 0x26, Ack: 0x41, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF}, AckDelay: 40}
+	exEventH     = wire.Header{Type: wire.TypeEvent, Seq: 0x26, Ack: 0x41, AckBits: 0xFFFFFFFF, Session: 0xDEADBEEF, AckDelay: 40}
 	exSpawnM     = wire.Event{Type: wire.EventSpawn, Tick: 617, ID: 9, Kind: wire.KindPlayerMissile, Owner: 0, Motion: exMissileM}
-	exInputH     = Header{Header: wire.Header{Type: wire.TypeInput, Seq: 0x0102, Ack: 0x0025, AckBits: 1, Session: 0xDEADBEEF}, AckDelay: 25}
+	exInputH     = wire.Header{Type: wire.TypeInput, Seq: 0x0102, Ack: 0x0025, AckBits: 1, Session: 0xDEADBEEF, AckDelay: 25}
 	exInput      = Input{Step: 17, Count: 4, Actions: [MaxInputActions]uint8{wire.ActionUp | wire.ActionRight | wire.ActionFire, wire.ActionRight, wire.ActionRight, wire.ActionRight}}
 	exDestroyB   = wire.Event{Type: wire.EventDestroy, Tick: 650, ID: 5, Reason: wire.DestroyKilled, X: 900, Y: 240}
 )
 
 func docExamples() []docExample {
-	checkHeader := func(b []byte, d wire.Direction, want Header, payload []byte) error {
+	checkHeader := func(b []byte, d wire.Direction, want wire.Header, payload []byte) error {
 		h, p, err := ParseHeader(b, d)
 		if err != nil {
 			return err

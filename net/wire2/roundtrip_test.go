@@ -22,7 +22,7 @@ func rebuild(t *testing.T, payloads [][]byte, limit int, tick uint32, players, b
 		if len(p) > limit {
 			t.Fatalf("payload %d is %d bytes, over %d", k, len(p), limit)
 		}
-		h := Header{Header: wire.Header{Type: wire.TypeSnapshot, Seq: uint16(k), Session: 1}}
+		h := wire.Header{Type: wire.TypeSnapshot, Seq: uint16(k), Session: 1}
 		dg := append(AppendHeader(nil, h), p...)
 		if _, pp, err := ParseHeader(dg, wire.ToClient); err != nil || !bytes.Equal(pp, p) {
 			t.Fatalf("datagram %d (%d bytes): %v", k, len(dg), err)

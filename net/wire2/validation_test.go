@@ -17,7 +17,7 @@ import (
 // ---- 7.2: the v2 header ----------------------------------------------------
 
 func datagram(t wire.Type, p []byte) []byte {
-	h := Header{Header: wire.Header{Type: t, Seq: 7, Ack: 6, AckBits: 0x55, Session: 0xDEADBEEF}, AckDelay: 0x1234}
+	h := wire.Header{Type: t, Seq: 7, Ack: 6, AckBits: 0x55, Session: 0xDEADBEEF, AckDelay: 0x1234}
 	return append(AppendHeader(nil, h), p...)
 }
 
@@ -47,7 +47,7 @@ func TestHeader2Valid(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v dir %d: %v", typ, d, err)
 			}
-			want := Header{Header: wire.Header{Type: typ, Seq: 7, Ack: 6, AckBits: 0x55, Session: 0xDEADBEEF}, AckDelay: 0x1234}
+			want := wire.Header{Type: typ, Seq: 7, Ack: 6, AckBits: 0x55, Session: 0xDEADBEEF, AckDelay: 0x1234}
 			if h != want || !bytes.Equal(payload, p) {
 				t.Fatalf("%v: got %+v % X", typ, h, payload)
 			}

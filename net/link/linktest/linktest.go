@@ -80,7 +80,7 @@ func MustParse(tb testing.TB, b []byte, d wire.Direction) (wire.Header, []byte) 
 }
 
 // MustParse2 parses a v2 datagram, or fails the test.
-func MustParse2(tb testing.TB, b []byte, d wire.Direction) (wire2.Header, []byte) {
+func MustParse2(tb testing.TB, b []byte, d wire.Direction) (wire.Header, []byte) {
 	tb.Helper()
 	h, p, err := wire2.ParseHeader(b, d)
 	if err != nil {
@@ -91,13 +91,13 @@ func MustParse2(tb testing.TB, b []byte, d wire.Direction) (wire2.Header, []byte
 
 // ParseAny parses a datagram of a v2 session (v2) or a v1 one as a v2
 // header: a v1 header has ack_delay 0.
-func ParseAny(tb testing.TB, v2 bool, b []byte, d wire.Direction) (wire2.Header, []byte) {
+func ParseAny(tb testing.TB, v2 bool, b []byte, d wire.Direction) (wire.Header, []byte) {
 	tb.Helper()
 	if v2 {
 		return MustParse2(tb, b, d)
 	}
 	h, p := MustParse(tb, b, d)
-	return wire2.Header{Header: h}, p
+	return h, p
 }
 
 // PeerHeader is a header of type t from the peer, with sequence seq,
@@ -108,6 +108,8 @@ func PeerHeader(t wire.Type, seq, ack uint16, bits uint32) wire.Header {
 
 // PeerHeader2 is a v2 Ack header from the peer acknowledging ack and
 // ack_bits after holding ack for delay units of 100 µs.
-func PeerHeader2(seq, ack uint16, bits uint32, delay uint16) wire2.Header {
-	return wire2.Header{Header: PeerHeader(wire.TypeAck, seq, ack, bits), AckDelay: delay}
+func PeerHeader2(seq, ack uint16, bits uint32, delay uint16) wire.Header {
+	h := PeerHeader(wire.TypeAck, seq, ack, bits)
+	h.AckDelay = delay
+	return h
 }
