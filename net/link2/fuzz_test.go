@@ -10,7 +10,7 @@ import (
 	"rtype/net/wire2"
 )
 
-// FuzzReceive2 is FuzzReceive for a v2 session: a stream of datagrams, as
+// FuzzReceive is link's FuzzReceive for a v2 session: a stream of datagrams, as
 // a hostile or broken server would send them, through the client's side
 // of a v2 link: header checks (7.2), duplicates, event delivery with the
 // 32-bit window (7.7), and snapshot rebuilding (7.8). Nothing may panic;
@@ -37,7 +37,7 @@ func FuzzReceive(f *testing.F) {
 		l := link.NewV2(7, time.Unix(0, 0))
 		var rb Rebuilder
 		var snap wire2.Snapshot
-		var frames []wire2.EventFrame
+		var frames []wire.EventFrame
 		got := map[uint32]bool{}
 		for _, d := range linktest.CutStream(stream, cut1, cut2) {
 			h, p, err := wire2.ParseHeader(d, wire.ToClient)
@@ -63,7 +63,7 @@ func FuzzReceive(f *testing.F) {
 				}
 			case wire.TypeEvent:
 				var err error
-				if frames, err = l.ReceiveEvents2(p, frames[:0]); err != nil {
+				if frames, err = l.ReceiveEvents(p, frames[:0]); err != nil {
 					continue
 				}
 				for _, fr := range frames {
