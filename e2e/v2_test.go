@@ -27,7 +27,7 @@ type v2raw struct {
 	rb   link2.Rebuilder
 	snap wire2.Snapshot
 
-	frames []wire2.EventFrame
+	frames []wire.EventFrame
 	events []wire.Event
 	ids    []uint32                 // the event id of each of events
 	snaps  map[uint32]link2.Rebuilt // whole copies, by tick
@@ -139,7 +139,7 @@ func (c *v2raw) read(deadline time.Time) (wire.Type, []byte, bool) {
 // payload badly framed.
 func (c *v2raw) take(p []byte) bool {
 	var err error
-	if c.frames, err = c.link.ReceiveEvents2(p, c.frames[:0]); err != nil {
+	if c.frames, err = c.link.ReceiveEvents(p, c.frames[:0]); err != nil {
 		c.t.Errorf("events: %v", err)
 		return false
 	}

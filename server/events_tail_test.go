@@ -206,7 +206,7 @@ func TestEventsOverflow(t *testing.T) {
 	// Silent for 2 s: read and record, send nothing.
 	var got []dgram
 	var snap wire2.Snapshot
-	var frames []wire2.EventFrame
+	var frames []wire.EventFrame
 	end := time.Now().Add(2 * time.Second)
 	for time.Now().Before(end) {
 		c.udp.SetReadDeadline(time.Now().Add(20 * time.Millisecond))

@@ -56,7 +56,7 @@ type tclient2 struct {
 
 	rb      link2.Rebuilder
 	snap    wire2.Snapshot
-	frames  []wire2.EventFrame
+	frames  []wire.EventFrame
 	cookie  wire2.Cookie
 	cookies int // Challenges received
 
@@ -234,7 +234,7 @@ func (c *tclient2) handle(b []byte) {
 			return
 		}
 		if len(tail) > 1 { // its events, before its records (7.8)
-			c.frames, _ = c.link.ReceiveEvents2(tail, c.frames[:0])
+			c.frames, _ = c.link.ReceiveEvents(tail, c.frames[:0])
 			c.applyFrames()
 			if len(c.frames) > 0 {
 				c.tails++
@@ -243,7 +243,7 @@ func (c *tclient2) handle(b []byte) {
 		c.snaps = append(c.snaps, snap2{at: now, size: len(b), tick: r.Tick, hasBase: r.HasBaseline,
 			players: append([]wire2.Player(nil), r.Players...), entities: append([]wire2.Entity(nil), r.Entities...)})
 	case wire.TypeEvent:
-		c.frames, err = c.link.ReceiveEvents2(p, c.frames[:0])
+		c.frames, err = c.link.ReceiveEvents(p, c.frames[:0])
 		if err != nil {
 			t.Errorf("%s: invalid v2 Event datagram: %v", c.name, err)
 			return

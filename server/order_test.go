@@ -122,7 +122,7 @@ type recordOrder struct {
 
 // spawnMark is the event id and the tick of an entity's Spawn.
 type spawnMark struct {
-	event uint16
+	event uint32
 	tick  uint32
 }
 
@@ -145,7 +145,7 @@ func (o *recordOrder) pump(d time.Duration) {
 				o.dead[ev.ID] = true
 				// 4.5: an entity's Spawn has an earlier event id and a
 				// tick not after its Destroy's, even in one tick.
-				if sp, ok := o.spawnAt[ev.ID]; !ok || !wire.SeqNewer(c.frames[k].ID, sp.event) || ev.Tick < sp.tick {
+				if sp, ok := o.spawnAt[ev.ID]; !ok || !wire.SeqNewer(uint16(c.frames[k].ID), uint16(sp.event)) || ev.Tick < sp.tick {
 					o.c.t.Errorf("%s: Destroy %s (event %d) and its Spawn %+v out of order", c.name, eventString(ev), c.frames[k].ID, sp)
 				}
 			}

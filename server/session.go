@@ -276,13 +276,12 @@ func (u *udpIn) receiveLocked(rd *reader, b []byte, from netip.AddrPort, now tim
 
 // reader holds the read loop's buffers, reused for every datagram.
 type reader struct {
-	reply   []byte
-	frames  []wire.EventFrame
-	frames2 []wire2.EventFrame
-	input   wire2.Input
-	ss      [batchSize]*session   // the sessions of a batch (gatherLocked)
-	links   [batchSize]*link.Link // their links, for a moment
-	sink    uint64                // what gatherLocked loaded, kept
+	reply  []byte
+	frames []wire.EventFrame
+	input  wire2.Input
+	ss     [batchSize]*session   // the sessions of a batch (gatherLocked)
+	links  [batchSize]*link.Link // their links, for a moment
+	sink   uint64                // what gatherLocked loaded, kept
 }
 
 // bindToLocked binds ss to from, whose Bind was accepted (3.4, 7.3), and

@@ -85,7 +85,7 @@ func (u *udpIn) handle2Locked(rd *reader, ss *session, h wire.Header, payload []
 		// The client's events: v2 defines none it sends; a
 		// well-framed Event datagram is acknowledged and its events
 		// ignored (4.4, 7.7).
-		rd.frames2, err = ss.link.ReceiveEvents2(payload, rd.frames2[:0])
+		rd.frames, err = ss.link.ReceiveEvents(payload, rd.frames[:0])
 		if err == nil {
 			ss.link.Accept(h, n, now)
 		}

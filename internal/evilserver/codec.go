@@ -21,8 +21,6 @@ type codec interface {
 	loginAccepted(acc *wire.Message) []byte
 	// parseHeader checks a datagram from the client (6.1, 7.2).
 	parseHeader(b []byte) (wire.Header, []byte, error)
-	// accept records a valid datagram in the link (5.1, 7.2).
-	accept(l *link.Link, h wire.Header, size int, now time.Time)
 	// bindCookie reports whether the Bind payload p may bind; if not, it
 	// has sent what the version answers (v2: a Challenge, 7.3). s.mu is
 	// held.
@@ -55,10 +53,6 @@ func (codec1) loginAccepted(acc *wire.Message) []byte { return wire.AppendMessag
 func (codec1) parseHeader(b []byte) (h wire.Header, p []byte, err error) {
 	h, p, err = wire.ParseHeader(b, wire.ToServer)
 	return h, p, err
-}
-
-func (codec1) accept(l *link.Link, h wire.Header, size int, now time.Time) {
-	l.Accept(h, size, now)
 }
 
 func (codec1) bindCookie(*Server, []byte, *net.UDPAddr, time.Time) bool { return true }
@@ -102,8 +96,6 @@ func (codec2) loginAccepted(acc *wire.Message) []byte {
 func (codec2) parseHeader(b []byte) (wire.Header, []byte, error) {
 	return wire2.ParseHeader(b, wire.ToServer)
 }
-
-func (codec2) accept(l *link.Link, h wire.Header, size int, now time.Time) { l.Accept(h, size, now) }
 
 // bindCookie: a Bind without the server's cookie gets a Challenge, not
 // recorded (7.3).

@@ -225,7 +225,7 @@ func (s *Server) handle(b []byte, from *net.UDPAddr) {
 	if s.link.Seen(h.Seq) {
 		return
 	}
-	accept := func() { cd.accept(s.link, h, len(b), now) }
+	accept := func() { s.link.Accept(h, len(b), now) }
 	if h.Type == wire.TypeBind {
 		if wire.Token(p[:wire.TokenSize]) != token {
 			return

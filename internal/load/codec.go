@@ -19,8 +19,6 @@ type lcodec interface {
 	// parseHeader checks a datagram from the server (6.1, 7.2); a v1
 	// header has the v2 fields zero.
 	parseHeader(b []byte) (wire.Header, []byte, error)
-	// accept records a valid datagram in the link (5.1, 7.2).
-	accept(l *link.Link, h wire.Header, size int, now time.Time)
 	// receiveEvents takes the new events of an Event payload or a
 	// snapshot's tail (5.3, 7.7) and returns how many.
 	receiveEvents(ss *lsess, p []byte) (int, error)
@@ -50,10 +48,6 @@ func (lcodec1) parseHeader(b []byte) (h wire.Header, p []byte, err error) {
 	return h, p, err
 }
 
-func (lcodec1) accept(l *link.Link, h wire.Header, size int, now time.Time) {
-	l.Accept(h, size, now)
-}
-
 func (lcodec1) receiveEvents(ss *lsess, p []byte) (int, error) {
 	var err error
 	ss.frames, err = ss.link.ReceiveEvents(p, ss.frames[:0])
@@ -77,13 +71,9 @@ func (lcodec2) parseHeader(b []byte) (wire.Header, []byte, error) {
 	return wire2.ParseHeader(b, wire.ToClient)
 }
 
-func (lcodec2) accept(l *link.Link, h wire.Header, size int, now time.Time) {
-	l.Accept(h, size, now)
-}
-
 func (lcodec2) receiveEvents(ss *lsess, p []byte) (int, error) {
 	var err error
-	ss.frames2, err = ss.link.ReceiveEvents2(p, ss.frames2[:0])
+	ss.frames2, err = ss.link.ReceiveEvents(p, ss.frames2[:0])
 	return len(ss.frames2), err
 }
 

@@ -83,7 +83,7 @@ type lsess struct {
 	done              bool
 	err               error
 	frames            []wire.EventFrame
-	frames2           []wire2.EventFrame
+	frames2           []wire.EventFrame
 }
 
 type lcount struct {
@@ -408,7 +408,7 @@ func (l *light) receive(g *group, b []byte, now time.Time) {
 		return
 	}
 	ss.lastIn = now
-	l.codec.accept(ss.link, h, len(b), now)
+	ss.link.Accept(h, len(b), now)
 }
 
 // takeEvents takes the events of an Event payload, or of a v2

@@ -32,7 +32,7 @@ type typeRelay struct {
 	up     *net.UDPConn
 	trace  []relayed
 	ids    map[uint32]int // the event ids of the server's Event datagrams: how many times each came
-	frames []wire2.EventFrame
+	frames []wire.EventFrame
 	snap   wire2.Snapshot
 }
 

@@ -250,7 +250,6 @@ type Client struct {
 	snap     wire.Snapshot
 	snap2    wire2.Snapshot
 	frames   []wire.EventFrame
-	frames2  []wire2.EventFrame
 	cookie   cookie // of the last Challenge to the bound socket (7.3)
 	pending  []wire.Event
 	actions  uint8
@@ -750,7 +749,7 @@ func (c *Client) parseHeader(b []byte) (wire.Header, []byte, error) { return c.c
 
 // accept records a valid datagram in the link (5.1, 7.2).
 func (c *Client) accept(h wire.Header, size int, now time.Time) {
-	c.codec.accept(c.link, h, size, now)
+	c.link.Accept(h, size, now)
 	if c.cfg.Tap != nil {
 		if rtt, ok := c.link.RTT(); ok && rtt != c.tapRTT {
 			c.tapRTT = rtt
@@ -928,25 +927,9 @@ func (c *Client) rebuildFailed(err error, tick uint32) {
 // events checks the framing of an Event payload (5.2, 7.7) and applies
 // the events delivered for the first time and valid (6.4, 7.10); false
 // drops the datagram.
-func (c *Client) events(p []byte, now time.Time) bool { return c.codec.events(c, p, now) }
-
-// events1 is events for a v1 session (5.2).
-func (c *Client) events1(p []byte, now time.Time) bool {
+func (c *Client) events(p []byte, now time.Time) bool {
 	frames, err := c.link.ReceiveEvents(p, c.frames[:0])
 	c.frames = frames
-	if err != nil {
-		return false
-	}
-	for _, f := range frames {
-		c.event(uint32(f.ID), f.Data, now)
-	}
-	return true
-}
-
-// events2 is events for a v2 session (7.7).
-func (c *Client) events2(p []byte, now time.Time) bool {
-	frames, err := c.link.ReceiveEvents2(p, c.frames2[:0])
-	c.frames2 = frames
 	if err != nil {
 		return false
 	}

@@ -21,13 +21,9 @@ type codec interface {
 	// parseHeader checks a datagram's header by the version's rules
 	// (6.1, 7.10); a v1 header has the v2 fields zero.
 	parseHeader(b []byte) (wire.Header, []byte, error)
-	// accept records a valid datagram in the link (5.1, 7.2).
-	accept(l *link.Link, h wire.Header, size int, now time.Time)
 	// snapshot applies a Snapshot payload: its tick, the age of its
 	// baseline, and false when the datagram is dropped.
 	snapshot(c *Client, p []byte, now time.Time) (tick, baseAge uint32, ok bool)
-	// events applies an Event payload (5.2, 7.7); false drops it.
-	events(c *Client, p []byte, now time.Time) bool
 	// input returns the payload of the Input due now (4.2, 7.4); c.mu
 	// is held.
 	input(c *Client) []byte
@@ -74,15 +70,9 @@ func (codec1) parseHeader(b []byte) (wire.Header, []byte, error) {
 	return h, p, err
 }
 
-func (codec1) accept(l *link.Link, h wire.Header, size int, now time.Time) {
-	l.Accept(h, size, now)
-}
-
 func (codec1) snapshot(c *Client, p []byte, now time.Time) (uint32, uint32, bool) {
 	return c.snapshot1(p, now)
 }
-
-func (codec1) events(c *Client, p []byte, now time.Time) bool { return c.events1(p, now) }
 
 // input is the actions held: v1 Inputs have no step (4.2), so a
 // recording is told the actions when they change, numbered as steps, so
@@ -136,13 +126,9 @@ func (codec2) parseHeader(b []byte) (wire.Header, []byte, error) {
 	return wire2.ParseHeader(b, wire.ToClient)
 }
 
-func (codec2) accept(l *link.Link, h wire.Header, size int, now time.Time) { l.Accept(h, size, now) }
-
 func (codec2) snapshot(c *Client, p []byte, now time.Time) (uint32, uint32, bool) {
 	return c.snapshot2(p, now)
 }
-
-func (codec2) events(c *Client, p []byte, now time.Time) bool { return c.events2(p, now) }
 
 // input is the next step (7.4). Its time is read with the lock held: a
 // reader of Steps (or of a recording, net/replay) sees the steps sent by

@@ -1,7 +1,6 @@
 package link
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -227,11 +226,12 @@ func (l *Link) appendFrame(dst []byte, q eventQueue, id uint32, data []byte, o *
 // appends nothing and the datagram is to be dropped without
 // acknowledgement. The frames' data alias payload.
 //
-// In a v2 session the payload is framed as 7.7 says and a frame's ID is
-// the low 16 bits of its event id: ReceiveEvents2 gives the whole id.
+// In a v2 session the payload is framed as 7.7 says, with 32-bit ids,
+// and an id wire2.EventWindow or more older than the newest received is
+// taken as received. Its work is bounded by the payload's size.
 func (l *Link) ReceiveEvents(payload []byte, fresh []wire.EventFrame) ([]wire.EventFrame, error) {
 	if l.v2 != nil {
-		return l.receiveEvents2As1(payload, fresh)
+		return l.receiveEvents2(payload, fresh)
 	}
 	start := len(fresh)
 	all, err := wire.ParseEventFrames(payload, fresh)
@@ -240,10 +240,10 @@ func (l *Link) ReceiveEvents(payload []byte, fresh []wire.EventFrame) ([]wire.Ev
 	}
 	fresh = all[:start]
 	for _, f := range all[start:] {
-		if l.eventSeen(f.ID) {
+		if l.eventSeen(uint16(f.ID)) {
 			continue
 		}
-		l.markEvent(f.ID)
+		l.markEvent(uint16(f.ID))
 		l.stats.EventsDelivered++
 		fresh = append(fresh, f)
 	}
@@ -346,8 +346,7 @@ type linkV2 struct {
 	inBase [windowWords]uint32
 	inSet  [windowWords]uint64
 
-	frames []wire2.EventFrame // scratch of ReceiveEvents on a v2 Link
-	enc    []byte             // scratch of queue: an event encoded
+	enc []byte // scratch of queue: an event encoded
 }
 
 func (v *linkV2) slot(id uint32) *outEvent2 { return &v.out[id&uint32(len(v.out)-1)] }
@@ -414,18 +413,8 @@ func (v *linkV2) appendFrame(dst []byte, id uint32, data []byte) []byte {
 
 func (v *linkV2) frameOverhead() int { return wire2.FrameOverhead }
 
-// ReceiveEvents2 is ReceiveEvents for a v2 session (7.7): it checks the
-// framing of a v2 Event payload and appends to fresh the frames whose ids
-// it had not received before, marking them received, so that each event
-// is delivered once. An id wire2.EventWindow or more older than the newest
-// received is taken as received. On a framing error it appends nothing
-// and the datagram is to be dropped without acknowledgement. The frames'
-// data alias payload. Its work is bounded by the payload's size. It fails
-// on a v1 Link, whose ids are 16-bit.
-func (l *Link) ReceiveEvents2(payload []byte, fresh []wire2.EventFrame) ([]wire2.EventFrame, error) {
-	if l.v2 == nil {
-		return fresh, errNotV2
-	}
+// receiveEvents2 is ReceiveEvents for a v2 session (7.7).
+func (l *Link) receiveEvents2(payload []byte, fresh []wire.EventFrame) ([]wire.EventFrame, error) {
 	start := len(fresh)
 	all, err := wire2.ParseEventFrames(payload, fresh)
 	if err != nil {
@@ -441,19 +430,6 @@ func (l *Link) ReceiveEvents2(payload []byte, fresh []wire2.EventFrame) ([]wire2
 		fresh = append(fresh, f)
 	}
 	return fresh, nil
-}
-
-var errNotV2 = errors.New("link: ReceiveEvents2 on a v1 Link (7.7 is for v2 sessions)")
-
-// receiveEvents2As1 is ReceiveEvents on a v2 Link: frames with the low 16
-// bits of their ids.
-func (l *Link) receiveEvents2As1(payload []byte, fresh []wire.EventFrame) ([]wire.EventFrame, error) {
-	var err error
-	l.v2.frames, err = l.ReceiveEvents2(payload, l.v2.frames[:0])
-	for _, f := range l.v2.frames {
-		fresh = append(fresh, wire.EventFrame{ID: uint16(f.ID), Data: f.Data})
-	}
-	return fresh, err
 }
 
 // seen reports whether event id was received, or is wire2.EventWindow or more

@@ -54,7 +54,7 @@ func drain(tb testing.TB, l *Link, now time.Time) [][]byte {
 func ids(frames []wire.EventFrame) []uint16 {
 	out := make([]uint16, len(frames))
 	for i, f := range frames {
-		out[i] = f.ID
+		out[i] = uint16(f.ID)
 	}
 	return out
 }
@@ -81,7 +81,7 @@ func TestQueueEventNumbersFromZero(t *testing.T) {
 		t.Fatalf("header %+v", h)
 	}
 	for i, f := range frames {
-		if f.ID != uint16(i) || !bytes.Equal(f.Data, want[i]) {
+		if f.ID != uint32(uint16(i)) || !bytes.Equal(f.Data, want[i]) {
 			t.Fatalf("frame %d: id %d data %x, want id %d data %x", i, f.ID, f.Data, i, want[i])
 		}
 	}
@@ -127,7 +127,7 @@ func TestAppendEventsFillsDatagrams(t *testing.T) {
 			for k, d := range drain(t, l, t0) {
 				_, frames := sentEvents(t, d)
 				for _, f := range frames {
-					if f.ID != uint16(next) {
+					if uint16(f.ID) != uint16(next) {
 						t.Fatalf("datagram %d: id %d, want %d (oldest first)", k, f.ID, next)
 					}
 					next++
@@ -168,7 +168,7 @@ func TestAtMost255PerDatagram(t *testing.T) {
 			t.Fatalf("datagram %d: %d frames, want %d", k, len(frames), want)
 		}
 		for _, f := range frames {
-			if f.ID != uint16(next) || f.Data[0] != byte(next) {
+			if uint16(f.ID) != uint16(next) || f.Data[0] != byte(next) {
 				t.Fatalf("frame id %d data %d, want %d", f.ID, f.Data[0], next)
 			}
 			next++
@@ -334,7 +334,7 @@ func TestTooManyEvents(t *testing.T) {
 	}
 	last := drain(t, l, at(60))
 	_, lf := sentEvents(t, last[len(last)-1])
-	if id := lf[len(lf)-1].ID; id != uint16(MaxUnacked+len(f)-1) {
+	if id := lf[len(lf)-1].ID; uint16(id) != uint16(MaxUnacked+len(f)-1) {
 		t.Fatalf("newest id %d, want %d", id, MaxUnacked+len(f)-1)
 	}
 }
@@ -394,8 +394,8 @@ func TestEventIDsWrap(t *testing.T) {
 		for _, f := range p.step(t, lose) {
 			// Delivery may be out of order; match by id within the
 			// window of what was queued.
-			k := queued - 1 - int(uint16(queued-1)-f.ID)
-			if k < 0 || k >= queued || uint16(k) != f.ID {
+			k := queued - 1 - int(uint16(queued-1)-uint16(f.ID))
+			if k < 0 || k >= queued || uint16(k) != uint16(f.ID) {
 				t.Fatalf("id %d does not match a queued event (queued %d)", f.ID, queued)
 			}
 			if !bytes.Equal(f.Data, wire.AppendEvent(nil, linktest.EventFor(k))) {
@@ -442,7 +442,7 @@ func TestEventIDsWrapExactlyOnce(t *testing.T) {
 			if err := wire.ParseEvent(f.Data, &ev); err != nil {
 				t.Fatal(err)
 			}
-			if uint16(ev.ID) != f.ID {
+			if uint16(ev.ID) != uint16(f.ID) {
 				t.Fatalf("event %d delivered under id %d", ev.ID, f.ID)
 			}
 			delivered[ev.ID]++
@@ -479,7 +479,7 @@ func TestReceiveEventsOnce(t *testing.T) {
 			if !bytes.Equal(f.Data, d(int(f.ID))) {
 				t.Fatalf("id %d data changed", f.ID)
 			}
-			got = append(got, f.ID)
+			got = append(got, uint16(f.ID))
 		}
 		total += len(got)
 		return got
@@ -619,7 +619,7 @@ func TestReceiveEventsModel(t *testing.T) {
 			t.Fatalf("step %d: delivered %v, want %v", step, ids(out), want)
 		}
 		for k := range want {
-			if out[k].ID != want[k] {
+			if uint16(out[k].ID) != want[k] {
 				t.Fatalf("step %d: delivered %v, want %v", step, ids(out), want)
 			}
 		}
@@ -678,7 +678,7 @@ func TestAppendEventsAfterPrefix(t *testing.T) {
 			t.Fatalf("datagram %d: %d bytes, another 30-byte frame fits", k, n)
 		}
 		for _, f := range frames {
-			if f.ID != uint16(next) {
+			if uint16(f.ID) != uint16(next) {
 				t.Fatalf("id %d, want %d", f.ID, next)
 			}
 			next++

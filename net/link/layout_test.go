@@ -75,7 +75,7 @@ func TestOutEvent2Layout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		frames, err := r.ReceiveEvents2(p, nil)
+		frames, err := r.ReceiveEvents(p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

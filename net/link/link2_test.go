@@ -150,7 +150,7 @@ func TestResendAfterNetworkRTT2(t *testing.T) {
 }
 
 // sentEvents2 parses a v2 Event datagram.
-func sentEvents2(tb testing.TB, d []byte) (wire.Header, []wire2.EventFrame) {
+func sentEvents2(tb testing.TB, d []byte) (wire.Header, []wire.EventFrame) {
 	tb.Helper()
 	if len(d) > wire.MaxDatagram {
 		tb.Fatalf("event datagram of %d bytes", len(d))
@@ -224,7 +224,7 @@ func TestEventIDs2Beyond16Bits(t *testing.T) {
 	lose := func() bool { return r.IntN(5) == 0 }
 	delivered := make([]uint8, total)
 	queued, got := 0, 0
-	var fresh []wire2.EventFrame
+	var fresh []wire.EventFrame
 	now := t0
 	for step := 0; got < total; step++ {
 		if step > 20000 {
@@ -243,7 +243,7 @@ func TestEventIDs2Beyond16Bits(t *testing.T) {
 			}
 			h, p := linktest.MustParse2(t, d, wire.ToClient)
 			var err error
-			if fresh, err = b.ReceiveEvents2(p, fresh[:0]); err != nil {
+			if fresh, err = b.ReceiveEvents(p, fresh[:0]); err != nil {
 				t.Fatal(err)
 			}
 			for _, f := range fresh {
@@ -284,7 +284,7 @@ func TestReceiveWindow2(t *testing.T) {
 	l := NewV2(testSession, t0)
 	recv := func(ids ...uint32) []uint32 {
 		t.Helper()
-		out, err := l.ReceiveEvents2(eventPayload2(ids...), nil)
+		out, err := l.ReceiveEvents(eventPayload2(ids...), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +326,7 @@ func TestReceiveWindow2Model(t *testing.T) {
 			id = uint32(r.IntN(1000))
 		}
 		want := !(got[id] || (has && id <= newest && newest-id >= wire2.EventWindow))
-		out, err := l.ReceiveEvents2(eventPayload2(id), nil)
+		out, err := l.ReceiveEvents(eventPayload2(id), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -354,27 +354,28 @@ func TestReceiveEvents2FramingErrors(t *testing.T) {
 		eventPayload([]uint16{5}, [][]byte{wire.AppendEvent(nil, linktest.Spawn(5))}), // v1 framing
 	}
 	for i, p := range bad {
-		out, err := l.ReceiveEvents2(p, nil)
+		out, err := l.ReceiveEvents(p, nil)
 		if !errors.Is(err, wire.ErrEventFraming) || len(out) != 0 {
 			t.Fatalf("bad payload %d: %v, %d delivered", i, err, len(out))
 		}
 	}
-	if out, err := l.ReceiveEvents2(good, nil); err != nil || len(out) != 2 || l.Stats().EventsDelivered != 2 {
+	if out, err := l.ReceiveEvents(good, nil); err != nil || len(out) != 2 || l.Stats().EventsDelivered != 2 {
 		t.Fatalf("the good payload after bad ones: %v, %d delivered", err, len(out))
 	}
 }
 
-// ReceiveEvents keeps its shape on a v2 Link (the low 16 bits of ids);
-// ReceiveEvents2 refuses a v1 Link.
+// ReceiveEvents reads a v2 Link's frames by 7.7: whole 32-bit ids, kept
+// after what fresh already held. A v1 Link reads the same bytes by 5.2,
+// and refuses them.
 func TestReceiveEventsOnV2Link(t *testing.T) {
 	l := NewV2(testSession, t0)
 	out, err := l.ReceiveEvents(eventPayload2(70001, 70000), []wire.EventFrame{{ID: 9}})
-	if err != nil || len(out) != 3 || out[0].ID != 9 || out[1].ID != 70001%65536 || out[2].ID != 70000%65536 ||
+	if err != nil || len(out) != 3 || out[0].ID != 9 || out[1].ID != 70001 || out[2].ID != 70000 ||
 		!bytes.Equal(out[1].Data, wire2.AppendEvent(nil, linktest.V2Spawn(1))) {
 		t.Fatalf("ReceiveEvents on v2: %v %+v", err, out)
 	}
-	if _, err := New(1, t0).ReceiveEvents2(eventPayload2(1), nil); err == nil {
-		t.Fatal("ReceiveEvents2 on a v1 Link")
+	if _, err := New(1, t0).ReceiveEvents(eventPayload2(1), nil); err == nil {
+		t.Fatal("a v1 Link took a v2 Event payload")
 	}
 }
 

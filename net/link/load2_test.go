@@ -102,7 +102,7 @@ func runEventLoad(t *testing.T, newLink func(uint32, time.Time) *Link, nw loadNe
 				} else {
 					err = wire.ParseEvent(f.Data, &ev)
 				}
-				if err != nil || int(ev.ID) >= res.queued || uint16(ev.ID) != f.ID {
+				if err != nil || int(ev.ID) >= res.queued || uint16(ev.ID) != uint16(f.ID) {
 					t.Fatalf("event id %d: %v (event %d, queued %d)", f.ID, err, ev.ID, res.queued)
 				}
 				if delivered[ev.ID]++; delivered[ev.ID] > 1 {

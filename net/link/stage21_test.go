@@ -35,7 +35,7 @@ func TestStageEvents2(t *testing.T) {
 	var got []wire.Event
 	for _, d := range ds {
 		_, p := linktest.MustParse2(t, d, wire.ToClient)
-		fresh, err := b.ReceiveEvents2(p, nil)
+		fresh, err := b.ReceiveEvents(p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -248,7 +248,7 @@ func BenchmarkReceiveEvents(b *testing.B) {
 		offs = append(offs, len(payload))
 		payload = wire2.AppendEventFrame(payload, uint32(i), wire2.AppendEvent(nil, linktest.EventFor(i)))
 	}
-	fresh := make([]wire2.EventFrame, 0, 16)
+	fresh := make([]wire.EventFrame, 0, 16)
 	next := uint32(0)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -258,7 +258,7 @@ func BenchmarkReceiveEvents(b *testing.B) {
 			next++
 		}
 		var err error
-		fresh, err = l.ReceiveEvents2(payload, fresh[:0])
+		fresh, err = l.ReceiveEvents(payload, fresh[:0])
 		if err != nil || len(fresh) != 10 {
 			b.Fatalf("%v, %d delivered", err, len(fresh))
 		}

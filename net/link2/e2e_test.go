@@ -224,7 +224,7 @@ type e2eClient struct {
 	link      *link.Link
 	rb        Rebuilder
 	snap      wire2.Snapshot
-	fresh     []wire2.EventFrame
+	fresh     []wire.EventFrame
 	buf       []byte
 	send      func(d []byte, now time.Time)
 	server    *e2eServer
@@ -264,7 +264,7 @@ func (c *e2eClient) receive(b []byte, now time.Time) {
 			c.newest, c.hasNewest = r.Tick, true
 		}
 	case wire.TypeEvent:
-		if c.fresh, err = c.link.ReceiveEvents2(p, c.fresh[:0]); err != nil {
+		if c.fresh, err = c.link.ReceiveEvents(p, c.fresh[:0]); err != nil {
 			tb.Fatalf("client: ReceiveEvents2: %v", err)
 		}
 		for _, f := range c.fresh {

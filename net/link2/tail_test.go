@@ -72,7 +72,7 @@ func TestDatagramsEvents(t *testing.T) {
 					t.Fatalf("datagram %d of %d bytes", i, len(d))
 				}
 				h, p := parseAny(t, cli, d, wire.ToClient)
-				var frames []wire2.EventFrame
+				var frames []wire.EventFrame
 				switch h.Type {
 				case wire.TypeEvent:
 					if i != before {
@@ -142,7 +142,7 @@ func TestTailTickNoAllocs(t *testing.T) {
 	var rb Rebuilder
 	var snap wire2.Snapshot
 	ack := make([]byte, 0, wire.MaxDatagram)
-	fresh := make([]wire2.EventFrame, 0, 64)
+	fresh := make([]wire.EventFrame, 0, 64)
 	now := t0
 	tick := uint32(0)
 	step := func() {
@@ -169,7 +169,7 @@ func TestTailTickNoAllocs(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tail[0] > 0 {
-				if fresh, err = cli.ReceiveEvents2(tail, fresh[:0]); err != nil || len(fresh) != 3 {
+				if fresh, err = cli.ReceiveEvents(tail, fresh[:0]); err != nil || len(fresh) != 3 {
 					t.Fatalf("%d fresh events, want 3: %v", len(fresh), err)
 				}
 			}

@@ -131,9 +131,10 @@ func finite(v ...float32) bool {
 	return true
 }
 
-// EventFrame is one framed event of an Event payload (5.2).
+// EventFrame is one framed event of an Event payload: its id, 16-bit in
+// v1 (5.2) and 32-bit in v2 (7.7), and its bytes.
 type EventFrame struct {
-	ID   uint16
+	ID   uint32
 	Data []byte // the event's bytes, 1 to 255
 }
 
@@ -174,7 +175,7 @@ func ParseEventFrames(p []byte, frames []EventFrame) ([]EventFrame, error) {
 	for i := 0; i < count; i++ {
 		n := int(p[off+2])
 		frames = append(frames, EventFrame{
-			ID:   binary.LittleEndian.Uint16(p[off:]),
+			ID:   uint32(binary.LittleEndian.Uint16(p[off:])),
 			Data: p[off+FrameOverhead : off+FrameOverhead+n],
 		})
 		off += FrameOverhead + n

@@ -230,7 +230,7 @@ func FuzzParseEventFrames(f *testing.F) {
 			if len(fr.Data) == 0 || len(fr.Data) > MaxEventSize {
 				t.Fatalf("frame of %d bytes", len(fr.Data))
 			}
-			got = AppendEventFrame(got, fr.ID, fr.Data)
+			got = AppendEventFrame(got, uint16(fr.ID), fr.Data)
 			var ev Event
 			_ = ParseEvent(fr.Data, &ev)
 		}

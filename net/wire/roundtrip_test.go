@@ -552,7 +552,7 @@ func TestRoundTripEvents(t *testing.T) {
 		}
 		for i, f := range frames {
 			var got Event
-			if f.ID != id0+uint16(i) {
+			if f.ID != uint32(id0+uint16(i)) {
 				t.Fatalf("frame %d: id %d", i, f.ID)
 			}
 			if err := ParseEvent(f.Data, &got); err != nil || !vocabtest.SameEvent(got, evs[i]) {

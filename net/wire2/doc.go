@@ -4,7 +4,7 @@
 // binding (Bind, Challenge, CookieMAC, 7.3), the Input of steps (7.4), the
 // motions that move every entity and that server and client evaluate
 // alike (AppendMotion, 7.5), the events and their framing (AppendEvent,
-// EventFrame, 7.6, 7.7), the table-driven snapshot with its event tail
+// AppendEventFrame, 7.6, 7.7), the table-driven snapshot with its event tail
 // (Snapshot, SnapshotEncoder, Frame, 7.8), and the TCP frames of a v2
 // session (AppendMessage, ParseMessage, 7.1). What both versions share,
 // the Message, the bit reader and writer and the vocabulary, is package

@@ -110,12 +110,6 @@ func ParseEvent(b []byte, ev *wire.Event) error {
 	return wire.ParseEvent(b[:n], ev)
 }
 
-// EventFrame is one framed event of a v2 Event payload (7.7).
-type EventFrame struct {
-	ID   uint32
-	Data []byte // the event's bytes, 1 to 255
-}
-
 // AppendEventFrame appends one v2 frame: id u32, length u8 and the
 // event's bytes. A v2 Event payload is a count byte (1 to 255) followed by
 // count frames.
@@ -128,7 +122,7 @@ func AppendEventFrame(dst []byte, id uint32, data []byte) []byte {
 // ParseEventFrames checks the framing of a v2 Event payload (7.7) and
 // appends its frames to frames, whose Data alias p. On error nothing is
 // appended and the whole datagram is to be dropped.
-func ParseEventFrames(p []byte, frames []EventFrame) ([]EventFrame, error) {
+func ParseEventFrames(p []byte, frames []wire.EventFrame) ([]wire.EventFrame, error) {
 	if len(p) < 1 || p[0] == 0 || !framed(p) {
 		return frames, wire.ErrEventFraming
 	}
@@ -154,12 +148,12 @@ func framed(p []byte) bool {
 }
 
 // appendFrames appends the frames of p, which framed accepted.
-func appendFrames(p []byte, frames []EventFrame) []EventFrame {
+func appendFrames(p []byte, frames []wire.EventFrame) []wire.EventFrame {
 	count := int(p[0])
 	off := 1
 	for i := 0; i < count; i++ {
 		n := int(p[off+4])
-		frames = append(frames, EventFrame{
+		frames = append(frames, wire.EventFrame{
 			ID:   binary.LittleEndian.Uint32(p[off:]),
 			Data: p[off+FrameOverhead : off+FrameOverhead+n],
 		})

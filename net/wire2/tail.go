@@ -53,7 +53,7 @@ func CheckTail(tail []byte) error {
 
 // TailFrames appends the frames of a tail CheckTail accepted to frames;
 // their Data alias tail. With a count of 0 it appends nothing.
-func TailFrames(tail []byte, frames []EventFrame) []EventFrame {
+func TailFrames(tail []byte, frames []wire.EventFrame) []wire.EventFrame {
 	if CheckTail(tail) != nil {
 		return frames
 	}
