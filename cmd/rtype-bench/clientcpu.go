@@ -91,7 +91,7 @@ func newClientPipe(seed uint64) *clientPipe {
 		i:     1200,
 		sl:    link.New(1, now),
 		cl:    link.New(1, now),
-		world: client.NewWorld(),
+		world: client.NewWorld(wire.Features{}),
 		now:   now,
 		out:   make([]byte, 0, wire.MaxDatagram),
 	}

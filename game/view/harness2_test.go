@@ -73,7 +73,7 @@ func newGame2(t *testing.T, clk *clock, rules *sim.Rules, oneWay, jitter time.Du
 	if rules != nil {
 		r = *rules
 	}
-	g := &game2{t: t, w: sim.New(r, seed), cw: client.NewWorld2(), clk: clk, oneWay: oneWay, jitter: jitter, loss: loss,
+	g := &game2{t: t, w: sim.New(r, seed), cw: client.NewWorld(wire.NewFeatures(wire.Version2, wire.Revision)), clk: clk, oneWay: oneWay, jitter: jitter, loss: loss,
 		rng: rand.New(rand.NewPCG(seed, 9)), phase: 7 * time.Millisecond,
 		queue: map[uint32]uint8{}, after: map[uint32][2]float64{}, appliedAt: map[uint32]uint32{}}
 	g.w.AddPlayer(g.me, "Ripley")
@@ -183,7 +183,7 @@ func (g *game2) advance() {
 			continue
 		}
 		if d.snap != nil {
-			g.cw.ApplySnapshot2(d.snap, d.arrival)
+			g.cw.ApplyFrame(d.snap, d.arrival)
 		}
 		for i := range d.events {
 			if g.cw.ApplyEvent(&d.events[i]) {

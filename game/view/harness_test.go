@@ -75,7 +75,7 @@ func newGame(t *testing.T, clk *clock, rules *sim.Rules, oneWay, jitter time.Dur
 	if rules != nil {
 		r = *rules
 	}
-	g := &game{t: t, w: sim.New(r, seed), cw: client.NewWorld(), clk: clk, oneWay: oneWay, jitter: jitter,
+	g := &game{t: t, w: sim.New(r, seed), cw: client.NewWorld(wire.Features{}), clk: clk, oneWay: oneWay, jitter: jitter,
 		rng: rand.New(rand.NewPCG(seed, 7)), phase: 7 * time.Millisecond}
 	g.w.AddPlayer(g.me, "Ripley")
 	g.send(t0, nil, g.w.TakeEvents())

@@ -370,7 +370,7 @@ func start(ctx context.Context, cfg Config, log *slog.Logger, conn net.Conn, acc
 		session:  acc.Session,
 		token:    acc.Token,
 		link:     cd.newLink(acc.Session, now),
-		world:    cd.newWorld(),
+		world:    NewWorld(features),
 		newest:   acc.Tick,
 		newestAt: now,
 		frameAt:  now,
@@ -900,7 +900,7 @@ func (c *Client) snapshot2(p []byte, now time.Time) (tick, baseAge uint32, ok bo
 	if len(tail) > 1 { // the events before the records (7.8, 4.3)
 		c.tailEvents(tail, now)
 	}
-	c.world.ApplySnapshot2(r, now)
+	c.world.ApplyFrame(r, now)
 	if c.cfg.Tap != nil {
 		c.cfg.Tap.Snapshot(p, now)
 	}

@@ -31,8 +31,6 @@ type codec interface {
 	cookies() bool
 	// newLink returns the session's link (5, 7.2).
 	newLink(session uint32, now time.Time) *link.Link
-	// newWorld returns the session's world.
-	newWorld() *World
 	// parseEvent decodes one event's data (4.4, 7.6).
 	parseEvent(data []byte, ev *wire.Event) error
 	// feedSnapshot applies a Snapshot payload to a Feed (Feed.Snapshot).
@@ -89,8 +87,6 @@ func (codec1) cookies() bool { return false }
 
 func (codec1) newLink(session uint32, now time.Time) *link.Link { return link.New(session, now) }
 
-func (codec1) newWorld() *World { return NewWorld() }
-
 func (codec1) parseEvent(data []byte, ev *wire.Event) error { return wire.ParseEvent(data, ev) }
 
 func (codec1) feedSnapshot(f *Feed, p []byte, at time.Time) error {
@@ -139,8 +135,6 @@ func (codec2) cookies() bool { return true }
 
 func (codec2) newLink(session uint32, now time.Time) *link.Link { return link.NewV2(session, now) }
 
-func (codec2) newWorld() *World { return NewWorld2() }
-
 func (codec2) parseEvent(data []byte, ev *wire.Event) error { return wire2.ParseEvent(data, ev) }
 
 func (codec2) feedSnapshot(f *Feed, p []byte, at time.Time) error {
@@ -151,7 +145,7 @@ func (codec2) feedSnapshot(f *Feed, p []byte, at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("snapshot of tick %d: %w", f.snap2.Tick, err)
 	}
-	f.world.ApplySnapshot2(r, at)
+	f.world.ApplyFrame(r, at)
 	return nil
 }
 

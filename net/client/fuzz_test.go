@@ -39,7 +39,7 @@ func FuzzWorld(f *testing.F) {
 	}
 	f.Add(seed, []byte{255, 9, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8})
 	f.Fuzz(func(t *testing.T, events, records []byte) {
-		w := NewWorld()
+		w := NewWorld(wire.Features{})
 		// events: a length byte, then that many bytes of an event.
 		for len(events) > 0 {
 			n := int(events[0])
@@ -95,7 +95,7 @@ func FuzzWorld2(f *testing.F) {
 	f.Add(seed, []byte{255, 0xFF, 0xFF, 1, 15, 255, 0xFF, 0x7F, 0x00, 0x80, 0xFF, 0x7F, 255, 255, 255})
 	f.Add(stageSeed21(), []byte{205, 5, 0, 3, 2, 3, 0xA0, 0x28, 0x40, 0x06, 0x80, 0xF8, 0, 6, 8})
 	f.Fuzz(func(t *testing.T, events, records []byte) {
-		w := NewWorld2()
+		w := NewWorld(wire.NewFeatures(wire.Version2, wire.Revision))
 		for len(events) > 0 {
 			n := int(events[0])
 			events = events[1:]
@@ -120,7 +120,7 @@ func FuzzWorld2(f *testing.F) {
 					r.Entities = append(r.Entities, wire2.MakeEntity(uint32(b[0])|uint32(b[1])<<24, b[2]&7, &m, wire.Anim{Frame0: b[11], Ticks: b[12] & 15, Count: b[13] & 15}))
 					records = records[14:]
 				}
-				w.ApplySnapshot2(&r, time.Time{})
+				w.ApplyFrame(&r, time.Time{})
 			}
 		}
 		checkWorld(t, w)

@@ -167,7 +167,7 @@ func TestStageEventsDrained(t *testing.T) {
 // TestWorldStageOrder: the order rules of 7.12 on the World, and a v1
 // world, which never gets these events, applies none.
 func TestWorldStageOrder(t *testing.T) {
-	w := NewWorld2()
+	w := NewWorld(wire.NewFeatures(wire.Version2, wire.Revision))
 	arms := func(p uint8, tick uint32) *wire.Event {
 		return &wire.Event{Type: wire.EventArms, Tick: tick, Player: p}
 	}
@@ -206,7 +206,7 @@ func TestWorldStageOrder(t *testing.T) {
 		t.Fatal("id 1 still ordered after 8 other ids")
 	}
 
-	v1 := NewWorld()
+	v1 := NewWorld(wire.Features{})
 	for _, ev := range []*wire.Event{arms(0, 1), health(1, 1), {Type: wire.EventStage, What: wire.StageMusic}} {
 		if v1.ApplyEvent(ev) {
 			t.Errorf("a v1 world applied %v", ev.Type)
@@ -220,14 +220,14 @@ func TestWorldStageKinds(t *testing.T) {
 	for k := wire.KindForce; k <= vocab.KindStageLast; k++ {
 		ev := &wire.Event{Type: wire.EventSpawn, Tick: 10, ID: uint32(k), Kind: k, Owner: wire.NoPlayer,
 			Motion: wire.Linear(10, 100, 100, 0, 0)}
-		if !NewWorld2().ApplyEvent(ev) {
+		if !NewWorld(wire.NewFeatures(wire.Version2, wire.Revision)).ApplyEvent(ev) {
 			t.Errorf("a v2 world hid kind %d", k)
 		}
-		if NewWorld().ApplyEvent(ev) {
+		if NewWorld(wire.Features{}).ApplyEvent(ev) {
 			t.Errorf("a v1 world showed kind %d", k)
 		}
 	}
-	if NewWorld2().ApplyEvent(&wire.Event{Type: wire.EventSpawn, Tick: 10, ID: 1, Kind: vocab.KindStageLast + 1, Owner: wire.NoPlayer}) {
+	if NewWorld(wire.NewFeatures(wire.Version2, wire.Revision)).ApplyEvent(&wire.Event{Type: wire.EventSpawn, Tick: 10, ID: 1, Kind: vocab.KindStageLast + 1, Owner: wire.NoPlayer}) {
 		t.Errorf("a v2 world showed kind %d", vocab.KindStageLast+1)
 	}
 }

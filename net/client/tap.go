@@ -98,9 +98,9 @@ type Feed struct {
 func NewFeed(version uint8) *Feed {
 	cd := codecOf(version)
 	if cd == nil {
-		cd = codec1{}
+		cd, version = codec1{}, wire.Version
 	}
-	return &Feed{codec: cd, world: cd.newWorld()}
+	return &Feed{codec: cd, world: NewWorld(wire.NewFeatures(version, wire.Revision))}
 }
 
 // World returns the world the Feed keeps.

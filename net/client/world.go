@@ -230,22 +230,18 @@ type World struct {
 
 	err error // the first limit a server broke
 
-	v2 bool // a v2 session: Spawns carry motions (7.6)
+	features wire.Features // the session's: Motions, Modes
 
 	stage stageOrder // the order of Stage mode's events (7.12)
 }
 
-// NewWorld2 returns an empty world of a v2 session, whose Spawns carry
-// motions (7.6) and whose snapshots are v2 (ApplySnapshot2).
-func NewWorld2() *World {
-	w := NewWorld()
-	w.v2 = true
-	return w
-}
-
-// NewWorld returns an empty world.
-func NewWorld() *World {
-	w := &World{index: make(map[uint32]int32), dead: make(map[uint32]deadID), scores: make([]wire.Score, 0, wire.MaxPlayers)}
+// NewWorld returns an empty world of a session of features f. With
+// f.Motions, Spawns carry motions (7.6) and snapshots are applied with
+// ApplyFrame; else with ApplySnapshot. With f.Modes, the world shows
+// Stage mode's kinds and follows its events (7.12).
+func NewWorld(f wire.Features) *World {
+	w := &World{index: make(map[uint32]int32), dead: make(map[uint32]deadID), scores: make([]wire.Score, 0, wire.MaxPlayers),
+		features: f}
 	for p := range w.players {
 		w.players[p].Ship = wire.NoEntity
 	}
@@ -256,22 +252,22 @@ func NewWorld() *World {
 // nil. The world stays usable: what went beyond the limit was refused.
 func (w *World) Err() error { return w.err }
 
-// knownKind reports whether a v1 session's client knows how to show kind:
-// the kinds of 4.1.
+// knownKind reports whether a client of Classic games only knows how to
+// show kind: the kinds of 4.1.
 func knownKind(kind uint8) bool {
 	return kind >= wire.KindPlayerShip && kind <= wire.KindEnemyMissile
 }
 
-// knownKind2 reports whether a v2 session's client knows how to show
-// kind: Classic's and those of Stage mode (7.12).
-func knownKind2(kind uint8) bool {
+// knownStageKind reports whether a client of Stage games knows how to
+// show kind: Classic's and those of Stage mode (7.12).
+func knownStageKind(kind uint8) bool {
 	return kind >= wire.KindPlayerShip && kind <= vocab.KindStageLast
 }
 
 // known reports whether the world shows entities of kind.
 func (w *World) known(kind uint8) bool {
-	if w.v2 {
-		return knownKind2(kind)
+	if w.features.Modes {
+		return knownStageKind(kind)
 	}
 	return knownKind(kind)
 }
@@ -393,7 +389,7 @@ func (w *World) ApplyEventAt(ev *wire.Event, now time.Time) bool {
 		w.scores = append(w.scores[:0], ev.Scores[:min(ev.NumScores, wire.MaxPlayers)]...)
 		return true
 	case wire.EventStage, wire.EventHealth, wire.EventArms:
-		return w.v2 && w.stage.apply(ev)
+		return w.features.Modes && w.stage.apply(ev)
 	}
 	return false
 }
@@ -420,7 +416,7 @@ func (w *World) spawn(ev *wire.Event) bool {
 			VX: ev.VX, VY: ev.VY, Tick: ev.Tick, Spawned: ev.Tick},
 		hidden: !w.known(ev.Kind),
 	}
-	if w.v2 {
+	if w.features.Motions {
 		e.setMotion(ev.Motion, ev.Anim, ev.Tick)
 	}
 	if cur != nil {
@@ -482,7 +478,7 @@ func (e *ent) setMotion(m wire.Motion, a wire.Anim, tick uint32) {
 	x, y, vx, vy := m.At(float64(tick))
 	e.X, e.Y, e.VX, e.VY = float32(x), float32(y), float32(vx), float32(vy)
 	e.Frame = a.Frame(m.T0, float64(tick))
-	e.hidden = !knownKind2(e.Kind) || m.Model > wire.ModelSine
+	e.hidden = !knownStageKind(e.Kind) || m.Model > wire.ModelSine
 }
 
 // shown returns e as shown, with its Respawned tick.
@@ -535,11 +531,11 @@ func (w *World) ApplySnapshotAt(r *link.Rebuilt, received time.Time) {
 	w.record(t, received)
 }
 
-// ApplySnapshot2 applies a rebuilt v2 snapshot (7.8, applying as 4.3):
+// ApplyFrame applies a rebuilt v2 snapshot (7.8, applying as 4.3):
 // its entity records set the motions of the known entities, its player
 // records the player table, then the world is recorded as a frame of
 // r.Tick, as ApplySnapshotAt does.
-func (w *World) ApplySnapshot2(r *link2.Rebuilt, received time.Time) {
+func (w *World) ApplyFrame(r *link2.Rebuilt, received time.Time) {
 	t := r.Tick
 	w.advance(t, received)
 	if w.count > 0 && t != w.frames[w.head].Tick {
@@ -551,7 +547,7 @@ func (w *World) ApplySnapshot2(r *link2.Rebuilt, received time.Time) {
 		if e == nil {
 			continue // unknown, or destroyed (4.3)
 		}
-		if !knownKind2(e.Kind) || re.Kind() != e.Kind || t < e.Spawned || (e.hasRec && t < e.recTick) {
+		if !w.known(e.Kind) || re.Kind() != e.Kind || t < e.Spawned || (e.hasRec && t < e.recTick) {
 			continue
 		}
 		e.setMotion(re.Motion(), re.Anim(), t)

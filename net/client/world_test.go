@@ -47,7 +47,7 @@ func mustNoEntity(t *testing.T, w *World, id uint32) {
 }
 
 func TestSpawnCreatesAndDestroyRemoves(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	if !w.ApplyEvent(spawnEv(7, wire.KindBydosSlave, 10, 1300, 200, wire.NoPlayer)) {
 		t.Fatal("spawn not applied")
 	}
@@ -66,7 +66,7 @@ func TestSpawnCreatesAndDestroyRemoves(t *testing.T) {
 }
 
 func TestLateSpawnAfterDestroyIgnored(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	if !w.ApplyEvent(destroyEv(9, 30)) {
 		t.Fatal("early destroy not applied (remembered)")
 	}
@@ -88,7 +88,7 @@ func TestLateSpawnAfterDestroyIgnored(t *testing.T) {
 }
 
 func TestOlderDestroyIgnored(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	w.ApplyEvent(spawnEv(3, wire.KindBydosSlave, 50, 10, 10, wire.NoPlayer))
 	if w.ApplyEvent(destroyEv(3, 40)) {
 		t.Fatal("destroy older than the spawn applied")
@@ -105,7 +105,7 @@ func TestOlderDestroyIgnored(t *testing.T) {
 }
 
 func TestSnapshotUpdatesKnownEntities(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	w.ApplyEvent(spawnEv(1, wire.KindBydosSlave, 10, 1300, 200, wire.NoPlayer))
 	w.ApplySnapshot(snapAt(12, rec(1, wire.KindBydosSlave, 1290.5, 201.125), rec(2, wire.KindBydosSlave, 5, 5)))
 	e := mustEntity(t, w, 1)
@@ -116,7 +116,7 @@ func TestSnapshotUpdatesKnownEntities(t *testing.T) {
 }
 
 func TestOlderRecordIgnored(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	w.ApplyEvent(spawnEv(1, wire.KindBydosSlave, 10, 1300, 200, wire.NoPlayer))
 	w.ApplySnapshot(snapAt(30, rec(1, wire.KindBydosSlave, 500, 200)))
 	w.ApplySnapshot(snapAt(27, rec(1, wire.KindBydosSlave, 600, 200)))
@@ -131,7 +131,7 @@ func TestOlderRecordIgnored(t *testing.T) {
 }
 
 func TestRecordBeforeSpawnIgnored(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	w.ApplyEvent(spawnEv(1, wire.KindBydosSlave, 30, 1300, 200, wire.NoPlayer))
 	w.ApplySnapshot(snapAt(27, rec(1, wire.KindBydosSlave, 5, 5)))
 	if e := mustEntity(t, w, 1); e.X != 1300 || e.Tick != 30 {
@@ -140,7 +140,7 @@ func TestRecordBeforeSpawnIgnored(t *testing.T) {
 }
 
 func TestRecordOfDestroyedIgnored(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	w.ApplyEvent(spawnEv(4, wire.KindEnemyMissile, 10, 100, 100, wire.NoPlayer))
 	w.ApplyEvent(destroyEv(4, 20))
 	for _, tick := range []uint32{15, 20, 21} {
@@ -154,7 +154,7 @@ func TestRecordOfDestroyedIgnored(t *testing.T) {
 }
 
 func TestUnknownKindIgnored(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	if w.ApplyEvent(spawnEv(8, 6, 10, 1, 1, wire.NoPlayer)) {
 		t.Fatal("spawn of kind 6 reported as applied")
 	}
@@ -183,7 +183,7 @@ func TestUnknownKindIgnored(t *testing.T) {
 }
 
 func TestForgetDestroyedAfter600Ticks(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	w.ApplyEvent(destroyEv(20, 100))
 	w.ApplySnapshot(snapAt(699))
 	if _, ok := w.Destroyed(20); !ok {
@@ -205,7 +205,7 @@ func TestForgetDestroyedAfter600Ticks(t *testing.T) {
 }
 
 func TestDeathTeleport(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	w.ApplyEvent(spawnEv(2, wire.KindPlayerShip, 5, 100, 360, 1))
 	w.ApplyEvent(spawnEv(3, wire.KindPlayerShip, 5, 100, 200, 0))
 	w.ApplySnapshot(&link.Rebuilt{Tick: 9, NumPlayers: 2, Players: [4]wire.PlayerState{
@@ -239,7 +239,7 @@ func TestDeathTeleport(t *testing.T) {
 }
 
 func TestPlayersFromSnapshotsAndDeaths(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	ps := func(tick uint32, lives uint8, score uint32, ship bool) *link.Rebuilt {
 		r := &link.Rebuilt{Tick: tick, NumPlayers: 1}
 		r.Players[0] = wire.PlayerState{Player: 2, HasShip: ship, Ship: wire.NoEntity, Lives: lives, Score: score}
@@ -280,7 +280,7 @@ func TestPlayersFromSnapshotsAndDeaths(t *testing.T) {
 }
 
 func TestPlayerJoinedLeft(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	if !w.ApplyEvent(&wire.Event{Type: wire.EventPlayerJoined, Tick: 10, Player: 1, Name: "Alice"}) {
 		t.Fatal("join not applied")
 	}
@@ -308,7 +308,7 @@ func TestPlayerJoinedLeft(t *testing.T) {
 }
 
 func TestGameOver(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	if _, over := w.GameOver(); over {
 		t.Fatal("over at start")
 	}
@@ -329,7 +329,7 @@ func TestGameOver(t *testing.T) {
 }
 
 func TestFrameHistoryRing(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	w.ApplyEvent(spawnEv(1, wire.KindBydosSlave, 0, 1300, 200, wire.NoPlayer))
 	for i := uint32(1); i <= 25; i++ {
 		w.ApplySnapshot(snapAt(i*3, rec(1, wire.KindBydosSlave, float32(1300-i), 200)))
@@ -368,7 +368,7 @@ func TestFrameHistoryRing(t *testing.T) {
 }
 
 func TestFrameHistoryNoAllocation(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	ents := make([]wire.Entity, 0, 100)
 	for id := uint32(1); id <= 100; id++ {
 		w.ApplyEvent(spawnEv(id, wire.KindBydosSlave, 0, 1300, float32(id), wire.NoPlayer))
@@ -398,7 +398,7 @@ func TestFrameHistoryNoAllocation(t *testing.T) {
 }
 
 func TestDeathsOutOfOrder(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	w.ApplyEvent(&wire.Event{Type: wire.EventDeath, Tick: 40, Player: 0, Lives: 1})
 	w.ApplyEvent(&wire.Event{Type: wire.EventDeath, Tick: 20, Player: 0, Lives: 2}) // late
 	if p := w.Players()[0]; p.Lives != 1 {
@@ -413,7 +413,7 @@ func TestDeathsOutOfOrder(t *testing.T) {
 // refused and reported; Spawns in reverse order of id cost no more than
 // in order.
 func TestLiveEntityLimit(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	for i := 0; i < wire.MaxLiveEntities; i++ {
 		if !w.ApplyEvent(spawnEv(uint32(wire.MaxLiveEntities-i), wire.KindBydosSlave, 10, 1, 2, wire.NoPlayer)) {
 			t.Fatalf("spawn %d refused", i)
@@ -446,7 +446,7 @@ func TestLiveEntityLimit(t *testing.T) {
 
 // The destroyed ids remembered are bounded: the oldest go first.
 func TestDestroyedLimit(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	n := uint32(wire.MaxDestroyed + 1000)
 	for id := uint32(1); id <= n; id++ {
 		w.ApplyEvent(destroyEv(id, 10))
@@ -465,7 +465,7 @@ func TestDestroyedLimit(t *testing.T) {
 // Ids destroyed at the last tick of the u32 range are forgotten 10 s
 // later on the local clock, though the ticks cannot pass them.
 func TestForgetDestroyedAtLastTick(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	t0 := time.Now()
 	w.ApplyEventAt(destroyEv(9, math.MaxUint32), t0)
 	w.ApplyEventAt(spawnEv(10, wire.KindBydosSlave, math.MaxUint32, 1, 2, wire.NoPlayer), t0.Add(5*time.Second))
@@ -481,7 +481,7 @@ func TestForgetDestroyedAtLastTick(t *testing.T) {
 // Frames copies only the frames that dst does not hold already; what it
 // returns is the same as a fresh copy.
 func TestFramesCopiesOnlyNew(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	for id := uint32(1); id <= 50; id++ {
 		w.ApplyEvent(spawnEv(id, wire.KindBydosSlave, 0, 1300, float32(id), wire.NoPlayer))
 	}
@@ -521,7 +521,7 @@ func TestFramesCopiesOnlyNew(t *testing.T) {
 
 // A name from the server is cleaned before the world keeps it.
 func TestPlayerNameCleaned(t *testing.T) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	w.ApplyEvent(&wire.Event{Type: wire.EventPlayerJoined, Tick: 1, Player: 1, Name: "A\u202Eb\nc" + strings.Repeat("d", 100)})
 	if got := w.Players()[1].Name; got != "Ab c"+strings.Repeat("d", wire.MaxNameLen-4) {
 		t.Fatalf("name %q", got)
@@ -531,7 +531,7 @@ func TestPlayerNameCleaned(t *testing.T) {
 // Spawns in reverse order of id are as cheap as in order.
 func BenchmarkSpawnReverse(b *testing.B) {
 	for range b.N {
-		w := NewWorld()
+		w := NewWorld(wire.Features{})
 		for i := range wire.MaxLiveEntities {
 			w.ApplyEvent(spawnEv(uint32(wire.MaxLiveEntities-i), wire.KindBydosSlave, 10, 1, 2, wire.NoPlayer))
 		}
@@ -541,7 +541,7 @@ func BenchmarkSpawnReverse(b *testing.B) {
 // A game loop reading the frames of a full world: one frame copied per
 // snapshot, not twenty per call.
 func BenchmarkFramesFullWorld(b *testing.B) {
-	w := NewWorld()
+	w := NewWorld(wire.Features{})
 	var ents []wire.Entity
 	for id := uint32(1); id <= 4096; id++ {
 		w.ApplyEvent(spawnEv(id, wire.KindBydosSlave, 0, 1300, float32(id%700), wire.NoPlayer))

@@ -7,6 +7,9 @@ package wire
 // 4 has every one. A later revision adds a field here, and NewFeatures
 // fills it.
 type Features struct {
+	// Motions: every entity moves by a motion (7.5), which a Spawn and a
+	// snapshot's records carry (7.6, 7.8).
+	Motions bool
 	// Rules: LoginAccepted carries the rules a client predicts its ship
 	// with (LoginExt).
 	Rules bool
@@ -45,7 +48,7 @@ func NewFeatures(version, revision uint8) Features {
 	if version != Version2 || revision < Revision {
 		return Features{}
 	}
-	return Features{Rules: true, Modes: true, Chat: true, Rooms: true, Scores: true, Spectate: true, Fleet: true,
+	return Features{Motions: true, Rules: true, Modes: true, Chat: true, Rooms: true, Scores: true, Spectate: true, Fleet: true,
 		EventsAtSnapshots: true, EventsInSnapshot: true}
 }
 
