@@ -8,8 +8,7 @@
 // A Link made by New speaks version 1 (Part I of PROTOCOL.md); one made by
 // NewV2 speaks version 2 (Part II: the 20-byte header with ack_delay and
 // round trips without it, 7.2; 32-bit event ids, 7.7), through the same
-// methods, ReceiveEvents2 giving v2's wider event ids. A Link
-// tells its Baselines of the snapshots it sends and the peer acknowledges:
+// methods. A Link tells its Baselines of the snapshots it sends and the peer acknowledges:
 // a History here, package link2's History in a v2 session, whose
 // snapshots (7.8, 7.9) are package link2's.
 //
