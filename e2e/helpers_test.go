@@ -168,7 +168,7 @@ func dialVia(t testing.TB, addr string, tr client.Transport, name string, l *cli
 	ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 	defer cancel()
 	c, err := client.Dial(ctx, client.Config{Addr: addr, Name: name, Logger: testutil.Logger(t), Transport: tr,
-		OnSnapshot: l.onSnapshot, OnSnapshot2: l.onSnapshot2, OnEvent: l.onEvent, Version: version, Mode: wire.ModeClassic})
+		OnSnapshot: l.onSnapshot, OnFrame: l.onSnapshot2, OnEvent: l.onEvent, Version: version, Mode: wire.ModeClassic})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

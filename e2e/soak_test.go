@@ -414,7 +414,7 @@ func (r *soakRecorder) addClient(name string, version uint8) *soakClient {
 // that dials addr.
 func (c *soakClient) config(addr string, log *slog.Logger) client.Config {
 	return client.Config{Addr: addr, Name: c.name, Logger: log, Version: c.version, Mode: wire.ModeClassic,
-		OnSnapshot: c.onSnapshot, OnSnapshot2: c.onSnapshot2, OnEvent: c.onEvent}
+		OnSnapshot: c.onSnapshot, OnFrame: c.onSnapshot2, OnEvent: c.onEvent}
 }
 
 func (r *soakRecorder) client(name string) *soakClient {

@@ -46,7 +46,7 @@ func TestSpectatorSeesTheGame(t *testing.T) {
 	}
 	vl := newClientLog()
 	v, err := client.Dial(ctx, client.Config{Addr: srv.Addr(), Name: "Newt", Logger: testutil.Logger(t), Spectate: true,
-		OnSnapshot2: vl.onSnapshot2, OnEvent: vl.onEvent})
+		OnFrame: vl.onSnapshot2, OnEvent: vl.onEvent})
 	if err != nil {
 		t.Fatalf("spectator: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"rtype/net/wire2"
 )
 
-// input builds an Input2 of step with actions newest first.
+// input builds a v2 Input (wire2.Input) of step with actions newest first.
 func input(step uint32, actions ...uint8) *wire2.Input {
 	in := &wire2.Input{Step: step, Count: len(actions)}
 	copy(in.Actions[:], actions)

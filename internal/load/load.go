@@ -206,9 +206,9 @@ func Start(ctx context.Context, cfg Config) (*Load, error) {
 		p := l.ps[i]
 		c, err := client.Dial(ctx, client.Config{
 			Addr: cfg.Addr, Name: clientName(i), Logger: cfg.Logger,
-			Version:     cfg.Protocol,
-			OnSnapshot:  func(*link.Rebuilt) { p.snapshots.Add(1) },
-			OnSnapshot2: func(*link2.Rebuilt) { p.snapshots.Add(1) },
+			Version:    cfg.Protocol,
+			OnSnapshot: func(*link.Rebuilt) { p.snapshots.Add(1) },
+			OnFrame:    func(*link2.Rebuilt) { p.snapshots.Add(1) },
 		})
 		p.c = c
 		return err

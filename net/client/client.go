@@ -114,8 +114,9 @@ type Config struct {
 	// receiving goroutine with the client's lock held, under the same
 	// rules as OnSnapshot.
 	OnEvent func(ev *wire.Event)
-	// OnSnapshot2 is OnSnapshot for a v2 session (7.8).
-	OnSnapshot2 func(r *link2.Rebuilt)
+	// OnFrame is OnSnapshot for a session whose snapshots are frames of
+	// motions (Features.Motions, 7.8).
+	OnFrame func(r *link2.Rebuilt)
 	// Tap, when set, is told the login and then what the client accepts
 	// (snapshots, events, input steps) with their times: a recorder
 	// (net/replay) keeps the session to play it again.
@@ -826,7 +827,7 @@ func (c *Client) receiveLocked(udp net.Conn, h wire.Header, p []byte, size int, 
 			c.violate(err)
 		}
 		c.ackDue, c.eventAck = true, true
-	case wire.TypeChallenge: // v2 only (ParseHeader2)
+	case wire.TypeChallenge: // v2 only (wire2.ParseHeader)
 		ck, err := wire2.ParseChallenge(p)
 		if err != nil {
 			c.dropped++
@@ -904,8 +905,8 @@ func (c *Client) snapshot2(p []byte, now time.Time) (tick, baseAge uint32, ok bo
 	if c.cfg.Tap != nil {
 		c.cfg.Tap.Snapshot(p, now)
 	}
-	if c.cfg.OnSnapshot2 != nil {
-		c.cfg.OnSnapshot2(r)
+	if c.cfg.OnFrame != nil {
+		c.cfg.OnFrame(r)
 	}
 	return r.Tick, c.snap2.BaselineAge, true
 }

@@ -118,7 +118,7 @@ func testEndToEnd(t *testing.T, version uint8) {
 	cfg := func(name string, l *snapLog) Config {
 		return Config{Addr: srv.Addr(), Name: name, Logger: testLogger(), Version: version,
 			OnSnapshot: func(r *link.Rebuilt) { l.add(r.Tick, r.Entities, r.PlayerStates()) },
-			OnSnapshot2: func(r *link2.Rebuilt) {
+			OnFrame: func(r *link2.Rebuilt) {
 				ents, players := v1Form(r, uint8(blink))
 				l.add(r.Tick, ents, players)
 			}}

@@ -133,7 +133,7 @@ func TestTailWithoutBaseline(t *testing.T) {
 				mu.Unlock()
 			}
 		},
-		OnSnapshot2: func(r *link2.Rebuilt) {
+		OnFrame: func(r *link2.Rebuilt) {
 			mu.Lock()
 			order = append(order, "snapshot")
 			ticks = append(ticks, r.Tick)

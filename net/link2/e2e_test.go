@@ -265,7 +265,7 @@ func (c *e2eClient) receive(b []byte, now time.Time) {
 		}
 	case wire.TypeEvent:
 		if c.fresh, err = c.link.ReceiveEvents(p, c.fresh[:0]); err != nil {
-			tb.Fatalf("client: ReceiveEvents2: %v", err)
+			tb.Fatalf("client: ReceiveEvents: %v", err)
 		}
 		for _, f := range c.fresh {
 			k := int(f.ID) // ids are event numbers: 32 bits, no wrap

@@ -171,7 +171,7 @@ func (p *framePool) current(tick uint32, entities []wire2.Entity) *sharedEntitie
 		c.ents = c.ents[:n] // built in it: no copy
 	} else {
 		if cap(c.ents) < n {
-			c.ents = make([]wire2.Entity, 0, max(16, 2*n)) // as Frame2.Set grows
+			c.ents = make([]wire2.Entity, 0, max(16, 2*n)) // as Frame.Set grows
 		}
 		c.ents = append(c.ents[:0], entities...)
 	}

@@ -125,7 +125,7 @@ func TestDatagramsEvents(t *testing.T) {
 // Both ends of a v2 link allocate nothing per tick in steady state:
 // the server queues events and sends them in its Snapshots' tails
 // (DatagramsEvents); the client decodes, rebuilds, delivers and
-// acknowledges them (DecodeTail, Rebuild, ReceiveEvents2, Accept); the
+// acknowledges them (DecodeTail, Rebuild, ReceiveEvents, Accept); the
 // server takes the acknowledgement.
 func TestTailTickNoAllocs(t *testing.T) {
 	if testutil.RaceEnabled {

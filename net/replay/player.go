@@ -245,13 +245,13 @@ func (p *Player) Stats() client.Stats {
 	return s
 }
 
-// Rules returns the rules of the recording's login (view.Source2).
+// Rules returns the rules of the recording's login (view.PredictionSource).
 func (p *Player) Rules() (wire.LoginExt, bool) {
 	return p.rep.Header.Ext, wire.NewFeatures(p.rep.Header.Protocol, p.rep.Header.Revision).Rules
 }
 
 // Steps appends the input steps of the recording player sent after step
-// after (view.Source2); none when another player is followed.
+// after (view.PredictionSource); none when another player is followed.
 func (p *Player) Steps(after uint32, dst []client.Step) []client.Step {
 	if p.follow != p.rep.Header.Player {
 		return dst

@@ -96,7 +96,7 @@ func appendChatBody[S ~string | ~[]byte](dst []byte, tick uint32, player uint8, 
 
 // AppendChatMessage appends a whole ChatMessage frame (7.13) from a text
 // in bytes, as the server sends it without building a Message: the same
-// bytes as AppendMessage2 of the Message.
+// bytes as wire2.AppendMessage of the Message.
 func AppendChatMessage(dst []byte, tick uint32, player uint8, name string, text []byte) []byte {
 	at := len(dst)
 	dst = append(dst, 0, 0, byte(MsgChatMessage))

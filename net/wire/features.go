@@ -43,7 +43,7 @@ type Features struct {
 
 // NewFeatures returns the features of a session of protocol version and,
 // in v2, revision: the zero Features in v1; every feature in v2, whose
-// revision ParseMessage2 has checked to be Revision or more.
+// revision wire2.ParseMessage has checked to be Revision or more.
 func NewFeatures(version, revision uint8) Features {
 	if version != Version2 || revision < Revision {
 		return Features{}

@@ -250,7 +250,7 @@ const LoginExtSize = 11
 // Features (NewFeatures).
 const Revision = 4
 
-// ErrRevision is returned by ParseMessage2 for a v2 LoginRequest without
+// ErrRevision is returned by wire2.ParseMessage for a v2 LoginRequest without
 // the revision and mode bytes after its name, or of a revision below
 // Revision: the server answers it with LoginRejected(VersionMismatch).
 var ErrRevision = errors.New("wire: v2 LoginRequest without revision 4 (a revision, then a mode, after the name)")
