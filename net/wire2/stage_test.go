@@ -266,24 +266,6 @@ func TestLogin(t *testing.T) {
 	}
 }
 
-// TestFeatures checks the features a login negotiates: none in v1, all
-// in v2 of revision 4 or later.
-func TestFeatures(t *testing.T) {
-	if f := wire.NewFeatures(wire.Version, 0); f != (wire.Features{}) {
-		t.Errorf("v1: %+v", f)
-	}
-	all := wire.Features{Rules: true, Modes: true, Chat: true, Rooms: true, Scores: true, Spectate: true, Fleet: true,
-		EventsAtSnapshots: true, EventsInSnapshot: true}
-	for _, rev := range []uint8{wire.Revision, wire.Revision + 1, 255} {
-		if f := wire.NewFeatures(wire.Version2, rev); f != all {
-			t.Errorf("v2 revision %d: %+v", rev, f)
-		}
-	}
-	if f := wire.NewFeatures(wire.Version2, wire.Revision-1); f != (wire.Features{}) {
-		t.Errorf("v2 revision %d: %+v", wire.Revision-1, f)
-	}
-}
-
 // BenchmarkEvents21 encodes and parses one event of each Stage mode type (a
 // Stage event with a name: its parse allocates the name).
 func BenchmarkEvents(b *testing.B) {
