@@ -2,19 +2,13 @@ package server
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
-	"net"
 	"os"
+	"rtype/net/selfcert"
 	"sync"
 	"time"
 )
@@ -178,37 +172,13 @@ func (c *certs) reloadLocked(now time.Time) {
 
 // make makes an ECDSA P-256 certificate valid from now for certLife.
 func (c *certs) make(now time.Time) (*selfCert, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("server: WebTransport certificate key: %w", err)
-	}
-	serial, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	tmpl := x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "rtype"},
-		NotBefore:             now.Add(-certSkew),
-		NotAfter:              now.Add(-certSkew).Add(certLife),
-		KeyUsage:              x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-	}
-	for _, h := range append([]string{"localhost", "127.0.0.1", "::1"}, c.hosts...) {
-		if ip := net.ParseIP(h); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else if h != "" {
-			tmpl.DNSNames = append(tmpl.DNSNames, h)
-		}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, &tmpl, &tmpl, &key.PublicKey, key)
+	from := now.Add(-certSkew)
+	cert, err := selfcert.Make("rtype", append([]string{"localhost", "127.0.0.1", "::1"}, c.hosts...), from, from.Add(certLife))
 	if err != nil {
 		return nil, fmt.Errorf("server: WebTransport certificate: %w", err)
 	}
 	c.made++
-	return &selfCert{
-		tls:      tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key},
-		hash:     sha256.Sum256(der),
-		notAfter: tmpl.NotAfter,
-	}, nil
+	return &selfCert{tls: cert, hash: sha256.Sum256(cert.Certificate[0]), notAfter: from.Add(certLife)}, nil
 }
 
 // rotateLocked brings the certificates up to date at now: a next one

@@ -3,17 +3,12 @@ package web
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
+	"rtype/net/selfcert"
 	"sync"
 	"time"
 )
@@ -30,35 +25,8 @@ import (
 // SelfSigned makes a self-signed ECDSA certificate for hosts (names or
 // IP addresses), valid for validity.
 func SelfSigned(hosts []string, validity time.Duration) (tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		return tls.Certificate{}, err
-	}
 	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "R-Type game page"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(validity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	for _, h := range hosts {
-		if ip := net.ParseIP(h); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else if h != "" {
-			tmpl.DNSNames = append(tmpl.DNSNames, h)
-		}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+	return selfcert.Make("R-Type game page", hosts, now.Add(-time.Hour), now.Add(validity))
 }
 
 // Serve serves h on ln until ctx ends: https with cert (when not nil)

@@ -4,20 +4,14 @@ package rendezvous
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
 	"net/netip"
@@ -32,6 +26,7 @@ import (
 	"github.com/quic-go/webtransport-go"
 
 	"rtype/net/ipkey"
+	"rtype/net/selfcert"
 	"rtype/net/wire"
 )
 
@@ -186,27 +181,11 @@ func (w *Web) rotate(now time.Time) error {
 // selfCert makes an ECDSA P-256 certificate valid from now for life, as
 // browsers take one by its hash.
 func selfCert(now time.Time, life time.Duration) (*tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	c, err := selfcert.Make("R-Type rendezvous relay", nil, now.Add(-time.Minute), now.Add(life-time.Minute))
 	if err != nil {
 		return nil, err
 	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "R-Type rendezvous relay"},
-		NotBefore:    now.Add(-time.Minute),
-		NotAfter:     now.Add(life - time.Minute),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, err
-	}
-	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+	return &c, nil
 }
 
 // CertHashes returns the SHA-256 hashes of the relay's certificates a
