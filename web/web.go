@@ -17,8 +17,8 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
+	"rtype/net/webaddr"
 	"strings"
 	"time"
 )
@@ -198,7 +198,7 @@ func (h *Handler) config(w http.ResponseWriter, r *http.Request) {
 		c.NoGame = NoGame
 	}
 	if s, ok := h.server(); ok {
-		c.Addr = PublicAddr(s.Addr, r.Host)
+		c.Addr = webaddr.Public(s.Addr, r.Host)
 		for _, x := range s.CertHashes {
 			c.CertHashes = append(c.CertHashes, hex.EncodeToString(x[:]))
 		}
@@ -221,27 +221,6 @@ func (h *Handler) server() (Server, bool) {
 		return Server{}, false
 	}
 	return h.cfg.Server()
-}
-
-// PublicAddr is addr with an empty or unspecified host replaced by the
-// host of reqHost (a request's Host: "host" or "host:port").
-func PublicAddr(addr, reqHost string) string {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return addr
-	}
-	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
-		return addr
-	}
-	h := reqHost
-	if hh, _, err := net.SplitHostPort(reqHost); err == nil {
-		h = hh
-	}
-	h = strings.Trim(h, "[]")
-	if h == "" {
-		h = "localhost"
-	}
-	return net.JoinHostPort(h, port)
 }
 
 func (h *Handler) serveWasm(w http.ResponseWriter, r *http.Request) {

@@ -27,6 +27,7 @@ import (
 
 	"rtype/net/ipkey"
 	"rtype/net/selfcert"
+	"rtype/net/webaddr"
 	"rtype/net/wire"
 )
 
@@ -416,15 +417,7 @@ func (w *Web) relayAddr(reqHost string) string {
 	if w.pc != nil {
 		port = w.pc.LocalAddr().(*net.UDPAddr).Port
 	}
-	h := reqHost
-	if hh, _, err := net.SplitHostPort(reqHost); err == nil {
-		h = hh
-	}
-	h = strings.Trim(h, "[]")
-	if h == "" {
-		h = "localhost"
-	}
-	return net.JoinHostPort(h, strconv.Itoa(port))
+	return webaddr.Public(net.JoinHostPort("", strconv.Itoa(port)), reqHost) // the host the browser asked
 }
 
 // ServeHTTP answers the lookup, GET JoinPath?code=CODE, in JSON: where
