@@ -19,9 +19,6 @@ type lcodec interface {
 	// parseHeader checks a datagram from the server (6.1, 7.2); a v1
 	// header has the v2 fields zero.
 	parseHeader(b []byte) (wire.Header, []byte, error)
-	// receiveEvents takes the new events of an Event payload or a
-	// snapshot's tail (5.3, 7.7) and returns how many.
-	receiveEvents(ss *lsess, p []byte) (int, error)
 	// cookies reports whether a Bind echoes the Challenge's cookie (7.3).
 	cookies() bool
 	// input appends the Input payload of the session's next step, whose
@@ -48,12 +45,6 @@ func (lcodec1) parseHeader(b []byte) (h wire.Header, p []byte, err error) {
 	return h, p, err
 }
 
-func (lcodec1) receiveEvents(ss *lsess, p []byte) (int, error) {
-	var err error
-	ss.frames, err = ss.link.ReceiveEvents(p, ss.frames[:0])
-	return len(ss.frames), err
-}
-
 func (lcodec1) cookies() bool { return false }
 
 // input is v1's: the action byte alone.
@@ -69,12 +60,6 @@ func (lcodec2) newLink(session uint32, f wire.Features, now time.Time) *link.Lin
 
 func (lcodec2) parseHeader(b []byte) (wire.Header, []byte, error) {
 	return wire2.ParseHeader(b, wire.ToClient)
-}
-
-func (lcodec2) receiveEvents(ss *lsess, p []byte) (int, error) {
-	var err error
-	ss.frames2, err = ss.link.ReceiveEvents(p, ss.frames2[:0])
-	return len(ss.frames2), err
 }
 
 func (lcodec2) cookies() bool { return true }

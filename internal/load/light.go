@@ -83,7 +83,6 @@ type lsess struct {
 	done              bool
 	err               error
 	frames            []wire.EventFrame
-	frames2           []wire.EventFrame
 }
 
 type lcount struct {
@@ -419,7 +418,9 @@ func (l *light) takeEvents(g *group, ss *lsess, p []byte) bool {
 	if len(p) > 0 {
 		ss.evFrames += uint64(p[0]) // the count (5.2, 7.7)
 	}
-	n, err := l.codec.receiveEvents(ss, p)
+	var err error
+	ss.frames, err = ss.link.ReceiveEvents(p, ss.frames[:0]) // new events of a payload or a tail (5.3, 7.7)
+	n := len(ss.frames)
 	ss.events += uint64(n)
 	if err != nil {
 		return false
