@@ -9,15 +9,11 @@ import (
 	"testing"
 )
 
-// docExample is one worked example of PROTOCOL.md: how our codec encodes
-// it, the bytes the rules give (worked out by hand, independently of the
-// codec), and a check that decoding the bytes gives the example back.
-type docExample struct {
-	name   string
-	want   string // hex
-	encode func() []byte
-	decode func(b []byte) error
-}
+// docExample is one worked example of PROTOCOL.md (protodoc.Example):
+// how our codec encodes it, the bytes the rules give (worked out by hand,
+// independently of the codec), and a check that decoding the bytes gives
+// the example back.
+type docExample = protodoc.Example
 
 var (
 	exToken   = Token{1, 2, 3, 4, 5, 6, 7, 8}
@@ -60,9 +56,9 @@ func docExamples() []docExample {
 	}
 	return []docExample{
 		{
-			name: "snapshot-4.7",
-			want: seed47,
-			encode: func() []byte {
+			Name: "snapshot-4.7",
+			Want: seed47,
+			Encode: func() []byte {
 				var enc SnapshotEncoder
 				p := enc.Encode(600, seedPlayers, nil, 0, []Entity{seedShip600})
 				if len(p) != 1 {
@@ -70,7 +66,7 @@ func docExamples() []docExample {
 				}
 				return p[0]
 			},
-			decode: func(b []byte) error {
+			Decode: func(b []byte) error {
 				var s Snapshot
 				if err := s.Decode(b); err != nil {
 					return err
@@ -83,10 +79,10 @@ func docExamples() []docExample {
 			},
 		},
 		{
-			name:   "spawn-4.7",
-			want:   seedSpwn,
-			encode: func() []byte { return AppendEvent(nil, &exSpawn) },
-			decode: func(b []byte) error {
+			Name:   "spawn-4.7",
+			Want:   seedSpwn,
+			Encode: func() []byte { return AppendEvent(nil, &exSpawn) },
+			Decode: func(b []byte) error {
 				var ev Event
 				if err := ParseEvent(b, &ev); err != nil {
 					return err
@@ -98,15 +94,15 @@ func docExamples() []docExample {
 			},
 		},
 		{
-			name:   "header-4.8",
-			want:   seed48h,
-			encode: func() []byte { return AppendHeader(nil, exH48) },
-			decode: func(b []byte) error { return checkHeader(b, ToClient, exH48, nil) },
+			Name:   "header-4.8",
+			Want:   seed48h,
+			Encode: func() []byte { return AppendHeader(nil, exH48) },
+			Decode: func(b []byte) error { return checkHeader(b, ToClient, exH48, nil) },
 		},
 		{
-			name: "snapshot-4.8",
-			want: seed48p,
-			encode: func() []byte {
+			Name: "snapshot-4.8",
+			Want: seed48p,
+			Encode: func() []byte {
 				var enc SnapshotEncoder
 				p := enc.Encode(603, seedPlayers, []Entity{seedShip600}, 600, []Entity{ship603, bydos})
 				if len(p) != 1 {
@@ -114,7 +110,7 @@ func docExamples() []docExample {
 				}
 				return p[0]
 			},
-			decode: func(b []byte) error {
+			Decode: func(b []byte) error {
 				var s Snapshot
 				if err := s.Decode(b); err != nil {
 					return err
@@ -133,20 +129,20 @@ func docExamples() []docExample {
 			},
 		},
 		{
-			name:   "input",
-			want:   "52 54 59 50 01 03 02 01 25 00 01 00 00 00 EF BE AD DE 18",
-			encode: func() []byte { return append(AppendHeader(nil, exInputH), ActionRight|ActionFire) },
-			decode: func(b []byte) error { return checkHeader(b, ToServer, exInputH, []byte{0x18}) },
+			Name:   "input",
+			Want:   "52 54 59 50 01 03 02 01 25 00 01 00 00 00 EF BE AD DE 18",
+			Encode: func() []byte { return append(AppendHeader(nil, exInputH), ActionRight|ActionFire) },
+			Decode: func(b []byte) error { return checkHeader(b, ToServer, exInputH, []byte{0x18}) },
 		},
 		{
-			name: "events",
-			want: "02 07 00 1B" + seedSpwn +
+			Name: "events",
+			Want: "02 07 00 1B" + seedSpwn +
 				"08 00 12 02 8A 02 00 00 09 00 00 00 02 00 00 7A 44 00 00 B4 43",
-			encode: func() []byte {
+			Encode: func() []byte {
 				p := AppendEventFrame([]byte{2}, 7, AppendEvent(nil, &exSpawn))
 				return AppendEventFrame(p, 8, AppendEvent(nil, &exDestroy))
 			},
-			decode: func(b []byte) error {
+			Decode: func(b []byte) error {
 				frames, err := ParseEventFrames(b, nil)
 				if err != nil {
 					return err
@@ -167,18 +163,18 @@ func docExamples() []docExample {
 			},
 		},
 		{
-			name:   "bind",
-			want:   "52 54 59 50 01 01 00 00 FF FF 00 00 00 00 EF BE AD DE 01 02 03 04 05 06 07 08",
-			encode: func() []byte { return append(AppendHeader(nil, exBindH), exToken[:]...) },
-			decode: func(b []byte) error { return checkHeader(b, ToServer, exBindH, exToken[:]) },
+			Name:   "bind",
+			Want:   "52 54 59 50 01 01 00 00 FF FF 00 00 00 00 EF BE AD DE 01 02 03 04 05 06 07 08",
+			Encode: func() []byte { return append(AppendHeader(nil, exBindH), exToken[:]...) },
+			Decode: func(b []byte) error { return checkHeader(b, ToServer, exBindH, exToken[:]) },
 		},
 		{
-			name: "accept",
-			want: "52 54 59 50 01 02 00 00 00 00 00 00 00 00 EF BE AD DE 00 58 02 00 00",
-			encode: func() []byte {
+			Name: "accept",
+			Want: "52 54 59 50 01 02 00 00 00 00 00 00 00 00 EF BE AD DE 00 58 02 00 00",
+			Encode: func() []byte {
 				return AppendAccept(AppendHeader(nil, exAcceptH), Accept{Player: 0, Tick: 600})
 			},
-			decode: func(b []byte) error {
+			Decode: func(b []byte) error {
 				if err := checkHeader(b, ToClient, exAcceptH, []byte{0, 0x58, 2, 0, 0}); err != nil {
 					return err
 				}
@@ -193,35 +189,26 @@ func docExamples() []docExample {
 			},
 		},
 		{
-			name:   "login-request",
-			want:   "0A 00 01 01 06 00 52 69 70 6C 65 79",
-			encode: func() []byte { return AppendMessage(nil, &exLogin) },
-			decode: func(b []byte) error { return checkMessage(b, exLogin) },
+			Name:   "login-request",
+			Want:   "0A 00 01 01 06 00 52 69 70 6C 65 79",
+			Encode: func() []byte { return AppendMessage(nil, &exLogin) },
+			Decode: func(b []byte) error { return checkMessage(b, exLogin) },
 		},
 		{
-			name:   "login-accepted",
-			want:   "12 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00",
-			encode: func() []byte { return AppendMessage(nil, &exLoginOK) },
-			decode: func(b []byte) error { return checkMessage(b, exLoginOK) },
+			Name:   "login-accepted",
+			Want:   "12 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00",
+			Encode: func() []byte { return AppendMessage(nil, &exLoginOK) },
+			Decode: func(b []byte) error { return checkMessage(b, exLoginOK) },
 		},
 	}
 }
 
 // TestKnownBytes checks the codec against the bytes of each example as
 // the rules give them, whether PROTOCOL.md exists or not.
-func TestKnownBytes(t *testing.T) { protodoc.CheckBytes(t, examples(docExamples())) }
+func TestKnownBytes(t *testing.T) { protodoc.CheckBytes(t, docExamples()) }
 
 // TestProtocolDoc checks every worked example of PROTOCOL.md: our codec
 // must produce exactly its bytes, and decode them back.
 func TestProtocolDoc(t *testing.T) {
-	protodoc.CheckDoc(t, "../../PROTOCOL.md", examples(docExamples()))
-}
-
-// examples gives the examples to package protodoc.
-func examples(ds []docExample) []protodoc.Example {
-	out := make([]protodoc.Example, len(ds))
-	for i, d := range ds {
-		out[i] = protodoc.Example{Name: d.name, Want: d.want, Encode: d.encode, Decode: d.decode}
-	}
-	return out
+	protodoc.CheckDoc(t, "../../PROTOCOL.md", docExamples())
 }

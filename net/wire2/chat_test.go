@@ -25,7 +25,7 @@ var (
 
 func docExamplesChat() []docExample {
 	ex := func(name, want string, m wire.Message) docExample {
-		return docExample{name: name, want: want, encode: func() []byte { return AppendMessage(nil, &m) }, decode: docMessage(m)}
+		return docExample{Name: name, Want: want, Encode: func() []byte { return AppendMessage(nil, &m) }, Decode: docMessage(m)}
 	}
 	return []docExample{
 		ex("v2-chat", "0C 00 05 09 00 EF BD 87 EF BD 8F EF BC 81", exChat),

@@ -50,7 +50,7 @@ func docRedirect(want wire.Redirect) func(b []byte) error {
 
 func docExamplesFleet() []docExample {
 	ex := func(name, want string, d wire.Redirect) docExample {
-		return docExample{name: name, want: want, encode: func() []byte { return wire.AppendRedirect(nil, &d) }, decode: docRedirect(d)}
+		return docExample{Name: name, Want: want, Encode: func() []byte { return wire.AppendRedirect(nil, &d) }, Decode: docRedirect(d)}
 	}
 	return []docExample{
 		ex("v2-room-redirect", "19 00 1C 01 4B 37 4D 58 32 51 0F 00 31 39 32 2E 30 2E 32 2E 31 30 3A 34 32 34 32", exRedirectCode),
@@ -74,23 +74,23 @@ func TestFleetExamples(t *testing.T) {
 		t.Fatalf("PROTOCOL.md: %v", err)
 	}
 	for _, ex := range docExamplesFleet() {
-		want := protodoc.Unhex(t, ex.want)
-		if got := ex.encode(); !bytes.Equal(got, want) {
-			t.Errorf("%s: encoded\n got % X\nwant % X", ex.name, got, want)
+		want := protodoc.Unhex(t, ex.Want)
+		if got := ex.Encode(); !bytes.Equal(got, want) {
+			t.Errorf("%s: encoded\n got % X\nwant % X", ex.Name, got, want)
 		}
-		if err := ex.decode(want); err != nil {
-			t.Errorf("%s: %v", ex.name, err)
+		if err := ex.Decode(want); err != nil {
+			t.Errorf("%s: %v", ex.Name, err)
 		}
 		if md == nil {
 			continue
 		}
-		lines, ok := blocks[ex.name]
+		lines, ok := blocks[ex.Name]
 		if !ok {
-			t.Errorf("PROTOCOL.md has no example %q", ex.name)
+			t.Errorf("PROTOCOL.md has no example %q", ex.Name)
 			continue
 		}
 		if doc := protodoc.Hex(lines); !bytes.Equal(doc, want) {
-			t.Errorf("PROTOCOL.md example %q:\n   doc % X\ncodec % X", ex.name, doc, want)
+			t.Errorf("PROTOCOL.md example %q:\n   doc % X\ncodec % X", ex.Name, doc, want)
 		}
 	}
 }

@@ -10,21 +10,7 @@ import (
 )
 
 // docExample is one worked example of PROTOCOL.md (protodoc.Example).
-type docExample struct {
-	name   string
-	want   string // hex
-	encode func() []byte
-	decode func(b []byte) error
-}
-
-// examples gives the examples to package protodoc.
-func examples(ds []docExample) []protodoc.Example {
-	out := make([]protodoc.Example, len(ds))
-	for i, d := range ds {
-		out[i] = protodoc.Example{Name: d.name, Want: d.want, Encode: d.encode, Decode: d.decode}
-	}
-	return out
-}
+type docExample = protodoc.Example
 
 var exToken = wire.Token{1, 2, 3, 4, 5, 6, 7, 8}
 

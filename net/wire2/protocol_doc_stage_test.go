@@ -47,28 +47,28 @@ func docExamplesMore() []docExample {
 	}
 	return append([]docExample{
 		{
-			name:   "v2-login-request",
-			want:   "0C 00 01 02 06 00 52 69 70 6C 65 79 04 01",
-			encode: func() []byte { return AppendMessage(nil, &exLoginReq) },
-			decode: message(exLoginReq),
+			Name:   "v2-login-request",
+			Want:   "0C 00 01 02 06 00 52 69 70 6C 65 79 04 01",
+			Encode: func() []byte { return AppendMessage(nil, &exLoginReq) },
+			Decode: message(exLoginReq),
 		},
 		{
-			name:   "v2-stage",
-			want:   "07 28 23 00 00 05 31 00 00 00 0B 44 6F 62 6B 65 72 61 74 6F 70 73",
-			encode: func() []byte { return AppendEvent(nil, &exStageBoss) },
-			decode: event(exStageBoss),
+			Name:   "v2-stage",
+			Want:   "07 28 23 00 00 05 31 00 00 00 0B 44 6F 62 6B 65 72 61 74 6F 70 73",
+			Encode: func() []byte { return AppendEvent(nil, &exStageBoss) },
+			Decode: event(exStageBoss),
 		},
 		{
-			name:   "v2-health",
-			want:   "08 29 23 00 00 31 00 00 00 EE 02 20 03",
-			encode: func() []byte { return AppendEvent(nil, &exHealth) },
-			decode: event(exHealth),
+			Name:   "v2-health",
+			Want:   "08 29 23 00 00 31 00 00 00 EE 02 20 03",
+			Encode: func() []byte { return AppendEvent(nil, &exHealth) },
+			Decode: event(exHealth),
 		},
 		{
-			name:   "v2-arms",
-			want:   "09 69 02 00 00 00 02 01 01 02 01",
-			encode: func() []byte { return AppendEvent(nil, &exArms) },
-			decode: event(exArms),
+			Name:   "v2-arms",
+			Want:   "09 69 02 00 00 00 02 01 01 02 01",
+			Encode: func() []byte { return AppendEvent(nil, &exArms) },
+			Decode: event(exArms),
 		},
 	}, slices.Concat(docExamplesChat(), docExamplesRoom(), docExamplesScores(), docExamplesSpectate())...)
 }

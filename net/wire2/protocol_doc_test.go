@@ -98,16 +98,16 @@ func docExamples() []docExample {
 	}
 	return append([]docExample{
 		{
-			name:   "v2-header",
-			want:   "52 54 59 50 02 04 25 00 40 00 FF FF FF FF EF BE AD DE AA 00",
-			encode: func() []byte { return AppendHeader(nil, exH) },
-			decode: func(b []byte) error { return checkHeader(b, wire.ToClient, exH, nil) },
+			Name:   "v2-header",
+			Want:   "52 54 59 50 02 04 25 00 40 00 FF FF FF FF EF BE AD DE AA 00",
+			Encode: func() []byte { return AppendHeader(nil, exH) },
+			Decode: func(b []byte) error { return checkHeader(b, wire.ToClient, exH, nil) },
 		},
 		{
-			name:   "v2-login-accepted",
-			want:   "1F 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00 68 01 21 11 00 05 D0 02 3C 03 08 01 04",
-			encode: func() []byte { return AppendMessage(nil, &exLoginOK) },
-			decode: func(b []byte) error {
+			Name:   "v2-login-accepted",
+			Want:   "1F 00 02 00 EF BE AD DE 01 02 03 04 05 06 07 08 58 02 00 00 68 01 21 11 00 05 D0 02 3C 03 08 01 04",
+			Encode: func() []byte { return AppendMessage(nil, &exLoginOK) },
+			Decode: func(b []byte) error {
 				fr := wire.FrameReader{R: bytes.NewReader(b)}
 				f, err := fr.ReadFrame()
 				if err != nil {
@@ -121,13 +121,13 @@ func docExamples() []docExample {
 			},
 		},
 		{
-			name: "v2-challenge",
-			want: "52 54 59 50 02 07 00 00 FF FF 00 00 00 00 EF BE AD DE 00 00 7F 7D 54 AF 74 77 F3 3E",
-			encode: func() []byte {
+			Name: "v2-challenge",
+			Want: "52 54 59 50 02 07 00 00 FF FF 00 00 00 00 EF BE AD DE 00 00 7F 7D 54 AF 74 77 F3 3E",
+			Encode: func() []byte {
 				c := cookie()
 				return append(AppendHeader(nil, exCookieH), c[:]...)
 			},
-			decode: func(b []byte) error {
+			Decode: func(b []byte) error {
 				c := cookie()
 				if !NewCookieMAC(exSecret).Check(exNow, exAddr, 0xDEADBEEF, Cookie(b[HeaderSize:])) {
 					return fmt.Errorf("cookie refused")
@@ -136,12 +136,12 @@ func docExamples() []docExample {
 			},
 		},
 		{
-			name: "v2-bind-cookie",
-			want: "52 54 59 50 02 01 01 00 00 00 00 00 00 00 EF BE AD DE 03 00 01 02 03 04 05 06 07 08 7F 7D 54 AF 74 77 F3 3E",
-			encode: func() []byte {
+			Name: "v2-bind-cookie",
+			Want: "52 54 59 50 02 01 01 00 00 00 00 00 00 00 EF BE AD DE 03 00 01 02 03 04 05 06 07 08 7F 7D 54 AF 74 77 F3 3E",
+			Encode: func() []byte {
 				return AppendBind(AppendHeader(nil, exBindCH), Bind{Token: exToken, HasCookie: true, Cookie: cookie()})
 			},
-			decode: func(b []byte) error {
+			Decode: func(b []byte) error {
 				if err := checkHeader(b, wire.ToServer, exBindCH, AppendBind(nil, Bind{Token: exToken, HasCookie: true, Cookie: cookie()})); err != nil {
 					return err
 				}
@@ -153,10 +153,10 @@ func docExamples() []docExample {
 			},
 		},
 		{
-			name:   "v2-input",
-			want:   "52 54 59 50 02 03 02 01 25 00 01 00 00 00 EF BE AD DE 19 00 11 00 00 00 04 19 08 08 08",
-			encode: func() []byte { return AppendInput(AppendHeader(nil, exInputH), &exInput) },
-			decode: func(b []byte) error {
+			Name:   "v2-input",
+			Want:   "52 54 59 50 02 03 02 01 25 00 01 00 00 00 EF BE AD DE 19 00 11 00 00 00 04 19 08 08 08",
+			Encode: func() []byte { return AppendInput(AppendHeader(nil, exInputH), &exInput) },
+			Decode: func(b []byte) error {
 				if err := checkHeader(b, wire.ToServer, exInputH, AppendInput(nil, &exInput)); err != nil {
 					return err
 				}
@@ -171,10 +171,10 @@ func docExamples() []docExample {
 			},
 		},
 		{
-			name:   "v2-spawn",
-			want:   "01 64 02 00 00 05 00 00 00 03 FF 02 64 02 00 00 A0 28 40 06 80 F8 00 00 40 01 78 00 00 40 00 06 08",
-			encode: func() []byte { return AppendEvent(nil, &exSpawn) },
-			decode: func(b []byte) error {
+			Name:   "v2-spawn",
+			Want:   "01 64 02 00 00 05 00 00 00 03 FF 02 64 02 00 00 A0 28 40 06 80 F8 00 00 40 01 78 00 00 40 00 06 08",
+			Encode: func() []byte { return AppendEvent(nil, &exSpawn) },
+			Decode: func(b []byte) error {
 				var ev wire.Event
 				if err := ParseEvent(b, &ev); err != nil || ev != exSpawn {
 					return fmt.Errorf("decoded %+v %v", ev, err)
@@ -183,25 +183,25 @@ func docExamples() []docExample {
 			},
 		},
 		{
-			name:   "v2-snapshot-full",
-			want:   "67 02 00 00 61 81 01 80 0F 78 1D 08 00 08 00 84 CF 04 20 03 A0 05 80 16 11 30 00 50 3F FF 01 50 14 20 03 40 7C 19 30 40 00 0A C0 03 00 00 02",
-			encode: func() []byte { return snapshot(615, exPlayers, nil, nil, 0, exWorld615) },
-			decode: func(b []byte) error { return decodeSnapshot(b, 615, exPlayers, nil, nil, exWorld615) },
+			Name:   "v2-snapshot-full",
+			Want:   "67 02 00 00 61 81 01 80 0F 78 1D 08 00 08 00 84 CF 04 20 03 A0 05 80 16 11 30 00 50 3F FF 01 50 14 20 03 40 7C 19 30 40 00 0A C0 03 00 00 02",
+			Encode: func() []byte { return snapshot(615, exPlayers, nil, nil, 0, exWorld615) },
+			Decode: func(b []byte) error { return decodeSnapshot(b, 615, exPlayers, nil, nil, exWorld615) },
 		},
 		{
-			name:   "v2-snapshot-delta",
-			want:   "6A 02 00 00 C1 88 03 02 00 02 00 D8 2E 00 41 90 FE 70 01 1F 70 00 10 3E 07 48 13 F8 15 00 E1 84 00",
-			encode: func() []byte { return snapshot(618, exPlayers618, exPlayers, exWorld615, 615, exWorld618) },
-			decode: func(b []byte) error { return decodeSnapshot(b, 618, exPlayers618, exPlayers, exWorld615, exWorld618) },
+			Name:   "v2-snapshot-delta",
+			Want:   "6A 02 00 00 C1 88 03 02 00 02 00 D8 2E 00 41 90 FE 70 01 1F 70 00 10 3E 07 48 13 F8 15 00 E1 84 00",
+			Encode: func() []byte { return snapshot(618, exPlayers618, exPlayers, exWorld615, 615, exWorld618) },
+			Decode: func(b []byte) error { return decodeSnapshot(b, 618, exPlayers618, exPlayers, exWorld615, exWorld618) },
 		},
 		{
-			name: "v2-events",
-			want: "52 54 59 50 02 05 26 00 41 00 FF FF FF FF EF BE AD DE 28 00 02 70 11 01 00 21 01 69 02 00 00 09 00 00 00 02 00 01 69 02 00 00 D2 04 7E 05 40 38 00 00 00 00 00 00 00 00 00 00 00 71 11 01 00 12 02 8A 02 00 00 05 00 00 00 01 00 00 61 44 00 00 70 43",
-			encode: func() []byte {
+			Name: "v2-events",
+			Want: "52 54 59 50 02 05 26 00 41 00 FF FF FF FF EF BE AD DE 28 00 02 70 11 01 00 21 01 69 02 00 00 09 00 00 00 02 00 01 69 02 00 00 D2 04 7E 05 40 38 00 00 00 00 00 00 00 00 00 00 00 71 11 01 00 12 02 8A 02 00 00 05 00 00 00 01 00 00 61 44 00 00 70 43",
+			Encode: func() []byte {
 				p := AppendEventFrame(append(AppendHeader(nil, exEventH), 2), 70000, AppendEvent(nil, &exSpawnM))
 				return AppendEventFrame(p, 70001, AppendEvent(nil, &exDestroyB))
 			},
-			decode: func(b []byte) error {
+			Decode: func(b []byte) error {
 				h, p, err := ParseHeader(b, wire.ToClient)
 				if err != nil || h != exEventH {
 					return fmt.Errorf("header %+v %v", h, err)
@@ -222,15 +222,15 @@ func docExamples() []docExample {
 		{
 			// 7.8: the delta snapshot with the missile's Spawn (event
 			// 70000 of 7.7) in its tail.
-			name: "v2-snapshot-events",
-			want: "52 54 59 50 02 04 25 00 40 00 FF FF FF FF EF BE AD DE AA 00 " +
+			Name: "v2-snapshot-events",
+			Want: "52 54 59 50 02 04 25 00 40 00 FF FF FF FF EF BE AD DE AA 00 " +
 				"6A 02 00 00 C1 88 03 02 00 02 00 D8 2E 00 41 90 FE 70 01 1F 70 00 10 3E 07 48 13 F8 15 00 E1 84 00 " +
 				"01 70 11 01 00 21 01 69 02 00 00 09 00 00 00 02 00 01 69 02 00 00 D2 04 7E 05 40 38 00 00 00 00 00 00 00 00 00 00 00",
-			encode: func() []byte {
+			Encode: func() []byte {
 				b := append(AppendHeader(nil, exH), snapshot(618, exPlayers618, exPlayers, exWorld615, 615, exWorld618)...)
 				return AppendEventFrame(append(b, 1), 70000, AppendEvent(nil, &exSpawnM))
 			},
-			decode: func(b []byte) error {
+			Decode: func(b []byte) error {
 				h, p, err := ParseHeader(b, wire.ToClient)
 				if err != nil || h != exH {
 					return fmt.Errorf("header %+v %v", h, err)
@@ -259,10 +259,10 @@ func docExamples() []docExample {
 			},
 		},
 		{
-			name:   "v2-snapshot-empty-tail",
-			want:   "6A 02 00 00 C1 88 03 02 00 02 00 D8 2E 00 41 90 FE 70 01 1F 70 00 10 3E 07 48 13 F8 15 00 E1 84 00 00",
-			encode: func() []byte { return append(snapshot(618, exPlayers618, exPlayers, exWorld615, 615, exWorld618), 0) },
-			decode: func(b []byte) error {
+			Name:   "v2-snapshot-empty-tail",
+			Want:   "6A 02 00 00 C1 88 03 02 00 02 00 D8 2E 00 41 90 FE 70 01 1F 70 00 10 3E 07 48 13 F8 15 00 E1 84 00 00",
+			Encode: func() []byte { return append(snapshot(618, exPlayers618, exPlayers, exWorld615, 615, exWorld618), 0) },
+			Decode: func(b []byte) error {
 				var s Snapshot
 				tail, err := s.DecodeTail(b)
 				if err != nil || len(tail) != 1 || len(TailFrames(tail, nil)) != 0 {
@@ -276,10 +276,10 @@ func docExamples() []docExample {
 
 // TestKnownBytes checks the codec against the bytes of each example of
 // Part II as the rules give them, whether PROTOCOL.md exists or not.
-func TestKnownBytes(t *testing.T) { protodoc.CheckBytes(t, examples(docExamples())) }
+func TestKnownBytes(t *testing.T) { protodoc.CheckBytes(t, docExamples()) }
 
 // TestProtocolDoc checks every worked example of Part II of PROTOCOL.md:
 // our codec must produce exactly its bytes, and decode them back.
 func TestProtocolDoc(t *testing.T) {
-	protodoc.CheckDoc(t, "../../PROTOCOL.md", examples(docExamples()))
+	protodoc.CheckDoc(t, "../../PROTOCOL.md", docExamples())
 }

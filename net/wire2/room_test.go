@@ -64,20 +64,20 @@ func err2s(err error) string {
 
 func docExamplesRoom() []docExample {
 	room := func(name, want string, r wire.Room) docExample {
-		return docExample{name: name, want: want, encode: func() []byte { return wire.AppendRoom(nil, &r) }, decode: docRoom(r)}
+		return docExample{Name: name, Want: want, Encode: func() []byte { return wire.AppendRoom(nil, &r) }, Decode: docRoom(r)}
 	}
 	return []docExample{
 		{
-			name:   "v2-login-lobby",
-			want:   "0D 00 01 02 06 00 52 69 70 6C 65 79 04 02 01",
-			encode: func() []byte { return AppendMessage(nil, &exLoginLobby) },
-			decode: docMessage(exLoginLobby),
+			Name:   "v2-login-lobby",
+			Want:   "0D 00 01 02 06 00 52 69 70 6C 65 79 04 02 01",
+			Encode: func() []byte { return AppendMessage(nil, &exLoginLobby) },
+			Decode: docMessage(exLoginLobby),
 		},
 		{
-			name:   "v2-login-accepted-lobby",
-			want:   "1F 00 02 FF EF BE AD DE 01 02 03 04 05 06 07 08 00 00 00 00 68 01 21 11 00 05 D0 02 3C 03 08 02 04",
-			encode: func() []byte { return AppendMessage(nil, &exLoginOKLobby) },
-			decode: docMessage(exLoginOKLobby),
+			Name:   "v2-login-accepted-lobby",
+			Want:   "1F 00 02 FF EF BE AD DE 01 02 03 04 05 06 07 08 00 00 00 00 68 01 21 11 00 05 D0 02 3C 03 08 02 04",
+			Encode: func() []byte { return AppendMessage(nil, &exLoginOKLobby) },
+			Decode: docMessage(exLoginOKLobby),
 		},
 		room("v2-room-create", "06 00 09 02 01 04 03 02", exRoomCreate),
 		room("v2-room-bot", "03 00 10 01 FF", exRoomBot),

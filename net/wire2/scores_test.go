@@ -56,7 +56,7 @@ func docScores(want wire.Scores) func(b []byte) error {
 
 func docExamplesScores() []docExample {
 	ex := func(name, want string, s wire.Scores) docExample {
-		return docExample{name: name, want: want, encode: func() []byte { return wire.AppendScores(nil, &s) }, decode: docScores(s)}
+		return docExample{Name: name, Want: want, Encode: func() []byte { return wire.AppendScores(nil, &s) }, Decode: docScores(s)}
 	}
 	return []docExample{
 		ex("v2-scores-request", "06 00 16 02 01 03 00 00", exScoresRequest),

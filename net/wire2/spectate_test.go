@@ -44,28 +44,28 @@ func docSpectators(want wire.Spectators) func(b []byte) error {
 func docExamplesSpectate() []docExample {
 	return []docExample{
 		{
-			name:   "v2-login-spectate",
-			want:   "11 00 01 02 04 00 4E 65 77 74 04 00 02 4B 37 4D 58 32 51",
-			encode: func() []byte { return AppendMessage(nil, &exLoginSpectate) },
-			decode: docMessage(exLoginSpectate),
+			Name:   "v2-login-spectate",
+			Want:   "11 00 01 02 04 00 4E 65 77 74 04 00 02 4B 37 4D 58 32 51",
+			Encode: func() []byte { return AppendMessage(nil, &exLoginSpectate) },
+			Decode: docMessage(exLoginSpectate),
 		},
 		{
-			name:   "v2-login-spectate-any",
-			want:   "0B 00 01 02 04 00 4E 65 77 74 04 00 02",
-			encode: func() []byte { return AppendMessage(nil, &exLoginSpectateAny) },
-			decode: docMessage(exLoginSpectateAny),
+			Name:   "v2-login-spectate-any",
+			Want:   "0B 00 01 02 04 00 4E 65 77 74 04 00 02",
+			Encode: func() []byte { return AppendMessage(nil, &exLoginSpectateAny) },
+			Decode: docMessage(exLoginSpectateAny),
 		},
 		{
-			name:   "v2-login-accepted-spectate",
-			want:   "1F 00 02 FF EF BE AD DE 01 02 03 04 05 06 07 08 28 23 00 00 68 01 21 11 00 05 D0 02 3C 03 08 02 04",
-			encode: func() []byte { return AppendMessage(nil, &exLoginOKSpectate) },
-			decode: docMessage(exLoginOKSpectate),
+			Name:   "v2-login-accepted-spectate",
+			Want:   "1F 00 02 FF EF BE AD DE 01 02 03 04 05 06 07 08 28 23 00 00 68 01 21 11 00 05 D0 02 3C 03 08 02 04",
+			Encode: func() []byte { return AppendMessage(nil, &exLoginOKSpectate) },
+			Decode: docMessage(exLoginOKSpectate),
 		},
 		{
-			name:   "v2-spectator-accept",
-			want:   "FF 28 23 00 00",
-			encode: func() []byte { return wire.AppendAccept(nil, exSpectatorAccept) },
-			decode: func(b []byte) error {
+			Name:   "v2-spectator-accept",
+			Want:   "FF 28 23 00 00",
+			Encode: func() []byte { return wire.AppendAccept(nil, exSpectatorAccept) },
+			Decode: func(b []byte) error {
 				if a, err := wire.ParseSpectatorAccept(b); err != nil || a != exSpectatorAccept {
 					return errors.New("decoded differently: " + err2s(err))
 				}
@@ -73,10 +73,10 @@ func docExamplesSpectate() []docExample {
 			},
 		},
 		{
-			name:   "v2-spectators",
-			want:   "0F 00 18 02 04 00 4E 65 77 74 05 00 42 75 72 6B 65",
-			encode: func() []byte { return wire.AppendSpectators(nil, &exSpectators) },
-			decode: docSpectators(exSpectators),
+			Name:   "v2-spectators",
+			Want:   "0F 00 18 02 04 00 4E 65 77 74 05 00 42 75 72 6B 65",
+			Encode: func() []byte { return wire.AppendSpectators(nil, &exSpectators) },
+			Decode: docSpectators(exSpectators),
 		},
 	}
 }
