@@ -295,18 +295,12 @@ func (b *bandwidth) add(bIn, bOut, nIn, nOut float64) {
 // waitRoom waits for the lobby's room state to satisfy ok.
 func waitRoom(t *testing.T, l *lobby.Lobby, what string, ok func(wire.Room) bool) wire.Room {
 	t.Helper()
-	deadline := time.After(60 * time.Second)
-	for {
-		if r, in := l.State(); in && ok(r) {
-			return r
-		}
-		select {
-		case <-l.Changed():
-		case <-l.Done():
-			t.Fatalf("waiting for %s: the lobby ended: %v", what, l.Err())
-		case <-deadline:
-			r, _ := l.State()
-			t.Fatalf("no %s within 60 s: room %+v", what, r)
-		}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	r, err := l.AwaitRoom(ctx, ok)
+	if err != nil {
+		last, _ := l.State()
+		t.Fatalf("no %s within 60 s: %v; room %+v", what, err, last)
 	}
+	return r
 }

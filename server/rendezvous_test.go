@@ -17,19 +17,13 @@ import (
 // waitLobby waits until l's room satisfies cond.
 func waitLobby(t *testing.T, l *netlobby.Lobby, cond func(r *wire.Room) bool) wire.Room {
 	t.Helper()
-	deadline := time.After(wait)
-	for {
-		if st, ok := l.State(); ok && cond(&st) {
-			return st
-		}
-		select {
-		case <-l.Changed():
-		case <-l.Done():
-			t.Fatalf("lobby ended: %v", l.Err())
-		case <-deadline:
-			t.Fatal("the room did not come")
-		}
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	st, err := l.AwaitRoom(ctx, func(r wire.Room) bool { return cond(&r) })
+	if err != nil {
+		t.Fatalf("the room did not come: %v", err)
 	}
+	return st
 }
 
 // TestRendezvousHost runs a server registered at a rendezvous on

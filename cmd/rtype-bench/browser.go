@@ -610,21 +610,12 @@ func takeDrawn(br *browsertest.Browser) ([][]float64, error) {
 
 // awaitRoom waits for the lobby's room state to satisfy ok.
 func awaitRoom(ctx context.Context, l *lobby.Lobby, what string, ok func(wire.Room) bool) (wire.Room, error) {
-	deadline := time.NewTimer(60 * time.Second)
-	defer deadline.Stop()
-	for {
-		if r, in := l.State(); in && ok(r) {
-			return r, nil
-		}
-		select {
-		case <-l.Changed():
-		case <-l.Done():
-			return wire.Room{}, fmt.Errorf("waiting for %s: the lobby ended: %w", what, l.Err())
-		case <-ctx.Done():
-			return wire.Room{}, ctx.Err()
-		case <-deadline.C:
-			r, _ := l.State()
-			return wire.Room{}, fmt.Errorf("no %s within 60 s: room %+v", what, r)
-		}
+	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	r, err := l.AwaitRoom(wctx, ok)
+	if err != nil && ctx.Err() == nil {
+		last, _ := l.State()
+		return r, fmt.Errorf("waiting for %s (60 s at most): %w; room %+v", what, err, last)
 	}
+	return r, err
 }

@@ -364,6 +364,29 @@ func (l *Lobby) State() (wire.Room, bool) {
 	return l.state, l.state.Type == wire.MsgRoomState
 }
 
+// AwaitRoom waits until the client is in a room whose state satisfies
+// ok, and returns that state, looking again at each Changed. It fails
+// when the session ends (with Err's reason) or ctx does (ctx's error).
+// Refusals are not its concern: a caller that must see them reads
+// Refusals.
+func (l *Lobby) AwaitRoom(ctx context.Context, ok func(wire.Room) bool) (wire.Room, error) {
+	for {
+		if st, in := l.State(); in && ok(st) {
+			return st, nil
+		}
+		select {
+		case <-l.Changed():
+		case <-l.Done():
+			if err := l.Err(); err != nil {
+				return wire.Room{}, fmt.Errorf("lobby: the session ended: %w", err)
+			}
+			return wire.Room{}, errors.New("lobby: the session ended")
+		case <-ctx.Done():
+			return wire.Room{}, ctx.Err()
+		}
+	}
+}
+
 // Listing returns the last RoomListing and the ping it measured.
 func (l *Lobby) Listing() (wire.Room, time.Duration) {
 	l.mu.Lock()

@@ -135,3 +135,30 @@ func TestLobbyRefusals(t *testing.T) {
 		t.Fatalf("Play out of a game: %v", err)
 	}
 }
+
+// AwaitRoom returns the first room state that satisfies its condition,
+// the context's error when the context ends first, and an error of its
+// own once the session is over.
+func TestAwaitRoom(t *testing.T) {
+	s := startServer(t, false)
+	l := dial(t, s, "Ripley")
+	if err := l.Create(wire.RoomSettings{Mode: wire.ModeClassic, MaxPlayers: 4}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), testutil.Wait)
+	defer cancel()
+	r, err := l.AwaitRoom(ctx, func(r wire.Room) bool { return r.Code != (wire.RoomCode{}) && r.Count == 1 })
+	if err != nil || r.Count != 1 || r.Code == (wire.RoomCode{}) {
+		t.Fatalf("AwaitRoom: %+v, %v", r, err)
+	}
+	never := func(wire.Room) bool { return false }
+	done, stop := context.WithCancel(t.Context())
+	stop()
+	if _, err := l.AwaitRoom(done, never); !errors.Is(err, context.Canceled) {
+		t.Fatalf("AwaitRoom with an ended context: %v, want context.Canceled", err)
+	}
+	l.Close()
+	if _, err := l.AwaitRoom(ctx, never); err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("AwaitRoom after Close: %v, want the session's end", err)
+	}
+}
