@@ -19,7 +19,6 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,6 +32,7 @@ import (
 
 	"rtype/game"
 	"rtype/internal/version"
+	"rtype/net/webaddr"
 	"rtype/net/wire"
 	"rtype/net/wtjs"
 	"rtype/render"
@@ -100,17 +100,11 @@ func browserOptions(global js.Value) (game.Options, slog.Level, error) {
 	if h := q.Get("hash"); h != "" {
 		hashes = h
 	}
-	t := &wtjs.Transport{}
-	for _, h := range strings.Split(hashes, ",") {
-		if h = strings.TrimSpace(h); h == "" {
-			continue
-		}
-		b, err := hex.DecodeString(h)
-		if err != nil || len(b) != 32 {
-			return opt, 0, fmt.Errorf("the certificate hash %q is not a SHA-256 hash in hex (64 digits)", h)
-		}
-		t.CertHashes = append(t.CertHashes, [32]byte(b))
+	hs, err := webaddr.ParseHashes(strings.Split(hashes, ","))
+	if err != nil {
+		return opt, 0, fmt.Errorf("the certificate hash %w", err)
 	}
+	t := &wtjs.Transport{CertHashes: hs}
 	if addr != "" {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			return opt, 0, fmt.Errorf("the server's address %q is not HOST:PORT", addr)

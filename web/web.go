@@ -199,9 +199,7 @@ func (h *Handler) config(w http.ResponseWriter, r *http.Request) {
 	}
 	if s, ok := h.server(); ok {
 		c.Addr = webaddr.Public(s.Addr, r.Host)
-		for _, x := range s.CertHashes {
-			c.CertHashes = append(c.CertHashes, hex.EncodeToString(x[:]))
-		}
+		c.CertHashes = webaddr.HexHashes(s.CertHashes...)
 	} else if h.cfg.Join == nil && h.cfg.JoinURL == "" {
 		c.NoServer = "The game's server does not speak WebTransport, which browsers need: start it with -webtransport (or host a game)."
 	}

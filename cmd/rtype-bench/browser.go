@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -22,6 +21,7 @@ import (
 	"rtype/internal/wirecount"
 	"rtype/net/client"
 	"rtype/net/lobby"
+	"rtype/net/webaddr"
 	"rtype/net/wire"
 	"rtype/net/wtclient"
 	"rtype/server"
@@ -339,10 +339,7 @@ func runBrowser(ctx context.Context, o *opts) ([]row, error) {
 	defer os.RemoveAll(dir)
 	br, stopBr := browsertest.Start(path, dir, window+3*time.Minute, func(string, ...any) {})
 	defer stopBr()
-	var hashes []string
-	for _, x := range info.CertHashes {
-		hashes = append(hashes, hex.EncodeToString(x[:]))
-	}
+	hashes := webaddr.HexHashes(info.CertHashes...)
 	q := url.Values{"room": {room.Code.String()}, "name": {"browser"}, "mute": {"1"}, "addr": {relays[2].Addr()}}
 	q.Set("hash", strings.Join(hashes, ","))
 	if err := chromedp.Do(br.Ctx, chromedp.Navigate(pageURL+"/?"+q.Encode())); err != nil {

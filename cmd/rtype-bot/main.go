@@ -33,7 +33,6 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -52,6 +51,7 @@ import (
 	"rtype/net/client"
 	"rtype/net/lobby"
 	"rtype/net/replay"
+	"rtype/net/webaddr"
 	"rtype/net/wire"
 	"rtype/net/wtclient"
 )
@@ -626,16 +626,9 @@ func waitRoomIgnoring(ctx context.Context, l *lobby.Lobby, ignore uint8, cond fu
 // certificates of hashes (hex SHA-256, comma-separated), or the system's
 // authorities when there are none.
 func webTransport(hashes string) (*wtclient.Transport, error) {
-	tr := &wtclient.Transport{}
-	for _, h := range strings.Split(hashes, ",") {
-		if h = strings.TrimSpace(h); h == "" {
-			continue
-		}
-		b, err := hex.DecodeString(h)
-		if err != nil || len(b) != 32 {
-			return nil, fmt.Errorf("%q is not a SHA-256 hash in hex (64 digits)", h)
-		}
-		tr.CertHashes = append(tr.CertHashes, [32]byte(b))
+	hs, err := webaddr.ParseHashes(strings.Split(hashes, ","))
+	if err != nil {
+		return nil, err
 	}
-	return tr, nil
+	return &wtclient.Transport{CertHashes: hs}, nil
 }

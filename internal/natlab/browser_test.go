@@ -4,7 +4,6 @@ package natlab
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"math/rand/v2"
 	"net"
@@ -19,6 +18,7 @@ import (
 	"rtype/net/client"
 	netlobby "rtype/net/lobby"
 	"rtype/net/rendezvous"
+	"rtype/net/webaddr"
 	"rtype/net/wire"
 	"rtype/net/wtclient"
 )
@@ -40,19 +40,6 @@ func lookupFrom(t *testing.T, ns NS, url string) (int, rendezvous.JoinAnswer) {
 		t.Fatalf("%s: %s, not JSON: %v", url, rsp.Status, err)
 	}
 	return rsp.StatusCode, a
-}
-
-func decodeHashes(t *testing.T, hs []string) [][32]byte {
-	t.Helper()
-	var out [][32]byte
-	for _, h := range hs {
-		b, err := hex.DecodeString(h)
-		if err != nil || len(b) != 32 {
-			t.Fatalf("hash %q", h)
-		}
-		out = append(out, [32]byte(b))
-	}
-	return out
 }
 
 // TestBrowserByCode: a browser in a home behind a cone NAT joins hosted
@@ -113,9 +100,13 @@ func TestBrowserByCode(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer udp.Close()
+		certs, err := webaddr.ParseHashes(hs)
+		if err != nil {
+			t.Fatal(err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), testutil.Wait)
 		f, err := netlobby.Dial(ctx, netlobby.Config{Addr: addr, Name: "browser",
-			Transport: &wtclient.Transport{CertHashes: decodeHashes(t, hs), Conn: udp}, Logger: testutil.Logger(t)})
+			Transport: &wtclient.Transport{CertHashes: certs, Conn: udp}, Logger: testutil.Logger(t)})
 		cancel()
 		if err != nil {
 			t.Fatalf("host %v: %s: %v\nrendezvous:\n%s\nhost:\n%s", h.NAT, addr, err, rv.err.String(), hp.err.String())

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -390,14 +389,6 @@ func writeJSON(rw http.ResponseWriter, status int, a JoinAnswer) {
 	json.NewEncoder(rw).Encode(a)
 }
 
-func hexes(hs ...[32]byte) []string {
-	out := make([]string, len(hs))
-	for i, h := range hs {
-		out[i] = hex.EncodeToString(h[:])
-	}
-	return out
-}
-
 // remoteIP is the IP address of a request's peer.
 func remoteIP(r *http.Request) netip.Addr {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
@@ -442,10 +433,10 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	a := JoinAnswer{Room: code.String(), Path: string(PathRelayed)}
 	if w.pc != nil {
-		a.Relay, a.RelayCertHashes = w.relayAddr(r.Host), hexes(w.CertHashes()...)
+		a.Relay, a.RelayCertHashes = w.relayAddr(r.Host), webaddr.HexHashes(w.CertHashes()...)
 	}
 	if addr, path, ok := h.BrowserAddr(ip); ok && !(w.cfg.RelayOnly && a.Relay != "") {
-		a.Path, a.Addr, a.CertHashes = string(path), addr.String(), hexes(h.CertHash)
+		a.Path, a.Addr, a.CertHashes = string(path), addr.String(), webaddr.HexHashes(h.CertHash)
 	} else if a.Relay == "" {
 		writeJSON(rw, http.StatusServiceUnavailable, JoinAnswer{Room: code.String(),
 			Error: "your friend's game cannot be reached from a browser, and this rendezvous relays none"})

@@ -17,6 +17,7 @@ import (
 	"github.com/quic-go/quic-go"
 
 	"rtype/internal/testutil"
+	"rtype/net/webaddr"
 	"rtype/net/wire"
 )
 
@@ -149,7 +150,7 @@ func TestJoinExampleInDoc(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	writeJSON(rec, 200, JoinAnswer{Room: "ABC234", Path: "mapped", Addr: "203.0.113.10:30000",
-		CertHashes: hexes([32]byte{0xcc, 0xcc}), Relay: "rv.example.org:4250", RelayCertHashes: hexes([32]byte{0xdd}, [32]byte{0xee})})
+		CertHashes: webaddr.HexHashes([32]byte{0xcc, 0xcc}), Relay: "rv.example.org:4250", RelayCertHashes: webaddr.HexHashes([32]byte{0xdd}, [32]byte{0xee})})
 	if got, want := strings.Join(block, ""), strings.TrimSpace(rec.Body.String()); got != want {
 		t.Errorf("PROTOCOL.md 10.8's answer:\n%s\nthe handler's:\n%s", got, want)
 	}

@@ -2,7 +2,6 @@ package rendezvous_test
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"rtype/net/client"
 	netlobby "rtype/net/lobby"
 	"rtype/net/rendezvous"
+	"rtype/net/webaddr"
 	"rtype/net/wire"
 	"rtype/net/wtclient"
 	"rtype/server"
@@ -138,13 +138,9 @@ func (l *webLab) join(t *testing.T, code string) (int, rendezvous.JoinAnswer) {
 
 func hashes(t *testing.T, hs []string) [][32]byte {
 	t.Helper()
-	var out [][32]byte
-	for _, h := range hs {
-		b, err := hex.DecodeString(h)
-		if err != nil || len(b) != 32 {
-			t.Fatalf("hash %q", h)
-		}
-		out = append(out, [32]byte(b))
+	out, err := webaddr.ParseHashes(hs)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -1,6 +1,10 @@
 package webaddr
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func TestPublic(t *testing.T) {
 	for _, c := range []struct{ addr, host, want string }{
@@ -13,6 +17,26 @@ func TestPublic(t *testing.T) {
 	} {
 		if got := Public(c.addr, c.host); got != c.want {
 			t.Errorf("Public(%q, %q) = %q, want %q", c.addr, c.host, got, c.want)
+		}
+	}
+}
+
+func TestHashes(t *testing.T) {
+	a, b := [32]byte{0xab, 1}, [32]byte{31: 0xff}
+	hx := HexHashes(a, b)
+	if len(hx) != 2 || hx[0] != "ab01"+strings.Repeat("00", 30) || hx[1] != strings.Repeat("00", 31)+"ff" {
+		t.Fatalf("HexHashes: %q", hx)
+	}
+	if HexHashes() != nil {
+		t.Fatal("HexHashes of none is not nil")
+	}
+	got, err := ParseHashes([]string{" " + hx[0], "", hx[1] + "\n"})
+	if err != nil || len(got) != 2 || got[0] != a || got[1] != b {
+		t.Fatalf("ParseHashes: %x, %v", got, err)
+	}
+	for _, bad := range []string{"ab", hx[0] + "00", "zz" + hx[0][2:]} {
+		if _, err := ParseHashes([]string{hx[0], bad}); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("ParseHashes(%q): %v, want an error that quotes it", bad, err)
 		}
 	}
 }
