@@ -13,8 +13,7 @@ import (
 type codec1 struct{}
 
 func (codec1) parseHeader(b []byte) (wire.Header, []byte, error) {
-	h, p, err := wire.ParseHeader(b, wire.ToServer)
-	return h, p, err
+	return wire.ParseHeader(b, wire.ToServer)
 }
 
 func (codec1) handleLocked(u *udpIn, rd *reader, ss *session, h wire.Header, payload []byte, from netip.AddrPort, n int, now time.Time) {

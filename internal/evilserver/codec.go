@@ -50,9 +50,8 @@ func (codec1) newLink(s *Server, now time.Time) *link.Link {
 
 func (codec1) loginAccepted(acc *wire.Message) []byte { return wire.AppendMessage(nil, acc) }
 
-func (codec1) parseHeader(b []byte) (h wire.Header, p []byte, err error) {
-	h, p, err = wire.ParseHeader(b, wire.ToServer)
-	return h, p, err
+func (codec1) parseHeader(b []byte) (wire.Header, []byte, error) {
+	return wire.ParseHeader(b, wire.ToServer)
 }
 
 func (codec1) bindCookie(*Server, []byte, *net.UDPAddr, time.Time) bool { return true }

@@ -40,9 +40,8 @@ func (lcodec1) newLink(session uint32, _ wire.Features, now time.Time) *link.Lin
 	return link.New(session, now)
 }
 
-func (lcodec1) parseHeader(b []byte) (h wire.Header, p []byte, err error) {
-	h, p, err = wire.ParseHeader(b, wire.ToClient)
-	return h, p, err
+func (lcodec1) parseHeader(b []byte) (wire.Header, []byte, error) {
+	return wire.ParseHeader(b, wire.ToClient)
 }
 
 func (lcodec1) cookies() bool { return false }

@@ -64,8 +64,7 @@ func codecOf(version uint8) codec {
 type codec1 struct{}
 
 func (codec1) parseHeader(b []byte) (wire.Header, []byte, error) {
-	h, p, err := wire.ParseHeader(b, wire.ToClient)
-	return h, p, err
+	return wire.ParseHeader(b, wire.ToClient)
 }
 
 func (codec1) snapshot(c *Client, p []byte, now time.Time) (uint32, uint32, bool) {
